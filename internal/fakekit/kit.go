@@ -1,0 +1,142 @@
+// Package fakekit holds what every apitwin fake needs and nothing any one API
+// decides: routing with a request log, fault injection per route, rate-limit
+// windows per key with their headers, a settable clock, serving on loopback,
+// and JSON answers. Each fake (fake/<api>fake) composes these with its own
+// API's rules.
+package fakekit
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+)
+
+// Config sets up a Kit.
+type Config struct {
+	// Clock is the fake's time; nil means a new fake clock at the current
+	// wall time, truncated to the second.
+	Clock *clock.Fake
+	// FaultBody writes the answer of an injected fault that has a status but
+	// no body, in the API's own error shape. Nil writes the status text.
+	FaultBody func(w http.ResponseWriter, r *http.Request, status int)
+	// LogLimit caps the request log; the oldest entries go first. 0 means
+	// 10,000.
+	LogLimit int
+	// MaxBody caps a request body; a larger one is refused with 413 before
+	// any route sees it. 0 means 10 MiB.
+	MaxBody int64
+}
+
+// Kit routes a fake's requests through the request log and the injected
+// faults to the fake's handlers. It is an http.Handler and safe for
+// concurrent use.
+type Kit struct {
+	clock     *clock.Fake
+	mux       *http.ServeMux
+	faultBody func(http.ResponseWriter, *http.Request, int)
+	maxBody   int64
+
+	mu       sync.Mutex
+	faults   []*faultRule
+	log      []Request
+	logStart int // index of the oldest entry once the log has wrapped
+	logLimit int
+}
+
+// New builds a Kit.
+func New(cfg Config) *Kit {
+	k := &Kit{
+		clock:     cfg.Clock,
+		mux:       http.NewServeMux(),
+		faultBody: cfg.FaultBody,
+		logLimit:  cfg.LogLimit,
+		maxBody:   cfg.MaxBody,
+	}
+	if k.clock == nil {
+		k.clock = clock.NewFake(time.Now().Truncate(time.Second))
+	}
+	if k.logLimit <= 0 {
+		k.logLimit = 10_000
+	}
+	if k.maxBody <= 0 {
+		k.maxBody = 10 << 20
+	}
+	return k
+}
+
+// Clock returns the fake's clock.
+func (k *Kit) Clock() *clock.Fake { return k.clock }
+
+// Handle registers a route, in http.ServeMux pattern syntax
+// ("POST /api/v4/projects/{id}/issues").
+func (k *Kit) Handle(pattern string, h http.HandlerFunc) { k.mux.Handle(pattern, h) }
+
+// NotFound registers the handler for requests no route matches.
+func (k *Kit) NotFound(h http.HandlerFunc) { k.mux.Handle("/", h) }
+
+// ServeHTTP logs the request, applies the first matching fault, and otherwise
+// passes the request to its route.
+func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	entry := Request{
+		Time:   k.clock.Now(),
+		Method: r.Method,
+		Path:   r.URL.Path,
+		Query:  r.URL.Query(),
+		Header: r.Header.Clone(),
+	}
+	rec := &statusRecorder{ResponseWriter: w}
+	defer func() {
+		entry.Status = rec.status
+		entry.Route = r.Pattern
+		k.record(entry)
+	}()
+
+	if r.Body != nil && r.Body != http.NoBody {
+		body, err := io.ReadAll(io.LimitReader(r.Body, k.maxBody+1))
+		_ = r.Body.Close()
+		if err != nil { // the client went away mid-body; nobody is left to answer
+			return
+		}
+		if int64(len(body)) > k.maxBody {
+			http.Error(rec, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		entry.Body = body
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+
+	if f, ok := k.takeFault(r); ok {
+		entry.Fault = true
+		if !k.applyFault(rec, r, f) {
+			return
+		}
+	}
+	k.mux.ServeHTTP(rec, r)
+}
+
+// statusRecorder notes the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (for Hijack).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -1,0 +1,103 @@
+package fakekit
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+)
+
+// RateLimiter counts requests per key (a token, a user, an address) in fixed
+// windows on the fake's clock: a key's window opens with its first request
+// and allows Limit requests until it ends.
+type RateLimiter struct {
+	limit  int
+	window time.Duration
+	scope  string
+	clock  *clock.Fake
+
+	mu      sync.Mutex
+	windows map[string]*rateWindow
+}
+
+type rateWindow struct {
+	reset time.Time
+	used  int
+}
+
+// NewRateLimiter allows limit requests per window per key. A limit of 0 or
+// less allows everything and sets no headers. scope, when not empty, is sent
+// as X-RateLimit-Scope.
+func NewRateLimiter(clk *clock.Fake, limit int, window time.Duration, scope string) *RateLimiter {
+	return &RateLimiter{limit: limit, window: window, scope: scope, clock: clk, windows: map[string]*rateWindow{}}
+}
+
+// Decision is the outcome of one request against its key's window.
+type Decision struct {
+	Allowed    bool
+	Limit      int
+	Remaining  int
+	Reset      time.Time
+	RetryAfter time.Duration // until the window ends; set when refused
+	Scope      string
+}
+
+// Take counts one request for key.
+func (l *RateLimiter) Take(key string) Decision {
+	if l == nil || l.limit <= 0 {
+		return Decision{Allowed: true}
+	}
+	now := l.clock.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.windows[key]
+	if w == nil || !now.Before(w.reset) {
+		if w == nil && len(l.windows) >= 10_000 {
+			l.prune(now)
+		}
+		w = &rateWindow{reset: now.Add(l.window)}
+		l.windows[key] = w
+	}
+	d := Decision{Limit: l.limit, Reset: w.reset, Scope: l.scope}
+	if w.used >= l.limit {
+		d.RetryAfter = w.reset.Sub(now)
+		return d
+	}
+	w.used++
+	d.Allowed = true
+	d.Remaining = l.limit - w.used
+	return d
+}
+
+// prune forgets ended windows; l.mu must be held.
+func (l *RateLimiter) prune(now time.Time) {
+	for k, w := range l.windows {
+		if !now.Before(w.reset) {
+			delete(l.windows, k)
+		}
+	}
+}
+
+// SetHeaders writes X-RateLimit-Limit, -Remaining, -Reset (Unix seconds) and
+// -Scope, and for a refused request Retry-After in whole seconds, rounded up.
+func (d Decision) SetHeaders(h http.Header) {
+	if d.Limit <= 0 {
+		return
+	}
+	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)}
+	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(d.Reset.Unix(), 10)}
+	if d.Scope != "" {
+		h["X-Ratelimit-Scope"] = []string{d.Scope}
+	}
+	if !d.Allowed {
+		h["Retry-After"] = []string{strconv.FormatInt(d.RetryAfterSeconds(), 10)}
+	}
+}
+
+// RetryAfterSeconds is RetryAfter in whole seconds, rounded up, at least 1.
+func (d Decision) RetryAfterSeconds() int64 {
+	return max(int64((d.RetryAfter+time.Second-1)/time.Second), 1)
+}

@@ -1,0 +1,334 @@
+// Package rest is the HTTP core every apitwin REST client stands on: request
+// building, authentication headers, rate-limit reading, the retry policy over
+// github.com/hashicorp/go-retryablehttp, error decoding through a hook of the
+// calling package, secret redaction, logging and TLS settings.
+//
+// A client package (sourcehost, erp, …) builds one Client from a Config and
+// calls Do; everything the package's users configure arrives through Options
+// that the package re-exports under its own names.
+package rest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-cleanhttp"
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/version"
+)
+
+// Config is what a client package hands to New.
+type Config struct {
+	// Service names the API in error messages and logs ("sourcehost").
+	Service string
+	// BaseURL is the absolute URL request paths are joined to, without a
+	// trailing slash (New trims one).
+	BaseURL string
+	// UserAgent is appended to "apitwin/<version>" when set.
+	UserAgent string
+	// Authorize sets the authentication headers of each request. It runs for
+	// every attempt, so it may read a credential that changes.
+	Authorize func(http.Header)
+	// Secrets are values never to appear in an error or a log line (tokens,
+	// keys, passwords); each is replaced by [REDACTED].
+	Secrets []string
+	// DecodeError turns a non-2xx answer into the package's own error. body
+	// holds at most MaxErrorBody bytes, already redacted.
+	DecodeError func(resp *http.Response, body []byte) error
+
+	Retry      RetryPolicy
+	Clock      clock.Clock
+	Logger     *slog.Logger
+	HTTPClient *http.Client
+	TLS        TLSOptions
+}
+
+// MaxErrorBody caps how much of an error answer is read and kept.
+const MaxErrorBody = 1 << 20
+
+// Client sends requests for one API. It is safe for concurrent use.
+type Client struct {
+	service  string
+	base     string
+	ua       string
+	auth     func(http.Header)
+	decode   func(*http.Response, []byte) error
+	retry    RetryPolicy
+	clock    clock.Clock
+	log      *slog.Logger
+	redactor *strings.Replacer
+	rc       *retryablehttp.Client
+
+	mu   sync.Mutex
+	last RateLimit
+}
+
+// New checks cfg and builds a Client.
+func New(cfg Config) (*Client, error) {
+	if cfg.Service == "" {
+		return nil, errors.New("rest: Config.Service is required")
+	}
+	base, err := parseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Service, err)
+	}
+	retry, err := cfg.Retry.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Service, err)
+	}
+	hc := cfg.HTTPClient
+	switch {
+	case hc != nil && !cfg.TLS.empty():
+		return nil, fmt.Errorf("%s: TLS options cannot be combined with a custom HTTP client; configure its transport instead", cfg.Service)
+	case hc == nil:
+		tr := cleanhttp.DefaultPooledTransport()
+		tr.TLSClientConfig = cfg.TLS.config()
+		hc = &http.Client{Transport: tr}
+	}
+	c := &Client{
+		service: cfg.Service,
+		base:    base,
+		ua:      version.UserAgent,
+		auth:    cfg.Authorize,
+		decode:  cfg.DecodeError,
+		retry:   retry,
+		clock:   cfg.Clock,
+		log:     cfg.Logger,
+	}
+	if cfg.UserAgent != "" {
+		c.ua += " " + cfg.UserAgent
+	}
+	if c.clock == nil {
+		c.clock = clock.Real()
+	}
+	if c.decode == nil {
+		c.decode = genericError
+	}
+	c.redactor = newRedactor(cfg.Secrets)
+	c.rc = &retryablehttp.Client{
+		HTTPClient:   hc,
+		RetryMax:     retry.MaxRetries,
+		CheckRetry:   c.checkRetry,
+		Backoff:      func(time.Duration, time.Duration, int, *http.Response) time.Duration { return 0 },
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
+	if retry.Disabled {
+		c.rc.RetryMax = 0
+	}
+	return c, nil
+}
+
+func parseBaseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("invalid base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("invalid base URL %q: want an absolute http or https URL", redactUserinfo(u))
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("invalid base URL %q: it must not carry a query or fragment", redactUserinfo(u))
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func redactUserinfo(u *url.URL) string {
+	if u.User == nil {
+		return u.String()
+	}
+	cp := *u
+	cp.User = url.User("[REDACTED]")
+	return cp.String()
+}
+
+// BaseURL returns the URL paths are joined to.
+func (c *Client) BaseURL() string { return c.base }
+
+// Clock returns the clock the client waits on.
+func (c *Client) Clock() clock.Clock { return c.clock }
+
+// RateLimit returns the rate-limit values of the most recent response that
+// carried any.
+func (c *Client) RateLimit() RateLimit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// Request is one API call.
+type Request struct {
+	Method string
+	// Path is joined to the base URL; it must start with "/" and be escaped
+	// already (a project path "a/b" as "a%2Fb").
+	Path   string
+	Query  url.Values
+	JSON   any        // encoded as the JSON body when non-nil
+	Form   url.Values // encoded as a form body when non-nil (JSON wins)
+	Header http.Header
+}
+
+// Response is what Do reports of a successful answer.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	RateLimit  RateLimit
+}
+
+// Do sends r, retrying as the policy says, and decodes a 2xx answer into out:
+// JSON into a pointer, raw bytes into an io.Writer, nothing for nil or 204.
+// A non-2xx answer becomes the package's error (wrapped in *RateLimitError for
+// 429). Errors never contain a configured secret.
+func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) {
+	if ctx == nil {
+		return Response{}, fmt.Errorf("%s: nil context", c.service)
+	}
+	body, contentType, err := encodeBody(r)
+	if err != nil {
+		return Response{}, fmt.Errorf("%s: %s %s: encoding request: %w", c.service, r.Method, r.Path, err)
+	}
+	target := c.base + r.Path
+	if len(r.Query) > 0 {
+		target += "?" + r.Query.Encode()
+	}
+	at := &attempt{method: r.Method, path: r.Path, idempotent: idempotent(r.Method, r.Header)}
+	ctx = context.WithValue(ctx, attemptKey{}, at)
+	var raw any
+	if body != nil {
+		raw = body
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, target, raw)
+	if err != nil {
+		return Response{}, c.redactErr(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err))
+	}
+	h := req.Header
+	for k, v := range r.Header {
+		h[k] = v
+	}
+	h.Set("User-Agent", c.ua)
+	if h.Get("Accept") == "" {
+		h.Set("Accept", "application/json")
+	}
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	if c.auth != nil {
+		c.auth(h)
+	}
+
+	start := time.Now()
+	resp, err := c.rc.Do(req)
+	if err != nil {
+		if resp != nil {
+			drainAndClose(resp.Body)
+		}
+		c.logDone(ctx, at, 0, start, err)
+		return Response{}, c.redactErr(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err))
+	}
+	rl := ParseRateLimit(resp.Header, c.clock.Now())
+	if rl.known() {
+		c.mu.Lock()
+		c.last = rl
+		c.mu.Unlock()
+	}
+	out2 := Response{StatusCode: resp.StatusCode, Header: resp.Header, RateLimit: rl}
+	c.logDone(ctx, at, resp.StatusCode, start, nil)
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return out2, c.errorFrom(resp, at, rl)
+	}
+	defer drainAndClose(resp.Body)
+	if err := decodeBody(resp, out); err != nil {
+		return out2, c.redactErr(fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err))
+	}
+	return out2, nil
+}
+
+func encodeBody(r *Request) ([]byte, string, error) {
+	switch {
+	case r.JSON != nil:
+		b, err := json.Marshal(r.JSON)
+		return b, "application/json", err
+	case r.Form != nil:
+		return []byte(r.Form.Encode()), "application/x-www-form-urlencoded", nil
+	}
+	return nil, "", nil
+}
+
+func decodeBody(resp *http.Response, out any) error {
+	if out == nil || resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	if w, ok := out.(io.Writer); ok {
+		_, err := io.Copy(w, resp.Body)
+		return err
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// errorFrom reads an error answer and hands it to the package's decoder.
+func (c *Client) errorFrom(resp *http.Response, at *attempt, rl RateLimit) error {
+	body, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+	drainAndClose(resp.Body)
+	if c.redactor != nil {
+		body = []byte(c.redactor.Replace(string(body)))
+	}
+	err := c.decode(resp, body)
+	if readErr != nil {
+		err = fmt.Errorf("%w (reading the error body failed: %v)", err, readErr)
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		wait := at.wait
+		if rl.RetryAfter > 0 {
+			wait = rl.RetryAfter
+		}
+		err = &RateLimitError{RateLimit: rl, RetryAfter: wait, Retries: at.retries, Reason: at.gaveUp, Err: err}
+	}
+	return c.redactErr(err)
+}
+
+func (c *Client) logDone(ctx context.Context, at *attempt, status int, start time.Time, err error) {
+	if c.log == nil {
+		return
+	}
+	level := slog.LevelDebug
+	attrs := []slog.Attr{
+		slog.String("service", c.service), slog.String("method", at.method), slog.String("path", at.path),
+		slog.Int("status", status), slog.Int("retries", at.retries), slog.Duration("elapsed", time.Since(start)),
+	}
+	if err != nil {
+		level = slog.LevelWarn
+		attrs = append(attrs, slog.String("error", c.redact(err.Error())))
+	}
+	c.log.LogAttrs(ctx, level, "request", attrs...)
+}
+
+// drainAndClose reads what is left of a body (up to a bound) so the
+// connection can be reused, then closes it.
+func drainAndClose(body io.ReadCloser) {
+	if body == nil {
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
+	_ = body.Close()
+}
+
+// genericError is the error of a package that has no decoder of its own.
+func genericError(resp *http.Response, body []byte) error {
+	msg := strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return fmt.Errorf("%s %s: %s: %s", resp.Request.Method, resp.Request.URL.Path, resp.Status, msg)
+}

@@ -1,0 +1,87 @@
+package rest
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/apitwin/apitwin/clock"
+)
+
+// Option changes a Config. Client packages wrap these in their own Option
+// type so their users see one set of names per package.
+type Option func(*Config) error
+
+// WithRetry sets the retry policy; see RetryPolicy.
+func WithRetry(p RetryPolicy) Option {
+	return func(c *Config) error {
+		if _, err := p.withDefaults(); err != nil {
+			return err
+		}
+		c.Retry = p
+		return nil
+	}
+}
+
+// WithoutRetries turns retries off.
+func WithoutRetries() Option {
+	return func(c *Config) error { c.Retry = RetryPolicy{Disabled: true}; return nil }
+}
+
+// WithHTTPClient sends requests through hc (its transport, cookie jar and
+// redirect policy) instead of the default pooled client.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Config) error {
+		if hc == nil {
+			return errors.New("nil *http.Client")
+		}
+		c.HTTPClient = hc
+		return nil
+	}
+}
+
+// WithLogger logs each request (debug), each retry (info) and each failed
+// request (warn) to l. Secrets and headers are never logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Config) error { c.Logger = l; return nil }
+}
+
+// WithClock makes the client wait and read the time on clk.
+func WithClock(clk clock.Clock) Option {
+	return func(c *Config) error {
+		if clk == nil {
+			return errors.New("nil clock")
+		}
+		c.Clock = clk
+		return nil
+	}
+}
+
+// WithUserAgent appends a product token to the User-Agent header.
+func WithUserAgent(product string) Option {
+	return func(c *Config) error {
+		if product == "" {
+			return errors.New("empty user agent")
+		}
+		c.UserAgent = product
+		return nil
+	}
+}
+
+// WithCAFile trusts the certificate authorities in a PEM file, besides the
+// system's. The file is read now, so a bad file fails construction.
+func WithCAFile(path string) Option {
+	return func(c *Config) error {
+		pool, err := LoadCAFile(path)
+		if err != nil {
+			return err
+		}
+		c.TLS.RootCAs = pool
+		return nil
+	}
+}
+
+// WithInsecureSkipVerify turns TLS certificate verification off.
+func WithInsecureSkipVerify() Option {
+	return func(c *Config) error { c.TLS.InsecureSkipVerify = true; return nil }
+}
