@@ -1,0 +1,234 @@
+package fakekit_test
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+var t0 = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+
+func newKit(t *testing.T) (*fakekit.Kit, string) {
+	t.Helper()
+	k := fakekit.New(fakekit.Config{
+		Clock: clock.NewFake(t0),
+		FaultBody: func(w http.ResponseWriter, _ *http.Request, status int) {
+			fakekit.WriteJSON(w, status, map[string]string{"message": "injected"})
+		},
+	})
+	k.Handle("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+		fakekit.WriteJSON(w, 200, map[string]string{"id": r.PathValue("id")})
+	})
+	k.Handle("POST /items", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.WriteHeader(201)
+		w.Write(b)
+	})
+	srv := fakekit.Start(t, k)
+	return k, srv.URL
+}
+
+func do(t *testing.T, method, url, body string) (*http.Response, string, error) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b), nil
+}
+
+func TestRequestLog(t *testing.T) {
+	t.Parallel()
+	k, url := newKit(t)
+	do(t, "POST", url+"/items?x=1", `{"a":1}`)
+	do(t, "GET", url+"/items/7", "")
+	do(t, "GET", url+"/nowhere", "")
+	got := k.Requests()
+	if len(got) != 3 {
+		t.Fatalf("%d requests logged", len(got))
+	}
+	if r := got[0]; r.Method != "POST" || r.Path != "/items" || r.Query.Get("x") != "1" || string(r.Body) != `{"a":1}` ||
+		r.Status != 201 || r.Route != "POST /items" || !r.Time.Equal(t0) {
+		t.Fatalf("first entry %+v", r)
+	}
+	if got[1].Route != "GET /items/{id}" || got[2].Route != "" || got[2].Status != 404 {
+		t.Fatalf("entries %+v %+v", got[1], got[2])
+	}
+	if n := len(k.RequestsTo("GET /items/{id}")); n != 1 {
+		t.Fatalf("RequestsTo = %d", n)
+	}
+	k.ResetRequests()
+	if len(k.Requests()) != 0 {
+		t.Fatal("log not reset")
+	}
+}
+
+func TestRequestLogIsBounded(t *testing.T) {
+	t.Parallel()
+	k := fakekit.New(fakekit.Config{LogLimit: 3})
+	srv := fakekit.Start(t, k)
+	for i := range 5 {
+		do(t, "GET", srv.URL+"/"+string(rune('a'+i)), "")
+	}
+	got := k.Requests()
+	if len(got) != 3 || got[0].Path != "/c" || got[2].Path != "/e" {
+		t.Fatalf("log %+v", got)
+	}
+}
+
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	k, url := newKit(t)
+	if err := k.InjectFault("POST /items", fakekit.Fault{Status: 500, Times: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.InjectFault("GET /items/{id}", fakekit.Fault{Status: 503, Body: `{"custom":true}`, Header: http.Header{"Retry-After": {"9"}}, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// The GET fault does not touch POSTs, and runs out after Times.
+	for i, want := range []int{500, 500, 201} {
+		resp, body, err := do(t, "POST", url+"/items", "x")
+		if err != nil || resp.StatusCode != want {
+			t.Fatalf("POST %d: %v %v", i, resp.StatusCode, err)
+		}
+		if want == 500 && body != `{"message":"injected"}` {
+			t.Fatalf("fault body %q", body)
+		}
+	}
+	resp, body, _ := do(t, "GET", url+"/items/1", "")
+	if resp.StatusCode != 503 || body != `{"custom":true}` || resp.Header.Get("Retry-After") != "9" {
+		t.Fatalf("GET fault: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	if resp, _, _ := do(t, "GET", url+"/items/1", ""); resp.StatusCode != 200 {
+		t.Fatalf("after the fault ran out: %d", resp.StatusCode)
+	}
+	if reqs := k.Requests(); !reqs[0].Fault || reqs[2].Fault {
+		t.Fatal("log does not mark faults")
+	}
+}
+
+func TestFaultConcretePathAndEverything(t *testing.T) {
+	t.Parallel()
+	k, url := newKit(t)
+	k.InjectFault("GET /items/2", fakekit.Fault{Status: 418})
+	if resp, _, _ := do(t, "GET", url+"/items/1", ""); resp.StatusCode != 200 {
+		t.Fatalf("/items/1: %d", resp.StatusCode)
+	}
+	if resp, _, _ := do(t, "GET", url+"/items/2", ""); resp.StatusCode != 418 {
+		t.Fatalf("/items/2: %d", resp.StatusCode)
+	}
+	k.ClearFaults()
+	k.InjectFault("", fakekit.Fault{Status: 502, Times: 1})
+	if resp, _, _ := do(t, "POST", url+"/anything", ""); resp.StatusCode != 502 {
+		t.Fatalf("catch-all: %d", resp.StatusCode)
+	}
+}
+
+func TestFaultDropAndLatency(t *testing.T) {
+	t.Parallel()
+	k, url := newKit(t)
+	k.InjectFault("GET /items/{id}", fakekit.Fault{Drop: true, Times: 1})
+	if _, _, err := do(t, "GET", url+"/items/1", ""); err == nil {
+		t.Fatal("dropped connection gave an answer")
+	}
+	k.InjectFault("GET /items/{id}", fakekit.Fault{Latency: time.Millisecond, Times: 1})
+	if resp, body, err := do(t, "GET", url+"/items/5", ""); err != nil || resp.StatusCode != 200 || !strings.Contains(body, `"5"`) {
+		t.Fatalf("latency-only fault should pass through: %v %v %q", resp, err, body)
+	}
+}
+
+func TestFaultValidation(t *testing.T) {
+	t.Parallel()
+	k := fakekit.New(fakekit.Config{})
+	for _, bad := range []struct {
+		route string
+		f     fakekit.Fault
+	}{
+		{"GET /x/{", fakekit.Fault{Status: 500}},
+		{"", fakekit.Fault{Status: 5}},
+		{"", fakekit.Fault{Times: -1}},
+	} {
+		if err := k.InjectFault(bad.route, bad.f); err == nil {
+			t.Errorf("InjectFault(%q, %+v) accepted", bad.route, bad.f)
+		}
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	t.Parallel()
+	k := fakekit.New(fakekit.Config{MaxBody: 4})
+	k.Handle("POST /x", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	srv := fakekit.Start(t, k)
+	if resp, _, _ := do(t, "POST", srv.URL+"/x", "12345"); resp.StatusCode != 413 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if resp, _, _ := do(t, "POST", srv.URL+"/x", "1234"); resp.StatusCode != 204 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+func TestRateLimiterWindows(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(t0)
+	l := fakekit.NewRateLimiter(clk, 2, time.Minute, "token")
+	for i, want := range []bool{true, true, false} {
+		if d := l.Take("a"); d.Allowed != want {
+			t.Fatalf("take %d: %+v", i, d)
+		}
+	}
+	if d := l.Take("b"); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("other key: %+v", d)
+	}
+	clk.Advance(20 * time.Second)
+	d := l.Take("a")
+	if d.Allowed || d.RetryAfter != 40*time.Second || !d.Reset.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("refused: %+v", d)
+	}
+	h := http.Header{}
+	d.SetHeaders(h)
+	if h.Get("X-RateLimit-Limit") != "2" || h.Get("X-RateLimit-Remaining") != "0" || h.Get("Retry-After") != "40" ||
+		h.Get("X-RateLimit-Reset") != "1777593660" || h.Get("X-RateLimit-Scope") != "token" {
+		t.Fatalf("headers %v", h)
+	}
+	clk.Advance(40 * time.Second)
+	if d := l.Take("a"); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("new window: %+v", d)
+	}
+	var off *fakekit.RateLimiter
+	if !off.Take("x").Allowed || !fakekit.NewRateLimiter(clk, 0, time.Minute, "").Take("x").Allowed {
+		t.Fatal("disabled limiter refused")
+	}
+}
+
+func TestListenPortInUse(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	_, err = fakekit.Listen(l.Addr().String(), http.NotFoundHandler())
+	if err == nil || !strings.Contains(err.Error(), "port "+port+" is already in use") {
+		t.Fatalf("err = %v", err)
+	}
+	s, err := fakekit.Listen("127.0.0.1:0", http.NotFoundHandler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	var opErr *net.OpError
+	if _, err := fakekit.Listen("256.0.0.1:1", nil); err == nil || errors.As(err, &opErr) && opErr == nil {
+		t.Fatal("bad address accepted")
+	}
+}
