@@ -1,0 +1,273 @@
+package sourcehostfake
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+func (c *call) listMergeRequests() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	p := c.p
+	state, _ := p.oneOf("state", "opened", "closed", "merged", "locked", "all")
+	source, _ := p.str("source_branch")
+	target, _ := p.str("target_branch")
+	labels, _ := p.list("labels")
+	search, _ := p.str("search")
+	orderBy, desc := sortOrder(p, "created_at", "updated_at", "title")
+	if msg := p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	items := keep(pr.mrs, func(mr *mergeRequest) bool {
+		if state != "" && state != "all" && mr.state != state || source != "" && mr.sourceBranch != source ||
+			target != "" && mr.targetBranch != target {
+			return false
+		}
+		for _, l := range labels {
+			if !slices.ContainsFunc(mr.labels, func(x string) bool { return strings.EqualFold(x, l) }) {
+				return false
+			}
+		}
+		return search == "" || containsFold(mr.title, search) || containsFold(mr.description, search)
+	})
+	slices.SortStableFunc(items, func(a, b *mergeRequest) int {
+		var r int
+		switch orderBy {
+		case "updated_at":
+			r = a.updatedAt.Compare(b.updatedAt)
+		case "title":
+			r = cmp.Compare(strings.ToLower(a.title), strings.ToLower(b.title))
+		default:
+			r = a.createdAt.Compare(b.createdAt)
+		}
+		if r == 0 {
+			r = cmp.Compare(a.id, b.id)
+		}
+		if desc {
+			r = -r
+		}
+		return r
+	})
+	page, fail := paginate(c, items)
+	if fail != nil {
+		return *fail
+	}
+	return ok(renderAll(page, c.renderMR))
+}
+
+func (c *call) findMR(pr *project) (*mergeRequest, *answer) {
+	iid, valid := c.pathInt("iid")
+	for _, mr := range pr.mrs {
+		if valid && mr.iid == iid {
+			return mr, nil
+		}
+	}
+	a := notFound("Merge Request")
+	return nil, &a
+}
+
+func (c *call) getMergeRequest() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	mr, fail := c.findMR(pr)
+	if fail != nil {
+		return *fail
+	}
+	return ok(c.renderMR(mr))
+}
+
+func (c *call) createMergeRequest() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	if fail := c.atLeast(pr, Developer); fail != nil {
+		return *fail
+	}
+	p := c.p
+	source := p.required("source_branch")
+	target := p.required("target_branch")
+	title := p.required("title")
+	description, _ := p.str("description")
+	labels, _ := p.list("labels")
+	removeSource, _ := p.boolean("remove_source_branch")
+	assignees, _ := c.assignees()
+	if msg := p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	switch {
+	case source == target:
+		return messages(http.StatusUnprocessableEntity, "You can't use same project/branch for source and target")
+	case pr.repo.branches[source] == nil:
+		return messages(http.StatusUnprocessableEntity, fmt.Sprintf("Source branch %q does not exist", source))
+	case pr.repo.branches[target] == nil:
+		return messages(http.StatusUnprocessableEntity, fmt.Sprintf("Target branch %q does not exist", target))
+	}
+	for _, other := range pr.mrs {
+		if other.state == "opened" && other.sourceBranch == source && other.targetBranch == target {
+			return messages(http.StatusConflict, fmt.Sprintf("Another open merge request already exists for this source branch: !%d", other.iid))
+		}
+	}
+	now := c.st.clock.Now()
+	mr := &mergeRequest{id: c.st.next("merge_request"), iid: nextIID(pr.mrs, func(m *mergeRequest) int64 { return m.iid }),
+		project: pr, title: title, description: description, state: "opened", sourceBranch: source, targetBranch: target,
+		labels: labels, author: c.user, assignees: assignees, removeSourceBranch: removeSource, createdAt: now, updatedAt: now}
+	pr.mrs = append(pr.mrs, mr)
+	pr.lastActivity = now
+	c.queueMREvent(mr, "open")
+	return created(c.renderMR(mr))
+}
+
+func (c *call) updateMergeRequest() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	mr, fail := c.findMR(pr)
+	if fail != nil {
+		return *fail
+	}
+	if mr.author != c.user {
+		if fail := c.atLeast(pr, Developer); fail != nil {
+			return *fail
+		}
+	}
+	p := c.p
+	title, hasTitle := p.str("title")
+	description, hasDesc := p.str("description")
+	target, hasTarget := p.str("target_branch")
+	labels, hasLabels := p.list("labels")
+	assignees, hasAssignees := c.assignees()
+	stateEvent, _ := p.oneOf("state_event", "close", "reopen")
+	if msg := p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	if !hasTitle && !hasDesc && !hasTarget && !hasLabels && !hasAssignees && stateEvent == "" {
+		return badRequest("title, description, target_branch, labels, assignee_id, assignee_ids, state_event are missing, at least one parameter must be provided")
+	}
+	if hasTarget && pr.repo.branches[target] == nil {
+		return messages(http.StatusUnprocessableEntity, fmt.Sprintf("Target branch %q does not exist", target))
+	}
+	now := c.st.clock.Now()
+	if hasTitle {
+		mr.title = title
+	}
+	if hasDesc {
+		mr.description = description
+	}
+	if hasTarget {
+		mr.targetBranch = target
+	}
+	if hasLabels {
+		mr.labels = labels
+	}
+	if hasAssignees {
+		mr.assignees = assignees
+	}
+	action := "update"
+	switch {
+	case stateEvent == "close" && mr.state == "opened":
+		mr.state, mr.closedAt, mr.closedBy, action = "closed", &now, c.user, "close"
+	case stateEvent == "reopen" && mr.state == "closed":
+		mr.state, mr.closedAt, mr.closedBy, action = "opened", nil, nil, "reopen"
+	}
+	mr.updatedAt = now
+	c.queueMREvent(mr, action)
+	return ok(c.renderMR(mr))
+}
+
+func (c *call) acceptMergeRequest() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	mr, fail := c.findMR(pr)
+	if fail != nil {
+		return *fail
+	}
+	if fail := c.atLeast(pr, Developer); fail != nil {
+		return *fail
+	}
+	sha, _ := c.p.str("sha")
+	msg, _ := c.p.str("merge_commit_message")
+	removeSource, hasRemove := c.p.boolean("should_remove_source_branch")
+	if problem := c.p.problem(); problem != "" {
+		return badRequest(problem)
+	}
+	if mr.state != "opened" {
+		return message(http.StatusMethodNotAllowed, "405 Method Not Allowed")
+	}
+	src, tgt := pr.repo.branches[mr.sourceBranch], pr.repo.branches[mr.targetBranch]
+	if src == nil || tgt == nil {
+		return message(http.StatusUnprocessableEntity, "Branch cannot be merged")
+	}
+	if sha != "" && sha != src.sha {
+		return message(http.StatusConflict, "SHA does not match HEAD of source branch: "+src.sha)
+	}
+	changes, conflict := mergeChanges(mergeBase(src, tgt), src, tgt)
+	if conflict {
+		return message(http.StatusUnprocessableEntity, "Branch cannot be merged")
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("Merge branch '%s' into '%s'\n\n%s\n\nSee merge request %s!%d", mr.sourceBranch, mr.targetBranch, mr.title, pr.fullPath(), mr.iid)
+	}
+	merged := c.st.commit(pr, mr.targetBranch, []*commit{tgt, src}, changes, msg, c.user.name, c.user.email)
+	now := c.st.clock.Now()
+	mr.state, mr.mergedAt, mr.mergedBy, mr.mergeCommitSHA, mr.updatedAt = "merged", &now, c.user, merged.sha, now
+	if !hasRemove {
+		removeSource = mr.removeSourceBranch
+	}
+	if removeSource && mr.sourceBranch != pr.defaultBranch {
+		delete(pr.repo.branches, mr.sourceBranch)
+	}
+	c.queueMREvent(mr, "merge")
+	c.queuePush(pr, mr.targetBranch, tgt, merged)
+	return ok(c.renderMR(mr))
+}
+
+// mergeChanges is what merging src into tgt changes in tgt: every file src
+// changed since base. A file both sides changed differently is a conflict.
+func mergeChanges(base, src, tgt *commit) ([]fileChange, bool) {
+	var baseFiles map[string]*blob
+	if base != nil {
+		baseFiles = base.files
+	}
+	paths := map[string]bool{}
+	for p := range src.files {
+		paths[p] = true
+	}
+	for p := range baseFiles {
+		paths[p] = true
+	}
+	var changes []fileChange
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		s, b, t := blobSHA(src.files[p]), blobSHA(baseFiles[p]), blobSHA(tgt.files[p])
+		if s == b {
+			continue // src did not touch it
+		}
+		if t != b && t != s {
+			return nil, true
+		}
+		var data []byte
+		if f := src.files[p]; f != nil {
+			data = f.data
+		}
+		changes = append(changes, fileChange{path: p, data: data})
+	}
+	return changes, false
+}
+
+func blobSHA(b *blob) string {
+	if b == nil {
+		return ""
+	}
+	return b.sha
+}

@@ -1,0 +1,224 @@
+package sourcehostfake
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+)
+
+var pipelineStatuses = []string{"created", "waiting_for_resource", "preparing", "pending", "running", "success", "failed",
+	"canceled", "skipped", "manual", "scheduled"}
+
+func finished(status string) bool {
+	return status == "success" || status == "failed" || status == "canceled" || status == "skipped"
+}
+
+func (c *call) listPipelines() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	if !c.st.canReadCode(c.user, pr) {
+		return forbidden()
+	}
+	p := c.p
+	status, _ := p.oneOf("status", pipelineStatuses...)
+	ref, _ := p.str("ref")
+	sha, _ := p.str("sha")
+	source, _ := p.str("source")
+	orderBy, desc := sortOrder(p, "id", "status", "ref", "updated_at", "user_id")
+	if msg := p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	items := keep(pr.pipelines, func(pl *pipeline) bool {
+		return (status == "" || pl.status == status) && (ref == "" || pl.ref == ref) && (sha == "" || pl.sha == sha) &&
+			(source == "" || pl.source == source)
+	})
+	slices.SortStableFunc(items, func(a, b *pipeline) int {
+		var r int
+		switch orderBy {
+		case "status":
+			r = cmp.Compare(a.status, b.status)
+		case "ref":
+			r = cmp.Compare(a.ref, b.ref)
+		case "updated_at":
+			r = a.updatedAt.Compare(b.updatedAt)
+		case "user_id":
+			r = cmp.Compare(userID(a.user), userID(b.user))
+		}
+		if r == 0 {
+			r = cmp.Compare(a.id, b.id)
+		}
+		if desc {
+			r = -r
+		}
+		return r
+	})
+	page, fail := paginate(c, items)
+	if fail != nil {
+		return *fail
+	}
+	return ok(renderAll(page, func(pl *pipeline) *pipelineJSON { return c.renderPipeline(pl, false) }))
+}
+
+func userID(u *user) int64 {
+	if u == nil {
+		return 0
+	}
+	return u.id
+}
+
+func (c *call) findPipeline(pr *project) (*pipeline, *answer) {
+	id, valid := c.pathInt("pipeline_id")
+	for _, pl := range pr.pipelines {
+		if valid && pl.id == id {
+			return pl, nil
+		}
+	}
+	a := notFound("")
+	a.body = map[string]any{"message": "404 Not found"}
+	return nil, &a
+}
+
+func (c *call) getPipeline() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	if !c.st.canReadCode(c.user, pr) {
+		return forbidden()
+	}
+	pl, fail := c.findPipeline(pr)
+	if fail != nil {
+		return *fail
+	}
+	return ok(c.renderPipeline(pl, true))
+}
+
+func (c *call) createPipeline() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	if fail := c.atLeast(pr, Developer); fail != nil {
+		return *fail
+	}
+	ref := c.p.required("ref")
+	vars := c.p.variables("variables")
+	if msg := c.p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	head := pr.repo.branches[ref]
+	if head == nil {
+		return invalid(http.StatusBadRequest, map[string][]string{"base": {"Reference not found"}})
+	}
+	if _, ok := head.files[c.s.cfg.ciFile]; !ok {
+		return invalid(http.StatusBadRequest, map[string][]string{"base": {"Missing CI config file"}})
+	}
+	pl, events := c.s.newPipeline(c.base, pr, ref, head, "api", c.user, vars)
+	c.events = append(c.events, events...)
+	return created(c.renderPipeline(pl, true))
+}
+
+func (c *call) cancelPipeline() answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	if fail := c.atLeast(pr, Developer); fail != nil {
+		return *fail
+	}
+	pl, fail := c.findPipeline(pr)
+	if fail != nil {
+		return *fail
+	}
+	if !finished(pl.status) {
+		c.events = append(c.events, c.s.setPipelineStatus(c.base, pl, "canceled")...)
+	}
+	return ok(c.renderPipeline(pl, true))
+}
+
+// startPipeline runs a pipeline for head; it returns the deliveries to make.
+// s.mu must be held.
+func (s *Server) startPipeline(base string, p *project, ref string, head *commit, source string, u *user, vars map[string]string) []event {
+	_, events := s.newPipeline(base, p, ref, head, source, u, vars)
+	return events
+}
+
+// newPipeline creates a pending pipeline whose status then moves on the
+// clock: running after the pending time, success after the running time.
+// s.mu must be held.
+func (s *Server) newPipeline(base string, p *project, ref string, head *commit, source string, u *user, vars map[string]string) (*pipeline, []event) {
+	now := s.cfg.clock.Now()
+	pl := &pipeline{id: s.st.next("pipeline"), iid: int64(len(p.pipelines) + 1), project: p, ref: ref, sha: head.sha,
+		status: "pending", source: source, user: u, variables: vars, createdAt: now, updatedAt: now}
+	p.pipelines = append(p.pipelines, pl)
+	s.schedulePipeline(pl, s.cfg.pipelineQueue, "running")
+	return pl, pipelineEvents(base, pl)
+}
+
+// schedulePipeline moves pl to status after d on the clock, unless its
+// status is changed another way first. s.mu must be held.
+func (s *Server) schedulePipeline(pl *pipeline, d time.Duration, status string) {
+	from := pl.status
+	pl.timer = s.cfg.clock.AfterFunc(d, func() {
+		s.mu.Lock()
+		if pl.status != from {
+			s.mu.Unlock()
+			return
+		}
+		events := s.setPipelineStatus(s.external, pl, status)
+		s.mu.Unlock()
+		s.deliver(events)
+	})
+}
+
+// setPipelineStatus moves pl to status, keeps its times, schedules what
+// follows and returns the deliveries to make. s.mu must be held.
+func (s *Server) setPipelineStatus(base string, pl *pipeline, status string) []event {
+	if pl.timer != nil {
+		pl.timer.Stop()
+		pl.timer = nil
+	}
+	now := s.cfg.clock.Now()
+	pl.status, pl.updatedAt = status, now
+	if status == "running" && pl.startedAt == nil {
+		pl.startedAt = &now
+	}
+	if finished(status) {
+		if pl.startedAt == nil {
+			pl.startedAt = &now
+		}
+		pl.finishedAt = &now
+	}
+	if status == "running" {
+		s.schedulePipeline(pl, s.cfg.pipelineRun, "success")
+	}
+	return pipelineEvents(base, pl)
+}
+
+// SetPipelineStatus moves a pipeline to a status now, as a runner would,
+// delivering its webhook events. A pipeline set to a status by hand keeps
+// moving on the clock only from running (to success).
+func (s *Server) SetPipelineStatus(projectID, pipelineID int64, status string) error {
+	if !slices.Contains(pipelineStatuses, status) {
+		return fmt.Errorf("sourcehostfake: unknown pipeline status %q", status)
+	}
+	s.mu.Lock()
+	p := s.st.projByID[projectID]
+	if p == nil {
+		s.mu.Unlock()
+		return fmt.Errorf("sourcehostfake: no project %d", projectID)
+	}
+	i := slices.IndexFunc(p.pipelines, func(pl *pipeline) bool { return pl.id == pipelineID })
+	if i < 0 {
+		s.mu.Unlock()
+		return fmt.Errorf("sourcehostfake: no pipeline %d in project %d", pipelineID, projectID)
+	}
+	events := s.setPipelineStatus(s.external, p.pipelines[i], status)
+	s.mu.Unlock()
+	s.deliver(events)
+	return nil
+}

@@ -1,0 +1,227 @@
+package sourcehost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-querystring/query"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/paging"
+	"github.com/apitwin/apitwin/internal/rest"
+)
+
+// apiPrefix is the versioned path every endpoint lives under.
+const apiPrefix = "/api/v4"
+
+// Client talks to one source-hosting server. It is safe for concurrent use.
+type Client struct {
+	rest  *rest.Client
+	token string
+}
+
+// RateLimit is what a response said about the caller's rate limit.
+type RateLimit = rest.RateLimit
+
+// RetryPolicy says when and how long the client waits before sending a
+// request again; the zero value means 3 retries with waits from 1 s to 60 s.
+// See the package documentation for which requests are retried.
+type RetryPolicy = rest.RetryPolicy
+
+// RateLimitError is returned when a request stayed rate limited (429) after
+// the retries the policy allows, or when waiting again would pass the
+// context's deadline. errors.Is(err, ErrRateLimited) matches it, and
+// errors.As gives both it and the *Error of the last answer.
+type RateLimitError = rest.RateLimitError
+
+// Option configures a Client.
+type Option func(*settings) error
+
+type settings struct {
+	rest  rest.Config
+	token string
+}
+
+func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
+
+// WithToken authenticates every request with a personal access token, sent
+// in the PRIVATE-TOKEN header.
+func WithToken(token string) Option {
+	return func(s *settings) error {
+		if strings.TrimSpace(token) == "" {
+			return errors.New("empty token")
+		}
+		if strings.ContainsAny(token, "\r\n") {
+			return errors.New("token contains a line break")
+		}
+		s.token = token
+		return nil
+	}
+}
+
+// WithRetry sets the retry policy.
+func WithRetry(p RetryPolicy) Option { return restOption(rest.WithRetry(p)) }
+
+// WithoutRetries sends every request once: a 429 or 5xx goes straight to
+// the caller.
+func WithoutRetries() Option { return restOption(rest.WithoutRetries()) }
+
+// WithHTTPClient sends requests through hc instead of a pooled default client.
+func WithHTTPClient(hc *http.Client) Option { return restOption(rest.WithHTTPClient(hc)) }
+
+// WithLogger logs requests (debug), retries (info) and failures (warn).
+// Tokens and headers are never logged.
+func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
+
+// WithClock makes the client wait on clk, for example a fake's clock so that
+// retry waits in tests take no real time.
+func WithClock(clk clock.Clock) Option { return restOption(rest.WithClock(clk)) }
+
+// WithUserAgent appends a product token ("myapp/1.2") to the User-Agent.
+func WithUserAgent(product string) Option { return restOption(rest.WithUserAgent(product)) }
+
+// WithCAFile trusts the certificate authorities of a PEM file besides the
+// system's.
+func WithCAFile(path string) Option { return restOption(rest.WithCAFile(path)) }
+
+// WithInsecureSkipVerify turns TLS certificate verification off.
+func WithInsecureSkipVerify() Option { return restOption(rest.WithInsecureSkipVerify()) }
+
+// New returns a client for the server at baseURL: the server's root
+// ("https://git.example.com") or its API root (".../api/v4").
+func New(baseURL string, opts ...Option) (*Client, error) {
+	s := settings{}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&s); err != nil {
+			return nil, fmt.Errorf("sourcehost: %w", err)
+		}
+	}
+	base := strings.TrimRight(baseURL, "/")
+	if !strings.HasSuffix(base, apiPrefix) {
+		base += apiPrefix
+	}
+	c := &Client{token: s.token}
+	cfg := s.rest
+	cfg.Service = "sourcehost"
+	cfg.BaseURL = base
+	cfg.DecodeError = decodeError
+	if s.token != "" {
+		cfg.Secrets = append(cfg.Secrets, s.token)
+		cfg.Authorize = func(h http.Header) { h["Private-Token"] = []string{s.token} }
+	}
+	rc, err := rest.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.rest = rc
+	return c, nil
+}
+
+// BaseURL returns the API root requests go to (ending in /api/v4).
+func (c *Client) BaseURL() string { return c.rest.BaseURL() }
+
+// RateLimit returns the rate-limit values of the most recent response that
+// carried any.
+func (c *Client) RateLimit() RateLimit { return c.rest.RateLimit() }
+
+// String describes the client without its token.
+func (c *Client) String() string {
+	auth := "none"
+	if c.token != "" {
+		auth = rest.Redacted
+	}
+	return fmt.Sprintf("sourcehost.Client{BaseURL: %s, Token: %s}", c.rest.BaseURL(), auth)
+}
+
+// GoString is String, so that %#v does not print the token either.
+func (c *Client) GoString() string { return c.String() }
+
+// ProjectRef names a project: by numeric id ([ProjectID]) or by its full
+// path ([ProjectPath]).
+type ProjectRef interface {
+	projectRef() (string, error)
+}
+
+// ProjectID names a project by its numeric id.
+type ProjectID int64
+
+// ProjectPath names a project by its full path, "group/subgroup/project".
+type ProjectPath string
+
+func (id ProjectID) projectRef() (string, error) {
+	if id <= 0 {
+		return "", fmt.Errorf("invalid project id %d", id)
+	}
+	return strconv.FormatInt(int64(id), 10), nil
+}
+
+func (p ProjectPath) projectRef() (string, error) {
+	s := strings.Trim(string(p), "/")
+	if s == "" {
+		return "", errors.New("empty project path")
+	}
+	return url.PathEscape(s), nil
+}
+
+// Ptr returns a pointer to v, for the optional fields of options and
+// requests: &ListProjectsOptions{Owned: sourcehost.Ptr(true)}.
+func Ptr[T any](v T) *T { return &v }
+
+// projectPath builds "/projects/<ref><suffix>".
+func projectPath(pid ProjectRef, suffix string) (string, error) {
+	if pid == nil {
+		return "", errors.New("sourcehost: nil project")
+	}
+	ref, err := pid.projectRef()
+	if err != nil {
+		return "", fmt.Errorf("sourcehost: %w", err)
+	}
+	return "/projects/" + ref + suffix, nil
+}
+
+// call sends one request with a JSON body (or none) and decodes the answer.
+func (c *Client) call(ctx context.Context, method, path string, q any, body any, out any) (rest.Response, error) {
+	req := &rest.Request{Method: method, Path: path, JSON: body}
+	if q != nil {
+		v, err := query.Values(q)
+		if err != nil {
+			return rest.Response{}, fmt.Errorf("sourcehost: encoding query: %w", err)
+		}
+		req.Query = v
+	}
+	return c.rest.Do(ctx, req, out)
+}
+
+// list fetches one page of a collection.
+func list[T any](ctx context.Context, c *Client, path string, opts any) (*Page[T], error) {
+	var items []*T
+	resp, err := c.call(ctx, http.MethodGet, path, opts, nil, &items)
+	if err != nil {
+		return nil, err
+	}
+	return &Page[T]{Items: items, PageInfo: parsePageInfo(resp.Header)}, nil
+}
+
+// all iterates a collection page by page; page sets the page to fetch on
+// the caller's own copy of its options.
+func all[T any](ctx context.Context, c *Client, path string, opts any, lo *ListOptions) iter.Seq2[*T, error] {
+	start := max(lo.Page, 1)
+	return paging.Seq(start, func(page int) ([]*T, int, bool, error) {
+		lo.Page = page
+		p, err := list[T](ctx, c, path, opts)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		return p.Items, p.NextPage, p.NextPage > page && len(p.Items) > 0, nil
+	})
+}

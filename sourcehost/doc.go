@@ -1,0 +1,51 @@
+// Package sourcehost is a client for a source-hosting REST API v4 (modelled
+// on GitLab's): projects, issues, merge requests, webhooks, pipelines and
+// repository files, authenticated by a personal access token.
+//
+//	c, err := sourcehost.New("https://git.example.com", sourcehost.WithToken(os.Getenv("TOKEN")))
+//	if err != nil { … }
+//	p, err := c.CreateProject(ctx, &sourcehost.CreateProjectRequest{Name: "shop", Visibility: sourcehost.Private})
+//	issue, err := c.CreateIssue(ctx, sourcehost.ProjectID(p.ID), &sourcehost.CreateIssueRequest{Title: "Ship it"})
+//	for p, err := range c.AllProjects(ctx, &sourcehost.ListProjectsOptions{Owned: sourcehost.Ptr(true)}) { … }
+//
+// A project is named by id ([ProjectID]) or by path ([ProjectPath]);
+// paths are escaped for the URL as the API wants ("group%2Fproject").
+//
+// # Pages
+//
+// ListX methods return one [Page] with its [PageInfo], read from the
+// X-Page, X-Next-Page, X-Total, … headers (or Link). AllX methods return an
+// iterator that fetches the next page only when the loop needs it, so
+// memory holds one page; breaking out of the loop fetches nothing more.
+//
+// # Errors, rate limits and retries
+//
+// An error answer is an [*Error] with the status and the server's message,
+// including the field-by-field messages of validation failures; match it
+// with errors.Is against [ErrNotFound], [ErrUnauthorized], [ErrForbidden],
+// [ErrUnprocessable], [ErrRateLimited] and the rest.
+//
+// Every response's rate-limit headers are read ([Client.RateLimit]). A 429
+// is retried for every method after the wait the server asks for
+// (Retry-After, else the reset time, else 1 s doubling), at most 3 times by
+// default, never past the context's deadline; when it gives up the error is
+// a [*RateLimitError]. A 5xx or a network failure is retried only for
+// GET, PUT, DELETE and the like, or when the connection was never made: a
+// POST that may have reached the server is never sent twice. See
+// [WithRetry].
+//
+// # Webhooks
+//
+// [ParseWebhook] reads a delivery in your receiver, checking its secret
+// token, into a typed event.
+//
+// # Choices where the specification is silent
+//
+// Error bodies, pagination headers, the 10,000-item limit on counted
+// totals, access levels and token scopes follow GitLab's API v4. Pipelines
+// are started with POST /projects/:id/pipeline (GitLab's), and refuse a ref
+// that lacks the CI definition file. Webhook deliveries carry the headers
+// X-Sourcehost-Event, X-Sourcehost-Token and X-Sourcehost-Event-UUID.
+//
+// The fake in fake/sourcehostfake keeps this contract for tests.
+package sourcehost

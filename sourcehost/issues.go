@@ -1,0 +1,176 @@
+package sourcehost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Issue states, and the filter value that matches both.
+const (
+	StateOpened = "opened"
+	StateClosed = "closed"
+	StateMerged = "merged" // merge requests only
+	StateAll    = "all"    // a filter, never a state
+)
+
+// Issue is a project's issue.
+type Issue struct {
+	ID             int64      `json:"id"`
+	IID            int64      `json:"iid"` // the number within its project
+	ProjectID      int64      `json:"project_id"`
+	Title          string     `json:"title"`
+	Description    string     `json:"description"`
+	State          string     `json:"state"` // opened or closed
+	Labels         []string   `json:"labels"`
+	Author         *User      `json:"author"`
+	Assignee       *User      `json:"assignee"`
+	Assignees      []*User    `json:"assignees"`
+	Confidential   bool       `json:"confidential"`
+	UserNotesCount int        `json:"user_notes_count"`
+	WebURL         string     `json:"web_url"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	ClosedAt       *time.Time `json:"closed_at"`
+	ClosedBy       *User      `json:"closed_by"`
+}
+
+// ListIssuesOptions filters and pages a list of issues.
+type ListIssuesOptions struct {
+	ListOptions
+	State      string   `url:"state,omitempty"`        // opened, closed or all (default all)
+	Labels     []string `url:"labels,comma,omitempty"` // issues carrying every label named
+	AssigneeID *int64   `url:"assignee_id,omitempty"`
+	AuthorID   *int64   `url:"author_id,omitempty"`
+	Search     string   `url:"search,omitempty"`   // in title and description
+	OrderBy    string   `url:"order_by,omitempty"` // created_at (default) or updated_at
+	Sort       string   `url:"sort,omitempty"`     // asc or desc (default)
+	// Scope applies to ListAllIssues only: created_by_me (the server's
+	// default), assigned_to_me or all.
+	Scope string `url:"scope,omitempty"`
+}
+
+// ListIssues returns one page of a project's issues.
+func (c *Client) ListIssues(ctx context.Context, pid ProjectRef, opts *ListIssuesOptions) (*Page[Issue], error) {
+	path, err := projectPath(pid, "/issues")
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &ListIssuesOptions{}
+	}
+	return list[Issue](ctx, c, path, opts)
+}
+
+// AllIssues iterates a project's issues a page at a time.
+func (c *Client) AllIssues(ctx context.Context, pid ProjectRef, opts *ListIssuesOptions) iter.Seq2[*Issue, error] {
+	path, err := projectPath(pid, "/issues")
+	if err != nil {
+		return failed[*Issue](err)
+	}
+	o := ListIssuesOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	return all[Issue](ctx, c, path, &o, &o.ListOptions)
+}
+
+// ListAllIssues returns one page of the issues the caller can see across
+// projects (GET /issues); set Scope to "all" for more than the caller's own.
+func (c *Client) ListAllIssues(ctx context.Context, opts *ListIssuesOptions) (*Page[Issue], error) {
+	if opts == nil {
+		opts = &ListIssuesOptions{}
+	}
+	return list[Issue](ctx, c, "/issues", opts)
+}
+
+// GetIssue returns a project's issue by its iid.
+func (c *Client) GetIssue(ctx context.Context, pid ProjectRef, iid int64) (*Issue, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/issues/%d", iid))
+	if err != nil {
+		return nil, err
+	}
+	var is Issue
+	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &is); err != nil {
+		return nil, err
+	}
+	return &is, nil
+}
+
+// Labels is a set of label names; a request sends it as one comma-separated
+// string, as the API wants.
+type Labels []string
+
+// MarshalJSON writes "bug,backend".
+func (l Labels) MarshalJSON() ([]byte, error) { return json.Marshal(strings.Join(l, ",")) }
+
+// CreateIssueRequest is the body of POST /projects/:id/issues.
+type CreateIssueRequest struct {
+	Title        string  `json:"title"`
+	Description  string  `json:"description,omitempty"`
+	Labels       Labels  `json:"labels,omitempty"`
+	AssigneeID   *int64  `json:"assignee_id,omitempty"`
+	AssigneeIDs  []int64 `json:"assignee_ids,omitempty"`
+	Confidential bool    `json:"confidential,omitempty"`
+}
+
+// CreateIssue opens an issue in a project.
+func (c *Client) CreateIssue(ctx context.Context, pid ProjectRef, req *CreateIssueRequest) (*Issue, error) {
+	if req == nil || strings.TrimSpace(req.Title) == "" {
+		return nil, errors.New("sourcehost: CreateIssue needs a title")
+	}
+	path, err := projectPath(pid, "/issues")
+	if err != nil {
+		return nil, err
+	}
+	var is Issue
+	if _, err := c.call(ctx, http.MethodPost, path, nil, req, &is); err != nil {
+		return nil, err
+	}
+	return &is, nil
+}
+
+// State events for UpdateIssue and UpdateMergeRequest.
+const (
+	StateEventClose  = "close"
+	StateEventReopen = "reopen"
+)
+
+// UpdateIssueRequest is the body of PUT /projects/:id/issues/:iid; nil and
+// empty fields are left as they are.
+type UpdateIssueRequest struct {
+	Title       *string `json:"title,omitempty"`
+	Description *string `json:"description,omitempty"`
+	Labels      *Labels `json:"labels,omitempty"`
+	AssigneeIDs []int64 `json:"assignee_ids,omitempty"`
+	StateEvent  string  `json:"state_event,omitempty"` // close or reopen
+}
+
+// UpdateIssue changes an issue; StateEvent closes or reopens it.
+func (c *Client) UpdateIssue(ctx context.Context, pid ProjectRef, iid int64, req *UpdateIssueRequest) (*Issue, error) {
+	if req == nil {
+		return nil, errors.New("sourcehost: UpdateIssue needs a request")
+	}
+	path, err := projectPath(pid, fmt.Sprintf("/issues/%d", iid))
+	if err != nil {
+		return nil, err
+	}
+	var is Issue
+	if _, err := c.call(ctx, http.MethodPut, path, nil, req, &is); err != nil {
+		return nil, err
+	}
+	return &is, nil
+}
+
+// failed is an iterator that yields err once.
+func failed[T any](err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, err)
+	}
+}

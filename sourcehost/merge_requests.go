@@ -1,0 +1,170 @@
+package sourcehost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"time"
+)
+
+// MergeRequest asks to merge a source branch into a target branch.
+type MergeRequest struct {
+	ID                      int64      `json:"id"`
+	IID                     int64      `json:"iid"`
+	ProjectID               int64      `json:"project_id"`
+	Title                   string     `json:"title"`
+	Description             string     `json:"description"`
+	State                   string     `json:"state"` // opened, closed or merged
+	SourceBranch            string     `json:"source_branch"`
+	TargetBranch            string     `json:"target_branch"`
+	SourceProjectID         int64      `json:"source_project_id"`
+	TargetProjectID         int64      `json:"target_project_id"`
+	Labels                  []string   `json:"labels"`
+	Draft                   bool       `json:"draft"`
+	Author                  *User      `json:"author"`
+	Assignee                *User      `json:"assignee"`
+	Assignees               []*User    `json:"assignees"`
+	SHA                     string     `json:"sha"`
+	MergeCommitSHA          string     `json:"merge_commit_sha"`
+	DetailedMergeStatus     string     `json:"detailed_merge_status"`
+	ForceRemoveSourceBranch bool       `json:"force_remove_source_branch"`
+	WebURL                  string     `json:"web_url"`
+	CreatedAt               time.Time  `json:"created_at"`
+	UpdatedAt               time.Time  `json:"updated_at"`
+	MergedAt                *time.Time `json:"merged_at"`
+	MergedBy                *User      `json:"merged_by"`
+	ClosedAt                *time.Time `json:"closed_at"`
+	ClosedBy                *User      `json:"closed_by"`
+}
+
+// ListMergeRequestsOptions filters and pages a project's merge requests.
+type ListMergeRequestsOptions struct {
+	ListOptions
+	State        string   `url:"state,omitempty"` // opened, closed, merged or all
+	SourceBranch string   `url:"source_branch,omitempty"`
+	TargetBranch string   `url:"target_branch,omitempty"`
+	Labels       []string `url:"labels,comma,omitempty"`
+	Search       string   `url:"search,omitempty"`
+	OrderBy      string   `url:"order_by,omitempty"`
+	Sort         string   `url:"sort,omitempty"`
+}
+
+// ListMergeRequests returns one page of a project's merge requests.
+func (c *Client) ListMergeRequests(ctx context.Context, pid ProjectRef, opts *ListMergeRequestsOptions) (*Page[MergeRequest], error) {
+	path, err := projectPath(pid, "/merge_requests")
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &ListMergeRequestsOptions{}
+	}
+	return list[MergeRequest](ctx, c, path, opts)
+}
+
+// AllMergeRequests iterates a project's merge requests a page at a time.
+func (c *Client) AllMergeRequests(ctx context.Context, pid ProjectRef, opts *ListMergeRequestsOptions) iter.Seq2[*MergeRequest, error] {
+	path, err := projectPath(pid, "/merge_requests")
+	if err != nil {
+		return failed[*MergeRequest](err)
+	}
+	o := ListMergeRequestsOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	return all[MergeRequest](ctx, c, path, &o, &o.ListOptions)
+}
+
+// GetMergeRequest returns a merge request by its iid.
+func (c *Client) GetMergeRequest(ctx context.Context, pid ProjectRef, iid int64) (*MergeRequest, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/merge_requests/%d", iid))
+	if err != nil {
+		return nil, err
+	}
+	var mr MergeRequest
+	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &mr); err != nil {
+		return nil, err
+	}
+	return &mr, nil
+}
+
+// CreateMergeRequestRequest is the body of POST /projects/:id/merge_requests.
+type CreateMergeRequestRequest struct {
+	SourceBranch       string  `json:"source_branch"`
+	TargetBranch       string  `json:"target_branch"`
+	Title              string  `json:"title"`
+	Description        string  `json:"description,omitempty"`
+	AssigneeID         *int64  `json:"assignee_id,omitempty"`
+	AssigneeIDs        []int64 `json:"assignee_ids,omitempty"`
+	Labels             Labels  `json:"labels,omitempty"`
+	RemoveSourceBranch *bool   `json:"remove_source_branch,omitempty"`
+}
+
+// CreateMergeRequest opens a merge request.
+func (c *Client) CreateMergeRequest(ctx context.Context, pid ProjectRef, req *CreateMergeRequestRequest) (*MergeRequest, error) {
+	if req == nil || req.SourceBranch == "" || req.TargetBranch == "" || req.Title == "" {
+		return nil, errors.New("sourcehost: CreateMergeRequest needs a source branch, a target branch and a title")
+	}
+	path, err := projectPath(pid, "/merge_requests")
+	if err != nil {
+		return nil, err
+	}
+	var mr MergeRequest
+	if _, err := c.call(ctx, http.MethodPost, path, nil, req, &mr); err != nil {
+		return nil, err
+	}
+	return &mr, nil
+}
+
+// UpdateMergeRequestRequest is the body of PUT
+// /projects/:id/merge_requests/:iid; nil and empty fields are left as they are.
+type UpdateMergeRequestRequest struct {
+	Title        *string `json:"title,omitempty"`
+	Description  *string `json:"description,omitempty"`
+	TargetBranch string  `json:"target_branch,omitempty"`
+	Labels       *Labels `json:"labels,omitempty"`
+	StateEvent   string  `json:"state_event,omitempty"` // close or reopen
+}
+
+// UpdateMergeRequest changes a merge request; StateEvent closes or reopens it.
+func (c *Client) UpdateMergeRequest(ctx context.Context, pid ProjectRef, iid int64, req *UpdateMergeRequestRequest) (*MergeRequest, error) {
+	if req == nil {
+		return nil, errors.New("sourcehost: UpdateMergeRequest needs a request")
+	}
+	path, err := projectPath(pid, fmt.Sprintf("/merge_requests/%d", iid))
+	if err != nil {
+		return nil, err
+	}
+	var mr MergeRequest
+	if _, err := c.call(ctx, http.MethodPut, path, nil, req, &mr); err != nil {
+		return nil, err
+	}
+	return &mr, nil
+}
+
+// AcceptMergeRequestRequest is the body of PUT .../merge_requests/:iid/merge.
+type AcceptMergeRequestRequest struct {
+	MergeCommitMessage       string `json:"merge_commit_message,omitempty"`
+	ShouldRemoveSourceBranch *bool  `json:"should_remove_source_branch,omitempty"`
+	// SHA, when set, must be the source branch's head, or the merge is
+	// refused with 409.
+	SHA string `json:"sha,omitempty"`
+}
+
+// AcceptMergeRequest merges a merge request. One that is not open is
+// refused (405); one that cannot merge is refused too.
+func (c *Client) AcceptMergeRequest(ctx context.Context, pid ProjectRef, iid int64, req *AcceptMergeRequestRequest) (*MergeRequest, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/merge_requests/%d/merge", iid))
+	if err != nil {
+		return nil, err
+	}
+	if req == nil {
+		req = &AcceptMergeRequestRequest{}
+	}
+	var mr MergeRequest
+	if _, err := c.call(ctx, http.MethodPut, path, nil, req, &mr); err != nil {
+		return nil, err
+	}
+	return &mr, nil
+}

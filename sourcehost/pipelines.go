@@ -1,0 +1,164 @@
+package sourcehost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// PipelineStatus is where a pipeline stands.
+type PipelineStatus string
+
+// Pipeline statuses. A pipeline starts created or pending, runs, and ends
+// success, failed, canceled or skipped.
+const (
+	PipelineCreated  PipelineStatus = "created"
+	PipelinePending  PipelineStatus = "pending"
+	PipelineRunning  PipelineStatus = "running"
+	PipelineSuccess  PipelineStatus = "success"
+	PipelineFailed   PipelineStatus = "failed"
+	PipelineCanceled PipelineStatus = "canceled"
+	PipelineSkipped  PipelineStatus = "skipped"
+	PipelineManual   PipelineStatus = "manual"
+)
+
+// Finished reports whether the status is final.
+func (s PipelineStatus) Finished() bool {
+	switch s {
+	case PipelineSuccess, PipelineFailed, PipelineCanceled, PipelineSkipped:
+		return true
+	}
+	return false
+}
+
+// Pipeline is one run of a project's CI definition on a ref.
+type Pipeline struct {
+	ID         int64          `json:"id"`
+	IID        int64          `json:"iid"`
+	ProjectID  int64          `json:"project_id"`
+	Status     PipelineStatus `json:"status"`
+	Source     string         `json:"source"` // push, api, trigger, web, …
+	Ref        string         `json:"ref"`
+	SHA        string         `json:"sha"`
+	WebURL     string         `json:"web_url"`
+	User       *User          `json:"user,omitempty"` // in single-pipeline answers
+	CreatedAt  time.Time      `json:"created_at"`
+	UpdatedAt  time.Time      `json:"updated_at"`
+	StartedAt  *time.Time     `json:"started_at,omitempty"`
+	FinishedAt *time.Time     `json:"finished_at,omitempty"`
+	Duration   *int           `json:"duration,omitempty"` // seconds, once finished
+}
+
+// ListPipelinesOptions filters and pages a project's pipelines.
+type ListPipelinesOptions struct {
+	ListOptions
+	Status  PipelineStatus `url:"status,omitempty"`
+	Ref     string         `url:"ref,omitempty"`
+	SHA     string         `url:"sha,omitempty"`
+	Source  string         `url:"source,omitempty"`
+	OrderBy string         `url:"order_by,omitempty"` // id (default), status, ref, updated_at
+	Sort    string         `url:"sort,omitempty"`     // asc or desc (default)
+}
+
+// ListPipelines returns one page of a project's pipelines, newest first.
+func (c *Client) ListPipelines(ctx context.Context, pid ProjectRef, opts *ListPipelinesOptions) (*Page[Pipeline], error) {
+	path, err := projectPath(pid, "/pipelines")
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &ListPipelinesOptions{}
+	}
+	return list[Pipeline](ctx, c, path, opts)
+}
+
+// AllPipelines iterates a project's pipelines a page at a time.
+func (c *Client) AllPipelines(ctx context.Context, pid ProjectRef, opts *ListPipelinesOptions) iter.Seq2[*Pipeline, error] {
+	path, err := projectPath(pid, "/pipelines")
+	if err != nil {
+		return failed[*Pipeline](err)
+	}
+	o := ListPipelinesOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	return all[Pipeline](ctx, c, path, &o, &o.ListOptions)
+}
+
+// GetPipeline returns one pipeline.
+func (c *Client) GetPipeline(ctx context.Context, pid ProjectRef, pipelineID int64) (*Pipeline, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/pipelines/%d", pipelineID))
+	if err != nil {
+		return nil, err
+	}
+	var p Pipeline
+	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// TriggerPipelineRequest runs the project's CI definition on a ref.
+type TriggerPipelineRequest struct {
+	Ref       string            // a branch or tag; required
+	Variables map[string]string // CI variables for this run
+}
+
+// MarshalJSON writes the body of POST /projects/:id/pipeline, where
+// variables travel as a list of {key, value} in key order.
+func (r TriggerPipelineRequest) MarshalJSON() ([]byte, error) {
+	type variable struct {
+		Key          string `json:"key"`
+		Value        string `json:"value"`
+		VariableType string `json:"variable_type"`
+	}
+	body := struct {
+		Ref       string     `json:"ref"`
+		Variables []variable `json:"variables,omitempty"`
+	}{Ref: r.Ref}
+	keys := make([]string, 0, len(r.Variables))
+	for k := range r.Variables {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		body.Variables = append(body.Variables, variable{Key: k, Value: r.Variables[k], VariableType: "env_var"})
+	}
+	return json.Marshal(body)
+}
+
+// TriggerPipeline starts a pipeline on a ref (POST /projects/:id/pipeline).
+// The ref must exist and hold the project's CI definition file, or the
+// server refuses with 400.
+func (c *Client) TriggerPipeline(ctx context.Context, pid ProjectRef, req *TriggerPipelineRequest) (*Pipeline, error) {
+	if req == nil || req.Ref == "" {
+		return nil, errors.New("sourcehost: TriggerPipeline needs a ref")
+	}
+	path, err := projectPath(pid, "/pipeline")
+	if err != nil {
+		return nil, err
+	}
+	var p Pipeline
+	if _, err := c.call(ctx, http.MethodPost, path, nil, req, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// CancelPipeline cancels a pipeline that has not finished.
+func (c *Client) CancelPipeline(ctx context.Context, pid ProjectRef, pipelineID int64) (*Pipeline, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/pipelines/%d/cancel", pipelineID))
+	if err != nil {
+		return nil, err
+	}
+	var p Pipeline
+	if _, err := c.call(ctx, http.MethodPost, path, nil, nil, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}

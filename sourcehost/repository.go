@@ -1,0 +1,223 @@
+package sourcehost
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// File is a repository file with its content, from GET
+// /projects/:id/repository/files/:file_path.
+type File struct {
+	FileName        string `json:"file_name"`
+	FilePath        string `json:"file_path"`
+	Size            int64  `json:"size"`
+	Encoding        string `json:"encoding"` // "base64"
+	Content         string `json:"content"`  // encoded as Encoding says; see Decode
+	ContentSHA256   string `json:"content_sha256"`
+	Ref             string `json:"ref"`
+	BlobID          string `json:"blob_id"`
+	CommitID        string `json:"commit_id"`
+	LastCommitID    string `json:"last_commit_id"` // the last commit that changed the file
+	ExecuteFilemode bool   `json:"execute_filemode"`
+}
+
+// Decode returns the file's content as bytes.
+func (f *File) Decode() ([]byte, error) {
+	switch f.Encoding {
+	case "base64":
+		return base64.StdEncoding.DecodeString(f.Content)
+	case "", "text":
+		return []byte(f.Content), nil
+	}
+	return nil, fmt.Errorf("sourcehost: unknown file encoding %q", f.Encoding)
+}
+
+func filePath(pid ProjectRef, file string) (string, error) {
+	file = strings.TrimPrefix(file, "/")
+	if file == "" {
+		return "", errors.New("sourcehost: empty file path")
+	}
+	return projectPath(pid, "/repository/files/"+url.PathEscape(file))
+}
+
+// GetFile returns a file at a ref (a branch, tag or commit).
+func (c *Client) GetFile(ctx context.Context, pid ProjectRef, file, ref string) (*File, error) {
+	if ref == "" {
+		return nil, errors.New("sourcehost: GetFile needs a ref")
+	}
+	path, err := filePath(pid, file)
+	if err != nil {
+		return nil, err
+	}
+	var f File
+	if _, err := c.call(ctx, http.MethodGet, path, struct {
+		Ref string `url:"ref"`
+	}{ref}, nil, &f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// CreateFileRequest commits a new file to a branch.
+type CreateFileRequest struct {
+	Branch        string `json:"branch"`
+	Content       string `json:"content"`
+	CommitMessage string `json:"commit_message"`
+	// Encoding is "text" (default) or "base64" for binary content.
+	Encoding    string `json:"encoding,omitempty"`
+	AuthorName  string `json:"author_name,omitempty"`
+	AuthorEmail string `json:"author_email,omitempty"`
+	// StartBranch creates Branch from it when Branch does not exist yet.
+	StartBranch string `json:"start_branch,omitempty"`
+}
+
+// FileInfo is the answer to a file commit.
+type FileInfo struct {
+	FilePath string `json:"file_path"`
+	Branch   string `json:"branch"`
+}
+
+// CreateFile commits a new file; a file that exists already is refused (400).
+func (c *Client) CreateFile(ctx context.Context, pid ProjectRef, file string, req *CreateFileRequest) (*FileInfo, error) {
+	if req == nil || req.Branch == "" || req.CommitMessage == "" {
+		return nil, errors.New("sourcehost: CreateFile needs a branch and a commit message")
+	}
+	path, err := filePath(pid, file)
+	if err != nil {
+		return nil, err
+	}
+	var fi FileInfo
+	if _, err := c.call(ctx, http.MethodPost, path, nil, req, &fi); err != nil {
+		return nil, err
+	}
+	return &fi, nil
+}
+
+// TreeNode is an entry of a repository tree.
+type TreeNode struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"` // "tree" (a directory) or "blob" (a file)
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+}
+
+// ListTreeOptions selects part of a repository tree.
+type ListTreeOptions struct {
+	ListOptions
+	Path      string `url:"path,omitempty"`      // a directory; default the root
+	Ref       string `url:"ref,omitempty"`       // default the default branch
+	Recursive *bool  `url:"recursive,omitempty"` // include everything below Path
+}
+
+// ListTree returns one page of a repository tree listing.
+func (c *Client) ListTree(ctx context.Context, pid ProjectRef, opts *ListTreeOptions) (*Page[TreeNode], error) {
+	path, err := projectPath(pid, "/repository/tree")
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &ListTreeOptions{}
+	}
+	return list[TreeNode](ctx, c, path, opts)
+}
+
+// AllTree iterates a repository tree listing a page at a time.
+func (c *Client) AllTree(ctx context.Context, pid ProjectRef, opts *ListTreeOptions) iter.Seq2[*TreeNode, error] {
+	path, err := projectPath(pid, "/repository/tree")
+	if err != nil {
+		return failed[*TreeNode](err)
+	}
+	o := ListTreeOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	return all[TreeNode](ctx, c, path, &o, &o.ListOptions)
+}
+
+// Commit is a repository commit.
+type Commit struct {
+	ID             string    `json:"id"`
+	ShortID        string    `json:"short_id"`
+	Title          string    `json:"title"`
+	Message        string    `json:"message"`
+	AuthorName     string    `json:"author_name"`
+	AuthorEmail    string    `json:"author_email"`
+	AuthoredDate   time.Time `json:"authored_date"`
+	CommitterName  string    `json:"committer_name"`
+	CommitterEmail string    `json:"committer_email"`
+	CommittedDate  time.Time `json:"committed_date"`
+	CreatedAt      time.Time `json:"created_at"`
+	ParentIDs      []string  `json:"parent_ids"`
+	WebURL         string    `json:"web_url"`
+}
+
+// GetCommit returns a commit by its SHA, or the head of a branch or tag.
+func (c *Client) GetCommit(ctx context.Context, pid ProjectRef, sha string) (*Commit, error) {
+	if sha == "" {
+		return nil, errors.New("sourcehost: GetCommit needs a SHA or ref")
+	}
+	path, err := projectPath(pid, "/repository/commits/"+url.PathEscape(sha))
+	if err != nil {
+		return nil, err
+	}
+	var cm Commit
+	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &cm); err != nil {
+		return nil, err
+	}
+	return &cm, nil
+}
+
+// Branch is a repository branch.
+type Branch struct {
+	Name      string  `json:"name"`
+	Commit    *Commit `json:"commit"`
+	Merged    bool    `json:"merged"`
+	Protected bool    `json:"protected"`
+	Default   bool    `json:"default"`
+	WebURL    string  `json:"web_url"`
+}
+
+// ListBranchesOptions filters and pages a repository's branches.
+type ListBranchesOptions struct {
+	ListOptions
+	Search string `url:"search,omitempty"`
+}
+
+// ListBranches returns one page of a repository's branches, by name.
+func (c *Client) ListBranches(ctx context.Context, pid ProjectRef, opts *ListBranchesOptions) (*Page[Branch], error) {
+	path, err := projectPath(pid, "/repository/branches")
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &ListBranchesOptions{}
+	}
+	return list[Branch](ctx, c, path, opts)
+}
+
+// CreateBranch creates a branch at ref (a branch name or commit SHA).
+func (c *Client) CreateBranch(ctx context.Context, pid ProjectRef, branch, ref string) (*Branch, error) {
+	if branch == "" || ref == "" {
+		return nil, errors.New("sourcehost: CreateBranch needs a branch name and a ref")
+	}
+	path, err := projectPath(pid, "/repository/branches")
+	if err != nil {
+		return nil, err
+	}
+	var b Branch
+	if _, err := c.call(ctx, http.MethodPost, path, struct {
+		Branch string `url:"branch"`
+		Ref    string `url:"ref"`
+	}{branch, ref}, nil, &b); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}

@@ -1,0 +1,106 @@
+package sourcehost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// User is a user as the API shows it inside other resources.
+type User struct {
+	ID        int64  `json:"id"`
+	Username  string `json:"username"`
+	Name      string `json:"name"`
+	State     string `json:"state"` // active, blocked, …
+	AvatarURL string `json:"avatar_url"`
+	WebURL    string `json:"web_url"`
+}
+
+// CurrentUser is the caller, from GET /user.
+type CurrentUser struct {
+	User
+	Email     string    `json:"email"`
+	IsAdmin   bool      `json:"is_admin"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// CurrentUser returns the user the token belongs to.
+func (c *Client) CurrentUser(ctx context.Context) (*CurrentUser, error) {
+	var u CurrentUser
+	if _, err := c.call(ctx, http.MethodGet, "/user", nil, nil, &u); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// Token scopes.
+const (
+	ScopeAPI             = "api"              // full read and write access
+	ScopeReadAPI         = "read_api"         // read access to the API
+	ScopeReadUser        = "read_user"        // the caller's own profile
+	ScopeReadRepository  = "read_repository"  // repository contents
+	ScopeWriteRepository = "write_repository" // pushing to repositories
+	ScopeReadRegistry    = "read_registry"
+)
+
+// PersonalAccessToken describes a token, from GET /personal_access_tokens/self.
+type PersonalAccessToken struct {
+	ID         int64      `json:"id"`
+	Name       string     `json:"name"`
+	Revoked    bool       `json:"revoked"`
+	Active     bool       `json:"active"`
+	Scopes     []string   `json:"scopes"`
+	UserID     int64      `json:"user_id"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	ExpiresAt  *Date      `json:"expires_at"` // nil: never expires
+}
+
+// HasScopes reports whether the token carries every scope named.
+func (t *PersonalAccessToken) HasScopes(scopes ...string) bool {
+	for _, s := range scopes {
+		if !slices.Contains(t.Scopes, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// CurrentToken describes the token the client authenticates with, its
+// scopes among it.
+func (c *Client) CurrentToken(ctx context.Context) (*PersonalAccessToken, error) {
+	var t PersonalAccessToken
+	if _, err := c.call(ctx, http.MethodGet, "/personal_access_tokens/self", nil, nil, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Date is a calendar date, "2006-01-02" on the wire.
+type Date struct{ time.Time }
+
+// DateLayout is how dates travel.
+const DateLayout = "2006-01-02"
+
+// MarshalJSON writes the date as "2006-01-02".
+func (d Date) MarshalJSON() ([]byte, error) { return json.Marshal(d.Format(DateLayout)) }
+
+// UnmarshalJSON reads "2006-01-02" (or null, leaving the zero date).
+func (d *Date) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	t, err := time.Parse(DateLayout, s)
+	if err != nil {
+		return fmt.Errorf("sourcehost: date %q: %w", s, err)
+	}
+	d.Time = t
+	return nil
+}
