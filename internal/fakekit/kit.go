@@ -112,6 +112,8 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f, ok := k.takeFault(r); ok {
 		entry.Fault = true
 		if !k.applyFault(rec, r, f) {
+			// Log the route the request was for, though no route answered it.
+			_, r.Pattern = k.mux.Handler(r)
 			return
 		}
 	}

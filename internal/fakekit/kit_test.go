@@ -112,8 +112,8 @@ func TestFaults(t *testing.T) {
 	if resp, _, _ := do(t, "GET", url+"/items/1", ""); resp.StatusCode != 200 {
 		t.Fatalf("after the fault ran out: %d", resp.StatusCode)
 	}
-	if reqs := k.Requests(); !reqs[0].Fault || reqs[2].Fault {
-		t.Fatal("log does not mark faults")
+	if reqs := k.Requests(); !reqs[0].Fault || reqs[2].Fault || reqs[0].Route != "POST /items" {
+		t.Fatalf("log does not mark faults with their route: %+v", reqs[0])
 	}
 }
 

@@ -14,7 +14,7 @@ type Request struct {
 	Query  url.Values
 	Header http.Header
 	Body   []byte
-	Route  string // the route pattern that answered, "" if none did
+	Route  string // the route pattern the request matched (faulted or not), "" if none
 	Status int    // the status answered; 0 if the connection was dropped
 	Fault  bool   // an injected fault matched it
 }
@@ -40,7 +40,7 @@ func (k *Kit) Requests() []Request {
 	return append(out, k.log[:k.logStart]...)
 }
 
-// RequestsTo returns the logged requests that a route answered, in
+// RequestsTo returns the logged requests that matched a route, in
 // http.ServeMux pattern syntax as registered ("GET /api/v4/projects").
 func (k *Kit) RequestsTo(route string) []Request {
 	var out []Request
