@@ -78,52 +78,59 @@ func messages(status int, msgs ...string) answer {
 	return answer{status: status, body: map[string]any{"message": msgs}}
 }
 
-// handle registers a route answered by fn with the state locked; webhook
-// deliveries fn queues are made after the state is unlocked and before the
+// serve answers a request with fn, holding the state lock; webhook
+// deliveries fn queues are made after the lock is released and before the
 // answer is written, so a caller that has its answer knows its receiver
 // has the event.
-func (s *Server) handle(pattern string, n need, fn func(c *call) answer) {
-	s.kit.Handle(pattern, func(w http.ResponseWriter, r *http.Request) {
-		d := s.limiter.Take(clientKey(r))
-		if !d.Allowed {
-			writeRetryLater(w, d)
-			return
-		}
-		d.SetHeaders(w.Header())
-		p, perr := readParams(r)
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, fn func(c *call) answer) {
+	if !s.admit(w, r) {
+		return
+	}
+	p, perr := readParams(r)
 
-		s.mu.Lock()
-		c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p}
-		c.base = s.externalFor(r)
-		var a answer
-		if auth, failed := s.authenticate(c, n); failed {
-			a = auth
-		} else if perr != "" {
-			a = badRequest(perr)
-		} else {
-			a = fn(c)
-		}
-		body, err := encode(a)
-		events := c.events
-		s.mu.Unlock()
+	s.mu.Lock()
+	c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p}
+	c.base = s.externalFor(r)
+	var a answer
+	if auth, failed := s.authenticate(c, n); failed {
+		a = auth
+	} else if perr != "" {
+		a = badRequest(perr)
+	} else {
+		a = fn(c)
+	}
+	body, err := encode(a)
+	events := c.events
+	s.mu.Unlock()
 
-		if err != nil {
-			http.Error(w, "sourcehostfake: encoding answer: "+err.Error(), http.StatusInternalServerError)
-			return
-		}
-		s.deliver(events)
-		h := w.Header()
-		ct := a.contentType
-		if ct == "" {
-			ct = "application/json"
-		}
-		h.Set("Content-Type", ct)
-		if body != nil {
-			h.Set("Content-Length", strconv.Itoa(len(body)))
-		}
-		w.WriteHeader(a.status)
-		_, _ = w.Write(body)
-	})
+	if err != nil {
+		http.Error(w, "sourcehostfake: encoding answer: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	s.deliver(events)
+	h := w.Header()
+	ct := a.contentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	h.Set("Content-Type", ct)
+	if body != nil {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(a.status)
+	_, _ = w.Write(body)
+}
+
+// admit counts the request against its caller's rate limit and sets the
+// rate-limit headers; a refused request is answered here.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
+	d := s.limiter.Take(clientKey(r))
+	if !d.Allowed {
+		writeRetryLater(w, d)
+		return false
+	}
+	d.SetHeaders(w.Header())
+	return true
 }
 
 func encode(a answer) ([]byte, error) {

@@ -1,52 +1,65 @@
 package sourcehostfake
 
-import "net/http"
+import (
+	"net/http"
+	"sync"
 
-// routes registers every endpoint the fake serves. Patterns are what
-// InjectFault and RequestsTo take.
-func (s *Server) routes() {
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+// routeTable is every endpoint the fake serves, built once and shared by
+// all instances. Its patterns are what InjectFault and RequestsTo take.
+var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
+	rt := fakekit.NewRoutes[*Server]()
 	const v4 = "/api/v4"
-	s.handle("GET "+v4+"/user", needUserRead, (*call).currentUser)
-	s.handle("GET "+v4+"/personal_access_tokens/self", needAnyScope, (*call).currentToken)
+	handle := func(pattern string, n need, fn func(c *call) answer) {
+		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, n, fn) })
+	}
+	handle("GET "+v4+"/user", needUserRead, (*call).currentUser)
+	handle("GET "+v4+"/personal_access_tokens/self", needAnyScope, (*call).currentToken)
 
-	s.handle("GET "+v4+"/projects", needRead, (*call).listProjects)
-	s.handle("POST "+v4+"/projects", needWrite, (*call).createProject)
-	s.handle("GET "+v4+"/projects/{id}", needRead, (*call).getProject)
-	s.handle("POST "+v4+"/projects/{id}/star", needWrite, (*call).starProject)
+	handle("GET "+v4+"/projects", needRead, (*call).listProjects)
+	handle("POST "+v4+"/projects", needWrite, (*call).createProject)
+	handle("GET "+v4+"/projects/{id}", needRead, (*call).getProject)
+	handle("POST "+v4+"/projects/{id}/star", needWrite, (*call).starProject)
 
-	s.handle("GET "+v4+"/issues", needRead, (*call).listAllIssues)
-	s.handle("GET "+v4+"/projects/{id}/issues", needRead, (*call).listIssues)
-	s.handle("POST "+v4+"/projects/{id}/issues", needWrite, (*call).createIssue)
-	s.handle("GET "+v4+"/projects/{id}/issues/{iid}", needRead, (*call).getIssue)
-	s.handle("PUT "+v4+"/projects/{id}/issues/{iid}", needWrite, (*call).updateIssue)
+	handle("GET "+v4+"/issues", needRead, (*call).listAllIssues)
+	handle("GET "+v4+"/projects/{id}/issues", needRead, (*call).listIssues)
+	handle("POST "+v4+"/projects/{id}/issues", needWrite, (*call).createIssue)
+	handle("GET "+v4+"/projects/{id}/issues/{iid}", needRead, (*call).getIssue)
+	handle("PUT "+v4+"/projects/{id}/issues/{iid}", needWrite, (*call).updateIssue)
 
-	s.handle("GET "+v4+"/projects/{id}/merge_requests", needRead, (*call).listMergeRequests)
-	s.handle("POST "+v4+"/projects/{id}/merge_requests", needWrite, (*call).createMergeRequest)
-	s.handle("GET "+v4+"/projects/{id}/merge_requests/{iid}", needRead, (*call).getMergeRequest)
-	s.handle("PUT "+v4+"/projects/{id}/merge_requests/{iid}", needWrite, (*call).updateMergeRequest)
-	s.handle("PUT "+v4+"/projects/{id}/merge_requests/{iid}/merge", needWrite, (*call).acceptMergeRequest)
+	handle("GET "+v4+"/projects/{id}/merge_requests", needRead, (*call).listMergeRequests)
+	handle("POST "+v4+"/projects/{id}/merge_requests", needWrite, (*call).createMergeRequest)
+	handle("GET "+v4+"/projects/{id}/merge_requests/{iid}", needRead, (*call).getMergeRequest)
+	handle("PUT "+v4+"/projects/{id}/merge_requests/{iid}", needWrite, (*call).updateMergeRequest)
+	handle("PUT "+v4+"/projects/{id}/merge_requests/{iid}/merge", needWrite, (*call).acceptMergeRequest)
 
-	s.handle("GET "+v4+"/projects/{id}/hooks", needRead, (*call).listHooks)
-	s.handle("POST "+v4+"/projects/{id}/hooks", needWrite, (*call).addHook)
-	s.handle("GET "+v4+"/projects/{id}/hooks/{hook_id}", needRead, (*call).getHook)
-	s.handle("DELETE "+v4+"/projects/{id}/hooks/{hook_id}", needWrite, (*call).deleteHook)
+	handle("GET "+v4+"/projects/{id}/hooks", needRead, (*call).listHooks)
+	handle("POST "+v4+"/projects/{id}/hooks", needWrite, (*call).addHook)
+	handle("GET "+v4+"/projects/{id}/hooks/{hook_id}", needRead, (*call).getHook)
+	handle("DELETE "+v4+"/projects/{id}/hooks/{hook_id}", needWrite, (*call).deleteHook)
 
-	s.handle("GET "+v4+"/projects/{id}/pipelines", needRead, (*call).listPipelines)
-	s.handle("GET "+v4+"/projects/{id}/pipelines/{pipeline_id}", needRead, (*call).getPipeline)
-	s.handle("POST "+v4+"/projects/{id}/pipeline", needWrite, (*call).createPipeline)
-	s.handle("POST "+v4+"/projects/{id}/pipelines/{pipeline_id}/cancel", needWrite, (*call).cancelPipeline)
+	handle("GET "+v4+"/projects/{id}/pipelines", needRead, (*call).listPipelines)
+	handle("GET "+v4+"/projects/{id}/pipelines/{pipeline_id}", needRead, (*call).getPipeline)
+	handle("POST "+v4+"/projects/{id}/pipeline", needWrite, (*call).createPipeline)
+	handle("POST "+v4+"/projects/{id}/pipelines/{pipeline_id}/cancel", needWrite, (*call).cancelPipeline)
 
-	s.handle("GET "+v4+"/projects/{id}/repository/files/{file_path}", needRepoRead, (*call).getFile)
-	s.handle("GET "+v4+"/projects/{id}/repository/files/{file_path}/raw", needRepoRead, (*call).getRawFile)
-	s.handle("POST "+v4+"/projects/{id}/repository/files/{file_path}", needWrite, (*call).createFile)
-	s.handle("GET "+v4+"/projects/{id}/repository/tree", needRepoRead, (*call).listTree)
-	s.handle("GET "+v4+"/projects/{id}/repository/commits/{sha}", needRepoRead, (*call).getCommit)
-	s.handle("GET "+v4+"/projects/{id}/repository/branches", needRepoRead, (*call).listBranches)
-	s.handle("POST "+v4+"/projects/{id}/repository/branches", needWrite, (*call).createBranch)
+	handle("GET "+v4+"/projects/{id}/repository/files/{file_path}", needRepoRead, (*call).getFile)
+	handle("GET "+v4+"/projects/{id}/repository/files/{file_path}/raw", needRepoRead, (*call).getRawFile)
+	handle("POST "+v4+"/projects/{id}/repository/files/{file_path}", needWrite, (*call).createFile)
+	handle("GET "+v4+"/projects/{id}/repository/tree", needRepoRead, (*call).listTree)
+	handle("GET "+v4+"/projects/{id}/repository/commits/{sha}", needRepoRead, (*call).getCommit)
+	handle("GET "+v4+"/projects/{id}/repository/branches", needRepoRead, (*call).listBranches)
+	handle("POST "+v4+"/projects/{id}/repository/branches", needWrite, (*call).createBranch)
 
-	s.kit.NotFound(func(w http.ResponseWriter, _ *http.Request) {
+	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
+		if !s.admit(w, r) {
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"error":"404 Not Found"}`))
 	})
-}
+	return rt
+})

@@ -116,7 +116,7 @@ func New(opts ...Option) *Server {
 		}
 	}
 	s := &Server{cfg: cfg}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, FaultBody: s.writeFault})
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, FaultBody: s.writeFault, Routes: routeTable().Bind(s)})
 	s.cfg.clock = s.kit.Clock()
 	s.limiter = fakekit.NewRateLimiter(s.cfg.clock, cfg.rateLimit, cfg.rateWindow, "")
 	if s.cfg.hookClient == nil {
@@ -130,7 +130,6 @@ func New(opts ...Option) *Server {
 		panic(err)
 	}
 	s.rootT = tok.secret
-	s.routes()
 	return s
 }
 

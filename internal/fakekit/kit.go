@@ -29,6 +29,8 @@ type Config struct {
 	// MaxBody caps a request body; a larger one is refused with 413 before
 	// any route sees it. 0 means 10 MiB.
 	MaxBody int64
+	// Routes answers the requests that no fault stops (see Routes.Bind).
+	Routes Router
 }
 
 // Kit routes a fake's requests through the request log and the injected
@@ -36,7 +38,7 @@ type Config struct {
 // concurrent use.
 type Kit struct {
 	clock     *clock.Fake
-	mux       *http.ServeMux
+	routes    Router
 	faultBody func(http.ResponseWriter, *http.Request, int)
 	maxBody   int64
 
@@ -51,7 +53,7 @@ type Kit struct {
 func New(cfg Config) *Kit {
 	k := &Kit{
 		clock:     cfg.Clock,
-		mux:       http.NewServeMux(),
+		routes:    cfg.Routes,
 		faultBody: cfg.FaultBody,
 		logLimit:  cfg.LogLimit,
 		maxBody:   cfg.MaxBody,
@@ -65,18 +67,14 @@ func New(cfg Config) *Kit {
 	if k.maxBody <= 0 {
 		k.maxBody = 10 << 20
 	}
+	if k.routes == nil {
+		k.routes = NewRoutes[struct{}]().Bind(struct{}{})
+	}
 	return k
 }
 
 // Clock returns the fake's clock.
 func (k *Kit) Clock() *clock.Fake { return k.clock }
-
-// Handle registers a route, in http.ServeMux pattern syntax
-// ("POST /api/v4/projects/{id}/issues").
-func (k *Kit) Handle(pattern string, h http.HandlerFunc) { k.mux.Handle(pattern, h) }
-
-// NotFound registers the handler for requests no route matches.
-func (k *Kit) NotFound(h http.HandlerFunc) { k.mux.Handle("/", h) }
 
 // ServeHTTP logs the request, applies the first matching fault, and otherwise
 // passes the request to its route.
@@ -113,11 +111,11 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		entry.Fault = true
 		if !k.applyFault(rec, r, f) {
 			// Log the route the request was for, though no route answered it.
-			_, r.Pattern = k.mux.Handler(r)
+			r.Pattern = k.routes.Match(r)
 			return
 		}
 	}
-	k.mux.ServeHTTP(rec, r)
+	k.routes.ServeHTTP(rec, r)
 }
 
 // statusRecorder notes the status a handler wrote.

@@ -15,6 +15,21 @@ import (
 
 var t0 = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 
+// itemRoutes is a route table shared by every kit of these tests; the
+// owner is a name the handlers echo, to show each instance gets its own.
+var itemRoutes = func() *fakekit.Routes[string] {
+	rt := fakekit.NewRoutes[string]()
+	rt.Handle("GET /items/{id}", func(owner string, w http.ResponseWriter, r *http.Request) {
+		fakekit.WriteJSON(w, 200, map[string]string{"id": r.PathValue("id"), "owner": owner})
+	})
+	rt.Handle("POST /items", func(_ string, w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.WriteHeader(201)
+		w.Write(b)
+	})
+	return rt
+}()
+
 func newKit(t *testing.T) (*fakekit.Kit, string) {
 	t.Helper()
 	k := fakekit.New(fakekit.Config{
@@ -22,17 +37,25 @@ func newKit(t *testing.T) (*fakekit.Kit, string) {
 		FaultBody: func(w http.ResponseWriter, _ *http.Request, status int) {
 			fakekit.WriteJSON(w, status, map[string]string{"message": "injected"})
 		},
-	})
-	k.Handle("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) {
-		fakekit.WriteJSON(w, 200, map[string]string{"id": r.PathValue("id")})
-	})
-	k.Handle("POST /items", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		w.WriteHeader(201)
-		w.Write(b)
+		Routes: itemRoutes.Bind(t.Name()),
 	})
 	srv := fakekit.Start(t, k)
 	return k, srv.URL
+}
+
+func TestRoutesSharedAcrossOwners(t *testing.T) {
+	t.Parallel()
+	_, a := newKit(t)
+	k2 := fakekit.New(fakekit.Config{Routes: itemRoutes.Bind("second")})
+	b := fakekit.Start(t, k2).URL
+	_, bodyA, _ := do(t, "GET", a+"/items/1", "")
+	_, bodyB, _ := do(t, "GET", b+"/items/1", "")
+	if !strings.Contains(bodyA, t.Name()) || !strings.Contains(bodyB, `"second"`) {
+		t.Fatalf("owners: %s / %s", bodyA, bodyB)
+	}
+	if reqs := k2.Requests(); len(reqs) != 1 || reqs[0].Route != "GET /items/{id}" {
+		t.Fatalf("log of the second kit %+v", reqs)
+	}
 }
 
 func do(t *testing.T, method, url, body string) (*http.Response, string, error) {
@@ -166,8 +189,9 @@ func TestFaultValidation(t *testing.T) {
 
 func TestBodyLimit(t *testing.T) {
 	t.Parallel()
-	k := fakekit.New(fakekit.Config{MaxBody: 4})
-	k.Handle("POST /x", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	rt := fakekit.NewRoutes[int]()
+	rt.Handle("POST /x", func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) })
+	k := fakekit.New(fakekit.Config{MaxBody: 4, Routes: rt.Bind(0)})
 	srv := fakekit.Start(t, k)
 	if resp, _, _ := do(t, "POST", srv.URL+"/x", "12345"); resp.StatusCode != 413 {
 		t.Fatalf("status %d", resp.StatusCode)

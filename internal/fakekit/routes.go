@@ -1,0 +1,58 @@
+package fakekit
+
+import (
+	"context"
+	"net/http"
+)
+
+// Routes is a fake's route table, built once per process and shared by
+// every instance of that fake: registering ServeMux patterns is most of
+// what starting a fake would otherwise cost. Handlers receive the instance
+// (the owner) the request was sent to.
+type Routes[T any] struct {
+	mux *http.ServeMux
+}
+
+type ownerKey struct{}
+
+// NewRoutes returns an empty table for owners of type T.
+func NewRoutes[T any]() *Routes[T] { return &Routes[T]{mux: http.NewServeMux()} }
+
+// Handle registers a route in http.ServeMux pattern syntax
+// ("POST /api/v4/projects/{id}/issues").
+func (rt *Routes[T]) Handle(pattern string, h func(owner T, w http.ResponseWriter, r *http.Request)) {
+	rt.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		h(r.Context().Value(ownerKey{}).(T), w, r)
+	})
+}
+
+// NotFound registers the handler for requests no route matches.
+func (rt *Routes[T]) NotFound(h func(owner T, w http.ResponseWriter, r *http.Request)) {
+	rt.Handle("/", h)
+}
+
+// Bind returns the table serving one owner's requests, for Config.Routes.
+func (rt *Routes[T]) Bind(owner T) Router { return &boundRoutes[T]{rt: rt, owner: owner} }
+
+// Router routes a Kit's requests.
+type Router interface {
+	http.Handler
+	// Match returns the pattern r would be routed by, "" if none.
+	Match(r *http.Request) string
+}
+
+type boundRoutes[T any] struct {
+	rt    *Routes[T]
+	owner T
+}
+
+func (b *boundRoutes[T]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r2 := r.WithContext(context.WithValue(r.Context(), ownerKey{}, b.owner))
+	b.rt.mux.ServeHTTP(w, r2)
+	r.Pattern = r2.Pattern // for the request log
+}
+
+func (b *boundRoutes[T]) Match(r *http.Request) string {
+	_, pattern := b.rt.mux.Handler(r)
+	return pattern
+}
