@@ -2,6 +2,7 @@ package sourcehost_test
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -40,3 +41,13 @@ func doRaw(method, url, token, contentType, body string) (rawResponse, error) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// startReceiver serves srv on a loopback port and returns its URL.
+func startReceiver(srv *http.Server) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go srv.Serve(l)
+	return "http://" + l.Addr().String()
+}
