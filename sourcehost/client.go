@@ -202,7 +202,12 @@ func (c *Client) call(ctx context.Context, method, path string, q any, body any,
 	return c.rest.Do(ctx, req, out)
 }
 
-// list fetches one page of a collection.
+// pager is an options type that embeds ListOptions.
+type pager interface{ listOptions() *ListOptions }
+
+func (o *ListOptions) listOptions() *ListOptions { return o }
+
+// list fetches one page of the collection at path.
 func list[T any](ctx context.Context, c *Client, path string, opts any) (*Page[T], error) {
 	var items []*T
 	resp, err := c.call(ctx, http.MethodGet, path, opts, nil, &items)
@@ -212,16 +217,44 @@ func list[T any](ctx context.Context, c *Client, path string, opts any) (*Page[T
 	return &Page[T]{Items: items, PageInfo: parsePageInfo(resp.Header)}, nil
 }
 
-// all iterates a collection page by page; page sets the page to fetch on
-// the caller's own copy of its options.
-func all[T any](ctx context.Context, c *Client, path string, opts any, lo *ListOptions) iter.Seq2[*T, error] {
-	start := max(lo.Page, 1)
-	return paging.Seq(start, func(page int) ([]*T, int, bool, error) {
+// all iterates the collection at path a page at a time, on a copy of opts
+// so the caller's options stay as they were.
+func all[T, O any, PO interface {
+	*O
+	pager
+}](ctx context.Context, c *Client, path string, opts PO) iter.Seq2[*T, error] {
+	var o O
+	if opts != nil {
+		o = *opts
+	}
+	lo := PO(&o).listOptions()
+	return paging.Seq(max(lo.Page, 1), func(page int) ([]*T, int, bool, error) {
 		lo.Page = page
-		p, err := list[T](ctx, c, path, opts)
+		p, err := list[T](ctx, c, path, &o)
 		if err != nil {
 			return nil, 0, false, err
 		}
 		return p.Items, p.NextPage, p.NextPage > page && len(p.Items) > 0, nil
 	})
+}
+
+// listIn fetches one page of a project's sub-collection (suffix "/issues").
+func listIn[T any](ctx context.Context, c *Client, pid ProjectRef, suffix string, opts any) (*Page[T], error) {
+	path, err := projectPath(pid, suffix)
+	if err != nil {
+		return nil, err
+	}
+	return list[T](ctx, c, path, opts)
+}
+
+// allIn iterates a project's sub-collection.
+func allIn[T, O any, PO interface {
+	*O
+	pager
+}](ctx context.Context, c *Client, pid ProjectRef, suffix string, opts PO) iter.Seq2[*T, error] {
+	path, err := projectPath(pid, suffix)
+	if err != nil {
+		return func(yield func(*T, error) bool) { yield(nil, err) }
+	}
+	return all[T](ctx, c, path, opts)
 }

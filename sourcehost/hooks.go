@@ -80,27 +80,12 @@ func (c *Client) AddProjectHook(ctx context.Context, pid ProjectRef, req *AddPro
 
 // ListProjectHooks returns one page of a project's webhooks.
 func (c *Client) ListProjectHooks(ctx context.Context, pid ProjectRef, opts *ListOptions) (*Page[ProjectHook], error) {
-	path, err := projectPath(pid, "/hooks")
-	if err != nil {
-		return nil, err
-	}
-	if opts == nil {
-		opts = &ListOptions{}
-	}
-	return list[ProjectHook](ctx, c, path, opts)
+	return listIn[ProjectHook](ctx, c, pid, "/hooks", opts)
 }
 
 // AllProjectHooks iterates a project's webhooks a page at a time.
 func (c *Client) AllProjectHooks(ctx context.Context, pid ProjectRef, opts *ListOptions) iter.Seq2[*ProjectHook, error] {
-	path, err := projectPath(pid, "/hooks")
-	if err != nil {
-		return failed[*ProjectHook](err)
-	}
-	o := ListOptions{}
-	if opts != nil {
-		o = *opts
-	}
-	return all[ProjectHook](ctx, c, path, &o, &o)
+	return allIn[ProjectHook](ctx, c, pid, "/hooks", opts)
 }
 
 // GetProjectHook returns one webhook.

@@ -57,35 +57,17 @@ type ListIssuesOptions struct {
 
 // ListIssues returns one page of a project's issues.
 func (c *Client) ListIssues(ctx context.Context, pid ProjectRef, opts *ListIssuesOptions) (*Page[Issue], error) {
-	path, err := projectPath(pid, "/issues")
-	if err != nil {
-		return nil, err
-	}
-	if opts == nil {
-		opts = &ListIssuesOptions{}
-	}
-	return list[Issue](ctx, c, path, opts)
+	return listIn[Issue](ctx, c, pid, "/issues", opts)
 }
 
 // AllIssues iterates a project's issues a page at a time.
 func (c *Client) AllIssues(ctx context.Context, pid ProjectRef, opts *ListIssuesOptions) iter.Seq2[*Issue, error] {
-	path, err := projectPath(pid, "/issues")
-	if err != nil {
-		return failed[*Issue](err)
-	}
-	o := ListIssuesOptions{}
-	if opts != nil {
-		o = *opts
-	}
-	return all[Issue](ctx, c, path, &o, &o.ListOptions)
+	return allIn[Issue](ctx, c, pid, "/issues", opts)
 }
 
 // ListAllIssues returns one page of the issues the caller can see across
 // projects (GET /issues); set Scope to "all" for more than the caller's own.
 func (c *Client) ListAllIssues(ctx context.Context, opts *ListIssuesOptions) (*Page[Issue], error) {
-	if opts == nil {
-		opts = &ListIssuesOptions{}
-	}
 	return list[Issue](ctx, c, "/issues", opts)
 }
 
@@ -165,12 +147,4 @@ func (c *Client) UpdateIssue(ctx context.Context, pid ProjectRef, iid int64, req
 		return nil, err
 	}
 	return &is, nil
-}
-
-// failed is an iterator that yields err once.
-func failed[T any](err error) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		yield(zero, err)
-	}
 }

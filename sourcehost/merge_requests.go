@@ -53,27 +53,12 @@ type ListMergeRequestsOptions struct {
 
 // ListMergeRequests returns one page of a project's merge requests.
 func (c *Client) ListMergeRequests(ctx context.Context, pid ProjectRef, opts *ListMergeRequestsOptions) (*Page[MergeRequest], error) {
-	path, err := projectPath(pid, "/merge_requests")
-	if err != nil {
-		return nil, err
-	}
-	if opts == nil {
-		opts = &ListMergeRequestsOptions{}
-	}
-	return list[MergeRequest](ctx, c, path, opts)
+	return listIn[MergeRequest](ctx, c, pid, "/merge_requests", opts)
 }
 
 // AllMergeRequests iterates a project's merge requests a page at a time.
 func (c *Client) AllMergeRequests(ctx context.Context, pid ProjectRef, opts *ListMergeRequestsOptions) iter.Seq2[*MergeRequest, error] {
-	path, err := projectPath(pid, "/merge_requests")
-	if err != nil {
-		return failed[*MergeRequest](err)
-	}
-	o := ListMergeRequestsOptions{}
-	if opts != nil {
-		o = *opts
-	}
-	return all[MergeRequest](ctx, c, path, &o, &o.ListOptions)
+	return allIn[MergeRequest](ctx, c, pid, "/merge_requests", opts)
 }
 
 // GetMergeRequest returns a merge request by its iid.

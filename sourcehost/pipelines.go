@@ -67,27 +67,12 @@ type ListPipelinesOptions struct {
 
 // ListPipelines returns one page of a project's pipelines, newest first.
 func (c *Client) ListPipelines(ctx context.Context, pid ProjectRef, opts *ListPipelinesOptions) (*Page[Pipeline], error) {
-	path, err := projectPath(pid, "/pipelines")
-	if err != nil {
-		return nil, err
-	}
-	if opts == nil {
-		opts = &ListPipelinesOptions{}
-	}
-	return list[Pipeline](ctx, c, path, opts)
+	return listIn[Pipeline](ctx, c, pid, "/pipelines", opts)
 }
 
 // AllPipelines iterates a project's pipelines a page at a time.
 func (c *Client) AllPipelines(ctx context.Context, pid ProjectRef, opts *ListPipelinesOptions) iter.Seq2[*Pipeline, error] {
-	path, err := projectPath(pid, "/pipelines")
-	if err != nil {
-		return failed[*Pipeline](err)
-	}
-	o := ListPipelinesOptions{}
-	if opts != nil {
-		o = *opts
-	}
-	return all[Pipeline](ctx, c, path, &o, &o.ListOptions)
+	return allIn[Pipeline](ctx, c, pid, "/pipelines", opts)
 }
 
 // GetPipeline returns one pipeline.

@@ -74,20 +74,13 @@ type ListProjectsOptions struct {
 
 // ListProjects returns one page of the projects the caller can see.
 func (c *Client) ListProjects(ctx context.Context, opts *ListProjectsOptions) (*Page[Project], error) {
-	if opts == nil {
-		opts = &ListProjectsOptions{}
-	}
 	return list[Project](ctx, c, "/projects", opts)
 }
 
 // AllProjects iterates every project ListProjects would return, fetching a
 // page at a time as the loop goes. opts is copied; Page sets where to start.
 func (c *Client) AllProjects(ctx context.Context, opts *ListProjectsOptions) iter.Seq2[*Project, error] {
-	o := ListProjectsOptions{}
-	if opts != nil {
-		o = *opts
-	}
-	return all[Project](ctx, c, "/projects", &o, &o.ListOptions)
+	return all[Project](ctx, c, "/projects", opts)
 }
 
 // GetProjectOptions asks for more of a project.

@@ -119,27 +119,12 @@ type ListTreeOptions struct {
 
 // ListTree returns one page of a repository tree listing.
 func (c *Client) ListTree(ctx context.Context, pid ProjectRef, opts *ListTreeOptions) (*Page[TreeNode], error) {
-	path, err := projectPath(pid, "/repository/tree")
-	if err != nil {
-		return nil, err
-	}
-	if opts == nil {
-		opts = &ListTreeOptions{}
-	}
-	return list[TreeNode](ctx, c, path, opts)
+	return listIn[TreeNode](ctx, c, pid, "/repository/tree", opts)
 }
 
 // AllTree iterates a repository tree listing a page at a time.
 func (c *Client) AllTree(ctx context.Context, pid ProjectRef, opts *ListTreeOptions) iter.Seq2[*TreeNode, error] {
-	path, err := projectPath(pid, "/repository/tree")
-	if err != nil {
-		return failed[*TreeNode](err)
-	}
-	o := ListTreeOptions{}
-	if opts != nil {
-		o = *opts
-	}
-	return all[TreeNode](ctx, c, path, &o, &o.ListOptions)
+	return allIn[TreeNode](ctx, c, pid, "/repository/tree", opts)
 }
 
 // Commit is a repository commit.
@@ -193,14 +178,7 @@ type ListBranchesOptions struct {
 
 // ListBranches returns one page of a repository's branches, by name.
 func (c *Client) ListBranches(ctx context.Context, pid ProjectRef, opts *ListBranchesOptions) (*Page[Branch], error) {
-	path, err := projectPath(pid, "/repository/branches")
-	if err != nil {
-		return nil, err
-	}
-	if opts == nil {
-		opts = &ListBranchesOptions{}
-	}
-	return list[Branch](ctx, c, path, opts)
+	return listIn[Branch](ctx, c, pid, "/repository/branches", opts)
 }
 
 // CreateBranch creates a branch at ref (a branch name or commit SHA).

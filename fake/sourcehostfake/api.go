@@ -1,6 +1,7 @@
 package sourcehostfake
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -305,4 +306,15 @@ func sortOrder(p *params, allowed ...string) (string, bool) {
 	}
 	dir, ok := p.oneOf("sort", "asc", "desc")
 	return by, !ok || dir == "desc"
+}
+
+// ordered finishes a sort comparison: ties go by id, and desc reverses.
+func ordered(r int, aID, bID int64, desc bool) int {
+	if r == 0 {
+		r = cmp.Compare(aID, bID)
+	}
+	if desc {
+		return -r
+	}
+	return r
 }

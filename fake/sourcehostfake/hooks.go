@@ -210,19 +210,25 @@ func (s *Server) deliver(events []event) {
 	}
 }
 
+// hookClientFor is the client for a hook: the configured one, or for hooks
+// with SSL verification off, one copy of it that skips verification, built
+// once so its connections are reused.
 func (s *Server) hookClientFor(sslVerify bool) *http.Client {
 	if sslVerify {
 		return s.cfg.hookClient
 	}
-	hc := *s.cfg.hookClient
-	tr, ok := hc.Transport.(*http.Transport)
-	if !ok || tr == nil {
-		tr = http.DefaultTransport.(*http.Transport)
-	}
-	tr = tr.Clone()
-	tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the hook asked for no verification
-	hc.Transport = tr
-	return &hc
+	s.insecureOnce.Do(func() {
+		hc := *s.cfg.hookClient
+		tr, ok := hc.Transport.(*http.Transport)
+		if !ok || tr == nil {
+			tr = http.DefaultTransport.(*http.Transport)
+		}
+		tr = tr.Clone()
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the hook asked for no verification
+		hc.Transport = tr
+		s.insecureHooks = &hc
+	})
+	return s.insecureHooks
 }
 
 func newUUID() string {

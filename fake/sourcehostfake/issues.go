@@ -1,7 +1,6 @@
 package sourcehostfake
 
 import (
-	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -83,13 +82,7 @@ func (f issueFilter) sort(items []*issue) {
 		if f.orderBy == "updated_at" {
 			r = a.updatedAt.Compare(b.updatedAt)
 		}
-		if r == 0 {
-			r = cmp.Compare(a.id, b.id)
-		}
-		if f.desc {
-			r = -r
-		}
-		return r
+		return ordered(r, a.id, b.id, f.desc)
 	})
 }
 

@@ -48,13 +48,7 @@ func (c *call) listPipelines() answer {
 		case "user_id":
 			r = cmp.Compare(userID(a.user), userID(b.user))
 		}
-		if r == 0 {
-			r = cmp.Compare(a.id, b.id)
-		}
-		if desc {
-			r = -r
-		}
-		return r
+		return ordered(r, a.id, b.id, desc)
 	})
 	page, fail := paginate(c, items)
 	if fail != nil {

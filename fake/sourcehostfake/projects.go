@@ -46,13 +46,7 @@ func (c *call) listProjects() answer {
 		case "created_at":
 			r = a.createdAt.Compare(b.createdAt)
 		}
-		if r == 0 {
-			r = cmp.Compare(a.id, b.id)
-		}
-		if desc {
-			r = -r
-		}
-		return r
+		return ordered(r, a.id, b.id, desc)
 	})
 	page, fail := paginate(c, items)
 	if fail != nil {

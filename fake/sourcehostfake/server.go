@@ -42,6 +42,9 @@ type Server struct {
 
 	delivMu    sync.Mutex
 	deliveries []Delivery
+
+	insecureOnce  sync.Once
+	insecureHooks *http.Client // for hooks with SSL verification off
 }
 
 type config struct {
