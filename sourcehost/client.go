@@ -202,6 +202,15 @@ func (c *Client) call(ctx context.Context, method, path string, q any, body any,
 	return c.rest.Do(ctx, req, out)
 }
 
+// do sends one request and decodes the answer into a new T.
+func do[T any](ctx context.Context, c *Client, method, path string, q, body any) (*T, error) {
+	out := new(T)
+	if _, err := c.call(ctx, method, path, q, body, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // pager is an options type that embeds ListOptions.
 type pager interface{ listOptions() *ListOptions }
 

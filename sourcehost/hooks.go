@@ -94,11 +94,7 @@ func (c *Client) GetProjectHook(ctx context.Context, pid ProjectRef, hookID int6
 	if err != nil {
 		return nil, err
 	}
-	var h ProjectHook
-	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &h); err != nil {
-		return nil, err
-	}
-	return &h, nil
+	return do[ProjectHook](ctx, c, http.MethodGet, path, nil, nil)
 }
 
 // DeleteProjectHook removes a webhook.

@@ -77,11 +77,7 @@ func (c *Client) GetIssue(ctx context.Context, pid ProjectRef, iid int64) (*Issu
 	if err != nil {
 		return nil, err
 	}
-	var is Issue
-	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &is); err != nil {
-		return nil, err
-	}
-	return &is, nil
+	return do[Issue](ctx, c, http.MethodGet, path, nil, nil)
 }
 
 // Labels is a set of label names; a request sends it as one comma-separated
@@ -110,11 +106,7 @@ func (c *Client) CreateIssue(ctx context.Context, pid ProjectRef, req *CreateIss
 	if err != nil {
 		return nil, err
 	}
-	var is Issue
-	if _, err := c.call(ctx, http.MethodPost, path, nil, req, &is); err != nil {
-		return nil, err
-	}
-	return &is, nil
+	return do[Issue](ctx, c, http.MethodPost, path, nil, req)
 }
 
 // State events for UpdateIssue and UpdateMergeRequest.
@@ -142,9 +134,5 @@ func (c *Client) UpdateIssue(ctx context.Context, pid ProjectRef, iid int64, req
 	if err != nil {
 		return nil, err
 	}
-	var is Issue
-	if _, err := c.call(ctx, http.MethodPut, path, nil, req, &is); err != nil {
-		return nil, err
-	}
-	return &is, nil
+	return do[Issue](ctx, c, http.MethodPut, path, nil, req)
 }

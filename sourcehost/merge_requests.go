@@ -67,11 +67,7 @@ func (c *Client) GetMergeRequest(ctx context.Context, pid ProjectRef, iid int64)
 	if err != nil {
 		return nil, err
 	}
-	var mr MergeRequest
-	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &mr); err != nil {
-		return nil, err
-	}
-	return &mr, nil
+	return do[MergeRequest](ctx, c, http.MethodGet, path, nil, nil)
 }
 
 // CreateMergeRequestRequest is the body of POST /projects/:id/merge_requests.
@@ -95,11 +91,7 @@ func (c *Client) CreateMergeRequest(ctx context.Context, pid ProjectRef, req *Cr
 	if err != nil {
 		return nil, err
 	}
-	var mr MergeRequest
-	if _, err := c.call(ctx, http.MethodPost, path, nil, req, &mr); err != nil {
-		return nil, err
-	}
-	return &mr, nil
+	return do[MergeRequest](ctx, c, http.MethodPost, path, nil, req)
 }
 
 // UpdateMergeRequestRequest is the body of PUT
@@ -121,11 +113,7 @@ func (c *Client) UpdateMergeRequest(ctx context.Context, pid ProjectRef, iid int
 	if err != nil {
 		return nil, err
 	}
-	var mr MergeRequest
-	if _, err := c.call(ctx, http.MethodPut, path, nil, req, &mr); err != nil {
-		return nil, err
-	}
-	return &mr, nil
+	return do[MergeRequest](ctx, c, http.MethodPut, path, nil, req)
 }
 
 // AcceptMergeRequestRequest is the body of PUT .../merge_requests/:iid/merge.
@@ -147,9 +135,5 @@ func (c *Client) AcceptMergeRequest(ctx context.Context, pid ProjectRef, iid int
 	if req == nil {
 		req = &AcceptMergeRequestRequest{}
 	}
-	var mr MergeRequest
-	if _, err := c.call(ctx, http.MethodPut, path, nil, req, &mr); err != nil {
-		return nil, err
-	}
-	return &mr, nil
+	return do[MergeRequest](ctx, c, http.MethodPut, path, nil, req)
 }

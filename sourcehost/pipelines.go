@@ -81,11 +81,7 @@ func (c *Client) GetPipeline(ctx context.Context, pid ProjectRef, pipelineID int
 	if err != nil {
 		return nil, err
 	}
-	var p Pipeline
-	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return do[Pipeline](ctx, c, http.MethodGet, path, nil, nil)
 }
 
 // TriggerPipelineRequest runs the project's CI definition on a ref.
@@ -128,11 +124,7 @@ func (c *Client) TriggerPipeline(ctx context.Context, pid ProjectRef, req *Trigg
 	if err != nil {
 		return nil, err
 	}
-	var p Pipeline
-	if _, err := c.call(ctx, http.MethodPost, path, nil, req, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return do[Pipeline](ctx, c, http.MethodPost, path, nil, req)
 }
 
 // CancelPipeline cancels a pipeline that has not finished.
@@ -141,9 +133,5 @@ func (c *Client) CancelPipeline(ctx context.Context, pid ProjectRef, pipelineID 
 	if err != nil {
 		return nil, err
 	}
-	var p Pipeline
-	if _, err := c.call(ctx, http.MethodPost, path, nil, nil, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return do[Pipeline](ctx, c, http.MethodPost, path, nil, nil)
 }

@@ -94,11 +94,7 @@ func (c *Client) GetProject(ctx context.Context, pid ProjectRef, opts *GetProjec
 	if err != nil {
 		return nil, err
 	}
-	var p Project
-	if _, err := c.call(ctx, http.MethodGet, path, opts, nil, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return do[Project](ctx, c, http.MethodGet, path, opts, nil)
 }
 
 // CreateProjectRequest is the body of POST /projects. Name or Path is
@@ -121,11 +117,7 @@ func (c *Client) CreateProject(ctx context.Context, req *CreateProjectRequest) (
 	if req == nil || req.Name == "" && req.Path == "" {
 		return nil, errors.New("sourcehost: CreateProject needs a name or a path")
 	}
-	var p Project
-	if _, err := c.call(ctx, http.MethodPost, "/projects", nil, req, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return do[Project](ctx, c, http.MethodPost, "/projects", nil, req)
 }
 
 // StarProject stars a project for the caller. Starring a project already
@@ -135,9 +127,5 @@ func (c *Client) StarProject(ctx context.Context, pid ProjectRef) (*Project, err
 	if err != nil {
 		return nil, err
 	}
-	var p Project
-	if _, err := c.call(ctx, http.MethodPost, path, nil, nil, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return do[Project](ctx, c, http.MethodPost, path, nil, nil)
 }

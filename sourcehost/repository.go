@@ -56,13 +56,9 @@ func (c *Client) GetFile(ctx context.Context, pid ProjectRef, file, ref string) 
 	if err != nil {
 		return nil, err
 	}
-	var f File
-	if _, err := c.call(ctx, http.MethodGet, path, struct {
+	return do[File](ctx, c, http.MethodGet, path, struct {
 		Ref string `url:"ref"`
-	}{ref}, nil, &f); err != nil {
-		return nil, err
-	}
-	return &f, nil
+	}{ref}, nil)
 }
 
 // CreateFileRequest commits a new file to a branch.
@@ -93,11 +89,7 @@ func (c *Client) CreateFile(ctx context.Context, pid ProjectRef, file string, re
 	if err != nil {
 		return nil, err
 	}
-	var fi FileInfo
-	if _, err := c.call(ctx, http.MethodPost, path, nil, req, &fi); err != nil {
-		return nil, err
-	}
-	return &fi, nil
+	return do[FileInfo](ctx, c, http.MethodPost, path, nil, req)
 }
 
 // TreeNode is an entry of a repository tree.
@@ -153,11 +145,7 @@ func (c *Client) GetCommit(ctx context.Context, pid ProjectRef, sha string) (*Co
 	if err != nil {
 		return nil, err
 	}
-	var cm Commit
-	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &cm); err != nil {
-		return nil, err
-	}
-	return &cm, nil
+	return do[Commit](ctx, c, http.MethodGet, path, nil, nil)
 }
 
 // Branch is a repository branch.
@@ -190,12 +178,8 @@ func (c *Client) CreateBranch(ctx context.Context, pid ProjectRef, branch, ref s
 	if err != nil {
 		return nil, err
 	}
-	var b Branch
-	if _, err := c.call(ctx, http.MethodPost, path, struct {
+	return do[Branch](ctx, c, http.MethodPost, path, struct {
 		Branch string `url:"branch"`
 		Ref    string `url:"ref"`
-	}{branch, ref}, nil, &b); err != nil {
-		return nil, err
-	}
-	return &b, nil
+	}{branch, ref}, nil)
 }

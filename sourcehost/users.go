@@ -29,11 +29,7 @@ type CurrentUser struct {
 
 // CurrentUser returns the user the token belongs to.
 func (c *Client) CurrentUser(ctx context.Context) (*CurrentUser, error) {
-	var u CurrentUser
-	if _, err := c.call(ctx, http.MethodGet, "/user", nil, nil, &u); err != nil {
-		return nil, err
-	}
-	return &u, nil
+	return do[CurrentUser](ctx, c, http.MethodGet, "/user", nil, nil)
 }
 
 // Token scopes.
@@ -72,11 +68,7 @@ func (t *PersonalAccessToken) HasScopes(scopes ...string) bool {
 // CurrentToken describes the token the client authenticates with, its
 // scopes among it.
 func (c *Client) CurrentToken(ctx context.Context) (*PersonalAccessToken, error) {
-	var t PersonalAccessToken
-	if _, err := c.call(ctx, http.MethodGet, "/personal_access_tokens/self", nil, nil, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return do[PersonalAccessToken](ctx, c, http.MethodGet, "/personal_access_tokens/self", nil, nil)
 }
 
 // Date is a calendar date, "2006-01-02" on the wire.
