@@ -2,6 +2,7 @@ package sourcehostfake
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -58,6 +59,12 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
+		if allowed := rt.Allowed(r); len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			_, _ = w.Write([]byte(`{"error":"405 Not Allowed"}`))
+			return
+		}
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"error":"404 Not Found"}`))
 	})

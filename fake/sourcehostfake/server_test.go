@@ -140,6 +140,10 @@ func TestUnknownRoute(t *testing.T) {
 	if a := send(t, srv, "GET", "/api/v4/nowhere", "", ""); a.status != 404 || a.body != `{"error":"404 Not Found"}` {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
+	a := send(t, srv, "DELETE", "/api/v4/projects", "", "")
+	if a.status != 405 || a.body != `{"error":"405 Not Allowed"}` || !strings.Contains(a.header.Get("Allow"), "POST") {
+		t.Fatalf("wrong method: %d %s %v", a.status, a.body, a.header)
+	}
 }
 
 func TestReadBackAndSeedErrors(t *testing.T) {

@@ -31,6 +31,23 @@ func (rt *Routes[T]) NotFound(h func(owner T, w http.ResponseWriter, r *http.Req
 	rt.Handle("/", h)
 }
 
+// Allowed returns the methods the table serves r's path with, other than
+// r's own: a non-empty answer for an unmatched request means 405, not 404.
+func (rt *Routes[T]) Allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := rt.mux.Handler(probe); pattern != "" && pattern != "/" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Bind returns the table serving one owner's requests, for Config.Routes.
 func (rt *Routes[T]) Bind(owner T) Router { return &boundRoutes[T]{rt: rt, owner: owner} }
 
