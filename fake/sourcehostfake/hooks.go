@@ -337,7 +337,8 @@ const zeroSHA = "0000000000000000000000000000000000000000"
 func (c *call) queuePush(p *project, branch string, before, after *commit) {
 	c.events = append(c.events, c.s.pushEvents(c.base, c.user, p, branch, before, after)...)
 	if _, hasCI := after.files[c.s.cfg.ciFile]; hasCI {
-		c.events = append(c.events, c.s.startPipeline(c.base, p, branch, after, "push", c.user, nil)...)
+		_, events := c.s.newPipeline(c.base, p, branch, after, "push", c.user, nil)
+		c.events = append(c.events, events...)
 	}
 }
 

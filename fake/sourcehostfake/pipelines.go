@@ -134,13 +134,6 @@ func (c *call) cancelPipeline() answer {
 	return ok(c.renderPipeline(pl, true))
 }
 
-// startPipeline runs a pipeline for head; it returns the deliveries to make.
-// s.mu must be held.
-func (s *Server) startPipeline(base string, p *project, ref string, head *commit, source string, u *user, vars map[string]string) []event {
-	_, events := s.newPipeline(base, p, ref, head, source, u, vars)
-	return events
-}
-
 // newPipeline creates a pending pipeline whose status then moves on the
 // clock: running after the pending time, success after the running time.
 // s.mu must be held.

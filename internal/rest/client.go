@@ -156,9 +156,6 @@ func redactUserinfo(u *url.URL) string {
 // BaseURL returns the URL paths are joined to.
 func (c *Client) BaseURL() string { return c.base }
 
-// Clock returns the clock the client waits on.
-func (c *Client) Clock() clock.Clock { return c.clock }
-
 // RateLimit returns the rate-limit values of the most recent response that
 // carried any.
 func (c *Client) RateLimit() RateLimit {
