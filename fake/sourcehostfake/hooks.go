@@ -37,26 +37,28 @@ func (c *call) listHooks() answer {
 	return ok(renderAll(page, renderHook))
 }
 
-func (c *call) findHook(pr *project) (*hook, *answer) {
+// findHook finds the route's {hook_id} hook of the {id} project, for a
+// maintainer.
+func (c *call) findHook() (*project, *hook, *answer) {
+	pr, fail := c.project()
+	if fail != nil {
+		return nil, nil, fail
+	}
+	if fail := c.atLeast(pr, Maintainer); fail != nil {
+		return nil, nil, fail
+	}
 	id, valid := c.pathInt("hook_id")
 	for _, h := range pr.hooks {
 		if valid && h.id == id {
-			return h, nil
+			return pr, h, nil
 		}
 	}
 	a := notFound("Hook")
-	return nil, &a
+	return nil, nil, &a
 }
 
 func (c *call) getHook() answer {
-	pr, fail := c.project()
-	if fail != nil {
-		return *fail
-	}
-	if fail := c.atLeast(pr, Maintainer); fail != nil {
-		return *fail
-	}
-	h, fail := c.findHook(pr)
+	_, h, fail := c.findHook()
 	if fail != nil {
 		return *fail
 	}
@@ -64,14 +66,7 @@ func (c *call) getHook() answer {
 }
 
 func (c *call) deleteHook() answer {
-	pr, fail := c.project()
-	if fail != nil {
-		return *fail
-	}
-	if fail := c.atLeast(pr, Maintainer); fail != nil {
-		return *fail
-	}
-	h, fail := c.findHook(pr)
+	pr, h, fail := c.findHook()
 	if fail != nil {
 		return *fail
 	}

@@ -444,6 +444,14 @@ func commitSHA(c *commit) string {
 // lastCommitFor finds the newest commit reachable from head that changed
 // path.
 func lastCommitFor(head *commit, path string) *commit {
+	return newestMatching(head, func(c *commit) bool {
+		return slices.Contains(c.added, path) || slices.Contains(c.modified, path)
+	})
+}
+
+// newestMatching walks head's history breadth first, not past commits that
+// match, and returns the newest match.
+func newestMatching(head *commit, match func(*commit) bool) *commit {
 	seen := map[string]bool{}
 	queue := []*commit{head}
 	var best *commit
@@ -454,7 +462,7 @@ func lastCommitFor(head *commit, path string) *commit {
 			continue
 		}
 		seen[c.sha] = true
-		if slices.Contains(c.added, path) || slices.Contains(c.modified, path) {
+		if match(c) {
 			if best == nil || c.at.After(best.at) {
 				best = c
 			}
@@ -484,27 +492,7 @@ func ancestors(c *commit) map[string]bool {
 // mergeBase finds the newest commit reachable from both a and b.
 func mergeBase(a, b *commit) *commit {
 	inA := ancestors(a)
-	var best *commit
-	// Walk b's history breadth first, stopping at commits in a's history;
-	// the newest of those is the merge base.
-	seen := map[string]bool{}
-	queue := []*commit{b}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if seen[c.sha] {
-			continue
-		}
-		seen[c.sha] = true
-		if inA[c.sha] {
-			if best == nil || c.at.After(best.at) {
-				best = c
-			}
-			continue
-		}
-		queue = append(queue, c.parents...)
-	}
-	return best
+	return newestMatching(b, func(c *commit) bool { return inA[c.sha] })
 }
 
 // countCommits counts the commits reachable from c.

@@ -239,17 +239,17 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 		c.last = rl
 		c.mu.Unlock()
 	}
-	out2 := Response{StatusCode: resp.StatusCode, Header: resp.Header, RateLimit: rl}
+	res := Response{StatusCode: resp.StatusCode, Header: resp.Header, RateLimit: rl}
 	c.logDone(ctx, at, resp.StatusCode, start, nil)
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return out2, c.errorFrom(resp, at, rl)
+		return res, c.errorFrom(resp, at, rl)
 	}
 	defer drainAndClose(resp.Body)
 	if err := decodeBody(resp, out); err != nil {
-		return out2, c.redactErr(fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err))
+		return res, c.redactErr(fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err))
 	}
-	return out2, nil
+	return res, nil
 }
 
 func encodeBody(r *Request) ([]byte, string, error) {
