@@ -47,6 +47,16 @@ type Config struct {
 	// DecodeError turns a non-2xx answer into the package's own error. body
 	// holds at most MaxErrorBody bytes, already redacted.
 	DecodeError func(resp *http.Response, body []byte) error
+	// IsError, when set, marks a 2xx answer as an error answer all the same:
+	// its body goes to DecodeError like any other. It exists for servers
+	// that report some failures with a success status (an ERP that answers
+	// 200 with an HTML page when its API module is switched off).
+	IsError func(resp *http.Response) bool
+	// Transient, when set, narrows which 5xx answers are retried: only those
+	// it reports as passing failures. It exists for servers that answer
+	// deliberate refusals with 500 in their own error shape, which the same
+	// request would only meet again. Without it every 5xx but 501 is.
+	Transient func(resp *http.Response) bool
 
 	Retry      RetryPolicy
 	Clock      clock.Clock
@@ -60,16 +70,18 @@ const MaxErrorBody = 1 << 20
 
 // Client sends requests for one API. It is safe for concurrent use.
 type Client struct {
-	service  string
-	base     string
-	ua       string
-	auth     func(http.Header)
-	decode   func(*http.Response, []byte) error
-	retry    RetryPolicy
-	clock    clock.Clock
-	log      *slog.Logger
-	redactor *strings.Replacer
-	rc       *retryablehttp.Client
+	service   string
+	base      string
+	ua        string
+	auth      func(http.Header)
+	decode    func(*http.Response, []byte) error
+	isError   func(*http.Response) bool
+	transient func(*http.Response) bool
+	retry     RetryPolicy
+	clock     clock.Clock
+	log       *slog.Logger
+	redactor  *strings.Replacer
+	rc        *retryablehttp.Client
 
 	mu   sync.Mutex
 	last RateLimit
@@ -97,15 +109,18 @@ func New(cfg Config) (*Client, error) {
 		tr.TLSClientConfig = cfg.TLS.config()
 		hc = &http.Client{Transport: tr}
 	}
+	hc = withRedirectSwitch(hc)
 	c := &Client{
-		service: cfg.Service,
-		base:    base,
-		ua:      version.UserAgent,
-		auth:    cfg.Authorize,
-		decode:  cfg.DecodeError,
-		retry:   retry,
-		clock:   cfg.Clock,
-		log:     cfg.Logger,
+		service:   cfg.Service,
+		base:      base,
+		ua:        version.UserAgent,
+		auth:      cfg.Authorize,
+		decode:    cfg.DecodeError,
+		isError:   cfg.IsError,
+		transient: cfg.Transient,
+		retry:     retry,
+		clock:     cfg.Clock,
+		log:       cfg.Logger,
 	}
 	if cfg.UserAgent != "" {
 		c.ua += " " + cfg.UserAgent
@@ -174,6 +189,11 @@ type Request struct {
 	JSON   any        // encoded as the JSON body when non-nil
 	Form   url.Values // encoded as a form body when non-nil (JSON wins)
 	Header http.Header
+	// NoRedirect answers a redirect to the caller instead of following it:
+	// a 3xx answer with a Location header is then a successful Response
+	// (its body discarded), for flows such as a login form whose redirect
+	// and cookies are the answer.
+	NoRedirect bool
 }
 
 // Response is what Do reports of a successful answer.
@@ -199,7 +219,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 	if len(r.Query) > 0 {
 		target += "?" + r.Query.Encode()
 	}
-	at := &attempt{method: r.Method, path: r.Path, idempotent: idempotent(r.Method, r.Header)}
+	at := &attempt{method: r.Method, path: r.Path, idempotent: idempotent(r.Method, r.Header), noRedirect: r.NoRedirect}
 	ctx = context.WithValue(ctx, attemptKey{}, at)
 	var raw any
 	if body != nil {
@@ -242,14 +262,49 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 	res := Response{StatusCode: resp.StatusCode, Header: resp.Header, RateLimit: rl}
 	c.logDone(ctx, at, resp.StatusCode, start, nil)
 
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+	if !c.success(resp, at) {
 		return res, c.errorFrom(resp, at, rl)
 	}
 	defer drainAndClose(resp.Body)
+	if resp.StatusCode/100 == 3 {
+		return res, nil
+	}
 	if err := decodeBody(resp, out); err != nil {
 		return res, c.redactErr(fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err))
 	}
 	return res, nil
+}
+
+// success reports whether an answer is one to decode rather than an error.
+func (c *Client) success(resp *http.Response, at *attempt) bool {
+	switch {
+	case resp.StatusCode/100 == 3:
+		return at.noRedirect && resp.Header.Get("Location") != ""
+	case resp.StatusCode/100 != 2:
+		return false
+	}
+	return c.isError == nil || !c.isError(resp)
+}
+
+// withRedirectSwitch returns a copy of hc whose redirect policy first asks
+// whether the request wants its redirects answered rather than followed
+// (Request.NoRedirect), then defers to hc's own policy.
+func withRedirectSwitch(hc *http.Client) *http.Client {
+	cp := *hc
+	own := hc.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if at, _ := req.Context().Value(attemptKey{}).(*attempt); at != nil && at.noRedirect {
+			return http.ErrUseLastResponse
+		}
+		if own != nil {
+			return own(req, via)
+		}
+		if len(via) >= 10 { // net/http's own limit, which a non-nil policy replaces
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
 }
 
 func encodeBody(r *Request) ([]byte, string, error) {

@@ -82,6 +82,7 @@ type attempt struct {
 	method     string
 	path       string
 	idempotent bool
+	noRedirect bool          // answer redirects instead of following them
 	retries    int           // retries made so far
 	gaveUp     string        // why a retryable answer was not retried ("" if it was not retryable or was retried)
 	wait       time.Duration // the wait computed for the answer that ended the call
@@ -98,7 +99,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, ctxErr
 	}
 	at, _ := ctx.Value(attemptKey{}).(*attempt)
-	if at == nil || !retryable(at, resp, err) {
+	if at == nil || !retryable(at, resp, err, c.transient) {
 		return false, nil
 	}
 	wait, fromServer := c.waitFor(resp, at.retries)
@@ -135,8 +136,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	return true, nil
 }
 
-// retryable reports whether an answer may be retried at all for this request.
-func retryable(at *attempt, resp *http.Response, err error) bool {
+// retryable reports whether an answer may be retried at all for this
+// request; transient, when set, must also agree that a 5xx may pass.
+func retryable(at *attempt, resp *http.Response, err error, transient func(*http.Response) bool) bool {
 	if err != nil {
 		// retryablehttp knows the transport errors no retry can cure
 		// (bad certificate, bad scheme, redirect loop, invalid header).
@@ -149,7 +151,7 @@ func retryable(at *attempt, resp *http.Response, err error) bool {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return true
 	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-		return at.idempotent
+		return at.idempotent && (transient == nil || transient(resp))
 	}
 	return false
 }
