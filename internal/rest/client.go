@@ -96,7 +96,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Service, err)
 	}
-	retry, err := cfg.Retry.withDefaults()
+	retry, err := cfg.Retry.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Service, err)
 	}
@@ -184,11 +184,14 @@ type Request struct {
 	Method string
 	// Path is joined to the base URL; it must start with "/" and be escaped
 	// already (a project path "a/b" as "a%2Fb").
-	Path   string
-	Query  url.Values
-	JSON   any        // encoded as the JSON body when non-nil
-	Form   url.Values // encoded as a form body when non-nil (JSON wins)
-	Header http.Header
+	Path  string
+	Query url.Values
+	JSON  any        // encoded as the JSON body when non-nil
+	Form  url.Values // encoded as a form body when non-nil (JSON wins)
+	// RawJSON is sent as the JSON body byte for byte (it wins over JSON and
+	// Form), for callers that sign the exact bytes they send.
+	RawJSON []byte
+	Header  http.Header
 	// NoRedirect answers a redirect to the caller instead of following it:
 	// a 3xx answer with a Location header is then a successful Response
 	// (its body discarded), for flows such as a login form whose redirect
@@ -309,6 +312,8 @@ func withRedirectSwitch(hc *http.Client) *http.Client {
 
 func encodeBody(r *Request) ([]byte, string, error) {
 	switch {
+	case r.RawJSON != nil:
+		return r.RawJSON, "application/json", nil
 	case r.JSON != nil:
 		b, err := json.Marshal(r.JSON)
 		return b, "application/json", err

@@ -15,7 +15,7 @@ type Option func(*Config) error
 // WithRetry sets the retry policy; see RetryPolicy.
 func WithRetry(p RetryPolicy) Option {
 	return func(c *Config) error {
-		if _, err := p.withDefaults(); err != nil {
+		if _, err := p.WithDefaults(); err != nil {
 			return err
 		}
 		c.Retry = p

@@ -46,8 +46,8 @@ const (
 	defaultMaxWait    = 60 * time.Second
 )
 
-// withDefaults fills the zero fields and checks the rest.
-func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
+// WithDefaults fills the zero fields and checks the rest.
+func (p RetryPolicy) WithDefaults() (RetryPolicy, error) {
 	if p.MaxRetries < 0 || p.MinWait < 0 || p.MaxWait < 0 {
 		return p, fmt.Errorf("retry policy: negative value in %+v", p)
 	}
@@ -66,9 +66,9 @@ func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
 	return p, nil
 }
 
-// backoff is the wait before retry number n (0-based) when the server gave no
+// Backoff is the wait before retry number n (0-based) when the server gave no
 // hint: MinWait doubling, capped at MaxWait.
-func (p RetryPolicy) backoff(n int) time.Duration {
+func (p RetryPolicy) Backoff(n int) time.Duration {
 	d := p.MinWait
 	for i := 0; i < n && d < p.MaxWait; i++ {
 		d *= 2
@@ -191,7 +191,7 @@ func (c *Client) waitFor(resp *http.Response, retries int) (time.Duration, bool)
 			}
 		}
 	}
-	return c.retry.backoff(retries), false
+	return c.retry.Backoff(retries), false
 }
 
 func retryReason(resp *http.Response, err error) string {
