@@ -1,0 +1,361 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/rest"
+)
+
+// Client calls the gateway's methods over JSON-RPC 2.0. It is safe for
+// concurrent use.
+type Client struct {
+	rest   *rest.Client
+	token  string
+	secret []byte
+	retry  RetryPolicy
+	clk    clock.Clock
+	ids    atomic.Int64
+}
+
+// RetryPolicy says how the client retries a call the gateway answered with
+// -32000 and data.status 429: by default 3 retries, waiting 1 s, 2 s, 4 s
+// (or the gateway's Retry-After when longer), never past MaxWait (60 s) or
+// the context's deadline. Such a call is refused before anything ran, so
+// retrying it is safe for writes too.
+type RetryPolicy = rest.RetryPolicy
+
+// RateLimit is what the gateway's X-RateLimit-* headers said.
+type RateLimit = rest.RateLimit
+
+// Option configures a Client.
+type Option func(*settings) error
+
+type settings struct {
+	rest   rest.Config
+	token  string
+	secret string
+	retry  RetryPolicy
+}
+
+func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
+
+// WithToken sends a source-hosting personal access token as
+// "Authorization: Bearer <token>".
+func WithToken(token string) Option {
+	return func(s *settings) error {
+		if strings.TrimSpace(token) == "" || strings.ContainsAny(token, " \t\r\n") {
+			return errors.New("token is empty or contains white space")
+		}
+		s.token = token
+		return nil
+	}
+}
+
+// WithSigningSecret signs every request body (X-MCP-Signature).
+func WithSigningSecret(secret string) Option {
+	return func(s *settings) error {
+		if secret == "" {
+			return errors.New("empty signing secret")
+		}
+		s.secret = secret
+		return nil
+	}
+}
+
+// WithRetry sets the policy for retrying rate-limited calls.
+func WithRetry(p RetryPolicy) Option {
+	return func(s *settings) error {
+		if _, err := p.WithDefaults(); err != nil {
+			return err
+		}
+		s.retry = p
+		return nil
+	}
+}
+
+// WithoutRetries returns a rate-limited call's error at once.
+func WithoutRetries() Option { return WithRetry(RetryPolicy{Disabled: true}) }
+
+// WithHTTPClient sends requests through hc instead of a pooled default client.
+func WithHTTPClient(hc *http.Client) Option { return restOption(rest.WithHTTPClient(hc)) }
+
+// WithLogger logs requests (debug) and failures (warn); never a token or
+// secret.
+func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
+
+// WithClock makes retry waits run on clk, for example a fake's clock.
+func WithClock(clk clock.Clock) Option { return restOption(rest.WithClock(clk)) }
+
+// WithUserAgent appends a product token ("myapp/1.2") to the User-Agent.
+func WithUserAgent(product string) Option { return restOption(rest.WithUserAgent(product)) }
+
+// WithCAFile trusts the certificate authorities of a PEM file besides the
+// system's.
+func WithCAFile(path string) Option { return restOption(rest.WithCAFile(path)) }
+
+// WithInsecureSkipVerify turns TLS certificate verification off.
+func WithInsecureSkipVerify() Option { return restOption(rest.WithInsecureSkipVerify()) }
+
+// New returns a client for the gateway at baseURL: the server's root
+// ("https://gw.example.com", the endpoint is then /mcp) or the endpoint
+// itself (".../mcp").
+func New(baseURL string, opts ...Option) (*Client, error) {
+	var s settings
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&s); err != nil {
+			return nil, fmt.Errorf("mcp: %w", err)
+		}
+	}
+	retry, err := s.retry.WithDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	endpoint := strings.TrimRight(baseURL, "/")
+	if !strings.HasSuffix(endpoint, DefaultPath) {
+		endpoint += DefaultPath
+	}
+	cfg := s.rest
+	cfg.Service = "mcp"
+	cfg.BaseURL = endpoint
+	cfg.DecodeError = decodeHTTPError
+	cfg.Retry = RetryPolicy{Disabled: true} // retries happen per JSON-RPC call, below
+	if s.token != "" {
+		cfg.Secrets = append(cfg.Secrets, s.token)
+		cfg.Authorize = func(h http.Header) { h.Set("Authorization", "Bearer "+s.token) }
+	}
+	if s.secret != "" {
+		cfg.Secrets = append(cfg.Secrets, s.secret)
+	}
+	rc, err := rest.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{rest: rc, token: s.token, retry: retry, clk: cfg.Clock}
+	if s.secret != "" {
+		c.secret = []byte(s.secret)
+	}
+	if c.clk == nil {
+		c.clk = clock.Real()
+	}
+	return c, nil
+}
+
+// Endpoint is the URL requests go to.
+func (c *Client) Endpoint() string { return c.rest.BaseURL() }
+
+// RateLimit returns what the most recent answer said of the caller's limit.
+func (c *Client) RateLimit() RateLimit { return c.rest.RateLimit() }
+
+// String describes the client without its token or secret.
+func (c *Client) String() string {
+	return fmt.Sprintf("mcp.Client(%s, token set: %t, signing: %t)", c.Endpoint(), c.token != "", c.secret != nil)
+}
+
+// GoString is String, so %#v does not show secrets either.
+func (c *Client) GoString() string { return c.String() }
+
+// Call calls method with params (a struct or map encoded as a JSON object,
+// or nil) and decodes the result into result (a pointer, or nil to drop
+// it). An error answer is a *Error.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	id := c.ids.Add(1)
+	body, err := encodeRequest(method, params, &id)
+	if err != nil {
+		return err
+	}
+	var raw json.RawMessage
+	err = c.retrying(ctx, func() (time.Duration, error) {
+		ans, res, err := c.post(ctx, body)
+		if err != nil {
+			return res.RateLimit.RetryAfter, err
+		}
+		raw, err = singleResult(ans, id)
+		return 0, err
+	})
+	if err != nil || result == nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("mcp: %s: decoding the result: %w", method, err)
+	}
+	return nil
+}
+
+// call is Call for the typed methods.
+func call[R any](ctx context.Context, c *Client, method string, params any) (*R, error) {
+	var r R
+	if err := c.Call(ctx, method, params, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Notify sends method as a notification: it runs, and no answer comes back
+// (the gateway answers 204). An error means the request was refused whole
+// (auth, signature, rate limit, a body the gateway could not read).
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	body, err := encodeRequest(method, params, nil)
+	if err != nil {
+		return err
+	}
+	return c.retrying(ctx, func() (time.Duration, error) {
+		ans, res, err := c.post(ctx, body)
+		if err != nil {
+			return res.RateLimit.RetryAfter, err
+		}
+		if len(bytes.TrimSpace(ans)) > 0 {
+			_, err = singleResult(ans, 0)
+			if err == nil {
+				err = errors.New("mcp: the gateway answered a notification")
+			}
+		}
+		return 0, err
+	})
+}
+
+// retrying runs send until it succeeds, fails with anything but a
+// rate-limited error, or the policy is spent. send returns the wait the
+// gateway asked for (Retry-After), if any.
+func (c *Client) retrying(ctx context.Context, send func() (time.Duration, error)) error {
+	for n := 0; ; n++ {
+		asked, err := send()
+		if err == nil || c.retry.Disabled || n >= c.retry.MaxRetries || !rateLimited(err) {
+			return err
+		}
+		wait := max(c.retry.Backoff(n), asked)
+		if wait > c.retry.MaxWait {
+			return err
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			return err
+		}
+		if serr := c.clk.Sleep(ctx, wait); serr != nil {
+			return errors.Join(err, serr)
+		}
+	}
+}
+
+func rateLimited(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.rateLimited()
+}
+
+// post sends one body, signed when a secret is set, and returns the answer's
+// bytes (none for 204).
+func (c *Client) post(ctx context.Context, body []byte) (json.RawMessage, rest.Response, error) {
+	var h http.Header
+	if c.secret != nil {
+		h = http.Header{SignatureHeader: {Sign(c.secret, body)}}
+	}
+	var raw json.RawMessage
+	res, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, RawJSON: body, Header: h}, &raw)
+	return raw, res, err
+}
+
+type wireRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	ID      *int64          `json:"id,omitempty"`
+}
+
+// encodeRequest encodes one request; id nil makes a notification.
+func encodeRequest(method string, params any, id *int64) ([]byte, error) {
+	r, err := newWireRequest(method, params, id)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(r)
+}
+
+func newWireRequest(method string, params any, id *int64) (wireRequest, error) {
+	r := wireRequest{JSONRPC: jsonrpcVersion, Method: method, ID: id}
+	if method == "" {
+		return r, errors.New("mcp: empty method name")
+	}
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return r, fmt.Errorf("mcp: %s: encoding params: %w", method, err)
+		}
+		switch {
+		case string(b) == "null": // a nil pointer: no params
+		case b[0] != '{':
+			return r, fmt.Errorf("mcp: %s: params must encode as a JSON object, not %s", method, kindOf(b))
+		default:
+			r.Params = b
+		}
+	}
+	return r, nil
+}
+
+func kindOf(b []byte) string {
+	switch b[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	}
+	return "a scalar"
+}
+
+// answer is one decoded response.
+type answer struct {
+	Result json.RawMessage `json:"result"`
+	Error  *Error          `json:"error"`
+	ID     json.RawMessage `json:"id"`
+}
+
+// singleResult reads the answer to the call with id (0 for a notification
+// that was answered anyway).
+func singleResult(b json.RawMessage, id int64) (json.RawMessage, error) {
+	var a answer
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, fmt.Errorf("mcp: the answer is not a JSON-RPC response: %w", err)
+	}
+	if a.Error != nil {
+		a.Error.HTTPStatus = http.StatusOK
+		return nil, a.Error
+	}
+	if id != 0 && string(a.ID) != fmt.Sprint(id) {
+		return nil, fmt.Errorf("mcp: the answer's id %s is not the request's %d", a.ID, id)
+	}
+	if len(a.Result) == 0 {
+		return nil, errors.New("mcp: the answer has neither result nor error")
+	}
+	return a.Result, nil
+}
+
+// decodeHTTPError turns a non-2xx answer into a *Error: the JSON-RPC error
+// the gateway sent (the first, for a batch), or, for a body that is not one
+// (a proxy's page), an error with Code 0 and the HTTP status.
+func decodeHTTPError(resp *http.Response, body []byte) error {
+	var one answer
+	var many []answer
+	switch {
+	case json.Unmarshal(body, &one) == nil && one.Error != nil:
+		one.Error.HTTPStatus = resp.StatusCode
+		return one.Error
+	case json.Unmarshal(body, &many) == nil && len(many) > 0 && many[0].Error != nil:
+		many[0].Error.HTTPStatus = resp.StatusCode
+		return many[0].Error
+	}
+	detail := strings.TrimSpace(string(body))
+	if len(detail) > 200 {
+		detail = detail[:200] + "…"
+	}
+	return &Error{Message: http.StatusText(resp.StatusCode), Status: resp.StatusCode, Detail: detail, HTTPStatus: resp.StatusCode}
+}

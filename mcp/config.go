@@ -1,0 +1,264 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/sourcehost"
+)
+
+// Config is the gateway's configuration. It is loaded from a YAML or JSON
+// file with LoadConfig, or built in Go. Zero values take the defaults named
+// on each field. Keys in files are the snake_case names shown in the tags
+// (security.ip_whitelist, security.blocked_ips, …).
+type Config struct {
+	// Upstream is the source-hosting API's base URL (the part before
+	// /api/v4). Required.
+	Upstream string `yaml:"upstream" json:"upstream"`
+	// Path is where the gateway answers (default "/mcp").
+	Path string `yaml:"path" json:"path"`
+
+	Security  SecurityConfig  `yaml:"security" json:"security"`
+	RateLimit RateLimitConfig `yaml:"rate_limit" json:"rate_limit"`
+	Cache     CacheConfig     `yaml:"cache" json:"cache"`
+	Batch     BatchConfig     `yaml:"batch" json:"batch"`
+
+	// MaxBodyBytes bounds a request body (default 1 MiB); a larger one is
+	// refused with 413.
+	MaxBodyBytes int64 `yaml:"max_body_bytes" json:"max_body_bytes"`
+
+	// The rest is set from Go only.
+
+	// Clock drives rate-limit buckets, cache lifetimes and the scope
+	// check's memory (default the real clock).
+	Clock clock.Clock `yaml:"-" json:"-"`
+	// Limiter and CacheStore replace the in-memory rate limiter and response
+	// cache, for replicas that share them.
+	Limiter    Limiter `yaml:"-" json:"-"`
+	CacheStore Cache   `yaml:"-" json:"-"`
+	// UpstreamOptions are added to every caller's source-hosting client
+	// (after the gateway's own, before the caller's token): a CA file, a
+	// retry policy, an HTTP client.
+	UpstreamOptions []sourcehost.Option `yaml:"-" json:"-"`
+	// Logger receives warnings (upstream unreachable, a shared cache
+	// failing); silent by default. Tokens never appear in it.
+	Logger *slog.Logger `yaml:"-" json:"-"`
+}
+
+// SecurityConfig is who may call the gateway.
+type SecurityConfig struct {
+	// IPWhitelist lists the CIDR ranges (or single addresses) callers may
+	// come from; empty lets every address in.
+	IPWhitelist []string `yaml:"ip_whitelist" json:"ip_whitelist"`
+	// BlockedIPs lists addresses (or CIDR ranges) refused even when the
+	// allow list lets them in.
+	BlockedIPs []string `yaml:"blocked_ips" json:"blocked_ips"`
+	// TrustedProxies lists the CIDR ranges of reverse proxies whose
+	// X-Forwarded-For the gateway believes. From anyone else the header is
+	// ignored and the connection's address is the caller's.
+	TrustedProxies []string `yaml:"trusted_proxies" json:"trusted_proxies"`
+
+	// SigningSecret keys the HMAC-SHA256 of X-MCP-Signature.
+	SigningSecret string `yaml:"signing_secret" json:"signing_secret"`
+	// Signature is the policy: "off", "optional" (verified when present) or
+	// "required". The default is "required" when SigningSecret is set and
+	// "off" when it is not.
+	Signature SignaturePolicy `yaml:"signature" json:"signature"`
+
+	// RequiredScopes are the token scopes every caller needs (default api,
+	// read_user, read_repository, as the specification says). They are
+	// checked once per token and remembered for ScopeCacheSeconds (default
+	// 600).
+	RequiredScopes    []string `yaml:"required_scopes" json:"required_scopes"`
+	ScopeCacheSeconds int      `yaml:"scope_cache_seconds" json:"scope_cache_seconds"`
+}
+
+// SignaturePolicy says whether requests must be signed.
+type SignaturePolicy string
+
+// The signature policies.
+const (
+	SignatureOff      SignaturePolicy = "off"
+	SignatureOptional SignaturePolicy = "optional" // verify when present
+	SignatureRequired SignaturePolicy = "required"
+)
+
+// RateLimitConfig is the per-token token bucket.
+type RateLimitConfig struct {
+	PerMinute int  `yaml:"per_minute" json:"per_minute"` // sustained rate (default 600)
+	Burst     int  `yaml:"burst" json:"burst"`           // most at once (default 100)
+	Disabled  bool `yaml:"disabled" json:"disabled"`
+}
+
+// CacheConfig bounds the in-memory response cache.
+type CacheConfig struct {
+	MaxEntries int `yaml:"max_entries" json:"max_entries"` // default 10,000
+}
+
+// BatchConfig bounds batches.
+type BatchConfig struct {
+	// MaxSize is the most requests in one batch (default 100, the rate
+	// limit's burst, so that one batch can always pass a full bucket).
+	MaxSize int `yaml:"max_size" json:"max_size"`
+	// Concurrency is how many entries of a batch run at once (default 10).
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
+}
+
+// The defaults.
+const (
+	DefaultPath         = "/mcp"
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultPerMinute    = 600
+	DefaultBurst        = 100
+	DefaultMaxBatch     = 100
+	DefaultConcurrency  = 10
+	DefaultCacheEntries = 10000
+	DefaultScopeCache   = 600 // seconds
+)
+
+// DefaultRequiredScopes are the scopes the specification requires of a
+// caller's token.
+var DefaultRequiredScopes = []string{"api", "read_user", "read_repository"}
+
+// LoadConfig reads a configuration file: JSON when its name ends in .json,
+// YAML otherwise. Unknown keys are errors, so a misspelt setting is not
+// silently ignored.
+func LoadConfig(path string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("mcp: config: %w", err)
+	}
+	var c Config
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&c)
+	} else {
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		err = dec.Decode(&c)
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("mcp: config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// String shows the configuration without its signing secret.
+func (c Config) String() string {
+	if c.Security.SigningSecret != "" {
+		c.Security.SigningSecret = "[redacted]"
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// GoString is String, so %#v does not show the secret either.
+func (c Config) GoString() string { return c.String() }
+
+// withDefaults fills zero values and checks every setting, naming each one
+// that is wrong in a single error.
+func (c Config) withDefaults() (Config, error) {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+	}
+	if u, err := url.Parse(c.Upstream); c.Upstream == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("upstream", "must be the http or https base URL of the source-hosting API, got %q", c.Upstream)
+	}
+	if c.Path == "" {
+		c.Path = DefaultPath
+	} else if !strings.HasPrefix(c.Path, "/") {
+		bad("path", "must start with /")
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	} else if c.MaxBodyBytes < 0 {
+		bad("max_body_bytes", "must be positive")
+	}
+	s := &c.Security
+	switch s.Signature {
+	case "":
+		s.Signature = SignatureOff
+		if s.SigningSecret != "" {
+			s.Signature = SignatureRequired
+		}
+	case SignatureOff, SignatureOptional, SignatureRequired:
+		if s.Signature != SignatureOff && s.SigningSecret == "" {
+			bad("security.signature", "%q needs security.signing_secret", s.Signature)
+		}
+	default:
+		bad("security.signature", "must be off, optional or required, got %q", s.Signature)
+	}
+	if s.RequiredScopes == nil {
+		s.RequiredScopes = DefaultRequiredScopes
+	}
+	if s.ScopeCacheSeconds == 0 {
+		s.ScopeCacheSeconds = DefaultScopeCache
+	}
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"security.ip_whitelist", s.IPWhitelist}, {"security.blocked_ips", s.BlockedIPs}, {"security.trusted_proxies", s.TrustedProxies}} {
+		for _, v := range l.list {
+			if _, err := parsePrefix(v); err != nil {
+				bad(l.key, "%q is neither an address nor a CIDR range", v)
+			}
+		}
+	}
+	r := &c.RateLimit
+	if r.PerMinute == 0 {
+		r.PerMinute = DefaultPerMinute
+	}
+	if r.Burst == 0 {
+		r.Burst = DefaultBurst
+	}
+	if r.PerMinute < 0 || r.Burst < 0 {
+		bad("rate_limit", "per_minute and burst must be positive")
+	}
+	if c.Cache.MaxEntries == 0 {
+		c.Cache.MaxEntries = DefaultCacheEntries
+	}
+	b := &c.Batch
+	if b.MaxSize == 0 {
+		b.MaxSize = DefaultMaxBatch
+	}
+	if b.Concurrency == 0 {
+		b.Concurrency = DefaultConcurrency
+	}
+	if b.MaxSize < 0 || b.Concurrency < 0 {
+		bad("batch", "max_size and concurrency must be positive")
+	}
+	if !r.Disabled && b.MaxSize > r.Burst {
+		bad("batch.max_size", "%d is more than rate_limit.burst %d: such a batch could never pass the limit", b.MaxSize, r.Burst)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, fmt.Errorf("mcp: config: %w", err)
+	}
+	return c, nil
+}
+
+// parsePrefix reads a CIDR range or a single address (as a one-address range).
+func parsePrefix(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		return p.Masked(), err
+	}
+	a, err := netip.ParseAddr(strings.TrimSpace(s))
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}

@@ -1,0 +1,81 @@
+// Package mcp is the JSON-RPC 2.0 tool gateway in front of the
+// source-hosting API: the gateway itself (Gateway, an http.Handler you can
+// deploy), and a typed client for it (Client).
+//
+// The gateway answers POST {base_url}/mcp. Each of its thirteen methods
+// (list_projects, get_project, list_issues, create_issue,
+// list_merge_requests, create_merge_request, list_pipelines,
+// trigger_pipeline, get_file_content, list_repository_files,
+// search_projects, search_issues, configure_webhook) runs against the
+// source-hosting API with the caller's own token, sent as
+// "Authorization: Bearer <token>". The same endpoint also speaks the Model
+// Context Protocol (initialize, tools/list, tools/call, ping), through the
+// official Go SDK, so MCP clients and AI assistants can use the tools.
+//
+//	gw, err := mcp.NewGateway(mcp.Config{Upstream: "https://git.example.com"})
+//	...
+//	http.ListenAndServe(":8080", gw)
+//
+//	c, err := mcp.New("https://gw.example.com", mcp.WithToken(token))
+//	issues, err := c.ListIssues(ctx, &mcp.ListIssuesParams{ProjectID: 7, State: "opened"})
+//
+// # Choices where the specification is silent
+//
+//   - Params: by name only; positional params are -32602. Unknown names are
+//     -32602 too (data {param, reason}), so a misspelt param is not ignored.
+//     Required: project_id wherever it appears (except search_issues), title
+//     (create_issue, create_merge_request), source_branch and target_branch,
+//     ref (trigger_pipeline), file_path, search, url. A null value counts as
+//     absent. Integers must be written as integers.
+//   - Errors that the specification's examples show are written exactly so
+//     (no data for -32700, -32600, -32601). Upstream errors carry data
+//     {status, message}; other 4xx answers of the upstream (409, 422) are
+//     -32000 like 401/403/404/429, other 5xx are -32603 like 500, and an
+//     unreachable upstream is -32603 with data.message only.
+//   - Refusals before any method runs are HTTP errors with a JSON-RPC error
+//     body (id null): 401 (no bearer token, bad signature), 403 (address),
+//     405, 413, 415, 429. Auth, address, signature and rate-limit refusals
+//     are -32000 with data.status the HTTP status, so clients handle them
+//     like the upstream's.
+//   - A body of only notifications is answered 204 with no body.
+//   - Batches: at most Batch.MaxSize (100) requests, run Batch.Concurrency
+//     (10) at a time, answered in request order. A larger batch is one
+//     -32600.
+//   - Rate limit: a token bucket per token (600 a minute, 100 at once).
+//     Every request spends one token per message in its body, so a batch of
+//     20 spends 20; a refused request spends nothing. X-RateLimit-Limit is
+//     the per-minute rate, X-RateLimit-Remaining the requests that would
+//     pass now, X-RateLimit-Reset (epoch seconds) when the bucket is full
+//     again. A refusal is HTTP 429 with Retry-After and -32000 with
+//     data.status 429 for every request of the body.
+//   - Caching: every read method (list_*, search_*, get_*) takes cache and
+//     cache_ttl (seconds, default 60, at most a day; cache_ttl alone turns
+//     caching on). Answers are cached per token, method and params; a write
+//     (create_issue, create_merge_request, trigger_pipeline,
+//     configure_webhook) drops the cached reads of its project (and
+//     create_issue those of cross-project search_issues), for every caller.
+//   - Scopes (api, read_user, read_repository) are checked on the first
+//     upstream call of a token and remembered for ten minutes; an upstream
+//     401 forgets them.
+//   - Signing: with a secret set, signatures are required unless
+//     security.signature says "optional" (checked when present) or "off".
+//   - get_file_content without ref reads the default branch;
+//     configure_webhook without events enables push only, and switches off
+//     every event not named; it also takes an optional token.
+//   - list_projects and list_issues report total_count; the other lists
+//     {data, pagination}. When the upstream does not count (above 10,000
+//     rows) total_count, total and total_pages are -1.
+//   - The MCP side is stateless (no sessions; any replica answers) and
+//     answers in JSON. Tool failures, bad arguments among them, are results
+//     with isError set whose structuredContent is {"error": {code, message,
+//     data}}, as the MCP specification asks, so a model can read them.
+//
+// # The client
+//
+// Client has a typed method per tool, Call for any method, Notify, and
+// batches (NewBatch). It signs requests when given a secret, and retries
+// -32000 with data.status 429 (1 s doubling, 3 retries by default, the
+// gateway's Retry-After when longer). Errors are *Error; errors.Is matches
+// ErrInvalidParams and the other code sentinels, and ErrNotFound,
+// ErrRateLimited, … by data.status.
+package mcp

@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// The wire form of JSON-RPC 2.0 messages, and the decoder the gateway runs
+// over every request body.
+
+const jsonrpcVersion = "2.0"
+
+// nullID is the id of an error answer to a message whose id could not be
+// read.
+var nullID = json.RawMessage("null")
+
+// message is one decoded request. When invalid is set the element was not a
+// valid Request object, and err (-32600) is answered even without an id.
+// Otherwise err, when set, is the answer to a valid request that cannot run
+// (positional params), answered only when the request has an id.
+type message struct {
+	method  string
+	params  json.RawMessage // an object, or nil when absent
+	id      json.RawMessage // nil for a notification; "null", a number or a string otherwise
+	invalid bool
+	err     *Error
+}
+
+// answered reports whether the message gets a response: every invalid
+// element does, a valid request only when it has an id.
+func (m *message) answered() bool { return m.invalid || m.id != nil }
+
+// response is one JSON-RPC answer. Exactly one of result and error is set;
+// the field order is the specification's ({"jsonrpc","result"|"error","id"}),
+// so answers match its examples byte for byte.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+	ID      json.RawMessage `json:"id"`
+}
+
+// decodeBody reads a request body: one Request object or a batch (an array
+// of them). A body that is not JSON is a parse error (fatal); a body that is
+// JSON but not a request, or an empty batch, is one Invalid Request error
+// (fatal). Otherwise every element gets a message, invalid ones carrying
+// their error. batch reports whether the body was an array.
+func decodeBody(body []byte) (msgs []message, batch bool, fatal *Error) {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(trimmed, &elems); err != nil {
+			return nil, true, newError(CodeParseError, nil)
+		}
+		if len(elems) == 0 {
+			return nil, true, newError(CodeInvalidRequest, nil)
+		}
+		msgs = make([]message, len(elems))
+		for i, e := range elems {
+			msgs[i] = decodeMessage(e)
+		}
+		return msgs, true, nil
+	}
+	if !json.Valid(trimmed) {
+		return nil, false, newError(CodeParseError, nil)
+	}
+	return []message{decodeMessage(trimmed)}, false, nil
+}
+
+// decodeMessage checks one element against the Request object's rules:
+// jsonrpc exactly "2.0", method a string, params an object or array when
+// present, id a string, number or null when present. Member names are
+// matched exactly, as JSON-RPC requires (encoding/json alone would fold case).
+func decodeMessage(raw json.RawMessage) message {
+	// -32600 carries no data: the specification's examples fix its bytes.
+	invalid := func(id json.RawMessage) message {
+		return message{id: id, invalid: true, err: newError(CodeInvalidRequest, nil)}
+	}
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return invalid(nil)
+	}
+	var m message
+	if id, ok := obj["id"]; ok {
+		if !validID(id) {
+			return invalid(nil)
+		}
+		m.id = id
+	}
+	var version string
+	if v, ok := obj["jsonrpc"]; !ok || json.Unmarshal(v, &version) != nil || version != jsonrpcVersion {
+		return invalid(m.id)
+	}
+	method, ok := obj["method"]
+	if !ok || len(method) == 0 || method[0] != '"' || json.Unmarshal(method, &m.method) != nil {
+		return invalid(m.id)
+	}
+	if p, ok := obj["params"]; ok {
+		switch p[0] {
+		case '{':
+			m.params = p
+		case '[':
+			// A valid Request, but the gateway's methods take params by name.
+			m.err = paramError("params", "must be an object: params are taken by name, not by position")
+		default:
+			return invalid(m.id)
+		}
+	}
+	return m
+}
+
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	case bytes.Equal(id, nullID):
+		return true
+	}
+	return false
+}
+
+// encodeResponses writes the answers of a body: nothing when there are none
+// (only notifications), a single object for a single request, an array for a
+// batch.
+func encodeResponses(rs []response, batch bool) ([]byte, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	if !batch {
+		return json.Marshal(rs[0])
+	}
+	return json.Marshal(rs)
+}
+
+func errorResponse(id json.RawMessage, e *Error) response {
+	if id == nil {
+		id = nullID
+	}
+	return response{JSONRPC: jsonrpcVersion, Error: e, ID: id}
+}
+
+// resultResponse answers with result; an empty result (which would leave
+// the answer with neither member) is answered as an internal error.
+func resultResponse(id json.RawMessage, result json.RawMessage) response {
+	if len(result) == 0 {
+		return errorResponse(id, newError(CodeInternalError, &errorData{Message: "empty result"}))
+	}
+	return response{JSONRPC: jsonrpcVersion, Result: result, ID: id}
+}

@@ -1,0 +1,89 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/apitwin/apitwin/internal/version"
+)
+
+// The Model Context Protocol side of the gateway, on the same endpoint, is
+// the official Go SDK's streamable HTTP handler: it negotiates the protocol
+// version, answers initialize, ping and tools/list, and applies the
+// protocol's transport rules (Accept headers, and batches only where the
+// negotiated version allows them). It runs stateless (no Mcp-Session-Id to
+// keep), so any replica can answer any request, and answers in JSON rather
+// than an event stream. tools/call runs the same code as the JSON-RPC
+// methods, behind the same checks the gateway made before handing over.
+
+// protocolMessages reports whether a body belongs to the Model Context
+// Protocol: any of its messages is initialize, ping, or a namespaced method
+// (tools/call, notifications/initialized, …). The gateway's own methods
+// never contain a slash.
+func protocolMessages(msgs []message) bool {
+	for i := range msgs {
+		if m := msgs[i].method; m == "initialize" || m == "ping" || strings.Contains(m, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// ServerName is the name the gateway gives in the MCP handshake.
+const ServerName = "apitwin-mcp-gateway"
+
+func (g *Gateway) protocolHandler() http.Handler {
+	srv := mcpsdk.NewServer(&mcpsdk.Implementation{Name: ServerName, Title: "Source-hosting tool gateway", Version: version.Version},
+		&mcpsdk.ServerOptions{
+			Instructions: "Tools over a source-hosting service (projects, issues, merge requests, pipelines, files, webhooks), run with the caller's token.",
+			Logger:       g.log,
+		})
+	for _, t := range toolList() {
+		srv.AddTool(&mcpsdk.Tool{Name: t.name, Description: t.description, InputSchema: t.schema}, g.toolHandler(t))
+	}
+	return mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return srv }, &mcpsdk.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		Logger:              g.log,
+		MaxRequestBodyBytes: g.cfg.MaxBodyBytes,
+	})
+}
+
+// toolHandler runs t for tools/call. Every failure, a refused param as much
+// as an upstream error, is a result with isError set, as the protocol asks,
+// so a model can read it and correct itself; its structured content is the
+// same error object the JSON-RPC side answers.
+func (g *Gateway) toolHandler(t *tool) mcpsdk.ToolHandler {
+	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+		var token string
+		if req.Extra != nil {
+			token = bearerToken(req.Extra.Header)
+		}
+		if token == "" { // ServeHTTP refuses these before the SDK sees them
+			return toolError(newError(CodeUpstreamError, &errorData{Status: http.StatusUnauthorized, Message: "Authorization: Bearer <token> is required"})), nil
+		}
+		res, e := g.invoke(ctx, g.callerFor(token), t.name, req.Params.Arguments)
+		if e != nil {
+			return toolError(e), nil
+		}
+		return &mcpsdk.CallToolResult{
+			Content:           []mcpsdk.Content{&mcpsdk.TextContent{Text: string(res)}},
+			StructuredContent: json.RawMessage(res),
+		}, nil
+	}
+}
+
+func toolError(e *Error) *mcpsdk.CallToolResult {
+	b, _ := json.Marshal(struct {
+		Error *Error `json:"error"`
+	}{e})
+	return &mcpsdk.CallToolResult{
+		IsError:           true,
+		Content:           []mcpsdk.Content{&mcpsdk.TextContent{Text: e.Error()}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
