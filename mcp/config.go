@@ -108,8 +108,9 @@ type CacheConfig struct {
 
 // BatchConfig bounds batches.
 type BatchConfig struct {
-	// MaxSize is the most requests in one batch (default 100, the rate
-	// limit's burst, so that one batch can always pass a full bucket).
+	// MaxSize is the most requests in one batch (default 100, or the rate
+	// limit's burst when smaller, so that a batch can always pass a full
+	// bucket).
 	MaxSize int `yaml:"max_size" json:"max_size"`
 	// Concurrency is how many entries of a batch run at once (default 10).
 	Concurrency int `yaml:"concurrency" json:"concurrency"`
@@ -233,6 +234,9 @@ func (c Config) withDefaults() (Config, error) {
 	b := &c.Batch
 	if b.MaxSize == 0 {
 		b.MaxSize = DefaultMaxBatch
+		if !r.Disabled && r.Burst > 0 {
+			b.MaxSize = min(b.MaxSize, r.Burst)
+		}
 	}
 	if b.Concurrency == 0 {
 		b.Concurrency = DefaultConcurrency

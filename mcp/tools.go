@@ -174,3 +174,6 @@ func optInt64(v int64) *int64 {
 	}
 	return &v
 }
+
+// Ptr returns a pointer to v, for the optional params (Ptr(true)).
+func Ptr[T any](v T) *T { return &v }
