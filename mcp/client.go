@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -176,20 +177,49 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	if err != nil {
 		return err
 	}
-	var raw json.RawMessage
-	err = c.retrying(ctx, func() (time.Duration, error) {
+	return c.retrying(ctx, func() (time.Duration, error) {
 		ans, res, err := c.post(ctx, body)
 		if err != nil {
 			return res.RateLimit.RetryAfter, err
 		}
-		raw, err = singleResult(ans, id)
-		return 0, err
+		if err := decodeAnswer(ans, id, result); err != nil {
+			if e := (*Error)(nil); errors.As(err, &e) {
+				return 0, e // the gateway's answer, already saying all there is
+			}
+			return 0, fmt.Errorf("mcp: %s: %w", method, err)
+		}
+		return 0, nil
 	})
-	if err != nil || result == nil {
-		return err
+}
+
+// decodeAnswer reads the answer to the call with id, decoding its result
+// straight into out (in one pass over the bytes), or returns its error.
+func decodeAnswer(b []byte, id int64, out any) error {
+	var sink json.RawMessage
+	if out == nil {
+		out = &sink
 	}
-	if err := json.Unmarshal(raw, result); err != nil {
-		return fmt.Errorf("mcp: %s: decoding the result: %w", method, err)
+	a := struct {
+		Result any             `json:"result"`
+		Error  *Error          `json:"error"`
+		ID     json.RawMessage `json:"id"`
+	}{Result: out}
+	if err := json.Unmarshal(b, &a); err != nil {
+		var e *Error
+		if json.Unmarshal(b, &struct {
+			Error **Error `json:"error"`
+		}{&e}) == nil && e != nil {
+			e.HTTPStatus = http.StatusOK
+			return e
+		}
+		return fmt.Errorf("decoding the answer: %w", err)
+	}
+	if a.Error != nil {
+		a.Error.HTTPStatus = http.StatusOK
+		return a.Error
+	}
+	if string(a.ID) != strconv.FormatInt(id, 10) {
+		return fmt.Errorf("the answer's id %s is not the request's %d", a.ID, id)
 	}
 	return nil
 }

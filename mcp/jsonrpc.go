@@ -30,14 +30,14 @@ type message struct {
 // element does, a valid request only when it has an id.
 func (m *message) answered() bool { return m.invalid || m.id != nil }
 
-// response is one JSON-RPC answer. Exactly one of result and error is set;
-// the field order is the specification's ({"jsonrpc","result"|"error","id"}),
-// so answers match its examples byte for byte.
+// response is one JSON-RPC answer. Exactly one of Result and Error is set.
+// It is written in the specification's member order
+// ({"jsonrpc","result"|"error","id"}), so answers match its examples byte
+// for byte.
 type response struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
-	ID      json.RawMessage `json:"id"`
+	Result json.RawMessage
+	Error  *Error
+	ID     json.RawMessage
 }
 
 // decodeBody reads a request body: one Request object or a batch (an array
@@ -124,22 +124,52 @@ func validID(id json.RawMessage) bool {
 
 // encodeResponses writes the answers of a body: nothing when there are none
 // (only notifications), a single object for a single request, an array for a
-// batch.
+// batch. Results are spliced in as they are: they come from json.Marshal
+// (valid and compact already), and running them through the encoder again
+// would scan every byte of a possibly large answer once more.
 func encodeResponses(rs []response, batch bool) ([]byte, error) {
 	if len(rs) == 0 {
 		return nil, nil
 	}
-	if !batch {
-		return json.Marshal(rs[0])
+	var b []byte
+	if batch {
+		b = append(b, '[')
 	}
-	return json.Marshal(rs)
+	for i, r := range rs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendResponse(b, r); err != nil {
+			return nil, err
+		}
+	}
+	if batch {
+		b = append(b, ']')
+	}
+	return b, nil
+}
+
+func appendResponse(b []byte, r response) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0",`...)
+	if r.Error != nil {
+		e, err := json.Marshal(r.Error)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `"error":`...), e...)
+	} else {
+		b = append(append(b, `"result":`...), r.Result...)
+	}
+	b = append(append(b, `,"id":`...), r.ID...)
+	return append(b, '}'), nil
 }
 
 func errorResponse(id json.RawMessage, e *Error) response {
 	if id == nil {
 		id = nullID
 	}
-	return response{JSONRPC: jsonrpcVersion, Error: e, ID: id}
+	return response{Error: e, ID: id}
 }
 
 // resultResponse answers with result; an empty result (which would leave
@@ -148,5 +178,5 @@ func resultResponse(id json.RawMessage, result json.RawMessage) response {
 	if len(result) == 0 {
 		return errorResponse(id, newError(CodeInternalError, &errorData{Message: "empty result"}))
 	}
-	return response{JSONRPC: jsonrpcVersion, Result: result, ID: id}
+	return response{Result: result, ID: id}
 }

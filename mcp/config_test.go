@@ -1,0 +1,88 @@
+package mcp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apitwin/apitwin/mcp"
+)
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	yamlFile := filepath.Join(dir, "gateway.yaml")
+	jsonFile := filepath.Join(dir, "gateway.json")
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(yamlFile, `
+upstream: https://git.example.com
+security:
+  ip_whitelist: [10.0.0.0/8, 192.168.1.0/24]
+  blocked_ips: [10.0.0.66]
+  trusted_proxies: [10.0.0.1/32]
+  signing_secret: s3cret
+  signature: optional
+rate_limit:
+  per_minute: 120
+  burst: 20
+batch:
+  concurrency: 4
+`)
+	write(jsonFile, `{"upstream":"https://git.example.com","security":{"ip_whitelist":["10.0.0.0/8","192.168.1.0/24"],"blocked_ips":["10.0.0.66"],"trusted_proxies":["10.0.0.1/32"],"signing_secret":"s3cret","signature":"optional"},"rate_limit":{"per_minute":120,"burst":20},"batch":{"concurrency":4}}`)
+	want := mcp.Config{
+		Upstream: "https://git.example.com",
+		Security: mcp.SecurityConfig{
+			IPWhitelist: []string{"10.0.0.0/8", "192.168.1.0/24"}, BlockedIPs: []string{"10.0.0.66"}, TrustedProxies: []string{"10.0.0.1/32"},
+			SigningSecret: "s3cret", Signature: mcp.SignatureOptional,
+		},
+		RateLimit: mcp.RateLimitConfig{PerMinute: 120, Burst: 20},
+		Batch:     mcp.BatchConfig{Concurrency: 4},
+	}
+	for _, path := range []string{yamlFile, jsonFile} {
+		got, err := mcp.LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", filepath.Base(path), d)
+		}
+		if _, err := mcp.NewGateway(got); err != nil {
+			t.Errorf("%s: %v", filepath.Base(path), err)
+		}
+		if strings.Contains(got.String(), "s3cret") || strings.Contains(strings.ReplaceAll(got.GoString(), " ", ""), "s3cret") {
+			t.Errorf("the secret shows in %s", got)
+		}
+	}
+
+	write(yamlFile, "upstream: https://git.example.com\nsecurity:\n  ip_whitelst: [10.0.0.0/8]\n")
+	if _, err := mcp.LoadConfig(yamlFile); err == nil || !strings.Contains(err.Error(), "ip_whitelst") {
+		t.Errorf("misspelt key: %v", err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	t.Parallel()
+	_, err := mcp.NewGateway(mcp.Config{
+		Upstream: "git.example.com",
+		Security: mcp.SecurityConfig{IPWhitelist: []string{"10.0.0.0/33"}, BlockedIPs: []string{"nope"}, Signature: "sometimes"},
+		Batch:    mcp.BatchConfig{MaxSize: 500},
+	})
+	if err == nil {
+		t.Fatal("bad configuration accepted")
+	}
+	for _, key := range []string{"upstream", "security.ip_whitelist", "security.blocked_ips", "security.signature", "batch.max_size"} {
+		if !strings.Contains(err.Error(), key) {
+			t.Errorf("error does not name %s: %v", key, err)
+		}
+	}
+	if _, err := mcp.NewGateway(mcp.Config{Upstream: "https://x", Security: mcp.SecurityConfig{Signature: mcp.SignatureRequired}}); err == nil {
+		t.Error("signature required without a secret accepted")
+	}
+}
