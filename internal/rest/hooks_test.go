@@ -79,7 +79,9 @@ func TestTransientNarrowsRetriedServerErrors(t *testing.T) {
 		w.WriteHeader(500)
 		io.WriteString(w, `{"error":{"code":500}}`)
 	}
-	transient := func(r *http.Response) bool { return !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") }
+	transient := func(r *http.Response) bool {
+		return !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json")
+	}
 	f := newFixture(t, rest.Config{Transient: transient}, refusal, status(200))
 	if _, err := f.c.Do(context.Background(), get("/x"), nil); err == nil || f.s.count() != 1 {
 		t.Fatalf("a refusal was retried: %v, %d requests", err, f.s.count())
