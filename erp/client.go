@@ -1,0 +1,361 @@
+package erp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/paging"
+	"github.com/apitwin/apitwin/internal/rest"
+)
+
+// APIPath is where the REST API lives under the ERP's root URL.
+const APIPath = "/api/index.php"
+
+// APIKeyHeader is the header that carries an API key.
+const APIKeyHeader = "ERPAPIKEY"
+
+// Client talks to one ERP. It is safe for concurrent use.
+type Client struct {
+	api  *rest.Client // {root}/api/index.php
+	web  *rest.Client // {root}: the web root and its login form
+	root string
+	key  string
+	sess *session // nil unless WithLogin
+}
+
+// RateLimit is what a response said about the caller's rate limit. The ERP
+// itself sends none; a proxy in front of it may.
+type RateLimit = rest.RateLimit
+
+// RetryPolicy says when and how long the client waits before sending a
+// request again; the zero value means 3 retries with waits from 1 s to 60 s.
+type RetryPolicy = rest.RetryPolicy
+
+// Option configures a Client.
+type Option func(*options) error
+
+type options struct {
+	rest     rest.Config
+	key      string
+	user     string
+	password string
+	login    bool
+}
+
+func restOption(o rest.Option) Option { return func(s *options) error { return o(&s.rest) } }
+
+// WithAPIKey authenticates every API call with an API key, sent in the
+// ERPAPIKEY header. A key belongs to a user and is generated on the user's
+// card in the web interface once the REST API module is on.
+func WithAPIKey(key string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(key) == "" {
+			return errors.New("empty API key")
+		}
+		if strings.ContainsAny(key, "\r\n") {
+			return errors.New("API key contains a line break")
+		}
+		o.key = key
+		return nil
+	}
+}
+
+// WithLogin authenticates with a web session instead: the client posts the
+// login form ({root}/index.php, fields username and password) before its
+// first call, sends the session cookie with every call, and logs in again,
+// once, when the server says the session has ended. See the package
+// documentation for when a refused call is sent again.
+func WithLogin(username, password string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(username) == "" {
+			return errors.New("empty username")
+		}
+		if password == "" {
+			return errors.New("empty password")
+		}
+		o.user, o.password, o.login = username, password, true
+		return nil
+	}
+}
+
+// WithRetry sets the retry policy.
+func WithRetry(p RetryPolicy) Option { return restOption(rest.WithRetry(p)) }
+
+// WithoutRetries sends every request once.
+func WithoutRetries() Option { return restOption(rest.WithoutRetries()) }
+
+// WithHTTPClient sends requests through hc instead of a pooled default
+// client. The client keeps the session cookie itself; hc needs no jar.
+func WithHTTPClient(hc *http.Client) Option { return restOption(rest.WithHTTPClient(hc)) }
+
+// WithLogger logs requests (debug), retries (info) and failures (warn). Keys,
+// passwords and headers are never logged.
+func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
+
+// WithClock makes the client wait on clk, for example a fake's clock so that
+// retry waits in tests take no real time.
+func WithClock(clk clock.Clock) Option { return restOption(rest.WithClock(clk)) }
+
+// WithUserAgent appends a product token ("myapp/1.2") to the User-Agent.
+func WithUserAgent(product string) Option { return restOption(rest.WithUserAgent(product)) }
+
+// WithCAFile trusts the certificate authorities of a PEM file besides the
+// system's.
+func WithCAFile(path string) Option { return restOption(rest.WithCAFile(path)) }
+
+// WithInsecureSkipVerify turns TLS certificate verification off.
+func WithInsecureSkipVerify() Option { return restOption(rest.WithInsecureSkipVerify()) }
+
+// New returns a client for the ERP whose root URL is baseURL
+// ("https://erp.example.com", or with the API path ".../api/index.php",
+// which is dropped). Without WithAPIKey or WithLogin the client is
+// anonymous: Ping works, API calls are refused.
+func New(baseURL string, opts ...Option) (*Client, error) {
+	o := options{}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&o); err != nil {
+			return nil, fmt.Errorf("erp: %w", err)
+		}
+	}
+	if o.key != "" && o.login {
+		return nil, errors.New("erp: WithAPIKey and WithLogin exclude each other; choose one")
+	}
+	root := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), APIPath)
+	c := &Client{key: o.key}
+
+	web := o.rest
+	web.Service = "erp"
+	web.BaseURL = root
+	web.DecodeError = decodeError
+	for _, s := range []string{o.key, o.password} {
+		if s != "" {
+			web.Secrets = append(web.Secrets, s)
+		}
+	}
+	wc, err := rest.New(web)
+	if err != nil {
+		return nil, err
+	}
+
+	api := web
+	api.BaseURL = root + APIPath
+	api.IsError = pageInsteadOfJSON
+	api.Transient = notAnAPIRefusal
+	switch {
+	case o.key != "":
+		api.Authorize = func(h http.Header) { h[APIKeyHeader] = []string{o.key} }
+	case o.login:
+		c.sess = &session{user: o.user, password: o.password}
+		api.Authorize = c.sess.authorize
+	}
+	ac, err := rest.New(api)
+	if err != nil {
+		return nil, err
+	}
+	c.api, c.web, c.root = ac, wc, wc.BaseURL()
+	if c.sess != nil {
+		c.sess.web = wc
+	}
+	return c, nil
+}
+
+// Ptr returns a pointer to v, for the optional fields of requests:
+// &erp.LineRequest{Subprice: erp.Ptr(erp.MustDecimal("9.90"))}.
+func Ptr[T any](v T) *T { return &v }
+
+// pageInsteadOfJSON is the API client's IsError: a 2xx answer that is not
+// JSON is the page the ERP serves in place of its API when the REST module
+// is off.
+func pageInsteadOfJSON(resp *http.Response) bool {
+	if resp.StatusCode == http.StatusNoContent {
+		return false
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return ct != "" && ct != "application/json" && !strings.HasSuffix(ct, "+json")
+}
+
+// notAnAPIRefusal is the API client's Transient: a 5xx in the ERP's own JSON
+// error shape is a refusal its code decided ("Error creating product"),
+// which a retry would only meet again; a 5xx page from PHP or a proxy may
+// pass.
+func notAnAPIRefusal(resp *http.Response) bool { return !isJSON(resp.Header) }
+
+// BaseURL returns the ERP's root URL.
+func (c *Client) BaseURL() string { return c.root }
+
+// RateLimit returns the rate-limit values of the most recent response that
+// carried any.
+func (c *Client) RateLimit() RateLimit { return c.api.RateLimit() }
+
+// String describes the client without its credentials.
+func (c *Client) String() string {
+	auth := "none"
+	switch {
+	case c.key != "":
+		auth = "api key " + rest.Redacted
+	case c.sess != nil:
+		auth = "login " + c.sess.user + " " + rest.Redacted
+	}
+	return fmt.Sprintf("erp.Client{BaseURL: %s, Auth: %s}", c.root, auth)
+}
+
+// GoString is String, so that %#v does not print credentials either.
+func (c *Client) GoString() string { return c.String() }
+
+// Ping checks that the ERP answers: GET on its root URL, which is
+// available when it answers 200.
+func (c *Client) Ping(ctx context.Context) error {
+	res, err := c.web.Do(ctx, &rest.Request{Method: http.MethodGet, Path: "/", Header: http.Header{"Accept": {"text/html"}}}, nil)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return &Error{StatusCode: res.StatusCode, Method: http.MethodGet, Path: "/", Message: "the web root answered " + http.StatusText(res.StatusCode)}
+	}
+	return nil
+}
+
+// call sends one API request, logging in first and again as the session
+// needs.
+func (c *Client) call(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {
+	if c.sess == nil {
+		return c.api.Do(ctx, req, out)
+	}
+	gen, err := c.sess.ensure(ctx)
+	if err != nil {
+		return rest.Response{}, err
+	}
+	res, err := c.api.Do(ctx, req, out)
+	if err == nil || !errors.Is(err, ErrUnauthorized) {
+		return res, err
+	}
+	// The session may have ended: log in again (once per ended session,
+	// whoever notices first). Send the request again only if that cannot
+	// do it twice: an idempotent method, or a refusal at the door, before
+	// the API did anything. Otherwise the caller gets the 401, and its own
+	// next call finds a fresh session.
+	if lerr := c.sess.renew(ctx, gen); lerr != nil {
+		return res, fmt.Errorf("%w (logging in again failed: %w)", err, lerr)
+	}
+	if !idempotentMethod(req.Method) && !refusedAtLogin(err) {
+		return res, err
+	}
+	return c.api.Do(ctx, req, out)
+}
+
+func idempotentMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+// do sends one request with a JSON body (or none) and decodes the answer
+// into a new T.
+func do[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any) (*T, error) {
+	out := new(T)
+	if _, err := c.call(ctx, &rest.Request{Method: method, Path: path, Query: q, JSON: body}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// create posts body to a collection and returns the new record: the
+// record the server answers with, or, when it answers with the bare id (as
+// many ERP versions do), the record read back by id.
+func create[T any, PT interface {
+	*T
+	recordID() ID
+}](ctx context.Context, c *Client, collection string, body any) (*T, error) {
+	var out created[T]
+	if _, err := c.call(ctx, &rest.Request{Method: http.MethodPost, Path: collection, JSON: body}, &out); err != nil {
+		return nil, err
+	}
+	if out.record != nil && PT(out.record).recordID() != 0 {
+		return out.record, nil
+	}
+	if out.id == 0 {
+		return nil, fmt.Errorf("erp: POST %s: the answer carries no id", collection)
+	}
+	rec, err := do[T](ctx, c, http.MethodGet, collection+"/"+out.id.String(), nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("erp: created %s %d, then reading it back failed: %w", strings.TrimPrefix(collection, "/"), out.id, err)
+	}
+	return rec, nil
+}
+
+// created reads the answer of a create: the new record, or its bare id (a
+// number or a string holding one).
+type created[T any] struct {
+	record *T
+	id     ID
+}
+
+func (c *created[T]) UnmarshalJSON(b []byte) error {
+	i := skipSpace(b, 0)
+	if i < len(b) && b[i] == '{' {
+		c.record = new(T)
+		return json.Unmarshal(b, c.record)
+	}
+	return c.id.UnmarshalJSON(b)
+}
+
+// list fetches one page of the collection at path.
+func list[T any](ctx context.Context, c *Client, path string, o *ListOptions, extra url.Values) (*Page[T], error) {
+	q, err := o.values(extra)
+	if err != nil {
+		return nil, err
+	}
+	p := &Page[T]{Page: o.page(), Limit: o.limit(), Total: -1, PageCount: -1}
+	var out any = &p.Items
+	var withTotal *paginated[T]
+	if o != nil && o.WithTotal {
+		withTotal = &paginated[T]{}
+		out = withTotal
+	}
+	_, err = c.call(ctx, &rest.Request{Method: http.MethodGet, Path: path, Query: q}, out)
+	switch {
+	case err != nil && noRecords(err):
+		p.Items = nil
+	case err != nil:
+		return nil, err
+	case withTotal != nil:
+		p.Items, p.Total, p.PageCount = withTotal.Data, withTotal.Pagination.Total, withTotal.Pagination.PageCount
+	}
+	p.More = p.Limit > 0 && len(p.Items) >= p.Limit
+	return p, nil
+}
+
+// all iterates the collection at path a page at a time, on a copy of the
+// options so the caller's stay as they were.
+func all[T any](ctx context.Context, c *Client, path string, o *ListOptions, extra url.Values) iter.Seq2[*T, error] {
+	var lo ListOptions
+	if o != nil {
+		lo = *o
+	}
+	if lo.Limit <= 0 {
+		lo.Limit = DefaultLimit // the server's "no limit" would fetch everything at once
+	}
+	lo.WithTotal = false
+	return paging.Seq(max(lo.Page, 0), func(page int) ([]*T, int, bool, error) {
+		lo.Page = page
+		p, err := list[T](ctx, c, path, &lo, extra)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		return p.Items, page + 1, p.More, nil
+	})
+}

@@ -1,0 +1,104 @@
+// Package erp is a client for a business-management (ERP/CRM) application's
+// REST API, modelled on an ERP with a PHP REST layer: users, third parties
+// (customers, prospects, suppliers), products, invoices and orders, at
+// {root}/api/index.php, authenticated by an API key or by a web session.
+//
+//	c, err := erp.New("https://erp.example.com", erp.WithAPIKey(os.Getenv("ERP_API_KEY")))
+//	if err != nil { … }
+//	acme, err := c.CreateThirdparty(ctx, &erp.CreateThirdpartyRequest{Name: "Acme", Client: erp.Customer})
+//	inv, err := c.CreateInvoice(ctx, &erp.CreateInvoiceRequest{SocID: acme.ID, Lines: []erp.LineRequest{
+//		{ProductID: widget.ID, Qty: erp.MustDecimal("3")},
+//	}})
+//	inv, err = c.ValidateInvoice(ctx, inv.ID, nil) // inv.Ref: "FA2611-0001"
+//	for inv, err := range c.AllInvoices(ctx, &erp.ListInvoicesOptions{Status: erp.InvoicesUnpaid}) { … }
+//
+// # Authentication
+//
+// [WithAPIKey] sends the key in the ERPAPIKEY header. [WithLogin] posts the
+// web login form ({root}/index.php, fields username and password) before
+// the first call and sends the session cookie with every call. When a call
+// is refused with 401, the client logs in again (once, however many calls
+// noticed) and sends the call again if that cannot do it twice: a GET, PUT
+// or DELETE, or any call the server refused at the door, before doing
+// anything ("Failed to login to API…", or a message about the session).
+// Otherwise the 401 goes to the caller, and its next call finds the new
+// session. [NewFromSettings] builds a client from the deployment's settings,
+// logged in as admin.
+//
+// # Numbers, dates and unknown fields
+//
+// Depending on the PHP database driver, the ERP sends numbers as JSON
+// numbers or as strings ("id":"12", "price":"100.00000000"). [ID], [Bool],
+// [Decimal], [Time] and the enumerations read both. Money is a [Decimal],
+// exact: it keeps the text the server sent and converts to big.Rat, float64
+// or string. Dates are Unix seconds on the wire. Every record keeps the
+// fields this package does not model in its Extra map, and every request
+// can send more through its Extra map.
+//
+// # Lists
+//
+// ListX returns one [Page]; AllX iterates every record, fetching the next
+// page only when the loop needs it and stopping after a short page (the ERP
+// gives no other end-of-list sign). [ListOptions] carries the ERP's limit
+// (default 100), page (from 0), sortfield, sortorder and sqlfilters; build
+// filters with [Field], [And] and [Or], which check names and quote values.
+// An empty list is [] in current versions and 404 "No … found" in older
+// ones; both are an empty page.
+//
+// # Errors
+//
+// An error answer is an [*Error] with the status, the ERP's message ("Not
+// Found: Invoice not found") and the details it adds ("ErrorProductAlready
+// Exists"). Match it with errors.Is: [ErrBadRequest], [ErrUnauthorized],
+// [ErrForbidden], [ErrNotFound], [ErrServer]; [ErrNothingDone] for the
+// ERP's 304 "nothing done" (validating an invoice twice, closing an order
+// twice); [ErrAPINotEnabled] when the REST module is off, which the ERP
+// reports with a 200 web page rather than an error status; and
+// [ErrAlreadyExists] for its "…AlreadyExists" codes.
+//
+// # Retries
+//
+// A 429 is retried after the wait the server asks for (1 s doubling when
+// it asks none), at most 3 times by default, never past the context's
+// deadline. A 5xx or a network failure is retried only for GET, PUT and
+// DELETE, or when the connection was never made — and a 500 in the ERP's
+// own JSON error shape ("Error creating product") is a decision, never
+// retried. A POST that may have reached the server is not sent twice. See
+// [WithRetry].
+//
+// # Choices where the specification is silent
+//
+//   - Error bodies follow the ERP's Restler layer: {"error":{"code":…,
+//     "message":"<status text>: <message>"}}, details under keys "0", "1", …
+//     Statuses: 400 for a missing field ("name field missing") or a bad
+//     value, 401 without a usable key or session, 403 for a permission, 404
+//     for an unknown id, 500 for what the ERP's objects refuse (a taken
+//     product ref or login: "Error creating product" with
+//     "ErrorProductAlreadyExists"; an invoice without lines cannot be
+//     validated), 304 for a transition already made.
+//   - Create answers with the new record; a bare id, which many versions
+//     answer, is read too (the record is then fetched). Update answers with
+//     the record; delete with {"success":{"code":200,…}}.
+//   - Validate takes {"idwarehouse":0,"notrigger":0} and close
+//     {"notrigger":0}, and both answer with the record. A draft gets the
+//     provisional ref "(PROVn)"; validation gives the final ref, prefix
+//     (FA invoices, AV credit notes, AC deposits, CO orders), year and month
+//     of the document's date, and a counter that runs on across months:
+//     FA2611-0001. Orders go draft → validated → closed; a draft cannot be
+//     closed (400).
+//   - Login: the ERP answers a good login with a redirect and a refused one
+//     with the login page (200); the client tells them apart by that, not by
+//     the cookie, which both set. Sessions end after 1440 s without use
+//     (PHP's default); the client learns it from a 401.
+//   - The API description is the Swagger document the explorer publishes at
+//     /explorer/swagger.json ([Client.DescribeAPI]); [Client.Ping] checks
+//     that the web root answers 200.
+//   - The sqlfilters grammar the builder writes, and the fake reads, is
+//     documented on [Filter]. String values are quoted '…' with \' and \\
+//     escaped.
+//   - Deployment settings: see [LoadSettings] for what each profile
+//     requires. DB_PASSWORD is required in every profile (the application
+//     always reaches its database with it).
+//
+// The fake in fake/erpfake keeps this contract for tests.
+package erp

@@ -1,0 +1,136 @@
+package erp
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/apitwin/apitwin/internal/rest"
+)
+
+// session is a web-session login: the cookies the login form gave, renewed
+// when the server stops accepting them.
+type session struct {
+	user, password string
+	web            *rest.Client
+
+	mu      sync.Mutex // held while logging in, so concurrent callers log in once
+	cookie  string     // the Cookie header value; "" before the first login
+	gen     uint64     // counts logins; a caller renews only the session it saw fail
+	cookies map[string]string
+}
+
+// authorize is the API client's Authorize hook: it sends the current
+// session's cookies.
+func (s *session) authorize(h http.Header) {
+	s.mu.Lock()
+	cookie := s.cookie
+	s.mu.Unlock()
+	if cookie != "" {
+		h["Cookie"] = []string{cookie}
+	}
+}
+
+// ensure logs in unless a session exists, and returns the session's
+// generation.
+func (s *session) ensure(ctx context.Context) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen == 0 {
+		if err := s.loginLocked(ctx); err != nil {
+			return 0, err
+		}
+	}
+	return s.gen, nil
+}
+
+// renew logs in again if the session of generation gen is still the
+// current one; another caller may have renewed it already.
+func (s *session) renew(ctx context.Context, gen uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen {
+		return nil
+	}
+	return s.loginLocked(ctx)
+}
+
+// login logs in now, replacing any session.
+func (s *session) login(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loginLocked(ctx)
+}
+
+// loginLocked posts the login form. The ERP answers a good login with a
+// redirect into the application and a refused one with the login page again
+// (200); both set cookies, so the status, not the cookie, tells them apart.
+func (s *session) loginLocked(ctx context.Context) error {
+	var page bytes.Buffer
+	form := url.Values{"username": {s.user}, "password": {s.password}}
+	res, err := s.web.Do(ctx, &rest.Request{
+		Method: http.MethodPost, Path: "/index.php", Form: form, NoRedirect: true,
+		Header: http.Header{"Accept": {"text/html"}},
+	}, &page)
+	if err != nil {
+		return err
+	}
+	if s.cookies == nil {
+		s.cookies = map[string]string{}
+	}
+	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
+		if c.MaxAge < 0 || c.Value == "" || c.Value == "deleted" {
+			delete(s.cookies, c.Name)
+			continue
+		}
+		s.cookies[c.Name] = c.Value
+	}
+	if res.StatusCode/100 != 3 || len(s.cookies) == 0 {
+		e := &Error{StatusCode: res.StatusCode, Method: http.MethodPost, Path: "/index.php", loginFailed: true, Message: "the login form refused the username or password"}
+		if msg := loginMessage(page.Bytes()); msg != "" {
+			e.Message += ": " + msg
+		}
+		if res.StatusCode/100 == 3 {
+			e.Message = "the login form answered without a session cookie"
+		}
+		return e
+	}
+	var b strings.Builder
+	for name, value := range s.cookies {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(name + "=" + value)
+	}
+	s.cookie = b.String()
+	s.gen++
+	return nil
+}
+
+// loginMessage finds the error the login page shows, if it marks one.
+func loginMessage(page []byte) string {
+	i := bytes.Index(page, []byte(`class="error"`))
+	if i < 0 {
+		return ""
+	}
+	rest := page[i:]
+	start := bytes.IndexByte(rest, '>')
+	end := bytes.Index(rest, []byte("</"))
+	if start < 0 || end <= start {
+		return ""
+	}
+	return pageText(rest[start+1 : end])
+}
+
+// Login logs in now with the credentials of WithLogin, replacing the current
+// session; it is how to check them before the first call. A client with an
+// API key has nothing to log in with and returns nil.
+func (c *Client) Login(ctx context.Context) error {
+	if c.sess == nil {
+		return nil
+	}
+	return c.sess.login(ctx)
+}

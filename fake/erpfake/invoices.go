@@ -1,0 +1,162 @@
+package erpfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+type invoiceJSON struct {
+	ID                json.RawMessage `json:"id"`
+	Entity            json.RawMessage `json:"entity"`
+	Ref               string          `json:"ref"`
+	RefClient         string          `json:"ref_client"`
+	Socid             json.RawMessage `json:"socid"`
+	Type              json.RawMessage `json:"type"`
+	Statut            json.RawMessage `json:"statut"`
+	Status            json.RawMessage `json:"status"`
+	Brouillon         json.RawMessage `json:"brouillon"`
+	Paye              json.RawMessage `json:"paye"`
+	Date              json.RawMessage `json:"date"`
+	DateLimReglement  json.RawMessage `json:"date_lim_reglement"`
+	DateCreation      json.RawMessage `json:"date_creation"`
+	DateValidation    json.RawMessage `json:"date_validation"`
+	TotalHT           json.RawMessage `json:"total_ht"`
+	TotalTVA          json.RawMessage `json:"total_tva"`
+	TotalTTC          json.RawMessage `json:"total_ttc"`
+	MulticurrencyCode string          `json:"multicurrency_code"`
+	NotePublic        string          `json:"note_public"`
+	NotePrivate       string          `json:"note_private"`
+	FkUserAuthor      json.RawMessage `json:"fk_user_author"`
+	Lines             []*lineJSON     `json:"lines"`
+	ArrayOptions      map[string]any  `json:"array_options"`
+}
+
+func (c *call) renderInvoice(inv *invoice) any {
+	n := c.num
+	j := &invoiceJSON{
+		ID: n.id(inv.id), Entity: n.id(1), Ref: inv.ref, RefClient: inv.refClient, Socid: n.id(inv.soc.id), Type: n.int(inv.typ),
+		Statut: n.int(inv.status), Status: n.int(inv.status), Brouillon: n.flag(inv.status == statusDraft), Paye: n.flag(inv.paid),
+		Date: n.time(inv.date), DateLimReglement: n.time(inv.due), DateCreation: n.time(inv.datec),
+		DateValidation: n.time(inv.dateValidation), TotalHT: n.dec(inv.ht), TotalTVA: n.dec(inv.tva), TotalTTC: n.dec(inv.ttc),
+		MulticurrencyCode: "EUR", NotePublic: inv.notePublic, NotePrivate: inv.notePrivate,
+		FkUserAuthor: json.RawMessage("null"), Lines: c.renderLines(inv.lines), ArrayOptions: map[string]any{},
+	}
+	if inv.author != nil {
+		j.FkUserAuthor = n.id(inv.author.id)
+	}
+	return j
+}
+
+var invoices = func() *collection[*invoice] {
+	fields := documentFields(func(inv *invoice) *document { return &inv.document }, "datef")
+	fields["type"] = intField(false, func(inv *invoice) int64 { return inv.typ })
+	fields["paye"] = boolField(func(inv *invoice) bool { return inv.paid })
+	fields["date_lim_reglement"] = timeField(func(inv *invoice) time.Time { return inv.due })
+	return &collection[*invoice]{noun: "invoice", defaultSort: "t.rowid", render: (*call).renderInvoice, fields: fields}
+}()
+
+func (c *call) listInvoices() answer {
+	q := c.r.URL.Query()
+	socs, fail := idsParam(q.Get("thirdparty_ids"), "thirdparty_ids")
+	if fail != nil {
+		return *fail
+	}
+	status := q.Get("status")
+	switch status {
+	case "", "draft", "unpaid", "paid", "cancelled":
+	default:
+		return badRequest("Error when validating parameter status -> it is one of draft, unpaid, paid, cancelled")
+	}
+	keep := func(inv *invoice) bool {
+		if socs != nil && !socs[inv.soc.id] {
+			return false
+		}
+		switch status {
+		case "draft":
+			return inv.status == statusDraft
+		case "unpaid":
+			return inv.status == statusValidated && !inv.paid
+		case "paid":
+			return inv.status == invoicePaid
+		case "cancelled":
+			return inv.status == invoiceCanceled
+		}
+		return true
+	}
+	return listAnswer(c, c.st.invoices, invoices, keep)
+}
+
+func (c *call) findInvoice() (*invoice, *answer) {
+	inv, found := byID(c.st.invoices, pathID(c.r))
+	if !found {
+		a := notFound("Invoice not found")
+		return nil, &a
+	}
+	return inv, nil
+}
+
+func (c *call) getInvoice() answer {
+	inv, fail := c.findInvoice()
+	if fail != nil {
+		return *fail
+	}
+	return ok(c.renderInvoice(inv))
+}
+
+// createInvoice makes a draft invoice with the provisional ref "(PROVn)".
+func (c *call) createInvoice() answer {
+	inv := &invoice{}
+	if fail := c.readDocument(&inv.document, "invoice"); fail != nil {
+		return *fail
+	}
+	b := c.body
+	if v, given := b.int("type"); given {
+		if v < 0 || v > 3 {
+			return badRequest("type must be 0 (standard), 1 (replacement), 2 (credit note) or 3 (deposit)")
+		}
+		inv.typ = v
+	}
+	due, hasDue := b.unixTime("date_lim_reglement")
+	if msg := b.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	inv.due = inv.date
+	if hasDue {
+		inv.due = dayOf(due)
+	}
+	c.st.addInvoice(inv)
+	return c.created(inv.id, c.renderInvoice(inv))
+}
+
+func (st *state) addInvoice(inv *invoice) {
+	inv.id = st.next("invoice")
+	inv.ref = fmt.Sprintf("(PROV%d)", inv.id)
+	st.assignLineIDs(inv.lines)
+	inv.computeTotals()
+	st.invoices = append(st.invoices, inv)
+}
+
+// invoicePrefix is the prefix of final refs by invoice type, as in the
+// ERP's default numbering: FA for invoices, AV for credit notes, AC for
+// deposits.
+func invoicePrefix(typ int64) string {
+	switch typ {
+	case 2:
+		return "AV"
+	case 3:
+		return "AC"
+	}
+	return "FA"
+}
+
+func (c *call) validateInvoice() answer {
+	inv, fail := c.findInvoice()
+	if fail != nil {
+		return *fail
+	}
+	if a := c.validate(&inv.document, invoicePrefix(inv.typ), "Invoice"); a.status != 0 {
+		return a
+	}
+	return ok(c.renderInvoice(inv))
+}

@@ -1,0 +1,138 @@
+package erpfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+type orderJSON struct {
+	ID             json.RawMessage `json:"id"`
+	Entity         json.RawMessage `json:"entity"`
+	Ref            string          `json:"ref"`
+	RefClient      string          `json:"ref_client"`
+	Socid          json.RawMessage `json:"socid"`
+	Statut         json.RawMessage `json:"statut"`
+	Status         json.RawMessage `json:"status"`
+	Brouillon      json.RawMessage `json:"brouillon"`
+	Billed         json.RawMessage `json:"billed"`
+	Date           json.RawMessage `json:"date"`
+	DateCommande   json.RawMessage `json:"date_commande"`
+	DeliveryDate   json.RawMessage `json:"delivery_date"`
+	DateCreation   json.RawMessage `json:"date_creation"`
+	DateValidation json.RawMessage `json:"date_validation"`
+	DateCloture    json.RawMessage `json:"date_cloture"`
+	TotalHT        json.RawMessage `json:"total_ht"`
+	TotalTVA       json.RawMessage `json:"total_tva"`
+	TotalTTC       json.RawMessage `json:"total_ttc"`
+	NotePublic     string          `json:"note_public"`
+	NotePrivate    string          `json:"note_private"`
+	UserAuthorID   json.RawMessage `json:"user_author_id"`
+	Lines          []*lineJSON     `json:"lines"`
+	ArrayOptions   map[string]any  `json:"array_options"`
+}
+
+func (c *call) renderOrder(o *order) any {
+	n := c.num
+	j := &orderJSON{
+		ID: n.id(o.id), Entity: n.id(1), Ref: o.ref, RefClient: o.refClient, Socid: n.id(o.soc.id),
+		Statut: n.int(o.status), Status: n.int(o.status), Brouillon: n.flag(o.status == statusDraft), Billed: n.flag(o.billed),
+		Date: n.time(o.date), DateCommande: n.time(o.date), DeliveryDate: n.time(o.delivery), DateCreation: n.time(o.datec),
+		DateValidation: n.time(o.dateValidation), DateCloture: n.time(o.closedAt),
+		TotalHT: n.dec(o.ht), TotalTVA: n.dec(o.tva), TotalTTC: n.dec(o.ttc), NotePublic: o.notePublic, NotePrivate: o.notePrivate,
+		UserAuthorID: json.RawMessage("null"), Lines: c.renderLines(o.lines), ArrayOptions: map[string]any{},
+	}
+	if o.author != nil {
+		j.UserAuthorID = n.id(o.author.id)
+	}
+	return j
+}
+
+var orders = func() *collection[*order] {
+	fields := documentFields(func(o *order) *document { return &o.document }, "date_commande")
+	fields["facture"] = boolField(func(o *order) bool { return o.billed })
+	fields["date_livraison"] = timeField(func(o *order) time.Time { return o.delivery })
+	return &collection[*order]{noun: "order", defaultSort: "t.rowid", render: (*call).renderOrder, fields: fields}
+}()
+
+func (c *call) listOrders() answer {
+	socs, fail := idsParam(c.r.URL.Query().Get("thirdparty_ids"), "thirdparty_ids")
+	if fail != nil {
+		return *fail
+	}
+	keep := func(o *order) bool { return socs == nil || socs[o.soc.id] }
+	return listAnswer(c, c.st.orders, orders, keep)
+}
+
+func (c *call) findOrder() (*order, *answer) {
+	o, found := byID(c.st.orders, pathID(c.r))
+	if !found {
+		a := notFound("Order not found")
+		return nil, &a
+	}
+	return o, nil
+}
+
+func (c *call) getOrder() answer {
+	o, fail := c.findOrder()
+	if fail != nil {
+		return *fail
+	}
+	return ok(c.renderOrder(o))
+}
+
+// createOrder makes a draft order with the provisional ref "(PROVn)".
+func (c *call) createOrder() answer {
+	o := &order{}
+	if fail := c.readDocument(&o.document, "order"); fail != nil {
+		return *fail
+	}
+	delivery, hasDelivery := c.body.unixTime("delivery_date")
+	if msg := c.body.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	if hasDelivery {
+		o.delivery = dayOf(delivery)
+	}
+	c.st.addOrder(o)
+	return c.created(o.id, c.renderOrder(o))
+}
+
+func (st *state) addOrder(o *order) {
+	o.id = st.next("order")
+	o.ref = fmt.Sprintf("(PROV%d)", o.id)
+	st.assignLineIDs(o.lines)
+	o.computeTotals()
+	st.orders = append(st.orders, o)
+}
+
+func (c *call) validateOrder() answer {
+	o, fail := c.findOrder()
+	if fail != nil {
+		return *fail
+	}
+	if a := c.validate(&o.document, "CO", "Order"); a.status != 0 {
+		return a
+	}
+	return ok(c.renderOrder(o))
+}
+
+// closeOrder closes a validated (or shipping) order. A draft cannot be
+// closed: it must be validated first. A closed order is nothing done.
+func (c *call) closeOrder() answer {
+	o, fail := c.findOrder()
+	if fail != nil {
+		return *fail
+	}
+	switch o.status {
+	case orderClosed:
+		return nothingDone()
+	case statusDraft:
+		return badRequest("Error when closing Order: " + o.ref + " is a draft; validate it before closing it")
+	case orderCanceled:
+		return badRequest("Error when closing Order: " + o.ref + " is canceled")
+	}
+	o.status = orderClosed
+	o.closedAt = c.st.now()
+	return ok(c.renderOrder(o))
+}

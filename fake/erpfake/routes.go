@@ -1,0 +1,115 @@
+package erpfake
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+// apiRoot is where the REST API lives.
+const apiRoot = "/api/index.php"
+
+// routeSet is the fake's route table and the description of its API that
+// the explorer serves, built together so they cannot disagree.
+type routeSet struct {
+	routes *fakekit.Routes[*Server]
+	ops    []operation
+}
+
+// operation describes one API route for the explorer.
+type operation struct {
+	method, path, summary string
+	params                []param
+}
+
+type param struct {
+	name, in, typ, description string
+	required                   bool
+}
+
+var (
+	idParam   = param{name: "id", in: "path", typ: "integer", required: true, description: "Id of the record"}
+	bodyParam = param{name: "request_data", in: "body", typ: "object", required: true, description: "The record's fields, as JSON"}
+)
+
+func listParams(extra ...param) []param {
+	return append([]param{
+		{name: "sortfield", in: "query", typ: "string", description: "Column to sort by, with its alias (t.rowid)"},
+		{name: "sortorder", in: "query", typ: "string", description: "ASC or DESC"},
+		{name: "limit", in: "query", typ: "integer", description: "Page size (default 100; 0 for no limit)"},
+		{name: "page", in: "query", typ: "integer", description: "Page number, from 0"},
+		{name: "sqlfilters", in: "query", typ: "string", description: "Filter, e.g. (t.ref:like:'SO%') and (t.price:>:10)"},
+		{name: "pagination_data", in: "query", typ: "boolean", description: "Answer {data, pagination} with the total count"},
+	}, extra...)
+}
+
+// routeTable is every route the fake serves, built once and shared by all
+// instances. Its patterns are what InjectFault and RequestsTo take.
+var routeTable = sync.OnceValue(func() *routeSet {
+	set := &routeSet{routes: fakekit.NewRoutes[*Server]()}
+	rt := set.routes
+	api := func(method, path, summary string, params []param, fn func(c *call) answer) {
+		set.ops = append(set.ops, operation{method: method, path: path, summary: summary, params: params})
+		rt.Handle(method+" "+apiRoot+path, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, fn) })
+	}
+
+	api("GET", "/users", "List users", listParams(), (*call).listUsers)
+	api("GET", "/users/{id}", "Get a user", []param{idParam}, (*call).getUser)
+	api("POST", "/users", "Create a user (login required)", []param{bodyParam}, (*call).createUser)
+	api("PUT", "/users/{id}", "Update a user", []param{idParam, bodyParam}, (*call).updateUser)
+	api("DELETE", "/users/{id}", "Delete a user", []param{idParam}, (*call).deleteUser)
+
+	api("GET", "/thirdparties", "List third parties", listParams(param{name: "mode", in: "query", typ: "integer",
+		description: "1 customers, 2 prospects, 3 neither, 4 suppliers"}), (*call).listThirdparties)
+	api("GET", "/thirdparties/{id}", "Get a third party", []param{idParam}, (*call).getThirdparty)
+	api("POST", "/thirdparties", "Create a third party (name required)", []param{bodyParam}, (*call).createThirdparty)
+	api("PUT", "/thirdparties/{id}", "Update a third party", []param{idParam, bodyParam}, (*call).updateThirdparty)
+
+	api("GET", "/products", "List products", listParams(param{name: "mode", in: "query", typ: "integer",
+		description: "1 products only, 2 services only"}), (*call).listProducts)
+	api("GET", "/products/{id}", "Get a product", []param{idParam}, (*call).getProduct)
+	api("POST", "/products", "Create a product (ref, unique, and label required)", []param{bodyParam}, (*call).createProduct)
+	api("PUT", "/products/{id}", "Update a product", []param{idParam, bodyParam}, (*call).updateProduct)
+
+	thirdpartyIDs := param{name: "thirdparty_ids", in: "query", typ: "string", description: "Third party ids, comma-separated"}
+	api("GET", "/invoices", "List invoices", listParams(thirdpartyIDs, param{name: "status", in: "query", typ: "string",
+		description: "draft, unpaid, paid or cancelled"}), (*call).listInvoices)
+	api("GET", "/invoices/{id}", "Get an invoice", []param{idParam}, (*call).getInvoice)
+	api("POST", "/invoices", "Create a draft invoice (socid, type, lines)", []param{bodyParam}, (*call).createInvoice)
+	api("POST", "/invoices/{id}/validate", "Validate a draft invoice: it gets its final ref", []param{idParam, bodyParam}, (*call).validateInvoice)
+
+	api("GET", "/orders", "List orders", listParams(thirdpartyIDs), (*call).listOrders)
+	api("GET", "/orders/{id}", "Get an order", []param{idParam}, (*call).getOrder)
+	api("POST", "/orders", "Create a draft order (socid, lines)", []param{bodyParam}, (*call).createOrder)
+	api("POST", "/orders/{id}/validate", "Validate a draft order: it gets its final ref", []param{idParam, bodyParam}, (*call).validateOrder)
+	api("POST", "/orders/{id}/close", "Close a validated order", []param{idParam, bodyParam}, (*call).closeOrder)
+
+	explorer := func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorer(w, r, set.ops) }
+	rt.Handle("GET "+apiRoot+"/explorer", explorer)
+	rt.Handle("GET "+apiRoot+"/explorer/{$}", explorer)
+	rt.Handle("GET "+apiRoot+"/explorer/swagger.json", explorer)
+
+	rt.Handle("GET /{$}", func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePage(w, r) })
+	rt.Handle("GET /index.php", func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePage(w, r) })
+	rt.Handle("POST /index.php", func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveLogin(w, r) })
+
+	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != apiRoot && !strings.HasPrefix(r.URL.Path, apiRoot+"/") {
+			http.NotFound(w, r)
+			return
+		}
+		if !s.APIEnabled() {
+			writeModuleOff(w)
+			return
+		}
+		if allowed := rt.Allowed(r); len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			writeAnswer(w, apiError(http.StatusMethodNotAllowed, ""))
+			return
+		}
+		writeAnswer(w, apiError(http.StatusNotFound, ""))
+	})
+	return set
+})

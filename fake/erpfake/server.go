@@ -1,0 +1,281 @@
+package erpfake
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+// Fault is an answer forced on the next requests to a route; see
+// [Server.InjectFault].
+type Fault = fakekit.Fault
+
+// Request is a request the fake received, as its log keeps it.
+type Request = fakekit.Request
+
+// Server is the fake ERP. It is an http.Handler; use [Start] in tests, or
+// [New] and [Server.Listen] in programs.
+type Server struct {
+	kit *fakekit.Kit
+	cfg config
+
+	httpSrv *httptest.Server
+
+	mu         sync.Mutex
+	st         *state
+	admin      *user
+	url        string
+	apiEnabled bool
+}
+
+type config struct {
+	clock             *clock.Fake
+	adminPassword     string
+	adminKey          string
+	sessionTimeout    time.Duration
+	nativeNumbers     bool
+	emptyListNotFound bool
+	bareCreateIDs     bool
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+// WithClock makes the fake read its time from clk, shared with other fakes
+// or with the code under test. It drives session expiry and the dates of
+// records.
+func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
+
+// WithAdminPassword sets the password of the web user admin (the
+// deployment's ERP_ADMIN_PASSWORD); by default it is random
+// ([Server.AdminPassword]).
+func WithAdminPassword(pw string) Option { return func(c *config) { c.adminPassword = pw } }
+
+// WithAdminAPIKey fixes admin's API key (random by default, [Server.APIKey]).
+func WithAdminAPIKey(key string) Option { return func(c *config) { c.adminKey = key } }
+
+// WithSessionTimeout sets how long a web session lasts without use, on the
+// fake clock (default 1440 s, PHP's session.gc_maxlifetime).
+func WithSessionTimeout(d time.Duration) Option { return func(c *config) { c.sessionTimeout = d } }
+
+// WithNativeNumbers answers numbers as JSON numbers ("id":12,
+// "price":100.5), as deployments on PHP 8.1 and later do. By default the
+// fake answers them as strings ("id":"12", "price":"100.50000000"), as the
+// ERP does on older PHP database drivers: a client must read both.
+func WithNativeNumbers() Option { return func(c *config) { c.nativeNumbers = true } }
+
+// WithEmptyListNotFound answers a list with nothing in it by 404 "No …
+// found", as older versions of the ERP do, instead of [].
+func WithEmptyListNotFound() Option { return func(c *config) { c.emptyListNotFound = true } }
+
+// WithBareCreateIDs answers a create with the new record's bare id (12), as
+// most versions of the ERP do, instead of the record.
+func WithBareCreateIDs() Option { return func(c *config) { c.bareCreateIDs = true } }
+
+// AdminLogin is the web user every fake starts with.
+const AdminLogin = erp.AdminLogin
+
+// SessionCookie is the name of the web session cookie.
+const SessionCookie = "ERPSESSID"
+
+// New returns a fake holding one administrator, admin, with a password
+// ([Server.AdminPassword]) and an API key ([Server.APIKey]), and the REST
+// API module switched on.
+func New(opts ...Option) *Server {
+	cfg := config{sessionTimeout: 1440 * time.Second}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	s := &Server{cfg: cfg, apiEnabled: true}
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, FaultBody: s.writeFault, Routes: routeTable().routes.Bind(s)})
+	s.cfg.clock = s.kit.Clock()
+	if s.cfg.adminPassword == "" {
+		s.cfg.adminPassword = randomHex(12)
+	}
+	if s.cfg.adminKey == "" {
+		s.cfg.adminKey = randomHex(16)
+	}
+	s.st = newState(s.cfg.clock)
+	s.admin = s.st.addUser(userFields{login: AdminLogin, password: s.cfg.adminPassword, lastname: "SuperAdmin", admin: true, employee: true})
+	s.st.setKey(s.admin, s.cfg.adminKey)
+	return s
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Start serves a new fake on a loopback port until the test ends.
+func Start(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := New(opts...)
+	s.setURL(fakekit.Start(tb, s).URL)
+	return s
+}
+
+// StartTLS is Start over TLS with a self-signed certificate; the clients the
+// server makes trust it.
+func StartTLS(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := New(opts...)
+	s.httpSrv = fakekit.StartTLS(tb, s)
+	s.setURL(s.httpSrv.URL)
+	return s
+}
+
+// Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
+// Close, for programs; it returns the URL to reach it.
+func (s *Server) Listen(addr string) (string, error) {
+	srv, err := fakekit.Listen(addr, s)
+	if err != nil {
+		return "", err
+	}
+	s.httpSrv = srv
+	s.setURL(srv.URL)
+	return srv.URL, nil
+}
+
+// Close stops a server started by Listen or StartTLS.
+func (s *Server) Close() {
+	if s.httpSrv != nil {
+		s.httpSrv.Close()
+	}
+}
+
+func (s *Server) setURL(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.url = u
+}
+
+// URL returns the ERP's root URL ("" before Start or Listen); the API is at
+// URL()+"/api/index.php".
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// AdminPassword returns the password of the web user admin.
+func (s *Server) AdminPassword() string { return s.cfg.adminPassword }
+
+// APIKey returns admin's API key.
+func (s *Server) APIKey() string { return s.cfg.adminKey }
+
+// Clock returns the fake's clock.
+func (s *Server) Clock() *clock.Fake { return s.cfg.clock }
+
+// Client returns a client pointed at the fake, authenticated with admin's
+// API key and waiting on the fake's clock. Options come after those.
+func (s *Server) Client(opts ...erp.Option) *erp.Client {
+	return s.client(append([]erp.Option{erp.WithAPIKey(s.cfg.adminKey)}, opts...))
+}
+
+// ClientWithKey is Client authenticated with another API key.
+func (s *Server) ClientWithKey(key string, opts ...erp.Option) *erp.Client {
+	return s.client(append([]erp.Option{erp.WithAPIKey(key)}, opts...))
+}
+
+// ClientWithLogin is a client that logs in through the web login form and
+// uses the session cookie.
+func (s *Server) ClientWithLogin(login, password string, opts ...erp.Option) *erp.Client {
+	return s.client(append([]erp.Option{erp.WithLogin(login, password)}, opts...))
+}
+
+func (s *Server) client(opts []erp.Option) *erp.Client {
+	u := s.URL()
+	if u == "" {
+		panic("erpfake: Client called before Start or Listen")
+	}
+	base := []erp.Option{erp.WithClock(s.cfg.clock)}
+	if s.httpSrv != nil && s.httpSrv.TLS != nil {
+		base = append(base, erp.WithHTTPClient(s.httpSrv.Client()))
+	}
+	c, err := erp.New(u, append(base, opts...)...)
+	if err != nil {
+		panic(fmt.Sprintf("erpfake: building client: %v", err))
+	}
+	return c
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.kit.ServeHTTP(w, r) }
+
+// SetAPIEnabled switches the REST API module on or off. While it is off,
+// every API call is answered, as the ERP does, by a 200 web page saying the
+// module must be enabled; the web interface still works.
+func (s *Server) SetAPIEnabled(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.apiEnabled = on
+}
+
+// APIEnabled reports whether the REST API module is on.
+func (s *Server) APIEnabled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.apiEnabled
+}
+
+// EndSessions ends every web session, as a server restart that loses its
+// session store would.
+func (s *Server) EndSessions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.st.sessions)
+}
+
+// Sessions returns how many web sessions are open (not yet expired).
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, sess := range s.st.sessions {
+		if s.st.sessionAlive(sess, s.cfg.sessionTimeout) {
+			n++
+		} else {
+			delete(s.st.sessions, id)
+		}
+	}
+	return n
+}
+
+// InjectFault makes requests matching route (an http.ServeMux pattern such
+// as "POST /api/index.php/invoices", or "" for all) answer as f says. A
+// fault with a status and no body answers in the ERP's error shape.
+func (s *Server) InjectFault(route string, f Fault) error { return s.kit.InjectFault(route, f) }
+
+// ClearFaults removes every injected fault.
+func (s *Server) ClearFaults() { s.kit.ClearFaults() }
+
+// Requests returns the requests received, oldest first.
+func (s *Server) Requests() []Request { return s.kit.Requests() }
+
+// RequestsTo returns the requests a route answered, by its pattern as the
+// fake registers it ("GET /api/index.php/invoices").
+func (s *Server) RequestsTo(route string) []Request { return s.kit.RequestsTo(route) }
+
+// ResetRequests empties the request log.
+func (s *Server) ResetRequests() { s.kit.ResetRequests() }
+
+// writeFault answers an injected fault in the ERP's shape.
+func (s *Server) writeFault(w http.ResponseWriter, _ *http.Request, status int) {
+	if status == http.StatusNotModified || status == http.StatusNoContent {
+		w.WriteHeader(status)
+		return
+	}
+	writeAnswer(w, apiError(status, ""))
+}
