@@ -27,11 +27,11 @@ type User struct {
 	Enabled          Bool   `json:"status"`
 	OfficePhone      string `json:"office_phone"`
 	Mobile           string `json:"user_mobile"`
-	SupervisorID     ID     `json:"fk_user"`     // the user's manager
-	ThirdpartyID     ID     `json:"socid"`       // set for an external user
-	Entity           ID     `json:"entity"`      // the company (multi-company setups)
-	DateCreation     Time   `json:"datec"`       // created
-	DateModification Time   `json:"datem"`       // last changed
+	SupervisorID     ID     `json:"fk_user"` // the user's manager
+	ThirdpartyID     ID     `json:"socid"`   // set for an external user
+	Entity           ID     `json:"entity"`  // the company (multi-company setups)
+	DateCreation     Time   `json:"datec"`   // created
+	DateModification Time   `json:"datem"`   // last changed
 	DateLastLogin    Time   `json:"datelastlogin"`
 	Extra            Extra  `json:"-"` // fields this type does not model
 }
