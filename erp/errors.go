@@ -131,14 +131,19 @@ func decodeError(resp *http.Response, body []byte) error {
 		return e
 	}
 	var shape struct {
-		Error   map[string]json.RawMessage `json:"error"`
-		Message string                     `json:"message"`
+		Error   json.RawMessage `json:"error"`
+		Message json.RawMessage `json:"message"`
 	}
 	if isJSON(resp.Header) && json.Unmarshal(body, &shape) == nil {
-		if shape.Error != nil {
-			e.Message, e.Code, e.Details = readErrorObject(shape.Error)
-		} else {
-			e.Message = oneLine(shape.Message)
+		var obj map[string]json.RawMessage
+		var text string
+		switch {
+		case json.Unmarshal(shape.Error, &obj) == nil && obj != nil:
+			e.Message, e.Code, e.Details = readErrorObject(obj)
+		case json.Unmarshal(shape.Error, &text) == nil, json.Unmarshal(shape.Message, &text) == nil:
+			e.Message = oneLine(text)
+		default:
+			e.Message = pageText(body)
 		}
 	} else {
 		e.Message = pageText(body)

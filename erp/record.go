@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Extra holds the fields of a record that this package does not model, as
@@ -92,8 +93,11 @@ func forEachMember(data []byte, fn func(key, value []byte)) {
 			return // '}' or, for invalid input, anything else
 		}
 		end := skipString(data, i)
+		if end < i+2 || end > len(data) || data[end-1] != '"' {
+			return // unterminated
+		}
 		key := data[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			var s string
 			if json.Unmarshal(data[i:end], &s) != nil {
 				return
@@ -125,7 +129,8 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string starting at data[i] == '"'.
+// skipString returns the index after the string starting at data[i] == '"',
+// or len(data) when it is unterminated.
 func skipString(data []byte, i int) int {
 	for i++; i < len(data); i++ {
 		switch data[i] {

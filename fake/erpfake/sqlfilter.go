@@ -21,16 +21,17 @@ import (
 //	op        = "=" | "!=" | "<>" | "<" | "<=" | ">" | ">=" |
 //	            "like" | "notlike" | "in" | "notin" | "is" | "isnot"
 //	value     = string | number | "null" | "(" scalar { "," scalar } ")"
-//	string    = "'" { char | "\'" | "\\" } "'"
+//	string    = "'" { char | "\'" | "\\" | "\%" | "\_" } "'"
 //	number    = [ "-" ] digits [ "." digits ]
 //
 // Keywords and operators are case-insensitive; "and" binds tighter than
 // "or", as in SQL. A list is for in and notin only, null for is and isnot
 // only. String comparisons ignore case (the usual collation); like takes %
-// and _ wildcards. A date field compares with Unix seconds or with
-// 'YYYY-MM-DD[ HH:MM:SS]'. A field that is unset is null and fails every
-// comparison but is null. Anything else is refused: a malformed filter, an
-// unknown field, a value of the wrong kind.
+// and _ wildcards, and \% and \_ for the characters themselves (kept as
+// written inside the string, as MySQL keeps them). A date field compares
+// with Unix seconds or with 'YYYY-MM-DD[ HH:MM:SS]'. A field that is unset
+// is null and fails every comparison but is null. Anything else is
+// refused: a malformed filter, an unknown field, a value of the wrong kind.
 
 const (
 	maxFilterLen   = 10_000
@@ -307,6 +308,9 @@ func (p *filterParser) scalar() (literal, error) {
 			case '\\':
 				if p.i+1 < len(p.s) {
 					p.i++
+					if c := p.s[p.i]; c == '%' || c == '_' {
+						b.WriteByte('\\') // kept for like, as MySQL keeps \% and \_
+					}
 					b.WriteByte(p.s[p.i])
 				}
 			case '\'':

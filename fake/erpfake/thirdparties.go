@@ -131,11 +131,11 @@ func (c *call) thirdpartyInput(t *thirdparty) {
 }
 
 // codeTaken reports which of t's customer and supplier codes another third
-// party already has, as the ERP's error code.
-func (c *call) codeTaken(t *thirdparty) string {
+// party than self already has, as the ERP's error code.
+func (c *call) codeTaken(t, self *thirdparty) string {
 	for _, o := range c.st.thirdparties {
 		switch {
-		case o == t:
+		case o == self:
 		case t.codeClient != "" && strings.EqualFold(o.codeClient, t.codeClient):
 			return "ErrorCustomerCodeAlreadyUsed"
 		case t.codeSupplier != "" && strings.EqualFold(o.codeSupplier, t.codeSupplier):
@@ -171,7 +171,7 @@ func (c *call) createThirdparty() answer {
 	if t.name == "" {
 		return badRequest("name field missing")
 	}
-	if code := c.codeTaken(t); code != "" {
+	if code := c.codeTaken(t, nil); code != "" {
 		return apiError(http.StatusInternalServerError, "Error creating thirdparty", code)
 	}
 	c.st.addThirdparty(t)
@@ -199,7 +199,7 @@ func (c *call) updateThirdparty() answer {
 	if next.name == "" {
 		return badRequest("name field missing")
 	}
-	if code := c.codeTaken(&next); code != "" {
+	if code := c.codeTaken(&next, t); code != "" {
 		return apiError(http.StatusInternalServerError, "Error updating thirdparty", code)
 	}
 	next.datem = c.st.now()

@@ -1,0 +1,207 @@
+package erpfake_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/erpfake"
+)
+
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// send makes a request by hand with admin's key (unless path carries its
+// own credentials), to see exactly what the fake answers.
+func send(t *testing.T, srv *erpfake.Server, method, path, contentType, body string, header ...string) answer {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
+	req.Header.Set("ERPAPIKEY", srv.APIKey())
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, string(b)}
+}
+
+const api = "/api/index.php"
+
+func TestErrorShapesAndStatuses(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
+	srv.AddProduct(erpfake.ProductSeed{Ref: "W", Label: "Widget", Price: "2"})
+	inv, _ := srv.AddInvoice(erpfake.InvoiceSeed{SocID: 1, Lines: []erpfake.LineSeed{{ProductID: 1, Qty: "1"}}, Validated: true})
+	for _, tc := range []struct {
+		name                 string
+		method, path, ct, in string
+		header               []string
+		status               int
+		body                 string
+	}{
+		{"missing invoice", "GET", api + "/invoices/99", "", "", nil, 404, `{"error":{"code":404,"message":"Not Found: Invoice not found"}}`},
+		{"malformed id", "GET", api + "/users/abc", "", "", nil, 404, `{"error":{"code":404,"message":"Not Found: User not found"}}`},
+		{"no key", "GET", api + "/users", "", "", []string{"ERPAPIKEY", ""}, 401,
+			`{"error":{"code":401,"message":"Unauthorized: Failed to login to API. No parameter 'HTTP_ERPAPIKEY' on HTTP header (and no parameter ERPAPIKEY in URL)."}}`},
+		{"bad key", "GET", api + "/users", "", "", []string{"ERPAPIKEY", "nope"}, 401,
+			`{"error":{"code":401,"message":"Unauthorized: Error user not valid (not found with api key or bad status or bad validity dates) (conf-\u003eentity=1)"}}`},
+		{"name missing", "POST", api + "/thirdparties", "application/json", `{"client":1}`, nil, 400, `{"error":{"code":400,"message":"Bad Request: name field missing"}}`},
+		{"not JSON", "POST", api + "/thirdparties", "application/x-www-form-urlencoded", `name=x`, nil, 403,
+			"{\"error\":{\"code\":403,\"message\":\"Forbidden: Content type `application/x-www-form-urlencoded` is not supported.\"}}"},
+		{"malformed JSON", "POST", api + "/thirdparties", "application/json", `{"name":`, nil, 400, `{"error":{"code":400,"message":"Bad Request: Error parsing JSON"}}`},
+		{"validated twice", "POST", api + "/invoices/" + itoa(inv) + "/validate", "application/json", `{}`, nil, 304, ``},
+		{"duplicate ref", "POST", api + "/products", "application/json", `{"ref":"w","label":"x"}`, nil, 500,
+			`{"error":{"0":"ErrorProductAlreadyExists","code":500,"message":"Internal Server Error: Error creating product"}}`},
+		{"bad limit", "GET", api + "/products?limit=ten", "", "", nil, 400,
+			"{\"error\":{\"code\":400,\"message\":\"Bad Request: Invalid value specified for `limit`. Expecting integer value\"}}"},
+		{"bad sort field", "GET", api + "/products?sortfield=t.nope", "", "", nil, 400,
+			`{"error":{"code":400,"message":"Bad Request: Error when validating parameter sortfield -\u003e unknown field t.nope"}}`},
+		{"unknown route", "GET", api + "/nowhere", "", "", nil, 404, `{"error":{"code":404,"message":"Not Found"}}`},
+		{"wrong method", "DELETE", api + "/invoices/1", "", "", nil, 405, `{"error":{"code":405,"message":"Method Not Allowed"}}`},
+		{"key in the URL", "GET", api + "/users/1?ERPAPIKEY=" + srv.APIKey(), "", "", []string{"ERPAPIKEY", ""}, 200, ""},
+		{"api_key in the URL", "GET", api + "/users/1?api_key=" + srv.APIKey(), "", "", []string{"ERPAPIKEY", ""}, 200, ""},
+	} {
+		a := send(t, srv, tc.method, tc.path, tc.ct, tc.in, tc.header...)
+		if a.status != tc.status || tc.body != "" && a.body != tc.body {
+			t.Errorf("%s: %d %s", tc.name, a.status, a.body)
+		}
+		if tc.status >= 400 && a.header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: Content-Type %q", tc.name, a.header.Get("Content-Type"))
+		}
+	}
+	if a := send(t, srv, "DELETE", api+"/invoices/1", "", ""); !strings.Contains(a.header.Get("Allow"), "GET") {
+		t.Errorf("405 without Allow: %v", a.header)
+	}
+}
+
+func TestModuleSwitchedOff(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	srv.SetAPIEnabled(false)
+	if srv.APIEnabled() {
+		t.Fatal("still enabled")
+	}
+	for _, path := range []string{api + "/users", api + "/nowhere", api + "/explorer", api + "/explorer/swagger.json"} {
+		a := send(t, srv, "GET", path, "", "")
+		if a.status != 200 || !strings.HasPrefix(a.header.Get("Content-Type"), "text/html") || !strings.Contains(a.body, "Module <b>Api</b> must be enabled") {
+			t.Errorf("%s: %d %q %s", path, a.status, a.header.Get("Content-Type"), a.body)
+		}
+	}
+	if a := send(t, srv, "GET", "/", "", ""); a.status != 200 || !strings.Contains(a.body, `name="password"`) {
+		t.Fatalf("web root: %d %s", a.status, a.body)
+	}
+	srv.SetAPIEnabled(true)
+	if a := send(t, srv, "GET", api+"/users", "", ""); a.status != 200 {
+		t.Fatalf("back on: %d", a.status)
+	}
+}
+
+func TestWebLogin(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC))
+	srv := erpfake.Start(t, erpfake.WithClock(clk), erpfake.WithAdminPassword("pw"), erpfake.WithSessionTimeout(time.Hour))
+	form := func(user, pw string) string { return url.Values{"username": {user}, "password": {pw}}.Encode() }
+	bad := send(t, srv, "POST", "/index.php", "application/x-www-form-urlencoded", form("admin", "nope"))
+	if bad.status != 200 || !strings.Contains(bad.body, `<div class="error">Bad value for login or password</div>`) || bad.header.Get("Set-Cookie") != "" {
+		t.Fatalf("refused login: %d %v %s", bad.status, bad.header, bad.body)
+	}
+	good := send(t, srv, "POST", "/index.php", "application/x-www-form-urlencoded", form("ADMIN", "pw"))
+	cookie := good.header.Get("Set-Cookie")
+	if good.status != 302 || good.header.Get("Location") != "/index.php?mainmenu=home" || !strings.HasPrefix(cookie, erpfake.SessionCookie+"=") {
+		t.Fatalf("login: %d %v", good.status, good.header)
+	}
+	cookie, _, _ = strings.Cut(cookie, ";")
+	if a := send(t, srv, "GET", "/", "", "", "Cookie", cookie); !strings.Contains(a.body, "Logged in as admin") {
+		t.Fatalf("home: %s", a.body)
+	}
+	if a := send(t, srv, "GET", api+"/users/1", "", "", "Cookie", cookie, "ERPAPIKEY", ""); a.status != 200 {
+		t.Fatalf("API with the session: %d %s", a.status, a.body)
+	}
+	clk.Advance(59 * time.Minute)
+	if a := send(t, srv, "GET", api+"/users/1", "", "", "Cookie", cookie, "ERPAPIKEY", ""); a.status != 200 {
+		t.Fatalf("used within the hour: %d", a.status)
+	}
+	clk.Advance(time.Hour)
+	if a := send(t, srv, "GET", api+"/users/1", "", "", "Cookie", cookie, "ERPAPIKEY", ""); a.status != 401 || srv.Sessions() != 0 {
+		t.Fatalf("idle an hour: %d, %d sessions", a.status, srv.Sessions())
+	}
+}
+
+func TestExplorerDescribesTheFake(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	for _, path := range []string{api + "/explorer", api + "/explorer/", api + "/explorer/swagger.json"} {
+		a := send(t, srv, "GET", path, "", "", "ERPAPIKEY", "")
+		var doc struct {
+			Swagger  string                                `json:"swagger"`
+			BasePath string                                `json:"basePath"`
+			Paths    map[string]map[string]json.RawMessage `json:"paths"`
+		}
+		if a.status != 200 || json.Unmarshal([]byte(a.body), &doc) != nil || doc.Swagger != "2.0" || doc.BasePath != api || len(doc.Paths) != 13 {
+			t.Fatalf("%s: %d %.200s", path, a.status, a.body)
+		}
+		if _, ok := doc.Paths["/orders/{id}/close"]["post"]; !ok {
+			t.Fatalf("close not described: %v", doc.Paths)
+		}
+	}
+	if a := send(t, srv, "GET", "/nowhere", "", ""); a.status != 404 {
+		t.Fatalf("web 404: %d", a.status)
+	}
+}
+
+func TestSeedAndReadBack(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	for name, err := range map[string]error{
+		"user without login":  second(srv.AddUser(erpfake.UserSeed{})),
+		"duplicate login":     second(srv.AddUser(erpfake.UserSeed{Login: "Admin"})),
+		"key for nobody":      second(srv.NewAPIKey("nobody")),
+		"enable nobody":       srv.SetUserEnabled("nobody", true),
+		"nameless thirdparty": second(srv.AddThirdparty(erpfake.ThirdpartySeed{})),
+		"bad client kind":     second(srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "x", Client: 9})),
+		"product without ref": second(srv.AddProduct(erpfake.ProductSeed{Label: "x"})),
+		"bad price":           second(srv.AddProduct(erpfake.ProductSeed{Ref: "x", Label: "x", Price: "cheap"})),
+		"invoice for nobody":  second(srv.AddInvoice(erpfake.InvoiceSeed{SocID: 9})),
+		"order for nobody":    second(srv.AddOrder(erpfake.OrderSeed{SocID: 9})),
+	} {
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 3, Supplier: true})
+	if _, err := srv.AddInvoice(erpfake.InvoiceSeed{SocID: soc, Validated: true}); err == nil {
+		t.Error("an invoice without lines validated")
+	}
+	tp := srv.Thirdparty(soc)
+	if tp == nil || tp.CustomerCode == "" || tp.SupplierCode == "" || tp.Client != erp.CustomerProspect {
+		t.Fatalf("read back %+v", tp)
+	}
+	if srv.Invoice(1) == nil || srv.Invoice(1).Status != erp.InvoiceDraft || srv.Invoice(99) != nil || srv.Order(1) != nil {
+		t.Fatal("invoice read back")
+	}
+	if len(srv.Users()) != 1 || srv.User(1).Login != "admin" || len(srv.Products()) != 0 || len(srv.Orders()) != 0 || len(srv.Thirdparties()) != 1 || len(srv.Invoices()) != 1 {
+		t.Fatal("lists read back")
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func itoa(n int64) string { return erp.ID(n).String() }
