@@ -58,7 +58,7 @@ func TestDecodeError(t *testing.T) {
 func TestNoRecordsAndRefusedAtLogin(t *testing.T) {
 	t.Parallel()
 	for body, want := range map[string]bool{
-		`{"error":{"code":404,"message":"Not Found: No product found"}}`:      true,
+		`{"error":{"code":404,"message":"Not Found: No product found"}}`:       true,
 		`{"error":{"code":404,"message":"Not Found: Thirdparties not found"}}`: true,
 		`{"error":{"code":404,"message":"Not Found"}}`:                         false,
 		`<html>Not Found</html>`:                                               false,
@@ -71,10 +71,10 @@ func TestNoRecordsAndRefusedAtLogin(t *testing.T) {
 		t.Error("a page counted as the ERP's empty list")
 	}
 	for body, want := range map[string]bool{
-		`{"error":{"code":401,"message":"Unauthorized: Failed to login to API. No parameter"}}`:            true,
+		`{"error":{"code":401,"message":"Unauthorized: Failed to login to API. No parameter"}}`:              true,
 		`{"error":{"code":401,"message":"Unauthorized"},"debug":{"source":"a.php:1 at authenticate stage"}}`: true,
-		`{"error":{"code":401,"message":"Unauthorized: Session expired"}}`:                                  true,
-		`{"error":{"code":401,"message":"Unauthorized: Access not allowed for login admin"}}`:               false,
+		`{"error":{"code":401,"message":"Unauthorized: Session expired"}}`:                                   true,
+		`{"error":{"code":401,"message":"Unauthorized: Access not allowed for login admin"}}`:                false,
 	} {
 		if got := refusedAtLogin(errorFor(401, "application/json", body)); got != want {
 			t.Errorf("refusedAtLogin(%s) = %v", body, got)

@@ -195,4 +195,3 @@ func TestCreateAnsweredWithBareID(t *testing.T) {
 		t.Fatalf("read-back failure: %v", err)
 	}
 }
-
