@@ -119,11 +119,19 @@ func (inv *Invoice) UnmarshalJSON(b []byte) error {
 		*plain
 		Status *InvoiceStatus `json:"status"`
 		Statut *InvoiceStatus `json:"statut"`
+		Lines  []wireLine     `json:"lines"`
 	}
 	w.plain = (*plain)(inv)
-	if err := decodeRecord(b, &w, invoiceKeys, &inv.Extra); err != nil {
+	var rawLines []byte
+	onKnown := func(key, value []byte) {
+		if string(key) == "lines" {
+			rawLines = value
+		}
+	}
+	if err := decodeRecord(b, &w, invoiceKeys, &inv.Extra, onKnown); err != nil {
 		return err
 	}
+	inv.Lines = linesFrom(w.Lines, rawLines)
 	inv.Status = firstOf(w.Status, w.Statut)
 	return nil
 }

@@ -1,5 +1,7 @@
 package erp
 
+import "slices"
+
 // Line is a line of an invoice or an order.
 type Line struct {
 	ID           ID          `json:"id"`
@@ -24,23 +26,65 @@ var lineKeys = keysOf[Line]("rowid")
 // UnmarshalJSON decodes a line, keeping unknown fields in Extra. Its id
 // comes from "id" or, in versions that send only that, "rowid".
 func (l *Line) UnmarshalJSON(b []byte) error {
-	type plain Line
-	var w struct {
-		*plain
-		Rank  *ID `json:"rang"`
-		RowID *ID `json:"rowid"`
-	}
-	w.plain = (*plain)(l)
-	if err := decodeRecord(b, &w, lineKeys, &l.Extra); err != nil {
+	var w wireLine
+	if err := decodeRecord(b, &w, lineKeys, &l.Extra, nil); err != nil {
 		return err
 	}
+	extra := l.Extra
+	*l = w.line()
+	l.Extra = extra
+	return nil
+}
+
+// linePlain is Line without its methods, for decoding its fields.
+type linePlain Line
+
+// wireLine is a line as the ERP sends it: rang may be a string, and the id
+// may come as rowid only.
+type wireLine struct {
+	linePlain
+	Rank  *ID `json:"rang"`
+	RowID *ID `json:"rowid"`
+}
+
+func (w *wireLine) line() Line {
+	l := Line(w.linePlain)
 	if l.ID == 0 && w.RowID != nil {
 		l.ID = *w.RowID
 	}
 	if w.Rank != nil {
 		l.Rank = int(*w.Rank)
 	}
-	return nil
+	return l
+}
+
+// linesFrom finishes the lines of a document decoded as wireLines in the
+// document's own pass (one pass over the bytes instead of one per line):
+// it converts them and collects each line's extra fields from raw, the
+// "lines" array.
+func linesFrom(wire []wireLine, raw []byte) []Line {
+	if wire == nil {
+		return nil
+	}
+	lines := make([]Line, len(wire))
+	for i := range wire {
+		lines[i] = wire[i].line()
+	}
+	forEachElement(raw, func(i int, elem []byte) {
+		if i >= len(lines) {
+			return
+		}
+		forEachMember(elem, func(key, value []byte) {
+			if lineKeys[string(key)] {
+				return
+			}
+			if lines[i].Extra == nil {
+				lines[i].Extra = Extra{}
+			}
+			lines[i].Extra[string(key)] = slices.Clone(value)
+		})
+	})
+	return lines
 }
 
 // MarshalJSON encodes a line with its Extra fields.

@@ -81,11 +81,19 @@ func (o *Order) UnmarshalJSON(b []byte) error {
 		*plain
 		Status *OrderStatus `json:"status"`
 		Statut *OrderStatus `json:"statut"`
+		Lines  []wireLine   `json:"lines"`
 	}
 	w.plain = (*plain)(o)
-	if err := decodeRecord(b, &w, orderKeys, &o.Extra); err != nil {
+	var rawLines []byte
+	onKnown := func(key, value []byte) {
+		if string(key) == "lines" {
+			rawLines = value
+		}
+	}
+	if err := decodeRecord(b, &w, orderKeys, &o.Extra, onKnown); err != nil {
 		return err
 	}
+	o.Lines = linesFrom(w.Lines, rawLines)
 	o.Status = firstOf(w.Status, w.Statut)
 	return nil
 }

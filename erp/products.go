@@ -75,7 +75,7 @@ var productKeys = keysOf[Product]()
 // UnmarshalJSON decodes a product, keeping unknown fields in Extra.
 func (p *Product) UnmarshalJSON(b []byte) error {
 	type plain Product
-	return decodeRecord(b, (*plain)(p), productKeys, &p.Extra)
+	return decodeRecord(b, (*plain)(p), productKeys, &p.Extra, nil)
 }
 
 // MarshalJSON encodes a product with its Extra fields.

@@ -58,8 +58,9 @@ func keysOf[T any](also ...string) keySet {
 
 // decodeRecord decodes data into into (a record's method-less twin, or a
 // wrapper around it) and collects the top-level fields known does not name
-// into *extra (nil when there are none).
-func decodeRecord(data []byte, into any, known keySet, extra *Extra) error {
+// into *extra (nil when there are none). onKnown, when set, sees the known
+// fields' raw values.
+func decodeRecord(data []byte, into any, known keySet, extra *Extra, onKnown func(key, value []byte)) error {
 	*extra = nil
 	if err := json.Unmarshal(data, into); err != nil {
 		return err
@@ -67,6 +68,9 @@ func decodeRecord(data []byte, into any, known keySet, extra *Extra) error {
 	var out Extra
 	forEachMember(data, func(key, value []byte) {
 		if known[string(key)] {
+			if onKnown != nil {
+				onKnown(key, value)
+			}
 			return
 		}
 		if out == nil {
@@ -119,6 +123,30 @@ func forEachMember(data []byte, fn func(key, value []byte)) {
 			return
 		}
 		i++
+	}
+}
+
+// forEachElement calls fn with each element of a JSON array (raw). data
+// must be valid JSON; a value that is not an array yields nothing.
+func forEachElement(data []byte, fn func(i int, value []byte)) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return
+	}
+	for n := 0; ; n++ {
+		i = skipSpace(data, i+1)
+		if i >= len(data) || data[i] == ']' {
+			return
+		}
+		end := skipValue(data, i)
+		if end <= i {
+			return
+		}
+		fn(n, data[i:end])
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ',' {
+			return
+		}
 	}
 }
 

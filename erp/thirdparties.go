@@ -84,7 +84,7 @@ var thirdpartyKeys = keysOf[Thirdparty]()
 // UnmarshalJSON decodes a third party, keeping unknown fields in Extra.
 func (t *Thirdparty) UnmarshalJSON(b []byte) error {
 	type plain Thirdparty
-	return decodeRecord(b, (*plain)(t), thirdpartyKeys, &t.Extra)
+	return decodeRecord(b, (*plain)(t), thirdpartyKeys, &t.Extra, nil)
 }
 
 // MarshalJSON encodes a third party with its Extra fields.

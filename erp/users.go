@@ -47,7 +47,7 @@ func (u *User) UnmarshalJSON(b []byte) error {
 		Statut *Bool `json:"statut"`
 	}
 	w.plain = (*plain)(u)
-	if err := decodeRecord(b, &w, userKeys, &u.Extra); err != nil {
+	if err := decodeRecord(b, &w, userKeys, &u.Extra, nil); err != nil {
 		return err
 	}
 	u.Enabled = firstOf(w.Status, w.Statut)

@@ -1,0 +1,49 @@
+package erpfake_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/apitwin/apitwin/fake/erpfake"
+)
+
+// BenchmarkFakeListInvoices100 is the fake alone answering a page of 100
+// invoices of three lines, without the network.
+func BenchmarkFakeListInvoices100(b *testing.B) {
+	srv := erpfake.New()
+	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
+	p, _ := srv.AddProduct(erpfake.ProductSeed{Ref: "W", Label: "Widget", Price: "19.99", VATRate: "20"})
+	for range 100 {
+		srv.AddInvoice(erpfake.InvoiceSeed{SocID: soc, Lines: []erpfake.LineSeed{{ProductID: p, Qty: "3"}, {ProductID: p, Qty: "1"}, {ProductID: p, Qty: "2"}}})
+	}
+	req := httptest.NewRequest(http.MethodGet, "/api/index.php/invoices?limit=100", nil)
+	req.Header.Set("ERPAPIKEY", srv.APIKey())
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
+
+// BenchmarkFakeStart starts a fake, answers one API request and closes it.
+func BenchmarkFakeStart(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		srv := erpfake.New()
+		ts := httptest.NewServer(srv)
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/index.php/users", nil)
+		req.Header.Set("ERPAPIKEY", srv.APIKey())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		ts.Close()
+	}
+}
