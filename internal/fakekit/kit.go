@@ -86,11 +86,22 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Query:  r.URL.Query(),
 		Header: r.Header.Clone(),
 	}
-	rec := &statusRecorder{ResponseWriter: w}
-	defer func() {
-		entry.Status = rec.status
-		entry.Route = r.Pattern
+	logged := false
+	logNow := func(status int) {
+		entry.Status = status
+		entry.Route = k.routes.Match(r)
 		k.record(entry)
+		logged = true
+	}
+	// The request is logged when its status is written, before any of the
+	// answer leaves: a body written in one large Write goes straight to the
+	// connection, so a client could otherwise read the whole answer, look
+	// at the log, and not find the request in it yet.
+	rec := &statusRecorder{ResponseWriter: w, onStatus: logNow}
+	defer func() {
+		if !logged { // nothing was answered: a dropped connection
+			logNow(rec.status)
+		}
 	}()
 
 	if r.Body != nil && r.Body != http.NoBody {
@@ -110,30 +121,33 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f, ok := k.takeFault(r); ok {
 		entry.Fault = true
 		if !k.applyFault(rec, r, f) {
-			// Log the route the request was for, though no route answered it.
-			r.Pattern = k.routes.Match(r)
 			return
 		}
 	}
 	k.routes.ServeHTTP(rec, r)
 }
 
-// statusRecorder notes the status a handler wrote.
+// statusRecorder notes the status a handler wrote, and calls onStatus with
+// it before the status goes out.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	status   int
+	onStatus func(int)
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
+	if s.status == 0 && code >= 200 {
 		s.status = code
+		if s.onStatus != nil {
+			s.onStatus(code)
+		}
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
-		s.status = http.StatusOK
+		s.WriteHeader(http.StatusOK)
 	}
 	return s.ResponseWriter.Write(b)
 }

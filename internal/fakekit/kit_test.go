@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -252,5 +253,30 @@ func TestListenPortInUse(t *testing.T) {
 	s.Close()
 	if _, err := fakekit.Listen("256.0.0.1:1", nil); err == nil {
 		t.Fatal("bad address accepted")
+	}
+}
+
+// TestRequestLoggedBeforeTheAnswerArrives: a body written in one large
+// Write reaches the client before the handler returns, so the request must
+// be in the log by then.
+func TestRequestLoggedBeforeTheAnswerArrives(t *testing.T) {
+	t.Parallel()
+	rt := fakekit.NewRoutes[int]()
+	big := strings.Repeat("x", 1<<20)
+	release := make(chan struct{})
+	rt.Handle("GET /big", func(_ int, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+		io.WriteString(w, big)
+		<-release // the handler has not returned when the client has the answer
+	})
+	k := fakekit.New(fakekit.Config{Routes: rt.Bind(0)})
+	srv := fakekit.Start(t, k)
+	defer close(release)
+	resp, body, err := do(t, "GET", srv.URL+"/big", "")
+	if err != nil || len(body) != len(big) {
+		t.Fatalf("%v %d", err, len(body))
+	}
+	if reqs := k.Requests(); len(reqs) != 1 || reqs[0].Status != resp.StatusCode || reqs[0].Route != "GET /big" {
+		t.Fatalf("log %+v", reqs)
 	}
 }

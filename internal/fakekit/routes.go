@@ -64,9 +64,7 @@ type boundRoutes[T any] struct {
 }
 
 func (b *boundRoutes[T]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	r2 := r.WithContext(context.WithValue(r.Context(), ownerKey{}, b.owner))
-	b.rt.mux.ServeHTTP(w, r2)
-	r.Pattern = r2.Pattern // for the request log
+	b.rt.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, b.owner)))
 }
 
 func (b *boundRoutes[T]) Match(r *http.Request) string {
