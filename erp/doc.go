@@ -61,9 +61,9 @@
 // A 429 is retried after the wait the server asks for (1 s doubling when
 // it asks none), at most 3 times by default, never past the context's
 // deadline. A 5xx or a network failure is retried only for GET, PUT and
-// DELETE, or when the connection was never made — and a 500 in the ERP's
-// own JSON error shape ("Error creating product") is a decision, never
-// retried. A POST that may have reached the server is not sent twice. See
+// DELETE, or when the connection was never made — and a 5xx the ERP
+// answers in its own JSON error shape ("Error creating product") is a
+// decision, never retried. A POST that may have reached the server is not sent twice. See
 // [WithRetry].
 //
 // # Choices where the specification is silent

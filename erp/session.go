@@ -3,8 +3,10 @@ package erp
 import (
 	"bytes"
 	"context"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -69,12 +71,12 @@ func (s *session) login(ctx context.Context) error {
 // redirect into the application and a refused one with the login page again
 // (200); both set cookies, so the status, not the cookie, tells them apart.
 func (s *session) loginLocked(ctx context.Context) error {
-	var page bytes.Buffer
+	page := &pageHead{max: 64 << 10}
 	form := url.Values{"username": {s.user}, "password": {s.password}}
 	res, err := s.web.Do(ctx, &rest.Request{
 		Method: http.MethodPost, Path: "/index.php", Form: form, NoRedirect: true,
 		Header: http.Header{"Accept": {"text/html"}},
-	}, &page)
+	}, page)
 	if err != nil {
 		return err
 	}
@@ -90,7 +92,7 @@ func (s *session) loginLocked(ctx context.Context) error {
 	}
 	if res.StatusCode/100 != 3 || len(s.cookies) == 0 {
 		e := &Error{StatusCode: res.StatusCode, Method: http.MethodPost, Path: "/index.php", loginFailed: true, Message: "the login form refused the username or password"}
-		if msg := loginMessage(page.Bytes()); msg != "" {
+		if msg := loginMessage(page.buf.Bytes()); msg != "" {
 			e.Message += ": " + msg
 		}
 		if res.StatusCode/100 == 3 {
@@ -99,15 +101,29 @@ func (s *session) loginLocked(ctx context.Context) error {
 		return e
 	}
 	var b strings.Builder
-	for name, value := range s.cookies {
+	for _, name := range slices.Sorted(maps.Keys(s.cookies)) {
 		if b.Len() > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(name + "=" + value)
+		b.WriteString(name + "=" + s.cookies[name])
 	}
 	s.cookie = b.String()
 	s.gen++
 	return nil
+}
+
+// pageHead keeps the first max bytes of a page written to it and discards
+// the rest, so a login page of any size costs bounded memory.
+type pageHead struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (p *pageHead) Write(b []byte) (int, error) {
+	if room := p.max - p.buf.Len(); room > 0 {
+		p.buf.Write(b[:min(room, len(b))])
+	}
+	return len(b), nil
 }
 
 // loginMessage finds the error the login page shows, if it marks one.
