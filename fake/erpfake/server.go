@@ -81,6 +81,17 @@ func WithEmptyListNotFound() Option { return func(c *config) { c.emptyListNotFou
 // most versions of the ERP do, instead of the record.
 func WithBareCreateIDs() Option { return func(c *config) { c.bareCreateIDs = true } }
 
+// OptionsFromEnv returns the options a program serving the fake takes from
+// its environment, as a deployment does: ERP_ADMIN_PASSWORD sets admin's
+// password. Unset variables leave the defaults.
+func OptionsFromEnv(getenv func(string) string) []Option {
+	var opts []Option
+	if pw := getenv("ERP_ADMIN_PASSWORD"); pw != "" {
+		opts = append(opts, WithAdminPassword(pw))
+	}
+	return opts
+}
+
 // AdminLogin is the web user every fake starts with.
 const AdminLogin = erp.AdminLogin
 

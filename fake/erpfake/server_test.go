@@ -205,3 +205,18 @@ func TestSeedAndReadBack(t *testing.T) {
 func second[T any](_ T, err error) error { return err }
 
 func itoa(n int64) string { return erp.ID(n).String() }
+
+func TestOptionsFromEnv(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"ERP_ADMIN_PASSWORD": "from-env"}
+	srv := erpfake.Start(t, erpfake.OptionsFromEnv(func(k string) string { return env[k] })...)
+	if srv.AdminPassword() != "from-env" {
+		t.Fatalf("password %q", srv.AdminPassword())
+	}
+	if err := srv.ClientWithLogin("admin", "from-env").Login(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(erpfake.OptionsFromEnv(func(string) string { return "" })) != 0 {
+		t.Fatal("options from an empty environment")
+	}
+}
