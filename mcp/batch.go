@@ -113,7 +113,7 @@ func (b *Batch) match(ans json.RawMessage, sent []*BatchCall) (again []*BatchCal
 	if err := json.Unmarshal(ans, &list); err != nil {
 		// One answer for the whole batch: an error (a parse error, a batch
 		// over the limit), given to every call.
-		_, err := singleResult(ans, 0)
+		err := decodeAnswer(ans, 0, nil)
 		if err == nil {
 			err = errors.New("mcp: the gateway answered a batch with a single result")
 		}

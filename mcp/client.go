@@ -177,51 +177,44 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	if err != nil {
 		return err
 	}
-	return c.retrying(ctx, func() (time.Duration, error) {
-		ans, res, err := c.post(ctx, body)
-		if err != nil {
-			return res.RateLimit.RetryAfter, err
-		}
-		if err := decodeAnswer(ans, id, result); err != nil {
-			if e := (*Error)(nil); errors.As(err, &e) {
-				return 0, e // the gateway's answer, already saying all there is
-			}
-			return 0, fmt.Errorf("mcp: %s: %w", method, err)
-		}
-		return 0, nil
-	})
+	return c.exchange(ctx, method, body, id, result)
 }
 
-// decodeAnswer reads the answer to the call with id, decoding its result
-// straight into out (in one pass over the bytes), or returns its error.
+// decodeAnswer reads the answer to the call with id (0: any id), decoding
+// its result straight into out (nil to drop it), or returns its error.
 func decodeAnswer(b []byte, id int64, out any) error {
-	var sink json.RawMessage
 	if out == nil {
-		out = &sink
+		out = new(json.RawMessage)
 	}
 	a := struct {
-		Result any             `json:"result"`
+		Result resultInto      `json:"result"`
 		Error  *Error          `json:"error"`
 		ID     json.RawMessage `json:"id"`
-	}{Result: out}
+	}{Result: resultInto{out: out}}
 	if err := json.Unmarshal(b, &a); err != nil {
-		var e *Error
-		if json.Unmarshal(b, &struct {
-			Error **Error `json:"error"`
-		}{&e}) == nil && e != nil {
-			e.HTTPStatus = http.StatusOK
-			return e
-		}
-		return fmt.Errorf("decoding the answer: %w", err)
+		return fmt.Errorf("the answer is not a JSON-RPC response: %w", err)
 	}
-	if a.Error != nil {
+	switch {
+	case a.Error != nil:
 		a.Error.HTTPStatus = http.StatusOK
 		return a.Error
-	}
-	if string(a.ID) != strconv.FormatInt(id, 10) {
+	case !a.Result.seen:
+		return errors.New("the answer has neither result nor error")
+	case id != 0 && string(a.ID) != strconv.FormatInt(id, 10):
 		return fmt.Errorf("the answer's id %s is not the request's %d", a.ID, id)
 	}
 	return nil
+}
+
+// resultInto decodes a result member into out, noting that there was one.
+type resultInto struct {
+	out  any
+	seen bool
+}
+
+func (r *resultInto) UnmarshalJSON(b []byte) error {
+	r.seen = true
+	return json.Unmarshal(b, r.out)
 }
 
 // call is Call for the typed methods.
@@ -241,18 +234,31 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
+	return c.exchange(ctx, method, body, 0, nil)
+}
+
+// exchange sends one request body, retrying as the policy says, and reads
+// the answer to the call with id into out. id 0 is a notification, which
+// expects no answer at all.
+func (c *Client) exchange(ctx context.Context, method string, body []byte, id int64, out any) error {
 	return c.retrying(ctx, func() (time.Duration, error) {
 		ans, res, err := c.post(ctx, body)
 		if err != nil {
 			return res.RateLimit.RetryAfter, err
 		}
-		if len(bytes.TrimSpace(ans)) > 0 {
-			_, err = singleResult(ans, 0)
-			if err == nil {
-				err = errors.New("mcp: the gateway answered a notification")
-			}
+		if id == 0 && len(bytes.TrimSpace(ans)) == 0 {
+			return 0, nil
 		}
-		return 0, err
+		err = decodeAnswer(ans, id, out)
+		switch e := (*Error)(nil); {
+		case errors.As(err, &e):
+			return 0, e // the gateway's answer, already saying all there is
+		case err != nil:
+			return 0, fmt.Errorf("mcp: %s: %w", method, err)
+		case id == 0:
+			return 0, fmt.Errorf("mcp: %s: the gateway answered a notification", method)
+		}
+		return 0, nil
 	})
 }
 
@@ -347,26 +353,6 @@ type answer struct {
 	Result json.RawMessage `json:"result"`
 	Error  *Error          `json:"error"`
 	ID     json.RawMessage `json:"id"`
-}
-
-// singleResult reads the answer to the call with id (0 for a notification
-// that was answered anyway).
-func singleResult(b json.RawMessage, id int64) (json.RawMessage, error) {
-	var a answer
-	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, fmt.Errorf("mcp: the answer is not a JSON-RPC response: %w", err)
-	}
-	if a.Error != nil {
-		a.Error.HTTPStatus = http.StatusOK
-		return nil, a.Error
-	}
-	if id != 0 && string(a.ID) != fmt.Sprint(id) {
-		return nil, fmt.Errorf("mcp: the answer's id %s is not the request's %d", a.ID, id)
-	}
-	if len(a.Result) == 0 {
-		return nil, errors.New("mcp: the answer has neither result nor error")
-	}
-	return a.Result, nil
 }
 
 // decodeHTTPError turns a non-2xx answer into a *Error: the JSON-RPC error

@@ -136,7 +136,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fatal = newError(CodeInvalidRequest, &errorData{Reason: fmt.Sprintf("a batch holds at most %d requests, this one has %d", g.cfg.Batch.MaxSize, len(msgs))})
 		msgs = nil
 	}
-	if !g.admit(w, r.Context(), c, msgs) {
+	if !g.admit(w, r.Context(), c, msgs, batch) {
 		return
 	}
 	if fatal != nil {
@@ -157,7 +157,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // a request at all) and sets the X-RateLimit-* headers. A refused request
 // gets -32000 with data.status 429, for each request of a batch, and
 // Retry-After.
-func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, msgs []message) bool {
+func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, msgs []message, batch bool) bool {
 	if g.limiter == nil {
 		return true
 	}
@@ -184,20 +184,11 @@ func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, m
 			rs = append(rs, errorResponse(msgs[i].id, limited))
 		}
 	}
-	if len(rs) == 0 || len(msgs) == 1 {
-		rs = []response{errorResponse(firstID(msgs), limited)}
-		writeAnswer(w, http.StatusTooManyRequests, rs, false)
-		return false
+	if len(rs) == 0 { // only notifications, or no request at all: still say why
+		rs, batch = []response{errorResponse(nil, limited)}, false
 	}
-	writeAnswer(w, http.StatusTooManyRequests, rs, true)
+	writeAnswer(w, http.StatusTooManyRequests, rs, batch)
 	return false
-}
-
-func firstID(msgs []message) json.RawMessage {
-	if len(msgs) == 1 {
-		return msgs[0].id
-	}
-	return nil
 }
 
 // checkSignature returns why the body's signature is not acceptable, or "".
@@ -220,12 +211,10 @@ func (g *Gateway) checkSignature(body []byte, header string) string {
 // of the requests: none for notifications.
 func (g *Gateway) runAll(ctx context.Context, c *caller, msgs []message) []response {
 	out := make([]response, len(msgs))
-	answered := make([]bool, len(msgs))
 	sem := make(chan struct{}, g.cfg.Batch.Concurrency)
 	var wg sync.WaitGroup
 	for i := range msgs {
 		m := &msgs[i]
-		answered[i] = m.answered()
 		if m.err != nil {
 			out[i] = errorResponse(m.id, m.err)
 			continue
@@ -252,7 +241,7 @@ func (g *Gateway) runAll(ctx context.Context, c *caller, msgs []message) []respo
 	wg.Wait()
 	rs := out[:0]
 	for i := range out {
-		if answered[i] {
+		if msgs[i].answered() {
 			rs = append(rs, out[i])
 		}
 	}

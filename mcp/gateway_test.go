@@ -58,6 +58,15 @@ func TestUpstreamErrorMapping(t *testing.T) {
 func TestInvalidParams(t *testing.T) {
 	t.Parallel()
 	srv, pid := seeded(t)
+	srv.Upstream().ResetRequests()
+	t.Run("refused", func(t *testing.T) { invalidParams(t, srv, pid) })
+	// Refused params never reach the upstream, not even its scope check.
+	if n := len(srv.Upstream().Requests()); n != 0 {
+		t.Errorf("invalid params made %d upstream requests", n)
+	}
+}
+
+func invalidParams(t *testing.T, srv *mcpfake.Server, pid int64) {
 	for _, tc := range []struct {
 		name, params, param, reason string
 	}{
@@ -73,7 +82,6 @@ func TestInvalidParams(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv.Upstream().ResetRequests()
 			err := srv.Client().Call(context.Background(), "list_issues", jsonObject(tc.params), nil)
 			var e *mcp.Error
 			if !errors.As(err, &e) || e.Code != mcp.CodeInvalidParams || e.Param != tc.param || e.Reason != tc.reason {
@@ -227,6 +235,10 @@ func TestRateLimit(t *testing.T) {
 	if status != http.StatusTooManyRequests || hdr.Get("Retry-After") != "1" || body != want {
 		t.Fatalf("exhausted: %d Retry-After %q %s", status, hdr.Get("Retry-After"), body)
 	}
+	// A batch of one is answered as a batch.
+	if status, _, body = post(t, srv, `[`+call+`]`); status != http.StatusTooManyRequests || body != `[`+want+`]` {
+		t.Fatalf("exhausted, batch of one: %d %s", status, body)
+	}
 	// A batch is counted per request: two need two tokens.
 	srv.Clock().Advance(time.Second)
 	status, _, body = post(t, srv, `[`+call+`,{"jsonrpc":"2.0","method":"list_projects","id":2}]`)
@@ -336,5 +348,36 @@ func TestBatchThroughClient(t *testing.T) {
 	}
 	if !errors.Is(bad.Err(), mcp.ErrMethodNotFound) {
 		t.Errorf("unknown method: %v", bad.Err())
+	}
+}
+
+func TestNotify(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, pid := seeded(t)
+	c := srv.Client()
+	if err := c.Notify(ctx, "create_issue", &mcp.CreateIssueParams{ProjectID: pid, Title: "Told, not asked"}); err != nil {
+		t.Fatal(err)
+	}
+	issues := srv.Upstream().Issues(pid)
+	if len(issues) != 3 || issues[len(issues)-1].Title != "Told, not asked" {
+		t.Errorf("the notification did not run: %d issues", len(issues))
+	}
+	// A notification runs unanswered, its failures too (the token is only
+	// tried upstream)...
+	if err := srv.ClientWithToken("not-a-token").Notify(ctx, "list_projects", nil); err != nil {
+		t.Errorf("a failing notification was answered: %v", err)
+	}
+	// ...but a request the gateway refuses whole reports why.
+	signed := mcpfake.Start(t, mcpfake.WithConfig(mcp.Config{Security: mcp.SecurityConfig{SigningSecret: "s"}}))
+	unsigned, err := mcp.New(signed.URL(), mcp.WithToken(signed.Token()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unsigned.Notify(ctx, "list_projects", nil); !errors.Is(err, mcp.ErrUnauthorized) {
+		t.Errorf("unsigned notification: %v, want 401", err)
+	}
+	if err := c.Notify(ctx, "", nil); err == nil {
+		t.Error("an empty method name was sent")
 	}
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/apitwin/apitwin/sourcehost"
@@ -71,7 +72,7 @@ var configureWebhookTool = define(tool{
 	if events == nil {
 		events = []string{EventPush}
 	}
-	on := func(name string) *bool { return sourcehost.Ptr(contains(events, name)) }
+	on := func(name string) *bool { return sourcehost.Ptr(slices.Contains(events, name)) }
 	h, err := up.AddProjectHook(ctx, sourcehost.ProjectID(p.ProjectID), &sourcehost.AddProjectHookRequest{
 		URL: p.URL, Token: p.Token,
 		PushEvents: on(EventPush), IssuesEvents: on(EventIssues), MergeRequestsEvents: on(EventMergeRequests),

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -109,7 +110,7 @@ func (p *param) check(v json.RawMessage) string {
 		if p.required && strings.TrimSpace(s) == "" {
 			return "must not be empty"
 		}
-		if p.enum != nil && !contains(p.enum, s) {
+		if p.enum != nil && !slices.Contains(p.enum, s) {
 			return "must be one of " + strings.Join(p.enum, ", ")
 		}
 	case kindBoolean:
@@ -122,7 +123,7 @@ func (p *param) check(v json.RawMessage) string {
 			return "must be an array of strings"
 		}
 		for _, s := range ss {
-			if p.enum != nil && !contains(p.enum, s) {
+			if p.enum != nil && !slices.Contains(p.enum, s) {
 				return fmt.Sprintf("%q is not one of %s", s, strings.Join(p.enum, ", "))
 			}
 		}
@@ -133,15 +134,6 @@ func (p *param) check(v json.RawMessage) string {
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // schema is the JSON Schema of a params table, as tools/list shows it.

@@ -56,7 +56,7 @@ func (l *MemoryLimiter) Take(_ context.Context, key string, n int) (RateDecision
 	every := rate.Limit(float64(l.perMinute) / 60)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.forgetFull(now, every)
+	l.forgetFull(now)
 	b := l.buckets[key]
 	if b == nil {
 		b = rate.NewLimiter(every, l.burst)
@@ -77,7 +77,7 @@ func (l *MemoryLimiter) Take(_ context.Context, key string, n int) (RateDecision
 
 // forgetFull drops, once a minute, the buckets that have refilled: a full
 // bucket is the same as none, and keeping them would grow without bound.
-func (l *MemoryLimiter) forgetFull(now time.Time, every rate.Limit) {
+func (l *MemoryLimiter) forgetFull(now time.Time) {
 	if now.Sub(l.sweep) < time.Minute {
 		return
 	}
