@@ -53,7 +53,9 @@ func WithUpstreamOptions(opts ...sourcehostfake.Option) Option {
 // test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.Start(tb, o...) })
+	s, err := build(opts, func(o []sourcehostfake.Option) (*sourcehostfake.Server, error) {
+		return sourcehostfake.Start(tb, o...), nil
+	})
 	if err != nil {
 		tb.Fatalf("mcpfake: %v", err)
 	}
@@ -65,15 +67,11 @@ func Start(tb testing.TB, opts ...Option) *Server {
 // Listen serves the gateway on addr ("127.0.0.1:0" picks a free port), and
 // the upstream fake on a free loopback port, until Close, for programs.
 func Listen(addr string, opts ...Option) (*Server, error) {
-	var listenErr error
-	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server {
+	s, err := build(opts, func(o []sourcehostfake.Option) (*sourcehostfake.Server, error) {
 		up := sourcehostfake.New(o...)
-		_, listenErr = up.Listen("127.0.0.1:0")
-		return up
+		_, err := up.Listen("127.0.0.1:0")
+		return up, err
 	})
-	if err == nil {
-		err = listenErr
-	}
 	if err != nil {
 		if s != nil && s.ownsUp {
 			s.upstream.Close()
@@ -91,7 +89,7 @@ func Listen(addr string, opts ...Option) (*Server, error) {
 
 // build starts the upstream (unless one was given) and makes the gateway in
 // front of it.
-func build(opts []Option, startUpstream func([]sourcehostfake.Option) *sourcehostfake.Server) (*Server, error) {
+func build(opts []Option, startUpstream func([]sourcehostfake.Option) (*sourcehostfake.Server, error)) (*Server, error) {
 	var cfg config
 	for _, o := range opts {
 		if o != nil {
@@ -104,8 +102,11 @@ func build(opts []Option, startUpstream func([]sourcehostfake.Option) *sourcehos
 		if cfg.clock != nil {
 			upOpts = append(upOpts, sourcehostfake.WithClock(cfg.clock))
 		}
-		s.upstream = startUpstream(append(upOpts, cfg.upstreamOpts...))
-		s.ownsUp = true
+		up, err := startUpstream(append(upOpts, cfg.upstreamOpts...))
+		if err != nil {
+			return nil, err
+		}
+		s.upstream, s.ownsUp = up, true
 	}
 	s.cfg.clock = s.upstream.Clock()
 	gcfg := cfg.gateway
