@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/sourcehost"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -84,5 +85,9 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := mcp.NewGateway(mcp.Config{Upstream: "https://x", Security: mcp.SecurityConfig{Signature: mcp.SignatureRequired}}); err == nil {
 		t.Error("signature required without a secret accepted")
+	}
+	_, err = mcp.NewGateway(mcp.Config{Upstream: "https://x", UpstreamOptions: []sourcehost.Option{sourcehost.WithCAFile("/no/such/ca.pem")}})
+	if err == nil || !strings.Contains(err.Error(), "upstream options") {
+		t.Errorf("a bad upstream option: %v", err)
 	}
 }

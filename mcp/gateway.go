@@ -84,6 +84,11 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
+	// A bad UpstreamOption (a missing CA file, say) fails here, once,
+	// rather than on every caller's first request.
+	if _, err := sourcehost.New(cfg.Upstream, g.upstreamOptions("config-check")...); err != nil {
+		return nil, fmt.Errorf("mcp: config: upstream options: %w", err)
+	}
 	g.mcp = g.protocolHandler()
 	return g, nil
 }
@@ -130,7 +135,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	c := g.callerFor(token)
+	c, err := g.callerFor(token)
+	if err != nil {
+		refuse(w, http.StatusUnauthorized, CodeUpstreamError, "the bearer token cannot be used: "+err.Error())
+		return
+	}
 	msgs, batch, fatal := decodeBody(body)
 	if fatal == nil && batch && len(msgs) > g.cfg.Batch.MaxSize {
 		fatal = newError(CodeInvalidRequest, &errorData{Reason: fmt.Sprintf("a batch holds at most %d requests, this one has %d", g.cfg.Batch.MaxSize, len(msgs))})
@@ -381,13 +390,17 @@ func (c *caller) forgetScopes() {
 }
 
 // callerFor returns the state of token, making it on first use.
-func (g *Gateway) callerFor(token string) *caller {
+func (g *Gateway) callerFor(token string) (*caller, error) {
 	sum := sha256.Sum256([]byte(token))
 	key := hex.EncodeToString(sum[:])
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if c := g.callers[key]; c != nil {
-		return c
+		return c, nil
+	}
+	up, err := sourcehost.New(g.cfg.Upstream, g.upstreamOptions(token)...)
+	if err != nil { // the options were tried in NewGateway; only the token is new here
+		return nil, err
 	}
 	if len(g.callers) >= maxCallers {
 		for k := range g.callers { // any one: map order is random
@@ -395,6 +408,13 @@ func (g *Gateway) callerFor(token string) *caller {
 			break
 		}
 	}
+	c := &caller{key: key, up: up}
+	g.callers[key] = c
+	return c, nil
+}
+
+// upstreamOptions are the options of a caller's source-hosting client.
+func (g *Gateway) upstreamOptions(token string) []sourcehost.Option {
 	opts := append([]sourcehost.Option{
 		sourcehost.WithHTTPClient(g.http),
 		sourcehost.WithClock(g.clk),
@@ -403,17 +423,7 @@ func (g *Gateway) callerFor(token string) *caller {
 		// with data.status 429, which the client package retries.
 		sourcehost.WithoutRetries(),
 	}, g.cfg.UpstreamOptions...)
-	opts = append(opts, sourcehost.WithToken(token))
-	up, err := sourcehost.New(g.cfg.Upstream, opts...)
-	if err != nil {
-		// The URL was checked in NewGateway; only a bad UpstreamOption gets
-		// here, and it fails every call the same way.
-		up, _ = sourcehost.New(g.cfg.Upstream, sourcehost.WithToken(token))
-		g.log.Error("an upstream option failed", "error", err)
-	}
-	c := &caller{key: key, up: up}
-	g.callers[key] = c
-	return c
+	return append(opts, sourcehost.WithToken(token))
 }
 
 // bearerToken is the token of "Authorization: Bearer <token>", or "".

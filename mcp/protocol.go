@@ -66,7 +66,11 @@ func (g *Gateway) toolHandler(t *tool) mcpsdk.ToolHandler {
 		if token == "" { // ServeHTTP refuses these before the SDK sees them
 			return toolError(newError(CodeUpstreamError, &errorData{Status: http.StatusUnauthorized, Message: "Authorization: Bearer <token> is required"})), nil
 		}
-		res, e := g.invoke(ctx, g.callerFor(token), t.name, req.Params.Arguments)
+		c, err := g.callerFor(token)
+		if err != nil {
+			return toolError(newError(CodeUpstreamError, &errorData{Status: http.StatusUnauthorized, Message: "the bearer token cannot be used: " + err.Error()})), nil
+		}
+		res, e := g.invoke(ctx, c, t.name, req.Params.Arguments)
 		if e != nil {
 			return toolError(e), nil
 		}
