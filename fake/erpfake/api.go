@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 // call is one API request being answered, with the state locked.
@@ -92,21 +94,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, fn func(c *call) 
 	writeAnswer(w, a)
 }
 
+// writeAnswer writes a handler's answer: the bare status for those that
+// carry no body, else the JSON body.
 func writeAnswer(w http.ResponseWriter, a answer) {
 	if a.status == http.StatusNotModified || a.status == http.StatusNoContent {
 		w.WriteHeader(a.status)
 		return
 	}
-	b, err := json.Marshal(a.body)
-	if err != nil {
-		http.Error(w, "erpfake: encoding answer: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h["Content-Type"] = []string{"application/json"}
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
-	w.WriteHeader(a.status)
-	_, _ = w.Write(b)
+	fakekit.WriteJSON(w, a.status, a.body)
 }
 
 // authenticate finds the caller: an API key (header ERPAPIKEY, or the

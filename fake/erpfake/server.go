@@ -282,11 +282,8 @@ func (s *Server) RequestsTo(route string) []Request { return s.kit.RequestsTo(ro
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() { s.kit.ResetRequests() }
 
-// writeFault answers an injected fault in the ERP's shape.
+// writeFault answers an injected fault in the ERP's shape (a 304 or 204
+// with no body, as writeAnswer writes them).
 func (s *Server) writeFault(w http.ResponseWriter, _ *http.Request, status int) {
-	if status == http.StatusNotModified || status == http.StatusNoContent {
-		w.WriteHeader(status)
-		return
-	}
 	writeAnswer(w, apiError(status, ""))
 }
