@@ -141,11 +141,16 @@ func (c *call) readLines() []*line {
 	return lines
 }
 
-// assignLineIDs numbers new lines from the shared line sequence.
-func (st *state) assignLineIDs(lines []*line) {
-	for _, l := range lines {
+// addDocument gives a new invoice or order (kind) its id, its provisional
+// ref "(PROVn)", ids for its lines from the shared line sequence, and its
+// totals.
+func (st *state) addDocument(d *document, kind string) {
+	d.id = st.next(kind)
+	d.ref = fmt.Sprintf("(PROV%d)", d.id)
+	for _, l := range d.lines {
 		l.id = st.next("line")
 	}
+	d.computeTotals()
 }
 
 // validate moves a draft to validated with its final ref; nothing done for

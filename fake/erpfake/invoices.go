@@ -2,7 +2,6 @@ package erpfake
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -87,14 +86,7 @@ func (c *call) listInvoices() answer {
 	return listAnswer(c, c.st.invoices, invoices, keep)
 }
 
-func (c *call) findInvoice() (*invoice, *answer) {
-	inv, found := byID(c.st.invoices, pathID(c.r))
-	if !found {
-		a := notFound("Invoice not found")
-		return nil, &a
-	}
-	return inv, nil
-}
+func (c *call) findInvoice() (*invoice, *answer) { return findByPath(c, c.st.invoices, "Invoice") }
 
 func (c *call) getInvoice() answer {
 	inv, fail := c.findInvoice()
@@ -125,16 +117,9 @@ func (c *call) createInvoice() answer {
 	if hasDue {
 		inv.due = dayOf(due)
 	}
-	c.st.addInvoice(inv)
+	c.st.addDocument(&inv.document, "invoice")
+	c.st.invoices = append(c.st.invoices, inv)
 	return c.created(inv.id, c.renderInvoice(inv))
-}
-
-func (st *state) addInvoice(inv *invoice) {
-	inv.id = st.next("invoice")
-	inv.ref = fmt.Sprintf("(PROV%d)", inv.id)
-	st.assignLineIDs(inv.lines)
-	inv.computeTotals()
-	st.invoices = append(st.invoices, inv)
 }
 
 // invoicePrefix is the prefix of final refs by invoice type, as in the

@@ -158,6 +158,17 @@ func idsParam(v, name string) (map[int64]bool, *answer) {
 	return ids, nil
 }
 
+// findByPath finds the record the route's {id} names in list (in id order),
+// or answers 404 "<noun> not found".
+func findByPath[T interface{ recID() int64 }](c *call, list []T, noun string) (T, *answer) {
+	v, found := byID(list, pathID(c.r))
+	if !found {
+		a := notFound(noun + " not found")
+		return v, &a
+	}
+	return v, nil
+}
+
 // pathID reads the {id} of a route; a malformed one finds nothing, as an
 // unknown id.
 func pathID(r *http.Request) int64 {

@@ -2,7 +2,6 @@ package erpfake
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -64,14 +63,7 @@ func (c *call) listOrders() answer {
 	return listAnswer(c, c.st.orders, orders, keep)
 }
 
-func (c *call) findOrder() (*order, *answer) {
-	o, found := byID(c.st.orders, pathID(c.r))
-	if !found {
-		a := notFound("Order not found")
-		return nil, &a
-	}
-	return o, nil
-}
+func (c *call) findOrder() (*order, *answer) { return findByPath(c, c.st.orders, "Order") }
 
 func (c *call) getOrder() answer {
 	o, fail := c.findOrder()
@@ -94,16 +86,9 @@ func (c *call) createOrder() answer {
 	if hasDelivery {
 		o.delivery = dayOf(delivery)
 	}
-	c.st.addOrder(o)
+	c.st.addDocument(&o.document, "order")
+	c.st.orders = append(c.st.orders, o)
 	return c.created(o.id, c.renderOrder(o))
-}
-
-func (st *state) addOrder(o *order) {
-	o.id = st.next("order")
-	o.ref = fmt.Sprintf("(PROV%d)", o.id)
-	st.assignLineIDs(o.lines)
-	o.computeTotals()
-	st.orders = append(st.orders, o)
 }
 
 func (c *call) validateOrder() answer {

@@ -87,14 +87,7 @@ func (c *call) listProducts() answer {
 	return listAnswer(c, c.st.products, products, keep)
 }
 
-func (c *call) findProduct() (*product, *answer) {
-	p, found := byID(c.st.products, pathID(c.r))
-	if !found {
-		a := notFound("Product not found")
-		return nil, &a
-	}
-	return p, nil
-}
+func (c *call) findProduct() (*product, *answer) { return findByPath(c, c.st.products, "Product") }
 
 func (c *call) getProduct() answer {
 	p, fail := c.findProduct()

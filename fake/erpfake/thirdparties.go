@@ -92,12 +92,7 @@ func (c *call) listThirdparties() answer {
 }
 
 func (c *call) findThirdparty() (*thirdparty, *answer) {
-	t, found := byID(c.st.thirdparties, pathID(c.r))
-	if !found {
-		a := notFound("Thirdparty not found")
-		return nil, &a
-	}
-	return t, nil
+	return findByPath(c, c.st.thirdparties, "Thirdparty")
 }
 
 func (c *call) getThirdparty() answer {

@@ -67,14 +67,7 @@ var users = &collection[*user]{
 
 func (c *call) listUsers() answer { return listAnswer(c, c.st.users, users, nil) }
 
-func (c *call) findUser() (*user, *answer) {
-	u, found := byID(c.st.users, pathID(c.r))
-	if !found {
-		a := notFound("User not found")
-		return nil, &a
-	}
-	return u, nil
-}
+func (c *call) findUser() (*user, *answer) { return findByPath(c, c.st.users, "User") }
 
 func (c *call) getUser() answer {
 	u, fail := c.findUser()
