@@ -95,6 +95,15 @@ func (o *ListOptions) values(extra url.Values) (url.Values, error) {
 	return q, nil
 }
 
+// modeQuery is the mode parameter of the collections that take one
+// (products, third parties); mode 0 sends none.
+func modeQuery(mode int) url.Values {
+	if mode == 0 {
+		return nil
+	}
+	return url.Values{"mode": {strconv.Itoa(mode)}}
+}
+
 // Page is one page of a collection.
 type Page[T any] struct {
 	Items []*T

@@ -106,11 +106,7 @@ func (o *ListProductsOptions) split() (*ListOptions, url.Values) {
 	if o == nil {
 		return nil, nil
 	}
-	q := url.Values{}
-	if o.Mode != 0 {
-		q.Set("mode", fmt.Sprint(o.Mode))
-	}
-	return &o.ListOptions, q
+	return &o.ListOptions, modeQuery(o.Mode)
 }
 
 // ListProducts returns one page of products.

@@ -117,11 +117,7 @@ func (o *ListThirdpartiesOptions) split() (*ListOptions, url.Values) {
 	if o == nil {
 		return nil, nil
 	}
-	q := url.Values{}
-	if o.Mode != 0 {
-		q.Set("mode", fmt.Sprint(o.Mode))
-	}
-	return &o.ListOptions, q
+	return &o.ListOptions, modeQuery(o.Mode)
 }
 
 // ListThirdparties returns one page of third parties.
