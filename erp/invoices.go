@@ -122,17 +122,11 @@ func (inv *Invoice) UnmarshalJSON(b []byte) error {
 		Lines  []wireLine     `json:"lines"`
 	}
 	w.plain = (*plain)(inv)
-	var rawLines []byte
-	onKnown := func(key, value []byte) {
-		if string(key) == "lines" {
-			rawLines = value
-		}
-	}
-	if err := decodeRecord(b, &w, invoiceKeys, &inv.Extra, onKnown); err != nil {
+	lines, err := decodeDocument(b, &w, invoiceKeys, &inv.Extra, &w.Lines)
+	if err != nil {
 		return err
 	}
-	inv.Lines = linesFrom(w.Lines, rawLines)
-	inv.Status = firstOf(w.Status, w.Statut)
+	inv.Lines, inv.Status = lines, firstOf(w.Status, w.Statut)
 	return nil
 }
 

@@ -58,6 +58,23 @@ func (w *wireLine) line() Line {
 	return l
 }
 
+// decodeDocument decodes an invoice or an order into w, the document's
+// method-less twin wrapped with its lines as wireLines (*wire, a field of
+// w), so that the lines are read in the document's own pass; it returns
+// the finished lines. Unknown fields go to *extra as decodeRecord says.
+func decodeDocument(b []byte, w any, known keySet, extra *Extra, wire *[]wireLine) ([]Line, error) {
+	var rawLines []byte
+	onKnown := func(key, value []byte) {
+		if string(key) == "lines" {
+			rawLines = value
+		}
+	}
+	if err := decodeRecord(b, w, known, extra, onKnown); err != nil {
+		return nil, err
+	}
+	return linesFrom(*wire, rawLines), nil
+}
+
 // linesFrom finishes the lines of a document decoded as wireLines in the
 // document's own pass (one pass over the bytes instead of one per line):
 // it converts them and collects each line's extra fields from raw, the

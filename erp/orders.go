@@ -84,17 +84,11 @@ func (o *Order) UnmarshalJSON(b []byte) error {
 		Lines  []wireLine   `json:"lines"`
 	}
 	w.plain = (*plain)(o)
-	var rawLines []byte
-	onKnown := func(key, value []byte) {
-		if string(key) == "lines" {
-			rawLines = value
-		}
-	}
-	if err := decodeRecord(b, &w, orderKeys, &o.Extra, onKnown); err != nil {
+	lines, err := decodeDocument(b, &w, orderKeys, &o.Extra, &w.Lines)
+	if err != nil {
 		return err
 	}
-	o.Lines = linesFrom(w.Lines, rawLines)
-	o.Status = firstOf(w.Status, w.Statut)
+	o.Lines, o.Status = lines, firstOf(w.Status, w.Statut)
 	return nil
 }
 
