@@ -249,18 +249,10 @@ func (c *Client) call(ctx context.Context, req *rest.Request, out any) (rest.Res
 	if lerr := c.sess.renew(ctx, gen); lerr != nil {
 		return res, fmt.Errorf("%w (logging in again failed: %w)", err, lerr)
 	}
-	if !idempotentMethod(req.Method) && !refusedAtLogin(err) {
+	if !rest.Idempotent(req.Method, req.Header) && !refusedAtLogin(err) {
 		return res, err
 	}
 	return c.api.Do(ctx, req, out)
-}
-
-func idempotentMethod(m string) bool {
-	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
-		return true
-	}
-	return false
 }
 
 // do sends one request with a JSON body (or none) and decodes the answer

@@ -222,7 +222,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 	if len(r.Query) > 0 {
 		target += "?" + r.Query.Encode()
 	}
-	at := &attempt{method: r.Method, path: r.Path, idempotent: idempotent(r.Method, r.Header), noRedirect: r.NoRedirect}
+	at := &attempt{method: r.Method, path: r.Path, idempotent: Idempotent(r.Method, r.Header), noRedirect: r.NoRedirect}
 	ctx = context.WithValue(ctx, attemptKey{}, at)
 	var raw any
 	if body != nil {

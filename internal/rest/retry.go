@@ -167,8 +167,11 @@ func neverSent(err error) bool {
 	return errors.As(err, &dnsErr)
 }
 
-// idempotent reports whether sending the request twice is harmless.
-func idempotent(method string, h http.Header) bool {
+// Idempotent reports whether sending a request twice is harmless: an
+// idempotent method, or a request carrying an Idempotency-Key header. It is
+// the rule retries follow, exported for client packages that send a request
+// again for reasons of their own (a renewed login).
+func Idempotent(method string, h http.Header) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
 		return true
