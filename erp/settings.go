@@ -209,13 +209,10 @@ func LoadSettings(profile Profile, getenv func(string) string) (*Settings, error
 		r.fail("DB_HOST", fmt.Sprintf("%q is not a host name or address", s.DBHost))
 	}
 
-	s.PHP.MemoryLimit = r.size("PHP_MEMORY_LIMIT", true)
+	s.PHP.MemoryLimit = r.size("PHP_MEMORY_LIMIT", minusOneIsUnlimited)
 	s.PHP.MaxExecutionTime = r.seconds("PHP_MAX_EXECUTION_TIME")
-	s.PHP.UploadMaxFilesize = r.size("PHP_UPLOAD_MAX_FILESIZE", false)
-	s.PHP.PostMaxSize = r.size("PHP_POST_MAX_SIZE", false)
-	if getenv("PHP_POST_MAX_SIZE") == "0" {
-		s.PHP.PostMaxSize = Unlimited // PHP reads post_max_size = 0 as no limit
-	}
+	s.PHP.UploadMaxFilesize = r.size("PHP_UPLOAD_MAX_FILESIZE", alwaysLimited)
+	s.PHP.PostMaxSize = r.size("PHP_POST_MAX_SIZE", zeroIsUnlimited)
 	s.PHP.MaxFileUploads = r.count("PHP_MAX_FILE_UPLOADS")
 	if up, post := s.PHP.UploadMaxFilesize, s.PHP.PostMaxSize; up > 0 && post > 0 && post < up {
 		r.fail("PHP_POST_MAX_SIZE", fmt.Sprintf("(%s) is smaller than PHP_UPLOAD_MAX_FILESIZE (%s): uploads that large would fail", post, up))
@@ -301,7 +298,18 @@ func (r *settingsReader) url(name string) string {
 	return strings.TrimRight(v, "/")
 }
 
-func (r *settingsReader) size(name string, allowUnlimited bool) Size {
+// noLimit is how a PHP size setting says "no limit", if it can.
+type noLimit int
+
+const (
+	alwaysLimited       noLimit = iota // upload_max_filesize: -1 and 0 are refused
+	minusOneIsUnlimited                // memory_limit = -1
+	zeroIsUnlimited                    // post_max_size = 0
+)
+
+// size reads a size in PHP's shorthand; the setting's own way of saying no
+// limit (however it is spelt: "0", "0K", "00") reads as Unlimited.
+func (r *settingsReader) size(name string, unlimited noLimit) Size {
 	v := strings.TrimSpace(r.getenv(name))
 	if v == "" {
 		return 0
@@ -311,10 +319,12 @@ func (r *settingsReader) size(name string, allowUnlimited bool) Size {
 	case err != nil:
 		r.fail(name, fmt.Sprintf("%q %v", v, err))
 		return 0
-	case s == Unlimited && !allowUnlimited:
+	case s == Unlimited && unlimited != minusOneIsUnlimited:
 		r.fail(name, fmt.Sprintf("%q: -1 (no limit) is only for PHP_MEMORY_LIMIT", v))
 		return 0
-	case s == 0 && name != "PHP_POST_MAX_SIZE":
+	case s == 0 && unlimited == zeroIsUnlimited:
+		return Unlimited
+	case s == 0:
 		r.fail(name, fmt.Sprintf("%q is zero", v))
 	}
 	return s

@@ -55,6 +55,11 @@ func TestLoadSettingsValid(t *testing.T) {
 			ERPPort: 8080, DBAdminPort: 8081, DBHost: "db.internal", DBPort: 3307, DBUser: "erp", DBName: "erp",
 			PHP: erp.PHPSettings{MemoryLimit: erp.Unlimited, MaxExecutionTime: -1, PostMaxSize: erp.Unlimited},
 		}},
+		// post_max_size = 0 is PHP's "no limit", in any spelling of zero.
+		{"PHP_POST_MAX_SIZE zero spelt otherwise", erp.ProfileInternalDB, env(internalEnv, "PHP_POST_MAX_SIZE", " 0K "), erp.Settings{
+			Profile: erp.ProfileInternalDB, AdminPassword: "admin-pw", DBPassword: "db-pw", DBRootPassword: "root-pw",
+			ERPPort: 8080, DBAdminPort: 8081, DBPort: 3306, PHP: erp.PHPSettings{PostMaxSize: erp.Unlimited},
+		}},
 		// The database administration tool only publishes its port with
 		// the tools profile, so it may share ERP_PORT's number elsewhere.
 		{"internal-db ignores DBADMIN_PORT collisions", erp.ProfileInternalDB, env(internalEnv, "DBADMIN_PORT", "8080"), erp.Settings{
