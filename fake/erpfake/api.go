@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"math/big"
 	"mime"
 	"net/http"
@@ -322,7 +323,8 @@ func (n numbers) id(v int64) json.RawMessage {
 	if n.native {
 		return strconv.AppendInt(nil, v, 10)
 	}
-	b := append([]byte{'"'}, strconv.AppendInt(nil, v, 10)...)
+	b := make([]byte, 0, 22) // the quotes and up to 20 characters
+	b = strconv.AppendInt(append(b, '"'), v, 10)
 	return append(b, '"')
 }
 
@@ -339,18 +341,51 @@ func (n numbers) flag(v bool) json.RawMessage {
 // dec writes an amount: "100.00000000" (a DECIMAL(24,8) column as text) or
 // 100.0 (a PHP float).
 func (n numbers) dec(v *big.Rat) json.RawMessage {
+	b := make([]byte, 0, 24)
+	if n.native {
+		b = bytes.TrimRight(appendDec8(b, v), "0")
+		if b[len(b)-1] == '.' {
+			b = append(b, '0')
+		}
+		return b
+	}
+	return append(appendDec8(append(b, '"'), v), '"')
+}
+
+// appendDec8 appends v (nil is 0) with 8 digits after the point, as
+// v.FloatString(8) writes it. Amounts are cents and the like: when v is a
+// whole number of 1e-8 that fits in an int64, it is written with integer
+// arithmetic, sparing a list of documents most of its allocations;
+// anything else goes through FloatString.
+func appendDec8(b []byte, v *big.Rat) []byte {
+	const scale = 100_000_000
 	if v == nil {
-		v = new(big.Rat)
+		return append(b, "0.00000000"...)
 	}
-	s := v.FloatString(8)
-	if !n.native {
-		return json.RawMessage(`"` + s + `"`)
+	num, den := v.Num(), uint64(1)
+	if !v.IsInt() {
+		if d := v.Denom(); d.IsUint64() {
+			den = d.Uint64()
+		} else {
+			den = 0
+		}
 	}
-	s = strings.TrimRight(s, "0")
-	if strings.HasSuffix(s, ".") {
-		s += "0"
+	if !num.IsInt64() || den == 0 || den > scale || scale%den != 0 {
+		return append(b, v.FloatString(8)...)
 	}
-	return json.RawMessage(s)
+	m, x := int64(scale/den), num.Int64()
+	if x > math.MaxInt64/m || x < -math.MaxInt64/m {
+		return append(b, v.FloatString(8)...)
+	}
+	x *= m
+	if x < 0 {
+		b, x = append(b, '-'), -x
+	}
+	b = append(strconv.AppendInt(b, x/scale, 10), '.')
+	for d, f := int64(scale/10), x%scale; d > 0; d /= 10 {
+		b = append(b, byte('0'+f/d%10))
+	}
+	return b
 }
 
 // time writes Unix seconds, or "" (strings) / null (native) when unset.

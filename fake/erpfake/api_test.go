@@ -1,0 +1,48 @@
+package erpfake
+
+import (
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+)
+
+// TestDecMatchesFloatString checks the integer path of the amounts the fake
+// writes against big.Rat's FloatString, which it stands in for.
+func TestDecMatchesFloatString(t *testing.T) {
+	t.Parallel()
+	rats := []*big.Rat{
+		new(big.Rat), big.NewRat(1, 1), big.NewRat(-1, 1), big.NewRat(12345, 100), big.NewRat(-12345, 100),
+		big.NewRat(3, 2), big.NewRat(-1, 2), big.NewRat(1, 100_000_000), big.NewRat(-1, 100_000_000),
+		big.NewRat(1, 3), big.NewRat(-2, 3), big.NewRat(1, 1_000_000_000), big.NewRat(5, 1_000_000_000),
+		big.NewRat(-5, 1_000_000_000), big.NewRat(math.MaxInt64, 1), big.NewRat(math.MinInt64, 1),
+		big.NewRat(math.MaxInt64/100_000_000, 1), big.NewRat(math.MaxInt64/100_000_000+1, 1),
+		big.NewRat(-(math.MaxInt64 / 100_000_000), 1), big.NewRat(-(math.MaxInt64/100_000_000 + 1), 1),
+		big.NewRat(math.MaxInt64, 100), new(big.Rat).SetFrac(new(big.Int).Lsh(big.NewInt(1), 80), big.NewInt(3)),
+		new(big.Rat).SetFrac(big.NewInt(7), new(big.Int).Lsh(big.NewInt(1), 70)),
+	}
+	for num := int64(-1000); num <= 1000; num += 7 {
+		for _, den := range []int64{1, 2, 4, 5, 8, 10, 16, 25, 100, 125, 400, 1000, 3, 7, 1 << 20} {
+			rats = append(rats, big.NewRat(num, den))
+		}
+	}
+	for _, r := range rats {
+		want := r.FloatString(8)
+		if got := string(appendDec8([]byte("x"), r)); got != "x"+want {
+			t.Errorf("%s: %s, want x%s", r, got, want)
+		}
+		if got := string(numbers{}.dec(r)); got != `"`+want+`"` {
+			t.Errorf("%s as a string: %s", r, got)
+		}
+		native := strings.TrimRight(want, "0")
+		if strings.HasSuffix(native, ".") {
+			native += "0"
+		}
+		if got := string(numbers{native: true}.dec(r)); got != native {
+			t.Errorf("%s as a number: %s, want %s", r, got, native)
+		}
+	}
+	if got := string(numbers{}.dec(nil)); got != `"0.00000000"` {
+		t.Errorf("nil: %s", got)
+	}
+}
