@@ -118,7 +118,7 @@ func compareValues(a, b value) int {
 	case a.num != nil && b.num != nil:
 		return a.num.Cmp(b.num)
 	}
-	return strings.Compare(strings.ToLower(a.text), strings.ToLower(b.text))
+	return strings.Compare(strings.ToLower(a.str()), strings.ToLower(b.str()))
 }
 
 func boolInt(b bool) int {

@@ -351,11 +351,25 @@ const (
 )
 
 // value is a record's field: text, a number, or a time (Unix seconds as a
-// number); null when unset.
+// number); null when unset. Numbers and times are written as text only when
+// a comparison asks for it (str), not at every read.
 type value struct {
 	null bool
-	text string
-	num  *big.Rat
+	text string    // a text field's value
+	num  *big.Rat  // a number, or a time's Unix seconds
+	time time.Time // a time, for its text
+}
+
+// str is the value as text: a text field's own, a number without trailing
+// zeros, a time as YYYY-MM-DD HH:MM:SS (UTC).
+func (v value) str() string {
+	switch {
+	case v.num == nil:
+		return v.text
+	case !v.time.IsZero():
+		return v.time.UTC().Format(time.DateTime)
+	}
+	return trimDecimal(v.num)
 }
 
 type fieldDef[T any] struct {
@@ -377,7 +391,7 @@ func numField[T any](nullIfZero bool, get func(T) *big.Rat) fieldDef[T] {
 		if r == nil || nullIfZero && r.Sign() == 0 {
 			return value{null: true}
 		}
-		return value{num: r, text: trimDecimal(r)}
+		return value{num: r}
 	}}
 }
 
@@ -400,7 +414,7 @@ func timeField[T any](get func(T) time.Time) fieldDef[T] {
 		if t.IsZero() {
 			return value{null: true}
 		}
-		return value{num: big.NewRat(t.Unix(), 1), text: t.UTC().Format(time.DateTime)}
+		return value{num: big.NewRat(t.Unix(), 1), time: t}
 	}}
 }
 
@@ -470,7 +484,7 @@ func compileFilter[T any](n *filterNode, fields map[string]fieldDef[T]) (func(T)
 		want := n.op == "like"
 		return func(v T) bool {
 			fv := f.get(v)
-			return !fv.null && re.MatchString(fv.text) == want
+			return !fv.null && re.MatchString(fv.str()) == want
 		}, nil
 	}
 	cmps := make([]func(value) int, len(n.lits))
@@ -540,7 +554,7 @@ func comparer(kind fieldKind, name string, l literal) (func(value) int, error) {
 		return func(v value) int { return v.num.Cmp(num) }, nil
 	}
 	want := strings.ToLower(l.text)
-	return func(v value) int { return strings.Compare(strings.ToLower(v.text), want) }, nil
+	return func(v value) int { return strings.Compare(strings.ToLower(v.str()), want) }, nil
 }
 
 // likePattern compiles a LIKE pattern: % any run, _ one character, \ escapes

@@ -83,6 +83,11 @@ func TestFilterEvaluation(t *testing.T) {
 		{"(t.ref:is:null)", "4"},
 		{"(fk_soc:=:7)", "1,4"},
 		{"(t.price:=:-1)", ""},
+		// like reads numbers without trailing zeros and dates as text.
+		{"(t.price:like:'12.5')", "2"},
+		{"(t.price:like:'1%')", "2,3"},
+		{"(t.datef:like:'2026-03-01 12:%')", "4"},
+		{"(t.fk_soc:like:'7')", "1,4"},
 	} {
 		if got := matching(t, tc.filter); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.filter, got, tc.want)
