@@ -58,21 +58,27 @@ func listAnswer[T interface{ recID() int64 }](c *call, items []T, coll *collecti
 	}
 	desc := strings.EqualFold(strings.TrimSpace(q.Get("sortorder")), "desc")
 
-	var kept []T
+	// Each kept record's sort values are read once, not at every
+	// comparison.
+	var kept []sortRow[T]
 	for _, it := range items {
 		if (keep == nil || keep(it)) && match(it) {
-			kept = append(kept, it)
+			keys := make([]value, len(sorts))
+			for i, f := range sorts {
+				keys[i] = f.get(it)
+			}
+			kept = append(kept, sortRow[T]{it, keys})
 		}
 	}
-	slices.SortStableFunc(kept, func(a, b T) int {
+	slices.SortStableFunc(kept, func(a, b sortRow[T]) int {
 		r := 0
-		for _, f := range sorts {
-			if r = compareValues(f.get(a), f.get(b)); r != 0 {
+		for i := range sorts {
+			if r = compareValues(a.keys[i], b.keys[i]); r != 0 {
 				break
 			}
 		}
 		if r == 0 {
-			r = cmp.Compare(a.recID(), b.recID())
+			r = cmp.Compare(a.rec.recID(), b.rec.recID())
 		}
 		if desc {
 			return -r
@@ -90,8 +96,8 @@ func listAnswer[T interface{ recID() int64 }](c *call, items []T, coll *collecti
 		end = start + min(limit, total-start)
 	}
 	out := make([]any, 0, end-start)
-	for _, it := range kept[start:end] {
-		out = append(out, coll.render(c, it))
+	for _, row := range kept[start:end] {
+		out = append(out, coll.render(c, row.rec))
 	}
 
 	if paginationData, _ := strconv.ParseBool(q.Get("pagination_data")); paginationData {
@@ -107,6 +113,12 @@ func listAnswer[T interface{ recID() int64 }](c *call, items []T, coll *collecti
 		return notFound("No " + coll.noun + " found")
 	}
 	return ok(out)
+}
+
+// sortRow is a record kept by a list, with its values of the sort fields.
+type sortRow[T any] struct {
+	rec  T
+	keys []value
 }
 
 // compareValues orders nulls first, then numbers by value and text by its
