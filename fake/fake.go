@@ -1,0 +1,200 @@
+// Package fake starts every apitwin fake at once, wired together as the real
+// systems are, for tests and programs that talk to more than one of the
+// services:
+//
+//	func TestOrderFlow(t *testing.T) {
+//		f := fake.Start(t)
+//		inv, err := f.Clients.ERP.CreateInvoice(ctx, …)
+//		…
+//		f.Clock.Advance(time.Hour) // every fake sees the hour pass
+//	}
+//
+// What Start wires:
+//   - one fake clock for all of them (Fakes.Clock), so token expiry, rate-limit
+//     windows, pipelines, timeouts and timers move together;
+//   - the mcp gateway in front of the sourcehost fake (the same one
+//     Fakes.SourceHost controls), as the real gateway fronts the real service;
+//   - a typed client for each (Fakes.Clients), already pointed at its fake
+//     with valid credentials.
+//
+// Each fake keeps its own controls (seeding, fault injection, request logs):
+// reach them through the fields of Fakes. A program that is not a test uses
+// New and Close; fake/cmd/apitwin-fake serves the same set on fixed ports.
+package fake
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/fake/mcpfake"
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/sourcehost"
+)
+
+// Fakes is every fake, started and wired together.
+type Fakes struct {
+	// Clock drives every fake: Advance it to move all of them at once.
+	Clock *clock.Fake
+
+	ERP        *erpfake.Server
+	SourceHost *sourcehostfake.Server
+	// MCP is the gateway in front of SourceHost.
+	MCP *mcpfake.Server
+
+	// Clients holds a typed client per fake, with valid credentials.
+	Clients Clients
+
+	closeOnce sync.Once
+}
+
+// Clients are typed clients pointed at the fakes.
+type Clients struct {
+	ERP        *erp.Client
+	SourceHost *sourcehost.Client
+	MCP        *mcp.Client
+}
+
+// Addrs are the listening addresses of the fakes ("host:port"; port 0 picks
+// a free one). The zero value listens on free loopback ports.
+type Addrs struct {
+	ERP        string
+	SourceHost string
+	MCP        string
+}
+
+// Option configures Start and New.
+type Option func(*config)
+
+type config struct {
+	clock      *clock.Fake
+	addrs      Addrs
+	seed       *Seed
+	erp        []erpfake.Option
+	sourcehost []sourcehostfake.Option
+	mcp        []mcpfake.Option
+}
+
+// WithClock makes every fake run on clk (by default a new fake clock at the
+// current time).
+func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
+
+// WithAddrs chooses where New listens (Start always picks free ports).
+func WithAddrs(a Addrs) Option { return func(c *config) { c.addrs = a } }
+
+// WithSeed loads seed into the fakes once they run (see Seed).
+func WithSeed(seed *Seed) Option { return func(c *config) { c.seed = seed } }
+
+// WithERP passes options to the ERP fake.
+func WithERP(opts ...erpfake.Option) Option {
+	return func(c *config) { c.erp = append(c.erp, opts...) }
+}
+
+// WithSourceHost passes options to the sourcehost fake (and so to the
+// gateway's upstream).
+func WithSourceHost(opts ...sourcehostfake.Option) Option {
+	return func(c *config) { c.sourcehost = append(c.sourcehost, opts...) }
+}
+
+// WithMCP passes options to the mcp gateway fake (its upstream is always
+// the sourcehost fake).
+func WithMCP(opts ...mcpfake.Option) Option {
+	return func(c *config) { c.mcp = append(c.mcp, opts...) }
+}
+
+// Start starts every fake on free loopback ports and closes them when the
+// test ends. A fake that cannot start fails the test.
+func Start(tb testing.TB, opts ...Option) *Fakes {
+	tb.Helper()
+	f, err := New(append(opts, func(c *config) { c.addrs = Addrs{} })...)
+	if err != nil {
+		tb.Fatalf("fake.Start: %v", err)
+	}
+	tb.Cleanup(f.Close)
+	return f
+}
+
+// New starts every fake, for programs; Close stops them. On an error nothing
+// is left running, and the error names the service and address that failed.
+func New(opts ...Option) (*Fakes, error) {
+	f, err := start(opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// start starts what it can; on an error the caller closes what started.
+func start(opts []Option) (f *Fakes, err error) {
+	cfg := config{}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.clock == nil {
+		cfg.clock = clock.NewFake(time.Now())
+	}
+	f = &Fakes{Clock: cfg.clock}
+
+	f.ERP = erpfake.New(append([]erpfake.Option{erpfake.WithClock(cfg.clock)}, cfg.erp...)...)
+	if _, err := f.ERP.Listen(addrOr(cfg.addrs.ERP)); err != nil {
+		return f, fmt.Errorf("erp fake: %w", err)
+	}
+
+	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
+	if _, err := f.SourceHost.Listen(addrOr(cfg.addrs.SourceHost)); err != nil {
+		return f, fmt.Errorf("sourcehost fake: %w", err)
+	}
+
+	mcpOpts := append([]mcpfake.Option{mcpfake.WithClock(cfg.clock), mcpfake.WithUpstream(f.SourceHost)}, cfg.mcp...)
+	if f.MCP, err = mcpfake.Listen(addrOr(cfg.addrs.MCP), mcpOpts...); err != nil {
+		return f, fmt.Errorf("mcp fake: %w", err)
+	}
+
+	if cfg.seed != nil {
+		if err := cfg.seed.apply(f); err != nil {
+			return f, err
+		}
+	}
+
+	f.Clients = Clients{
+		ERP:        f.ERP.Client(),
+		SourceHost: f.SourceHost.Client(),
+		MCP:        f.MCP.Client(),
+	}
+	return f, nil
+}
+
+// Close stops every fake that runs. It is safe to call more than once.
+func (f *Fakes) Close() {
+	f.closeOnce.Do(func() {
+		// The gateway first: it calls the sourcehost fake.
+		if f.MCP != nil {
+			f.MCP.Close()
+		}
+		if f.SourceHost != nil {
+			f.SourceHost.Close()
+		}
+		if f.ERP != nil {
+			f.ERP.Close()
+		}
+	})
+}
+
+// Advance moves the shared clock: every fake sees d pass, and whatever falls
+// due on the way (expiries, timeouts, timers, rate-limit windows) happens.
+func (f *Fakes) Advance(d time.Duration) { f.Clock.Advance(d) }
+
+func addrOr(addr string) string {
+	if addr == "" {
+		return "127.0.0.1:0"
+	}
+	return addr
+}

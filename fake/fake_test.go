@@ -1,0 +1,145 @@
+package fake_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake"
+	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/sourcehost"
+)
+
+func TestStartWiresEveryFake(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := fake.Start(t)
+
+	if err := f.Clients.ERP.Ping(ctx); err != nil {
+		t.Errorf("erp: %v", err)
+	}
+	me, err := f.Clients.SourceHost.CurrentUser(ctx)
+	if err != nil {
+		t.Fatalf("sourcehost: %v", err)
+	}
+	// The gateway fronts the same sourcehost fake: a project made through
+	// one is seen through the other.
+	p, err := f.Clients.SourceHost.CreateProject(ctx, &sourcehost.CreateProjectRequest{Name: "wired"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Clients.MCP.GetProject(ctx, &mcp.GetProjectParams{ProjectID: p.ID})
+	if err != nil {
+		t.Fatalf("mcp: %v", err)
+	}
+	if got.ID != p.ID || me.Username == "" {
+		t.Errorf("through the gateway: project %d, want %d", got.ID, p.ID)
+	}
+	if f.MCP.Upstream() != f.SourceHost {
+		t.Error("the gateway's upstream is not Fakes.SourceHost")
+	}
+}
+
+func TestOneClockForAll(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	f := fake.Start(t, fake.WithClock(clk))
+	for name, c := range map[string]*clock.Fake{
+		"erp": f.ERP.Clock(), "sourcehost": f.SourceHost.Clock(), "mcp": f.MCP.Clock(),
+	} {
+		if c != clk {
+			t.Errorf("%s runs on another clock", name)
+		}
+	}
+	f.Advance(time.Hour)
+	if got := f.Clock.Now(); !got.Equal(start.Add(time.Hour)) {
+		t.Errorf("after Advance: %v", got)
+	}
+}
+
+func TestDemoSeed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := fake.Start(t, fake.WithSeed(fake.DemoSeed()))
+
+	customers, err := f.Clients.ERP.ListThirdparties(ctx, &erp.ListThirdpartiesOptions{Mode: erp.ModeCustomers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(customers.Items) != 2 {
+		t.Errorf("customers: %d, want 2", len(customers.Items))
+	}
+	projects, err := f.Clients.SourceHost.ListProjects(ctx, &sourcehost.ListProjectsOptions{Search: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(projects.Items) != 1 || projects.Items[0].PathWithNamespace != "alice/shop" {
+		t.Fatalf("projects: %+v", projects.Items)
+	}
+	file, err := f.Clients.SourceHost.GetFile(ctx, sourcehost.ProjectID(projects.Items[0].ID), "README.md", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := file.Decode()
+	if err != nil || !strings.HasPrefix(string(readme), "# Shop") {
+		t.Errorf("README.md: %q, %v", readme, err)
+	}
+}
+
+func TestParseSeed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, data, wantErr string
+	}{
+		{"yaml", "s.yaml", "erp:\n  products: [{ref: A, label: B, price: \"1\"}]\n", ""},
+		{"json", "s.json", `{"sourcehost":{"users":[{"username":"bob","name":"Bob"}]}}`, ""},
+		{"empty yaml", "s.yml", "", ""},
+		{"unknown yaml field", "s.yaml", "erp:\n  prodcts: []\n", "prodcts"},
+		{"unknown json field", "s.json", `{"erp":{"users":[{"logn":"x"}]}}`, "logn"},
+		{"two json values", "s.json", `{} {}`, "more than one"},
+		{"not json", "s.json", `erp: {}`, "seed s.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := fake.ParseSeed([]byte(tt.data), tt.file)
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("error %v, want one naming %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSeedRefusalNamesTheEntry(t *testing.T) {
+	t.Parallel()
+	seed, err := fake.ParseSeed([]byte("erp:\n  products:\n    - {ref: A, label: One}\n    - {ref: A, label: Two}\n"), "dup.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fake.New(fake.WithSeed(seed))
+	if err == nil || !strings.Contains(err.Error(), "erp.products[1]") {
+		t.Fatalf("error %v, want one naming erp.products[1]", err)
+	}
+}
+
+func TestNewNamesTheBusyPort(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	addr := busy.Addr().String()
+	_, err = fake.New(fake.WithAddrs(fake.Addrs{SourceHost: addr}))
+	if err == nil || !strings.Contains(err.Error(), "sourcehost") || !strings.Contains(err.Error(), addr[strings.LastIndex(addr, ":")+1:]) {
+		t.Fatalf("error %v, want one naming sourcehost and the port", err)
+	}
+}
