@@ -1,0 +1,201 @@
+package cloudauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/rest"
+)
+
+// The gateway's paths, relative to the server's base URL.
+const (
+	LoginPath     = "/csp/gateway/am/api/login"
+	LogoutPath    = "/csp/gateway/am/api/logout"
+	UserInfoPath  = "/csp/gateway/am/api/userinfo"
+	PublicKeyPath = "/csp/gateway/am/api/auth/token-public-key"
+)
+
+// DefaultTenant is the tenant a login goes to when none is given, in the
+// command line's settings and in the fake. A login request with an empty
+// tenant leaves the choice to the server, whose default it is too.
+const DefaultTenant = "vsphere.local"
+
+// DefaultTimeout is how long one call may take, retries included, before
+// it fails with ErrConnectionTimeout.
+const DefaultTimeout = 30 * time.Second
+
+// DefaultLeeway is the clock skew allowed when checking a token's times.
+const DefaultLeeway = 30 * time.Second
+
+// Client talks to one login gateway. It is safe for concurrent use.
+type Client struct {
+	rest    *rest.Client
+	clock   clock.Clock
+	timeout time.Duration
+	issuer  string
+	leeway  time.Duration
+
+	keysMu        sync.Mutex
+	keys          *KeySet
+	keysRefreshed time.Time // when a token with an unknown key id last caused a fetch
+}
+
+// RetryPolicy says when and how long the client waits before sending a
+// request again; the zero value means 3 retries with waits from 1 s to 60 s.
+// A login (a POST) is sent again only after a 429 or when the connection
+// could not be made at all.
+type RetryPolicy = rest.RetryPolicy
+
+// Option configures a Client.
+type Option func(*settings) error
+
+type settings struct {
+	rest    rest.Config
+	timeout time.Duration
+	issuer  string
+	leeway  time.Duration
+}
+
+func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
+
+// WithRetry sets the retry policy.
+func WithRetry(p RetryPolicy) Option { return restOption(rest.WithRetry(p)) }
+
+// WithoutRetries sends every request once.
+func WithoutRetries() Option { return restOption(rest.WithoutRetries()) }
+
+// WithHTTPClient sends requests through hc instead of a pooled default
+// client. It cannot be combined with WithCAFile or WithInsecureSkipVerify:
+// configure hc's transport instead.
+func WithHTTPClient(hc *http.Client) Option { return restOption(rest.WithHTTPClient(hc)) }
+
+// WithLogger logs requests (debug), retries (info) and failures (warn).
+// Passwords, tokens and headers are never logged.
+func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
+
+// WithClock makes the client read the time (token expiry, key refreshes)
+// and wait between retries on clk, for example a fake's clock.
+func WithClock(clk clock.Clock) Option { return restOption(rest.WithClock(clk)) }
+
+// WithUserAgent appends a product token ("myapp/1.2") to the User-Agent.
+func WithUserAgent(product string) Option { return restOption(rest.WithUserAgent(product)) }
+
+// WithCAFile trusts the certificate authorities of a PEM file besides the
+// system's (the command line's CLI_CA_CERT). A file that cannot be read or
+// holds no certificate fails New.
+func WithCAFile(path string) Option { return restOption(rest.WithCAFile(path)) }
+
+// WithInsecureSkipVerify turns TLS certificate verification off (the
+// command line's --no-verify-ssl). Verification is on unless asked.
+func WithInsecureSkipVerify() Option { return restOption(rest.WithInsecureSkipVerify()) }
+
+// WithTimeout bounds each call, retries included (default 30 s). A call
+// that runs out of time fails with ErrConnectionTimeout.
+func WithTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return fmt.Errorf("timeout %v is not positive", d)
+		}
+		s.timeout = d
+		return nil
+	}
+}
+
+// WithIssuer sets the issuer (iss claim) VerifyToken requires. The default
+// is the server's base URL without a trailing slash, which is what the
+// gateway writes.
+func WithIssuer(iss string) Option {
+	return func(s *settings) error {
+		if strings.TrimSpace(iss) == "" {
+			return errors.New("empty issuer")
+		}
+		s.issuer = iss
+		return nil
+	}
+}
+
+// WithLeeway sets the clock skew allowed when checking a token's times
+// (default 30 s; at most 5 minutes).
+func WithLeeway(d time.Duration) Option {
+	return func(s *settings) error {
+		if d < 0 || d > 5*time.Minute {
+			return fmt.Errorf("leeway %v is not between 0 and 5m", d)
+		}
+		s.leeway = d
+		return nil
+	}
+}
+
+// New returns a client for the gateway at baseURL, the server's root
+// ("https://cloud.example.com").
+func New(baseURL string, opts ...Option) (*Client, error) {
+	s := settings{timeout: DefaultTimeout, leeway: DefaultLeeway}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&s); err != nil {
+			return nil, fmt.Errorf("cloudauth: %w", err)
+		}
+	}
+	cfg := s.rest
+	cfg.Service = "cloudauth"
+	cfg.BaseURL = baseURL
+	cfg.DecodeError = decodeError
+	rc, err := rest.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{rest: rc, clock: cfg.Clock, timeout: s.timeout, issuer: s.issuer, leeway: s.leeway}
+	if c.clock == nil {
+		c.clock = clock.Real()
+	}
+	if c.issuer == "" {
+		c.issuer = rc.BaseURL()
+	}
+	return c, nil
+}
+
+// BaseURL returns the server's root URL requests go to.
+func (c *Client) BaseURL() string { return c.rest.BaseURL() }
+
+// String describes the client.
+func (c *Client) String() string {
+	return fmt.Sprintf("cloudauth.Client{BaseURL: %s}", c.rest.BaseURL())
+}
+
+// GoString is String.
+func (c *Client) GoString() string { return c.String() }
+
+// do sends one request within the client's timeout and turns a failure
+// without an answer into the package's error.
+func (c *Client) do(ctx context.Context, req *rest.Request, out any) error {
+	if ctx == nil {
+		return errors.New("cloudauth: nil context")
+	}
+	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	_, err := c.rest.Do(callCtx, req, out)
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return transportError(ctx, req.Method, req.Path, err)
+}
+
+func bearer(tok *Token) (http.Header, error) {
+	if tok == nil || tok.raw == "" {
+		return nil, errors.New("cloudauth: no token")
+	}
+	return http.Header{"Authorization": {"Bearer " + tok.raw}}, nil
+}

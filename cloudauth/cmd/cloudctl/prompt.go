@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// terminalFd returns standard input's file descriptor when it is a
+// terminal.
+func (a *app) terminalFd() (int, bool) {
+	f, ok := a.env.Stdin.(interface{ Fd() uintptr })
+	if !ok {
+		return 0, false
+	}
+	fd := int(f.Fd())
+	return fd, term.IsTerminal(fd)
+}
+
+// readLine reads one line of standard input without its line ending.
+func (a *app) readLine() (string, error) {
+	line, err := a.in.ReadString('\n')
+	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// prompt asks for a value on standard error and reads it from standard
+// input. An empty answer, or none at all, takes def; without def the value
+// is required.
+func (a *app) prompt(label, def string) (string, error) {
+	if def != "" {
+		fmt.Fprintf(a.env.Stderr, "%s [%s]: ", label, def)
+	} else {
+		fmt.Fprintf(a.env.Stderr, "%s: ", label)
+	}
+	v, err := a.readLine()
+	if _, tty := a.terminalFd(); !tty {
+		fmt.Fprintln(a.env.Stderr) // the answer came from a pipe: end the prompt's line
+	}
+	v = strings.TrimSpace(v)
+	switch {
+	case v != "":
+		return v, nil
+	case def != "":
+		return def, nil
+	case errors.Is(err, io.EOF):
+		return "", fmt.Errorf("%s: no answer on standard input", strings.ToLower(label))
+	case err != nil:
+		return "", fmt.Errorf("reading %s: %w", strings.ToLower(label), err)
+	}
+	return "", fmt.Errorf("%s is required", strings.ToLower(label))
+}
+
+// promptPassword asks for the password: on a terminal without echoing it,
+// otherwise as the first line left on standard input.
+func (a *app) promptPassword() (string, error) {
+	fmt.Fprint(a.env.Stderr, "Password: ")
+	var (
+		pw  string
+		err error
+	)
+	if fd, tty := a.terminalFd(); tty {
+		var b []byte
+		b, err = term.ReadPassword(fd)
+		pw = string(b)
+	} else {
+		pw, err = a.readLine()
+	}
+	fmt.Fprintln(a.env.Stderr)
+	switch {
+	case errors.Is(err, io.EOF) && pw == "":
+		return "", errors.New("password: no answer on standard input")
+	case err != nil:
+		return "", fmt.Errorf("reading the password: %w", err)
+	case pw == "":
+		return "", errors.New("password is required")
+	}
+	return pw, nil
+}

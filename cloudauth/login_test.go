@@ -1,0 +1,313 @@
+package cloudauth_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apitwin/apitwin/cloudauth"
+	"github.com/apitwin/apitwin/fake/cloudauthfake"
+)
+
+func TestLogin(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := srv.Client()
+	tok, err := c.Login(context.Background(), &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Subject != "admin" || tok.Tenant != cloudauth.DefaultTenant || tok.Issuer != srv.URL() ||
+		!tok.IssuedAt.Equal(t0) || !tok.ExpiresAt.Equal(t0.Add(30*time.Minute)) ||
+		tok.KeyID != "test-key" || tok.Algorithm != "RS256" || tok.Verified || tok.ID == "" {
+		t.Fatalf("token %+v", tok)
+	}
+	if got := tok.TimeLeft(t0.Add(time.Minute)); got != 29*time.Minute {
+		t.Fatalf("TimeLeft = %v", got)
+	}
+	reqs := srv.RequestsTo(cloudauthfake.RouteLogin)
+	if len(reqs) != 1 || reqs[0].Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("login requests %+v", reqs)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"username": "admin", "password": cloudauthfake.AdminPassword}, body); diff != "" {
+		t.Fatalf("login body (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoginTenant(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	if err := srv.AddUser(cloudauthfake.User{Username: "alice", Password: "alice-pw", Tenant: "acme.example"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tok, err := srv.Client().Login(ctx, &cloudauth.LoginRequest{Username: "alice", Password: "alice-pw", Tenant: "acme.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Tenant != "acme.example" {
+		t.Fatalf("tenant %q", tok.Tenant)
+	}
+	var body map[string]string
+	json.Unmarshal(srv.RequestsTo(cloudauthfake.RouteLogin)[0].Body, &body)
+	if body["tenant"] != "acme.example" {
+		t.Fatalf("the tenant did not travel in the body: %v", body)
+	}
+}
+
+// TestLoginRefused: each cause the specification names answers 401, which
+// the client reports with the specification's exact text.
+func TestLoginRefused(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	srv.AddUser(cloudauthfake.User{Username: "bob", Password: "bob-secret", Tenant: "acme.example"})
+	srv.AddUser(cloudauthfake.User{Username: "carol", Password: "carol-secret", Locked: true})
+	c := srv.Client()
+	for _, tc := range []struct {
+		name string
+		req  cloudauth.LoginRequest
+	}{
+		{"wrong password", cloudauth.LoginRequest{Username: "admin", Password: "not-the-password"}},
+		{"unknown user", cloudauth.LoginRequest{Username: "nobody", Password: "whatever1"}},
+		{"locked account", cloudauth.LoginRequest{Username: "carol", Password: "carol-secret"}},
+		{"wrong tenant", cloudauth.LoginRequest{Username: "bob", Password: "bob-secret", Tenant: "other.example"}},
+		{"default tenant, user elsewhere", cloudauth.LoginRequest{Username: "bob", Password: "bob-secret"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := c.Login(context.Background(), &tc.req)
+			if err == nil {
+				t.Fatal("login succeeded")
+			}
+			if err.Error() != "Authentication failed: 401 Unauthorized" {
+				t.Fatalf("error text %q", err)
+			}
+			if !errors.Is(err, cloudauth.ErrUnauthorized) || errors.Is(err, cloudauth.ErrConnectionTimeout) {
+				t.Fatalf("errors.Is: %v", err)
+			}
+			var e *cloudauth.Error
+			if !errors.As(err, &e) || e.StatusCode != 401 || e.Message != "Unauthorized" || e.RequestID == "" {
+				t.Fatalf("error %#v", e)
+			}
+			if strings.Contains(fmt.Sprintf("%v %+v %s", err, e, e.Detail()), tc.req.Password) {
+				t.Fatal("the password shows in the error")
+			}
+		})
+	}
+	if n := srv.Issued(); n != 0 {
+		t.Fatalf("%d tokens issued", n)
+	}
+}
+
+func TestLoginUnlocked(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	ctx := context.Background()
+	srv.SetLocked("", "admin", true)
+	if _, err := srv.Client().Login(ctx, &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}); !errors.Is(err, cloudauth.ErrUnauthorized) {
+		t.Fatalf("locked: %v", err)
+	}
+	srv.SetLocked("", "admin", false)
+	if _, err := srv.Client().Login(ctx, &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}); err != nil {
+		t.Fatalf("unlocked: %v", err)
+	}
+}
+
+func TestLoginChecksInput(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := srv.Client()
+	for _, req := range []*cloudauth.LoginRequest{nil, {Password: "x"}, {Username: " ", Password: "x"}, {Username: "admin"}} {
+		if _, err := c.Login(context.Background(), req); err == nil {
+			t.Errorf("Login(%v) accepted", req)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+}
+
+// TestLoginEchoedPasswordIsScrubbed: a server that quotes the password
+// back in its error does not get it into the error.
+func TestLoginEchoedPasswordIsScrubbed(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 400, Body: `{"statusCode":400,"message":"bad password hunter22"}`})
+	_, err := srv.Client().Login(context.Background(), &cloudauth.LoginRequest{Username: "admin", Password: "hunter22"})
+	var e *cloudauth.Error
+	if !errors.As(err, &e) || !errors.Is(err, cloudauth.ErrBadRequest) {
+		t.Fatalf("err %v", err)
+	}
+	if strings.Contains(err.Error()+e.Detail()+string(e.Body), "hunter22") {
+		t.Fatalf("password in the error: %v / %s", err, e.Body)
+	}
+}
+
+func TestLoginAnswerWithoutToken(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 200, Body: `{"token_type":"bearer"}`, Times: 1})
+	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 200, Body: `{"access_token":"opaque"}`, Times: 1})
+	c := srv.Client()
+	req := &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}
+	if _, err := c.Login(context.Background(), req); err == nil || !strings.Contains(err.Error(), "no access_token") {
+		t.Fatalf("no token: %v", err)
+	}
+	if _, err := c.Login(context.Background(), req); !errors.Is(err, cloudauth.ErrTokenInvalid) {
+		t.Fatalf("opaque token: %v", err)
+	}
+}
+
+func TestServerErrors(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := srv.Client(cloudauth.WithoutRetries())
+	req := &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}
+	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 503, Times: 1})
+	_, err := c.Login(context.Background(), req)
+	if !errors.Is(err, cloudauth.ErrServer) || err.Error() != "cloudauth: POST /csp/gateway/am/api/login: 503 Service Unavailable" {
+		t.Fatalf("503: %v", err)
+	}
+	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 429, Times: 1})
+	_, err = c.Login(context.Background(), req)
+	var rl *cloudauth.RateLimitError
+	if !errors.Is(err, cloudauth.ErrRateLimited) || !errors.As(err, &rl) {
+		t.Fatalf("429: %v", err)
+	}
+}
+
+// TestLoginRetriesRateLimit: a 429 is waited out on the fake's clock, with
+// no real sleeping.
+func TestLoginRetriesRateLimit(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 429, Times: 2})
+	tok, err := srv.Client().Login(context.Background(), &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.RequestsTo(cloudauthfake.RouteLogin)); n != 3 {
+		t.Fatalf("%d login requests", n)
+	}
+	if want := t0.Add(2 * time.Second); !tok.IssuedAt.Equal(want) {
+		t.Fatalf("issued at %v, want %v (two 1 s waits on the fake clock)", tok.IssuedAt, want)
+	}
+}
+
+func TestUserInfoAndLogout(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	srv.AddUser(cloudauthfake.User{Username: "alice", Password: "alice-pw", Name: "Alice Liddell", Email: "alice@example.com", Roles: []string{"org_member"}})
+	c := srv.Client()
+	ctx := context.Background()
+	tok, err := c.Login(ctx, &cloudauth.LoginRequest{Username: "alice", Password: "alice-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.UserInfo(ctx, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &cloudauth.UserInfo{Subject: "alice", Username: "alice", Name: "Alice Liddell", Email: "alice@example.com",
+		Tenant: cloudauth.DefaultTenant, Roles: []string{"org_member"}}
+	if diff := cmp.Diff(want, info); diff != "" {
+		t.Fatalf("user info (-want +got):\n%s", diff)
+	}
+	if got := srv.RequestsTo(cloudauthfake.RouteUserInfo)[0].Header.Get("Authorization"); got != "Bearer "+tok.Raw() {
+		t.Fatalf("Authorization %q", got)
+	}
+	if err := c.Logout(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	if !srv.Revoked(tok.Raw()) {
+		t.Fatal("not revoked")
+	}
+	if _, err := c.UserInfo(ctx, tok); !errors.Is(err, cloudauth.ErrUnauthorized) {
+		t.Fatalf("user info after logout: %v", err)
+	}
+	if err := c.Logout(ctx, tok); !errors.Is(err, cloudauth.ErrUnauthorized) {
+		t.Fatalf("second logout: %v", err)
+	}
+	// Another session of the same user is untouched.
+	tok2, _ := c.Login(ctx, &cloudauth.LoginRequest{Username: "alice", Password: "alice-pw"})
+	if _, err := c.UserInfo(ctx, tok2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Logout(ctx, nil); err == nil {
+		t.Fatal("logout without a token")
+	}
+}
+
+func TestTokenExpiresOnTheClock(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, cloudauthfake.WithTokenLifetime(10*time.Minute))
+	c := srv.Client()
+	ctx := context.Background()
+	tok, err := c.Login(ctx, &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tok.ExpiresAt.Equal(t0.Add(10 * time.Minute)) {
+		t.Fatalf("exp %v", tok.ExpiresAt)
+	}
+	srv.Clock().Advance(10*time.Minute - time.Second)
+	if _, err := c.UserInfo(ctx, tok); err != nil || tok.Expired(srv.Clock().Now()) {
+		t.Fatalf("a second before expiry: %v", err)
+	}
+	srv.Clock().Advance(time.Second)
+	if !tok.Expired(srv.Clock().Now()) || tok.TimeLeft(srv.Clock().Now()) != 0 {
+		t.Fatal("not expired at exp")
+	}
+	if _, err := c.UserInfo(ctx, tok); !errors.Is(err, cloudauth.ErrUnauthorized) {
+		t.Fatalf("after expiry: %v", err)
+	}
+	resp := srv.RequestsTo(cloudauthfake.RouteUserInfo)
+	if resp[len(resp)-1].Status != http.StatusUnauthorized {
+		t.Fatalf("log %+v", resp[len(resp)-1])
+	}
+}
+
+func TestClientString(t *testing.T) {
+	t.Parallel()
+	c, err := cloudauth.New("https://cloud.example.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL() != "https://cloud.example.com" || fmt.Sprintf("%v %#v", c, c) != "cloudauth.Client{BaseURL: https://cloud.example.com} cloudauth.Client{BaseURL: https://cloud.example.com}" {
+		t.Fatalf("%v", c)
+	}
+	req := cloudauth.LoginRequest{Username: "u", Password: "sekrit-pw"}
+	if s := fmt.Sprintf("%v %+v %#v", req, req, req); strings.Contains(s, "sekrit") {
+		t.Fatalf("password printed: %s", s)
+	}
+}
+
+func TestNewChecksOptions(t *testing.T) {
+	t.Parallel()
+	for name, opts := range map[string][]cloudauth.Option{
+		"zero timeout":   {cloudauth.WithTimeout(0)},
+		"huge leeway":    {cloudauth.WithLeeway(time.Hour)},
+		"empty issuer":   {cloudauth.WithIssuer(" ")},
+		"missing CA":     {cloudauth.WithCAFile("/nonexistent/ca.pem")},
+		"TLS and client": {cloudauth.WithHTTPClient(http.DefaultClient), cloudauth.WithInsecureSkipVerify()},
+	} {
+		if _, err := cloudauth.New("https://cloud.example.com", opts...); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	for _, u := range []string{"", "cloud.example.com", "ftp://x", "https://x/?q=1"} {
+		if _, err := cloudauth.New(u); err == nil {
+			t.Errorf("New(%q) accepted", u)
+		}
+	}
+}

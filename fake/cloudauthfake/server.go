@@ -1,0 +1,295 @@
+package cloudauthfake
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/cloudauth"
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+// Fault is an answer forced on the next requests to a route; see
+// [Server.InjectFault].
+type Fault = fakekit.Fault
+
+// Request is a request the fake received, as its log keeps it.
+type Request = fakekit.Request
+
+// Defaults of a new fake.
+const (
+	// DefaultTenant is the tenant of users added without one, and of logins
+	// that name none: the same as cloudauth.DefaultTenant.
+	DefaultTenant = cloudauth.DefaultTenant
+	// DefaultTokenLifetime is how long an issued token is valid: 30
+	// minutes, as the gateway the fake imitates (expires_in 1800).
+	DefaultTokenLifetime = 30 * time.Minute
+	// AdminUsername and AdminPassword are the user every fake starts with,
+	// in DefaultTenant; see WithAdminPassword.
+	AdminUsername = "admin"
+	AdminPassword = "changeme"
+)
+
+// The routes the fake serves, as InjectFault and RequestsTo take them.
+const (
+	RouteLogin     = "POST " + cloudauth.LoginPath
+	RouteLogout    = "POST " + cloudauth.LogoutPath
+	RouteUserInfo  = "GET " + cloudauth.UserInfoPath
+	RoutePublicKey = "GET " + cloudauth.PublicKeyPath
+)
+
+// Server is the fake login gateway. It is an http.Handler; use [Start] or
+// [StartTLS] in tests, or [New] and [Server.Listen] in programs.
+type Server struct {
+	kit *fakekit.Kit
+	cfg config
+
+	httpSrv *httptest.Server
+
+	mu      sync.Mutex
+	url     string
+	users   map[userKey]*user
+	revoked map[string]time.Time // token id → its expiry, for pruning
+	issued  int
+}
+
+type config struct {
+	clock         *clock.Fake
+	key           *rsa.PrivateKey
+	kid           string
+	lifetime      time.Duration
+	defaultTenant string
+	issuer        string
+	adminPassword string
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+// WithClock makes the fake read its time from clk (shared with other fakes
+// or with the code under test): tokens are issued and expire on it.
+func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
+
+// WithKey signs tokens with key under key id kid instead of a key pair made
+// when the fake is built (an empty kid is the key's RFC 7638 thumbprint).
+// Tests that start many fakes can share one key this way, as making a
+// 2048-bit RSA key takes tens of milliseconds.
+func WithKey(key *rsa.PrivateKey, kid string) Option {
+	return func(c *config) { c.key, c.kid = key, kid }
+}
+
+// WithTokenLifetime sets how long issued tokens are valid (default 30
+// minutes).
+func WithTokenLifetime(d time.Duration) Option { return func(c *config) { c.lifetime = d } }
+
+// WithDefaultTenant sets the tenant of logins that name none, and of users
+// added without one (default "vsphere.local").
+func WithDefaultTenant(tenant string) Option { return func(c *config) { c.defaultTenant = tenant } }
+
+// WithIssuer fixes the iss of issued tokens (default: the URL the fake
+// serves on, or for a bare handler the scheme and host of each request).
+func WithIssuer(iss string) Option { return func(c *config) { c.issuer = strings.TrimRight(iss, "/") } }
+
+// WithAdminPassword sets the password of the admin user (default
+// "changeme").
+func WithAdminPassword(p string) Option { return func(c *config) { c.adminPassword = p } }
+
+// New returns a fake with one user, admin, in the default tenant. It makes
+// an RSA key pair unless WithKey gives one, and panics if it cannot.
+func New(opts ...Option) *Server {
+	cfg := config{lifetime: DefaultTokenLifetime, defaultTenant: DefaultTenant, adminPassword: AdminPassword}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.lifetime <= 0 {
+		cfg.lifetime = DefaultTokenLifetime
+	}
+	if cfg.defaultTenant == "" {
+		cfg.defaultTenant = DefaultTenant
+	}
+	if cfg.key == nil {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			panic(fmt.Sprintf("cloudauthfake: making a key pair: %v", err))
+		}
+		cfg.key = key
+	}
+	if cfg.kid == "" {
+		cfg.kid = Thumbprint(&cfg.key.PublicKey)
+	}
+	s := &Server{cfg: cfg, users: map[userKey]*user{}, revoked: map[string]time.Time{}}
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, FaultBody: s.writeFault, Routes: routeTable().Bind(s)})
+	s.cfg.clock = s.kit.Clock()
+	if err := s.AddUser(User{Username: AdminUsername, Password: cfg.adminPassword, Name: "Administrator",
+		Email: "admin@example.com", Roles: []string{"org_owner"}}); err != nil {
+		panic(err) // the state is empty: only an empty password could fail
+	}
+	return s
+}
+
+// Thumbprint returns an RSA public key's RFC 7638 thumbprint, the fake's
+// default key id.
+func Thumbprint(pub *rsa.PublicKey) string {
+	jwk := cloudauth.PublicJWK("", pub)
+	sum := sha256.Sum256([]byte(`{"e":"` + jwk.E + `","kty":"RSA","n":"` + jwk.N + `"}`))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// Start serves a new fake on a loopback port until the test ends.
+func Start(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := New(opts...)
+	srv := fakekit.Start(tb, s)
+	s.httpSrv = srv
+	s.setURL(srv.URL)
+	return s
+}
+
+// StartTLS is Start over TLS, with a certificate for 127.0.0.1 signed by
+// an authority of its own: a client trusts it only through
+// [Server.Client], [Server.CACertFile] or by turning verification off.
+func StartTLS(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := New(opts...)
+	// Not fakekit.StartTLS: a client refusing the certificate is a case
+	// this fake exists to show, and the server should not log each one.
+	srv := httptest.NewUnstartedServer(s)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	tb.Cleanup(srv.Close)
+	s.httpSrv = srv
+	s.setURL(srv.URL)
+	return s
+}
+
+// Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
+// Close, for programs; it returns the URL to reach it.
+func (s *Server) Listen(addr string) (string, error) {
+	srv, err := fakekit.Listen(addr, s)
+	if err != nil {
+		return "", err
+	}
+	s.httpSrv = srv
+	s.setURL(srv.URL)
+	return srv.URL, nil
+}
+
+// Close stops a server started by Listen (Start's stops with its test).
+func (s *Server) Close() {
+	if s.httpSrv != nil {
+		s.httpSrv.Close()
+	}
+}
+
+func (s *Server) setURL(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.url = u
+}
+
+// URL returns the address the fake serves on ("" before Start or Listen).
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// Client returns a client pointed at the fake, trusting its certificate in
+// TLS mode, on the fake's clock. Options are applied after those.
+func (s *Server) Client(opts ...cloudauth.Option) *cloudauth.Client {
+	u := s.URL()
+	if u == "" {
+		panic("cloudauthfake: Client called before Start or Listen")
+	}
+	base := []cloudauth.Option{cloudauth.WithClock(s.cfg.clock)}
+	if s.httpSrv != nil && s.httpSrv.TLS != nil {
+		base = append(base, cloudauth.WithHTTPClient(s.httpSrv.Client()))
+	}
+	if s.cfg.issuer != "" {
+		base = append(base, cloudauth.WithIssuer(s.cfg.issuer))
+	}
+	c, err := cloudauth.New(u, append(base, opts...)...)
+	if err != nil {
+		panic(fmt.Sprintf("cloudauthfake: building client: %v", err))
+	}
+	return c
+}
+
+// CertificatePEM returns the TLS certificate of a fake started with
+// StartTLS, PEM-encoded, for a client to trust; nil otherwise.
+func (s *Server) CertificatePEM() []byte {
+	if s.httpSrv == nil || s.httpSrv.TLS == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.httpSrv.Certificate().Raw})
+}
+
+// CACertFile writes CertificatePEM to a file in a temporary directory of
+// the test and returns its path, for cloudauth.WithCAFile or CLI_CA_CERT.
+func (s *Server) CACertFile(tb testing.TB) string {
+	tb.Helper()
+	pemBytes := s.CertificatePEM()
+	if pemBytes == nil {
+		tb.Fatal("cloudauthfake: CACertFile needs a fake started with StartTLS")
+	}
+	path := filepath.Join(tb.TempDir(), "fake-ca.pem")
+	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.kit.ServeHTTP(w, r) }
+
+// Clock returns the fake's clock: advancing it makes tokens expire.
+func (s *Server) Clock() *clock.Fake { return s.cfg.clock }
+
+// PublicKey returns the key tokens are verified with.
+func (s *Server) PublicKey() *rsa.PublicKey { return &s.cfg.key.PublicKey }
+
+// KeyID returns the key id (kid) tokens carry.
+func (s *Server) KeyID() string { return s.cfg.kid }
+
+// TokenLifetime returns how long issued tokens are valid.
+func (s *Server) TokenLifetime() time.Duration { return s.cfg.lifetime }
+
+// DefaultTenant returns the tenant of logins that name none.
+func (s *Server) DefaultTenant() string { return s.cfg.defaultTenant }
+
+// InjectFault makes requests matching route (RouteLogin, …, or "" for all)
+// answer as f says. A fault with a status and no body answers in the
+// gateway's error shape.
+func (s *Server) InjectFault(route string, f Fault) error { return s.kit.InjectFault(route, f) }
+
+// ClearFaults removes every injected fault.
+func (s *Server) ClearFaults() { s.kit.ClearFaults() }
+
+// Requests returns the requests received, oldest first.
+func (s *Server) Requests() []Request { return s.kit.Requests() }
+
+// RequestsTo returns the requests a route answered (RouteLogin, …).
+func (s *Server) RequestsTo(route string) []Request { return s.kit.RequestsTo(route) }
+
+// ResetRequests empties the request log.
+func (s *Server) ResetRequests() { s.kit.ResetRequests() }
+
+// errUnknownUser is returned by the seeding methods for a missing user.
+var errUnknownUser = errors.New("cloudauthfake: no such user")

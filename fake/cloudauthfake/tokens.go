@@ -1,0 +1,173 @@
+package cloudauthfake
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// tokenClaims is the payload of an issued token.
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	Tenant string `json:"tenant"`
+}
+
+// IssueToken issues a token to an account as a login would, without the
+// request: for tests that start logged in. It fails for an unknown or
+// locked account.
+func (s *Server) IssueToken(tenant, username string) (string, error) {
+	if tenant == "" {
+		tenant = s.cfg.defaultTenant
+	}
+	s.mu.Lock()
+	u, ok := s.users[userKey{tenant, username}]
+	locked := ok && u.Locked
+	iss := s.issuerLocked(nil)
+	s.mu.Unlock()
+	switch {
+	case !ok:
+		return "", fmt.Errorf("%w: %q in tenant %q", errUnknownUser, username, tenant)
+	case locked:
+		return "", fmt.Errorf("cloudauthfake: user %q is locked", username)
+	}
+	return s.issue(iss, tenant, username)
+}
+
+// issue signs a new token.
+func (s *Server) issue(iss, tenant, username string) (string, error) {
+	now := s.cfg.clock.Now()
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	cl := tokenClaims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Subject:   username,
+			Issuer:    iss,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(s.cfg.lifetime)),
+			ID:        hex.EncodeToString(id[:]),
+		},
+		Tenant: tenant,
+	}
+	raw, err := s.sign(cl)
+	if err == nil {
+		s.mu.Lock()
+		s.issued++
+		s.mu.Unlock()
+	}
+	return raw, err
+}
+
+// Sign signs any claims with the fake's key (RS256, with its key id), for
+// tests that need a token the fake would never issue: one without exp,
+// from another issuer, for an unknown user.
+func (s *Server) Sign(claims jwt.Claims) (string, error) { return s.sign(claims) }
+
+func (s *Server) sign(claims jwt.Claims) (string, error) {
+	t := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+	t.Header["kid"] = s.cfg.kid
+	return t.SignedString(s.cfg.key)
+}
+
+// Issued returns how many tokens the fake has issued.
+func (s *Server) Issued() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.issued
+}
+
+// Revoke invalidates a token as a logout does.
+func (s *Server) Revoke(raw string) error {
+	cl, err := s.check(raw)
+	if err != nil {
+		return err
+	}
+	s.revoke(cl)
+	return nil
+}
+
+func (s *Server) revoke(cl *tokenClaims) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.revoked) >= 10_000 {
+		now := s.cfg.clock.Now()
+		for id, exp := range s.revoked {
+			if !now.Before(exp) {
+				delete(s.revoked, id)
+			}
+		}
+	}
+	s.revoked[cl.ID] = cl.ExpiresAt.Time
+}
+
+// Revoked reports whether a token was logged out.
+func (s *Server) Revoked(raw string) bool {
+	var cl tokenClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(raw, &cl); err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.revoked[cl.ID]
+	return ok
+}
+
+var errRevoked = errors.New("token has been revoked")
+
+// check verifies a token as the gateway does: its own key, RS256, not
+// expired on the fake's clock, not revoked.
+func (s *Server) check(raw string) (*tokenClaims, error) {
+	var cl tokenClaims
+	p := jwt.NewParser(jwt.WithValidMethods([]string{"RS256"}), jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(s.cfg.clock.Now))
+	_, err := p.ParseWithClaims(raw, &cl, func(t *jwt.Token) (any, error) {
+		if kid, _ := t.Header["kid"].(string); kid != s.cfg.kid {
+			return nil, fmt.Errorf("unknown key id %q", kid)
+		}
+		return &s.cfg.key.PublicKey, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cl.ID == "" {
+		return nil, errors.New("token has no id")
+	}
+	s.mu.Lock()
+	_, revoked := s.revoked[cl.ID]
+	s.mu.Unlock()
+	if revoked {
+		return nil, errRevoked
+	}
+	return &cl, nil
+}
+
+// bearer reads the token of an Authorization: Bearer header.
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// issuerLocked returns the iss to write; s.mu must be held. r may be nil.
+func (s *Server) issuerLocked(r *http.Request) string {
+	switch {
+	case s.cfg.issuer != "":
+		return s.cfg.issuer
+	case s.url != "":
+		return s.url
+	case r != nil:
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		return scheme + "://" + r.Host
+	}
+	return "http://localhost"
+}
