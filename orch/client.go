@@ -1,0 +1,454 @@
+package orch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/internal/version"
+	"github.com/apitwin/apitwin/orch/orchpb"
+)
+
+// DefaultNamespace is the namespace a client uses unless WithNamespace says
+// otherwise.
+const DefaultNamespace = "default"
+
+// DefaultPort is the port Dial adds to a target that has none.
+const DefaultPort = "7233"
+
+// LongPollTimeout is the deadline a long poll gets when its context has
+// none: a little more than a server's usual poll deadline (60 s), so the
+// server, not the client, ends an idle poll.
+const LongPollTimeout = 70 * time.Second
+
+// Client talks to one orchestration service over gRPC (Dial, NewFromConn)
+// or HTTP/JSON (NewHTTP): the same methods and the same errors whichever
+// transport. It is safe for concurrent use.
+type Client struct {
+	tr        transport
+	kind      string // "grpc" or "http", for String
+	target    string
+	namespace string
+	identity  string
+	token     string
+	clk       clock.Clock
+	log       *slog.Logger
+	retry     RetryPolicy
+	limits    *limiter
+	timeout   time.Duration
+
+	mu   sync.Mutex
+	last RateLimit
+}
+
+// transport carries one call. It fills resp on success and returns what the
+// answer said of rate limits either way. An error is an *Error when the
+// server answered or the transport failed in a known way.
+type transport interface {
+	invoke(ctx context.Context, m *method, req, resp proto.Message) (callInfo, error)
+	close() error
+}
+
+// callInfo is what a transport learned of an answer besides its body.
+type callInfo struct {
+	rateLimit  RateLimit
+	retryAfter time.Duration // the answer's Retry-After, if any
+	sent       bool          // false when the transport knows the request never left
+}
+
+// Dial returns a client of the gRPC service at target ("host", "host:port"
+// or a gRPC target such as "dns:///host:port"; the port defaults to 7233).
+// The connection is made lazily, at the first call. TLS is on unless
+// WithInsecure; close the client to close the connection.
+func Dial(target string, opts ...Option) (*Client, error) {
+	s, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(target) == "" {
+		return nil, errors.New("orch: empty target")
+	}
+	target = withDefaultPort(target)
+	creds := credentials.NewTLS(s.tlsForGRPC())
+	if s.insecure {
+		creds = insecure.NewCredentials()
+	}
+	ua := version.UserAgent
+	if s.rest.UserAgent != "" {
+		ua += " " + s.rest.UserAgent
+	}
+	dial := append([]grpc.DialOption{grpc.WithTransportCredentials(creds), grpc.WithUserAgent(ua)}, s.dialOptions...)
+	conn, err := grpc.NewClient(target, dial...)
+	if err != nil {
+		return nil, fmt.Errorf("orch: dial %s: %w", target, err)
+	}
+	return newClient(s, &grpcTransport{conn: conn, closer: conn, s: &s}, "grpc", target), nil
+}
+
+// NewFromConn returns a client over an existing gRPC connection: an
+// in-memory one for tests, or one dialled with options of your own. Closing
+// the client leaves conn open.
+func NewFromConn(conn grpc.ClientConnInterface, opts ...Option) (*Client, error) {
+	if conn == nil {
+		return nil, errors.New("orch: nil connection")
+	}
+	s, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	target := "conn"
+	if cc, ok := conn.(interface{ Target() string }); ok {
+		target = cc.Target()
+	}
+	return newClient(s, &grpcTransport{conn: conn, s: &s}, "grpc", target), nil
+}
+
+// NewHTTP returns a client of the HTTP/JSON side of the service at baseURL
+// (the server's root, "https://orch.example.com"; a trailing /api/v1 is
+// accepted and dropped).
+func NewHTTP(baseURL string, opts ...Option) (*Client, error) {
+	s, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := newHTTPTransport(baseURL, &s)
+	if err != nil {
+		return nil, err
+	}
+	return newClient(s, tr, "http", tr.rest.BaseURL()), nil
+}
+
+func newClient(s settings, tr transport, kind, target string) *Client {
+	retry, _ := s.rest.Retry.WithDefaults() // checked by WithRetry
+	return &Client{
+		tr:        tr,
+		kind:      kind,
+		target:    target,
+		namespace: s.namespace,
+		identity:  s.identity,
+		token:     s.token,
+		clk:       s.rest.Clock,
+		log:       s.rest.Logger,
+		retry:     retry,
+		limits:    newLimiter(s.limits, s.rest.Clock),
+		timeout:   s.callTimeout,
+	}
+}
+
+// withDefaultPort adds :7233 to a host without a port; gRPC targets with a
+// scheme ("dns:///…", "unix:…", "passthrough:///…") are left alone.
+func withDefaultPort(target string) string {
+	if strings.Contains(target, ":///") || strings.HasPrefix(target, "unix:") {
+		return target
+	}
+	if _, _, err := net.SplitHostPort(target); err == nil {
+		return target
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(target, "["), "]")
+	return net.JoinHostPort(host, DefaultPort)
+}
+
+func defaultIdentity() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	return strconv.Itoa(os.Getpid()) + "@" + host
+}
+
+// Close releases the client's connection (for Dial; NewFromConn leaves its
+// connection to its owner, and NewHTTP's idle connections are closed).
+func (c *Client) Close() error { return c.tr.close() }
+
+// Namespace returns the namespace the client's calls go to.
+func (c *Client) Namespace() string { return c.namespace }
+
+// Identity returns the identity the client reports.
+func (c *Client) Identity() string { return c.identity }
+
+// WithNamespace returns a client for another namespace sharing this one's
+// connection, limits and settings.
+func (c *Client) WithNamespace(namespace string) *Client {
+	cp := &Client{
+		tr: c.tr, kind: c.kind, target: c.target, namespace: namespace, identity: c.identity,
+		token: c.token, clk: c.clk, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
+	}
+	return cp
+}
+
+// RateLimit returns the rate-limit values of the most recent answer that
+// carried any.
+func (c *Client) RateLimit() RateLimit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// String describes the client without its token.
+func (c *Client) String() string {
+	auth := "none"
+	if c.token != "" {
+		auth = "bearer " + rest.Redacted
+	}
+	return fmt.Sprintf("orch.Client{transport: %s, target: %s, namespace: %s, auth: %s}", c.kind, c.target, c.namespace, auth)
+}
+
+// GoString is String, so %#v does not print the token either.
+func (c *Client) GoString() string { return c.String() }
+
+// callKind says which client-side limit a call counts against.
+type callKind int
+
+const (
+	kindNormal callKind = iota
+	kindLongPoll
+	kindHeartbeat
+)
+
+// method is what the client knows of one RPC.
+type method struct {
+	name       string // "StartWorkflowExecution"
+	full       string // "/apitwin.orch.v1.WorkflowService/StartWorkflowExecution"
+	kind       callKind
+	idempotent func(req proto.Message) bool // sending twice is harmless
+	rule       orchwire.Rule
+}
+
+func always(proto.Message) bool { return true }
+func never(proto.Message) bool  { return false }
+
+// withRequestID: idempotent when the request carries a request_id.
+func withRequestID(req proto.Message) bool {
+	r, ok := req.(interface{ GetRequestId() string })
+	return ok && r.GetRequestId() != ""
+}
+
+// historyKind: a history read is a long poll when it waits for new events.
+func historyKind(req proto.Message) callKind {
+	if r, ok := req.(*orchpb.GetWorkflowExecutionHistoryRequest); ok && r.GetWaitNewEvent() {
+		return kindLongPoll
+	}
+	return kindNormal
+}
+
+var methods = sync.OnceValue(func() map[string]*method {
+	m := map[string]*method{}
+	add := func(full string, kind callKind, idem func(proto.Message) bool) {
+		rule, ok := orchwire.RuleFor(full)
+		if !ok {
+			panic("orch: no HTTP rule for " + full)
+		}
+		m[full] = &method{name: full[strings.LastIndexByte(full, '/')+1:], full: full, kind: kind, idempotent: idem, rule: rule}
+	}
+	add(orchpb.WorkflowService_RegisterNamespace_FullMethodName, kindNormal, never)
+	add(orchpb.WorkflowService_DescribeNamespace_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_ListNamespaces_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_StartWorkflowExecution_FullMethodName, kindNormal, withRequestID)
+	add(orchpb.WorkflowService_GetWorkflowExecution_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_TerminateWorkflowExecution_FullMethodName, kindNormal, never)
+	add(orchpb.WorkflowService_SignalWorkflowExecution_FullMethodName, kindNormal, withRequestID)
+	add(orchpb.WorkflowService_RequestCancelWorkflowExecution_FullMethodName, kindNormal, withRequestID)
+	add(orchpb.WorkflowService_QueryWorkflow_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_GetWorkflowExecutionHistory_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_ListWorkflowExecutions_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_ScanWorkflowExecutions_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_CountWorkflowExecutions_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_PollWorkflowTaskQueue_FullMethodName, kindLongPoll, never)
+	add(orchpb.WorkflowService_PollActivityTaskQueue_FullMethodName, kindLongPoll, never)
+	add(orchpb.WorkflowService_RespondWorkflowTaskCompleted_FullMethodName, kindNormal, never)
+	add(orchpb.WorkflowService_RespondWorkflowTaskFailed_FullMethodName, kindNormal, never)
+	add(orchpb.WorkflowService_RecordActivityTaskHeartbeat_FullMethodName, kindHeartbeat, always)
+	add(orchpb.WorkflowService_RespondActivityTaskCompleted_FullMethodName, kindNormal, never)
+	add(orchpb.WorkflowService_RespondActivityTaskFailed_FullMethodName, kindNormal, never)
+	add(orchpb.WorkflowService_RegisterWorker_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_DescribeTaskQueue_FullMethodName, kindNormal, always)
+	add(orchpb.WorkflowService_ListTaskQueuePartitions_FullMethodName, kindNormal, always)
+	add(orchpb.AdminService_DescribeCluster_FullMethodName, kindNormal, always)
+	add(orchpb.AdminService_ListClusterMembers_FullMethodName, kindNormal, always)
+	add(orchpb.AdminService_DescribeShard_FullMethodName, kindNormal, always)
+	add(orchpb.AdminService_CloseShard_FullMethodName, kindNormal, never)
+	return m
+})
+
+// invoke sends one call: fills the namespace, keeps the client-side limits,
+// retries what may be retried, and turns every failure into an *Error (or
+// the named error the specification gives for its code).
+func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Message) error {
+	m := methods()[full]
+	if ctx == nil {
+		return &Error{Code: CodeInvalidArgument, Message: "nil context", Operation: m.name}
+	}
+	if r, ok := req.(interface{ GetNamespace() string }); ok && r.GetNamespace() == "" && m.name != "RegisterNamespace" {
+		req = proto.Clone(req) // the caller's request stays as it was
+		setNamespace(req, c.namespace)
+	}
+	kind := m.kind
+	if full == orchpb.WorkflowService_GetWorkflowExecutionHistory_FullMethodName {
+		kind = historyKind(req)
+	}
+	if _, has := ctx.Deadline(); !has {
+		var cancel context.CancelFunc
+		switch {
+		case kind == kindLongPoll:
+			ctx, cancel = context.WithTimeout(ctx, LongPollTimeout)
+			defer cancel()
+		case c.timeout > 0:
+			ctx, cancel = context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+		}
+	}
+	switch kind {
+	case kindLongPoll:
+		release, err := c.limits.longPoll(ctx)
+		if err != nil {
+			return contextError(m.name, err)
+		}
+		defer release()
+	case kindHeartbeat:
+		if err := c.limits.heartbeat(ctx); err != nil {
+			return contextError(m.name, err)
+		}
+	}
+	for retries := 0; ; retries++ {
+		if err := c.limits.request(ctx); err != nil {
+			return contextError(m.name, err)
+		}
+		start := time.Now()
+		info, err := c.tr.invoke(ctx, m, req, resp)
+		c.record(info.rateLimit)
+		if err == nil {
+			c.logCall(ctx, slog.LevelDebug, m, start, retries, nil)
+			return nil
+		}
+		e := c.asError(ctx, m, err, info)
+		e.Retries = retries
+		wait, retry := c.retryWait(ctx, m, req, e, info, retries)
+		if !retry {
+			c.logCall(ctx, slog.LevelWarn, m, start, retries, e)
+			return specific(e, req)
+		}
+		if c.log != nil {
+			c.log.LogAttrs(ctx, slog.LevelInfo, "retrying call", slog.String("service", "orch"),
+				slog.String("operation", m.name), slog.String("code", e.Code), slog.Duration("wait", wait), slog.Int("retry", retries+1))
+		}
+		if err := c.clk.Sleep(ctx, wait); err != nil {
+			ce := contextError(m.name, err)
+			ce.Retries = retries
+			return ce
+		}
+	}
+}
+
+// retryWait decides whether a failed call is sent again and after how long.
+// RESOURCE_EXHAUSTED is retried for every call (the server refused it
+// without doing it); UNAVAILABLE only for a call that is harmless to repeat
+// or that the transport knows never left.
+func (c *Client) retryWait(ctx context.Context, m *method, req proto.Message, e *Error, info callInfo, retries int) (time.Duration, bool) {
+	switch e.Code {
+	case CodeResourceExhausted:
+	case CodeUnavailable:
+		if !m.idempotent(req) && info.sent {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	wait, fromServer := c.retry.Backoff(retries), false
+	switch {
+	case e.RateLimitExceeded != nil && e.RateLimitExceeded.RetryAfter > 0:
+		wait, fromServer = e.RateLimitExceeded.RetryAfter, true
+	case info.retryAfter > 0:
+		wait, fromServer = info.retryAfter, true
+	case e.Code == CodeResourceExhausted && e.RateLimit.Reset.After(c.clk.Now()):
+		wait, fromServer = e.RateLimit.Reset.Sub(c.clk.Now()), true
+	}
+	switch {
+	case c.retry.Disabled:
+		e.GaveUp = "retries are disabled"
+		return 0, false
+	case retries >= c.retry.MaxRetries:
+		e.GaveUp = fmt.Sprintf("gave up after %d retries", retries)
+		return 0, false
+	case fromServer && wait > c.retry.MaxWait:
+		e.GaveUp = fmt.Sprintf("the server asked for a wait of %v, more than the client's MaxWait of %v", wait, c.retry.MaxWait)
+		return 0, false
+	}
+	if deadline, ok := ctx.Deadline(); ok && wait > time.Until(deadline) {
+		e.GaveUp = fmt.Sprintf("a wait of %v would pass the context deadline", wait)
+		return 0, false
+	}
+	return wait, true
+}
+
+// asError turns whatever a transport returned into an *Error.
+func (c *Client) asError(ctx context.Context, m *method, err error, info callInfo) *Error {
+	var e *Error
+	if !errors.As(err, &e) {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			e = contextError(m.name, ctxErr)
+		} else {
+			e = &Error{Code: CodeUnavailable, Message: err.Error(), cause: err}
+		}
+	}
+	if (e.Code == CodeDeadlineExceeded || e.Code == CodeCanceled) && e.cause == nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			e.cause = ctxErr
+		}
+	}
+	e.Operation = m.name
+	e.RateLimit = info.rateLimit
+	if e.RateLimitExceeded == nil {
+		e.RateLimitExceeded = rateLimitDetail(e.Details)
+	}
+	if c.token != "" && len(c.token) >= 4 {
+		e.Message = strings.ReplaceAll(e.Message, c.token, rest.Redacted)
+	}
+	return e
+}
+
+func (c *Client) record(rl RateLimit) {
+	if rl.Limit == 0 && rl.Scope == "" && rl.Reset.IsZero() && rl.RetryAfter == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.last = rl
+	c.mu.Unlock()
+}
+
+func (c *Client) logCall(ctx context.Context, level slog.Level, m *method, start time.Time, retries int, err *Error) {
+	if c.log == nil {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("service", "orch"), slog.String("transport", c.kind), slog.String("operation", m.name),
+		slog.Int("retries", retries), slog.Duration("elapsed", time.Since(start)),
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("code", err.Code), slog.String("error", err.Error()))
+	}
+	c.log.LogAttrs(ctx, level, "call", attrs...)
+}
+
+// setNamespace sets the namespace field of a request that has one.
+func setNamespace(req proto.Message, ns string) {
+	r := req.ProtoReflect()
+	if f := r.Descriptor().Fields().ByName("namespace"); f != nil {
+		r.Set(f, protoreflect.ValueOfString(ns))
+	}
+}

@@ -1,0 +1,250 @@
+package orch
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/apitwin/apitwin/orch/orchpb"
+)
+
+// Raw is the low-level layer: one method per RPC of the contract, taking and
+// returning orchpb's types as they are. Calls go through the client's
+// transport, limits, retries and errors like every other call; an empty
+// namespace field is filled with the client's namespace (on a copy: the
+// caller's request is not changed), and a nil request is an empty one. Get it with Client.Raw.
+type Raw struct{ c *Client }
+
+// Raw returns the low-level layer of c.
+func (c *Client) Raw() Raw { return Raw{c: c} }
+
+// call sends req and returns a new Resp.
+func call[Resp any, PResp interface {
+	*Resp
+	protoMessage
+}](ctx context.Context, c *Client, full string, req protoMessage) (*Resp, error) {
+	resp := PResp(new(Resp))
+	if err := c.invoke(ctx, full, req, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// RegisterNamespace calls WorkflowService.RegisterNamespace.
+func (r Raw) RegisterNamespace(ctx context.Context, req *orchpb.RegisterNamespaceRequest) (*orchpb.RegisterNamespaceResponse, error) {
+	if req == nil {
+		req = &orchpb.RegisterNamespaceRequest{}
+	}
+	return call[orchpb.RegisterNamespaceResponse](ctx, r.c, orchpb.WorkflowService_RegisterNamespace_FullMethodName, req)
+}
+
+// DescribeNamespace calls WorkflowService.DescribeNamespace.
+func (r Raw) DescribeNamespace(ctx context.Context, req *orchpb.DescribeNamespaceRequest) (*orchpb.DescribeNamespaceResponse, error) {
+	if req == nil {
+		req = &orchpb.DescribeNamespaceRequest{}
+	}
+	return call[orchpb.DescribeNamespaceResponse](ctx, r.c, orchpb.WorkflowService_DescribeNamespace_FullMethodName, req)
+}
+
+// ListNamespaces calls WorkflowService.ListNamespaces.
+func (r Raw) ListNamespaces(ctx context.Context, req *orchpb.ListNamespacesRequest) (*orchpb.ListNamespacesResponse, error) {
+	if req == nil {
+		req = &orchpb.ListNamespacesRequest{}
+	}
+	return call[orchpb.ListNamespacesResponse](ctx, r.c, orchpb.WorkflowService_ListNamespaces_FullMethodName, req)
+}
+
+// StartWorkflowExecution calls WorkflowService.StartWorkflowExecution.
+func (r Raw) StartWorkflowExecution(ctx context.Context, req *orchpb.StartWorkflowExecutionRequest) (*orchpb.StartWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.StartWorkflowExecutionRequest{}
+	}
+	return call[orchpb.StartWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_StartWorkflowExecution_FullMethodName, req)
+}
+
+// GetWorkflowExecution calls WorkflowService.GetWorkflowExecution.
+func (r Raw) GetWorkflowExecution(ctx context.Context, req *orchpb.GetWorkflowExecutionRequest) (*orchpb.GetWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.GetWorkflowExecutionRequest{}
+	}
+	return call[orchpb.GetWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_GetWorkflowExecution_FullMethodName, req)
+}
+
+// TerminateWorkflowExecution calls WorkflowService.TerminateWorkflowExecution.
+func (r Raw) TerminateWorkflowExecution(ctx context.Context, req *orchpb.TerminateWorkflowExecutionRequest) (*orchpb.TerminateWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.TerminateWorkflowExecutionRequest{}
+	}
+	return call[orchpb.TerminateWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_TerminateWorkflowExecution_FullMethodName, req)
+}
+
+// SignalWorkflowExecution calls WorkflowService.SignalWorkflowExecution.
+func (r Raw) SignalWorkflowExecution(ctx context.Context, req *orchpb.SignalWorkflowExecutionRequest) (*orchpb.SignalWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.SignalWorkflowExecutionRequest{}
+	}
+	return call[orchpb.SignalWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_SignalWorkflowExecution_FullMethodName, req)
+}
+
+// RequestCancelWorkflowExecution calls WorkflowService.RequestCancelWorkflowExecution.
+func (r Raw) RequestCancelWorkflowExecution(ctx context.Context, req *orchpb.RequestCancelWorkflowExecutionRequest) (*orchpb.RequestCancelWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.RequestCancelWorkflowExecutionRequest{}
+	}
+	return call[orchpb.RequestCancelWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_RequestCancelWorkflowExecution_FullMethodName, req)
+}
+
+// QueryWorkflow calls WorkflowService.QueryWorkflow.
+func (r Raw) QueryWorkflow(ctx context.Context, req *orchpb.QueryWorkflowRequest) (*orchpb.QueryWorkflowResponse, error) {
+	if req == nil {
+		req = &orchpb.QueryWorkflowRequest{}
+	}
+	return call[orchpb.QueryWorkflowResponse](ctx, r.c, orchpb.WorkflowService_QueryWorkflow_FullMethodName, req)
+}
+
+// GetWorkflowExecutionHistory calls WorkflowService.GetWorkflowExecutionHistory.
+func (r Raw) GetWorkflowExecutionHistory(ctx context.Context, req *orchpb.GetWorkflowExecutionHistoryRequest) (*orchpb.GetWorkflowExecutionHistoryResponse, error) {
+	if req == nil {
+		req = &orchpb.GetWorkflowExecutionHistoryRequest{}
+	}
+	return call[orchpb.GetWorkflowExecutionHistoryResponse](ctx, r.c, orchpb.WorkflowService_GetWorkflowExecutionHistory_FullMethodName, req)
+}
+
+// ListWorkflowExecutions calls WorkflowService.ListWorkflowExecutions.
+func (r Raw) ListWorkflowExecutions(ctx context.Context, req *orchpb.ListWorkflowExecutionsRequest) (*orchpb.ListWorkflowExecutionsResponse, error) {
+	if req == nil {
+		req = &orchpb.ListWorkflowExecutionsRequest{}
+	}
+	return call[orchpb.ListWorkflowExecutionsResponse](ctx, r.c, orchpb.WorkflowService_ListWorkflowExecutions_FullMethodName, req)
+}
+
+// ScanWorkflowExecutions calls WorkflowService.ScanWorkflowExecutions.
+func (r Raw) ScanWorkflowExecutions(ctx context.Context, req *orchpb.ScanWorkflowExecutionsRequest) (*orchpb.ScanWorkflowExecutionsResponse, error) {
+	if req == nil {
+		req = &orchpb.ScanWorkflowExecutionsRequest{}
+	}
+	return call[orchpb.ScanWorkflowExecutionsResponse](ctx, r.c, orchpb.WorkflowService_ScanWorkflowExecutions_FullMethodName, req)
+}
+
+// CountWorkflowExecutions calls WorkflowService.CountWorkflowExecutions.
+func (r Raw) CountWorkflowExecutions(ctx context.Context, req *orchpb.CountWorkflowExecutionsRequest) (*orchpb.CountWorkflowExecutionsResponse, error) {
+	if req == nil {
+		req = &orchpb.CountWorkflowExecutionsRequest{}
+	}
+	return call[orchpb.CountWorkflowExecutionsResponse](ctx, r.c, orchpb.WorkflowService_CountWorkflowExecutions_FullMethodName, req)
+}
+
+// PollWorkflowTaskQueue calls WorkflowService.PollWorkflowTaskQueue.
+func (r Raw) PollWorkflowTaskQueue(ctx context.Context, req *orchpb.PollWorkflowTaskQueueRequest) (*orchpb.PollWorkflowTaskQueueResponse, error) {
+	if req == nil {
+		req = &orchpb.PollWorkflowTaskQueueRequest{}
+	}
+	return call[orchpb.PollWorkflowTaskQueueResponse](ctx, r.c, orchpb.WorkflowService_PollWorkflowTaskQueue_FullMethodName, req)
+}
+
+// PollActivityTaskQueue calls WorkflowService.PollActivityTaskQueue.
+func (r Raw) PollActivityTaskQueue(ctx context.Context, req *orchpb.PollActivityTaskQueueRequest) (*orchpb.PollActivityTaskQueueResponse, error) {
+	if req == nil {
+		req = &orchpb.PollActivityTaskQueueRequest{}
+	}
+	return call[orchpb.PollActivityTaskQueueResponse](ctx, r.c, orchpb.WorkflowService_PollActivityTaskQueue_FullMethodName, req)
+}
+
+// RespondWorkflowTaskCompleted calls WorkflowService.RespondWorkflowTaskCompleted.
+func (r Raw) RespondWorkflowTaskCompleted(ctx context.Context, req *orchpb.RespondWorkflowTaskCompletedRequest) (*orchpb.RespondWorkflowTaskCompletedResponse, error) {
+	if req == nil {
+		req = &orchpb.RespondWorkflowTaskCompletedRequest{}
+	}
+	return call[orchpb.RespondWorkflowTaskCompletedResponse](ctx, r.c, orchpb.WorkflowService_RespondWorkflowTaskCompleted_FullMethodName, req)
+}
+
+// RespondWorkflowTaskFailed calls WorkflowService.RespondWorkflowTaskFailed.
+func (r Raw) RespondWorkflowTaskFailed(ctx context.Context, req *orchpb.RespondWorkflowTaskFailedRequest) (*orchpb.RespondWorkflowTaskFailedResponse, error) {
+	if req == nil {
+		req = &orchpb.RespondWorkflowTaskFailedRequest{}
+	}
+	return call[orchpb.RespondWorkflowTaskFailedResponse](ctx, r.c, orchpb.WorkflowService_RespondWorkflowTaskFailed_FullMethodName, req)
+}
+
+// RecordActivityTaskHeartbeat calls WorkflowService.RecordActivityTaskHeartbeat.
+func (r Raw) RecordActivityTaskHeartbeat(ctx context.Context, req *orchpb.RecordActivityTaskHeartbeatRequest) (*orchpb.RecordActivityTaskHeartbeatResponse, error) {
+	if req == nil {
+		req = &orchpb.RecordActivityTaskHeartbeatRequest{}
+	}
+	return call[orchpb.RecordActivityTaskHeartbeatResponse](ctx, r.c, orchpb.WorkflowService_RecordActivityTaskHeartbeat_FullMethodName, req)
+}
+
+// RespondActivityTaskCompleted calls WorkflowService.RespondActivityTaskCompleted.
+func (r Raw) RespondActivityTaskCompleted(ctx context.Context, req *orchpb.RespondActivityTaskCompletedRequest) (*orchpb.RespondActivityTaskCompletedResponse, error) {
+	if req == nil {
+		req = &orchpb.RespondActivityTaskCompletedRequest{}
+	}
+	return call[orchpb.RespondActivityTaskCompletedResponse](ctx, r.c, orchpb.WorkflowService_RespondActivityTaskCompleted_FullMethodName, req)
+}
+
+// RespondActivityTaskFailed calls WorkflowService.RespondActivityTaskFailed.
+func (r Raw) RespondActivityTaskFailed(ctx context.Context, req *orchpb.RespondActivityTaskFailedRequest) (*orchpb.RespondActivityTaskFailedResponse, error) {
+	if req == nil {
+		req = &orchpb.RespondActivityTaskFailedRequest{}
+	}
+	return call[orchpb.RespondActivityTaskFailedResponse](ctx, r.c, orchpb.WorkflowService_RespondActivityTaskFailed_FullMethodName, req)
+}
+
+// RegisterWorker calls WorkflowService.RegisterWorker.
+func (r Raw) RegisterWorker(ctx context.Context, req *orchpb.RegisterWorkerRequest) (*orchpb.RegisterWorkerResponse, error) {
+	if req == nil {
+		req = &orchpb.RegisterWorkerRequest{}
+	}
+	return call[orchpb.RegisterWorkerResponse](ctx, r.c, orchpb.WorkflowService_RegisterWorker_FullMethodName, req)
+}
+
+// DescribeTaskQueue calls WorkflowService.DescribeTaskQueue.
+func (r Raw) DescribeTaskQueue(ctx context.Context, req *orchpb.DescribeTaskQueueRequest) (*orchpb.DescribeTaskQueueResponse, error) {
+	if req == nil {
+		req = &orchpb.DescribeTaskQueueRequest{}
+	}
+	return call[orchpb.DescribeTaskQueueResponse](ctx, r.c, orchpb.WorkflowService_DescribeTaskQueue_FullMethodName, req)
+}
+
+// ListTaskQueuePartitions calls WorkflowService.ListTaskQueuePartitions.
+func (r Raw) ListTaskQueuePartitions(ctx context.Context, req *orchpb.ListTaskQueuePartitionsRequest) (*orchpb.ListTaskQueuePartitionsResponse, error) {
+	if req == nil {
+		req = &orchpb.ListTaskQueuePartitionsRequest{}
+	}
+	return call[orchpb.ListTaskQueuePartitionsResponse](ctx, r.c, orchpb.WorkflowService_ListTaskQueuePartitions_FullMethodName, req)
+}
+
+// DescribeCluster calls AdminService.DescribeCluster.
+func (r Raw) DescribeCluster(ctx context.Context, req *orchpb.DescribeClusterRequest) (*orchpb.DescribeClusterResponse, error) {
+	if req == nil {
+		req = &orchpb.DescribeClusterRequest{}
+	}
+	return call[orchpb.DescribeClusterResponse](ctx, r.c, orchpb.AdminService_DescribeCluster_FullMethodName, req)
+}
+
+// ListClusterMembers calls AdminService.ListClusterMembers.
+func (r Raw) ListClusterMembers(ctx context.Context, req *orchpb.ListClusterMembersRequest) (*orchpb.ListClusterMembersResponse, error) {
+	if req == nil {
+		req = &orchpb.ListClusterMembersRequest{}
+	}
+	return call[orchpb.ListClusterMembersResponse](ctx, r.c, orchpb.AdminService_ListClusterMembers_FullMethodName, req)
+}
+
+// DescribeShard calls AdminService.DescribeShard.
+func (r Raw) DescribeShard(ctx context.Context, req *orchpb.DescribeShardRequest) (*orchpb.DescribeShardResponse, error) {
+	if req == nil {
+		req = &orchpb.DescribeShardRequest{}
+	}
+	return call[orchpb.DescribeShardResponse](ctx, r.c, orchpb.AdminService_DescribeShard_FullMethodName, req)
+}
+
+// CloseShard calls AdminService.CloseShard.
+func (r Raw) CloseShard(ctx context.Context, req *orchpb.CloseShardRequest) (*orchpb.CloseShardResponse, error) {
+	if req == nil {
+		req = &orchpb.CloseShardRequest{}
+	}
+	return call[orchpb.CloseShardResponse](ctx, r.c, orchpb.AdminService_CloseShard_FullMethodName, req)
+}
+
+// protoMessage is proto.Message, named here so call's constraint reads well.
+type protoMessage = proto.Message

@@ -1,0 +1,69 @@
+package orch
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/internal/rest"
+)
+
+// grpcTransport sends calls over a gRPC connection with the generated
+// method names of orchpb, so the wire is exactly what orchpb's clients send.
+type grpcTransport struct {
+	conn   grpc.ClientConnInterface
+	closer io.Closer // nil when the connection belongs to the caller
+	s      *settings
+}
+
+func (t *grpcTransport) invoke(ctx context.Context, m *method, req, resp proto.Message) (callInfo, error) {
+	kv := []string{strings.ToLower(orchwire.HeaderAPIVersion), t.s.apiVersion}
+	if t.s.token != "" {
+		kv = append(kv, "authorization", "Bearer "+t.s.token)
+	}
+	ctx = metadata.AppendToOutgoingContext(ctx, kv...)
+	var header, trailer metadata.MD
+	err := t.conn.Invoke(ctx, m.full, req, resp, grpc.Header(&header), grpc.Trailer(&trailer))
+	info := callInfo{sent: true}
+	info.rateLimit, info.retryAfter = rateLimitFromMD(header, trailer, t.s)
+	if err == nil {
+		return info, nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return info, err
+	}
+	code, msg, details := orchwire.FromStatus(st)
+	return info, &Error{Code: code, Message: msg, Details: details}
+}
+
+func (t *grpcTransport) close() error {
+	if t.closer == nil {
+		return nil
+	}
+	return t.closer.Close()
+}
+
+// rateLimitFromMD reads the X-RateLimit-* and Retry-After values of gRPC
+// header metadata (and trailers, where an error answer carries them) the way
+// the HTTP side reads headers.
+func rateLimitFromMD(header, trailer metadata.MD, s *settings) (RateLimit, time.Duration) {
+	h := http.Header{}
+	for _, md := range []metadata.MD{trailer, header} { // header wins
+		for k, vs := range md {
+			if len(vs) > 0 {
+				h[http.CanonicalHeaderKey(k)] = vs
+			}
+		}
+	}
+	rl := rest.ParseRateLimit(h, s.rest.Clock.Now())
+	return rl, rl.RetryAfter
+}
