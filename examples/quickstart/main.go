@@ -1,207 +1,156 @@
-// Command quickstart runs a short, realistic story through the apitwin SDK
-// and prints each step.
+// Command quickstart runs one realistic story across the apitwin SDK and
+// prints each step: an order is invoiced in the ERP, shipped through a task
+// in the source-hosting service, and the shipping issue is read back through
+// the mcp tool gateway.
 //
-// With no setup it starts the embedded fakes on loopback ports. Set
-// SOURCEHOST_URL and SOURCEHOST_TOKEN (a token with the api scope) to run
-// the same story against a real source-hosting server instead.
+// With no flags and no setup it starts the embedded fakes (package fake) on
+// loopback ports:
 //
 //	go run ./examples/quickstart
+//
+// To run the same story against real services, set all of ERP_URL and
+// ERP_API_KEY, SOURCEHOST_URL and SOURCEHOST_TOKEN (a token with the api
+// scope), and MCP_URL (the gateway; it uses the sourcehost token).
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake"
+	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	if err := run(context.Background(), os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context) error {
-	c, fake, err := sourcehostClient()
-	if err != nil {
-		return err
-	}
-	if fake != nil {
-		defer fake.Close()
-		fmt.Printf("sourcehost: embedded fake at %s\n", fake.URL())
-	} else {
-		fmt.Printf("sourcehost: real server at %s\n", c.BaseURL())
-	}
+// clients are the story's clients, for real services or the fakes.
+type clients struct {
+	erp        *erp.Client
+	sourcehost *sourcehost.Client
+	mcp        *mcp.Client
+	where      string
+	close      func()
+}
 
-	me, err := c.CurrentUser(ctx)
+func run(ctx context.Context, getenv func(string) string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	c, err := connect(getenv)
 	if err != nil {
 		return err
 	}
-	tok, err := c.CurrentToken(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("signed in as %s (token scopes: %s)\n", me.Username, strings.Join(tok.Scopes, ", "))
+	defer c.close()
+	fmt.Println("services:", c.where)
 
-	p, err := c.CreateProject(ctx, &sourcehost.CreateProjectRequest{
-		Name: fmt.Sprintf("quickstart-shop-%d", time.Now().Unix()), Description: "apitwin quickstart",
-		Visibility: sourcehost.Private, InitializeWithReadme: true,
+	// 1. The ERP: a customer, a product, an invoice, validated.
+	suffix := time.Now().Format("150405")
+	customer, err := c.erp.CreateThirdparty(ctx, &erp.CreateThirdpartyRequest{
+		Name: "Quickstart Customer " + suffix, Client: erp.Customer, Email: "buyer@example.com",
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("erp: create customer: %w", err)
 	}
-	pid := sourcehost.ProjectID(p.ID)
-	fmt.Printf("created project %s (id %d, default branch %s)\n", p.PathWithNamespace, p.ID, p.DefaultBranch)
-
-	// A webhook receiver, as a user's service would run one.
-	rc := newReceiver("quickstart-secret")
-	defer rc.Close()
-	if _, err := c.AddProjectHook(ctx, pid, &sourcehost.AddProjectHookRequest{
-		URL: rc.URL, IssuesEvents: sourcehost.Ptr(true), MergeRequestsEvents: sourcehost.Ptr(true),
-		PipelineEvents: sourcehost.Ptr(true), Token: "quickstart-secret",
-	}); err != nil {
-		return err
-	}
-	fmt.Println("registered a webhook for push, issue, merge request and pipeline events")
-
-	if _, err := c.CreateFile(ctx, pid, ".sourcehost-ci.yml", &sourcehost.CreateFileRequest{
-		Branch: p.DefaultBranch, Content: "test:\n  script: go test ./...\n", CommitMessage: "Add CI",
-	}); err != nil {
-		return err
-	}
-	fmt.Println("committed the CI definition: the push starts a pipeline")
-
-	issue, err := c.CreateIssue(ctx, pid, &sourcehost.CreateIssueRequest{
-		Title: "Ship order #1001", Description: "Customer ACME, 3 items", Labels: sourcehost.Labels{"shipping", "priority"},
+	fmt.Printf("erp: created customer %q (id %d)\n", customer.Name, customer.ID)
+	product, err := c.erp.CreateProduct(ctx, &erp.CreateProductRequest{
+		Ref: "QS-LAMP-" + suffix, Label: "Desk lamp", Price: erp.MustDecimal("39.90"), Type: erp.TypeProduct,
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("erp: create product: %w", err)
 	}
-	fmt.Printf("opened issue #%d %q labels %v\n", issue.IID, issue.Title, issue.Labels)
-
-	if _, err := c.CreateBranch(ctx, pid, "feature/shipping-label", p.DefaultBranch); err != nil {
-		return err
-	}
-	if _, err := c.CreateFile(ctx, pid, "shipping/label.go", &sourcehost.CreateFileRequest{
-		Branch: "feature/shipping-label", Content: "package shipping\n", CommitMessage: "Print shipping labels",
-	}); err != nil {
-		return err
-	}
-	mr, err := c.CreateMergeRequest(ctx, pid, &sourcehost.CreateMergeRequestRequest{
-		SourceBranch: "feature/shipping-label", TargetBranch: p.DefaultBranch, Title: "Print shipping labels",
+	fmt.Printf("erp: created product %s %q at %s\n", product.Ref, product.Label, product.Price.Round(2))
+	draft, err := c.erp.CreateInvoice(ctx, &erp.CreateInvoiceRequest{
+		SocID: customer.ID, Type: erp.InvoiceStandard,
+		Lines: []erp.LineRequest{{ProductID: product.ID, Qty: erp.DecimalFromInt(2)}},
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("erp: create invoice: %w", err)
 	}
-	merged, err := c.AcceptMergeRequest(ctx, pid, mr.IID, &sourcehost.AcceptMergeRequestRequest{ShouldRemoveSourceBranch: sourcehost.Ptr(true)})
+	invoice, err := c.erp.ValidateInvoice(ctx, draft.ID, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("erp: validate invoice: %w", err)
 	}
-	fmt.Printf("merged !%d into %s (merge commit %.8s)\n", merged.IID, merged.TargetBranch, merged.MergeCommitSHA)
+	fmt.Printf("erp: validated invoice %s for %s (total with tax %s)\n", invoice.Ref, customer.Name, invoice.TotalTTC.Round(2))
 
-	if _, err := c.UpdateIssue(ctx, pid, issue.IID, &sourcehost.UpdateIssueRequest{StateEvent: sourcehost.StateEventClose}); err != nil {
-		return err
-	}
-	fmt.Printf("closed issue #%d\n", issue.IID)
-
-	if fake != nil {
-		// Pipelines run on the fake's clock: move it on instead of waiting.
-		fake.Clock().Advance(2 * time.Minute)
-		fmt.Println("advanced the fake clock by 2m")
-	}
-	for pl, err := range c.AllPipelines(ctx, pid, &sourcehost.ListPipelinesOptions{Sort: "asc"}) {
-		if err != nil {
-			return err
-		}
-		fmt.Printf("pipeline %d on %s (%s): %s\n", pl.ID, pl.Ref, pl.Source, pl.Status)
-	}
-
-	f, err := c.GetFile(ctx, pid, "shipping/label.go", p.DefaultBranch)
+	// 2. Shipping: a project for the warehouse and an issue for the parcel.
+	project, err := c.sourcehost.CreateProject(ctx, &sourcehost.CreateProjectRequest{
+		Name: "quickstart-warehouse-" + suffix, Description: "Parcels to ship",
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("sourcehost: create project: %w", err)
 	}
-	content, err := f.Decode()
+	issue, err := c.sourcehost.CreateIssue(ctx, sourcehost.ProjectID(project.ID), &sourcehost.CreateIssueRequest{
+		Title:       fmt.Sprintf("Ship invoice %s to %s", invoice.Ref, customer.Name),
+		Description: fmt.Sprintf("2 x %s", product.Label),
+		Labels:      sourcehost.Labels{"shipping"},
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("sourcehost: create issue: %w", err)
 	}
-	fmt.Printf("read %s at %s: %q\n", f.FilePath, p.DefaultBranch, content)
+	fmt.Printf("sourcehost: opened shipping issue #%d in %s\n", issue.IID, project.PathWithNamespace)
 
-	n := 0
-	for _, err := range c.AllProjects(ctx, &sourcehost.ListProjectsOptions{Owned: sourcehost.Ptr(true)}) {
-		if err != nil {
-			return err
-		}
-		n++
+	// 3. The gateway: the shipping issues, as an AI tool would see them.
+	list, err := c.mcp.ListIssues(ctx, &mcp.ListIssuesParams{ProjectID: project.ID, Labels: []string{"shipping"}})
+	if err != nil {
+		return fmt.Errorf("mcp: list_issues: %w", err)
 	}
-	fmt.Printf("you own %d project(s)\n", n)
+	if len(list.Issues) == 0 {
+		return errors.New("mcp: list_issues found no shipping issue")
+	}
+	for _, is := range list.Issues {
+		fmt.Printf("mcp: list_issues → #%d %q [%s]\n", is.IID, is.Title, strings.Join(is.Labels, ", "))
+	}
 
-	fmt.Printf("webhook receiver got: %s\n", strings.Join(rc.Events(), ", "))
-	rl := c.RateLimit()
-	fmt.Printf("rate limit: %d of %d left, window resets at %s\n", rl.Remaining, rl.Limit, rl.Reset.UTC().Format(time.TimeOnly))
-	fmt.Println("done")
+	fmt.Printf("summary: invoice %s (%s) validated for %s; %d shipping issue(s) open in %s\n",
+		invoice.Ref, invoice.TotalTTC.Round(2), customer.Name, len(list.Issues), project.PathWithNamespace)
 	return nil
 }
 
-// sourcehostClient connects to the real server named in the environment,
-// or starts the embedded fake.
-func sourcehostClient() (*sourcehost.Client, *sourcehostfake.Server, error) {
-	if url, token := os.Getenv("SOURCEHOST_URL"), os.Getenv("SOURCEHOST_TOKEN"); url != "" && token != "" {
-		c, err := sourcehost.New(url, sourcehost.WithToken(token), sourcehost.WithUserAgent("apitwin-quickstart"))
-		return c, nil, err
+// connect uses the real services when the environment names them all, and
+// the embedded fakes when it names none.
+func connect(getenv func(string) string) (*clients, error) {
+	settings := []string{"ERP_URL", "ERP_API_KEY", "SOURCEHOST_URL", "SOURCEHOST_TOKEN", "MCP_URL"}
+	var missing []string
+	for _, k := range settings {
+		if getenv(k) == "" {
+			missing = append(missing, k)
+		}
 	}
-	fake := sourcehostfake.New()
-	if _, err := fake.Listen("127.0.0.1:0"); err != nil {
-		return nil, nil, err
-	}
-	return fake.Client(), fake, nil
-}
-
-// receiver collects the webhook events delivered to it.
-type receiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	events []string
-}
-
-func newReceiver(secret string) *receiver {
-	rc := &receiver{}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ev, err := sourcehost.ParseWebhook(r, secret)
+	if len(missing) == len(settings) {
+		f, err := fake.New()
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+			return nil, err
 		}
-		var name string
-		switch e := ev.(type) {
-		case *sourcehost.PushEvent:
-			name = "push " + strings.TrimPrefix(e.Ref, "refs/heads/")
-		case *sourcehost.IssueEvent:
-			name = fmt.Sprintf("issue #%d %s", e.ObjectAttributes.IID, e.ObjectAttributes.Action)
-		case *sourcehost.MergeRequestEvent:
-			name = fmt.Sprintf("merge request !%d %s", e.ObjectAttributes.IID, e.ObjectAttributes.Action)
-		case *sourcehost.PipelineEvent:
-			name = fmt.Sprintf("pipeline %d %s", e.ObjectAttributes.ID, e.ObjectAttributes.Status)
-		default:
-			name = fmt.Sprintf("%T", ev)
-		}
-		rc.mu.Lock()
-		rc.events = append(rc.events, name)
-		rc.mu.Unlock()
-	}))
-	return rc
-}
-
-// Events returns the events received so far.
-func (rc *receiver) Events() []string {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]string(nil), rc.events...)
+		return &clients{
+			erp: f.Clients.ERP, sourcehost: f.Clients.SourceHost, mcp: f.Clients.MCP,
+			where: "the embedded fakes (package fake)", close: f.Close,
+		}, nil
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("to use real services set all of %s (missing: %s)",
+			strings.Join(settings, ", "), strings.Join(missing, ", "))
+	}
+	e, err := erp.New(getenv("ERP_URL"), erp.WithAPIKey(getenv("ERP_API_KEY")))
+	if err != nil {
+		return nil, err
+	}
+	s, err := sourcehost.New(getenv("SOURCEHOST_URL"), sourcehost.WithToken(getenv("SOURCEHOST_TOKEN")))
+	if err != nil {
+		return nil, err
+	}
+	m, err := mcp.New(getenv("MCP_URL"), mcp.WithToken(getenv("SOURCEHOST_TOKEN")))
+	if err != nil {
+		return nil, err
+	}
+	return &clients{erp: e, sourcehost: s, mcp: m, where: "real services from the environment", close: func() {}}, nil
 }
