@@ -29,7 +29,9 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/cloudauthfake"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
@@ -43,6 +45,7 @@ type Fakes struct {
 	Clock *clock.Fake
 
 	ERP        *erpfake.Server
+	CloudAuth  *cloudauthfake.Server
 	SourceHost *sourcehostfake.Server
 	// MCP is the gateway in front of SourceHost.
 	MCP *mcpfake.Server
@@ -55,7 +58,10 @@ type Fakes struct {
 
 // Clients are typed clients pointed at the fakes.
 type Clients struct {
-	ERP        *erp.Client
+	ERP *erp.Client
+	// CloudAuth is not logged in: Login with the fake's admin (see
+	// cloudauthfake.WithAdminPassword) or a seeded user.
+	CloudAuth  *cloudauth.Client
 	SourceHost *sourcehost.Client
 	MCP        *mcp.Client
 }
@@ -64,6 +70,7 @@ type Clients struct {
 // a free one). The zero value listens on free loopback ports.
 type Addrs struct {
 	ERP        string
+	CloudAuth  string
 	SourceHost string
 	MCP        string
 }
@@ -76,6 +83,7 @@ type config struct {
 	addrs      Addrs
 	seed       *Seed
 	erp        []erpfake.Option
+	cloudauth  []cloudauthfake.Option
 	sourcehost []sourcehostfake.Option
 	mcp        []mcpfake.Option
 }
@@ -93,6 +101,11 @@ func WithSeed(seed *Seed) Option { return func(c *config) { c.seed = seed } }
 // WithERP passes options to the ERP fake.
 func WithERP(opts ...erpfake.Option) Option {
 	return func(c *config) { c.erp = append(c.erp, opts...) }
+}
+
+// WithCloudAuth passes options to the cloud login fake.
+func WithCloudAuth(opts ...cloudauthfake.Option) Option {
+	return func(c *config) { c.cloudauth = append(c.cloudauth, opts...) }
 }
 
 // WithSourceHost passes options to the sourcehost fake (and so to the
@@ -148,6 +161,11 @@ func start(opts []Option) (f *Fakes, err error) {
 		return f, fmt.Errorf("erp fake: %w", err)
 	}
 
+	f.CloudAuth = cloudauthfake.New(append([]cloudauthfake.Option{cloudauthfake.WithClock(cfg.clock)}, cfg.cloudauth...)...)
+	if _, err := f.CloudAuth.Listen(addrOr(cfg.addrs.CloudAuth)); err != nil {
+		return f, fmt.Errorf("cloudauth fake: %w", err)
+	}
+
 	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
 	if _, err := f.SourceHost.Listen(addrOr(cfg.addrs.SourceHost)); err != nil {
 		return f, fmt.Errorf("sourcehost fake: %w", err)
@@ -166,6 +184,7 @@ func start(opts []Option) (f *Fakes, err error) {
 
 	f.Clients = Clients{
 		ERP:        f.ERP.Client(),
+		CloudAuth:  f.CloudAuth.Client(),
 		SourceHost: f.SourceHost.Client(),
 		MCP:        f.MCP.Client(),
 	}
@@ -181,6 +200,9 @@ func (f *Fakes) Close() {
 		}
 		if f.SourceHost != nil {
 			f.SourceHost.Close()
+		}
+		if f.CloudAuth != nil {
+			f.CloudAuth.Close()
 		}
 		if f.ERP != nil {
 			f.ERP.Close()

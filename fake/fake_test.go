@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/mcp"
@@ -50,7 +51,7 @@ func TestOneClockForAll(t *testing.T) {
 	clk := clock.NewFake(start)
 	f := fake.Start(t, fake.WithClock(clk))
 	for name, c := range map[string]*clock.Fake{
-		"erp": f.ERP.Clock(), "sourcehost": f.SourceHost.Clock(), "mcp": f.MCP.Clock(),
+		"erp": f.ERP.Clock(), "cloudauth": f.CloudAuth.Clock(), "sourcehost": f.SourceHost.Clock(), "mcp": f.MCP.Clock(),
 	} {
 		if c != clk {
 			t.Errorf("%s runs on another clock", name)
@@ -84,6 +85,13 @@ func TestDemoSeed(t *testing.T) {
 	file, err := f.Clients.SourceHost.GetFile(ctx, sourcehost.ProjectID(projects.Items[0].ID), "README.md", "main")
 	if err != nil {
 		t.Fatal(err)
+	}
+	tok, err := f.Clients.CloudAuth.Login(ctx, &cloudauth.LoginRequest{Username: "alice", Password: "demo-password"})
+	if err != nil {
+		t.Fatalf("cloudauth login as the demo user: %v", err)
+	}
+	if _, err := f.Clients.CloudAuth.VerifyToken(ctx, tok.Raw()); err != nil {
+		t.Errorf("verify the demo user's token: %v", err)
 	}
 	readme, err := file.Decode()
 	if err != nil || !strings.HasPrefix(string(readme), "# Shop") {

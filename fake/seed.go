@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/apitwin/apitwin/fake/cloudauthfake"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"go.yaml.in/yaml/v3"
@@ -24,6 +25,8 @@ import (
 //	  users:        [{login: jdoe, password: s3cret, admin: false}]
 //	  thirdparties: [{name: Acme Corp, customer: true}]
 //	  products:     [{ref: WIDGET-1, label: Widget, price: "12.50"}]
+//	cloudauth:
+//	  users:        [{username: alice, password: s3cret, tenant: acme, locked: false}]
 //	sourcehost:
 //	  users:    [{username: alice, name: Alice Liddell}]
 //	  projects: [{name: shop, owner: alice, description: The web shop,
@@ -33,6 +36,7 @@ import (
 // an error, so a typo does not go unnoticed. DemoSeed is a ready-made one.
 type Seed struct {
 	ERP        ERPSeed        `json:"erp" yaml:"erp"`
+	CloudAuth  CloudAuthSeed  `json:"cloudauth" yaml:"cloudauth"`
 	SourceHost SourceHostSeed `json:"sourcehost" yaml:"sourcehost"`
 }
 
@@ -63,6 +67,19 @@ type ERPSeed struct {
 	} `json:"products" yaml:"products"`
 }
 
+// CloudAuthSeed is the cloud login part of a Seed.
+type CloudAuthSeed struct {
+	Users []struct {
+		Username string `json:"username" yaml:"username"`
+		Password string `json:"password" yaml:"password"`
+		// Tenant empty: the fake's default tenant.
+		Tenant string `json:"tenant" yaml:"tenant"`
+		Name   string `json:"name" yaml:"name"`
+		Email  string `json:"email" yaml:"email"`
+		Locked bool   `json:"locked" yaml:"locked"`
+	} `json:"users" yaml:"users"`
+}
+
 // SourceHostSeed is the sourcehost part of a Seed.
 type SourceHostSeed struct {
 	Users []struct {
@@ -85,7 +102,8 @@ type SourceHostSeed struct {
 var demoSeed []byte
 
 // DemoSeed is the seed of `apitwin-fake --seed demo`: a few customers and
-// products in the ERP, a user and a project in sourcehost.
+// products in the ERP, a cloud login user, a user and a project in
+// sourcehost.
 func DemoSeed() *Seed {
 	s, err := ParseSeed(demoSeed, "demo.yaml")
 	if err != nil {
@@ -150,6 +168,12 @@ func (s *Seed) apply(f *Fakes) error {
 		if _, err := f.ERP.AddProduct(erpfake.ProductSeed{Ref: p.Ref, Label: p.Label, Price: p.Price,
 			VATRate: p.VATRate, Service: p.Service}); err != nil {
 			return fmt.Errorf("fake: seed erp.products[%d]: %w", i, err)
+		}
+	}
+	for i, u := range s.CloudAuth.Users {
+		if err := f.CloudAuth.AddUser(cloudauthfake.User{Username: u.Username, Password: u.Password, Tenant: u.Tenant,
+			Name: u.Name, Email: u.Email, Locked: u.Locked}); err != nil {
+			return fmt.Errorf("fake: seed cloudauth.users[%d]: %w", i, err)
 		}
 	}
 	for i, u := range s.SourceHost.Users {

@@ -8,6 +8,7 @@
 // Ports (each changeable by flag; 0 picks a free one):
 //
 //	erp         8080  (or ERP_PORT)  the ERP's web root; API at /api/index.php
+//	cloudauth   8090                 the cloud login gateway (/csp/gateway/am/api/…); cloudctl's CLI_URL
 //	sourcehost  8929                 the source-hosting API at /api/v4
 //	mcp         8930                 the tool gateway at /mcp, in front of sourcehost
 //
@@ -37,6 +38,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake"
+	"github.com/apitwin/apitwin/fake/cloudauthfake"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	fs.IntVar(&erpPort, "erp-port", erpPort, "port of the ERP (web root and /api/index.php); default ERP_PORT or 8080")
+	cloudauthPort := fs.Int("cloudauth-port", 8090, "port of the cloud login gateway")
+	cloudauthPassword := fs.String("cloudauth-admin-password", "changeme", "password of the cloud login gateway's admin user")
 	sourcehostPort := fs.Int("sourcehost-port", 8929, "port of the source-hosting API (/api/v4)")
 	mcpPort := fs.Int("mcp-port", 8930, "port of the mcp tool gateway (/mcp)")
 	seedArg := fs.String("seed", "", `data to load: "demo", or a JSON or YAML file (see fake.Seed)`)
@@ -83,10 +87,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	opts := []fake.Option{
 		fake.WithAddrs(fake.Addrs{
 			ERP:        hostPort(*host, erpPort),
+			CloudAuth:  hostPort(*host, *cloudauthPort),
 			SourceHost: hostPort(*host, *sourcehostPort),
 			MCP:        hostPort(*host, *mcpPort),
 		}),
 		fake.WithERP(erpfake.OptionsFromEnv(getenv)...),
+		fake.WithCloudAuth(cloudauthfake.WithAdminPassword(*cloudauthPassword)),
 	}
 	switch *seedArg {
 	case "":
@@ -110,6 +116,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 
 	fmt.Fprintf(stdout, "erp         url=%s api_key=%s admin_user=admin admin_password=%s\n",
 		f.ERP.URL(), f.ERP.APIKey(), f.ERP.AdminPassword())
+	fmt.Fprintf(stdout, "cloudauth   url=%s username=admin password=%s tenant=%s\n",
+		f.CloudAuth.URL(), *cloudauthPassword, f.CloudAuth.DefaultTenant())
 	fmt.Fprintf(stdout, "sourcehost  url=%s/api/v4 token=%s\n", f.SourceHost.URL(), f.SourceHost.Token())
 	fmt.Fprintf(stdout, "mcp         url=%s/mcp token=%s\n", f.MCP.URL(), f.MCP.Token())
 	fmt.Fprintln(stdout, "ready")

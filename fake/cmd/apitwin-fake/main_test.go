@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -30,7 +31,7 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "--seed", "demo", "--erp-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
+	cmd := exec.Command(bin, "--seed", "demo", "--erp-port", "0", "--cloudauth-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
 	cmd.Env = append(os.Environ(), "ERP_ADMIN_PASSWORD=from-the-environment")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -54,7 +55,7 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 		}
 		services[fields[0]] = kv
 	}
-	for _, name := range []string{"erp", "sourcehost", "mcp"} {
+	for _, name := range []string{"erp", "cloudauth", "sourcehost", "mcp"} {
 		if services[name]["url"] == "" {
 			t.Fatalf("no url printed for %s; stderr:\n%s", name, stderr.String())
 		}
@@ -78,6 +79,19 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 	}
 	if _, err := lc.ListUsers(ctx, nil); err != nil {
 		t.Errorf("erp session login with the printed password: %v", err)
+	}
+
+	ac, err := cloudauth.New(services["cloudauth"]["url"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := ac.Login(ctx, &cloudauth.LoginRequest{Username: services["cloudauth"]["username"],
+		Password: services["cloudauth"]["password"], Tenant: services["cloudauth"]["tenant"]})
+	if err != nil {
+		t.Fatalf("cloudauth login with the printed credentials: %v", err)
+	}
+	if _, err := ac.VerifyToken(ctx, tok.Raw()); err != nil {
+		t.Errorf("cloudauth token: %v", err)
 	}
 
 	sc, err := sourcehost.New(services["sourcehost"]["url"], sourcehost.WithToken(services["sourcehost"]["token"]))
@@ -151,7 +165,7 @@ func TestRunStopsWhenTheContextEnds(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--erp-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--frozen-clock"},
+		done <- run(ctx, []string{"--erp-port", "0", "--cloudauth-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--frozen-clock"},
 			pw, io.Discard, func(string) string { return "" })
 		pw.Close()
 	}()
