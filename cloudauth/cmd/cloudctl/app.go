@@ -241,7 +241,10 @@ func (a *app) client(s *cloudauth.Settings) (*cloudauth.Client, error) {
 	if s.URL == "" {
 		return nil, errors.New("no server URL: give --url, set " + cloudauth.EnvURL + ", or use a profile")
 	}
-	opts := append(s.ClientOptions(), cloudauth.WithClock(a.env.Clock), cloudauth.WithUserAgent("cloudctl"))
+	opts := append(s.ClientOptions(), cloudauth.WithClock(a.env.Clock), cloudauth.WithUserAgent("cloudctl"),
+		// A person is waiting: one retry after a second, not the library's
+		// three over seven seconds, before saying the server is unreachable.
+		cloudauth.WithRetry(cloudauth.RetryPolicy{MaxRetries: 1}))
 	if a.env.Timeout > 0 {
 		opts = append(opts, cloudauth.WithTimeout(a.env.Timeout))
 	}

@@ -27,8 +27,9 @@ func (a *app) loginCommand() *cobra.Command {
 		Use:   "login",
 		Short: "Log in and store the token",
 		Long: `Log in to the server and store the token in the keyring, under the profile
-in use ("default" when none; that profile is then created or updated with
-the server, tenant and username of the login, and made current).
+in use ("default" when none, which is then created and made current). The
+profile remembers the server, tenant and username of its last login, so
+later commands speak of the same server.
 
 Whatever the flags, the environment and the profile do not give is asked
 for: username, password, server URL, tenant. The password is read without
@@ -98,16 +99,20 @@ func (a *app) login(cmd *cobra.Command) error {
 			a.debugf("the token is kept in %s, readable only by you", w.Location)
 		}
 	}
-	if s.Profile == "" {
-		p := cloudauth.Profile{Name: cloudauth.DefaultProfileName, URL: s.URL, Tenant: s.Tenant, Username: s.Username}
+	// The profile in use remembers where its token is from, so that status
+	// and logout speak of the same server.
+	p := cloudauth.Profile{Name: key, URL: s.URL, Tenant: s.Tenant, Username: s.Username}
+	if old, ok := cfg.Profile(key); !ok || old != p {
 		if err := cfg.Add(p); err != nil {
 			return err
 		}
-		cfg.Current = p.Name
+		if cfg.Current == "" || s.Profile == "" {
+			cfg.Current = key
+		}
 		if err := cfg.Save(a.dir); err != nil {
 			return fmt.Errorf("logged in, but the profile could not be saved: %w", err)
 		}
-		a.debugf("saved as profile %s", p.Name)
+		a.debugf("profile %s: %s", key, describeProfile(p))
 	}
 	tenant := tok.Tenant
 	if tenant == "" {
@@ -205,7 +210,7 @@ func (a *app) logout(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	raw, source, err := a.token(s)
+	raw, _, err := a.token(s)
 	if errors.Is(err, cloudauth.ErrNoToken) {
 		a.printf("Not logged in (profile %s); nothing to do", s.TokenKey())
 		return nil
@@ -214,12 +219,13 @@ func (a *app) logout(cmd *cobra.Command) error {
 		a.warnf("the stored token could not be read: %v", err)
 	}
 	serverSaid := a.serverLogout(cmd, s, raw)
-	if s.Token == "" || source != cloudauth.EnvToken {
-		if err := a.store.Delete(s.TokenKey()); err != nil {
+	if err := a.store.Delete(s.TokenKey()); err != nil {
+		// A keyring that cannot be reached cannot be cleared either; what
+		// matters is that no token can be read any more.
+		if _, lerr := a.store.Load(s.TokenKey()); !errors.Is(lerr, cloudauth.ErrNoToken) {
 			return fmt.Errorf("the stored token could not be removed: %w", err)
 		}
-	} else if derr := a.store.Delete(s.TokenKey()); derr != nil {
-		a.debugf("removing the stored token: %v", derr)
+		a.warnf("%v", err)
 	}
 	a.printf("Logged out%s", serverSaid)
 	if s.Token != "" {
