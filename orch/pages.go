@@ -1,0 +1,58 @@
+package orch
+
+import (
+	"bytes"
+	"context"
+	"iter"
+)
+
+// ListOptions page through a list: PageSize items per page (0: the server's
+// default) starting at PageToken (nil: the first page).
+type ListOptions struct {
+	PageSize  int32
+	PageToken []byte
+}
+
+// Page is one page of a list and the token of the next (nil on the last).
+type Page[T any] struct {
+	Items         []T
+	NextPageToken []byte
+}
+
+// all iterates over every item of every page, fetching lazily: one page in
+// memory at a time. It copies opts, stops at the first error (yielded once)
+// and when the caller breaks.
+func all[T any](ctx context.Context, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error)) iter.Seq2[T, error] {
+	var o ListOptions
+	if opts != nil {
+		o = *opts
+		o.PageToken = bytes.Clone(opts.PageToken)
+	}
+	return func(yield func(T, error) bool) {
+		page := o
+		for {
+			p, err := fetch(ctx, &page)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, item := range p.Items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if len(p.NextPageToken) == 0 || bytes.Equal(p.NextPageToken, page.PageToken) {
+				return
+			}
+			page.PageToken = p.NextPageToken
+		}
+	}
+}
+
+func listOpts(opts *ListOptions) ListOptions {
+	if opts == nil {
+		return ListOptions{}
+	}
+	return *opts
+}
