@@ -1,16 +1,17 @@
 // Command quickstart runs one realistic story across the apitwin SDK and
-// prints each step: an order is invoiced in the ERP, shipped through a task
-// in the source-hosting service, and the shipping issue is read back through
-// the mcp tool gateway.
+// prints each step: an operator logs in through the cloud login gateway, an
+// order is invoiced in the ERP, shipped through a task in the source-hosting
+// service, and the shipping issue is read back through the mcp tool gateway.
 //
 // With no flags and no setup it starts the embedded fakes (package fake) on
 // loopback ports:
 //
 //	go run ./examples/quickstart
 //
-// To run the same story against real services, set all of ERP_URL and
-// ERP_API_KEY, SOURCEHOST_URL and SOURCEHOST_TOKEN (a token with the api
-// scope), and MCP_URL (the gateway; it uses the sourcehost token).
+// To run the same story against real services, set all of CLOUDAUTH_URL,
+// CLOUDAUTH_USERNAME and CLOUDAUTH_PASSWORD (CLOUDAUTH_TENANT is optional),
+// ERP_URL and ERP_API_KEY, SOURCEHOST_URL and SOURCEHOST_TOKEN (a token with
+// the api scope), and MCP_URL (the gateway; it uses the sourcehost token).
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/mcp"
@@ -36,6 +38,8 @@ func main() {
 
 // clients are the story's clients, for real services or the fakes.
 type clients struct {
+	cloudauth  *cloudauth.Client
+	login      cloudauth.LoginRequest
 	erp        *erp.Client
 	sourcehost *sourcehost.Client
 	mcp        *mcp.Client
@@ -52,6 +56,24 @@ func run(ctx context.Context, getenv func(string) string) error {
 	}
 	defer c.close()
 	fmt.Println("services:", c.where)
+
+	// 0. The operator logs in: an RS256 token, verified against the
+	// gateway's published key.
+	login, err := c.cloudauth.Login(ctx, &c.login)
+	if err != nil {
+		return fmt.Errorf("cloudauth: %w", err)
+	}
+	token, err := c.cloudauth.VerifyToken(ctx, login.Raw())
+	if err != nil {
+		return fmt.Errorf("cloudauth: verify token: %w", err)
+	}
+	fmt.Printf("cloudauth: logged in as %s (tenant %s), token verified, valid until %s\n",
+		token.Subject, token.Tenant, token.ExpiresAt.UTC().Format(time.RFC3339))
+	defer func() {
+		if err := c.cloudauth.Logout(context.WithoutCancel(ctx), token); err == nil {
+			fmt.Println("cloudauth: logged out")
+		}
+	}()
 
 	// 1. The ERP: a customer, a product, an invoice, validated.
 	suffix := time.Now().Format("150405")
@@ -119,7 +141,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 // connect uses the real services when the environment names them all, and
 // the embedded fakes when it names none.
 func connect(getenv func(string) string) (*clients, error) {
-	settings := []string{"ERP_URL", "ERP_API_KEY", "SOURCEHOST_URL", "SOURCEHOST_TOKEN", "MCP_URL"}
+	settings := []string{"CLOUDAUTH_URL", "CLOUDAUTH_USERNAME", "CLOUDAUTH_PASSWORD", "ERP_URL", "ERP_API_KEY", "SOURCEHOST_URL", "SOURCEHOST_TOKEN", "MCP_URL"}
 	var missing []string
 	for _, k := range settings {
 		if getenv(k) == "" {
@@ -132,6 +154,8 @@ func connect(getenv func(string) string) (*clients, error) {
 			return nil, err
 		}
 		return &clients{
+			// The fake's admin account (cloudauthfake's default password).
+			cloudauth: f.Clients.CloudAuth, login: cloudauth.LoginRequest{Username: "admin", Password: "changeme"},
 			erp: f.Clients.ERP, sourcehost: f.Clients.SourceHost, mcp: f.Clients.MCP,
 			where: "the embedded fakes (package fake)", close: f.Close,
 		}, nil
@@ -140,6 +164,12 @@ func connect(getenv func(string) string) (*clients, error) {
 		return nil, fmt.Errorf("to use real services set all of %s (missing: %s)",
 			strings.Join(settings, ", "), strings.Join(missing, ", "))
 	}
+	a, err := cloudauth.New(getenv("CLOUDAUTH_URL"))
+	if err != nil {
+		return nil, err
+	}
+	login := cloudauth.LoginRequest{Username: getenv("CLOUDAUTH_USERNAME"), Password: getenv("CLOUDAUTH_PASSWORD"),
+		Tenant: getenv("CLOUDAUTH_TENANT")}
 	e, err := erp.New(getenv("ERP_URL"), erp.WithAPIKey(getenv("ERP_API_KEY")))
 	if err != nil {
 		return nil, err
@@ -152,5 +182,5 @@ func connect(getenv func(string) string) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &clients{erp: e, sourcehost: s, mcp: m, where: "real services from the environment", close: func() {}}, nil
+	return &clients{cloudauth: a, login: login, erp: e, sourcehost: s, mcp: m, where: "real services from the environment", close: func() {}}, nil
 }

@@ -17,7 +17,7 @@ func TestQuickstart(t *testing.T) {
 
 func TestQuickstartWantsEveryRealSetting(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"ERP_URL": "https://erp.example.com"}
+	env := map[string]string{"CLOUDAUTH_URL": "https://login.example.com", "CLOUDAUTH_USERNAME": "ops", "CLOUDAUTH_PASSWORD": "pw", "ERP_URL": "https://erp.example.com"}
 	err := run(context.Background(), func(k string) string { return env[k] })
 	if err == nil || !strings.Contains(err.Error(), "missing: ERP_API_KEY") {
 		t.Fatalf("error %v, want one naming the missing settings", err)
