@@ -1,0 +1,169 @@
+// Package orchfake is a stateful, in-process twin of the workflow
+// orchestration service (spec 001): one in-memory state served over gRPC
+// and over HTTP/JSON, in the spirit of pubsub's pstest. It starts in well
+// under a millisecond of set-up and a few of serving.
+//
+//	srv := orchfake.Start(t)               // gRPC and HTTP on loopback ports, closed when the test ends
+//	c := srv.Client()                      // an orch client over an in-memory gRPC connection
+//	h := srv.HTTPClient()                  // the same over HTTP/JSON, at srv.URL()
+//	srv.Clock().Advance(time.Hour)         // timeouts fire, rate windows reset
+//
+// Without ports: New(), then Conn() (an in-memory gRPC connection, via
+// bufconn) or Handler() (the HTTP side as an http.Handler). For programs:
+// New(), then Listen(grpcAddr, httpAddr); a port in use is an error naming
+// it. The gRPC server offers reflection, so grpcurl works against it.
+//
+// # Transports
+//
+// Both transports run the same service code: every operation goes through
+// one pipeline (version check, call log, injected faults, authentication
+// and permission, rate limits) and then the operation. gRPC errors carry
+// a google.rpc.ErrorInfo detail (reason = the code, domain
+// orch.apitwin.dev) and ErrorDetail details; HTTP errors are
+// {"error":{"code","message","details"}} with the status of
+// internal/orchwire's table. The HTTP side is grpc-gateway over the
+// contract's google.api.http bindings: snake_case names, enums by name,
+// durations "<n>s", bytes base64; an unknown field in a body is
+// INVALID_ARGUMENT. Request field errors are INVALID_ARGUMENT with one
+// detail per field: {type "FieldViolation", field, description}. Bodies
+// are capped at 4 MiB, as gRPC's default message size.
+//
+// # Versions
+//
+// Orch-API-Version (header or gRPC metadata) may be absent, v1 or v1beta1;
+// anything else is INVALID_ARGUMENT naming the header. /api/v1beta1/...
+// serves the v1 operations with "Deprecation: true" and
+// "Sunset: Tue, 31 Dec 2024 23:59:59 GMT" (the same two as gRPC metadata
+// when v1beta1 is asked for by header).
+//
+// # Namespaces
+//
+// "default" exists from the start (retention 72 h). A name is 2 to 255
+// characters of letters, digits, '.', '_' and '-', starting with a letter
+// or digit; retention is between 1 day and 3650 days (default 72 h);
+// owner_email must parse as an address; replication may only name the
+// fake's one cluster, "active"; an ENABLED archival config needs a URI.
+// A second registration is ALREADY_EXISTS. ListNamespaces pages by name
+// (default 100, at most 1,000). A namespace is usable as soon as it is
+// registered. Closed executions disappear once their namespace's
+// retention has passed since they closed, on the fake clock.
+//
+// # Executions
+//
+// A start writes WorkflowExecutionStarted and WorkflowTaskScheduled (task
+// timeout default 10 s, at most 120 s). Ids, names and identities are at
+// most 1,000 bytes. Reuse policies: a running id is
+// WORKFLOW_EXECUTION_ALREADY_STARTED except under TERMINATE_IF_RUNNING
+// (which terminates it, then starts); once closed, ALLOW_DUPLICATE (and
+// unspecified) starts a new run, ALLOW_DUPLICATE_FAILED_ONLY only if the
+// last run did not complete successfully, REJECT_DUPLICATE never. A start
+// repeated with the same workflow_id and request_id answers the run it
+// started, with started=false. A signal or cancel request repeated with
+// the same request_id is recorded once. run_id "" or "-" is the latest
+// run. Operations that change a closed run are WORKFLOW_EXECUTION_COMPLETED;
+// an unknown id is WORKFLOW_EXECUTION_NOT_FOUND. Execution and run
+// timeouts fire on the fake clock and write WorkflowExecutionTimedOut.
+// cron_schedule is checked (five fields or an @descriptor) and recorded,
+// not run. The workflow retry policy is checked and recorded.
+//
+// History pages hold up to 1,000 events (maximum_page_size); page tokens
+// are opaque (a tag, the position, a CRC-32) and a foreign or damaged one
+// is INVALID_ARGUMENT. With wait_new_event the call waits for the next
+// event (or, with CLOSE_EVENT, for the close) until the caller's deadline,
+// then answers no events and the same token.
+//
+// # Search
+//
+// List, Scan and Count take the query language of internal/visibility:
+// = != > >= < <=, IN, BETWEEN … AND, STARTS_WITH, AND, OR, NOT,
+// parentheses, ORDER BY (List only; default StartTime DESC, then RunId);
+// system attributes WorkflowId, RunId, WorkflowType, ExecutionStatus
+// ('Running', 'Completed', …), TaskQueue, StartTime, CloseTime,
+// ExecutionTime. A malformed query is INVALID_ARGUMENT with the position
+// ("invalid query: … at position N"). Custom attributes are registered
+// with [Server.RegisterSearchAttribute] (types Keyword, Text, Int, Double,
+// Bool, Datetime, KeywordList) and set at start as JSON payloads; an
+// unregistered one is INVALID_ARGUMENT. Pages: default 100, at most 1,000;
+// the token is the last row's sort key, so paging is stable while
+// executions come and go.
+//
+// # Administration
+//
+// The cluster "active" has NumShards (4) history shards, ids 1 to 4, and
+// five members: frontend-0 (127.0.0.1:7233), history-0 (:7234, odd
+// shards), history-1 (:7244, even shards), matching-0 (:7235), worker-0
+// (:7239). A workflow id's shard is FNV-1a(namespace id, workflow id)
+// mod 4, plus 1. A shard id outside 1–4 is OUT_OF_RANGE. CloseShard gives
+// the shard up and takes it back at once: range_id rises by one and
+// acquired_time is now. A task queue exists once a worker has polled it
+// or named it in RegisterWorker; before that DescribeTaskQueue and
+// ListTaskQueuePartitions are TASK_QUEUE_NOT_FOUND ("Task queue not
+// found: …"). DescribeTaskQueue lists the pollers seen in the last five
+// minutes (fake clock) of the side asked for (workflow by default);
+// status: backlog_count_hint, read_level (tasks added), ack_level (tasks
+// handed out), rate_per_second (the pollers' max_tasks_per_second, else
+// 100,000). Each queue has one partition per side, owned by matching-0.
+//
+// # Authentication
+//
+// Off by default ([WithAuth] turns it on); then every call needs
+// "Authorization: Bearer <credential>" (gRPC metadata "authorization"):
+// a JWT signed HS256 with the fake's key (random, or [WithSigningKey]),
+// with iss "https://orchfake.apitwin.dev", aud "orch", exp and iat
+// (checked on the fake clock), sub, permissions (array) and namespace (""
+// or "*" for all), as [Server.IssueToken] and [Server.SignToken] make
+// them; or an API key added with [Server.AddAPIKey]. Missing, malformed,
+// expired or badly signed credentials are UNAUTHENTICATED. A permission
+// ending in ":*" grants everything below it. Lacking the operation's
+// permission, or using another namespace than the token's, is
+// PERMISSION_DENIED with the message "access denied" and a detail
+// {type "PermissionDenied", field "permissions", description} saying what
+// was missing. The table:
+//
+//	RegisterNamespace                         orch:namespace:create
+//	DescribeNamespace, ListNamespaces         orch:namespace:read (List shows the token's namespaces)
+//	StartWorkflowExecution                    orch:workflow:start
+//	GetWorkflowExecution, GetWorkflowExecutionHistory,
+//	DescribeTaskQueue, ListTaskQueuePartitions orch:workflow:read
+//	SignalWorkflowExecution                   orch:workflow:signal
+//	QueryWorkflow                             orch:workflow:query
+//	TerminateWorkflowExecution                orch:workflow:terminate
+//	RequestCancelWorkflowExecution            orch:workflow:cancel
+//	List/Scan/CountWorkflowExecutions         orch:workflow:list
+//	Poll*, Respond*, RecordActivityTaskHeartbeat,
+//	RegisterWorker                            orch:workflow:worker (the fake's addition; under orch:workflow:*)
+//	DescribeCluster, ListClusterMembers,
+//	DescribeShard                             orch:cluster:read
+//	CloseShard                                orch:cluster:write
+//
+// orch:namespace:update and :delete exist in the hierarchy; no operation
+// of the contract needs them.
+//
+// # Rate limits
+//
+// The specification's table, in fixed one-minute windows on the fake clock
+// (a window opens with its first request), configurable with [WithLimits]
+// or off with [WithoutLimits]: every request counts against the cluster
+// (10,000/min, scope "cluster"); StartWorkflowExecution also against its
+// namespace (1,000/min, scope "namespace:<name>"); polls, RegisterWorker,
+// DescribeTaskQueue and ListTaskQueuePartitions against their task queue
+// (1,000/min, scope "task-queue:<namespace>/<queue>"). A namespace may
+// hold 100 running executions (window "concurrent" in the error); history
+// events (100,000/min per namespace) and scheduled activities
+// (10,000/min per namespace) are counted too. Every answer carries
+// X-RateLimit-Limit, -Remaining, -Reset (epoch seconds) and -Scope, as
+// HTTP headers or gRPC header metadata (lower case), for the narrowest
+// scope that counted the call; a refusal is RESOURCE_EXHAUSTED with a
+// detail {type "RateLimitExceeded", scope, limit, window "1m",
+// retry_after (seconds)}, Retry-After, and on gRPC the same metadata in
+// the trailer as well.
+//
+// # Controls
+//
+// [Server.Clock]; [Server.InjectFault] per operation (an error code for
+// the next N calls; latency in real time or on the fake clock);
+// [Server.Calls] (both transports); seeding ([Server.AddNamespace],
+// [Server.StartExecution], [Server.SeedExecution],
+// [Server.RegisterSearchAttribute], [Server.AddAPIKey]) and reading
+// ([Server.Execution] with its history, [Server.Namespace]).
+package orchfake

@@ -1,0 +1,558 @@
+package orchfake
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
+	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// Execution defaults and bounds (see doc.go).
+const (
+	// DefaultWorkflowTaskTimeout applies when a start gives none.
+	DefaultWorkflowTaskTimeout = 10 * time.Second
+	// MaxWorkflowTaskTimeout bounds workflow_task_timeout.
+	MaxWorkflowTaskTimeout = 120 * time.Second
+	// MaxIDLength bounds workflow ids, request ids, task queue, type,
+	// signal and identity names, in bytes.
+	MaxIDLength = 1000
+)
+
+// execution is one run of a workflow.
+type execution struct {
+	ns          *namespace
+	wf          *workflow
+	id, runID   string
+	firstRunID  string
+	typ         string
+	queue       string
+	status      orchpb.WorkflowExecutionStatus
+	start       time.Time
+	execTime    time.Time
+	closeTime   time.Time
+	startReq    *orchpb.StartWorkflowExecutionRequest
+	memo        *orchpb.Memo
+	search      *orchpb.SearchAttributes
+	searchVals  map[string]visibility.Value
+	history     []*orchpb.HistoryEvent
+	signals     map[string]bool // request ids of recorded signals
+	cancels     map[string]bool // request ids of recorded cancel requests
+	wake        chan struct{}   // closed and replaced when an event is added
+	timers      []*clock.Timer  // execution and run timeouts
+	taskTimeout time.Duration
+
+	eng engineState // the worker side: tasks, activities, timers
+}
+
+func (e *execution) open() bool { return e.status == orchpb.WorkflowExecutionStatus_RUNNING }
+
+func (e *execution) stopTimers() {
+	for _, t := range e.timers {
+		t.Stop()
+	}
+	e.timers = nil
+	e.eng.stopTimers()
+}
+
+// add appends an event with the next id and the clock's time, and wakes
+// every long poll on the history.
+func (s *Server) add(e *execution, typ orchpb.EventType, set func(*orchpb.HistoryEvent)) *orchpb.HistoryEvent {
+	ev := &orchpb.HistoryEvent{
+		EventId:   int64(len(e.history) + 1),
+		EventTime: timestamppb.New(s.clk.Now()),
+		EventType: typ,
+	}
+	if set != nil {
+		set(ev)
+	}
+	e.history = append(e.history, ev)
+	close(e.wake)
+	e.wake = make(chan struct{})
+	s.limits.takeEvents(s.clk.Now(), e.ns.info.Name, 1)
+	return ev
+}
+
+// close ends the execution with status; the closing event is already in
+// the history.
+func (s *Server) closeExecution(e *execution, status orchpb.WorkflowExecutionStatus) {
+	e.status = status
+	e.closeTime = s.clk.Now()
+	e.ns.running--
+	e.stopTimers()
+	s.engineClosed(e)
+}
+
+func (e *execution) info() *orchpb.WorkflowExecutionInfo {
+	info := &orchpb.WorkflowExecutionInfo{
+		Execution:           &orchpb.WorkflowExecution{WorkflowId: e.id, RunId: e.runID},
+		Type:                &orchpb.WorkflowType{Name: e.typ},
+		StartTime:           timestamppb.New(e.start),
+		Status:              e.status,
+		HistoryLength:       int64(len(e.history)),
+		ExecutionTime:       timestamppb.New(e.execTime),
+		TaskQueue:           e.queue,
+		FirstExecutionRunId: e.firstRunID,
+	}
+	if !e.closeTime.IsZero() {
+		info.CloseTime = timestamppb.New(e.closeTime)
+	}
+	if e.memo != nil {
+		info.Memo = proto.Clone(e.memo).(*orchpb.Memo)
+	}
+	if e.search != nil && len(e.search.GetIndexedFields()) > 0 {
+		info.SearchAttributes = proto.Clone(e.search).(*orchpb.SearchAttributes)
+	}
+	return info
+}
+
+// Value implements visibility.Record.
+func (e *execution) Value(name string) (visibility.Value, bool) {
+	switch name {
+	case visibility.AttrWorkflowID:
+		return visibility.StringValue(e.id), true
+	case visibility.AttrRunID:
+		return visibility.StringValue(e.runID), true
+	case visibility.AttrWorkflowType:
+		return visibility.StringValue(e.typ), true
+	case visibility.AttrExecutionStatus:
+		return visibility.StringValue(statusName(e.status)), true
+	case visibility.AttrTaskQueue:
+		return visibility.StringValue(e.queue), true
+	case visibility.AttrStartTime:
+		return visibility.TimeValue(e.start), true
+	case visibility.AttrExecutionTime:
+		return visibility.TimeValue(e.execTime), true
+	case visibility.AttrCloseTime:
+		if e.closeTime.IsZero() {
+			return visibility.Value{}, false
+		}
+		return visibility.TimeValue(e.closeTime), true
+	}
+	v, ok := e.searchVals[name]
+	return v, ok
+}
+
+// statusName is a status as queries write it ("Running", "TimedOut").
+func statusName(st orchpb.WorkflowExecutionStatus) string {
+	switch st {
+	case orchpb.WorkflowExecutionStatus_RUNNING:
+		return visibility.StatusRunning
+	case orchpb.WorkflowExecutionStatus_COMPLETED:
+		return visibility.StatusCompleted
+	case orchpb.WorkflowExecutionStatus_FAILED:
+		return visibility.StatusFailed
+	case orchpb.WorkflowExecutionStatus_CANCELED:
+		return visibility.StatusCanceled
+	case orchpb.WorkflowExecutionStatus_TERMINATED:
+		return visibility.StatusTerminated
+	case orchpb.WorkflowExecutionStatus_CONTINUED_AS_NEW:
+		return visibility.StatusContinuedAsNew
+	case orchpb.WorkflowExecutionStatus_TIMED_OUT:
+		return visibility.StatusTimedOut
+	}
+	return ""
+}
+
+// expired reports whether a closed execution is past its namespace's
+// retention: it is then gone, as if deleted.
+func (s *Server) expired(e *execution) bool {
+	return !e.open() && !e.closeTime.IsZero() && !s.clk.Now().Before(e.closeTime.Add(e.ns.retention()))
+}
+
+// lookup finds an execution: run "" (or "-") is the latest run. s.mu must
+// be held.
+func (s *Server) lookup(nsName string, we *orchpb.WorkflowExecution, field string) (*execution, error) {
+	ns, err := s.st.namespace(nsName)
+	if err != nil {
+		return nil, err
+	}
+	id, run := we.GetWorkflowId(), trimRunID(we.GetRunId())
+	if id == "" {
+		return nil, badField(field+".workflow_id", "required")
+	}
+	var e *execution
+	if run == "" {
+		if wf := ns.workflows[id]; wf != nil {
+			e = wf.latest()
+		}
+	} else if e = ns.runs[run]; e != nil && e.id != id {
+		e = nil
+	}
+	if e == nil || s.expired(e) {
+		if run == "" {
+			return nil, errorf(orchwire.WorkflowExecutionNotFound, "workflow execution not found: workflow_id %q", id)
+		}
+		return nil, errorf(orchwire.WorkflowExecutionNotFound, "workflow execution not found: workflow_id %q, run_id %q", id, run)
+	}
+	return e, nil
+}
+
+// lookupOpen is lookup for an operation that needs a running execution.
+func (s *Server) lookupOpen(nsName string, we *orchpb.WorkflowExecution, field string) (*execution, error) {
+	e, err := s.lookup(nsName, we, field)
+	if err != nil {
+		return nil, err
+	}
+	if !e.open() {
+		return nil, completedError(e)
+	}
+	return e, nil
+}
+
+func completedError(e *execution) *apiError {
+	return errorf(orchwire.WorkflowExecutionCompleted, "workflow execution already completed: workflow_id %q, run_id %q, status %s",
+		e.id, e.runID, e.status)
+}
+
+func validateStart(req *orchpb.StartWorkflowExecutionRequest, ns *namespace) (map[string]visibility.Value, error) {
+	var v violations
+	checkName(&v, "workflow_id", req.GetWorkflowId(), true)
+	checkName(&v, "workflow_type.name", req.GetWorkflowType().GetName(), true)
+	checkName(&v, "task_queue", req.GetTaskQueue(), true)
+	checkName(&v, "request_id", req.GetRequestId(), false)
+	checkName(&v, "identity", req.GetIdentity(), false)
+	checkDuration(&v, "workflow_execution_timeout", req.GetWorkflowExecutionTimeout())
+	checkDuration(&v, "workflow_run_timeout", req.GetWorkflowRunTimeout())
+	checkDuration(&v, "workflow_task_timeout", req.GetWorkflowTaskTimeout())
+	if d := req.GetWorkflowTaskTimeout(); d != nil && d.AsDuration() > MaxWorkflowTaskTimeout {
+		v.add("workflow_task_timeout", "at most %s", MaxWorkflowTaskTimeout)
+	}
+	if _, ok := orchpb.WorkflowIdReusePolicy_name[int32(req.GetWorkflowIdReusePolicy())]; !ok {
+		v.add("workflow_id_reuse_policy", "unknown policy %d", req.GetWorkflowIdReusePolicy())
+	}
+	checkRetryPolicy(&v, "retry_policy", req.GetRetryPolicy())
+	if c := req.GetCronSchedule(); c != "" {
+		if err := checkCron(c); err != nil {
+			v.add("cron_schedule", "%v", err)
+		}
+	}
+	vals := searchValues(&v, ns, req.GetSearchAttributes())
+	return vals, v.err()
+}
+
+// checkName checks an identifier-like string field.
+func checkName(v *violations, field, s string, required bool) {
+	switch {
+	case s == "" && required:
+		v.add(field, "required")
+	case len(s) > MaxIDLength:
+		v.add(field, "longer than %d bytes", MaxIDLength)
+	}
+}
+
+func checkDuration(v *violations, field string, d *durationpb.Duration) {
+	if d == nil {
+		return
+	}
+	if !d.IsValid() || d.AsDuration() < 0 {
+		v.add(field, "must be a non-negative duration such as \"30s\"")
+	}
+}
+
+func checkRetryPolicy(v *violations, field string, p *orchpb.RetryPolicy) {
+	if p == nil {
+		return
+	}
+	checkDuration(v, field+".initial_interval", p.GetInitialInterval())
+	checkDuration(v, field+".maximum_interval", p.GetMaximumInterval())
+	if c := p.GetBackoffCoefficient(); c != 0 && c < 1 {
+		v.add(field+".backoff_coefficient", "must be at least 1 (0 means 2)")
+	}
+	if p.GetMaximumAttempts() < 0 {
+		v.add(field+".maximum_attempts", "must not be negative (0 means unlimited)")
+	}
+	if mi, ii := p.GetMaximumInterval().AsDuration(), p.GetInitialInterval().AsDuration(); p.GetMaximumInterval() != nil && mi > 0 && mi < ii {
+		v.add(field+".maximum_interval", "must not be less than initial_interval")
+	}
+}
+
+// checkCron accepts five space-separated fields or a descriptor
+// ("@every 1h", "@daily", …); the fake records the schedule and does not
+// run it (see doc.go).
+func checkCron(c string) error {
+	if len(c) > 0 && c[0] == '@' {
+		return nil
+	}
+	n := 0
+	inField := false
+	for _, r := range c {
+		if r == ' ' || r == '\t' {
+			inField = false
+			continue
+		}
+		if !inField {
+			n++
+			inField = true
+		}
+	}
+	if n != 5 {
+		return fmt.Errorf("want 5 fields (minute hour day-of-month month day-of-week), got %d", n)
+	}
+	return nil
+}
+
+func (s *Server) startWorkflow(ctx context.Context, req *orchpb.StartWorkflowExecutionRequest) (*orchpb.StartWorkflowExecutionResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, started, err := s.startLocked(req, true)
+	if err != nil {
+		return nil, err
+	}
+	return &orchpb.StartWorkflowExecutionResponse{RunId: e.runID, Started: started}, nil
+}
+
+// startLocked starts a run; limited says whether the concurrency limit
+// applies (not to seeding). s.mu must be held.
+func (s *Server) startLocked(req *orchpb.StartWorkflowExecutionRequest, limited bool) (*execution, bool, error) {
+	ns, err := s.st.namespace(req.GetNamespace())
+	if err != nil {
+		return nil, false, err
+	}
+	vals, err := validateStart(req, ns)
+	if err != nil {
+		return nil, false, err
+	}
+	id := req.GetWorkflowId()
+	if rid := req.GetRequestId(); rid != "" {
+		if e := ns.starts[id+"\x00"+rid]; e != nil && !s.expired(e) {
+			return e, false, nil
+		}
+	}
+	wf := ns.workflows[id]
+	if wf != nil && !s.expired(wf.latest()) {
+		prev := wf.latest()
+		policy := req.GetWorkflowIdReusePolicy()
+		switch {
+		case prev.open() && policy == orchpb.WorkflowIdReusePolicy_TERMINATE_IF_RUNNING:
+			s.terminateLocked(prev, "terminated by a new start with TERMINATE_IF_RUNNING", nil, req.GetIdentity())
+		case prev.open():
+			return nil, false, alreadyStarted(prev, "is running")
+		case policy == orchpb.WorkflowIdReusePolicy_REJECT_DUPLICATE:
+			return nil, false, alreadyStarted(prev, "was used before and the reuse policy is REJECT_DUPLICATE")
+		case policy == orchpb.WorkflowIdReusePolicy_ALLOW_DUPLICATE_FAILED_ONLY && prev.status == orchpb.WorkflowExecutionStatus_COMPLETED:
+			return nil, false, alreadyStarted(prev, "completed successfully and the reuse policy is ALLOW_DUPLICATE_FAILED_ONLY")
+		}
+	}
+	if limited {
+		if lim := s.cfg.limits.NamespaceConcurrentExecutions; lim > 0 && ns.running >= lim {
+			return nil, false, &apiError{
+				code: orchwire.ResourceExhausted,
+				msg:  fmt.Sprintf("rate limit exceeded for %s: at most %d concurrent workflow executions", scopeNamespace(ns.info.Name), lim),
+				details: []*orchpb.ErrorDetail{{Type: orchwire.DetailRateLimitExceeded, Scope: scopeNamespace(ns.info.Name),
+					Limit: int32(lim), Window: "concurrent", RetryAfter: 1}},
+			}
+		}
+		if d := s.limits.takeEvents(s.clk.Now(), ns.info.Name, 0); !d.Allowed {
+			return nil, false, d.err()
+		}
+	}
+	return s.newRun(ns, wf, req, vals, ""), true, nil
+}
+
+func alreadyStarted(prev *execution, why string) *apiError {
+	return &apiError{
+		code: orchwire.WorkflowExecutionAlreadyStarted,
+		msg:  fmt.Sprintf("workflow execution already started: workflow_id %q (run_id %q) %s", prev.id, prev.runID, why),
+		details: []*orchpb.ErrorDetail{{Type: "WorkflowExecutionAlreadyStarted", Field: "workflow_id",
+			Description: "run_id " + prev.runID}},
+	}
+}
+
+// newRun creates and starts a run: WorkflowExecutionStarted, then the
+// first WorkflowTaskScheduled. continued is the run it continues, if any.
+func (s *Server) newRun(ns *namespace, wf *workflow, req *orchpb.StartWorkflowExecutionRequest, vals map[string]visibility.Value, continued string) *execution {
+	now := s.clk.Now()
+	req = proto.Clone(req).(*orchpb.StartWorkflowExecutionRequest)
+	if wf == nil {
+		wf = &workflow{id: req.GetWorkflowId()}
+		ns.workflows[wf.id] = wf
+	}
+	e := &execution{
+		ns: ns, wf: wf, id: wf.id, runID: newID(),
+		typ: req.GetWorkflowType().GetName(), queue: req.GetTaskQueue(),
+		status: orchpb.WorkflowExecutionStatus_RUNNING, start: now, execTime: now,
+		startReq: req, memo: req.GetMemo(), search: req.GetSearchAttributes(), searchVals: vals,
+		signals: map[string]bool{}, cancels: map[string]bool{}, wake: make(chan struct{}),
+		taskTimeout: DefaultWorkflowTaskTimeout,
+	}
+	if d := req.GetWorkflowTaskTimeout(); d != nil && d.AsDuration() > 0 {
+		e.taskTimeout = d.AsDuration()
+	}
+	e.firstRunID = e.runID
+	if continued != "" {
+		if c := ns.runs[continued]; c != nil {
+			e.firstRunID = c.firstRunID
+		}
+	}
+	wf.runs = append(wf.runs, e)
+	ns.runs[e.runID] = e
+	if rid := req.GetRequestId(); rid != "" {
+		ns.starts[e.id+"\x00"+rid] = e
+	}
+	ns.running++
+	s.st.shardFor(ns, e.id).executions++
+
+	attrs := &orchpb.WorkflowExecutionStartedEventAttributes{
+		WorkflowType:             req.GetWorkflowType(),
+		TaskQueue:                req.GetTaskQueue(),
+		Input:                    req.GetInput(),
+		WorkflowExecutionTimeout: req.GetWorkflowExecutionTimeout(),
+		WorkflowRunTimeout:       req.GetWorkflowRunTimeout(),
+		WorkflowTaskTimeout:      durationpb.New(e.taskTimeout),
+		Identity:                 req.GetIdentity(),
+		ContinuedExecutionRunId:  continued,
+		FirstExecutionRunId:      e.firstRunID,
+		RetryPolicy:              req.GetRetryPolicy(),
+		Attempt:                  1,
+		CronSchedule:             req.GetCronSchedule(),
+		Memo:                     req.GetMemo(),
+		SearchAttributes:         req.GetSearchAttributes(),
+		Header:                   req.GetHeader(),
+	}
+	if d := req.GetWorkflowExecutionTimeout().AsDuration(); d > 0 {
+		attrs.WorkflowExecutionExpirationTime = timestamppb.New(now.Add(d))
+		e.timers = append(e.timers, s.afterFunc(d, func() { s.timeOut(e) }))
+	}
+	if d := req.GetWorkflowRunTimeout().AsDuration(); d > 0 {
+		e.timers = append(e.timers, s.afterFunc(d, func() { s.timeOut(e) }))
+	}
+	s.add(e, orchpb.EventType_WorkflowExecutionStarted, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: attrs}
+	})
+	s.scheduleWorkflowTask(e)
+	return e
+}
+
+// timeOut closes a run whose execution or run timeout fired.
+func (s *Server) timeOut(e *execution) {
+	if !e.open() {
+		return
+	}
+	s.add(e, orchpb.EventType_WorkflowExecutionTimedOut, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionTimedOutEventAttributes{
+			WorkflowExecutionTimedOutEventAttributes: &orchpb.WorkflowExecutionTimedOutEventAttributes{RetryState: orchpb.RetryState_TIMEOUT},
+		}
+	})
+	s.closeExecution(e, orchpb.WorkflowExecutionStatus_TIMED_OUT)
+}
+
+func (s *Server) getWorkflow(ctx context.Context, req *orchpb.GetWorkflowExecutionRequest) (*orchpb.GetWorkflowExecutionResponse, error) {
+	size, err := pageSize(req.GetMaximumPageSize(), defaultHistoryPage, maxHistoryPage, "maximum_page_size")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.lookup(req.GetNamespace(), req.GetExecution(), "execution")
+	if err != nil {
+		return nil, err
+	}
+	resp := &orchpb.GetWorkflowExecutionResponse{ExecutionInfo: e.info(), PendingActivities: s.pendingActivities(e)}
+	end := min(size, len(e.history))
+	resp.WorkflowExecutionHistory = cloneEvents(e.history[:end])
+	if end < len(e.history) {
+		resp.NextPageToken = historyToken(e.runID, int64(end+1))
+	}
+	return resp, nil
+}
+
+func cloneEvents(evs []*orchpb.HistoryEvent) []*orchpb.HistoryEvent {
+	out := make([]*orchpb.HistoryEvent, len(evs))
+	for i, ev := range evs {
+		out[i] = proto.Clone(ev).(*orchpb.HistoryEvent)
+	}
+	return out
+}
+
+func (s *Server) terminateWorkflow(ctx context.Context, req *orchpb.TerminateWorkflowExecutionRequest) (*orchpb.TerminateWorkflowExecutionResponse, error) {
+	var v violations
+	checkName(&v, "identity", req.GetIdentity(), false)
+	v.check(len(req.GetReason()) <= 4096, "reason", "longer than 4096 bytes")
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.lookupOpen(req.GetNamespace(), req.GetWorkflowExecution(), "workflow_execution")
+	if err != nil {
+		return nil, err
+	}
+	s.terminateLocked(e, req.GetReason(), req.GetDetails(), req.GetIdentity())
+	return &orchpb.TerminateWorkflowExecutionResponse{}, nil
+}
+
+func (s *Server) terminateLocked(e *execution, reason string, details *orchpb.Payloads, identity string) {
+	s.add(e, orchpb.EventType_WorkflowExecutionTerminated, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionTerminatedEventAttributes{
+			WorkflowExecutionTerminatedEventAttributes: &orchpb.WorkflowExecutionTerminatedEventAttributes{Reason: reason, Details: details, Identity: identity},
+		}
+	})
+	s.closeExecution(e, orchpb.WorkflowExecutionStatus_TERMINATED)
+}
+
+func (s *Server) signalWorkflow(ctx context.Context, req *orchpb.SignalWorkflowExecutionRequest) (*orchpb.SignalWorkflowExecutionResponse, error) {
+	var v violations
+	checkName(&v, "signal_name", req.GetSignalName(), true)
+	checkName(&v, "identity", req.GetIdentity(), false)
+	checkName(&v, "request_id", req.GetRequestId(), false)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.lookupOpen(req.GetNamespace(), req.GetWorkflowExecution(), "workflow_execution")
+	if err != nil {
+		return nil, err
+	}
+	if rid := req.GetRequestId(); rid != "" {
+		if e.signals[rid] {
+			return &orchpb.SignalWorkflowExecutionResponse{}, nil
+		}
+		e.signals[rid] = true
+	}
+	s.add(e, orchpb.EventType_WorkflowExecutionSignaled, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionSignaledEventAttributes{
+			WorkflowExecutionSignaledEventAttributes: &orchpb.WorkflowExecutionSignaledEventAttributes{
+				SignalName: req.GetSignalName(), Input: req.GetInput(), Identity: req.GetIdentity(), Header: req.GetHeader(),
+			},
+		}
+	})
+	s.newEventsForWorker(e)
+	return &orchpb.SignalWorkflowExecutionResponse{}, nil
+}
+
+func (s *Server) requestCancelWorkflow(ctx context.Context, req *orchpb.RequestCancelWorkflowExecutionRequest) (*orchpb.RequestCancelWorkflowExecutionResponse, error) {
+	var v violations
+	checkName(&v, "identity", req.GetIdentity(), false)
+	checkName(&v, "request_id", req.GetRequestId(), false)
+	v.check(len(req.GetReason()) <= 4096, "reason", "longer than 4096 bytes")
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.lookupOpen(req.GetNamespace(), req.GetWorkflowExecution(), "workflow_execution")
+	if err != nil {
+		return nil, err
+	}
+	if rid := req.GetRequestId(); rid != "" {
+		if e.cancels[rid] {
+			return &orchpb.RequestCancelWorkflowExecutionResponse{}, nil
+		}
+		e.cancels[rid] = true
+	}
+	s.add(e, orchpb.EventType_WorkflowExecutionCancelRequested, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionCancelRequestedEventAttributes{
+			WorkflowExecutionCancelRequestedEventAttributes: &orchpb.WorkflowExecutionCancelRequestedEventAttributes{Cause: req.GetReason(), Identity: req.GetIdentity()},
+		}
+	})
+	s.newEventsForWorker(e)
+	return &orchpb.RequestCancelWorkflowExecutionResponse{}, nil
+}

@@ -1,0 +1,96 @@
+package orchfake
+
+import (
+	"context"
+
+	"github.com/apitwin/apitwin/orch/orchpb"
+)
+
+// History page sizes.
+const (
+	defaultHistoryPage = 1000
+	maxHistoryPage     = 1000
+)
+
+func (s *Server) getHistory(ctx context.Context, req *orchpb.GetWorkflowExecutionHistoryRequest) (*orchpb.GetWorkflowExecutionHistoryResponse, error) {
+	size, err := pageSize(req.GetMaximumPageSize(), defaultHistoryPage, maxHistoryPage, "maximum_page_size")
+	if err != nil {
+		return nil, err
+	}
+	filter := req.GetHistoryEventFilterType()
+	if _, ok := orchpb.HistoryEventFilterType_name[int32(filter)]; !ok {
+		return nil, badField("history_event_filter_type", "unknown filter %d", filter)
+	}
+	closeOnly := filter == orchpb.HistoryEventFilterType_CLOSE_EVENT
+	we := req.GetExecution()
+	next := int64(1)
+	if tok := req.GetNextPageToken(); len(tok) > 0 {
+		run, n, err := parseHistoryToken(tok)
+		if err != nil {
+			return nil, err
+		}
+		if r := trimRunID(we.GetRunId()); r != "" && r != run {
+			return nil, badField("next_page_token", "the token belongs to another run")
+		}
+		we = &orchpb.WorkflowExecution{WorkflowId: we.GetWorkflowId(), RunId: run}
+		next = n
+	}
+	for {
+		s.mu.Lock()
+		e, err := s.lookup(req.GetNamespace(), we, "execution")
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		resp, ready := historyPage(e, next, size, closeOnly, req.GetWaitNewEvent())
+		if ready {
+			s.mu.Unlock()
+			return resp, nil
+		}
+		wake := e.wake
+		runID := e.runID
+		s.mu.Unlock()
+		select {
+		case <-wake:
+			we = &orchpb.WorkflowExecution{WorkflowId: we.GetWorkflowId(), RunId: runID}
+		case <-ctx.Done(): // the caller's deadline: no events, the same token
+			return &orchpb.GetWorkflowExecutionHistoryResponse{NextPageToken: historyToken(runID, next)}, nil
+		case <-s.done:
+			return &orchpb.GetWorkflowExecutionHistoryResponse{NextPageToken: historyToken(runID, next)}, nil
+		}
+	}
+}
+
+// historyPage answers a history request from position next, or reports
+// that a long poll must wait. s.mu must be held.
+func historyPage(e *execution, next int64, size int, closeOnly, wait bool) (*orchpb.GetWorkflowExecutionHistoryResponse, bool) {
+	resp := &orchpb.GetWorkflowExecutionHistoryResponse{}
+	if closeOnly {
+		if e.open() {
+			if wait {
+				return nil, false
+			}
+			return resp, true
+		}
+		resp.History = cloneEvents(e.history[len(e.history)-1:])
+		return resp, true
+	}
+	total := int64(len(e.history))
+	if next > total+1 {
+		next = total + 1
+	}
+	if next > total {
+		if e.open() {
+			if wait {
+				return nil, false
+			}
+		}
+		return resp, true
+	}
+	end := min(next-1+int64(size), total)
+	resp.History = cloneEvents(e.history[next-1 : end])
+	if end < total || (wait && e.open()) {
+		resp.NextPageToken = historyToken(e.runID, end+1)
+	}
+	return resp, true
+}

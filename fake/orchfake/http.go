@@ -1,0 +1,175 @@
+package orchfake
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+)
+
+// maxHTTPBody caps a request body, as gRPC's default message size does.
+const maxHTTPBody = 4 << 20
+
+// newGateway builds the HTTP/JSON side: grpc-gateway handlers that call
+// the same service code as the gRPC side.
+func (s *Server) newGateway() *runtime.ServeMux {
+	m := &runtime.JSONPb{MarshalOptions: orchwire.MarshalJSON, UnmarshalOptions: orchwire.StrictJSON}
+	mux := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, m),
+		runtime.WithErrorHandler(s.httpError),
+		runtime.WithRoutingErrorHandler(s.routingError),
+		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
+		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithDisablePathLengthFallback(),
+	)
+	ctx := context.Background()
+	if err := orchpb.RegisterWorkflowServiceHandlerServer(ctx, mux, workflowService{s: s}); err != nil {
+		panic(err) // only fails on a malformed generated pattern
+	}
+	if err := orchpb.RegisterAdminServiceHandlerServer(ctx, mux, adminService{s: s}); err != nil {
+		panic(err)
+	}
+	return mux
+}
+
+// outgoingHeader maps the metadata the pipeline sets to HTTP headers.
+func outgoingHeader(key string) (string, bool) {
+	switch key {
+	case "x-ratelimit-limit":
+		return orchwire.HeaderLimit, true
+	case "x-ratelimit-remaining":
+		return orchwire.HeaderRemaining, true
+	case "x-ratelimit-reset":
+		return orchwire.HeaderReset, true
+	case "x-ratelimit-scope":
+		return orchwire.HeaderScope, true
+	case "retry-after":
+		return orchwire.HeaderRetryAfter, true
+	case "deprecation":
+		return "Deprecation", true
+	case "sunset":
+		return "Sunset", true
+	}
+	return "", false
+}
+
+// ServeHTTP serves the HTTP/JSON side: /api/v1/..., and /api/v1beta1/...
+// as the same operations, answered with Deprecation and Sunset headers.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hc := &httpCall{header: r.Header}
+	if rest, ok := strings.CutPrefix(r.URL.Path, orchwire.PathPrefix+orchwire.V1Beta1+"/"); ok {
+		hc.beta = true
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = orchwire.PathPrefix + orchwire.V1 + "/" + rest
+		r2.URL.RawPath = ""
+		if raw, ok := strings.CutPrefix(r.URL.RawPath, orchwire.PathPrefix+orchwire.V1Beta1+"/"); ok {
+			r2.URL.RawPath = orchwire.PathPrefix + orchwire.V1 + "/" + raw
+		}
+		r = r2
+		w.Header().Set("Deprecation", "true")
+		w.Header().Set("Sunset", orchwire.Sunset)
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxHTTPBody)
+	}
+	rec := &codeRecorder{ResponseWriter: w}
+	s.gw.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), httpCallKey{}, hc)))
+	if !hc.logged { // answered before any operation ran: no route, a malformed body
+		s.ctl.record(Call{Time: s.clk.Now(), Transport: TransportHTTP, Path: r.URL.Path, Code: rec.code, Method: rec.method})
+	}
+}
+
+// codeRecorder keeps the error code written by httpError.
+type codeRecorder struct {
+	http.ResponseWriter
+	code   string
+	method string
+}
+
+func (c *codeRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+func (c *codeRecorder) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// httpError writes an error as {"error":{"code","message","details"}} with
+// the code's HTTP status, the rate-limit headers, and Retry-After.
+func (s *Server) httpError(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	ae := toAPIError(err)
+	if hc, _ := ctx.Value(httpCallKey{}).(*httpCall); hc != nil && !hc.logged {
+		if rec, ok := w.(*codeRecorder); ok {
+			rec.code = ae.code
+			if m, ok := runtime.RPCMethod(ctx); ok {
+				rec.method = m[strings.LastIndexByte(m, '/')+1:]
+			}
+		}
+	}
+	h := w.Header()
+	wrote := false
+	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
+		for k, vs := range md.HeaderMD {
+			if name, ok := outgoingHeader(k); ok {
+				for _, v := range vs {
+					h.Add(name, v)
+					wrote = true
+				}
+			}
+		}
+	}
+	if !wrote { // the call never reached the pipeline: show the cluster window
+		hdr := map[string]string{}
+		s.limits.peekCluster(s.clk.Now()).header(hdr)
+		for k, v := range hdr {
+			name, _ := outgoingHeader(k)
+			h.Set(name, v)
+		}
+	}
+	writeError(w, ae)
+}
+
+func writeError(w http.ResponseWriter, ae *apiError) {
+	body := orchwire.HTTPBody(ae.code, ae.msg, ae.details...)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(orchwire.HTTPStatus(ae.code))
+	_, _ = w.Write(body)
+}
+
+// routingError answers a path no operation has (NOT_FOUND) or a method the
+// path does not take (UNIMPLEMENTED, 405).
+func (s *Server) routingError(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, status int) {
+	var ae *apiError
+	switch status {
+	case http.StatusMethodNotAllowed:
+		ae = errorf(orchwire.Unimplemented, "method %s not allowed on %s", r.Method, r.URL.Path)
+	case http.StatusNotFound:
+		ae = errorf(orchwire.NotFound, "no operation at %s %s", r.Method, r.URL.Path)
+	default:
+		ae = errorf(orchwire.InvalidArgument, "bad request: %s", http.StatusText(status))
+	}
+	if rec, ok := w.(*codeRecorder); ok {
+		rec.code = ae.code
+	}
+	hdr := map[string]string{}
+	s.limits.peekCluster(s.clk.Now()).header(hdr)
+	for k, v := range hdr {
+		name, _ := outgoingHeader(k)
+		w.Header().Set(name, v)
+	}
+	if status == http.StatusMethodNotAllowed {
+		body := orchwire.HTTPBody(ae.code, ae.msg)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+		return
+	}
+	writeError(w, ae)
+}

@@ -1,0 +1,235 @@
+package orchfake
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+)
+
+// Transports, as the call log names them.
+const (
+	TransportGRPC = "grpc"
+	TransportHTTP = "http"
+)
+
+// kind sorts operations for rate limiting.
+type kind uint8
+
+const (
+	kindOther     kind = iota
+	kindStart          // counts against the namespace's starts
+	kindTaskQueue      // counts against its task queue's operations
+)
+
+// op describes one RPC: its short name, the permission it needs, and how it
+// is rate limited.
+type op struct {
+	name string
+	perm string
+	kind kind
+}
+
+// Every operation and its permission: the table of doc.go.
+var (
+	opRegisterNamespace       = op{"RegisterNamespace", PermNamespaceCreate, kindOther}
+	opDescribeNamespace       = op{"DescribeNamespace", PermNamespaceRead, kindOther}
+	opListNamespaces          = op{"ListNamespaces", PermNamespaceRead, kindOther}
+	opStartWorkflow           = op{"StartWorkflowExecution", PermWorkflowStart, kindStart}
+	opGetWorkflow             = op{"GetWorkflowExecution", PermWorkflowRead, kindOther}
+	opTerminateWorkflow       = op{"TerminateWorkflowExecution", PermWorkflowTerminate, kindOther}
+	opSignalWorkflow          = op{"SignalWorkflowExecution", PermWorkflowSignal, kindOther}
+	opRequestCancelWorkflow   = op{"RequestCancelWorkflowExecution", PermWorkflowCancel, kindOther}
+	opQueryWorkflow           = op{"QueryWorkflow", PermWorkflowQuery, kindOther}
+	opGetHistory              = op{"GetWorkflowExecutionHistory", PermWorkflowRead, kindOther}
+	opListWorkflows           = op{"ListWorkflowExecutions", PermWorkflowList, kindOther}
+	opScanWorkflows           = op{"ScanWorkflowExecutions", PermWorkflowList, kindOther}
+	opCountWorkflows          = op{"CountWorkflowExecutions", PermWorkflowList, kindOther}
+	opPollWorkflowTask        = op{"PollWorkflowTaskQueue", PermWorkflowWorker, kindTaskQueue}
+	opPollActivityTask        = op{"PollActivityTaskQueue", PermWorkflowWorker, kindTaskQueue}
+	opRespondWorkflowTaskDone = op{"RespondWorkflowTaskCompleted", PermWorkflowWorker, kindOther}
+	opRespondWorkflowTaskFail = op{"RespondWorkflowTaskFailed", PermWorkflowWorker, kindOther}
+	opHeartbeat               = op{"RecordActivityTaskHeartbeat", PermWorkflowWorker, kindOther}
+	opRespondActivityDone     = op{"RespondActivityTaskCompleted", PermWorkflowWorker, kindOther}
+	opRespondActivityFail     = op{"RespondActivityTaskFailed", PermWorkflowWorker, kindOther}
+	opRegisterWorker          = op{"RegisterWorker", PermWorkflowWorker, kindTaskQueue}
+	opDescribeTaskQueue       = op{"DescribeTaskQueue", PermWorkflowRead, kindTaskQueue}
+	opListPartitions          = op{"ListTaskQueuePartitions", PermWorkflowRead, kindTaskQueue}
+	opDescribeCluster         = op{"DescribeCluster", PermClusterRead, kindOther}
+	opListMembers             = op{"ListClusterMembers", PermClusterRead, kindOther}
+	opDescribeShard           = op{"DescribeShard", PermClusterRead, kindOther}
+	opCloseShard              = op{"CloseShard", PermClusterWrite, kindOther}
+)
+
+// httpCall is what the HTTP side knows of a call, carried in its context
+// to the pipeline.
+type httpCall struct {
+	header http.Header
+	beta   bool
+	logged bool
+}
+
+type httpCallKey struct{}
+
+// namespaced is a request that names its namespace.
+type namespaced interface{ GetNamespace() string }
+
+// taskQueued is a request that names its task queue.
+type taskQueued interface{ GetTaskQueue() string }
+
+// call runs one operation through what every call goes through, whichever
+// transport it came by: the version check, the call log, injected faults,
+// authentication and permission, rate limits (with their headers or
+// metadata), then h.
+func call[Req proto.Message, Resp proto.Message](s *Server, ctx context.Context, o op, req Req, h func(context.Context, Req) (Resp, error)) (Resp, error) {
+	var zero Resp
+	hc, _ := ctx.Value(httpCallKey{}).(*httpCall)
+	entry := Call{Time: s.clk.Now(), Method: o.name, Transport: TransportGRPC, Request: proto.Clone(req)}
+	if hc != nil {
+		entry.Transport = TransportHTTP
+		hc.logged = true
+	}
+	ns := ""
+	if n, ok := any(req).(namespaced); ok {
+		ns = n.GetNamespace()
+	}
+	entry.Namespace = ns
+
+	resp, hdr, err := s.run(ctx, o, ns, req, hc, func(ctx context.Context) (proto.Message, error) { return h(ctx, req) }, &entry)
+	for k, v := range hdr {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(k, v))
+	}
+	if err != nil {
+		ae := toAPIError(err)
+		entry.Code = ae.code
+		s.ctl.record(entry)
+		if len(hdr) > 0 && hc == nil {
+			md := metadata.MD{}
+			for k, v := range hdr {
+				md.Set(k, v)
+			}
+			_ = grpc.SetTrailer(ctx, md)
+		}
+		return zero, ae
+	}
+	s.ctl.record(entry)
+	return resp.(Resp), nil
+}
+
+// run is call without the generics: everything up to and including h.
+func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc *httpCall, h func(context.Context) (proto.Message, error), entry *Call) (proto.Message, map[string]string, error) {
+	hdr := map[string]string{}
+	if s.isClosed() {
+		return nil, hdr, errorf(orchwire.Unavailable, "the fake is shut down")
+	}
+	// The version: the header (metadata) Orch-API-Version, or the path.
+	version := ""
+	var authz string
+	if hc != nil {
+		version = hc.header.Get(orchwire.HeaderAPIVersion)
+		authz = hc.header.Get("Authorization")
+		if hc.beta && version == "" {
+			version = orchwire.V1Beta1
+		}
+	} else if md, ok := metadata.FromIncomingContext(ctx); ok {
+		version = first(md.Get(strings.ToLower(orchwire.HeaderAPIVersion)))
+		authz = first(md.Get("authorization"))
+	}
+	switch version {
+	case "", orchwire.V1:
+	case orchwire.V1Beta1:
+		if hc == nil {
+			hdr["deprecation"] = "true"
+			hdr["sunset"] = orchwire.Sunset
+		}
+	default:
+		return nil, hdr, &apiError{code: orchwire.InvalidArgument,
+			msg:     "unsupported API version " + strconv.Quote(version) + " in " + orchwire.HeaderAPIVersion + " (supported: v1; v1beta1, deprecated)",
+			details: []*orchpb.ErrorDetail{{Type: "FieldViolation", Field: orchwire.HeaderAPIVersion, Description: "unsupported version " + strconv.Quote(version)}}}
+	}
+
+	if f, ok := s.ctl.takeFault(o.name); ok {
+		entry.Fault = true
+		if err := s.applyFault(ctx, f); err != nil {
+			return nil, hdr, err
+		}
+	}
+
+	p, err := s.authenticate(authz)
+	if err != nil {
+		return nil, hdr, err
+	}
+	if p != nil {
+		entry.Subject = p.sub
+		if err := p.allow(o.perm, ns); err != nil {
+			return nil, hdr, err
+		}
+		ctx = context.WithValue(ctx, principalKey{}, p)
+	}
+
+	tq := ""
+	if o.kind == kindTaskQueue {
+		if t, ok := req.(taskQueued); ok {
+			tq = t.GetTaskQueue()
+		}
+	}
+	d := s.limits.admit(s.clk.Now(), o, ns, tq)
+	d.header(hdr)
+	if !d.Allowed {
+		return nil, hdr, d.err()
+	}
+	resp, err := h(ctx)
+	return resp, hdr, err
+}
+
+// applyFault waits out a fault's latency and answers its code, if any.
+func (s *Server) applyFault(ctx context.Context, f Fault) error {
+	if f.Latency > 0 {
+		if f.OnClock {
+			fired := make(chan struct{})
+			t := s.clk.AfterFunc(f.Latency, func() { close(fired) })
+			select {
+			case <-fired:
+			case <-ctx.Done():
+				t.Stop()
+				return errorf(orchwire.DeadlineExceeded, "context deadline exceeded")
+			case <-s.done:
+				t.Stop()
+				return errorf(orchwire.Unavailable, "the fake is shut down")
+			}
+		} else {
+			t := time.NewTimer(f.Latency)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return errorf(orchwire.DeadlineExceeded, "context deadline exceeded")
+			case <-s.done:
+				t.Stop()
+				return errorf(orchwire.Unavailable, "the fake is shut down")
+			}
+		}
+	}
+	if f.Code == "" {
+		return nil
+	}
+	msg := f.Message
+	if msg == "" {
+		msg = "injected fault"
+	}
+	return &apiError{code: f.Code, msg: msg, details: f.Details}
+}
+
+func first(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
+}

@@ -1,0 +1,311 @@
+package orchfake
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// Task queue rules (see doc.go).
+const (
+	// PollerTTL is how long a poller stays listed by DescribeTaskQueue
+	// after its last poll, on the fake clock.
+	PollerTTL = 5 * time.Minute
+	// MaxPollWait ends a poll with an empty answer after this long on the
+	// fake clock, as a real service ends long polls after a minute.
+	MaxPollWait = 60 * time.Second
+	// DefaultDispatchRate is rate_per_second when no poller set one.
+	DefaultDispatchRate = 100_000.0
+)
+
+const (
+	sideWorkflow = 0
+	sideActivity = 1
+)
+
+// taskQueue is one named queue of a namespace, with a workflow side and an
+// activity side.
+type taskQueue struct {
+	ns    *namespace
+	name  string
+	known bool // polled, or named by RegisterWorker
+	sides [2]queueSide
+
+	workflowTypes map[string]bool
+	activityTypes map[string]bool
+}
+
+type queueSide struct {
+	pollers map[string]*orchpb.PollerInfo // by identity
+	backlog []task                        // tasks waiting for a poller, oldest first
+	waiters []*waiter                     // polls waiting for a task, oldest first
+	rate    float64                       // max_tasks_per_second from the pollers, 0 if none
+	added   int64                         // tasks ever added (read_level)
+	handed  int64                         // tasks ever handed out (ack_level)
+}
+
+// task is what a poll hands out: a workflow task of an execution, or an
+// activity task.
+type task interface {
+	// live reports whether the task can still be handed out (its execution
+	// is open and it was not withdrawn).
+	live() bool
+}
+
+// waiter is one poll waiting for a task.
+type waiter struct {
+	ch chan task // buffered 1; receives the task handed to this poll
+}
+
+// queue returns ns's queue name, creating it (unknown until polled).
+func (ns *namespace) queue(name string) *taskQueue {
+	q := ns.queues[name]
+	if q == nil {
+		q = &taskQueue{ns: ns, name: name, workflowTypes: map[string]bool{}, activityTypes: map[string]bool{}}
+		for i := range q.sides {
+			q.sides[i].pollers = map[string]*orchpb.PollerInfo{}
+		}
+		ns.queues[name] = q
+	}
+	return q
+}
+
+// push gives t to the oldest waiting poll, or queues it. s.mu must be held.
+func (q *taskQueue) push(side int, t task) {
+	sd := &q.sides[side]
+	sd.added++
+	for len(sd.waiters) > 0 {
+		w := sd.waiters[0]
+		sd.waiters = sd.waiters[1:]
+		sd.handed++
+		w.ch <- t
+		return
+	}
+	sd.backlog = append(sd.backlog, t)
+}
+
+// pop takes the oldest live task from the backlog. s.mu must be held.
+func (q *taskQueue) pop(side int) task {
+	sd := &q.sides[side]
+	for len(sd.backlog) > 0 {
+		t := sd.backlog[0]
+		sd.backlog[0] = nil
+		sd.backlog = sd.backlog[1:]
+		if t.live() {
+			sd.handed++
+			return t
+		}
+	}
+	return nil
+}
+
+// backlogCount counts the live tasks waiting. s.mu must be held.
+func (q *taskQueue) backlogCount(side int) int64 {
+	n := int64(0)
+	for _, t := range q.sides[side].backlog {
+		if t.live() {
+			n++
+		}
+	}
+	return n
+}
+
+// poll waits for a task on one side of a queue: it records the poller,
+// then takes a task from the backlog or waits for one until the caller's
+// deadline (less a margin, so the empty answer arrives in time), the fake
+// clock's MaxPollWait, or Close. It returns nil when the poll ends empty;
+// with the task it returns, s.mu is held.
+func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, side int, meta *orchpb.TaskQueueMetadata) (task, error) {
+	var v violations
+	checkName(&v, "task_queue", queueName, true)
+	checkName(&v, "identity", identity, false)
+	if r := meta.GetMaxTasksPerSecond(); r != nil && r.GetValue() <= 0 {
+		v.add("task_queue_metadata.max_tasks_per_second", "must be positive")
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	ns, err := s.st.namespace(nsName)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	q := ns.queue(queueName)
+	q.known = true
+	sd := &q.sides[side]
+	sd.pollers[identity] = &orchpb.PollerInfo{LastAccessTime: timestamppb.New(s.clk.Now()), Identity: identity, RatePerSecond: DefaultDispatchRate}
+	if r := meta.GetMaxTasksPerSecond(); r != nil {
+		sd.rate = r.GetValue()
+		sd.pollers[identity].RatePerSecond = r.GetValue()
+	}
+	if t := q.pop(side); t != nil {
+		return t, nil
+	}
+	w := &waiter{ch: make(chan task, 1)}
+	sd.waiters = append(sd.waiters, w)
+	s.mu.Unlock()
+
+	pollCtx, cancel := pollContext(ctx)
+	defer cancel()
+	expired := make(chan struct{})
+	timer := s.clk.AfterFunc(MaxPollWait, func() { close(expired) })
+	defer timer.Stop()
+	for {
+		select {
+		case t := <-w.ch:
+			s.mu.Lock()
+			if t.live() {
+				return t, nil
+			}
+			s.mu.Unlock()
+			// A task withdrawn while on its way: wait again.
+			s.mu.Lock()
+			sd.waiters = append(sd.waiters, w)
+			s.mu.Unlock()
+			continue
+		case <-pollCtx.Done():
+		case <-expired:
+		case <-s.done:
+		}
+		break
+	}
+	s.mu.Lock()
+	if i := slices.Index(sd.waiters, w); i >= 0 {
+		sd.waiters = slices.Delete(sd.waiters, i, i+1)
+		s.mu.Unlock()
+		return nil, nil
+	}
+	// A task was handed over as the poll ended: take it after all, unless
+	// the caller is gone, then give it back to the queue's front.
+	t := <-w.ch
+	if ctx.Err() == nil && t.live() {
+		return t, nil
+	}
+	sd.handed--
+	sd.backlog = append([]task{t}, sd.backlog...)
+	s.mu.Unlock()
+	return nil, nil
+}
+
+// pollContext ends a poll a little before the caller's deadline, so its
+// empty answer reaches the caller before the deadline does.
+func pollContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	margin := min(500*time.Millisecond, time.Until(dl)/10)
+	return context.WithDeadline(ctx, dl.Add(-margin))
+}
+
+func taskQueueNotFound(ns, name string) *apiError {
+	return errorf(orchwire.TaskQueueNotFound, "Task queue not found: no worker has polled task queue %q in namespace %q", name, ns)
+}
+
+// knownQueue finds a queue that was polled or registered. s.mu must be held.
+func (s *Server) knownQueue(nsName, name string) (*taskQueue, error) {
+	if name == "" {
+		return nil, badField("task_queue", "required")
+	}
+	ns, err := s.st.namespace(nsName)
+	if err != nil {
+		return nil, err
+	}
+	q := ns.queues[name]
+	if q == nil || !q.known {
+		return nil, taskQueueNotFound(nsName, name)
+	}
+	return q, nil
+}
+
+func (s *Server) describeTaskQueue(ctx context.Context, req *orchpb.DescribeTaskQueueRequest) (*orchpb.DescribeTaskQueueResponse, error) {
+	side := sideWorkflow
+	switch req.GetTaskQueueType() {
+	case orchpb.TaskQueueType_TASK_QUEUE_TYPE_UNSPECIFIED, orchpb.TaskQueueType_WORKFLOW:
+	case orchpb.TaskQueueType_ACTIVITY:
+		side = sideActivity
+	default:
+		return nil, badField("task_queue_type", "unknown type %d", req.GetTaskQueueType())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.knownQueue(req.GetNamespace(), req.GetTaskQueue())
+	if err != nil {
+		return nil, err
+	}
+	sd := &q.sides[side]
+	now := s.clk.Now()
+	resp := &orchpb.DescribeTaskQueueResponse{}
+	ids := make([]string, 0, len(sd.pollers))
+	for id, p := range sd.pollers {
+		if now.Sub(p.GetLastAccessTime().AsTime()) > PollerTTL {
+			delete(sd.pollers, id)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		p := sd.pollers[id]
+		resp.Pollers = append(resp.Pollers, &orchpb.PollerInfo{LastAccessTime: p.GetLastAccessTime(), Identity: p.GetIdentity(), RatePerSecond: p.GetRatePerSecond()})
+	}
+	if req.GetIncludeTaskQueueStatus() {
+		rate := sd.rate
+		if rate == 0 {
+			rate = DefaultDispatchRate
+		}
+		resp.TaskQueueStatus = &orchpb.TaskQueueStatus{
+			BacklogCountHint: q.backlogCount(side), ReadLevel: sd.added, AckLevel: sd.handed, RatePerSecond: rate,
+		}
+	}
+	return resp, nil
+}
+
+func (s *Server) listPartitions(ctx context.Context, req *orchpb.ListTaskQueuePartitionsRequest) (*orchpb.ListTaskQueuePartitionsResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.knownQueue(req.GetNamespace(), req.GetTaskQueue())
+	if err != nil {
+		return nil, err
+	}
+	owner := members[3].address()
+	return &orchpb.ListTaskQueuePartitionsResponse{
+		ActivityTaskQueuePartitions: []*orchpb.TaskQueuePartitionMetadata{{Key: q.name, OwnerHostName: owner}},
+		WorkflowTaskQueuePartitions: []*orchpb.TaskQueuePartitionMetadata{{Key: q.name, OwnerHostName: owner}},
+	}, nil
+}
+
+func (s *Server) registerWorker(ctx context.Context, req *orchpb.RegisterWorkerRequest) (*orchpb.RegisterWorkerResponse, error) {
+	var v violations
+	checkName(&v, "task_queue", req.GetTaskQueue(), true)
+	checkName(&v, "identity", req.GetIdentity(), false)
+	for i, t := range req.GetWorkflowTypes() {
+		v.check(t != "" && len(t) <= MaxIDLength, "workflow_types", "entry %d: empty or longer than %d bytes", i, MaxIDLength)
+	}
+	for i, t := range req.GetActivityTypes() {
+		v.check(t != "" && len(t) <= MaxIDLength, "activity_types", "entry %d: empty or longer than %d bytes", i, MaxIDLength)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ns, err := s.st.namespace(req.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	q := ns.queue(req.GetTaskQueue())
+	q.known = true
+	for _, t := range req.GetWorkflowTypes() {
+		q.workflowTypes[t] = true
+	}
+	for _, t := range req.GetActivityTypes() {
+		q.activityTypes[t] = true
+	}
+	return &orchpb.RegisterWorkerResponse{}, nil
+}
