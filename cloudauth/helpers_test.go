@@ -96,9 +96,13 @@ func closedPort(t *testing.T) string {
 
 func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()
+	return mustJSONAny(v)
+}
+
+func mustJSONAny(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return b
 }
