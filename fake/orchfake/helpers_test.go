@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -103,6 +105,9 @@ func (iv *invoker) call(ctx context.Context, method string, req, resp proto.Mess
 	if iv.token != "" {
 		httpReq.Header.Set("Authorization", "Bearer "+iv.token)
 	}
+	if dl, ok := ctx.Deadline(); ok { // as the orch client does
+		httpReq.Header.Set("Grpc-Timeout", strconv.FormatInt(time.Until(dl).Milliseconds(), 10)+"m")
+	}
 	for k, v := range iv.header {
 		httpReq.Header.Set(k, v)
 	}
@@ -164,4 +169,17 @@ func rawHTTP(t testing.TB, method, url, body string, hdr map[string]string) (int
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// respFor is a new response message of a method (short name).
+func respFor(method string) proto.Message {
+	rule, ok := orchwire.RuleFor("/apitwin.orch.v1.WorkflowService/" + method)
+	if !ok {
+		rule, _ = orchwire.RuleFor("/apitwin.orch.v1.AdminService/" + method)
+	}
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(rule.Method.Output().FullName())
+	if err != nil {
+		panic(err)
+	}
+	return mt.New().Interface()
 }

@@ -35,6 +35,8 @@ func (s *Server) getHistory(ctx context.Context, req *orchpb.GetWorkflowExecutio
 		we = &orchpb.WorkflowExecution{WorkflowId: we.GetWorkflowId(), RunId: run}
 		next = n
 	}
+	ctx, cancel := pollContext(ctx)
+	defer cancel()
 	for {
 		s.mu.Lock()
 		e, err := s.lookup(req.GetNamespace(), we, "execution")

@@ -241,7 +241,7 @@ func (s *Server) Conn() *grpc.ClientConn {
 	if s.memConn != nil {
 		return s.memConn
 	}
-	lis := bufconn.Listen(1 << 20)
+	lis := bufconn.Listen(256 << 10)
 	s.memLis = lis
 	if !s.closed {
 		s.serveWait.Go(func() { _ = s.grpcSrv.Serve(lis) })

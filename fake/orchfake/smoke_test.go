@@ -2,6 +2,7 @@ package orchfake_test
 
 import (
 	"encoding/base64"
+	"runtime"
 	"testing"
 
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -28,3 +29,5 @@ func TestSmoke(t *testing.T) {
 		t.Logf("%s headers %v", iv.name, iv.last)
 	}
 }
+
+func runtimeGosched() { runtime.Gosched() }

@@ -1,0 +1,108 @@
+package orchfake_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+func BenchmarkStartWorkflow(b *testing.B) {
+	s := newFake(b, orchfake.WithoutLimits())
+	b.Run("grpc-loopback", func(b *testing.B) {
+		conn, err := grpc.NewClient(s.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		c := orchpb.NewWorkflowServiceClient(conn)
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if _, err := c.StartWorkflowExecution(context.Background(), startReq("default", fmt.Sprintf("g-%d", i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("grpc-inmemory", func(b *testing.B) {
+		c := orchpb.NewWorkflowServiceClient(s.Conn())
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if _, err := c.StartWorkflowExecution(context.Background(), startReq("default", fmt.Sprintf("m-%d", i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("http", func(b *testing.B) {
+		url := s.URL() + "/api/v1/namespaces/default/workflows"
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			body := fmt.Sprintf(`{"workflow_id":"h-%d","workflow_type":{"name":"Order"},"task_queue":"orders"}`, i)
+			r, err := http.Post(url, "application/json", strings.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r.StatusCode != 200 {
+				b.Fatal(r.Status)
+			}
+			_ = r.Body.Close()
+		}
+	})
+}
+
+// BenchmarkStartToFirstCall: a new fake on loopback ports, started, then
+// one call answered over gRPC (in memory) and the fake closed.
+func BenchmarkStartToFirstCall(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		s := orchfake.New()
+		if err := s.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := orchpb.NewWorkflowServiceClient(s.Conn()).DescribeNamespace(context.Background(), &orchpb.DescribeNamespaceRequest{Namespace: "default"}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkStartToFirstCallLoopback is the same with the call dialled to
+// the gRPC port.
+func BenchmarkStartToFirstCallLoopback(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		s := orchfake.New()
+		if err := s.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
+			b.Fatal(err)
+		}
+		conn, err := grpc.NewClient(s.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := orchpb.NewWorkflowServiceClient(conn).DescribeNamespace(context.Background(), &orchpb.DescribeNamespaceRequest{Namespace: "default"}); err != nil {
+			b.Fatal(err)
+		}
+		_ = conn.Close()
+		s.Close()
+	}
+}
+
+func BenchmarkList3Terms10k(b *testing.B) {
+	s := newFake(b)
+	seedSearch(b, s, 10_000)
+	c := orchpb.NewWorkflowServiceClient(s.Conn())
+	req := &orchpb.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 100,
+		Query: "WorkflowType = 'Order' AND ExecutionStatus = 'Running' AND CustomerId STARTS_WITH 'acme-'"}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := c.ListWorkflowExecutions(context.Background(), req)
+		if err != nil || len(resp.GetExecutions()) != 100 {
+			b.Fatal(err, len(resp.GetExecutions()))
+		}
+	}
+}
