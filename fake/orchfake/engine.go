@@ -2,27 +2,67 @@ package orchfake
 
 import (
 	"context"
+	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// engineState is an execution's worker side: its workflow task and, in
-// the full engine, its activities, timers and queries.
+// engineState is an execution's worker side: its workflow task, its
+// activities, its timers and the queries waiting for a worker.
 type engineState struct {
 	wft           *workflowTask // scheduled or started; nil when none is outstanding
 	lastStartedID int64         // started event id of the last completed workflow task
 	wftAttempt    int32         // attempt of the next workflow task (after failures and timeouts)
-	timers        []*clock.Timer
+	newEvents     bool          // events the running workflow task has not seen arrived
+	activities    map[int64]*activity
+	userTimers    map[string]*userTimer // by timer id
+	timers        map[*engineTimer]bool // every pending clock timer of the engine
+	queries       map[int64]*pendingQuery
+}
+
+// engineTimer is a pending clock timer with its due time (for time
+// skipping).
+type engineTimer struct {
+	t  *clock.Timer
+	at time.Time
 }
 
 func (es *engineState) stopTimers() {
-	for _, t := range es.timers {
-		t.Stop()
+	for et := range es.timers {
+		et.t.Stop()
 	}
 	es.timers = nil
+}
+
+// after schedules fn (run with s.mu held) on the fake clock as one of e's
+// engine timers, stopped when e closes.
+func (s *Server) after(e *execution, d time.Duration, fn func()) *engineTimer {
+	if e.eng.timers == nil {
+		e.eng.timers = map[*engineTimer]bool{}
+	}
+	et := &engineTimer{at: s.clk.Now().Add(max(d, 0))}
+	et.t = s.afterFunc(d, func() {
+		if !e.eng.timers[et] {
+			return
+		}
+		delete(e.eng.timers, et)
+		fn()
+		s.kickSkip()
+	})
+	e.eng.timers[et] = true
+	return et
+}
+
+func (s *Server) cancelTimer(e *execution, et *engineTimer) {
+	if et == nil {
+		return
+	}
+	et.t.Stop()
+	delete(e.eng.timers, et)
 }
 
 // workflowTask is one workflow task of an execution.
@@ -31,10 +71,10 @@ type workflowTask struct {
 	scheduledID int64
 	startedID   int64 // 0 until a poll starts it
 	attempt     int32
-	scheduled   timestamppb.Timestamp
-	started     timestamppb.Timestamp
+	scheduled   time.Time
 	identity    string
 	token       []byte
+	timeout     *engineTimer
 }
 
 func (t *workflowTask) live() bool {
@@ -54,18 +94,23 @@ func (s *Server) scheduleWorkflowTask(e *execution) {
 			},
 		}
 	})
-	t := &workflowTask{e: e, scheduledID: ev.GetEventId(), attempt: attempt}
-	t.scheduled.Seconds, t.scheduled.Nanos = ev.GetEventTime().GetSeconds(), ev.GetEventTime().GetNanos()
+	t := &workflowTask{e: e, scheduledID: ev.GetEventId(), attempt: attempt, scheduled: s.clk.Now()}
 	e.eng.wft = t
+	e.eng.newEvents = false
 	e.ns.queue(e.queue).push(sideWorkflow, t)
 }
 
-// newEventsForWorker is called after an event the workflow must see
-// (a signal, a cancel request): a workflow task is scheduled unless one
-// is already outstanding. s.mu must be held.
+// newEventsForWorker is called after an event the workflow must see (a
+// signal, a cancel request, an activity's or a timer's end): a workflow
+// task is scheduled unless one is outstanding; a running one is told it
+// missed events. s.mu must be held.
 func (s *Server) newEventsForWorker(e *execution) {
-	if e.eng.wft == nil {
+	switch {
+	case !e.open():
+	case e.eng.wft == nil:
 		s.scheduleWorkflowTask(e)
+	case e.eng.wft.startedID != 0:
+		e.eng.newEvents = true
 	}
 }
 
@@ -74,11 +119,12 @@ func (s *Server) newEventsForWorker(e *execution) {
 func (s *Server) engineClosed(e *execution) {
 	e.eng.wft = nil
 	e.eng.stopTimers()
-}
-
-// pendingActivities lists the open activities of e. s.mu must be held.
-func (s *Server) pendingActivities(e *execution) []*orchpb.PendingActivityInfo {
-	return nil
+	for _, a := range e.eng.activities {
+		a.closed = true
+	}
+	e.eng.activities = nil
+	e.eng.userTimers = nil
+	// Pending queries stay: a closed execution can still be queried.
 }
 
 func (s *Server) pollWorkflowTask(ctx context.Context, req *orchpb.PollWorkflowTaskQueueRequest) (*orchpb.PollWorkflowTaskQueueResponse, error) {
@@ -86,12 +132,19 @@ func (s *Server) pollWorkflowTask(ctx context.Context, req *orchpb.PollWorkflowT
 	if err != nil || t == nil {
 		return &orchpb.PollWorkflowTaskQueueResponse{}, err
 	}
+	defer s.kickSkip()
 	defer s.mu.Unlock()
-	return s.startWorkflowTask(t.(*workflowTask), req.GetIdentity()), nil
+	switch t := t.(type) {
+	case *workflowTask:
+		return s.startWorkflowTask(t, req.GetIdentity()), nil
+	case *queryTask:
+		return s.startQueryTask(t), nil
+	}
+	return &orchpb.PollWorkflowTaskQueueResponse{}, nil
 }
 
-// startWorkflowTask appends WorkflowTaskStarted and answers the poll.
-// s.mu must be held.
+// startWorkflowTask appends WorkflowTaskStarted, starts the task's
+// start-to-close timer and answers the poll. s.mu must be held.
 func (s *Server) startWorkflowTask(t *workflowTask, identity string) *orchpb.PollWorkflowTaskQueueResponse {
 	e := t.e
 	ev := s.add(e, orchpb.EventType_WorkflowTaskStarted, func(ev *orchpb.HistoryEvent) {
@@ -100,7 +153,8 @@ func (s *Server) startWorkflowTask(t *workflowTask, identity string) *orchpb.Pol
 		}
 	})
 	t.startedID, t.identity = ev.GetEventId(), identity
-	t.token = workflowTaskToken(e, t)
+	t.token = encodeTaskToken(taskToken{kind: tokenWorkflow, namespace: e.ns.info.Name, workflowID: e.id, runID: e.runID, scheduledID: t.scheduledID, attempt: t.attempt})
+	t.timeout = s.after(e, e.taskTimeout, func() { s.workflowTaskTimedOut(t) })
 	q := e.ns.queue(e.queue)
 	return &orchpb.PollWorkflowTaskQueueResponse{
 		TaskToken:                  t.token,
@@ -110,7 +164,7 @@ func (s *Server) startWorkflowTask(t *workflowTask, identity string) *orchpb.Pol
 		StartedEventId:             t.startedID,
 		Attempt:                    t.attempt,
 		BacklogCountHint:           q.backlogCount(sideWorkflow),
-		ScheduledTime:              timestamppb.New(t.scheduled.AsTime()),
+		ScheduledTime:              timestamppb.New(t.scheduled),
 		StartedTime:                ev.GetEventTime(),
 		History:                    cloneEvents(e.history),
 		WorkflowExecutionTaskQueue: &orchpb.TaskQueue{Name: e.queue, Kind: orchpb.TaskQueueKind_NORMAL},
@@ -118,16 +172,55 @@ func (s *Server) startWorkflowTask(t *workflowTask, identity string) *orchpb.Pol
 	}
 }
 
-func (s *Server) pollActivityTask(ctx context.Context, req *orchpb.PollActivityTaskQueueRequest) (*orchpb.PollActivityTaskQueueResponse, error) {
-	t, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), sideActivity, req.GetTaskQueueMetadata())
-	if err != nil || t == nil {
-		return &orchpb.PollActivityTaskQueueResponse{}, err
+// workflowTaskTimedOut: the worker did not answer in time. The task is
+// recorded as timed out and scheduled again with the next attempt.
+func (s *Server) workflowTaskTimedOut(t *workflowTask) {
+	e := t.e
+	if !e.open() || e.eng.wft != t {
+		return
 	}
-	s.mu.Unlock()
-	return &orchpb.PollActivityTaskQueueResponse{}, nil
+	s.add(e, orchpb.EventType_WorkflowTaskTimedOut, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_WorkflowTaskTimedOutEventAttributes{
+			WorkflowTaskTimedOutEventAttributes: &orchpb.WorkflowTaskTimedOutEventAttributes{ScheduledEventId: t.scheduledID, StartedEventId: t.startedID, TimeoutType: orchpb.TimeoutType_START_TO_CLOSE},
+		}
+	})
+	e.eng.wft = nil
+	e.eng.wftAttempt = t.attempt + 1
+	s.scheduleWorkflowTask(e)
 }
 
-// workflowTaskToken is the task token of a started workflow task.
-func workflowTaskToken(e *execution, t *workflowTask) []byte {
-	return encodeTaskToken(taskToken{kind: tokenWorkflow, namespace: e.ns.info.Name, workflowID: e.id, runID: e.runID, scheduledID: t.scheduledID, attempt: t.attempt})
+// taskExecution finds the execution and checks the token's kind. s.mu
+// must be held.
+func (s *Server) taskExecution(nsName string, tok []byte, kind byte) (*execution, taskToken, error) {
+	tt, err := decodeTaskToken(tok)
+	if err != nil {
+		return nil, tt, err
+	}
+	if tt.kind != kind {
+		return nil, tt, badField("task_token", "not a token of this kind of task")
+	}
+	if nsName != "" && nsName != tt.namespace {
+		return nil, tt, badField("namespace", "the task token belongs to namespace %q", tt.namespace)
+	}
+	e, err := s.lookup(tt.namespace, &orchpb.WorkflowExecution{WorkflowId: tt.workflowID, RunId: tt.runID}, "task_token")
+	if err != nil {
+		return nil, tt, err
+	}
+	if !e.open() {
+		return nil, tt, completedError(e)
+	}
+	return e, tt, nil
+}
+
+// currentWorkflowTask finds the started workflow task a token names.
+func (s *Server) currentWorkflowTask(nsName string, tok []byte) (*workflowTask, error) {
+	e, tt, err := s.taskExecution(nsName, tok, tokenWorkflow)
+	if err != nil {
+		return nil, err
+	}
+	t := e.eng.wft
+	if t == nil || t.startedID == 0 || t.scheduledID != tt.scheduledID || t.attempt != tt.attempt {
+		return nil, errorf(orchwire.WorkflowTaskTimeout, "workflow task not found: it timed out or was already answered (workflow_id %q, scheduled event %d)", e.id, tt.scheduledID)
+	}
+	return t, nil
 }

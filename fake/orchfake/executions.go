@@ -368,6 +368,11 @@ func alreadyStarted(prev *execution, why string) *apiError {
 // newRun creates and starts a run: WorkflowExecutionStarted, then the
 // first WorkflowTaskScheduled. continued is the run it continues, if any.
 func (s *Server) newRun(ns *namespace, wf *workflow, req *orchpb.StartWorkflowExecutionRequest, vals map[string]visibility.Value, continued string) *execution {
+	return s.newRunWithID(ns, wf, req, vals, continued, newID())
+}
+
+// newRunWithID is newRun with the run id chosen by the caller.
+func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWorkflowExecutionRequest, vals map[string]visibility.Value, continued, runID string) *execution {
 	now := s.clk.Now()
 	req = proto.Clone(req).(*orchpb.StartWorkflowExecutionRequest)
 	if wf == nil {
@@ -375,7 +380,7 @@ func (s *Server) newRun(ns *namespace, wf *workflow, req *orchpb.StartWorkflowEx
 		ns.workflows[wf.id] = wf
 	}
 	e := &execution{
-		ns: ns, wf: wf, id: wf.id, runID: newID(),
+		ns: ns, wf: wf, id: wf.id, runID: runID,
 		typ: req.GetWorkflowType().GetName(), queue: req.GetTaskQueue(),
 		status: orchpb.WorkflowExecutionStatus_RUNNING, start: now, execTime: now,
 		startReq: req, memo: req.GetMemo(), search: req.GetSearchAttributes(), searchVals: vals,
@@ -418,10 +423,10 @@ func (s *Server) newRun(ns *namespace, wf *workflow, req *orchpb.StartWorkflowEx
 	}
 	if d := req.GetWorkflowExecutionTimeout().AsDuration(); d > 0 {
 		attrs.WorkflowExecutionExpirationTime = timestamppb.New(now.Add(d))
-		e.timers = append(e.timers, s.afterFunc(d, func() { s.timeOut(e) }))
+		s.after(e, d, func() { s.timeOut(e) })
 	}
 	if d := req.GetWorkflowRunTimeout().AsDuration(); d > 0 {
-		e.timers = append(e.timers, s.afterFunc(d, func() { s.timeOut(e) }))
+		s.after(e, d, func() { s.timeOut(e) })
 	}
 	s.add(e, orchpb.EventType_WorkflowExecutionStarted, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: attrs}

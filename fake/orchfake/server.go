@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +53,9 @@ type Server struct {
 	closed    bool
 	done      chan struct{}
 	serveWait sync.WaitGroup
+
+	skipping  atomic.Bool
+	skipAgain atomic.Bool
 }
 
 type config struct {

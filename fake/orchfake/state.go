@@ -18,6 +18,7 @@ type state struct {
 	shards     []*shard
 	clusterID  string
 	started    time.Time
+	querySeq   int64
 }
 
 type namespace struct {

@@ -21,6 +21,7 @@ type taskToken struct {
 const (
 	tokenWorkflow = 'w'
 	tokenActivity = 'a'
+	tokenQuery    = 'q' // a query task: runID holds the query id's execution run, scheduledID the query's number
 	tagTask       = 't'
 )
 
@@ -44,7 +45,7 @@ func decodeTaskToken(tok []byte) (taskToken, error) {
 		return taskToken{}, bad
 	}
 	t := taskToken{kind: p[0]}
-	if t.kind != tokenWorkflow && t.kind != tokenActivity {
+	if t.kind != tokenWorkflow && t.kind != tokenActivity && t.kind != tokenQuery {
 		return taskToken{}, bad
 	}
 	p = p[1:]

@@ -1,0 +1,381 @@
+package orchfake
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// Activity retry defaults, when the command's retry policy leaves them out
+// (Temporal's): 1 s, doubling, at most 100 times the initial interval,
+// unlimited attempts (bounded by schedule_to_close_timeout).
+const (
+	defaultRetryInitial     = time.Second
+	defaultRetryCoefficient = 2.0
+	defaultRetryMaxFactor   = 100
+)
+
+// userTimer is a timer started by a StartTimer command.
+type userTimer struct {
+	id        string
+	startedID int64
+	timer     *engineTimer
+}
+
+// activity is one scheduled activity of an execution, through all its
+// attempts.
+type activity struct {
+	e            *execution
+	scheduledID  int64
+	id           string
+	typ          string
+	queue        string
+	attrs        *orchpb.ScheduleActivityTaskCommandAttributes
+	retry        *orchpb.RetryPolicy
+	attempt      int32
+	started      bool // the current attempt was handed to a worker
+	waiting      bool // between attempts (retry backoff)
+	closed       bool
+	scheduled    time.Time // the first attempt
+	attemptSched time.Time // the current attempt
+	startedTime  time.Time
+	identity     string
+	requestID    string
+	details      *orchpb.Payloads // of the last heartbeat
+	lastBeat     time.Time
+	lastFailure  *orchpb.Failure
+	cancelReq    bool
+	cancelEvent  int64
+
+	s2s, s2c, st2c, beat *engineTimer
+}
+
+func (a *activity) live() bool {
+	return !a.closed && a.e.open() && !a.started && !a.waiting && a.e.eng.activities[a.scheduledID] == a
+}
+
+func (a *activity) token() []byte {
+	return encodeTaskToken(taskToken{kind: tokenActivity, namespace: a.e.ns.info.Name, workflowID: a.e.id, runID: a.e.runID, scheduledID: a.scheduledID, attempt: a.attempt})
+}
+
+// scheduleActivity writes ActivityTaskScheduled and queues the first
+// attempt. s.mu must be held.
+func (s *Server) scheduleActivity(e *execution, c *orchpb.ScheduleActivityTaskCommandAttributes, doneID int64) {
+	c = proto.Clone(c).(*orchpb.ScheduleActivityTaskCommandAttributes)
+	if c.GetTaskQueue() == "" {
+		c.TaskQueue = e.queue
+	}
+	// Missing timeouts, as Temporal fills them: start-to-close defaults to
+	// schedule-to-close; schedule-to-start to schedule-to-close.
+	if c.GetStartToCloseTimeout().AsDuration() <= 0 {
+		c.StartToCloseTimeout = c.GetScheduleToCloseTimeout()
+	}
+	if c.GetScheduleToStartTimeout().AsDuration() <= 0 && c.GetScheduleToCloseTimeout().AsDuration() > 0 {
+		c.ScheduleToStartTimeout = c.GetScheduleToCloseTimeout()
+	}
+	retry := proto.Clone(c.GetRetryPolicy()).(*orchpb.RetryPolicy)
+	if retry == nil {
+		retry = &orchpb.RetryPolicy{}
+	}
+	if retry.GetInitialInterval().AsDuration() <= 0 {
+		retry.InitialInterval = durationpb.New(defaultRetryInitial)
+	}
+	if retry.GetBackoffCoefficient() == 0 {
+		retry.BackoffCoefficient = defaultRetryCoefficient
+	}
+	if retry.GetMaximumInterval().AsDuration() <= 0 {
+		retry.MaximumInterval = durationpb.New(defaultRetryMaxFactor * retry.GetInitialInterval().AsDuration())
+	}
+	c.RetryPolicy = retry
+	s.limits.takeActivity(s.clk.Now(), e.ns.info.Name)
+	ev := s.add(e, orchpb.EventType_ActivityTaskScheduled, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &orchpb.ActivityTaskScheduledEventAttributes{
+			ActivityId: c.GetActivityId(), ActivityType: c.GetActivityType(), TaskQueue: &orchpb.TaskQueue{Name: c.GetTaskQueue(), Kind: orchpb.TaskQueueKind_NORMAL},
+			Header: c.GetHeader(), Input: c.GetInput(), ScheduleToCloseTimeout: c.GetScheduleToCloseTimeout(),
+			ScheduleToStartTimeout: c.GetScheduleToStartTimeout(), StartToCloseTimeout: c.GetStartToCloseTimeout(),
+			HeartbeatTimeout: c.GetHeartbeatTimeout(), WorkflowTaskCompletedEventId: doneID, RetryPolicy: retry}}
+	})
+	now := s.clk.Now()
+	a := &activity{e: e, scheduledID: ev.GetEventId(), id: c.GetActivityId(), typ: c.GetActivityType().GetName(), queue: c.GetTaskQueue(),
+		attrs: c, retry: retry, attempt: 1, scheduled: now}
+	if e.eng.activities == nil {
+		e.eng.activities = map[int64]*activity{}
+	}
+	e.eng.activities[a.scheduledID] = a
+	if d := c.GetScheduleToCloseTimeout().AsDuration(); d > 0 {
+		a.s2c = s.after(e, d, func() { s.activityTimedOut(a, orchpb.TimeoutType_SCHEDULE_TO_CLOSE) })
+	}
+	s.queueAttempt(a)
+}
+
+// queueAttempt puts the current attempt on the activity's queue. s.mu
+// must be held.
+func (s *Server) queueAttempt(a *activity) {
+	a.waiting, a.started = false, false
+	a.attemptSched = s.clk.Now()
+	if d := a.attrs.GetScheduleToStartTimeout().AsDuration(); d > 0 {
+		a.s2s = s.after(a.e, d, func() { s.activityTimedOut(a, orchpb.TimeoutType_SCHEDULE_TO_START) })
+	}
+	a.e.ns.queue(a.queue).push(sideActivity, a)
+}
+
+func (s *Server) pollActivityTask(ctx context.Context, req *orchpb.PollActivityTaskQueueRequest) (*orchpb.PollActivityTaskQueueResponse, error) {
+	t, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), sideActivity, req.GetTaskQueueMetadata())
+	if err != nil || t == nil {
+		return &orchpb.PollActivityTaskQueueResponse{}, err
+	}
+	defer s.kickSkip()
+	defer s.mu.Unlock()
+	a := t.(*activity)
+	e := a.e
+	now := s.clk.Now()
+	a.started, a.startedTime, a.identity, a.requestID = true, now, req.GetIdentity(), newID()
+	s.cancelTimer(e, a.s2s)
+	a.s2s = nil
+	if d := a.attrs.GetStartToCloseTimeout().AsDuration(); d > 0 {
+		a.st2c = s.after(e, d, func() { s.activityTimedOut(a, orchpb.TimeoutType_START_TO_CLOSE) })
+	}
+	s.resetHeartbeat(a)
+	return &orchpb.PollActivityTaskQueueResponse{
+		TaskToken: a.token(), WorkflowNamespace: e.ns.info.Name, WorkflowType: &orchpb.WorkflowType{Name: e.typ},
+		WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: e.id, RunId: e.runID},
+		ActivityType:      a.attrs.GetActivityType(), ActivityId: a.id, Header: a.attrs.GetHeader(), Input: a.attrs.GetInput(),
+		HeartbeatDetails: a.details, ScheduledTime: timestamppb.New(a.scheduled), CurrentAttemptScheduledTime: timestamppb.New(a.attemptSched),
+		StartedTime: timestamppb.New(now), Attempt: a.attempt,
+		ScheduleToCloseTimeout: a.attrs.GetScheduleToCloseTimeout(), StartToCloseTimeout: a.attrs.GetStartToCloseTimeout(),
+		HeartbeatTimeout: a.attrs.GetHeartbeatTimeout(), RetryPolicy: a.retry,
+	}, nil
+}
+
+func (s *Server) resetHeartbeat(a *activity) {
+	s.cancelTimer(a.e, a.beat)
+	a.beat = nil
+	if d := a.attrs.GetHeartbeatTimeout().AsDuration(); d > 0 {
+		a.beat = s.after(a.e, d, func() { s.activityTimedOut(a, orchpb.TimeoutType_HEARTBEAT) })
+	}
+}
+
+// currentActivity finds the started attempt a token names. s.mu must be held.
+func (s *Server) currentActivity(nsName string, tok []byte) (*activity, error) {
+	e, tt, err := s.taskExecution(nsName, tok, tokenActivity)
+	if err != nil {
+		return nil, err
+	}
+	a := e.eng.activities[tt.scheduledID]
+	if a == nil || !a.started || a.attempt != tt.attempt {
+		return nil, errorf(orchwire.ActivityTaskTimeout, "activity task not found: it timed out, was canceled or was already answered (workflow_id %q, scheduled event %d, attempt %d)", e.id, tt.scheduledID, tt.attempt)
+	}
+	return a, nil
+}
+
+func (s *Server) recordHeartbeat(ctx context.Context, req *orchpb.RecordActivityTaskHeartbeatRequest) (*orchpb.RecordActivityTaskHeartbeatResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, err := s.currentActivity(req.GetNamespace(), req.GetTaskToken())
+	if err != nil {
+		return nil, err
+	}
+	a.details, a.lastBeat = req.GetDetails(), s.clk.Now()
+	s.resetHeartbeat(a)
+	return &orchpb.RecordActivityTaskHeartbeatResponse{CancelRequested: a.cancelReq}, nil
+}
+
+// writeStarted writes ActivityTaskStarted for the attempt that closes the
+// activity, and returns its id.
+func (s *Server) writeStarted(a *activity) int64 {
+	if !a.started {
+		return 0
+	}
+	ev := s.add(a.e, orchpb.EventType_ActivityTaskStarted, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskStartedEventAttributes{ActivityTaskStartedEventAttributes: &orchpb.ActivityTaskStartedEventAttributes{
+			ScheduledEventId: a.scheduledID, Identity: a.identity, RequestId: a.requestID, Attempt: a.attempt, LastFailure: a.lastFailure}}
+	})
+	return ev.GetEventId()
+}
+
+// finish removes a closed activity and tells the workflow.
+func (s *Server) finish(a *activity) {
+	a.closed = true
+	for _, t := range []*engineTimer{a.s2s, a.s2c, a.st2c, a.beat} {
+		s.cancelTimer(a.e, t)
+	}
+	delete(a.e.eng.activities, a.scheduledID)
+	s.newEventsForWorker(a.e)
+}
+
+func (s *Server) respondActivityCompleted(ctx context.Context, req *orchpb.RespondActivityTaskCompletedRequest) (*orchpb.RespondActivityTaskCompletedResponse, error) {
+	defer s.kickSkip()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, err := s.currentActivity(req.GetNamespace(), req.GetTaskToken())
+	if err != nil {
+		return nil, err
+	}
+	startedID := s.writeStarted(a)
+	s.add(a.e, orchpb.EventType_ActivityTaskCompleted, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskCompletedEventAttributes{ActivityTaskCompletedEventAttributes: &orchpb.ActivityTaskCompletedEventAttributes{
+			Result: req.GetResult(), ScheduledEventId: a.scheduledID, StartedEventId: startedID, Identity: req.GetIdentity()}}
+	})
+	s.finish(a)
+	return &orchpb.RespondActivityTaskCompletedResponse{}, nil
+}
+
+func (s *Server) respondActivityFailed(ctx context.Context, req *orchpb.RespondActivityTaskFailedRequest) (*orchpb.RespondActivityTaskFailedResponse, error) {
+	if req.GetFailure() == nil {
+		return nil, badField("failure", "required")
+	}
+	defer s.kickSkip()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, err := s.currentActivity(req.GetNamespace(), req.GetTaskToken())
+	if err != nil {
+		return nil, err
+	}
+	if a.cancelReq { // the workflow asked for cancellation: the failure ends it as canceled
+		s.activityCanceled(a, req.GetFailure().GetCanceledFailureInfo().GetDetails(), req.GetIdentity())
+		return &orchpb.RespondActivityTaskFailedResponse{}, nil
+	}
+	f := req.GetFailure()
+	if state := s.retryState(a, f); state != orchpb.RetryState_IN_PROGRESS {
+		startedID := s.writeStarted(a)
+		s.add(a.e, orchpb.EventType_ActivityTaskFailed, func(ev *orchpb.HistoryEvent) {
+			ev.Attributes = &orchpb.HistoryEvent_ActivityTaskFailedEventAttributes{ActivityTaskFailedEventAttributes: &orchpb.ActivityTaskFailedEventAttributes{
+				Failure: f, ScheduledEventId: a.scheduledID, StartedEventId: startedID, Identity: req.GetIdentity(), RetryState: state}}
+		})
+		s.finish(a)
+		return &orchpb.RespondActivityTaskFailedResponse{}, nil
+	}
+	s.retry(a, f)
+	return &orchpb.RespondActivityTaskFailedResponse{}, nil
+}
+
+// backoff is the wait before attempt a.attempt+1.
+func backoff(p *orchpb.RetryPolicy, attempt int32) time.Duration {
+	d := float64(p.GetInitialInterval().AsDuration()) * math.Pow(p.GetBackoffCoefficient(), float64(attempt-1))
+	return time.Duration(min(d, float64(p.GetMaximumInterval().AsDuration())))
+}
+
+// retryState says whether a failed attempt is retried (IN_PROGRESS) or
+// why not.
+func (s *Server) retryState(a *activity, f *orchpb.Failure) orchpb.RetryState {
+	if info := f.GetApplicationFailureInfo(); info != nil {
+		if info.GetNonRetryable() || slices.Contains(a.retry.GetNonRetryableErrorTypes(), info.GetType()) {
+			return orchpb.RetryState_NON_RETRYABLE_FAILURE
+		}
+	}
+	if m := a.retry.GetMaximumAttempts(); m > 0 && a.attempt >= m {
+		return orchpb.RetryState_MAXIMUM_ATTEMPTS_REACHED
+	}
+	if d := a.attrs.GetScheduleToCloseTimeout().AsDuration(); d > 0 && !s.clk.Now().Add(backoff(a.retry, a.attempt)).Before(a.scheduled.Add(d)) {
+		return orchpb.RetryState_TIMEOUT
+	}
+	return orchpb.RetryState_IN_PROGRESS
+}
+
+// retry ends the current attempt and queues the next after its backoff.
+func (s *Server) retry(a *activity, f *orchpb.Failure) {
+	e := a.e
+	for _, t := range []*engineTimer{a.st2c, a.beat} {
+		s.cancelTimer(e, t)
+	}
+	a.st2c, a.beat = nil, nil
+	a.lastFailure = f
+	wait := backoff(a.retry, a.attempt)
+	a.attempt++
+	a.started, a.waiting = false, true
+	s.after(e, wait, func() {
+		if !a.closed && e.eng.activities[a.scheduledID] == a {
+			s.queueAttempt(a)
+		}
+	})
+}
+
+// activityTimedOut handles each activity timeout: schedule-to-start and
+// schedule-to-close end the activity; start-to-close and heartbeat fail
+// the attempt, which is retried as a failure would be.
+func (s *Server) activityTimedOut(a *activity, typ orchpb.TimeoutType) {
+	e := a.e
+	if a.closed || e.eng.activities[a.scheduledID] != a {
+		return
+	}
+	switch typ {
+	case orchpb.TimeoutType_START_TO_CLOSE, orchpb.TimeoutType_HEARTBEAT:
+		if !a.started {
+			return
+		}
+	case orchpb.TimeoutType_SCHEDULE_TO_START:
+		if a.started || a.waiting {
+			return
+		}
+	}
+	f := &orchpb.Failure{Message: "activity " + typ.String() + " timeout", Source: "orchfake",
+		FailureInfo: &orchpb.Failure_TimeoutFailureInfo{TimeoutFailureInfo: &orchpb.TimeoutFailureInfo{TimeoutType: typ, LastHeartbeatDetails: a.details}}}
+	state := orchpb.RetryState_TIMEOUT
+	if typ == orchpb.TimeoutType_START_TO_CLOSE || typ == orchpb.TimeoutType_HEARTBEAT {
+		if state = s.retryState(a, f); state == orchpb.RetryState_IN_PROGRESS {
+			s.retry(a, f)
+			return
+		}
+	}
+	startedID := s.writeStarted(a)
+	s.add(e, orchpb.EventType_ActivityTaskTimedOut, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskTimedOutEventAttributes{ActivityTaskTimedOutEventAttributes: &orchpb.ActivityTaskTimedOutEventAttributes{
+			Failure: f, ScheduledEventId: a.scheduledID, StartedEventId: startedID, RetryState: state}}
+	})
+	s.finish(a)
+}
+
+// requestCancelActivity: an activity not yet started is canceled at once;
+// a started one is asked (its heartbeats answer cancel_requested) and ends
+// canceled when its worker reports.
+func (s *Server) requestCancelActivity(e *execution, scheduledID, doneID int64) {
+	a := e.eng.activities[scheduledID]
+	ev := s.add(e, orchpb.EventType_ActivityTaskCancelRequested, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskCancelRequestedEventAttributes{ActivityTaskCancelRequestedEventAttributes: &orchpb.ActivityTaskCancelRequestedEventAttributes{
+			ScheduledEventId: scheduledID, WorkflowTaskCompletedEventId: doneID}}
+	})
+	a.cancelReq = true
+	a.cancelEvent = ev.GetEventId()
+	if !a.started {
+		s.activityCanceled(a, nil, "")
+	}
+}
+
+func (s *Server) activityCanceled(a *activity, details *orchpb.Payloads, identity string) {
+	startedID := s.writeStarted(a)
+	s.add(a.e, orchpb.EventType_ActivityTaskCanceled, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskCanceledEventAttributes{ActivityTaskCanceledEventAttributes: &orchpb.ActivityTaskCanceledEventAttributes{
+			Details: details, LatestCancelRequestedEventId: a.cancelEvent, ScheduledEventId: a.scheduledID, StartedEventId: startedID, Identity: identity}}
+	})
+	s.finish(a)
+}
+
+// pendingActivities lists the open activities of e. s.mu must be held.
+func (s *Server) pendingActivities(e *execution) []*orchpb.PendingActivityInfo {
+	ids := make([]int64, 0, len(e.eng.activities))
+	for id := range e.eng.activities {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []*orchpb.PendingActivityInfo
+	for _, id := range ids {
+		a := e.eng.activities[id]
+		p := &orchpb.PendingActivityInfo{ActivityId: a.id, ActivityType: a.attrs.GetActivityType(), HeartbeatDetails: a.details,
+			Attempt: a.attempt, ScheduledTime: timestamppb.New(a.attemptSched), LastFailure: a.lastFailure}
+		if !a.lastBeat.IsZero() {
+			p.LastHeartbeatTime = timestamppb.New(a.lastBeat)
+		}
+		if a.started {
+			p.LastStartedTime = timestamppb.New(a.startedTime)
+		}
+		out = append(out, p)
+	}
+	return out
+}

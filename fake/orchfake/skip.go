@@ -1,0 +1,69 @@
+package orchfake
+
+import "time"
+
+// kickSkip, with WithTimeSkipping, moves the clock to the next timer of
+// the engine when nothing else can happen first: no task waits for a
+// worker and none is being worked on. It runs in its own goroutine, one at
+// a time; a kick while it runs makes it look again.
+func (s *Server) kickSkip() {
+	if !s.cfg.timeSkipping || s.isClosed() {
+		return
+	}
+	s.skipAgain.Store(true)
+	if !s.skipping.CompareAndSwap(false, true) {
+		return
+	}
+	go s.skipLoop()
+}
+
+func (s *Server) skipLoop() {
+	for {
+		for s.skipAgain.Swap(false) {
+			if at, ok := s.nextSkip(); ok && !s.isClosed() {
+				s.clk.Set(at)
+				s.skipAgain.Store(true)
+			}
+		}
+		s.skipping.Store(false)
+		if !s.skipAgain.Load() || !s.skipping.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// nextSkip is the time to move to, if the engine is idle and has a timer.
+func (s *Server) nextSkip() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var next time.Time
+	for _, ns := range s.st.namespaces {
+		for _, q := range ns.queues {
+			if q.backlogCount(sideWorkflow) > 0 || q.backlogCount(sideActivity) > 0 {
+				return time.Time{}, false
+			}
+		}
+		for _, e := range ns.runs {
+			if !e.open() && len(e.eng.queries) == 0 {
+				continue
+			}
+			if t := e.eng.wft; t != nil && t.startedID != 0 {
+				return time.Time{}, false
+			}
+			for _, a := range e.eng.activities {
+				if a.started {
+					return time.Time{}, false
+				}
+			}
+			if len(e.eng.queries) > 0 {
+				return time.Time{}, false
+			}
+			for et := range e.eng.timers {
+				if next.IsZero() || et.at.Before(next) {
+					next = et.at
+				}
+			}
+		}
+	}
+	return next, !next.IsZero()
+}
