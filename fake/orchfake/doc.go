@@ -158,6 +158,35 @@
 // retry_after (seconds)}, Retry-After, and on gRPC the same metadata in
 // the trailer as well.
 //
+// # Workers (the engine)
+//
+// Task queues hand tasks to long polls in order (a poll ends empty just
+// before the caller's deadline, or after MaxPollWait on the fake clock).
+// A workflow task poll writes WorkflowTaskStarted and answers the whole
+// history; its start-to-close timeout (workflow_task_timeout) writes
+// WorkflowTaskTimedOut and schedules the next attempt; a stale token is
+// WORKFLOW_TASK_TIMEOUT. Commands: ScheduleActivityTask,
+// RequestCancelActivityTask, StartTimer, CancelTimer,
+// CompleteWorkflowExecution, FailWorkflowExecution,
+// CancelWorkflowExecution, RecordMarker, ContinueAsNewWorkflowExecution,
+// UpsertWorkflowSearchAttributes; all are checked before any applies; a
+// bad one fails the task (WorkflowTaskFailed with its BAD_* cause, the
+// call answers INVALID_ARGUMENT) and a new attempt is scheduled; a closing
+// command must be last, and is refused with UNHANDLED_COMMAND when events
+// (signals, activity ends, timers) arrived while the task ran. Activities:
+// missing timeouts are filled as Temporal does; retries default to 1 s
+// doubling up to 100 s, unlimited attempts (bounded by
+// schedule_to_close); non-retryable failures, maximum_attempts and
+// schedule_to_close stop them; ActivityTaskStarted is written when the
+// closing attempt ends; start-to-close and heartbeat timeouts are retried
+// like failures, schedule-to-start and schedule-to-close are final; a
+// stale token is ACTIVITY_TASK_TIMEOUT. Queries go to a worker as query
+// tasks (a workflow task with query and queries, no history event),
+// answered in query_results under their id; NOT_OPEN and
+// NOT_COMPLETED_CLEANLY are honoured; unanswered, the caller gets its
+// deadline. WithTimeSkipping moves the clock to the engine's next timer
+// whenever no task waits for or is held by a worker.
+//
 // # Controls
 //
 // [Server.Clock]; [Server.InjectFault] per operation (an error code for
