@@ -34,8 +34,10 @@ import (
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/fake/mcpfake"
+	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -46,6 +48,7 @@ type Fakes struct {
 
 	ERP        *erpfake.Server
 	CloudAuth  *cloudauthfake.Server
+	Orch       *orchfake.Server
 	SourceHost *sourcehostfake.Server
 	// MCP is the gateway in front of SourceHost.
 	MCP *mcpfake.Server
@@ -61,7 +64,10 @@ type Clients struct {
 	ERP *erp.Client
 	// CloudAuth is not logged in: Login with the fake's admin (see
 	// cloudauthfake.WithAdminPassword) or a seeded user.
-	CloudAuth  *cloudauth.Client
+	CloudAuth *cloudauth.Client
+	// Orch talks gRPC to the orch fake in the "default" namespace; the fake
+	// also serves HTTP/JSON (Fakes.Orch.HTTPClient).
+	Orch       *orch.Client
 	SourceHost *sourcehost.Client
 	MCP        *mcp.Client
 }
@@ -69,8 +75,11 @@ type Clients struct {
 // Addrs are the listening addresses of the fakes ("host:port"; port 0 picks
 // a free one). The zero value listens on free loopback ports.
 type Addrs struct {
-	ERP        string
-	CloudAuth  string
+	ERP       string
+	CloudAuth string
+	// OrchGRPC and OrchHTTP are the orch fake's two transports.
+	OrchGRPC   string
+	OrchHTTP   string
 	SourceHost string
 	MCP        string
 }
@@ -84,6 +93,7 @@ type config struct {
 	seed       *Seed
 	erp        []erpfake.Option
 	cloudauth  []cloudauthfake.Option
+	orch       []orchfake.Option
 	sourcehost []sourcehostfake.Option
 	mcp        []mcpfake.Option
 }
@@ -106,6 +116,12 @@ func WithERP(opts ...erpfake.Option) Option {
 // WithCloudAuth passes options to the cloud login fake.
 func WithCloudAuth(opts ...cloudauthfake.Option) Option {
 	return func(c *config) { c.cloudauth = append(c.cloudauth, opts...) }
+}
+
+// WithOrch passes options to the orch fake (WithAuth, WithLimits,
+// WithTimeSkipping, …).
+func WithOrch(opts ...orchfake.Option) Option {
+	return func(c *config) { c.orch = append(c.orch, opts...) }
 }
 
 // WithSourceHost passes options to the sourcehost fake (and so to the
@@ -166,6 +182,11 @@ func start(opts []Option) (f *Fakes, err error) {
 		return f, fmt.Errorf("cloudauth fake: %w", err)
 	}
 
+	f.Orch = orchfake.New(append([]orchfake.Option{orchfake.WithClock(cfg.clock)}, cfg.orch...)...)
+	if err := f.Orch.Listen(addrOr(cfg.addrs.OrchGRPC), addrOr(cfg.addrs.OrchHTTP)); err != nil {
+		return f, fmt.Errorf("orch fake: %w", err)
+	}
+
 	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
 	if _, err := f.SourceHost.Listen(addrOr(cfg.addrs.SourceHost)); err != nil {
 		return f, fmt.Errorf("sourcehost fake: %w", err)
@@ -185,6 +206,7 @@ func start(opts []Option) (f *Fakes, err error) {
 	f.Clients = Clients{
 		ERP:        f.ERP.Client(),
 		CloudAuth:  f.CloudAuth.Client(),
+		Orch:       f.Orch.Client(),
 		SourceHost: f.SourceHost.Client(),
 		MCP:        f.MCP.Client(),
 	}
@@ -200,6 +222,12 @@ func (f *Fakes) Close() {
 		}
 		if f.SourceHost != nil {
 			f.SourceHost.Close()
+		}
+		if f.Clients.Orch != nil {
+			_ = f.Clients.Orch.Close()
+		}
+		if f.Orch != nil {
+			f.Orch.Close()
 		}
 		if f.CloudAuth != nil {
 			f.CloudAuth.Close()

@@ -40,6 +40,12 @@ func TestStartWiresEveryFake(t *testing.T) {
 	if got.ID != p.ID || me.Username == "" {
 		t.Errorf("through the gateway: project %d, want %d", got.ID, p.ID)
 	}
+	if _, err := f.Clients.Orch.DescribeNamespace(ctx, "default"); err != nil {
+		t.Errorf("orch over gRPC: %v", err)
+	}
+	if _, err := f.Orch.HTTPClient().DescribeCluster(ctx); err != nil {
+		t.Errorf("orch over HTTP: %v", err)
+	}
 	if f.MCP.Upstream() != f.SourceHost {
 		t.Error("the gateway's upstream is not Fakes.SourceHost")
 	}
@@ -51,7 +57,7 @@ func TestOneClockForAll(t *testing.T) {
 	clk := clock.NewFake(start)
 	f := fake.Start(t, fake.WithClock(clk))
 	for name, c := range map[string]*clock.Fake{
-		"erp": f.ERP.Clock(), "cloudauth": f.CloudAuth.Clock(), "sourcehost": f.SourceHost.Clock(), "mcp": f.MCP.Clock(),
+		"erp": f.ERP.Clock(), "cloudauth": f.CloudAuth.Clock(), "orch": f.Orch.Clock(), "sourcehost": f.SourceHost.Clock(), "mcp": f.MCP.Clock(),
 	} {
 		if c != clk {
 			t.Errorf("%s runs on another clock", name)
@@ -93,6 +99,16 @@ func TestDemoSeed(t *testing.T) {
 	if _, err := f.Clients.CloudAuth.VerifyToken(ctx, tok.Raw()); err != nil {
 		t.Errorf("verify the demo user's token: %v", err)
 	}
+	ns, err := f.Clients.Orch.DescribeNamespace(ctx, "orders")
+	if err != nil {
+		t.Fatalf("orch: the demo namespace: %v", err)
+	}
+	if got := ns.GetConfig().GetWorkflowExecutionRetentionTtl().AsDuration(); got != 72*time.Hour {
+		t.Errorf("orders retention %v, want 72h", got)
+	}
+	if n, err := f.Clients.Orch.WithNamespace("orders").CountWorkflows(ctx, "CustomerId = 'acme' AND Amount > 10"); err != nil || n != 0 {
+		t.Errorf("count with the demo's search attributes: %d, %v", n, err)
+	}
 	readme, err := file.Decode()
 	if err != nil || !strings.HasPrefix(string(readme), "# Shop") {
 		t.Errorf("README.md: %q, %v", readme, err)
@@ -111,6 +127,7 @@ func TestParseSeed(t *testing.T) {
 		{"unknown json field", "s.json", `{"erp":{"users":[{"logn":"x"}]}}`, "logn"},
 		{"two json values", "s.json", `{} {}`, "more than one"},
 		{"not json", "s.json", `erp: {}`, "seed s.json"},
+		{"orch namespaces", "s.yaml", "orch:\n  namespaces: [{name: x, search_attributes: {A: Int}}]\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,6 +152,18 @@ func TestSeedRefusalNamesTheEntry(t *testing.T) {
 	_, err = fake.New(fake.WithSeed(seed))
 	if err == nil || !strings.Contains(err.Error(), "erp.products[1]") {
 		t.Fatalf("error %v, want one naming erp.products[1]", err)
+	}
+}
+
+func TestSeedRefusesABadSearchAttributeType(t *testing.T) {
+	t.Parallel()
+	seed, err := fake.ParseSeed([]byte("orch:\n  namespaces: [{name: default, search_attributes: {Amount: Money}}]\n"), "bad.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fake.New(fake.WithSeed(seed))
+	if err == nil || !strings.Contains(err.Error(), "orch.namespaces[0].search_attributes.Amount") {
+		t.Fatalf("error %v, want one naming the attribute", err)
 	}
 }
 

@@ -9,12 +9,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/orch/orchpb"
 	"go.yaml.in/yaml/v3"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // Seed is data to load into the fakes when they start: for the apitwin-fake
@@ -27,6 +32,9 @@ import (
 //	  products:     [{ref: WIDGET-1, label: Widget, price: "12.50"}]
 //	cloudauth:
 //	  users:        [{username: alice, password: s3cret, tenant: acme, locked: false}]
+//	orch:
+//	  namespaces: [{name: orders, description: Order fulfilment, retention: 72h,
+//	                search_attributes: {CustomerId: Keyword, Amount: Double}}]
 //	sourcehost:
 //	  users:    [{username: alice, name: Alice Liddell}]
 //	  projects: [{name: shop, owner: alice, description: The web shop,
@@ -37,6 +45,7 @@ import (
 type Seed struct {
 	ERP        ERPSeed        `json:"erp" yaml:"erp"`
 	CloudAuth  CloudAuthSeed  `json:"cloudauth" yaml:"cloudauth"`
+	Orch       OrchSeed       `json:"orch" yaml:"orch"`
 	SourceHost SourceHostSeed `json:"sourcehost" yaml:"sourcehost"`
 }
 
@@ -80,6 +89,21 @@ type CloudAuthSeed struct {
 	} `json:"users" yaml:"users"`
 }
 
+// OrchSeed is the orchestration part of a Seed. The "default" namespace
+// always exists; its search attributes can be added by naming it here.
+type OrchSeed struct {
+	Namespaces []struct {
+		Name        string `json:"name" yaml:"name"`
+		Description string `json:"description" yaml:"description"`
+		// Retention is a Go duration ("72h"); empty: the fake's default.
+		Retention string `json:"retention" yaml:"retention"`
+		// SearchAttributes are custom search attributes by name, with
+		// their type: Keyword, Text, Int, Double, Bool, Datetime or
+		// KeywordList.
+		SearchAttributes map[string]string `json:"search_attributes" yaml:"search_attributes"`
+	} `json:"namespaces" yaml:"namespaces"`
+}
+
 // SourceHostSeed is the sourcehost part of a Seed.
 type SourceHostSeed struct {
 	Users []struct {
@@ -102,8 +126,8 @@ type SourceHostSeed struct {
 var demoSeed []byte
 
 // DemoSeed is the seed of `apitwin-fake --seed demo`: a few customers and
-// products in the ERP, a cloud login user, a user and a project in
-// sourcehost.
+// products in the ERP, a cloud login user, an orders namespace with search
+// attributes, a user and a project in sourcehost.
 func DemoSeed() *Seed {
 	s, err := ParseSeed(demoSeed, "demo.yaml")
 	if err != nil {
@@ -174,6 +198,32 @@ func (s *Seed) apply(f *Fakes) error {
 		if err := f.CloudAuth.AddUser(cloudauthfake.User{Username: u.Username, Password: u.Password, Tenant: u.Tenant,
 			Name: u.Name, Email: u.Email, Locked: u.Locked}); err != nil {
 			return fmt.Errorf("fake: seed cloudauth.users[%d]: %w", i, err)
+		}
+	}
+	for i, ns := range s.Orch.Namespaces {
+		if ns.Name != "default" {
+			req := &orchpb.RegisterNamespaceRequest{Namespace: ns.Name, Description: ns.Description}
+			if ns.Retention != "" {
+				d, err := time.ParseDuration(ns.Retention)
+				if err != nil {
+					return fmt.Errorf("fake: seed orch.namespaces[%d].retention: %w", i, err)
+				}
+				req.WorkflowExecutionRetentionPeriod = durationpb.New(d)
+			}
+			if err := f.Orch.AddNamespace(req); err != nil {
+				return fmt.Errorf("fake: seed orch.namespaces[%d]: %w", i, err)
+			}
+		}
+		names := make([]string, 0, len(ns.SearchAttributes))
+		for name := range ns.SearchAttributes {
+			names = append(names, name)
+		}
+		sort.Strings(names) // the first bad one named is always the same
+		for _, name := range names {
+			typ := orchfake.SearchAttributeType(ns.SearchAttributes[name])
+			if err := f.Orch.RegisterSearchAttribute(ns.Name, name, typ); err != nil {
+				return fmt.Errorf("fake: seed orch.namespaces[%d].search_attributes.%s: %w", i, name, err)
+			}
 		}
 	}
 	for i, u := range s.SourceHost.Users {

@@ -9,6 +9,7 @@
 //
 //	erp         8080  (or ERP_PORT)  the ERP's web root; API at /api/index.php
 //	cloudauth   8090                 the cloud login gateway (/csp/gateway/am/api/…); cloudctl's CLI_URL
+//	orch        7233 gRPC, 7243 HTTP the orchestration service (gRPC with reflection; HTTP under /api/v1)
 //	sourcehost  8929                 the source-hosting API at /api/v4
 //	mcp         8930                 the tool gateway at /mcp, in front of sourcehost
 //
@@ -69,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.IntVar(&erpPort, "erp-port", erpPort, "port of the ERP (web root and /api/index.php); default ERP_PORT or 8080")
 	cloudauthPort := fs.Int("cloudauth-port", 8090, "port of the cloud login gateway")
 	cloudauthPassword := fs.String("cloudauth-admin-password", "changeme", "password of the cloud login gateway's admin user")
+	orchGRPCPort := fs.Int("orch-grpc-port", 7233, "port of the orchestration service's gRPC side")
+	orchHTTPPort := fs.Int("orch-http-port", 7243, "port of the orchestration service's HTTP/JSON side (/api/v1)")
 	sourcehostPort := fs.Int("sourcehost-port", 8929, "port of the source-hosting API (/api/v4)")
 	mcpPort := fs.Int("mcp-port", 8930, "port of the mcp tool gateway (/mcp)")
 	seedArg := fs.String("seed", "", `data to load: "demo", or a JSON or YAML file (see fake.Seed)`)
@@ -88,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fake.WithAddrs(fake.Addrs{
 			ERP:        hostPort(*host, erpPort),
 			CloudAuth:  hostPort(*host, *cloudauthPort),
+			OrchGRPC:   hostPort(*host, *orchGRPCPort),
+			OrchHTTP:   hostPort(*host, *orchHTTPPort),
 			SourceHost: hostPort(*host, *sourcehostPort),
 			MCP:        hostPort(*host, *mcpPort),
 		}),
@@ -118,6 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		f.ERP.URL(), f.ERP.APIKey(), f.ERP.AdminPassword())
 	fmt.Fprintf(stdout, "cloudauth   url=%s username=admin password=%s tenant=%s\n",
 		f.CloudAuth.URL(), *cloudauthPassword, f.CloudAuth.DefaultTenant())
+	fmt.Fprintf(stdout, "orch        grpc=%s url=%s namespace=default auth=off\n", f.Orch.GRPCAddr(), f.Orch.URL())
 	fmt.Fprintf(stdout, "sourcehost  url=%s/api/v4 token=%s\n", f.SourceHost.URL(), f.SourceHost.Token())
 	fmt.Fprintf(stdout, "mcp         url=%s/mcp token=%s\n", f.MCP.URL(), f.MCP.Token())
 	fmt.Fprintln(stdout, "ready")

@@ -16,6 +16,7 @@ import (
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -31,7 +32,8 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "--seed", "demo", "--erp-port", "0", "--cloudauth-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
+	cmd := exec.Command(bin, "--seed", "demo", "--erp-port", "0", "--cloudauth-port", "0",
+		"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
 	cmd.Env = append(os.Environ(), "ERP_ADMIN_PASSWORD=from-the-environment")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -55,7 +57,7 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 		}
 		services[fields[0]] = kv
 	}
-	for _, name := range []string{"erp", "cloudauth", "sourcehost", "mcp"} {
+	for _, name := range []string{"erp", "cloudauth", "orch", "sourcehost", "mcp"} {
 		if services[name]["url"] == "" {
 			t.Fatalf("no url printed for %s; stderr:\n%s", name, stderr.String())
 		}
@@ -92,6 +94,28 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 	}
 	if _, err := ac.VerifyToken(ctx, tok.Raw()); err != nil {
 		t.Errorf("cloudauth token: %v", err)
+	}
+
+	// orch: a workflow started over gRPC is seen over HTTP/JSON.
+	og, err := orch.Dial(services["orch"]["grpc"], orch.WithInsecure())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer og.Close()
+	run, err := og.StartWorkflow(ctx, "OrderWorkflow", "orders", map[string]int{"order": 42}, &orch.StartWorkflowOptions{ID: "order-42"})
+	if err != nil {
+		t.Fatalf("orch over gRPC: %v", err)
+	}
+	oh, err := orch.NewHTTP(services["orch"]["url"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := oh.DescribeWorkflow(ctx, "order-42", "")
+	if err != nil || info.GetExecution().GetRunId() != run.RunID {
+		t.Errorf("orch over HTTP: %v, %v (want run %s)", info, err, run.RunID)
+	}
+	if n, err := oh.WithNamespace("orders").CountWorkflows(ctx, ""); err != nil || n != 0 {
+		t.Errorf("orch: the demo's orders namespace: %d, %v", n, err)
 	}
 
 	sc, err := sourcehost.New(services["sourcehost"]["url"], sourcehost.WithToken(services["sourcehost"]["token"]))
@@ -165,7 +189,8 @@ func TestRunStopsWhenTheContextEnds(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--erp-port", "0", "--cloudauth-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--frozen-clock"},
+		done <- run(ctx, []string{"--erp-port", "0", "--cloudauth-port", "0",
+			"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--frozen-clock"},
 			pw, io.Discard, func(string) string { return "" })
 		pw.Close()
 	}()
