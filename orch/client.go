@@ -407,8 +407,13 @@ func (c *Client) asError(ctx context.Context, m *method, err error, info callInf
 		}
 	}
 	if (e.Code == CodeDeadlineExceeded || e.Code == CodeCanceled) && e.cause == nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
+		switch ctxErr := ctx.Err(); {
+		case ctxErr != nil:
 			e.cause = ctxErr
+		case e.Code == CodeDeadlineExceeded:
+			// the server ended the call at the deadline the client sent it
+			// (grpc-timeout), a moment before the caller's context did
+			e.cause = context.DeadlineExceeded
 		}
 	}
 	e.Operation = m.name
