@@ -234,8 +234,10 @@ func CodeName(code string) string {
 // matches ErrWorkflowExecutionAlreadyStarted, and it unwraps to the *Error.
 type WorkflowExecutionAlreadyStartedError struct {
 	WorkflowID string
-	// RunID is the run holding the id, when the server said which (a
-	// detail whose field is "run_id").
+	// RunID is the run holding the id, when the server said which: a
+	// detail whose field is "run_id" (the run id its description), or of
+	// type "WorkflowExecutionAlreadyStarted" whose description is
+	// "run_id <id>".
 	RunID string
 	Err   *Error
 }
@@ -279,8 +281,11 @@ func specific(e *Error, req any) error {
 			out.WorkflowID = r.GetWorkflowId()
 		}
 		for _, d := range e.Details {
-			if d.GetField() == "run_id" {
+			switch {
+			case d.GetField() == "run_id":
 				out.RunID = d.GetDescription()
+			case d.GetType() == "WorkflowExecutionAlreadyStarted" && strings.HasPrefix(d.GetDescription(), "run_id "):
+				out.RunID = strings.TrimPrefix(d.GetDescription(), "run_id ")
 			}
 		}
 		return out
