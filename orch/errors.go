@@ -142,19 +142,22 @@ type RateLimitExceeded struct {
 }
 
 // Error prints "<Code>: <message>" with the code in gRPC's spelling
-// (PermissionDenied, DeadlineExceeded, WorkflowExecutionNotFound), as the
-// specification's texts do: "DeadlineExceeded: context deadline exceeded",
-// "PermissionDenied: access denied" (the server's own message, when it says
-// more, follows in parentheses).
+// (InvalidArgument, WorkflowExecutionNotFound), as the specification's texts
+// do. Two codes print the specification's text whatever the server said:
+// "DeadlineExceeded: context deadline exceeded", and "PermissionDenied:
+// access denied" (followed by the server's message in parentheses when it
+// says more). A retryable error that was not retried (further) says why in
+// parentheses.
 func (e *Error) Error() string {
 	name := CodeName(e.Code)
 	switch e.Code {
 	case CodePermissionDenied:
 		return withServerWords(name+": access denied", e.Message, "access denied")
 	case CodeDeadlineExceeded:
-		if e.Message == "" {
-			return name + ": context deadline exceeded"
-		}
+		// The same text whether the caller's context or the server (at the
+		// deadline the client sent it) ended the call; the server's words
+		// stay in Message.
+		return name + ": context deadline exceeded"
 	}
 	msg := e.Message
 	if msg == "" {
