@@ -55,6 +55,8 @@ type Client struct {
 
 	mu   sync.Mutex
 	last RateLimit
+
+	warnDeprecated *sync.Once // shared by the clients of WithNamespace
 }
 
 // transport carries one call. It fills resp on success and returns what the
@@ -70,6 +72,7 @@ type callInfo struct {
 	rateLimit  RateLimit
 	retryAfter time.Duration // the answer's Retry-After, if any
 	sent       bool          // false when the transport knows the request never left
+	deprecated bool          // the answer said its API version is deprecated
 }
 
 // Dial returns a client of the gRPC service at target ("host", "host:port"
@@ -148,6 +151,8 @@ func newClient(s settings, tr transport, kind, target string) *Client {
 		retry:     retry,
 		limits:    newLimiter(s.limits, s.rest.Clock),
 		timeout:   s.callTimeout,
+
+		warnDeprecated: new(sync.Once),
 	}
 }
 
@@ -172,8 +177,9 @@ func defaultIdentity() string {
 	return strconv.Itoa(os.Getpid()) + "@" + host
 }
 
-// Close releases the client's connection (for Dial; NewFromConn leaves its
-// connection to its owner, and NewHTTP's idle connections are closed).
+// Close releases the client's connection: Dial's gRPC connection. A client
+// of NewFromConn leaves its connection to its owner; one of NewHTTP holds
+// nothing that needs closing.
 func (c *Client) Close() error { return c.tr.close() }
 
 // Namespace returns the namespace the client's calls go to.
@@ -188,6 +194,7 @@ func (c *Client) WithNamespace(namespace string) *Client {
 	cp := &Client{
 		tr: c.tr, kind: c.kind, target: c.target, namespace: namespace, identity: c.identity,
 		token: c.token, clk: c.clk, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
+		warnDeprecated: c.warnDeprecated,
 	}
 	return cp
 }
@@ -332,6 +339,12 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 		start := time.Now()
 		info, err := c.tr.invoke(ctx, m, req, resp)
 		c.record(info.rateLimit)
+		if info.deprecated && c.log != nil {
+			c.warnDeprecated.Do(func() {
+				c.log.LogAttrs(ctx, slog.LevelWarn, "the server says this API version is deprecated",
+					slog.String("service", "orch"), slog.String("operation", m.name))
+			})
+		}
 		if err == nil {
 			c.logCall(ctx, slog.LevelDebug, m, start, retries, nil)
 			return nil

@@ -1,9 +1,137 @@
-// Package orch is the client of the workflow-orchestration service: one
-// Client over gRPC (Dial, NewFromConn) or over the service's HTTP/JSON side
-// (NewHTTP), with the same methods and the same errors whichever transport.
+// Package orch is the client of the workflow-orchestration service
+// (specification 001): one Client over gRPC ([Dial], [NewFromConn]) or over
+// the service's HTTP/JSON side ([NewHTTP]), with the same methods and the
+// same errors whichever transport carries them.
 //
-//	c, err := orch.Dial("orch.example.com", orch.WithToken(token))
-//	run, err := c.StartWorkflow(ctx, "OrderWorkflow", "orders", order, nil)
+//	c, err := orch.Dial("orch.example.com", orch.WithToken(token)) // port 7233, TLS
+//	run, err := c.StartWorkflow(ctx, "OrderWorkflow", "orders", order, &orch.StartWorkflowOptions{ID: "order-42"})
+//	err = run.Signal(ctx, "add-item", item, nil)
 //	var receipt Receipt
-//	err = run.Get(ctx, &receipt)
+//	err = run.Get(ctx, &receipt) // waits for the close (history long poll), decodes the result
+//
+// # Layers
+//
+// [Client.Raw] has one method per RPC of the contract (orch/orchpb), taking
+// and returning orchpb's types. On top of it the Client has helpers:
+// StartWorkflow (returning a [WorkflowRun]), SignalWorkflow,
+// TerminateWorkflow, RequestCancelWorkflow, GetWorkflow, DescribeWorkflow,
+// History (an iter.Seq2 following next_page_token lazily), WaitForCompletion,
+// GetResult, QueryWorkflow, ListWorkflows/AllWorkflows,
+// ScanWorkflows/ScanAllWorkflows, CountWorkflows, the namespaces
+// (Register/Describe/List/AllNamespaces) and administration (DescribeCluster,
+// List/AllClusterMembers, DescribeShard, CloseShard, DescribeTaskQueue,
+// ListTaskQueuePartitions). ListX returns one page; AllX iterates lazily, one
+// page in memory, stopping at the first error and on break.
+//
+// Values (workflow input, signal arguments, results, memo and search
+// attributes) are JSON: each is one Payload with metadata
+// "encoding": "json/plain"; nil is "binary/null"; a payload without an
+// encoding is read as JSON. [EncodePayloads] and [DecodePayloads] do it by
+// hand; a *orchpb.Payloads passes through unchanged.
+//
+// # Choices where the specification is silent
+//
+// Transports. gRPC calls use orchpb's generated full method names on the
+// connection (the wire is exactly what orchpb's generated clients send).
+// HTTP calls follow each RPC's google.api.http binding (internal/orchwire):
+// path fields are escaped with url.PathEscape, an empty run_id is sent as
+// "-" (the latest run), any other empty path field fails before sending with
+// INVALID_ARGUMENT "<field> is required"; POST bodies are the whole request
+// as protojson with snake_case names; GET requests carry the other set fields
+// as query parameters (nested fields dotted, enums by name, bytes in standard
+// base64, durations and timestamps in their JSON text); answers are read
+// with unknown fields ignored, so a newer server does not break the client.
+// A call whose context has a deadline sends it (gRPC's own grpc-timeout; on
+// HTTP the Grpc-Timeout header, which grpc-gateway servers honour), so a long
+// poll ends empty at the server before the caller stops waiting. A workflow id
+// holding "/" travels escaped as %2F; a server built on grpc-gateway's
+// default routing splits on it, so prefer ids without "/" over HTTP.
+//
+// Namespace. Calls go to "default" unless [WithNamespace] (or
+// [Client.WithNamespace], which shares the connection) says otherwise. A raw
+// request with an empty namespace gets the client's, on a copy (the caller's
+// request is never changed); RegisterNamespace's is never filled in. The
+// identity sent in starts, signals, polls and task answers is
+// "<pid>@<hostname>" unless [WithIdentity].
+//
+// Starts. StartWorkflow picks a random (UUID) workflow id when none is given,
+// and always sends a request_id (random unless given), so a start the client
+// repeats after a lost answer returns the run it started instead of failing;
+// [WorkflowRun].Started tells which. Signals and cancel requests carry a
+// random request_id the same way.
+//
+// Results. GetResult and WorkflowRun.Get wait with history long polls
+// (wait_new_event, CLOSE_EVENT filter), asking again when a poll ends empty,
+// until ctx ends. A run that continued as new is followed to its new run; a
+// run that failed, timed out, was terminated or canceled is a
+// [*WorkflowExecutionError] carrying its status, failure and close event. A
+// query the reject condition refused is [*QueryRejectedError].
+//
+// # Errors
+//
+// Every failure is an [*Error] (or one of the named errors below, which
+// unwrap to it) with the code of the gRPC status's ErrorInfo reason or of the
+// HTTP body's error.code, the message and the details: the same values
+// whichever transport. An HTTP answer without that body (a proxy's page)
+// gets its code from the status (404 NOT_FOUND, 502/503 UNAVAILABLE, …); a
+// transport failure (connection refused, reset) is UNAVAILABLE; an answer
+// the client cannot decode is INTERNAL; a call its context ended is
+// DEADLINE_EXCEEDED or CANCELLED and unwraps to the context's error.
+//
+// errors.Is matches a sentinel per code (ErrNotFound, ErrPermissionDenied,
+// ErrWorkflowExecutionNotFound, …). A standard code's sentinel also matches
+// the workflow-specific codes sent with the same gRPC code, so
+// errors.Is(err, ErrNotFound) holds for WORKFLOW_EXECUTION_NOT_FOUND and
+// ErrAlreadyExists for WORKFLOW_EXECUTION_ALREADY_STARTED.
+//
+// The specification's names and texts: WORKFLOW_EXECUTION_ALREADY_STARTED is
+// [*WorkflowExecutionAlreadyStartedError] (with the running run's id when the
+// server names it in a detail); TASK_QUEUE_NOT_FOUND (no worker polling the
+// queue) is [*BadRequestError] printing "Task queue not found"; a deadline
+// prints "DeadlineExceeded: context deadline exceeded" whether the caller's
+// context or the server (at the deadline the client sent) ended the call;
+// PERMISSION_DENIED prints "PermissionDenied: access denied", followed by the
+// server's message in parentheses when it says more. Other codes print
+// "<Code>: <message>" with the code spelled as gRPC spells its codes
+// ("WorkflowExecutionNotFound: …"), without an "orch:" prefix, so the quoted
+// texts are the texts printed.
+//
+// # Retries and rate limits
+//
+// RESOURCE_EXHAUSTED is retried for every call (the server refused it
+// without doing it): after the RateLimitExceeded detail's retry_after, else
+// the answer's Retry-After, else its X-RateLimit-Reset, else 1 s doubling; at
+// most 3 retries, a wait of at most 60 s ([RetryPolicy], [WithRetry],
+// [WithoutRetries]), never past the context's deadline. UNAVAILABLE is
+// retried with the same backoff only for calls harmless to repeat (reads,
+// queries, heartbeats, RegisterWorker, and starts, signals and cancel
+// requests that carry a request_id) or that the client knows never left; a
+// terminate, a namespace registration, a shard close, a poll or a task answer
+// is never sent twice by surprise. An error that was retryable but not
+// retried (further) says why ([Error].GaveUp). Every wait is on the client's
+// clock ([WithClock]), so tests against a fake take no real time.
+//
+// [Client.RateLimit] holds the X-RateLimit-Limit/Remaining/Reset/Scope values
+// of the last answer that carried any: HTTP headers, or gRPC header metadata
+// (trailers too, for an error answer).
+//
+// The client keeps the specification's client-side limits on its own, on by
+// default ([ClientLimits], [WithClientLimits]; [Unlimited] turns one off):
+// 100 calls a second (a token bucket with bursts of 100; retries count), 10
+// long polls at once (task-queue polls and history waits; the next waits for
+// a slot), 1,000 heartbeats a minute (bursts of 1,000). A long poll whose
+// context has no deadline gets [LongPollTimeout] (70 s); [WithCallTimeout]
+// gives other calls a default deadline.
+//
+// # Versions, security, logging
+//
+// Every call sends Orch-API-Version: v1 (header or metadata).
+// [WithAPIVersion]("v1beta1") sends v1beta1 and, on HTTP, uses the
+// /api/v1beta1 paths; when the server answers that the version is
+// deprecated, the client logs one warning. Dial uses TLS with verification
+// by default ([WithCAFile], [WithTLSConfig], [WithInsecureSkipVerify] adjust
+// it; [WithInsecure] is plaintext, for loopback and tests). [WithToken] sends
+// "Authorization: Bearer <token>" (a JWT or an API key) on both transports;
+// the token never appears in an error, a log line or a printed Client. The
+// client is silent unless [WithLogger] gives it a *slog.Logger.
 package orch

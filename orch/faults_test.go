@@ -1,9 +1,12 @@
 package orch_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,7 +112,8 @@ func TestAPIVersions(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.fake(t)
 		rec := &pathRecorder{next: http.DefaultTransport}
-		opts := []orch.Option{orch.WithAPIVersion("v1beta1")}
+		var logs bytes.Buffer
+		opts := []orch.Option{orch.WithAPIVersion("v1beta1"), orch.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))}
 		if e.transport == "http" {
 			opts = append(opts, orch.WithHTTPClient(&http.Client{Transport: rec}))
 		}
@@ -119,6 +123,12 @@ func TestAPIVersions(t *testing.T) {
 		}
 		if e.transport == "http" && (rec.path != "/api/v1beta1/namespaces/default" || rec.version != "v1beta1" || rec.deprecation != "true") {
 			t.Errorf("sent %s with version %q, answered deprecation %q", rec.path, rec.version, rec.deprecation)
+		}
+		if _, err := c.DescribeNamespace(t.Context(), ""); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(logs.String(), "deprecated"); n != 1 {
+			t.Errorf("%d deprecation warnings, want one: %s", n, logs.String())
 		}
 	})
 	if _, err := orch.NewHTTP("http://127.0.0.1:1", orch.WithAPIVersion("v2")); err == nil {

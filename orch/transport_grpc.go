@@ -34,6 +34,7 @@ func (t *grpcTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 	err := t.conn.Invoke(ctx, m.full, req, resp, grpc.Header(&header), grpc.Trailer(&trailer))
 	info := callInfo{sent: true}
 	info.rateLimit, info.retryAfter = rateLimitFromMD(header, trailer, t.s)
+	info.deprecated = len(header.Get("deprecation")) > 0 || len(trailer.Get("deprecation")) > 0
 	if err == nil {
 		return info, nil
 	}

@@ -1,0 +1,134 @@
+package orch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/orch"
+)
+
+// startFake serves a fake on loopback ports for an example; a test would use
+// orchfake.Start(t).
+func startFake() *orchfake.Server {
+	srv := orchfake.New(orchfake.WithClock(clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))))
+	if err := srv.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
+		panic(err)
+	}
+	return srv
+}
+
+func Example() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+
+	// Over gRPC (plaintext to the local fake); orch.NewHTTP(srv.URL()) gives
+	// the same client over HTTP/JSON.
+	c, err := orch.Dial(srv.GRPCAddr(), orch.WithInsecure(), orch.WithClock(srv.Clock()))
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+
+	run, err := c.StartWorkflow(ctx, "OrderWorkflow", "orders", map[string]any{"order": "o-1"}, &orch.StartWorkflowOptions{
+		ID:               "order-o-1",
+		ExecutionTimeout: 24 * time.Hour,
+	})
+	if err != nil {
+		panic(err)
+	}
+	if err := run.Signal(ctx, "add-item", map[string]any{"sku": "book"}, nil); err != nil {
+		panic(err)
+	}
+	info, err := run.Describe(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(info.GetExecution().GetWorkflowId(), info.GetStatus())
+
+	// The same id again, while it runs: the specification's named error.
+	_, err = c.StartWorkflow(ctx, "OrderWorkflow", "orders", nil, &orch.StartWorkflowOptions{ID: "order-o-1"})
+	var started *orch.WorkflowExecutionAlreadyStartedError
+	fmt.Println(errors.As(err, &started), started.RunID == run.RunID)
+
+	if err := run.Terminate(ctx, &orch.TerminateOptions{Reason: "customer cancelled"}); err != nil {
+		panic(err)
+	}
+	for ev, err := range run.History(ctx, nil) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(ev.GetEventId(), ev.GetEventType())
+	}
+	var closed *orch.WorkflowExecutionError
+	err = run.Get(ctx, nil)
+	fmt.Println(errors.As(err, &closed), closed.Status)
+	// Output:
+	// order-o-1 RUNNING
+	// true true
+	// 1 WorkflowExecutionStarted
+	// 2 WorkflowTaskScheduled
+	// 3 WorkflowExecutionSignaled
+	// 4 WorkflowExecutionTerminated
+	// true TERMINATED
+}
+
+func ExampleClient_AllWorkflows() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := orch.NewHTTP(srv.URL(), orch.WithClock(srv.Clock()))
+	if err != nil {
+		panic(err)
+	}
+	for i, typ := range []string{"Order", "Refund", "Order"} {
+		if _, err := c.StartWorkflow(ctx, typ, "orders", nil, &orch.StartWorkflowOptions{ID: fmt.Sprintf("wf-%d", i)}); err != nil {
+			panic(err)
+		}
+		srv.Clock().Advance(time.Minute)
+	}
+	query := "WorkflowType = 'Order' AND ExecutionStatus = 'Running' ORDER BY StartTime ASC"
+	for info, err := range c.AllWorkflows(ctx, query, &orch.ListOptions{PageSize: 1}) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(info.GetExecution().GetWorkflowId(), info.GetType().GetName())
+	}
+	n, err := c.CountWorkflows(ctx, "ExecutionStatus = 'Running'")
+	fmt.Println(n, err)
+	// Output:
+	// wf-0 Order
+	// wf-2 Order
+	// 3 <nil>
+}
+
+func ExampleClient_RegisterNamespace() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := orch.NewHTTP(srv.URL())
+	if err != nil {
+		panic(err)
+	}
+	err = c.RegisterNamespace(ctx, "payments", &orch.RegisterNamespaceOptions{Retention: 7 * 24 * time.Hour, OwnerEmail: "ops@example.com"})
+	fmt.Println(err)
+	ns, err := c.DescribeNamespace(ctx, "payments")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ns.GetNamespaceInfo().GetName(), ns.GetConfig().GetWorkflowExecutionRetentionTtl().AsDuration())
+	_, err = c.DescribeNamespace(ctx, "nowhere")
+	fmt.Println(errors.Is(err, orch.ErrNamespaceNotFound))
+	_, err = c.DescribeTaskQueue(ctx, "nobody-polls", nil)
+	var bad *orch.BadRequestError
+	fmt.Println(errors.As(err, &bad), bad.Message)
+	// Output:
+	// <nil>
+	// payments 168h0m0s
+	// true
+	// true Task queue not found
+}
