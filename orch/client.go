@@ -73,6 +73,7 @@ type callInfo struct {
 	retryAfter time.Duration // the answer's Retry-After, if any
 	sent       bool          // false when the transport knows the request never left
 	deprecated bool          // the answer said its API version is deprecated
+	permanent  bool          // a transport failure no retry can cure (a bad certificate)
 }
 
 // Dial returns a client of the gRPC service at target ("host", "host:port"
@@ -376,7 +377,7 @@ func (c *Client) retryWait(ctx context.Context, m *method, req proto.Message, e 
 	switch e.Code {
 	case CodeResourceExhausted:
 	case CodeUnavailable:
-		if !m.idempotent(req) && info.sent {
+		if info.permanent || !m.idempotent(req) && info.sent {
 			return 0, false
 		}
 	default:

@@ -43,6 +43,9 @@ func (t *grpcTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 		return info, err
 	}
 	code, msg, details := orchwire.FromStatus(st)
+	// A failed TLS handshake (an untrusted or mismatched certificate) fails
+	// the same way however often it is tried.
+	info.permanent = code == CodeUnavailable && strings.Contains(msg, "authentication handshake failed")
 	return info, &Error{Code: code, Message: msg, Details: details}
 }
 

@@ -3,6 +3,7 @@ package orch
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/go-cleanhttp"
+	"github.com/hashicorp/go-retryablehttp"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -102,6 +104,9 @@ func (t *httpTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 			return info, contextError(m.name, ctxErr)
 		}
 		info.sent = !neverSent(err)
+		// retryablehttp knows the failures no retry cures (bad certificate,
+		// bad scheme, redirect loop)
+		info.permanent = permanentFailure(err)
 		return info, &Error{Code: CodeUnavailable, Message: err.Error(), cause: err}
 	}
 	if buf.Len() > 0 {
@@ -110,6 +115,21 @@ func (t *httpTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 		}
 	}
 	return info, nil
+}
+
+// permanentFailure reports whether a transport failure is one no retry
+// cures: a certificate that does not verify, a bad scheme, a redirect loop.
+func permanentFailure(err error) bool {
+	var certErr *tls.CertificateVerificationError
+	if errors.As(err, &certErr) {
+		return true
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, urlErr)
+		return !retry
+	}
+	return false
 }
 
 // neverSent reports whether a transport error proves the request did not
