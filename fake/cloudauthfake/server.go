@@ -8,10 +8,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,10 +56,10 @@ type Server struct {
 	kit *fakekit.Kit
 	cfg config
 
-	httpSrv *httptest.Server
+	ep fakekit.Endpoint
 
 	mu      sync.Mutex
-	url     string
+	url     string // ep's URL, for issuerLocked, which holds mu; see served
 	users   map[userKey]*user
 	revoked map[string]time.Time // token id → its expiry, for pruning
 	issued  int
@@ -156,9 +153,7 @@ func Thumbprint(pub *rsa.PublicKey) string {
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	srv := fakekit.Start(tb, s)
-	s.httpSrv = srv
-	s.setURL(srv.URL)
+	s.served(s.ep.Start(tb, s))
 	return s
 }
 
@@ -168,48 +163,35 @@ func Start(tb testing.TB, opts ...Option) *Server {
 func StartTLS(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	// Not fakekit.StartTLS: a client refusing the certificate is a case
-	// this fake exists to show, and the server should not log each one.
-	srv := httptest.NewUnstartedServer(s)
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.StartTLS()
-	tb.Cleanup(srv.Close)
-	s.httpSrv = srv
-	s.setURL(srv.URL)
+	// Quiet: a client refusing the certificate is a case this fake exists
+	// to show, and the server should not log each one.
+	s.served(s.ep.StartTLSQuiet(tb, s))
 	return s
 }
 
 // Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
 // Close, for programs; it returns the URL to reach it.
 func (s *Server) Listen(addr string) (string, error) {
-	srv, err := fakekit.Listen(addr, s)
+	u, err := s.ep.Listen(addr, s)
 	if err != nil {
 		return "", err
 	}
-	s.httpSrv = srv
-	s.setURL(srv.URL)
-	return srv.URL, nil
+	s.served(u)
+	return u, nil
 }
 
 // Close stops a server started by Listen (Start's stops with its test).
-func (s *Server) Close() {
-	if s.httpSrv != nil {
-		s.httpSrv.Close()
-	}
-}
+func (s *Server) Close() { s.ep.Close() }
 
-func (s *Server) setURL(u string) {
+// served records u, the URL the fake now serves on, as the default issuer.
+func (s *Server) served(u string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.url = u
 }
 
 // URL returns the address the fake serves on ("" before Start or Listen).
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.url
-}
+func (s *Server) URL() string { return s.ep.URL() }
 
 // Client returns a client pointed at the fake, trusting its certificate in
 // TLS mode, on the fake's clock. Options are applied after those.
@@ -219,8 +201,8 @@ func (s *Server) Client(opts ...cloudauth.Option) *cloudauth.Client {
 		panic("cloudauthfake: Client called before Start or Listen")
 	}
 	base := []cloudauth.Option{cloudauth.WithClock(s.cfg.clock)}
-	if s.httpSrv != nil && s.httpSrv.TLS != nil {
-		base = append(base, cloudauth.WithHTTPClient(s.httpSrv.Client()))
+	if hc := s.ep.TLSClient(); hc != nil {
+		base = append(base, cloudauth.WithHTTPClient(hc))
 	}
 	if s.cfg.issuer != "" {
 		base = append(base, cloudauth.WithIssuer(s.cfg.issuer))
@@ -235,10 +217,11 @@ func (s *Server) Client(opts ...cloudauth.Option) *cloudauth.Client {
 // CertificatePEM returns the TLS certificate of a fake started with
 // StartTLS, PEM-encoded, for a client to trust; nil otherwise.
 func (s *Server) CertificatePEM() []byte {
-	if s.httpSrv == nil || s.httpSrv.TLS == nil {
+	cert := s.ep.Certificate()
+	if cert == nil {
 		return nil
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.httpSrv.Certificate().Raw})
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
 }
 
 // CACertFile writes CertificatePEM to a file in a temporary directory of

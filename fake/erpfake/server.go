@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -28,12 +27,11 @@ type Server struct {
 	kit *fakekit.Kit
 	cfg config
 
-	httpSrv *httptest.Server
+	ep fakekit.Endpoint
 
 	mu         sync.Mutex
 	st         *state
 	admin      *user
-	url        string
 	apiEnabled bool
 }
 
@@ -133,7 +131,7 @@ func randomHex(n int) string {
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	s.setURL(fakekit.Start(tb, s).URL)
+	s.ep.Start(tb, s)
 	return s
 }
 
@@ -142,43 +140,20 @@ func Start(tb testing.TB, opts ...Option) *Server {
 func StartTLS(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	s.httpSrv = fakekit.StartTLS(tb, s)
-	s.setURL(s.httpSrv.URL)
+	s.ep.StartTLS(tb, s)
 	return s
 }
 
 // Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
 // Close, for programs; it returns the URL to reach it.
-func (s *Server) Listen(addr string) (string, error) {
-	srv, err := fakekit.Listen(addr, s)
-	if err != nil {
-		return "", err
-	}
-	s.httpSrv = srv
-	s.setURL(srv.URL)
-	return srv.URL, nil
-}
+func (s *Server) Listen(addr string) (string, error) { return s.ep.Listen(addr, s) }
 
 // Close stops a server started by Listen or StartTLS.
-func (s *Server) Close() {
-	if s.httpSrv != nil {
-		s.httpSrv.Close()
-	}
-}
-
-func (s *Server) setURL(u string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.url = u
-}
+func (s *Server) Close() { s.ep.Close() }
 
 // URL returns the ERP's root URL ("" before Start or Listen); the API is at
 // URL()+"/api/index.php".
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.url
-}
+func (s *Server) URL() string { return s.ep.URL() }
 
 // AdminPassword returns the password of the web user admin.
 func (s *Server) AdminPassword() string { return s.cfg.adminPassword }
@@ -212,8 +187,8 @@ func (s *Server) client(opts []erp.Option) *erp.Client {
 		panic("erpfake: Client called before Start or Listen")
 	}
 	base := []erp.Option{erp.WithClock(s.cfg.clock)}
-	if s.httpSrv != nil && s.httpSrv.TLS != nil {
-		base = append(base, erp.WithHTTPClient(s.httpSrv.Client()))
+	if hc := s.ep.TLSClient(); hc != nil {
+		base = append(base, erp.WithHTTPClient(hc))
 	}
 	c, err := erp.New(u, append(base, opts...)...)
 	if err != nil {

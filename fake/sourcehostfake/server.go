@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +29,7 @@ type Server struct {
 	limiter *fakekit.RateLimiter
 	cfg     config
 
-	httpSrv *httptest.Server
+	ep fakekit.Endpoint
 
 	mu    sync.Mutex
 	st    *state
@@ -140,8 +139,7 @@ func New(opts ...Option) *Server {
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	srv := fakekit.Start(tb, s)
-	s.setURL(srv.URL)
+	s.setURL(s.ep.Start(tb, s))
 	return s
 }
 
@@ -149,31 +147,26 @@ func Start(tb testing.TB, opts ...Option) *Server {
 func StartTLS(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	srv := fakekit.StartTLS(tb, s)
-	s.httpSrv = srv
-	s.setURL(srv.URL)
+	s.setURL(s.ep.StartTLS(tb, s))
 	return s
 }
 
 // Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
 // Close, for programs; it returns the URL to reach it.
 func (s *Server) Listen(addr string) (string, error) {
-	srv, err := fakekit.Listen(addr, s)
+	u, err := s.ep.Listen(addr, s)
 	if err != nil {
 		return "", err
 	}
-	s.httpSrv = srv
-	s.setURL(srv.URL)
-	return srv.URL, nil
+	s.setURL(u)
+	return u, nil
 }
 
 // Close stops a server started by Listen.
-func (s *Server) Close() {
-	if s.httpSrv != nil {
-		s.httpSrv.Close()
-	}
-}
+func (s *Server) Close() { s.ep.Close() }
 
+// setURL adopts u, the URL the fake was started on, as its external URL
+// unless WithExternalURL gave one.
 func (s *Server) setURL(u string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -204,8 +197,8 @@ func (s *Server) ClientWithToken(token string, opts ...sourcehost.Option) *sourc
 		panic("sourcehostfake: Client called before Start or Listen")
 	}
 	base := []sourcehost.Option{sourcehost.WithToken(token), sourcehost.WithClock(s.cfg.clock)}
-	if s.httpSrv != nil && s.httpSrv.TLS != nil {
-		base = append(base, sourcehost.WithHTTPClient(s.httpSrv.Client()))
+	if hc := s.ep.TLSClient(); hc != nil {
+		base = append(base, sourcehost.WithHTTPClient(hc))
 	}
 	c, err := sourcehost.New(u, append(base, opts...)...)
 	if err != nil {

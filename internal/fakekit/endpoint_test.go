@@ -1,0 +1,124 @@
+package fakekit_test
+
+import (
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+var hello = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "hello") })
+
+func get(t *testing.T, hc *http.Client, url string) string {
+	t.Helper()
+	resp, err := hc.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body) // a short read shows in the body compared
+	return string(b)
+}
+
+func TestEndpointZeroValue(t *testing.T) {
+	t.Parallel()
+	var e fakekit.Endpoint
+	e.Close() // nothing to stop
+	if e.URL() != "" || e.TLSClient() != nil || e.Certificate() != nil {
+		t.Fatalf("zero Endpoint: URL %q, TLSClient %v, Certificate %v", e.URL(), e.TLSClient(), e.Certificate())
+	}
+}
+
+func TestEndpointStart(t *testing.T) {
+	t.Parallel()
+	var e fakekit.Endpoint
+	u := e.Start(t, hello)
+	if !strings.HasPrefix(u, "http://127.0.0.1:") || e.URL() != u {
+		t.Fatalf("Start = %q, URL = %q", u, e.URL())
+	}
+	if e.TLSClient() != nil || e.Certificate() != nil {
+		t.Fatal("plain HTTP endpoint offers TLS")
+	}
+	if got := get(t, http.DefaultClient, u+"/"); got != "hello" {
+		t.Fatalf("body %q", got)
+	}
+}
+
+func TestEndpointStartTLS(t *testing.T) {
+	t.Parallel()
+	for name, start := range map[string]func(*fakekit.Endpoint) string{
+		"StartTLS":      func(e *fakekit.Endpoint) string { return e.StartTLS(t, hello) },
+		"StartTLSQuiet": func(e *fakekit.Endpoint) string { return e.StartTLSQuiet(t, hello) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var e fakekit.Endpoint
+			u := start(&e)
+			if !strings.HasPrefix(u, "https://127.0.0.1:") || e.URL() != u {
+				t.Fatalf("URL %q, %q", u, e.URL())
+			}
+			hc, cert := e.TLSClient(), e.Certificate()
+			if hc == nil || cert == nil {
+				t.Fatalf("TLSClient %v, Certificate %v", hc, cert)
+			}
+			if got := get(t, hc, u+"/"); got != "hello" {
+				t.Fatalf("body %q", got)
+			}
+			// A client that does not trust the certificate is refused.
+			_, err := (&http.Client{Transport: &http.Transport{}}).Get(u + "/")
+			var unknown x509.UnknownAuthorityError
+			if !errors.As(err, &unknown) {
+				t.Fatalf("untrusting client: err = %v", err)
+			}
+		})
+	}
+}
+
+func TestEndpointListenAndClose(t *testing.T) {
+	t.Parallel()
+	var e fakekit.Endpoint
+	u, err := e.Listen("127.0.0.1:0", hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.URL() != u || e.TLSClient() != nil {
+		t.Fatalf("URL %q, want %q; TLSClient %v", e.URL(), u, e.TLSClient())
+	}
+	if got := get(t, http.DefaultClient, u+"/"); got != "hello" {
+		t.Fatalf("body %q", got)
+	}
+	addr := strings.TrimPrefix(u, "http://")
+	var busy fakekit.Endpoint
+	if bu, err := busy.Listen(addr, hello); err == nil || bu != "" || busy.URL() != "" ||
+		!strings.Contains(err.Error(), "is already in use") {
+		t.Fatalf("Listen on a busy port = %q, %v; URL %q", bu, err, busy.URL())
+	}
+	e.Close()
+	e.Close() // closing twice is harmless
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Fatalf("%s still accepts connections after Close", addr)
+	}
+}
+
+// TestEndpointConcurrentURL: readers of URL race with Start without a data
+// race (run with -race).
+func TestEndpointConcurrentURL(t *testing.T) {
+	t.Parallel()
+	var e fakekit.Endpoint
+	done := make(chan string)
+	go func() {
+		for e.URL() == "" {
+		}
+		done <- e.URL()
+	}()
+	u := e.Start(t, hello)
+	if got := <-done; got != u {
+		t.Fatalf("reader saw %q, want %q", got, u)
+	}
+}
