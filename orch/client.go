@@ -220,6 +220,10 @@ func (c *Client) String() string {
 // GoString is String, so %#v does not print the token either.
 func (c *Client) GoString() string { return c.String() }
 
+// heartbeatTokenTaken marks the context of a heartbeat whose client-side
+// token the worker took already (it skips a heartbeat rather than wait).
+type heartbeatTokenTaken struct{}
+
 // callKind says which client-side limit a call counts against.
 type callKind int
 
@@ -329,8 +333,10 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 		}
 		defer release()
 	case kindHeartbeat:
-		if err := c.limits.heartbeat(ctx); err != nil {
-			return contextError(m.name, err)
+		if taken, _ := ctx.Value(heartbeatTokenTaken{}).(bool); !taken {
+			if err := c.limits.heartbeat(ctx); err != nil {
+				return contextError(m.name, err)
+			}
 		}
 	}
 	for retries := 0; ; retries++ {

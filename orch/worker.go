@@ -1,0 +1,477 @@
+package orch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/apitwin/apitwin/orch/orchpb"
+)
+
+// WorkerOptions are the optional settings of a Worker.
+type WorkerOptions struct {
+	// MaxConcurrentActivities bounds the activities running at once
+	// (default 10). A poller asks for an activity only when one may run.
+	MaxConcurrentActivities int
+	// MaxConcurrentWorkflowTasks bounds the workflow tasks handled at once
+	// (default 4).
+	MaxConcurrentWorkflowTasks int
+	// ActivityPollers and WorkflowPollers are the long polls kept open per
+	// side (default 2 each). All long polls also count against the client's
+	// limit of concurrent long polls (10 by default).
+	ActivityPollers int
+	WorkflowPollers int
+}
+
+// Worker runs the workflows and activities registered with it for one task
+// queue of the client's namespace: it polls the queue for workflow tasks
+// (handing each to its workflow's Decide, and its queries to Query) and for
+// activity tasks (running the registered function), and reports the
+// outcomes. Register everything, then Start (or Run); Stop ends it
+// gracefully.
+type Worker struct {
+	c         *Client
+	taskQueue string
+	opts      WorkerOptions
+
+	mu         sync.Mutex
+	activities map[string]activityFunc
+	workflows  map[string]Workflow
+	started    bool
+
+	pollCtx    context.Context // ends the long polls
+	stopPolls  context.CancelFunc
+	taskCtx    context.Context // ends running activities on a hard stop
+	stopTasks  context.CancelFunc
+	actSlots   chan struct{}
+	wfSlots    chan struct{}
+	pollers    sync.WaitGroup
+	running    sync.WaitGroup
+	stopOnce   sync.Once
+	stopResult error
+}
+
+// activityFunc runs one activity: decodes the input, calls the function,
+// encodes the result.
+type activityFunc func(ctx context.Context, input *orchpb.Payloads) (*orchpb.Payloads, error)
+
+// NewWorker returns a worker for taskQueue in c's namespace.
+func NewWorker(c *Client, taskQueue string, opts *WorkerOptions) (*Worker, error) {
+	if c == nil {
+		return nil, errors.New("orch: nil client")
+	}
+	if taskQueue == "" {
+		return nil, errors.New("orch: empty task queue")
+	}
+	var o WorkerOptions
+	if opts != nil {
+		o = *opts
+	}
+	for _, v := range []int{o.MaxConcurrentActivities, o.MaxConcurrentWorkflowTasks, o.ActivityPollers, o.WorkflowPollers} {
+		if v < 0 {
+			return nil, fmt.Errorf("orch: worker options: negative value in %+v", o)
+		}
+	}
+	if o.MaxConcurrentActivities == 0 {
+		o.MaxConcurrentActivities = 10
+	}
+	if o.MaxConcurrentWorkflowTasks == 0 {
+		o.MaxConcurrentWorkflowTasks = 4
+	}
+	if o.ActivityPollers == 0 {
+		o.ActivityPollers = 2
+	}
+	if o.WorkflowPollers == 0 {
+		o.WorkflowPollers = 2
+	}
+	return &Worker{
+		c: c, taskQueue: taskQueue, opts: o,
+		activities: map[string]activityFunc{},
+		workflows:  map[string]Workflow{},
+	}, nil
+}
+
+// RegisterActivity registers fn as the activity type name of w. Its input
+// is decoded from the task's first payload (JSON; the zero In when there is
+// none) and its output encoded as the result. Returning an error fails the
+// attempt (the service retries it per the activity's retry policy; wrap it
+// with NonRetryable, or return an *ApplicationError, to stop that). A panic
+// is a failed attempt too. Register before Start.
+func RegisterActivity[In, Out any](w *Worker, name string, fn func(ctx context.Context, in In) (Out, error)) error {
+	if fn == nil || name == "" {
+		return errors.New("orch: RegisterActivity needs a name and a function")
+	}
+	return w.register(name, func(ctx context.Context, input *orchpb.Payloads) (*orchpb.Payloads, error) {
+		var in In
+		if len(input.GetPayloads()) > 0 {
+			if err := DecodePayload(input.GetPayloads()[0], &in); err != nil {
+				return nil, NonRetryable(fmt.Errorf("activity %s: %w", name, err))
+			}
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return EncodePayloads(out)
+	})
+}
+
+func (w *Worker) register(name string, fn activityFunc) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started {
+		return errors.New("orch: register before the worker starts")
+	}
+	if _, dup := w.activities[name]; dup {
+		return fmt.Errorf("orch: activity %s registered twice", name)
+	}
+	w.activities[name] = fn
+	return nil
+}
+
+// Workflow is how a worker handles the workflow tasks of one workflow type.
+// The worker hides nothing: Decide sees the whole history of the execution
+// on every task and returns the commands for this task; the same history
+// gives the same commands, so Decide must be a function of the history
+// (no clock, no randomness, no I/O). There is no replay or in-memory
+// workflow state beyond this.
+type Workflow struct {
+	// Decide returns the commands of a workflow task. An error fails the
+	// task (RespondWorkflowTaskFailed); the service schedules it again.
+	Decide func(ctx context.Context, task *WorkflowTask) ([]*orchpb.Command, error)
+	// Query answers a query from the history; nil refuses every query.
+	Query func(ctx context.Context, task *WorkflowTask, queryType string, args *orchpb.Payloads) (any, error)
+}
+
+// RegisterWorkflow registers the handler of workflow type name.
+func (w *Worker) RegisterWorkflow(name string, wf Workflow) error {
+	if name == "" || wf.Decide == nil {
+		return errors.New("orch: RegisterWorkflow needs a name and a Decide function")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started {
+		return errors.New("orch: register before the worker starts")
+	}
+	if _, dup := w.workflows[name]; dup {
+		return fmt.Errorf("orch: workflow %s registered twice", name)
+	}
+	w.workflows[name] = wf
+	return nil
+}
+
+// WorkflowTask is one workflow task as Decide and Query see it.
+type WorkflowTask struct {
+	WorkflowID   string
+	RunID        string
+	WorkflowType string
+	// History is the execution's whole history, oldest first (pages the
+	// poll did not carry are fetched before Decide runs).
+	History []*orchpb.HistoryEvent
+	// PreviousStartedEventID is the started event of the last task that
+	// completed: events after it are new to this task.
+	PreviousStartedEventID int64
+	Attempt                int32
+	// Raw is the poll's answer as the service sent it.
+	Raw *orchpb.PollWorkflowTaskQueueResponse
+}
+
+// Input decodes the workflow's input (its first payload) into out.
+func (t *WorkflowTask) Input(out any) error {
+	for _, ev := range t.History {
+		if a := ev.GetWorkflowExecutionStartedEventAttributes(); a != nil {
+			if len(a.GetInput().GetPayloads()) == 0 {
+				return nil
+			}
+			return DecodePayloads(a.GetInput(), out)
+		}
+	}
+	return ErrNoPayload
+}
+
+// Signals returns the signals recorded so far, in order.
+func (t *WorkflowTask) Signals() []*orchpb.WorkflowExecutionSignaledEventAttributes {
+	var out []*orchpb.WorkflowExecutionSignaledEventAttributes
+	for _, ev := range t.History {
+		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Start registers the worker's types with the service (RegisterWorker) and
+// starts polling in the background; the context bounds only the
+// registration. It fails when nothing is registered.
+func (w *Worker) Start(ctx context.Context) error {
+	w.mu.Lock()
+	if w.started {
+		w.mu.Unlock()
+		return errors.New("orch: worker already started")
+	}
+	if len(w.activities) == 0 && len(w.workflows) == 0 {
+		w.mu.Unlock()
+		return errors.New("orch: nothing registered")
+	}
+	w.started = true
+	req := &orchpb.RegisterWorkerRequest{Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity}
+	for name := range w.workflows {
+		req.WorkflowTypes = append(req.WorkflowTypes, name)
+	}
+	for name := range w.activities {
+		req.ActivityTypes = append(req.ActivityTypes, name)
+	}
+	w.mu.Unlock()
+	if _, err := w.c.Raw().RegisterWorker(ctx, req); err != nil {
+		return err
+	}
+	w.pollCtx, w.stopPolls = context.WithCancel(context.Background())
+	w.taskCtx, w.stopTasks = context.WithCancel(context.Background())
+	if len(w.workflows) > 0 {
+		w.wfSlots = make(chan struct{}, w.opts.MaxConcurrentWorkflowTasks)
+		for range w.opts.WorkflowPollers {
+			w.pollers.Go(w.pollWorkflowTasks)
+		}
+	}
+	if len(w.activities) > 0 {
+		w.actSlots = make(chan struct{}, w.opts.MaxConcurrentActivities)
+		for range w.opts.ActivityPollers {
+			w.pollers.Go(w.pollActivityTasks)
+		}
+	}
+	return nil
+}
+
+// Run starts the worker and runs it until ctx ends, then stops it
+// gracefully.
+func (w *Worker) Run(ctx context.Context) error {
+	if err := w.Start(ctx); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	w.Stop()
+	return nil
+}
+
+// Stop ends the worker gracefully: the long polls end, and the tasks
+// running finish and report. It returns when all have. See Shutdown to
+// bound the wait.
+func (w *Worker) Stop() { _ = w.Shutdown(context.Background()) }
+
+// Shutdown ends the long polls and waits for the running tasks to finish and
+// report, until ctx ends; then it cancels the activities still running
+// (their context ends; they report a canceled failure) and waits for them.
+// It returns ctx's error when it had to cancel.
+func (w *Worker) Shutdown(ctx context.Context) error {
+	w.mu.Lock()
+	started := w.started
+	w.mu.Unlock()
+	if !started {
+		return nil
+	}
+	w.stopOnce.Do(func() {
+		w.stopPolls()
+		w.pollers.Wait()
+		done := make(chan struct{})
+		go func() { w.running.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			w.stopTasks()
+			<-done
+			w.stopResult = ctx.Err()
+		}
+		w.stopTasks()
+	})
+	return w.stopResult
+}
+
+// acquire takes a slot, or fails when the polls are ending.
+func (w *Worker) acquire(slots chan struct{}) bool {
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-w.pollCtx.Done():
+		return false
+	}
+}
+
+// pollBackoff waits after a failed poll: 100 ms doubling up to 10 s, on the
+// client's clock.
+func (w *Worker) pollBackoff(failures int) {
+	d := 100 * time.Millisecond << min(failures, 7)
+	_ = w.c.clk.Sleep(w.pollCtx, min(d, 10*time.Second))
+}
+
+func (w *Worker) logError(msg string, err error, attrs ...slog.Attr) {
+	if w.c.log == nil || err == nil {
+		return
+	}
+	attrs = append(attrs, slog.String("service", "orch"), slog.String("task_queue", w.taskQueue), slog.String("error", err.Error()))
+	w.c.log.LogAttrs(context.Background(), slog.LevelWarn, msg, attrs...)
+}
+
+func (w *Worker) pollWorkflowTasks() {
+	failures := 0
+	for w.acquire(w.wfSlots) {
+		task, err := w.c.Raw().PollWorkflowTaskQueue(w.pollCtx, &orchpb.PollWorkflowTaskQueueRequest{
+			Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity,
+		})
+		if err != nil || len(task.GetTaskToken()) == 0 {
+			<-w.wfSlots
+			if err != nil && w.pollCtx.Err() == nil {
+				w.logError("workflow task poll failed", err)
+				w.pollBackoff(failures)
+				failures++
+			}
+			continue
+		}
+		failures = 0
+		w.running.Go(func() {
+			defer func() { <-w.wfSlots }()
+			w.handleWorkflowTask(task)
+		})
+	}
+}
+
+func (w *Worker) pollActivityTasks() {
+	failures := 0
+	for w.acquire(w.actSlots) {
+		task, err := w.c.Raw().PollActivityTaskQueue(w.pollCtx, &orchpb.PollActivityTaskQueueRequest{
+			Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity,
+		})
+		if err != nil || len(task.GetTaskToken()) == 0 {
+			<-w.actSlots
+			if err != nil && w.pollCtx.Err() == nil {
+				w.logError("activity task poll failed", err)
+				w.pollBackoff(failures)
+				failures++
+			}
+			continue
+		}
+		failures = 0
+		w.running.Go(func() {
+			defer func() { <-w.actSlots }()
+			w.runActivity(task)
+		})
+	}
+}
+
+// reportCtx is the context of a task's answer: not the poll's, which a
+// stop ends, so a task that finished during a stop still reports.
+func reportCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), time.Minute)
+}
+
+func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) {
+	ctx, cancel := reportCtx()
+	defer cancel()
+	wt := &WorkflowTask{
+		WorkflowID:             task.GetWorkflowExecution().GetWorkflowId(),
+		RunID:                  task.GetWorkflowExecution().GetRunId(),
+		WorkflowType:           task.GetWorkflowType().GetName(),
+		History:                task.GetHistory(),
+		PreviousStartedEventID: task.GetPreviousStartedEventId(),
+		Attempt:                task.GetAttempt(),
+		Raw:                    task,
+	}
+	for token := task.GetNextPageToken(); len(token) > 0; {
+		page, err := w.c.Raw().GetWorkflowExecutionHistory(ctx, &orchpb.GetWorkflowExecutionHistoryRequest{
+			Namespace: w.c.namespace, Execution: task.GetWorkflowExecution(), NextPageToken: token,
+		})
+		if err != nil {
+			w.failWorkflowTask(ctx, task, fmt.Errorf("reading the history: %w", err))
+			return
+		}
+		wt.History = append(wt.History, page.GetHistory()...)
+		token = page.GetNextPageToken()
+	}
+	w.mu.Lock()
+	wf, ok := w.workflows[wt.WorkflowType]
+	w.mu.Unlock()
+	if !ok {
+		w.failWorkflowTask(ctx, task, &ApplicationError{Message: "workflow type " + wt.WorkflowType + " is not registered with this worker", Type: "WorkflowTypeNotRegistered"})
+		return
+	}
+	results, failures := w.answerQueries(ctx, wf, wt, task.GetQueries())
+	if task.GetQuery() != nil {
+		// A query task: answers only, no commands, no history event.
+		if len(task.GetQueries()) == 0 {
+			results, failures = w.answerQueries(ctx, wf, wt, map[string]*orchpb.WorkflowQuery{"": task.GetQuery()})
+		}
+		_, err := w.c.Raw().RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{
+			Namespace: w.c.namespace, TaskToken: task.GetTaskToken(), Identity: w.c.identity,
+			QueryResults: results, QueryFailures: failures,
+		})
+		w.logError("answering a query task failed", err)
+		return
+	}
+	commands, err := safeDecide(ctx, wf, wt)
+	if err != nil {
+		w.failWorkflowTask(ctx, task, err)
+		return
+	}
+	_, err = w.c.Raw().RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{
+		Namespace: w.c.namespace, TaskToken: task.GetTaskToken(), Identity: w.c.identity, Commands: commands,
+		QueryResults: results, QueryFailures: failures,
+		SdkMetadata: &orchpb.WorkflowTaskCompletedMetadata{SdkName: sdkName},
+	})
+	w.logError("completing a workflow task failed", err, slog.String("workflow_id", wt.WorkflowID))
+}
+
+func safeDecide(ctx context.Context, wf Workflow, wt *WorkflowTask) (cmds []*orchpb.Command, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("workflow %s panicked: %v\n%s", wt.WorkflowType, r, debug.Stack())
+		}
+	}()
+	return wf.Decide(ctx, wt)
+}
+
+func (w *Worker) answerQueries(ctx context.Context, wf Workflow, wt *WorkflowTask, queries map[string]*orchpb.WorkflowQuery) (map[string]*orchpb.Payloads, map[string]*orchpb.Failure) {
+	if len(queries) == 0 {
+		return nil, nil
+	}
+	results := map[string]*orchpb.Payloads{}
+	failures := map[string]*orchpb.Failure{}
+	for id, q := range queries {
+		answer, err := safeQuery(ctx, wf, wt, q)
+		if err == nil {
+			var p *orchpb.Payloads
+			if p, err = EncodePayloads(answer); err == nil {
+				if p == nil {
+					p = &orchpb.Payloads{}
+				}
+				results[id] = p
+				continue
+			}
+		}
+		failures[id] = failureFrom(err)
+	}
+	return results, failures
+}
+
+func safeQuery(ctx context.Context, wf Workflow, wt *WorkflowTask, q *orchpb.WorkflowQuery) (answer any, err error) {
+	if wf.Query == nil {
+		return nil, fmt.Errorf("workflow %s answers no queries", wt.WorkflowType)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("query %s panicked: %v", q.GetQueryType(), r)
+		}
+	}()
+	return wf.Query(ctx, wt, q.GetQueryType(), q.GetQueryArgs())
+}
+
+func (w *Worker) failWorkflowTask(ctx context.Context, task *orchpb.PollWorkflowTaskQueueResponse, err error) {
+	_, rerr := w.c.Raw().RespondWorkflowTaskFailed(ctx, &orchpb.RespondWorkflowTaskFailedRequest{
+		Namespace: w.c.namespace, TaskToken: task.GetTaskToken(), Identity: w.c.identity,
+		Cause: orchpb.WorkflowTaskFailedCause_WORKFLOW_WORKER_UNHANDLED_FAILURE, Failure: failureFrom(err),
+	})
+	w.logError("workflow task failed", err)
+	w.logError("reporting a failed workflow task failed", rerr)
+}
