@@ -169,3 +169,16 @@ func failureFrom(err error) *orchpb.Failure {
 	f.FailureInfo = &orchpb.Failure_ApplicationFailureInfo{ApplicationFailureInfo: info}
 	return f
 }
+
+// RequestCancelActivityCommand is the command that asks the activity
+// scheduled by event scheduledEventID to stop: one not started yet is
+// canceled at once; a running one learns it from its next heartbeat (its
+// context ends with ErrActivityCanceled) and ends canceled when it reports.
+func RequestCancelActivityCommand(scheduledEventID int64) *orchpb.Command {
+	return &orchpb.Command{
+		CommandType: orchpb.CommandType_REQUEST_CANCEL_ACTIVITY_TASK,
+		Attributes: &orchpb.Command_RequestCancelActivityTaskCommandAttributes{
+			RequestCancelActivityTaskCommandAttributes: &orchpb.RequestCancelActivityTaskCommandAttributes{ScheduledEventId: scheduledEventID},
+		},
+	}
+}
