@@ -21,7 +21,8 @@
 // (Register/Describe/List/AllNamespaces) and administration (DescribeCluster,
 // List/AllClusterMembers, DescribeShard, CloseShard, DescribeTaskQueue,
 // ListTaskQueuePartitions). ListX returns one page; AllX iterates lazily, one
-// page in memory, stopping at the first error and on break.
+// page in memory, stopping at the first error and on break. A [Worker] runs
+// workflows and activities (see Workers below).
 //
 // Values (workflow input, signal arguments, results, memo and search
 // attributes) are JSON: each is one Payload with metadata
@@ -122,6 +123,51 @@
 // a slot), 1,000 heartbeats a minute (bursts of 1,000). A long poll whose
 // context has no deadline gets [LongPollTimeout] (70 s); [WithCallTimeout]
 // gives other calls a default deadline.
+//
+// # Workers
+//
+// A [Worker] serves one task queue of the client's namespace. Activities are
+// plain functions registered with [RegisterActivity] (typed input and output,
+// JSON-encoded); inside one, [RecordHeartbeat] reports progress with details
+// (read by a retried attempt with [HeartbeatDetails]) and [GetActivityInfo]
+// tells the attempt. Returning an error fails the attempt and the service
+// retries it per the activity's retry policy; [NonRetryable] or an
+// [*ApplicationError] with NonRetryable stops that. A panic is a failed
+// attempt. Cancellation arrives through the context: when a heartbeat
+// answers that the workflow asked for cancellation the context ends with
+// [ErrActivityCanceled] as its cause, and the failure the activity then
+// returns is reported as canceled; when a heartbeat finds the task gone
+// (timed out, execution closed) the context ends with that error. The
+// service enforces the activity's timeouts; the worker sets no deadline of
+// its own on the context.
+//
+// Workflow tasks are honest: a [Workflow]'s Decide gets the execution's whole
+// history (pages beyond the poll's are fetched first) and returns commands
+// ([ScheduleActivityCommand], [CompleteWorkflowCommand],
+// [FailWorkflowCommand], [CancelWorkflowCommand], [StartTimerCommand],
+// [RequestCancelActivityCommand], or any *orchpb.Command). There is no replay
+// and no workflow state kept in memory: the history is the state, so Decide
+// must be a function of it. An error or panic in Decide fails the task
+// (RespondWorkflowTaskFailed, cause WORKFLOW_WORKER_UNHANDLED_FAILURE) and the
+// service schedules it again. Queries go to Workflow.Query with the same
+// history: a task that carries a query (field query set) is a query task and
+// is answered with query results only, no commands; queries that come with an
+// ordinary task are answered beside its commands. [Sequence] writes the
+// common case with the same API: run these activities in order, each fed the
+// previous result, then complete (its rules are on Sequence).
+//
+// Concurrency is bounded: MaxConcurrentActivities (default 10) and
+// MaxConcurrentWorkflowTasks (default 4) slots, and a poller asks for a task
+// only when a slot is free; 2 pollers per side by default. Polls are long
+// polls and share the client's limit of concurrent long polls; heartbeats
+// keep to the client's heartbeats-a-minute limit by skipping (never queuing)
+// a heartbeat over it, whose details then go with the next one sent. Start
+// registers the worker's types (RegisterWorker) and begins polling; Stop ends
+// the polls and waits for running tasks to finish and report; Shutdown(ctx)
+// bounds that wait, then cancels the activities still running (they report
+// a canceled failure). A task handed to a poll at the very moment the poll
+// was abandoned is not lost for good: the service times it out and hands it
+// out again.
 //
 // # Versions, security, logging
 //

@@ -132,3 +132,66 @@ func ExampleClient_RegisterNamespace() {
 	// true
 	// true Task queue not found
 }
+
+func ExampleWorker() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := orch.NewHTTP(srv.URL(), orch.WithClock(srv.Clock()))
+	if err != nil {
+		panic(err)
+	}
+
+	type Order struct {
+		ID      string `json:"id"`
+		Paid    bool   `json:"paid"`
+		Shipped bool   `json:"shipped"`
+	}
+	w, err := orch.NewWorker(c, "fulfilment", nil)
+	if err != nil {
+		panic(err)
+	}
+	_ = orch.RegisterActivity(w, "Charge", func(ctx context.Context, o Order) (Order, error) {
+		_ = orch.RecordHeartbeat(ctx, "charging "+o.ID)
+		o.Paid = true
+		return o, nil
+	})
+	_ = orch.RegisterActivity(w, "Ship", func(_ context.Context, o Order) (Order, error) {
+		if !o.Paid {
+			return o, orch.NonRetryable(errors.New("not paid"))
+		}
+		o.Shipped = true
+		return o, nil
+	})
+	step := &orch.ActivityOptions{StartToCloseTimeout: time.Minute}
+	_ = w.RegisterWorkflow("Fulfil", orch.Sequence(
+		orch.ActivityStep{ActivityType: "Charge", Options: step},
+		orch.ActivityStep{ActivityType: "Ship", Options: step},
+	))
+	if err := w.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer w.Stop()
+
+	run, err := c.StartWorkflow(ctx, "Fulfil", "fulfilment", Order{ID: "o-7"}, &orch.StartWorkflowOptions{ID: "fulfil-o-7"})
+	if err != nil {
+		panic(err)
+	}
+	var done Order
+	if err := run.Get(ctx, &done); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%+v\n", done)
+	for ev, err := range run.History(ctx, nil) {
+		if err != nil {
+			panic(err)
+		}
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+			fmt.Println(ev.GetEventType(), a.GetActivityType().GetName())
+		}
+	}
+	// Output:
+	// {ID:o-7 Paid:true Shipped:true}
+	// ActivityTaskScheduled Charge
+	// ActivityTaskScheduled Ship
+}
