@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -206,18 +207,17 @@ func (t *WorkflowTask) Signals() []*orchpb.WorkflowExecutionSignaledEventAttribu
 
 // Start registers the worker's types with the service (RegisterWorker) and
 // starts polling in the background; the context bounds only the
-// registration. It fails when nothing is registered.
+// registration. It fails when nothing is registered or the registration
+// fails (the worker may then be started again); a worker starts once.
 func (w *Worker) Start(ctx context.Context) error {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.started {
-		w.mu.Unlock()
 		return errors.New("orch: worker already started")
 	}
 	if len(w.activities) == 0 && len(w.workflows) == 0 {
-		w.mu.Unlock()
 		return errors.New("orch: nothing registered")
 	}
-	w.started = true
 	req := &orchpb.RegisterWorkerRequest{Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity}
 	for name := range w.workflows {
 		req.WorkflowTypes = append(req.WorkflowTypes, name)
@@ -225,10 +225,12 @@ func (w *Worker) Start(ctx context.Context) error {
 	for name := range w.activities {
 		req.ActivityTypes = append(req.ActivityTypes, name)
 	}
-	w.mu.Unlock()
+	slices.Sort(req.WorkflowTypes)
+	slices.Sort(req.ActivityTypes)
 	if _, err := w.c.Raw().RegisterWorker(ctx, req); err != nil {
 		return err
 	}
+	w.started = true
 	w.pollCtx, w.stopPolls = context.WithCancel(context.Background())
 	w.taskCtx, w.stopTasks = context.WithCancel(context.Background())
 	if len(w.workflows) > 0 {

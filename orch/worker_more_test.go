@@ -191,3 +191,112 @@ func TestHeartbeatsKeepTheClientLimit(t *testing.T) {
 		}
 	}, orchfake.WithTimeSkipping())
 }
+
+func TestWorkerRegistrationRules(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, e *env) {
+		c := e.client(t)
+		if _, err := orch.NewWorker(c, "", nil); err == nil {
+			t.Error("empty task queue accepted")
+		}
+		if _, err := orch.NewWorker(c, "q", &orch.WorkerOptions{MaxConcurrentActivities: -1}); err == nil {
+			t.Error("negative option accepted")
+		}
+		w, err := orch.NewWorker(c, uid("q"), nil)
+		must(t, err)
+		if err := w.Start(t.Context()); err == nil {
+			t.Error("a worker with nothing registered started")
+		}
+		echo := func(_ context.Context, s string) (string, error) { return s, nil }
+		must(t, orch.RegisterActivity(w, "Echo", echo))
+		if err := orch.RegisterActivity(w, "Echo", echo); err == nil {
+			t.Error("an activity registered twice")
+		}
+		if err := w.RegisterWorkflow("W", orch.Workflow{}); err == nil {
+			t.Error("a workflow without Decide registered")
+		}
+		w.Stop() // before Start: nothing to do
+		// A failed registration leaves the worker startable.
+		bad := e.client(t, orch.WithNamespace(uid("missing")))
+		wb, err := orch.NewWorker(bad, "q", nil)
+		must(t, err)
+		must(t, orch.RegisterActivity(wb, "Echo", echo))
+		if err := wb.Start(t.Context()); !errors.Is(err, orch.ErrNamespaceNotFound) {
+			t.Errorf("start in a missing namespace: %v", err)
+		}
+		wb.Stop()
+		must(t, w.Start(t.Context()))
+		if err := orch.RegisterActivity(w, "Late", echo); err == nil {
+			t.Error("registered after start")
+		}
+		if err := w.Start(t.Context()); err == nil {
+			t.Error("started twice")
+		}
+		w.Stop()
+		w.Stop() // twice is fine
+	})
+}
+
+func TestActivityOutsideAWorker(t *testing.T) {
+	t.Parallel()
+	if err := orch.RecordHeartbeat(t.Context(), 1); err == nil {
+		t.Error("RecordHeartbeat outside an activity")
+	}
+	if _, ok := orch.GetActivityInfo(t.Context()); ok {
+		t.Error("activity info outside an activity")
+	}
+	if err := orch.HeartbeatDetails(t.Context(), new(int)); err == nil {
+		t.Error("HeartbeatDetails outside an activity")
+	}
+}
+
+// TestPanicsFailTheirTask: a panicking Decide fails its workflow task (the
+// service schedules another); a panicking activity fails its attempt (the
+// service retries it).
+func TestPanicsFailTheirTask(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, e *env) {
+		c := workerClient(t, e)
+		q := uid("panic")
+		seq := orch.Sequence(orch.ActivityStep{ActivityType: "Fragile", Options: &orch.ActivityOptions{
+			StartToCloseTimeout: time.Minute, RetryPolicy: &orch.ServerRetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+		}})
+		startWorker(t, c, q, func(w *orch.Worker) {
+			must(t, orch.RegisterActivity(w, "Fragile", func(ctx context.Context, in string) (string, error) {
+				if info, _ := orch.GetActivityInfo(ctx); info.Attempt == 1 {
+					panic("first attempt breaks")
+				}
+				return in + "!", nil
+			}))
+			must(t, w.RegisterWorkflow("Moody", orch.Workflow{Decide: func(ctx context.Context, wt *orch.WorkflowTask) ([]*orchpb.Command, error) {
+				if wt.Attempt == 1 && len(wt.History) < 4 {
+					panic("first task breaks")
+				}
+				return seq.Decide(ctx, wt)
+			}}))
+		})
+		run, err := c.StartWorkflow(t.Context(), "Moody", q, "ok", nil)
+		must(t, err)
+		var got string
+		must(t, run.Get(t.Context(), &got))
+		if got != "ok!" {
+			t.Errorf("result %q", got)
+		}
+		if !hasEvent(t, c, run, orchpb.EventType_WorkflowTaskFailed) {
+			t.Error("the panicking task left no WorkflowTaskFailed")
+		}
+		// A workflow type no worker registered fails its tasks, visibly.
+		other, err := c.StartWorkflow(t.Context(), "Unknown", q, nil, nil)
+		must(t, err)
+		for ev, err := range other.History(t.Context(), &orch.HistoryOptions{Wait: true}) {
+			must(t, err)
+			if a := ev.GetWorkflowTaskFailedEventAttributes(); a != nil {
+				if a.GetCause() != orchpb.WorkflowTaskFailedCause_WORKFLOW_WORKER_UNHANDLED_FAILURE || a.GetFailure().GetApplicationFailureInfo().GetType() != "WorkflowTypeNotRegistered" {
+					t.Errorf("failure %v", a)
+				}
+				break
+			}
+		}
+		must(t, other.Terminate(t.Context(), nil))
+	}, orchfake.WithTimeSkipping())
+}
