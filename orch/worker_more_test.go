@@ -256,6 +256,7 @@ func TestActivityOutsideAWorker(t *testing.T) {
 func TestPanicsFailTheirTask(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, e *env) {
+		e.fake(t) // the retry waits a second: on the fake, time skipping makes that instant
 		c := workerClient(t, e)
 		q := uid("panic")
 		seq := orch.Sequence(orch.ActivityStep{ActivityType: "Fragile", Options: &orch.ActivityOptions{
