@@ -122,7 +122,9 @@
 // long polls at once (task-queue polls and history waits; the next waits for
 // a slot), 1,000 heartbeats a minute (bursts of 1,000). A long poll whose
 // context has no deadline gets [LongPollTimeout] (70 s); [WithCallTimeout]
-// gives other calls a default deadline.
+// gives other calls a default deadline. A test that shares a fake's clock
+// with the client (orchfake does) should know that the client's own waits
+// (backoff, limits) move that clock when it advances by itself.
 //
 // # Workers
 //

@@ -43,6 +43,7 @@ func newHTTPTransport(baseURL string, s *settings) (*httpTransport, error) {
 	cfg.Service = "orch"
 	cfg.BaseURL = base
 	cfg.Retry = rest.RetryPolicy{Disabled: true}
+	cfg.Logger = nil // the Client logs each call once, the same way for both transports
 	cfg.DecodeError = decodeHTTPError
 	if s.token != "" {
 		token := s.token
