@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -148,4 +150,33 @@ func (r *pathRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.deprecation = resp.Header.Get("Deprecation")
 	}
 	return resp, err
+}
+
+// TestServerDown: a server that is not there is UNAVAILABLE on both
+// transports, after the retries a read may make (on the client's clock).
+func TestServerDown(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	_ = lis.Close() // nothing listens there now
+	clk := clock.NewFake(epoch)
+	g, err := orch.Dial(addr, orch.WithInsecure(), orch.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	h, err := orch.NewHTTP("http://"+addr, orch.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]*orch.Client{"grpc": g, "http": h} {
+		_, err := c.DescribeCluster(t.Context())
+		var oe *orch.Error
+		if !errors.Is(err, orch.ErrUnavailable) || !errors.As(err, &oe) || oe.Retries != 3 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
