@@ -1,7 +1,10 @@
 // Command quickstart runs one realistic story across the apitwin SDK and
-// prints each step: an operator logs in through the cloud login gateway, an
-// order is invoiced in the ERP, shipped through a task in the source-hosting
-// service, and the shipping issue is read back through the mcp tool gateway.
+// prints each step: an operator logs in through the cloud login gateway; a
+// customer, a product and an invoice are made in the ERP and the invoice is
+// validated; an order workflow starts in the orchestration service, whose
+// worker's activities pack the parcel and open a shipping issue in the
+// source-hosting service; the issue is read back through the mcp tool
+// gateway; a summary ends it.
 //
 // With no flags and no setup it starts the embedded fakes (package fake) on
 // loopback ports:
@@ -10,7 +13,8 @@
 //
 // To run the same story against real services, set all of CLOUDAUTH_URL,
 // CLOUDAUTH_USERNAME and CLOUDAUTH_PASSWORD (CLOUDAUTH_TENANT is optional),
-// ERP_URL and ERP_API_KEY, SOURCEHOST_URL and SOURCEHOST_TOKEN (a token with
+// ERP_URL and ERP_API_KEY, ORCH_ADDR (gRPC host:port; ORCH_TOKEN and
+// ORCH_NAMESPACE optional), SOURCEHOST_URL and SOURCEHOST_TOKEN (a token with
 // the api scope), and MCP_URL (the gateway; it uses the sourcehost token).
 package main
 
@@ -26,6 +30,8 @@ import (
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -41,6 +47,7 @@ type clients struct {
 	cloudauth  *cloudauth.Client
 	login      cloudauth.LoginRequest
 	erp        *erp.Client
+	orch       *orch.Client
 	sourcehost *sourcehost.Client
 	mcp        *mcp.Client
 	where      string
@@ -104,22 +111,75 @@ func run(ctx context.Context, getenv func(string) string) error {
 	}
 	fmt.Printf("erp: validated invoice %s for %s (total with tax %s)\n", invoice.Ref, customer.Name, invoice.TotalTTC.Round(2))
 
-	// 2. Shipping: a project for the warehouse and an issue for the parcel.
+	// 2. Fulfilment: an order workflow in orch. Its worker runs two
+	// activities: pack the parcel, then open a shipping issue in sourcehost.
 	project, err := c.sourcehost.CreateProject(ctx, &sourcehost.CreateProjectRequest{
 		Name: "quickstart-warehouse-" + suffix, Description: "Parcels to ship",
 	})
 	if err != nil {
 		return fmt.Errorf("sourcehost: create project: %w", err)
 	}
-	issue, err := c.sourcehost.CreateIssue(ctx, sourcehost.ProjectID(project.ID), &sourcehost.CreateIssueRequest{
-		Title:       fmt.Sprintf("Ship invoice %s to %s", invoice.Ref, customer.Name),
-		Description: fmt.Sprintf("2 x %s", product.Label),
-		Labels:      sourcehost.Labels{"shipping"},
-	})
+	fmt.Printf("sourcehost: created project %s for the warehouse\n", project.PathWithNamespace)
+
+	const taskQueue = "quickstart-orders"
+	w, err := orch.NewWorker(c.orch, taskQueue, nil)
 	if err != nil {
-		return fmt.Errorf("sourcehost: create issue: %w", err)
+		return err
 	}
-	fmt.Printf("sourcehost: opened shipping issue #%d in %s\n", issue.IID, project.PathWithNamespace)
+	if err := orch.RegisterActivity(w, "PackParcel", func(ctx context.Context, o shipment) (shipment, error) {
+		o.Parcel = fmt.Sprintf("PARCEL-%s-%d", strings.Trim(o.Invoice, "()"), o.Qty)
+		return o, nil
+	}); err != nil {
+		return err
+	}
+	if err := orch.RegisterActivity(w, "OpenShippingIssue", func(ctx context.Context, o shipment) (shipment, error) {
+		is, err := c.sourcehost.CreateIssue(ctx, sourcehost.ProjectID(o.ProjectID), &sourcehost.CreateIssueRequest{
+			Title:       fmt.Sprintf("Ship invoice %s to %s", o.Invoice, o.Customer),
+			Description: fmt.Sprintf("%d x %s in parcel %s", o.Qty, o.Product, o.Parcel),
+			Labels:      sourcehost.Labels{"shipping"},
+		})
+		if err != nil {
+			return o, err
+		}
+		o.IssueIID = is.IID
+		return o, nil
+	}); err != nil {
+		return err
+	}
+	step := &orch.ActivityOptions{StartToCloseTimeout: 30 * time.Second}
+	if err := w.RegisterWorkflow("OrderFulfilment", orch.Sequence(
+		orch.ActivityStep{ActivityType: "PackParcel", Options: step},
+		orch.ActivityStep{ActivityType: "OpenShippingIssue", Options: step},
+	)); err != nil {
+		return err
+	}
+	if err := w.Start(ctx); err != nil {
+		return fmt.Errorf("orch: start worker: %w", err)
+	}
+	defer w.Stop()
+
+	run, err := c.orch.StartWorkflow(ctx, "OrderFulfilment", taskQueue, shipment{
+		Invoice: invoice.Ref, Customer: customer.Name, Product: product.Label, Qty: 2, ProjectID: project.ID,
+	}, &orch.StartWorkflowOptions{ID: "order-" + invoice.Ref + "-" + suffix})
+	if err != nil {
+		return fmt.Errorf("orch: start workflow: %w", err)
+	}
+	fmt.Printf("orch: started workflow %s (run %.8s) on task queue %s\n", run.ID, run.RunID, taskQueue)
+	var shipped shipment
+	if err := run.Get(ctx, &shipped); err != nil {
+		return fmt.Errorf("orch: workflow result: %w", err)
+	}
+	completed := 0
+	for ev, err := range run.History(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("orch: history: %w", err)
+		}
+		if ev.GetEventType() == orchpb.EventType_ActivityTaskCompleted {
+			completed++
+		}
+	}
+	fmt.Printf("orch: workflow completed after %d activities: parcel %s, shipping issue #%d\n",
+		completed, shipped.Parcel, shipped.IssueIID)
 
 	// 3. The gateway: the shipping issues, as an AI tool would see them.
 	list, err := c.mcp.ListIssues(ctx, &mcp.ListIssuesParams{ProjectID: project.ID, Labels: []string{"shipping"}})
@@ -133,15 +193,27 @@ func run(ctx context.Context, getenv func(string) string) error {
 		fmt.Printf("mcp: list_issues → #%d %q [%s]\n", is.IID, is.Title, strings.Join(is.Labels, ", "))
 	}
 
-	fmt.Printf("summary: invoice %s (%s) validated for %s; %d shipping issue(s) open in %s\n",
-		invoice.Ref, invoice.TotalTTC.Round(2), customer.Name, len(list.Issues), project.PathWithNamespace)
+	fmt.Printf("summary: invoice %s (%s) validated for %s; workflow %s shipped parcel %s; %d shipping issue(s) open in %s\n",
+		invoice.Ref, invoice.TotalTTC.Round(2), customer.Name, run.ID, shipped.Parcel, len(list.Issues), project.PathWithNamespace)
 	return nil
+}
+
+// shipment is the order workflow's input, passed from activity to activity
+// and returned as its result.
+type shipment struct {
+	Invoice   string `json:"invoice"`
+	Customer  string `json:"customer"`
+	Product   string `json:"product"`
+	Qty       int    `json:"qty"`
+	ProjectID int64  `json:"project_id"`
+	Parcel    string `json:"parcel,omitempty"`
+	IssueIID  int64  `json:"issue_iid,omitempty"`
 }
 
 // connect uses the real services when the environment names them all, and
 // the embedded fakes when it names none.
 func connect(getenv func(string) string) (*clients, error) {
-	settings := []string{"CLOUDAUTH_URL", "CLOUDAUTH_USERNAME", "CLOUDAUTH_PASSWORD", "ERP_URL", "ERP_API_KEY", "SOURCEHOST_URL", "SOURCEHOST_TOKEN", "MCP_URL"}
+	settings := []string{"CLOUDAUTH_URL", "CLOUDAUTH_USERNAME", "CLOUDAUTH_PASSWORD", "ERP_URL", "ERP_API_KEY", "ORCH_ADDR", "SOURCEHOST_URL", "SOURCEHOST_TOKEN", "MCP_URL"}
 	var missing []string
 	for _, k := range settings {
 		if getenv(k) == "" {
@@ -156,7 +228,7 @@ func connect(getenv func(string) string) (*clients, error) {
 		return &clients{
 			// The fake's admin account (cloudauthfake's default password).
 			cloudauth: f.Clients.CloudAuth, login: cloudauth.LoginRequest{Username: "admin", Password: "changeme"},
-			erp: f.Clients.ERP, sourcehost: f.Clients.SourceHost, mcp: f.Clients.MCP,
+			erp: f.Clients.ERP, orch: f.Clients.Orch, sourcehost: f.Clients.SourceHost, mcp: f.Clients.MCP,
 			where: "the embedded fakes (package fake)", close: f.Close,
 		}, nil
 	}
@@ -174,6 +246,17 @@ func connect(getenv func(string) string) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
+	var orchOpts []orch.Option
+	if tok := getenv("ORCH_TOKEN"); tok != "" {
+		orchOpts = append(orchOpts, orch.WithToken(tok))
+	}
+	if ns := getenv("ORCH_NAMESPACE"); ns != "" {
+		orchOpts = append(orchOpts, orch.WithNamespace(ns))
+	}
+	o, err := orch.Dial(getenv("ORCH_ADDR"), orchOpts...)
+	if err != nil {
+		return nil, err
+	}
 	s, err := sourcehost.New(getenv("SOURCEHOST_URL"), sourcehost.WithToken(getenv("SOURCEHOST_TOKEN")))
 	if err != nil {
 		return nil, err
@@ -182,5 +265,5 @@ func connect(getenv func(string) string) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &clients{cloudauth: a, login: login, erp: e, sourcehost: s, mcp: m, where: "real services from the environment", close: func() {}}, nil
+	return &clients{cloudauth: a, login: login, erp: e, orch: o, sourcehost: s, mcp: m, where: "real services from the environment", close: func() {}}, nil
 }
