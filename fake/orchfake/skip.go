@@ -4,7 +4,7 @@ import "time"
 
 // kickSkip, with WithTimeSkipping, moves the clock to the next timer of
 // the engine when nothing else can happen first: no task waits for a
-// worker and none is being worked on. It runs in its own goroutine, one at
+// worker or is on its way to one, and none is being worked on. It runs in its own goroutine, one at
 // a time; a kick while it runs makes it look again.
 func (s *Server) kickSkip() {
 	if !s.cfg.timeSkipping || s.isClosed() {
@@ -39,7 +39,8 @@ func (s *Server) nextSkip() (time.Time, bool) {
 	var next time.Time
 	for _, ns := range s.st.namespaces {
 		for _, q := range ns.queues {
-			if q.backlogCount(sideWorkflow) > 0 || q.backlogCount(sideActivity) > 0 {
+			if q.backlogCount(sideWorkflow) > 0 || q.backlogCount(sideActivity) > 0 ||
+				q.sides[sideWorkflow].inFlight > 0 || q.sides[sideActivity].inFlight > 0 {
 				return time.Time{}, false
 			}
 		}

@@ -46,6 +46,10 @@ type queueSide struct {
 	rate    float64                       // max_tasks_per_second from the pollers, 0 if none
 	added   int64                         // tasks ever added (read_level)
 	handed  int64                         // tasks ever handed out (ack_level)
+	// inFlight counts tasks handed to a waiting poll that its goroutine has
+	// not taken yet: neither in the backlog nor started, but not idle either
+	// (time skipping must not jump over them).
+	inFlight int
 }
 
 // task is what a poll hands out: a workflow task of an execution, or an
@@ -82,6 +86,7 @@ func (q *taskQueue) push(side int, t task) {
 		w := sd.waiters[0]
 		sd.waiters = sd.waiters[1:]
 		sd.handed++
+		sd.inFlight++
 		w.ch <- t
 		return
 	}
@@ -159,6 +164,7 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, s
 		select {
 		case t := <-w.ch:
 			s.mu.Lock()
+			sd.inFlight--
 			if t.live() {
 				return t, nil
 			}
@@ -183,6 +189,7 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, s
 	// A task was handed over as the poll ended: take it after all, unless
 	// the caller is gone, then give it back to the queue's front.
 	t := <-w.ch
+	sd.inFlight--
 	if ctx.Err() == nil && t.live() {
 		return t, nil
 	}

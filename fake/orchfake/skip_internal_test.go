@@ -1,0 +1,44 @@
+package orchfake
+
+import (
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+// TestSkipWaitsForATaskOnItsWayToAPoll holds the moment between a task
+// being handed to a waiting poll and the poll's goroutine taking it: the
+// task is then neither in the backlog nor started, and time skipping once
+// jumped over it to the execution's timeout.
+func TestSkipWaitsForATaskOnItsWayToAPoll(t *testing.T) {
+	t.Parallel()
+	s := New(WithTimeSkipping())
+	t.Cleanup(s.Close)
+
+	// A poll that waits, but whose goroutine has not yet taken its task.
+	w := &waiter{ch: make(chan task, 1)}
+	s.mu.Lock()
+	ns, err := s.st.namespace("default")
+	if err != nil {
+		s.mu.Unlock()
+		t.Fatal(err)
+	}
+	q := ns.queue("skip-q")
+	q.sides[sideWorkflow].waiters = append(q.sides[sideWorkflow].waiters, w)
+	s.mu.Unlock()
+
+	if _, err := s.StartExecution(&orchpb.StartWorkflowExecutionRequest{
+		Namespace: "default", WorkflowId: "wf", WorkflowType: &orchpb.WorkflowType{Name: "W"}, TaskQueue: "skip-q",
+		RequestId: "r1", WorkflowExecutionTimeout: durationpb.New(time.Hour),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.ch) != 1 {
+		t.Fatal("the workflow task was not handed to the waiting poll")
+	}
+	if at, ok := s.nextSkip(); ok {
+		t.Fatalf("time skipping would jump to %v while a workflow task is on its way to a worker", at)
+	}
+}
