@@ -1,0 +1,132 @@
+package orchfake_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/orchpb"
+)
+
+// newExampleFake makes a fake on a clock set to 1 March 2026, 12:00 UTC; a test
+// would use orchfake.Start(t).
+func newExampleFake() *orchfake.Server {
+	return orchfake.New(orchfake.WithClock(clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))))
+}
+
+// Start workflows through clients of the fake, over its in-memory gRPC
+// connection and over HTTP/JSON, and read the fake's state back.
+func Example() {
+	srv := newExampleFake()
+	if err := srv.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil { // for HTTPClient
+		panic(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+
+	c := srv.Client() // gRPC over an in-memory connection, on the fake's clock
+	defer c.Close()
+	if _, err := c.StartWorkflow(ctx, "OrderWorkflow", "orders", map[string]any{"order": "o-1"}, &orch.StartWorkflowOptions{ID: "order-o-1"}); err != nil {
+		panic(err)
+	}
+	h := srv.HTTPClient() // the same service over HTTP/JSON
+	if _, err := h.StartWorkflow(ctx, "OrderWorkflow", "orders", nil, &orch.StartWorkflowOptions{ID: "order-o-2"}); err != nil {
+		panic(err)
+	}
+
+	for _, id := range []string{"order-o-1", "order-o-2"} {
+		ex, ok := srv.Execution("default", id, "")
+		fmt.Println(id, ok, ex.Info.GetStatus(), len(ex.History))
+	}
+	for _, call := range srv.CallsTo("StartWorkflowExecution") {
+		fmt.Println(call.Transport, call.Namespace, call.Code == "")
+	}
+	// Output:
+	// order-o-1 true RUNNING 2
+	// order-o-2 true RUNNING 2
+	// grpc default true
+	// http default true
+}
+
+// An injected fault makes the next calls of an operation answer an error
+// code, on both transports. A refusal comes back to the caller with its
+// sentinel; UNAVAILABLE is transient, and the client's retry gets through.
+func ExampleServer_InjectFault() {
+	srv := newExampleFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c := srv.Client()
+	defer c.Close()
+
+	srv.InjectFault("StartWorkflowExecution", orchfake.Fault{Code: "PERMISSION_DENIED", Message: "access denied", Times: 1})
+	_, err := c.StartWorkflow(ctx, "OrderWorkflow", "orders", nil, &orch.StartWorkflowOptions{ID: "order-o-1"})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, orch.ErrPermissionDenied))
+	_, ok := srv.Execution("default", "order-o-1", "")
+	fmt.Println("started:", ok)
+
+	srv.InjectFault("StartWorkflowExecution", orchfake.Fault{Code: "UNAVAILABLE", Times: 1})
+	_, err = c.StartWorkflow(ctx, "OrderWorkflow", "orders", nil, &orch.StartWorkflowOptions{ID: "order-o-1"})
+	fmt.Println(err)
+	for _, call := range srv.CallsTo("StartWorkflowExecution") {
+		fmt.Printf("code=%q fault=%v\n", call.Code, call.Fault)
+	}
+	// Output:
+	// PermissionDenied: access denied
+	// true
+	// started: false
+	// <nil>
+	// code="PERMISSION_DENIED" fault=true
+	// code="UNAVAILABLE" fault=true
+	// code="" fault=false
+}
+
+// Seed executions in any state, then check what the code under test finds
+// with a visibility query.
+func ExampleServer_SeedExecution() {
+	srv := newExampleFake()
+	defer srv.Close()
+	ctx := context.Background()
+	if err := srv.RegisterSearchAttribute("default", "CustomerId", orchfake.Keyword); err != nil {
+		panic(err)
+	}
+	seeds := []struct {
+		id, customer string
+		status       orchpb.WorkflowExecutionStatus
+	}{
+		{"order-1", "acme", orchpb.WorkflowExecutionStatus_RUNNING},
+		{"order-2", "acme", orchpb.WorkflowExecutionStatus_FAILED},
+		{"order-3", "acme", orchpb.WorkflowExecutionStatus_COMPLETED},
+		{"order-4", "globex", orchpb.WorkflowExecutionStatus_FAILED},
+	}
+	for _, s := range seeds {
+		if _, err := srv.SeedExecution(orchfake.ExecutionSeed{
+			WorkflowID: s.id, WorkflowType: "OrderWorkflow", Status: s.status,
+			SearchAttributes: map[string]any{"CustomerId": s.customer},
+		}); err != nil {
+			panic(err)
+		}
+	}
+
+	c := srv.Client()
+	defer c.Close()
+	for _, q := range []string{
+		"",
+		"ExecutionStatus = 'Failed'",
+		"CustomerId = 'acme' AND ExecutionStatus != 'Running'",
+	} {
+		n, err := c.CountWorkflows(ctx, q)
+		fmt.Printf("%d %v %q\n", n, err, q)
+	}
+	_, err := c.CountWorkflows(ctx, "CustomerId = ")
+	fmt.Println(errors.Is(err, orch.ErrInvalidArgument))
+	// Output:
+	// 4 <nil> ""
+	// 2 <nil> "ExecutionStatus = 'Failed'"
+	// 2 <nil> "CustomerId = 'acme' AND ExecutionStatus != 'Running'"
+	// true
+}

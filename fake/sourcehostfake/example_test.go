@@ -1,0 +1,103 @@
+package sourcehostfake_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/sourcehost"
+)
+
+// startExampleFake serves a fake on loopback for an example; a test would use
+// sourcehostfake.Start(t).
+func startExampleFake() *sourcehostfake.Server {
+	srv := sourcehostfake.New()
+	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
+		panic(err)
+	}
+	return srv
+}
+
+// Seed a project, let the code under test open an issue through a client,
+// and read the fake's state back.
+func Example() {
+	srv := startExampleFake()
+	defer srv.Close()
+	ctx := context.Background()
+	srv.AddUser("alice", "Alice Liddell")
+	id, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Owner: "alice", Visibility: "public"})
+	if err != nil {
+		panic(err)
+	}
+
+	// The code under test: report a failed order as an issue.
+	c := srv.Client() // signed in as root, on the fake's clock
+	_, err = c.CreateIssue(ctx, sourcehost.ProjectID(id), &sourcehost.CreateIssueRequest{
+		Title: "Order 7 failed", Labels: sourcehost.Labels{"orders", "bug"},
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	fmt.Println(srv.Project(id).PathWithNamespace)
+	for _, is := range srv.Issues(id) {
+		fmt.Println(is.IID, is.State, is.Title, is.Labels)
+	}
+	fmt.Println("requests:", len(srv.RequestsTo("POST /api/v4/projects/{id}/issues")))
+	// Output:
+	// alice/shop
+	// 1 opened Order 7 failed [orders bug]
+	// requests: 1
+}
+
+// An injected fault answers the next requests to a route; a POST is not sent
+// twice, so the caller sees the error and nothing was created.
+func ExampleServer_InjectFault() {
+	srv := startExampleFake()
+	defer srv.Close()
+	ctx := context.Background()
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+
+	srv.InjectFault("POST /api/v4/projects/{id}/issues", sourcehostfake.Fault{Status: http.StatusBadGateway, Times: 1})
+	_, err := srv.Client().CreateIssue(ctx, sourcehost.ProjectID(id), &sourcehost.CreateIssueRequest{Title: "Order 7 failed"})
+	var e *sourcehost.Error
+	fmt.Println(errors.As(err, &e), e.StatusCode, errors.Is(err, sourcehost.ErrServer))
+	fmt.Println("issues:", len(srv.Issues(id)), "requests:", len(srv.RequestsTo("POST /api/v4/projects/{id}/issues")))
+
+	// Times: 1, so the next request goes through.
+	_, err = srv.Client().CreateIssue(ctx, sourcehost.ProjectID(id), &sourcehost.CreateIssueRequest{Title: "Order 7 failed"})
+	fmt.Println(err, "issues:", len(srv.Issues(id)))
+	// Output:
+	// true 502 true
+	// issues: 0 requests: 1
+	// <nil> issues: 1
+}
+
+// A token without the api scope may read but not write: the fake answers
+// 403 insufficient_scope, as the real service does.
+func ExampleServer_CreateToken() {
+	srv := startExampleFake()
+	defer srv.Close()
+	ctx := context.Background()
+	srv.AddUser("bot", "Read-only bot")
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "public"})
+	token, err := srv.CreateToken("bot", "read_api")
+	if err != nil {
+		panic(err)
+	}
+	c := srv.ClientWithToken(token)
+
+	p, err := c.GetProject(ctx, sourcehost.ProjectID(id), nil)
+	fmt.Println(p.Name, err)
+	_, err = c.CreateIssue(ctx, sourcehost.ProjectID(id), &sourcehost.CreateIssueRequest{Title: "From a bot"})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, sourcehost.ErrInsufficientScope), errors.Is(err, sourcehost.ErrForbidden))
+	fmt.Println("issues:", len(srv.Issues(id)))
+	// Output:
+	// shop <nil>
+	// sourcehost: POST /api/v4/projects/1/issues: 403 insufficient_scope: The request requires higher privileges than provided by the access token.
+	// true true
+	// issues: 0
+}
