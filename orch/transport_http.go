@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -104,7 +103,7 @@ func (t *httpTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return info, contextError(m.name, ctxErr)
 		}
-		info.sent = !neverSent(err)
+		info.sent = !rest.NeverSent(err)
 		// retryablehttp knows the failures no retry cures (bad certificate,
 		// bad scheme, redirect loop)
 		info.permanent = permanentFailure(err)
@@ -131,17 +130,6 @@ func permanentFailure(err error) bool {
 		return !retry
 	}
 	return false
-}
-
-// neverSent reports whether a transport error proves the request did not
-// reach the server: the connection was never made.
-func neverSent(err error) bool {
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") {
-		return true
-	}
-	var dnsErr *net.DNSError
-	return errors.As(err, &dnsErr)
 }
 
 // decodeHTTPError reads {"error":{"code","message","details"}}, and for an

@@ -145,7 +145,7 @@ func retryable(at *attempt, resp *http.Response, err error, transient func(*http
 		if ok, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err); !ok {
 			return false
 		}
-		return at.idempotent || neverSent(err)
+		return at.idempotent || NeverSent(err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
@@ -156,9 +156,10 @@ func retryable(at *attempt, resp *http.Response, err error, transient func(*http
 	return false
 }
 
-// neverSent reports whether a transport error proves the request did not
-// reach the server: the connection was never made.
-func neverSent(err error) bool {
+// NeverSent reports whether a transport error proves the request did not
+// reach the server: the connection was never made. Such a request is safe to
+// send again whatever its method.
+func NeverSent(err error) bool {
 	var opErr *net.OpError
 	if errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") {
 		return true
