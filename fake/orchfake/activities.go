@@ -94,7 +94,7 @@ func (s *Server) scheduleActivity(e *execution, c *orchpb.ScheduleActivityTaskCo
 		retry.MaximumInterval = durationpb.New(defaultRetryMaxFactor * retry.GetInitialInterval().AsDuration())
 	}
 	c.RetryPolicy = retry
-	s.limits.takeActivity(s.clk.Now(), e.ns.info.Name)
+	s.limits.takeActivity(e.ns.info.Name)
 	ev := s.add(e, orchpb.EventType_ActivityTaskScheduled, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &orchpb.ActivityTaskScheduledEventAttributes{
 			ActivityId: c.GetActivityId(), ActivityType: c.GetActivityType(), TaskQueue: &orchpb.TaskQueue{Name: c.GetTaskQueue(), Kind: orchpb.TaskQueueKind_NORMAL},

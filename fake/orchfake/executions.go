@@ -75,7 +75,7 @@ func (s *Server) add(e *execution, typ orchpb.EventType, set func(*orchpb.Histor
 	e.history = append(e.history, ev)
 	close(e.wake)
 	e.wake = make(chan struct{})
-	s.limits.takeEvents(s.clk.Now(), e.ns.info.Name, 1)
+	s.limits.takeEvents(e.ns.info.Name, 1)
 	return ev
 }
 
@@ -349,8 +349,8 @@ func (s *Server) startLocked(req *orchpb.StartWorkflowExecutionRequest, limited 
 					Limit: int32(lim), Window: "concurrent", RetryAfter: 1}},
 			}
 		}
-		if d := s.limits.takeEvents(s.clk.Now(), ns.info.Name, 0); !d.Allowed {
-			return nil, false, d.err()
+		if d := s.limits.takeEvents(ns.info.Name, 0); !d.Allowed {
+			return nil, false, rateErr(d)
 		}
 	}
 	return s.newRun(ns, wf, req, vals, ""), true, nil

@@ -125,7 +125,7 @@ func (s *Server) httpError(ctx context.Context, mux *runtime.ServeMux, _ runtime
 	}
 	if !wrote { // the call never reached the pipeline: show the cluster window
 		hdr := map[string]string{}
-		s.limits.peekCluster(s.clk.Now()).header(hdr)
+		rateHeader(s.limits.peekCluster(), hdr)
 		for k, v := range hdr {
 			name, _ := outgoingHeader(k)
 			h.Set(name, v)
@@ -159,7 +159,7 @@ func (s *Server) routingError(ctx context.Context, mux *runtime.ServeMux, m runt
 		rec.code = ae.code
 	}
 	hdr := map[string]string{}
-	s.limits.peekCluster(s.clk.Now()).header(hdr)
+	rateHeader(s.limits.peekCluster(), hdr)
 	for k, v := range hdr {
 		name, _ := outgoingHeader(k)
 		w.Header().Set(name, v)

@@ -2,9 +2,10 @@ package orchfake
 
 import (
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
@@ -77,30 +78,21 @@ const (
 func scopeNamespace(ns string) string     { return "namespace:" + ns }
 func scopeTaskQueue(ns, tq string) string { return "task-queue:" + ns + "/" + tq }
 
-type window struct {
-	reset time.Time
-	used  int
-}
-
-type counter struct {
-	limit   int
-	windows map[string]*window
-}
-
+// limitsState holds one fixed-window limiter per limit of the table; a
+// limit that is off allows everything and reports nothing.
 type limitsState struct {
-	mu         sync.Mutex
 	cfg        Limits
-	cluster    counter
-	starts     counter
-	activities counter
-	queues     counter
-	events     counter
+	cluster    *fakekit.RateLimiter
+	starts     *fakekit.RateLimiter
+	activities *fakekit.RateLimiter
+	queues     *fakekit.RateLimiter
+	events     *fakekit.RateLimiter
 }
 
-func (l *limitsState) init(cfg Limits) {
+func (l *limitsState) init(clk *clock.Fake, cfg Limits) {
 	l.cfg = cfg
-	mk := func(n int) counter { return counter{limit: n, windows: map[string]*window{}} }
-	l.cluster = mk(cfg.ClusterRequestsPerMinute)
+	mk := func(n int) *fakekit.RateLimiter { return fakekit.NewRateLimiter(clk, max(n, 0), limitWindow, "") }
+	l.cluster = fakekit.NewRateLimiter(clk, max(cfg.ClusterRequestsPerMinute, 0), limitWindow, scopeCluster)
 	l.starts = mk(cfg.NamespaceStartsPerMinute)
 	l.activities = mk(cfg.NamespaceActivitiesPerMinute)
 	l.queues = mk(cfg.TaskQueueOpsPerMinute)
@@ -108,62 +100,30 @@ func (l *limitsState) init(cfg Limits) {
 }
 
 // decision is the outcome of one request against one scope's window.
-type decision struct {
-	Allowed    bool
-	Limit      int
-	Remaining  int
-	Reset      time.Time
-	RetryAfter time.Duration
-	Scope      string
-	Window     string
-}
+type decision = fakekit.Decision
 
-// take counts n against key's window; c.mu (limitsState.mu) must be held.
-func (c *counter) take(now time.Time, key, scope string, n int) decision {
-	if c.limit < 0 {
-		return decision{Allowed: true}
-	}
-	w := c.windows[key]
-	if w == nil || !now.Before(w.reset) {
-		if w == nil && len(c.windows) >= 10_000 {
-			for k, old := range c.windows {
-				if !now.Before(old.reset) {
-					delete(c.windows, k)
-				}
-			}
-		}
-		w = &window{reset: now.Add(limitWindow)}
-		c.windows[key] = w
-	}
-	d := decision{Limit: c.limit, Reset: w.reset, Scope: scope, Window: limitWindowName}
-	if w.used+n > c.limit {
-		d.Remaining = max(c.limit-w.used, 0)
-		d.RetryAfter = w.reset.Sub(now)
-		return d
-	}
-	w.used += n
-	d.Allowed = true
-	d.Remaining = c.limit - w.used
+// takeScoped counts n for key on lim and names the decision's scope.
+func takeScoped(lim *fakekit.RateLimiter, key, scope string, n int) decision {
+	d := lim.TakeN(key, n)
+	d.Scope = scope
 	return d
 }
 
 // admit counts a request: against the cluster, then against its
 // operation's own scope. The decision reported is the refusal, if any, or
 // else the narrowest scope that counted the request.
-func (l *limitsState) admit(now time.Time, o op, ns, tq string) decision {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	d := l.cluster.take(now, "", scopeCluster, 1)
+func (l *limitsState) admit(o op, ns, tq string) decision {
+	d := l.cluster.Take("")
 	if !d.Allowed {
 		return d
 	}
 	switch {
 	case o.kind == kindStart && ns != "":
-		if n := l.starts.take(now, ns, scopeNamespace(ns), 1); n.Limit > 0 {
+		if n := takeScoped(l.starts, ns, scopeNamespace(ns), 1); n.Limit > 0 {
 			d = n
 		}
 	case o.kind == kindTaskQueue && ns != "" && tq != "":
-		if n := l.queues.take(now, ns+"\x00"+tq, scopeTaskQueue(ns, tq), 1); n.Limit > 0 {
+		if n := takeScoped(l.queues, ns+"\x00"+tq, scopeTaskQueue(ns, tq), 1); n.Limit > 0 {
 			d = n
 		}
 	}
@@ -172,38 +132,22 @@ func (l *limitsState) admit(now time.Time, o op, ns, tq string) decision {
 
 // takeEvents counts n history events against ns (the events are written
 // whatever the answer: the caller checks first with canWriteEvents).
-func (l *limitsState) takeEvents(now time.Time, ns string, n int) decision {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.events.take(now, ns, scopeNamespace(ns), n)
+func (l *limitsState) takeEvents(ns string, n int) decision {
+	return takeScoped(l.events, ns, scopeNamespace(ns), n)
 }
 
 // takeActivity counts one scheduled activity against ns.
-func (l *limitsState) takeActivity(now time.Time, ns string) decision {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.activities.take(now, ns, scopeNamespace(ns), 1)
+func (l *limitsState) takeActivity(ns string) decision {
+	return takeScoped(l.activities, ns, scopeNamespace(ns), 1)
 }
 
 // peekCluster is the cluster window as it stands, for answers that never
 // reached an operation (a malformed HTTP body).
-func (l *limitsState) peekCluster(now time.Time) decision {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c := &l.cluster
-	if c.limit < 0 {
-		return decision{Allowed: true}
-	}
-	d := decision{Allowed: true, Limit: c.limit, Remaining: c.limit, Reset: now.Add(limitWindow), Scope: scopeCluster, Window: limitWindowName}
-	if w := c.windows[""]; w != nil && now.Before(w.reset) {
-		d.Remaining, d.Reset = max(c.limit-w.used, 0), w.reset
-	}
-	return d
-}
+func (l *limitsState) peekCluster() decision { return l.cluster.Peek("") }
 
-// header writes the decision as lower-case metadata keys (the HTTP side
+// rateHeader writes the decision as lower-case metadata keys (the HTTP side
 // maps them to X-RateLimit-* headers).
-func (d decision) header(h map[string]string) {
+func rateHeader(d decision, h map[string]string) {
 	if d.Limit <= 0 {
 		return
 	}
@@ -212,22 +156,18 @@ func (d decision) header(h map[string]string) {
 	h["x-ratelimit-reset"] = strconv.FormatInt(d.Reset.Unix(), 10)
 	h["x-ratelimit-scope"] = d.Scope
 	if !d.Allowed {
-		h["retry-after"] = strconv.Itoa(d.retryAfterSeconds())
+		h["retry-after"] = strconv.FormatInt(d.RetryAfterSeconds(), 10)
 	}
 }
 
-func (d decision) retryAfterSeconds() int {
-	return max(int((d.RetryAfter+time.Second-1)/time.Second), 1)
-}
-
-// err is RESOURCE_EXHAUSTED with the RateLimitExceeded detail.
-func (d decision) err() *apiError {
+// rateErr is RESOURCE_EXHAUSTED with the RateLimitExceeded detail.
+func rateErr(d decision) *apiError {
 	return &apiError{
 		code: orchwire.ResourceExhausted,
-		msg:  "rate limit exceeded for " + d.Scope + ": " + strconv.Itoa(d.Limit) + " per " + d.Window,
+		msg:  "rate limit exceeded for " + d.Scope + ": " + strconv.Itoa(d.Limit) + " per " + limitWindowName,
 		details: []*orchpb.ErrorDetail{{
 			Type: orchwire.DetailRateLimitExceeded, Scope: d.Scope, Limit: int32(d.Limit),
-			Window: d.Window, RetryAfter: int32(d.retryAfterSeconds()),
+			Window: limitWindowName, RetryAfter: int32(d.RetryAfterSeconds()),
 		}},
 	}
 }

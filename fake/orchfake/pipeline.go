@@ -180,10 +180,10 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 			tq = t.GetTaskQueue()
 		}
 	}
-	d := s.limits.admit(s.clk.Now(), o, ns, tq)
-	d.header(hdr)
+	d := s.limits.admit(o, ns, tq)
+	rateHeader(d, hdr)
 	if !d.Allowed {
-		return nil, hdr, d.err()
+		return nil, hdr, rateErr(d)
 	}
 	resp, err := h(ctx)
 	return resp, hdr, err

@@ -116,7 +116,7 @@ func New(opts ...Option) *Server {
 	}
 	s := &Server{cfg: cfg, clk: clk, done: make(chan struct{})}
 	s.auth.init(cfg.signingKey)
-	s.limits.init(cfg.limits)
+	s.limits.init(clk, cfg.limits)
 	s.st = newState(s)
 	s.grpcSrv = grpc.NewServer()
 	orchpb.RegisterWorkflowServiceServer(s.grpcSrv, workflowService{s: s})

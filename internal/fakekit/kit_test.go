@@ -234,6 +234,32 @@ func TestRateLimiterWindows(t *testing.T) {
 	}
 }
 
+func TestRateLimiterTakeNAndPeek(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(t0)
+	l := fakekit.NewRateLimiter(clk, 10, time.Minute, "events")
+	if d := l.Peek("a"); !d.Allowed || d.Remaining != 10 || !d.Reset.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("peek before any request: %+v", d)
+	}
+	if d := l.TakeN("a", 7); !d.Allowed || d.Remaining != 3 {
+		t.Fatalf("take 7: %+v", d)
+	}
+	// Four more would pass the limit: refused, and nothing counted.
+	if d := l.TakeN("a", 4); d.Allowed || d.Remaining != 3 {
+		t.Fatalf("take 4 over the limit: %+v", d)
+	}
+	clk.Advance(15 * time.Second)
+	if d := l.Peek("a"); !d.Allowed || d.Remaining != 3 || !d.Reset.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("peek counts nothing: %+v", d)
+	}
+	if d := l.TakeN("a", 3); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("take the last 3: %+v", d)
+	}
+	if d := l.TakeN("a", 0); !d.Allowed {
+		t.Fatalf("taking nothing at the limit: %+v", d)
+	}
+}
+
 func TestListenPortInUse(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

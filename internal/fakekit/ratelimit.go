@@ -45,7 +45,11 @@ type Decision struct {
 }
 
 // Take counts one request for key.
-func (l *RateLimiter) Take(key string) Decision {
+func (l *RateLimiter) Take(key string) Decision { return l.TakeN(key, 1) }
+
+// TakeN counts n units for key at once (history events written, say). When
+// they would pass the limit the request is refused and nothing is counted.
+func (l *RateLimiter) TakeN(key string, n int) Decision {
 	if l == nil || l.limit <= 0 {
 		return Decision{Allowed: true}
 	}
@@ -61,13 +65,30 @@ func (l *RateLimiter) Take(key string) Decision {
 		l.windows[key] = w
 	}
 	d := Decision{Limit: l.limit, Reset: w.reset, Scope: l.scope}
-	if w.used >= l.limit {
+	if w.used+n > l.limit {
+		d.Remaining = max(l.limit-w.used, 0)
 		d.RetryAfter = w.reset.Sub(now)
 		return d
 	}
-	w.used++
+	w.used += n
 	d.Allowed = true
 	d.Remaining = l.limit - w.used
+	return d
+}
+
+// Peek is key's window as it stands, counting nothing: for answers that
+// never reached an operation but still carry the headers.
+func (l *RateLimiter) Peek(key string) Decision {
+	if l == nil || l.limit <= 0 {
+		return Decision{Allowed: true}
+	}
+	now := l.clock.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d := Decision{Allowed: true, Limit: l.limit, Remaining: l.limit, Reset: now.Add(l.window), Scope: l.scope}
+	if w := l.windows[key]; w != nil && now.Before(w.reset) {
+		d.Remaining, d.Reset = max(l.limit-w.used, 0), w.reset
+	}
 	return d
 }
 
