@@ -59,7 +59,6 @@ type Server struct {
 	ep fakekit.Endpoint
 
 	mu      sync.Mutex
-	url     string // ep's URL, for issuerLocked, which holds mu; see served
 	users   map[userKey]*user
 	revoked map[string]time.Time // token id → its expiry, for pruning
 	issued  int
@@ -153,7 +152,7 @@ func Thumbprint(pub *rsa.PublicKey) string {
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	s.served(s.ep.Start(tb, s))
+	s.ep.Start(tb, s)
 	return s
 }
 
@@ -165,30 +164,18 @@ func StartTLS(tb testing.TB, opts ...Option) *Server {
 	s := New(opts...)
 	// Quiet: a client refusing the certificate is a case this fake exists
 	// to show, and the server should not log each one.
-	s.served(s.ep.StartTLSQuiet(tb, s))
+	s.ep.StartTLSQuiet(tb, s)
 	return s
 }
 
 // Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
 // Close, for programs; it returns the URL to reach it.
 func (s *Server) Listen(addr string) (string, error) {
-	u, err := s.ep.Listen(addr, s)
-	if err != nil {
-		return "", err
-	}
-	s.served(u)
-	return u, nil
+	return s.ep.Listen(addr, s)
 }
 
 // Close stops a server started by Listen (Start's stops with its test).
 func (s *Server) Close() { s.ep.Close() }
-
-// served records u, the URL the fake now serves on, as the default issuer.
-func (s *Server) served(u string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.url = u
-}
 
 // URL returns the address the fake serves on ("" before Start or Listen).
 func (s *Server) URL() string { return s.ep.URL() }

@@ -157,11 +157,12 @@ func bearer(r *http.Request) (string, bool) {
 
 // issuerLocked returns the iss to write; s.mu must be held. r may be nil.
 func (s *Server) issuerLocked(r *http.Request) string {
+	served := s.ep.URL()
 	switch {
 	case s.cfg.issuer != "":
 		return s.cfg.issuer
-	case s.url != "":
-		return s.url
+	case served != "":
+		return served
 	case r != nil:
 		scheme := "http"
 		if r.TLS != nil {

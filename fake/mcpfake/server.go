@@ -3,7 +3,6 @@ package mcpfake
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/apitwin/apitwin/clock"
@@ -17,8 +16,7 @@ type Server struct {
 	upstream *sourcehostfake.Server
 	gateway  *mcp.Gateway
 	cfg      config
-	url      string
-	httpSrv  *httptest.Server
+	ep       fakekit.Endpoint
 	ownsUp   bool // the upstream was started here, so Close stops it
 }
 
@@ -59,8 +57,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	if err != nil {
 		tb.Fatalf("mcpfake: %v", err)
 	}
-	s.httpSrv = fakekit.Start(tb, s.gateway)
-	s.url = s.httpSrv.URL
+	s.ep.Start(tb, s.gateway)
 	return s
 }
 
@@ -78,12 +75,10 @@ func Listen(addr string, opts ...Option) (*Server, error) {
 		}
 		return nil, fmt.Errorf("mcpfake: %w", err)
 	}
-	srv, err := fakekit.Listen(addr, s.gateway)
-	if err != nil {
+	if _, err := s.ep.Listen(addr, s.gateway); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("mcpfake: %w", err)
 	}
-	s.httpSrv, s.url = srv, srv.URL
 	return s, nil
 }
 
@@ -125,9 +120,7 @@ func build(opts []Option, startUpstream func([]sourcehostfake.Option) (*sourceho
 
 // Close stops a Server made by Listen (and the upstream fake it started).
 func (s *Server) Close() {
-	if s.httpSrv != nil {
-		s.httpSrv.Close()
-	}
+	s.ep.Close()
 	if s.ownsUp {
 		s.upstream.Close()
 	}
@@ -137,7 +130,7 @@ func (s *Server) Close() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.gateway.ServeHTTP(w, r) }
 
 // URL is the gateway's base URL (the endpoint is URL()+"/mcp").
-func (s *Server) URL() string { return s.url }
+func (s *Server) URL() string { return s.ep.URL() }
 
 // Upstream is the source-hosting fake behind the gateway: seed it, inject
 // faults into it, read its request log.
