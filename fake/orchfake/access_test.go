@@ -127,6 +127,21 @@ func TestConcurrentExecutionsLimit(t *testing.T) {
 	mustCall(t, iv, "StartWorkflowExecution", startReq("default", "c2"), &orchpb.StartWorkflowExecutionResponse{})
 }
 
+func TestHistoryEventsLimit(t *testing.T) {
+	t.Parallel()
+	// A start writes two events (WorkflowExecutionStarted, WorkflowTaskScheduled):
+	// with room for two a minute, the next start waits for the next window.
+	s := newFake(t, orchfake.WithLimits(orchfake.Limits{NamespaceHistoryEventsPerMinute: 2}))
+	iv := transports(t, s)[1]
+	mustCall(t, iv, "StartWorkflowExecution", startReq("default", "h1"), &orchpb.StartWorkflowExecutionResponse{})
+	err := iv.call(t.Context(), "StartWorkflowExecution", startReq("default", "h2"), &orchpb.StartWorkflowExecutionResponse{})
+	if ae := wantCode(t, err, "RESOURCE_EXHAUSTED"); ae.Details[0].GetScope() != "namespace:default" || ae.Details[0].GetLimit() != 2 {
+		t.Fatalf("detail %v", ae.Details)
+	}
+	s.Clock().Advance(time.Minute)
+	mustCall(t, iv, "StartWorkflowExecution", startReq("default", "h2"), &orchpb.StartWorkflowExecutionResponse{})
+}
+
 func TestVersions(t *testing.T) {
 	t.Parallel()
 	s := newFake(t)

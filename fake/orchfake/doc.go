@@ -148,9 +148,11 @@
 // namespace (1,000/min, scope "namespace:<name>"); polls, RegisterWorker,
 // DescribeTaskQueue and ListTaskQueuePartitions against their task queue
 // (1,000/min, scope "task-queue:<namespace>/<queue>"). A namespace may
-// hold 100 running executions (window "concurrent" in the error); history
-// events (100,000/min per namespace) and scheduled activities
-// (10,000/min per namespace) are counted too. Every answer carries
+// hold 100 running executions (window "concurrent" in the error). History
+// events are counted per namespace (100,000/min): they are always written,
+// but a start is refused while the namespace's window is full. Scheduled
+// activities are counted (10,000/min per namespace) but never refused.
+// Every answer carries
 // X-RateLimit-Limit, -Remaining, -Reset (epoch seconds) and -Scope, as
 // HTTP headers or gRPC header metadata (lower case), for the narrowest
 // scope that counted the call; a refusal is RESOURCE_EXHAUSTED with a

@@ -349,7 +349,7 @@ func (s *Server) startLocked(req *orchpb.StartWorkflowExecutionRequest, limited 
 					Limit: int32(lim), Window: "concurrent", RetryAfter: 1}},
 			}
 		}
-		if d := s.limits.takeEvents(ns.info.Name, 0); !d.Allowed {
+		if d := s.limits.eventsFull(ns.info.Name); !d.Allowed {
 			return nil, false, rateErr(d)
 		}
 	}

@@ -130,10 +130,19 @@ func (l *limitsState) admit(o op, ns, tq string) decision {
 	return d
 }
 
-// takeEvents counts n history events against ns (the events are written
-// whatever the answer: the caller checks first with canWriteEvents).
+// takeEvents counts n history events against ns. Events are written
+// whatever the answer (an execution cannot stop half way); what the limit
+// refuses is new work, through eventsFull.
 func (l *limitsState) takeEvents(ns string, n int) decision {
 	return takeScoped(l.events, ns, scopeNamespace(ns), n)
+}
+
+// eventsFull is ns's history-event window: refused when it has no room left,
+// so a start is turned away while the namespace is over its events a minute.
+func (l *limitsState) eventsFull(ns string) decision {
+	d := l.events.Peek(ns)
+	d.Scope = scopeNamespace(ns)
+	return d
 }
 
 // takeActivity counts one scheduled activity against ns.

@@ -258,6 +258,9 @@ func TestRateLimiterTakeNAndPeek(t *testing.T) {
 	if d := l.TakeN("a", 0); !d.Allowed {
 		t.Fatalf("taking nothing at the limit: %+v", d)
 	}
+	if d := l.Peek("a"); d.Allowed || d.RetryAfter != 45*time.Second {
+		t.Fatalf("peek at a full window: %+v", d)
+	}
 }
 
 func TestListenPortInUse(t *testing.T) {

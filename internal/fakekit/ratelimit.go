@@ -76,8 +76,9 @@ func (l *RateLimiter) TakeN(key string, n int) Decision {
 	return d
 }
 
-// Peek is key's window as it stands, counting nothing: for answers that
-// never reached an operation but still carry the headers.
+// Peek is key's window as it stands, counting nothing: whether one more
+// request would pass, for answers that never reached an operation but still
+// carry the headers, and for checks made before work that counts later.
 func (l *RateLimiter) Peek(key string) Decision {
 	if l == nil || l.limit <= 0 {
 		return Decision{Allowed: true}
@@ -88,6 +89,9 @@ func (l *RateLimiter) Peek(key string) Decision {
 	d := Decision{Allowed: true, Limit: l.limit, Remaining: l.limit, Reset: now.Add(l.window), Scope: l.scope}
 	if w := l.windows[key]; w != nil && now.Before(w.reset) {
 		d.Remaining, d.Reset = max(l.limit-w.used, 0), w.reset
+	}
+	if d.Remaining == 0 {
+		d.Allowed, d.RetryAfter = false, d.Reset.Sub(now)
 	}
 	return d
 }
