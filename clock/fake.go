@@ -27,12 +27,12 @@ type Fake struct {
 	queue   queue
 	seq     uint64
 	asleep  int           // sleepers blocked in manual mode
-	changed chan struct{} // closed (and replaced) whenever asleep changes
+	changed chan struct{} // made by a waiter; closed (and dropped) when asleep or the queue grows
 }
 
 // NewFake returns a Fake clock set to start, with sleeps advancing it.
 func NewFake(start time.Time) *Fake {
-	return &Fake{now: start, changed: make(chan struct{})}
+	return &Fake{now: start}
 }
 
 // Now returns the fake's current time.
@@ -140,13 +140,58 @@ func (f *Fake) WaitForSleepers(ctx context.Context, n int) error {
 			f.mu.Unlock()
 			return nil
 		}
-		changed := f.changed
+		changed := f.waitChange()
 		f.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-changed:
 		}
+	}
+}
+
+// Pending reports how many timers and sleepers wait on the clock.
+func (f *Fake) Pending() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.queue)
+}
+
+// WaitForTimers blocks until at least n timers (AfterFunc) and sleepers
+// wait on the clock, or ctx ends. It lets a test know that the code under
+// test has scheduled what it was to schedule before the test moves the
+// clock.
+func (f *Fake) WaitForTimers(ctx context.Context, n int) error {
+	for {
+		f.mu.Lock()
+		if len(f.queue) >= n {
+			f.mu.Unlock()
+			return nil
+		}
+		changed := f.waitChange()
+		f.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+// waitChange returns a channel closed at the next change of asleep or of
+// the queue's growth; f.mu must be held.
+func (f *Fake) waitChange() chan struct{} {
+	if f.changed == nil {
+		f.changed = make(chan struct{})
+	}
+	return f.changed
+}
+
+// notify wakes the waiters of waitChange; f.mu must be held.
+func (f *Fake) notify() {
+	if f.changed != nil {
+		close(f.changed)
+		f.changed = nil
 	}
 }
 
@@ -211,14 +256,14 @@ func (f *Fake) push(when time.Time, fn func()) *entry {
 		e.wake = make(chan struct{})
 	}
 	heap.Push(&f.queue, e)
+	f.notify()
 	return e
 }
 
 // setAsleep changes the count of blocked sleepers; f.mu must be held.
 func (f *Fake) setAsleep(delta int) {
 	f.asleep += delta
-	close(f.changed)
-	f.changed = make(chan struct{})
+	f.notify()
 }
 
 // entry is a timer (fn set) or a sleeper (wake set) waiting in the queue.

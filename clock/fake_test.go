@@ -188,3 +188,23 @@ func TestRealSleep(t *testing.T) {
 		t.Fatal("zero time")
 	}
 }
+
+func TestFakeWaitForTimers(t *testing.T) {
+	t.Parallel()
+	f := clock.NewFake(time.Unix(0, 0))
+	fired := make(chan struct{})
+	go f.AfterFunc(time.Minute, func() { close(fired) }) // scheduled by another goroutine
+	if err := f.WaitForTimers(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if f.Pending() != 1 {
+		t.Fatalf("Pending = %d", f.Pending())
+	}
+	f.Advance(time.Minute)
+	<-fired
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := f.WaitForTimers(ctx, 1); err != context.Canceled {
+		t.Fatalf("WaitForTimers with nothing pending and ctx done = %v", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
 func TestLogin(t *testing.T) {
@@ -142,7 +143,7 @@ func TestLoginChecksInput(t *testing.T) {
 func TestLoginEchoedPasswordIsScrubbed(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 400, Body: `{"statusCode":400,"message":"bad password hunter22"}`})
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 400, Body: `{"statusCode":400,"message":"bad password hunter22"}`})
 	_, err := srv.Client().Login(context.Background(), &cloudauth.LoginRequest{Username: "admin", Password: "hunter22"})
 	var e *cloudauth.Error
 	if !errors.As(err, &e) || !errors.Is(err, cloudauth.ErrBadRequest) {
@@ -156,8 +157,8 @@ func TestLoginEchoedPasswordIsScrubbed(t *testing.T) {
 func TestLoginAnswerWithoutToken(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 200, Body: `{"token_type":"bearer"}`, Times: 1})
-	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 200, Body: `{"access_token":"opaque"}`, Times: 1})
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 200, Body: `{"token_type":"bearer"}`, Times: 1})
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 200, Body: `{"access_token":"opaque"}`, Times: 1})
 	c := srv.Client()
 	req := &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}
 	if _, err := c.Login(context.Background(), req); err == nil || !strings.Contains(err.Error(), "no access_token") {
@@ -173,12 +174,12 @@ func TestServerErrors(t *testing.T) {
 	srv := startFake(t)
 	c := srv.Client(cloudauth.WithoutRetries())
 	req := &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}
-	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 503, Times: 1})
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 503, Times: 1})
 	_, err := c.Login(context.Background(), req)
 	if !errors.Is(err, cloudauth.ErrServer) || err.Error() != "cloudauth: POST /csp/gateway/am/api/login: 503 Service Unavailable" {
 		t.Fatalf("503: %v", err)
 	}
-	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 429, Times: 1})
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 429, Times: 1})
 	_, err = c.Login(context.Background(), req)
 	var rl *cloudauth.RateLimitError
 	if !errors.Is(err, cloudauth.ErrRateLimited) || !errors.As(err, &rl) {
@@ -191,7 +192,7 @@ func TestServerErrors(t *testing.T) {
 func TestLoginRetriesRateLimit(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: 429, Times: 2})
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 429, Times: 2})
 	tok, err := srv.Client().Login(context.Background(), &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
 var adminLogin = &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}
@@ -123,7 +124,7 @@ func TestServerUnreachable(t *testing.T) {
 func TestDroppedConnection(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Drop: true, Times: 1})
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Drop: true, Times: 1})
 	_, err := srv.Client().Login(context.Background(), adminLogin)
 	if !errors.Is(err, cloudauth.ErrConnectionTimeout) {
 		t.Fatalf("err %v", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -177,7 +178,7 @@ func TestSessionExpiresAndIsRenewed(t *testing.T) {
 	}
 }
 
-func statusesOf(reqs []erpfake.Request) []int {
+func statusesOf(reqs []control.Request) []int {
 	out := make([]int, len(reqs))
 	for i, r := range reqs {
 		out[i] = r.Status
@@ -206,20 +207,20 @@ func TestSessionEndedPostSentAgainOnlyWhenRefusedAtTheDoor(t *testing.T) {
 	// A 401 of another kind (a permission) to a POST is not sent again:
 	// nothing says the server did nothing. The session is renewed for the
 	// next call all the same.
-	srv.InjectFault(thirdpartiesPost, erpfake.Fault{Status: 401, Times: 1,
+	srv.InjectFault(thirdpartiesPost, control.Fault{Status: 401, Times: 1,
 		Body: `{"error":{"code":401,"message":"Unauthorized: Access not allowed for login admin"}}`})
 	_, err = c.CreateThirdparty(ctx, &erp.CreateThirdpartyRequest{Name: "Twice?"})
 	if !errors.Is(err, erp.ErrUnauthorized) || len(srv.RequestsTo(thirdpartiesPost)) != 3 {
 		t.Fatalf("err %v, %d POSTs", err, len(srv.RequestsTo(thirdpartiesPost)))
 	}
 	// The same 401 to an idempotent call is sent again.
-	srv.InjectFault(userGet, erpfake.Fault{Status: 401, Times: 1,
+	srv.InjectFault(userGet, control.Fault{Status: 401, Times: 1,
 		Body: `{"error":{"code":401,"message":"Unauthorized: Access not allowed for login admin"}}`})
 	if _, err := c.GetUser(ctx, 1); err != nil || len(srv.RequestsTo(userGet)) != 2 {
 		t.Fatalf("GET: %v, %d requests", err, len(srv.RequestsTo(userGet)))
 	}
 	// An API-key client never logs in and never repeats a 401.
-	srv.InjectFault(userGet, erpfake.Fault{Status: 401, Times: 1})
+	srv.InjectFault(userGet, control.Fault{Status: 401, Times: 1})
 	if _, err := srv.Client().GetUser(ctx, 1); !errors.Is(err, erp.ErrUnauthorized) {
 		t.Fatalf("key client: %v", err)
 	}
@@ -278,7 +279,7 @@ func TestSecretsNeverInErrorsOrFormatting(t *testing.T) {
 	srv := erpfake.Start(t, erpfake.WithAdminPassword("hunter2-admin-pw"))
 	const key = "erp-key-leak-canary-0123456789"
 	// A server that echoes the key back in its error.
-	srv.InjectFault("", erpfake.Fault{Status: 400, Body: `{"error":{"code":400,"message":"Bad Request: bad key ` + key + `"}}`})
+	srv.InjectFault("", control.Fault{Status: 400, Body: `{"error":{"code":400,"message":"Bad Request: bad key ` + key + `"}}`})
 	c := srv.ClientWithKey(key)
 	_, err := c.GetUser(ctx, 1)
 	var e *erp.Error
@@ -333,7 +334,7 @@ func TestAPINotEnabled(t *testing.T) {
 
 	// Other ways a server may say it, with an error status.
 	c := srv.Client(erp.WithoutRetries())
-	for _, f := range []erpfake.Fault{
+	for _, f := range []control.Fault{
 		{Status: 503, Body: "API not enabled", Header: http.Header{"Content-Type": {"text/plain"}}},
 		{Status: 501, Body: `{"error":{"code":501,"message":"Not Implemented: Module api not enabled"}}`},
 		{Status: 403, Body: `<html><body>Module <b>Api</b> not active</body></html>`, Header: http.Header{"Content-Type": {"text/html"}}},
@@ -345,7 +346,7 @@ func TestAPINotEnabled(t *testing.T) {
 		}
 	}
 	srv.ClearFaults()
-	srv.InjectFault("", erpfake.Fault{Status: 503, Body: "Service Unavailable", Header: http.Header{"Content-Type": {"text/plain"}}})
+	srv.InjectFault("", control.Fault{Status: 503, Body: "Service Unavailable", Header: http.Header{"Content-Type": {"text/plain"}}})
 	if _, err := c.GetUser(ctx, 1); errors.Is(err, erp.ErrAPINotEnabled) || !errors.Is(err, erp.ErrServer) {
 		t.Errorf("a plain 503: %v", err)
 	}

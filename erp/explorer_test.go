@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -15,12 +16,12 @@ func TestPing(t *testing.T) {
 	if err := anonymous(t, srv).Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv.InjectFault("GET /{$}", erpfake.Fault{Status: 503, Body: "maintenance", Header: http.Header{"Content-Type": {"text/plain"}}})
+	srv.InjectFault("GET /{$}", control.Fault{Status: 503, Body: "maintenance", Header: http.Header{"Content-Type": {"text/plain"}}})
 	if err := srv.Client(erp.WithoutRetries()).Ping(ctx); !errors.Is(err, erp.ErrServer) {
 		t.Fatalf("503: %v", err)
 	}
 	srv.ClearFaults()
-	srv.InjectFault("GET /{$}", erpfake.Fault{Status: 203, Body: "proxy"})
+	srv.InjectFault("GET /{$}", control.Fault{Status: 203, Body: "proxy"})
 	if err := srv.Client().Ping(ctx); err == nil {
 		t.Fatal("a 203 counted as available")
 	}
@@ -59,12 +60,12 @@ func TestDescribeAPI(t *testing.T) {
 		t.Fatalf("first endpoint %+v", first)
 	}
 	// Not a description: refused.
-	tg.fake.InjectFault("GET /api/index.php/explorer/swagger.json", erpfake.Fault{Status: 200, Body: `{"hello":1}`, Times: 1})
+	tg.fake.InjectFault("GET /api/index.php/explorer/swagger.json", control.Fault{Status: 200, Body: `{"hello":1}`, Times: 1})
 	if _, err := tg.c.DescribeAPI(ctx); err == nil {
 		t.Fatal("a non-description accepted")
 	}
 	// The explorer switched off on its own is not the API switched off.
-	tg.fake.InjectFault("GET /api/index.php/explorer/swagger.json", erpfake.Fault{Status: 200, Body: "API explorer has been disabled",
+	tg.fake.InjectFault("GET /api/index.php/explorer/swagger.json", control.Fault{Status: 200, Body: "API explorer has been disabled",
 		Header: http.Header{"Content-Type": {"text/html"}}, Times: 1})
 	if _, err := tg.c.DescribeAPI(ctx); err == nil || errors.Is(err, erp.ErrAPINotEnabled) {
 		t.Fatalf("explorer off: %v", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -90,7 +91,7 @@ func TestAllStopsOnShortPageAndBreak(t *testing.T) {
 		t.Fatalf("breaking fetched %d pages: %+v", len(reqs), reqs)
 	}
 	// An error ends the iteration with it.
-	srv.InjectFault(productsRoute, erpfake.Fault{Status: 403, Times: 1})
+	srv.InjectFault(productsRoute, control.Fault{Status: 403, Times: 1})
 	var got error
 	for _, err := range c.AllProducts(ctx, nil) {
 		got = err
@@ -117,7 +118,7 @@ func TestListPageInfo(t *testing.T) {
 		t.Fatalf("page %+v %v", page, err)
 	}
 	// A server that ignores pagination_data answers a bare array.
-	srv.InjectFault(productsRoute, erpfake.Fault{Status: 200, Body: `[{"id":"1","ref":"X"}]`, Times: 1})
+	srv.InjectFault(productsRoute, control.Fault{Status: 200, Body: `[{"id":"1","ref":"X"}]`, Times: 1})
 	page, err = c.ListProducts(ctx, &erp.ListProductsOptions{ListOptions: erp.ListOptions{WithTotal: true}})
 	if err != nil || len(page.Items) != 1 || page.Total != -1 {
 		t.Fatalf("bare array: %+v %v", page, err)
@@ -133,7 +134,7 @@ func TestListPageInfo(t *testing.T) {
 		t.Fatalf("404 empty: %+v %v", empty, err)
 	}
 	// But a 404 that is not the ERP saying "no records" stays an error.
-	srv.InjectFault(productsRoute, erpfake.Fault{Status: 404, Body: "<html>nginx</html>", Header: http.Header{"Content-Type": {"text/html"}}, Times: 1})
+	srv.InjectFault(productsRoute, control.Fault{Status: 404, Body: "<html>nginx</html>", Header: http.Header{"Content-Type": {"text/html"}}, Times: 1})
 	if _, err := c.ListProducts(ctx, nil); !errors.Is(err, erp.ErrNotFound) {
 		t.Fatalf("proxy 404: %v", err)
 	}
@@ -189,7 +190,7 @@ func TestCreateAnsweredWithBareID(t *testing.T) {
 		t.Fatal("the record was not read back")
 	}
 	// When reading it back fails, the error says the record exists.
-	srv.InjectFault("GET /api/index.php/products/{id}", erpfake.Fault{Status: 403})
+	srv.InjectFault("GET /api/index.php/products/{id}", control.Fault{Status: 403})
 	_, err = c.CreateProduct(ctx, &erp.CreateProductRequest{Ref: "R", Label: "L"})
 	if !errors.Is(err, erp.ErrForbidden) || !strings.Contains(fmt.Sprint(err), "created products 1") {
 		t.Fatalf("read-back failure: %v", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
@@ -31,7 +32,7 @@ var upstreamLatencies = []time.Duration{0, time.Millisecond}
 func withLatency(b *testing.B, srv *mcpfake.Server, route string, d time.Duration) {
 	srv.Upstream().ClearFaults()
 	if d > 0 {
-		if err := srv.Upstream().InjectFault(route, sourcehostfake.Fault{Latency: d}); err != nil {
+		if err := srv.Upstream().InjectFault(route, control.Fault{Latency: d}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -70,7 +71,7 @@ func BenchmarkGetProject(b *testing.B) {
 func BenchmarkBatch50WithUpstreamLatency(b *testing.B) {
 	ctx := context.Background()
 	srv, pid := benchServer(b)
-	if err := srv.Upstream().InjectFault("GET /api/v4/projects/{id}", sourcehostfake.Fault{Latency: 5 * time.Millisecond}); err != nil {
+	if err := srv.Upstream().InjectFault("GET /api/v4/projects/{id}", control.Fault{Latency: 5 * time.Millisecond}); err != nil {
 		b.Fatal(err)
 	}
 	c := srv.Client()

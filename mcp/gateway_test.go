@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
-	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
 )
 
@@ -36,7 +36,7 @@ func TestUpstreamErrorMapping(t *testing.T) {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
 			t.Parallel()
 			srv, pid := seeded(t)
-			if err := srv.Upstream().InjectFault("GET /api/v4/projects/{id}/issues", sourcehostfake.Fault{Status: tc.status}); err != nil {
+			if err := srv.Upstream().InjectFault("GET /api/v4/projects/{id}/issues", control.Fault{Status: tc.status}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := srv.Client(mcp.WithoutRetries()).ListIssues(ctx, &mcp.ListIssuesParams{ProjectID: pid})

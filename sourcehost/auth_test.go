@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -118,7 +119,7 @@ func TestTokenNeverInErrorsOrFormatting(t *testing.T) {
 	srv := tg.needFake(t)
 	const secret = "shpat-leak-canary-0123456789"
 	// A server that echoes the token back in its error message.
-	srv.InjectFault("GET /api/v4/projects", sourcehostfake.Fault{Status: 400, Body: `{"message":"bad token ` + secret + `"}`})
+	srv.InjectFault("GET /api/v4/projects", control.Fault{Status: 400, Body: `{"message":"bad token ` + secret + `"}`})
 	c, err := sourcehost.New(srv.URL(), sourcehost.WithToken(secret), sourcehost.WithClock(srv.Clock()))
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +167,7 @@ func TestErrorStatusSentinels(t *testing.T) {
 		{503, `<html>down</html>`, sourcehost.ErrServer, "<html>down</html>"},
 	} {
 		srv.ClearFaults()
-		srv.InjectFault("GET /api/v4/projects/{id}", sourcehostfake.Fault{Status: tc.status, Body: tc.body, Header: http.Header{"X-Request-Id": {"req-1"}}})
+		srv.InjectFault("GET /api/v4/projects/{id}", control.Fault{Status: tc.status, Body: tc.body, Header: http.Header{"X-Request-Id": {"req-1"}}})
 		_, err := c.GetProject(ctx, sourcehost.ProjectID(1), nil)
 		var e *sourcehost.Error
 		if !errors.Is(err, tc.is) || !errors.As(err, &e) || e.StatusCode != tc.status || e.Message != tc.msg || e.RequestID != "req-1" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -81,7 +82,7 @@ func ExampleRateLimitError() {
 	defer srv.Close()
 	// Every answer is a 429: the client retries 3 times, waiting on the
 	// fake's clock (no real time passes), then gives up.
-	srv.InjectFault("GET /api/v4/projects", sourcehostfake.Fault{Status: http.StatusTooManyRequests})
+	srv.InjectFault("GET /api/v4/projects", control.Fault{Status: http.StatusTooManyRequests})
 	_, err := srv.Client().ListProjects(context.Background(), nil)
 	var rle *sourcehost.RateLimitError
 	if errors.As(err, &rle) {

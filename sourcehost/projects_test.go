@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -155,7 +156,7 @@ func TestAllProjectsStopsAtError(t *testing.T) {
 	tg := newTarget(t)
 	srv := tg.needFake(t)
 	seedProjects(t, srv, 30)
-	srv.InjectFault("GET /api/v4/projects", sourcehostfake.Fault{Status: http.StatusForbidden, Times: 0})
+	srv.InjectFault("GET /api/v4/projects", control.Fault{Status: http.StatusForbidden, Times: 0})
 	c := srv.Client(sourcehost.WithoutRetries())
 	var errs int
 	for _, err := range c.AllProjects(ctx, nil) {

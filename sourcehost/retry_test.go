@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -47,7 +48,7 @@ func TestRateLimitExhausted(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	srv := tg.needFake(t)
-	srv.InjectFault("GET /api/v4/projects", sourcehostfake.Fault{Status: http.StatusTooManyRequests})
+	srv.InjectFault("GET /api/v4/projects", control.Fault{Status: http.StatusTooManyRequests})
 	_, err := tg.c.ListProjects(ctx, nil)
 	var rle *sourcehost.RateLimitError
 	var e *sourcehost.Error
@@ -67,7 +68,7 @@ func TestPostGetting500IsNotSentTwice(t *testing.T) {
 	tg := newTarget(t)
 	srv := tg.needFake(t)
 	p := tg.project(t, sourcehost.Private)
-	srv.InjectFault("POST /api/v4/projects/{id}/issues", sourcehostfake.Fault{Status: http.StatusInternalServerError, Times: 1})
+	srv.InjectFault("POST /api/v4/projects/{id}/issues", control.Fault{Status: http.StatusInternalServerError, Times: 1})
 	_, err := tg.c.CreateIssue(ctx, pid(p), &sourcehost.CreateIssueRequest{Title: "once"})
 	if !errors.Is(err, sourcehost.ErrServer) {
 		t.Fatalf("err = %v", err)
@@ -79,7 +80,7 @@ func TestPostGetting500IsNotSentTwice(t *testing.T) {
 		t.Fatalf("issues %v", issues)
 	}
 	// A GET meeting the same fault is retried and succeeds.
-	srv.InjectFault("GET /api/v4/projects/{id}", sourcehostfake.Fault{Status: http.StatusBadGateway, Times: 1})
+	srv.InjectFault("GET /api/v4/projects/{id}", control.Fault{Status: http.StatusBadGateway, Times: 1})
 	if _, err := tg.c.GetProject(ctx, pid(p), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestDroppedConnection(t *testing.T) {
 	tg := newTarget(t)
 	srv := tg.needFake(t)
 	p := tg.project(t, sourcehost.Private)
-	srv.InjectFault("POST /api/v4/projects/{id}/issues", sourcehostfake.Fault{Drop: true, Times: 1})
+	srv.InjectFault("POST /api/v4/projects/{id}/issues", control.Fault{Drop: true, Times: 1})
 	if _, err := tg.c.CreateIssue(ctx, pid(p), &sourcehost.CreateIssueRequest{Title: "maybe"}); err == nil {
 		t.Fatal("want a transport error")
 	}
@@ -104,7 +105,7 @@ func TestCancelStopsRetryWaitAtOnce(t *testing.T) {
 	tg := newTarget(t)
 	srv := tg.needFake(t)
 	srv.Clock().SetAutoAdvance(false)
-	srv.InjectFault("GET /api/v4/projects", sourcehostfake.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"30"}}})
+	srv.InjectFault("GET /api/v4/projects", control.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"30"}}})
 	c, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
@@ -128,7 +129,7 @@ func TestDeadlineEndsRetriesEarly(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	srv := tg.needFake(t)
-	srv.InjectFault("GET /api/v4/projects", sourcehostfake.Fault{Status: http.StatusTooManyRequests, Times: 1})
+	srv.InjectFault("GET /api/v4/projects", control.Fault{Status: http.StatusTooManyRequests, Times: 1})
 	c, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	_, err := tg.c.ListProjects(c, nil)

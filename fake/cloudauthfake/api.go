@@ -46,12 +46,20 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	fakekit.WriteJSON(w, status, errorBody{StatusCode: status, Message: msg, RequestID: rid})
 }
 
-// writeFault answers an injected fault in the gateway's shape.
-func (s *Server) writeFault(w http.ResponseWriter, _ *http.Request, status int) {
-	if status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", "1")
+// errorAnswer is the gateway's error answer, for the kit (faults, bodies
+// over the limit, panics).
+func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
+	if msg == "" {
+		msg = http.StatusText(status)
 	}
-	writeError(w, status, http.StatusText(status))
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	rid := hex.EncodeToString(id[:])
+	h := http.Header{"X-Request-Id": {rid}}
+	if status == http.StatusTooManyRequests {
+		h.Set("Retry-After", "1")
+	}
+	return fakekit.Answer{Status: status, Header: h, Body: errorBody{StatusCode: status, Message: msg, RequestID: rid}}
 }
 
 // unauthorized is the one answer to every refused credential or token, so

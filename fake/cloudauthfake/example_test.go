@@ -10,6 +10,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
 // startExampleFake serves a fake on loopback for an example, on a clock set to
@@ -82,7 +83,7 @@ func ExampleServer_InjectFault() {
 	defer srv.Close()
 	ctx := context.Background()
 	srv.AddUser(cloudauthfake.User{Username: "alice", Password: "s3cret-pw"})
-	srv.InjectFault(cloudauthfake.RouteLogin, cloudauthfake.Fault{Status: http.StatusServiceUnavailable, Times: 1})
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: http.StatusServiceUnavailable, Times: 1})
 
 	req := &cloudauth.LoginRequest{Username: "alice", Password: "s3cret-pw"}
 	_, err := srv.Client().Login(ctx, req)

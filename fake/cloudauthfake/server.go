@@ -18,15 +18,9 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
-
-// Fault is an answer forced on the next requests to a route; see
-// [Server.InjectFault].
-type Fault = fakekit.Fault
-
-// Request is a request the fake received, as its log keeps it.
-type Request = fakekit.Request
 
 // Defaults of a new fake.
 const (
@@ -131,7 +125,7 @@ func New(opts ...Option) *Server {
 		cfg.kid = Thumbprint(&cfg.key.PublicKey)
 	}
 	s := &Server{cfg: cfg, users: map[userKey]*user{}, revoked: map[string]time.Time{}}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, FaultBody: s.writeFault, Routes: routeTable().Bind(s)})
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Error: errorAnswer, Routes: routeTable().Bind(s)})
 	s.cfg.clock = s.kit.Clock()
 	if err := s.AddUser(User{Username: AdminUsername, Password: cfg.adminPassword, Name: "Administrator",
 		Email: "admin@example.com", Roles: []string{"org_owner"}}); err != nil {
@@ -247,16 +241,16 @@ func (s *Server) DefaultTenant() string { return s.cfg.defaultTenant }
 // InjectFault makes requests matching route (RouteLogin, …, or "" for all)
 // answer as f says. A fault with a status and no body answers in the
 // gateway's error shape.
-func (s *Server) InjectFault(route string, f Fault) error { return s.kit.InjectFault(route, f) }
+func (s *Server) InjectFault(route string, f control.Fault) error { return s.kit.InjectFault(route, f) }
 
 // ClearFaults removes every injected fault.
 func (s *Server) ClearFaults() { s.kit.ClearFaults() }
 
 // Requests returns the requests received, oldest first.
-func (s *Server) Requests() []Request { return s.kit.Requests() }
+func (s *Server) Requests() []control.Request { return s.kit.Requests() }
 
 // RequestsTo returns the requests a route answered (RouteLogin, …).
-func (s *Server) RequestsTo(route string) []Request { return s.kit.RequestsTo(route) }
+func (s *Server) RequestsTo(route string) []control.Request { return s.kit.RequestsTo(route) }
 
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() { s.kit.ResetRequests() }

@@ -19,6 +19,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
 var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
@@ -256,14 +257,14 @@ func TestOwnKeyAndListen(t *testing.T) {
 func TestFaultsAndLog(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	if err := srv.InjectFault(cloudauthfake.RouteUserInfo, cloudauthfake.Fault{Status: 503, Times: 1}); err != nil {
+	if err := srv.InjectFault(cloudauthfake.RouteUserInfo, control.Fault{Status: 503, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	resp, m := send(t, "GET", srv.URL()+cloudauth.UserInfoPath, "", nil)
 	if resp.StatusCode != 503 || m["message"] != "Service Unavailable" {
 		t.Fatalf("%d %v", resp.StatusCode, m)
 	}
-	srv.InjectFault("", cloudauthfake.Fault{Status: 429, Times: 1})
+	srv.InjectFault("", control.Fault{Status: 429, Times: 1})
 	if resp, _ := send(t, "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil); resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
 	}
@@ -271,7 +272,7 @@ func TestFaultsAndLog(t *testing.T) {
 	if len(reqs) != 2 || !reqs[0].Fault || reqs[0].Route != cloudauthfake.RouteUserInfo || reqs[1].Route != cloudauthfake.RoutePublicKey {
 		t.Fatalf("log %+v", reqs)
 	}
-	srv.InjectFault("", cloudauthfake.Fault{Status: 500})
+	srv.InjectFault("", control.Fault{Status: 500})
 	srv.ClearFaults()
 	srv.ResetRequests()
 	if resp, _ := send(t, "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil); resp.StatusCode != 200 || len(srv.Requests()) != 1 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -62,7 +63,7 @@ func ExampleServer_InjectFault() {
 	ctx := context.Background()
 	c := srv.Client()
 
-	srv.InjectFault("POST /api/index.php/products", erpfake.Fault{Status: http.StatusInternalServerError, Times: 1})
+	srv.InjectFault("POST /api/index.php/products", control.Fault{Status: http.StatusInternalServerError, Times: 1})
 	_, err := c.CreateProduct(ctx, &erp.CreateProductRequest{Ref: "WIDGET", Label: "Widget", Price: erp.MustDecimal("12.50")})
 	var e *erp.Error
 	fmt.Println(err)
@@ -70,7 +71,7 @@ func ExampleServer_InjectFault() {
 	fmt.Println("products:", len(srv.Products()))
 
 	srv.AddProduct(erpfake.ProductSeed{Ref: "GADGET", Label: "Gadget", Price: "99"})
-	srv.InjectFault("GET /api/index.php/products", erpfake.Fault{
+	srv.InjectFault("GET /api/index.php/products", control.Fault{
 		Status: http.StatusServiceUnavailable, Times: 2,
 		Header: http.Header{"Content-Type": {"text/html"}}, Body: "<h1>Service Unavailable</h1>",
 	})

@@ -11,15 +11,9 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
-
-// Fault is an answer forced on the next requests to a route; see
-// [Server.InjectFault].
-type Fault = fakekit.Fault
-
-// Request is a request the fake received, as its log keeps it.
-type Request = fakekit.Request
 
 // Server is the fake ERP. It is an http.Handler; use [Start] in tests, or
 // [New] and [Server.Listen] in programs.
@@ -107,7 +101,7 @@ func New(opts ...Option) *Server {
 		}
 	}
 	s := &Server{cfg: cfg, apiEnabled: true}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, FaultBody: s.writeFault, Routes: routeTable().routes.Bind(s)})
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Error: errorAnswer, Routes: routeTable().routes.Bind(s)})
 	s.cfg.clock = s.kit.Clock()
 	if s.cfg.adminPassword == "" {
 		s.cfg.adminPassword = randomHex(12)
@@ -242,23 +236,24 @@ func (s *Server) Sessions() int {
 // InjectFault makes requests matching route (an http.ServeMux pattern such
 // as "POST /api/index.php/invoices", or "" for all) answer as f says. A
 // fault with a status and no body answers in the ERP's error shape.
-func (s *Server) InjectFault(route string, f Fault) error { return s.kit.InjectFault(route, f) }
+func (s *Server) InjectFault(route string, f control.Fault) error { return s.kit.InjectFault(route, f) }
 
 // ClearFaults removes every injected fault.
 func (s *Server) ClearFaults() { s.kit.ClearFaults() }
 
 // Requests returns the requests received, oldest first.
-func (s *Server) Requests() []Request { return s.kit.Requests() }
+func (s *Server) Requests() []control.Request { return s.kit.Requests() }
 
 // RequestsTo returns the requests a route answered, by its pattern as the
 // fake registers it ("GET /api/index.php/invoices").
-func (s *Server) RequestsTo(route string) []Request { return s.kit.RequestsTo(route) }
+func (s *Server) RequestsTo(route string) []control.Request { return s.kit.RequestsTo(route) }
 
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() { s.kit.ResetRequests() }
 
-// writeFault answers an injected fault in the ERP's shape (a 304 or 204
-// with no body, as writeAnswer writes them).
-func (s *Server) writeFault(w http.ResponseWriter, _ *http.Request, status int) {
-	writeAnswer(w, apiError(status, ""))
+// errorAnswer is the ERP's error answer, for the kit (faults, bodies over
+// the limit, panics).
+func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
+	a := apiError(status, msg)
+	return fakekit.Answer{Status: a.status, Body: a.body}
 }

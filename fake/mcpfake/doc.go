@@ -7,7 +7,7 @@
 //	id, _ := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 //	c := srv.Client()                          // an mcp.Client with root's token
 //	c.CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: id, Title: "bug"})
-//	srv.Upstream().InjectFault("GET /api/v4/projects/{id}/issues", sourcehostfake.Fault{Status: 500, Times: 1})
+//	srv.Upstream().InjectFault("GET /api/v4/projects/{id}/issues", control.Fault{Status: 500, Times: 1})
 //	srv.Clock().Advance(time.Minute)           // rate-limit buckets refill, cached answers expire
 //
 // Nothing about the gateway is faked: it is mcp.Gateway with the

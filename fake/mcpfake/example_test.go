@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
@@ -55,7 +56,7 @@ func Example_upstreamFault() {
 	ctx := context.Background()
 	up := srv.Upstream()
 	pid, _ := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
-	up.InjectFault("POST /api/v4/projects/{id}/issues", sourcehostfake.Fault{Status: http.StatusForbidden, Times: 1})
+	up.InjectFault("POST /api/v4/projects/{id}/issues", control.Fault{Status: http.StatusForbidden, Times: 1})
 
 	_, err = srv.Client().CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: pid, Title: "Checkout fails"})
 	var e *mcp.Error

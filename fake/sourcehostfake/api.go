@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -127,7 +128,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, fn func(c
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
 	d := s.limiter.Take(clientKey(r))
 	if !d.Allowed {
-		writeRetryLater(w, d)
+		fakekit.WriteAnswer(w, retryLater(d))
 		return false
 	}
 	d.SetHeaders(w.Header())

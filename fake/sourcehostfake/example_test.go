@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -60,7 +61,7 @@ func ExampleServer_InjectFault() {
 	ctx := context.Background()
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 
-	srv.InjectFault("POST /api/v4/projects/{id}/issues", sourcehostfake.Fault{Status: http.StatusBadGateway, Times: 1})
+	srv.InjectFault("POST /api/v4/projects/{id}/issues", control.Fault{Status: http.StatusBadGateway, Times: 1})
 	_, err := srv.Client().CreateIssue(ctx, sourcehost.ProjectID(id), &sourcehost.CreateIssueRequest{Title: "Order 7 failed"})
 	var e *sourcehost.Error
 	fmt.Println(errors.As(err, &e), e.StatusCode, errors.Is(err, sourcehost.ErrServer))

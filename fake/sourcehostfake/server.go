@@ -11,16 +11,10 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
 )
-
-// Fault is an answer forced on the next requests to a route; see
-// [Server.InjectFault].
-type Fault = fakekit.Fault
-
-// Request is a request the fake received, as its log keeps it.
-type Request = fakekit.Request
 
 // Server is the fake source-hosting service. It is an http.Handler; use
 // [Start] in tests, or [New] and [Server.Listen] in programs.
@@ -118,7 +112,7 @@ func New(opts ...Option) *Server {
 		}
 	}
 	s := &Server{cfg: cfg}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, FaultBody: s.writeFault, Routes: routeTable().Bind(s)})
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Error: s.errorAnswer, Routes: routeTable().Bind(s)})
 	s.cfg.clock = s.kit.Clock()
 	s.limiter = fakekit.NewRateLimiter(s.cfg.clock, cfg.rateLimit, cfg.rateWindow, "")
 	if s.cfg.hookClient == nil {
@@ -217,38 +211,41 @@ func (s *Server) Clock() *clock.Fake { return s.cfg.clock }
 // InjectFault makes requests matching route (an http.ServeMux pattern such
 // as "POST /api/v4/projects/{id}/issues", or "" for all) answer as f says.
 // A fault with a status and no body answers in the API's error shape.
-func (s *Server) InjectFault(route string, f Fault) error { return s.kit.InjectFault(route, f) }
+func (s *Server) InjectFault(route string, f control.Fault) error { return s.kit.InjectFault(route, f) }
 
 // ClearFaults removes every injected fault.
 func (s *Server) ClearFaults() { s.kit.ClearFaults() }
 
 // Requests returns the requests received, oldest first.
-func (s *Server) Requests() []Request { return s.kit.Requests() }
+func (s *Server) Requests() []control.Request { return s.kit.Requests() }
 
 // RequestsTo returns the requests a route answered, by its pattern as the
 // fake registers it ("GET /api/v4/projects").
-func (s *Server) RequestsTo(route string) []Request { return s.kit.RequestsTo(route) }
+func (s *Server) RequestsTo(route string) []control.Request { return s.kit.RequestsTo(route) }
 
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() { s.kit.ResetRequests() }
 
-// writeFault answers an injected fault in the API's shape.
-func (s *Server) writeFault(w http.ResponseWriter, _ *http.Request, status int) {
+// errorAnswer is the API's error answer, for the kit (faults, bodies over
+// the limit, panics).
+func (s *Server) errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
 	if status == http.StatusTooManyRequests {
-		writeRetryLater(w, fakekit.Decision{Limit: s.cfg.rateLimit, Reset: s.cfg.clock.Now().Add(time.Minute), RetryAfter: time.Minute})
-		return
+		return retryLater(fakekit.Decision{Limit: s.cfg.rateLimit, Reset: s.cfg.clock.Now().Add(time.Minute), RetryAfter: time.Minute})
 	}
-	fakekit.WriteJSON(w, status, map[string]string{"message": statusMessage(status)})
+	if msg == "" {
+		msg = statusMessage(status)
+	}
+	return fakekit.Answer{Status: status, Body: map[string]string{"message": msg}}
 }
 
 func statusMessage(status int) string {
 	return strconv.Itoa(status) + " " + http.StatusText(status)
 }
 
-// writeRetryLater is the throttled answer: plain text, with the GitLab-style
+// retryLater is the throttled answer: plain text, with the GitLab-style
 // RateLimit-* headers besides Retry-After.
-func writeRetryLater(w http.ResponseWriter, d fakekit.Decision) {
-	h := w.Header()
+func retryLater(d fakekit.Decision) fakekit.Answer {
+	h := http.Header{}
 	d.Allowed = false
 	d.SetHeaders(h)
 	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
@@ -256,9 +253,7 @@ func writeRetryLater(w http.ResponseWriter, d fakekit.Decision) {
 	h.Set("RateLimit-Remaining", "0")
 	h.Set("RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
 	h.Set("RateLimit-ResetTime", d.Reset.UTC().Format(http.TimeFormat))
-	h.Set("Content-Type", "text/plain")
-	w.WriteHeader(http.StatusTooManyRequests)
-	_, _ = w.Write([]byte("Retry later\n"))
+	return fakekit.Answer{Status: http.StatusTooManyRequests, Header: h, ContentType: "text/plain", Raw: []byte("Retry later\n")}
 }
 
 // clientKey is what the rate limit counts against: the token, else the

@@ -13,10 +13,10 @@ func TestStartTLSQuietDiscardsErrorLog(t *testing.T) {
 	var quiet, loud Endpoint
 	quiet.StartTLSQuiet(t, http.NotFoundHandler())
 	loud.StartTLS(t, http.NotFoundHandler())
-	if l := quiet.server().Config.ErrorLog; l == nil || l.Writer() != io.Discard {
+	if l := quiet.test.Config.ErrorLog; l == nil || l.Writer() != io.Discard {
 		t.Fatalf("StartTLSQuiet error log = %v", l)
 	}
-	if l := loud.server().Config.ErrorLog; l != nil {
+	if l := loud.test.Config.ErrorLog; l != nil {
 		t.Fatalf("StartTLS error log = %v, want the default", l)
 	}
 }

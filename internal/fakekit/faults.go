@@ -1,82 +1,111 @@
 package fakekit
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
-)
 
-// Fault is an answer a test forces on the next requests to a route.
-type Fault struct {
-	// Status answers with this status instead of the route. 0 lets the
-	// request through to its route (after Latency), unless Drop is set.
-	Status int
-	// Body is the raw answer body; empty means the API's own error body for
-	// Status.
-	Body string
-	// Header is added to the answer.
-	Header http.Header
-	// Latency delays the answer by this much wall-clock time (it exists to
-	// exercise client timeouts and concurrency, so it is real time).
-	Latency time.Duration
-	// Drop closes the connection without answering.
-	Drop bool
-	// Times is how many requests the fault affects; 0 means every request
-	// until ClearFaults.
-	Times int
-}
+	"github.com/apitwin/apitwin/fake/control"
+)
 
 type faultRule struct {
 	route     string
-	match     *http.ServeMux // holds just the rule's pattern, to let ServeMux do the matching
-	fault     Fault
+	match     func(r *http.Request, route string) bool
+	fault     control.Fault
 	remaining int // -1 for unlimited
 }
 
 // InjectFault makes requests matching route answer as f says. route is an
-// http.ServeMux pattern: "POST /api/v4/projects", "GET /api/v4/projects/{id}",
-// "/api/v4/" (every method, every path below), or "" for every request.
+// http.ServeMux pattern ("POST /api/v4/projects", "GET
+// /api/v4/projects/{id}", "/api/v4/" for every method and path below), or,
+// with Config.Operations, an operation's name; "" matches every request.
 // Faults apply in the order they were injected; the first that matches and
-// has requests left wins.
-func (k *Kit) InjectFault(route string, f Fault) (err error) {
-	if f.Times < 0 || f.Latency < 0 || f.Status != 0 && (f.Status < 100 || f.Status > 999) {
-		return fmt.Errorf("fakekit: invalid fault %+v", f)
+// has requests left wins. A fault or route the fake cannot use is an error
+// and injects nothing.
+func (k *Kit) InjectFault(route string, f control.Fault) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if f.Code != "" && (k.cfg.Codes == nil || !k.cfg.Codes(f.Code)) {
+		if k.cfg.Codes == nil {
+			return fmt.Errorf("invalid fault: this service has no error codes (%q); give a Status", f.Code)
+		}
+		return fmt.Errorf("invalid fault: unknown error code %q", f.Code)
+	}
+	if k.cfg.Operations != nil && (f.Drop || f.Body != "" || len(f.Header) > 0) {
+		return errors.New("invalid fault: Drop, Body and Header apply to HTTP routes, not operations")
 	}
 	rule := &faultRule{route: route, fault: f, remaining: f.Times}
 	if f.Times == 0 {
 		rule.remaining = -1
 	}
-	if route != "" {
-		rule.match = http.NewServeMux()
-		defer func() { // ServeMux.Handle panics on a malformed pattern
-			if p := recover(); p != nil {
-				err = fmt.Errorf("fakekit: invalid route pattern %q: %v", route, p)
+	switch {
+	case route == "":
+		rule.match = func(*http.Request, string) bool { return true }
+	case k.cfg.Operations != nil:
+		if !k.cfg.Operations(route) {
+			return fmt.Errorf("invalid fault: unknown operation %q", route)
+		}
+		rule.match = func(_ *http.Request, op string) bool { return op == route }
+	default:
+		m, err := compilePattern(route)
+		if err != nil {
+			return err
+		}
+		rule.match = func(r *http.Request, _ string) bool {
+			if r == nil {
+				return false
 			}
-		}()
-		rule.match.Handle(route, http.NotFoundHandler())
+			_, pattern := m.Handler(r)
+			return pattern != ""
+		}
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
+	k.faultMu.Lock()
+	defer k.faultMu.Unlock()
 	k.faults = append(k.faults, rule)
 	return nil
 }
 
+// compilePattern holds just route in a ServeMux, to let ServeMux match.
+func compilePattern(route string) (m *http.ServeMux, err error) {
+	m = http.NewServeMux()
+	defer func() { // ServeMux.Handle panics on a malformed pattern
+		if p := recover(); p != nil {
+			m, err = nil, fmt.Errorf("invalid fault: route pattern %q: %v", route, p)
+		}
+	}()
+	m.Handle(route, http.NotFoundHandler())
+	return m, nil
+}
+
 // ClearFaults removes every injected fault.
 func (k *Kit) ClearFaults() {
-	k.mu.Lock()
-	defer k.mu.Unlock()
+	k.faultMu.Lock()
+	defer k.faultMu.Unlock()
 	k.faults = nil
 }
 
-// takeFault finds the fault for r and counts r against it.
-func (k *Kit) takeFault(r *http.Request) (Fault, bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
+// Faults returns the faults in force, in the order they apply.
+func (k *Kit) Faults() []control.ActiveFault {
+	k.faultMu.Lock()
+	defer k.faultMu.Unlock()
+	out := make([]control.ActiveFault, 0, len(k.faults))
+	for _, r := range k.faults {
+		out = append(out, control.ActiveFault{Route: r.route, Fault: r.fault, Remaining: r.remaining})
+	}
+	return out
+}
+
+// TakeFault finds the fault for a request (r, nil for one that is not
+// HTTP) that reached route, and counts the request against it.
+func (k *Kit) TakeFault(r *http.Request, route string) (control.Fault, bool) {
+	k.faultMu.Lock()
+	defer k.faultMu.Unlock()
 	for i, rule := range k.faults {
-		if rule.match != nil {
-			if _, pattern := rule.match.Handler(r); pattern == "" {
-				continue
-			}
+		if !rule.match(r, route) {
+			continue
 		}
 		if rule.remaining > 0 {
 			rule.remaining--
@@ -86,43 +115,65 @@ func (k *Kit) takeFault(r *http.Request) (Fault, bool) {
 		}
 		return rule.fault, true
 	}
-	return Fault{}, false
+	return control.Fault{}, false
 }
 
-// applyFault answers r as f says; it reports whether r should still go on to
-// its route.
-func (k *Kit) applyFault(w *statusRecorder, r *http.Request, f Fault) bool {
-	if f.Latency > 0 {
-		t := time.NewTimer(f.Latency)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return false
-		case <-t.C:
+// ErrClosed is what a wait answers when the fake closes during it.
+var ErrClosed = errors.New("the fake is shut down")
+
+// Wait waits out a fault's latency, on the wall clock or, with OnClock, on
+// the fake's. It ends early with ctx's error when the caller gives up, and
+// with ErrClosed when the kit closes.
+func (k *Kit) Wait(ctx context.Context, f control.Fault) error {
+	if f.Latency <= 0 {
+		return nil
+	}
+	fired := make(chan struct{})
+	if f.OnClock {
+		t := k.clock.AfterFunc(f.Latency, func() { close(fired) })
+		defer t.Stop()
+	} else {
+		t := time.AfterFunc(f.Latency, func() { close(fired) })
+		defer t.Stop()
+	}
+	select {
+	case <-fired:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-k.done:
+		return ErrClosed
+	}
+}
+
+// applyFault answers r as f says; it reports whether r should still go on
+// to its route.
+func (k *Kit) applyFault(w *statusRecorder, r *http.Request, f control.Fault) bool {
+	if err := k.Wait(r.Context(), f); err != nil {
+		if errors.Is(err, ErrClosed) {
+			k.writeError(w, r, http.StatusServiceUnavailable, "")
 		}
+		return false
 	}
 	if f.Drop {
 		dropConnection(w)
 		return false
 	}
 	for name, vals := range f.Header {
-		w.Header()[name] = vals
+		w.Header()[http.CanonicalHeaderKey(name)] = vals
 	}
 	if f.Status == 0 {
 		return true
 	}
-	switch {
-	case f.Body != "":
+	if f.Body != "" {
 		if w.Header().Get("Content-Type") == "" {
 			w.Header().Set("Content-Type", "application/json")
 		}
 		w.WriteHeader(f.Status)
 		_, _ = w.Write([]byte(f.Body))
-	case k.faultBody != nil:
-		k.faultBody(w, r, f.Status)
-	default:
-		http.Error(w, http.StatusText(f.Status), f.Status)
+		return false
 	}
+	k.writeError(w, r, f.Status, f.Message)
 	return false
 }
 

@@ -1,146 +1,430 @@
 // Package fakekit holds what every apitwin fake needs and nothing any one API
-// decides: routing with a request log, fault injection per route, rate-limit
-// windows per key with their headers, a settable clock, serving on loopback,
-// and JSON answers. Each fake (fake/<api>fake) composes these with its own
-// API's rules.
+// decides: one guard around every handler, bounded bodies, a bounded request
+// log, fault injection per route or operation, rate-limit windows per key
+// with their headers, a settable clock, serving with timeouts, answers, and
+// a fuzz harness that attacks a fake through its front door. Each fake
+// (fake/<api>fake) composes these with its own API's rules.
+//
+// The request of every fake goes through one Kit: Kit.ServeHTTP for HTTP, or
+// Kit.Begin and Exchange.Finish around a gRPC call. Either way the request
+// is logged once, with its route, caller, status and error code; a panic in
+// a handler is answered 500 in the service's error shape and logged, not
+// passed on; and a body over the limit is refused before it is read whole.
 package fakekit
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 )
+
+// Limits bound what one request, and the request log, can hold. Zero fields
+// take the defaults below.
+type Limits struct {
+	// MaxBody caps a request body; a larger one is refused with 413 in the
+	// service's error shape, before it is read whole. Default 10 MiB.
+	MaxBody int64
+	// LogEntries caps the request log; the oldest entries go first.
+	// Default 10,000.
+	LogEntries int
+	// LogBodyBytes is how much of each body the log keeps. Default 64 KiB.
+	LogBodyBytes int
+	// LogBytes caps the memory the log holds in all (bodies, headers,
+	// paths); past it the oldest entries go. Default 32 MiB.
+	LogBytes int64
+	// BodyTimeout is how long a client may take to send its body once its
+	// headers are in. Default 30 s.
+	BodyTimeout time.Duration
+	// AnswerTimeout is how long a client may take to read an answer,
+	// counted from the request's start; a slower reader is cut off.
+	// Default 2 minutes (long polls included).
+	AnswerTimeout time.Duration
+}
+
+// The default limits.
+const (
+	DefaultMaxBody       = 10 << 20
+	DefaultLogEntries    = 10_000
+	DefaultLogBodyBytes  = 64 << 10
+	DefaultLogBytes      = 32 << 20
+	DefaultBodyTimeout   = 30 * time.Second
+	DefaultAnswerTimeout = 2 * time.Minute
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBody <= 0 {
+		l.MaxBody = DefaultMaxBody
+	}
+	if l.LogEntries <= 0 {
+		l.LogEntries = DefaultLogEntries
+	}
+	if l.LogBodyBytes <= 0 {
+		l.LogBodyBytes = DefaultLogBodyBytes
+	}
+	if l.LogBytes <= 0 {
+		l.LogBytes = DefaultLogBytes
+	}
+	if l.BodyTimeout <= 0 {
+		l.BodyTimeout = DefaultBodyTimeout
+	}
+	if l.AnswerTimeout <= 0 {
+		l.AnswerTimeout = DefaultAnswerTimeout
+	}
+	return l
+}
 
 // Config sets up a Kit.
 type Config struct {
 	// Clock is the fake's time; nil means a new fake clock at the current
 	// wall time, truncated to the second.
 	Clock *clock.Fake
-	// FaultBody writes the answer of an injected fault that has a status but
-	// no body, in the API's own error shape. Nil writes the status text.
-	FaultBody func(w http.ResponseWriter, r *http.Request, status int)
-	// LogLimit caps the request log; the oldest entries go first. 0 means
-	// 10,000.
-	LogLimit int
-	// MaxBody caps a request body; a larger one is refused with 413 before
-	// any route sees it. 0 means 10 MiB.
-	MaxBody int64
+	// Limits bound bodies and the request log.
+	Limits Limits
 	// Routes answers the requests that no fault stops (see Routes.Bind).
 	Routes Router
+	// Error is the service's error answer for a status and a message (""
+	// for the service's own text): injected faults without a body, bodies
+	// over the limit (413), panics (500). Nil answers plain text.
+	Error func(r *http.Request, status int, msg string) Answer
+	// Operations, when set, makes fault routes operation names instead of
+	// http.ServeMux patterns: it reports whether a name is one. The fake
+	// then applies faults itself, with TakeFault, once it knows the
+	// operation (orchfake, whose operations come by gRPC and HTTP).
+	Operations func(name string) bool
+	// Codes, when set, reports whether an error code a fault names is one
+	// of the service's. Nil: the service has no codes, and a fault that
+	// names one is refused.
+	Codes func(code string) bool
+	// Logger receives the panics of handlers; nil discards them (they are
+	// in the request log either way).
+	Logger *slog.Logger
 }
 
-// Kit routes a fake's requests through the request log and the injected
-// faults to the fake's handlers. It is an http.Handler and safe for
-// concurrent use.
+// Kit routes a fake's requests through the guard, the body limit, the
+// request log and the injected faults to the fake's handlers. It is an
+// http.Handler and safe for concurrent use.
 type Kit struct {
-	clock     *clock.Fake
-	routes    Router
-	faultBody func(http.ResponseWriter, *http.Request, int)
-	maxBody   int64
+	clock  *clock.Fake
+	cfg    Config
+	limits Limits
 
-	mu       sync.Mutex
-	faults   []*faultRule
-	log      []Request
-	logStart int // index of the oldest entry once the log has wrapped
-	logLimit int
+	done      chan struct{}
+	closeOnce sync.Once
+
+	faultMu sync.Mutex
+	faults  []*faultRule
+
+	logMu sync.Mutex
+	log   ring[*logEntry]
 }
 
 // New builds a Kit.
 func New(cfg Config) *Kit {
-	k := &Kit{
-		clock:     cfg.Clock,
-		routes:    cfg.Routes,
-		faultBody: cfg.FaultBody,
-		logLimit:  cfg.LogLimit,
-		maxBody:   cfg.MaxBody,
-	}
+	k := &Kit{clock: cfg.Clock, cfg: cfg, limits: cfg.Limits.withDefaults(), done: make(chan struct{})}
 	if k.clock == nil {
 		k.clock = clock.NewFake(time.Now().Truncate(time.Second))
 	}
-	if k.logLimit <= 0 {
-		k.logLimit = 10_000
+	if k.cfg.Routes == nil {
+		k.cfg.Routes = NewRoutes[struct{}]().Bind(struct{}{})
 	}
-	if k.maxBody <= 0 {
-		k.maxBody = 10 << 20
-	}
-	if k.routes == nil {
-		k.routes = NewRoutes[struct{}]().Bind(struct{}{})
-	}
+	k.log = newRing[*logEntry](k.limits.LogEntries, k.limits.LogBytes)
 	return k
 }
 
 // Clock returns the fake's clock.
 func (k *Kit) Clock() *clock.Fake { return k.clock }
 
-// ServeHTTP logs the request, applies the first matching fault, and otherwise
-// passes the request to its route.
+// Limits returns the limits in force, defaults filled in.
+func (k *Kit) Limits() Limits { return k.limits }
+
+// Close ends every wait the kit started (fault latencies) and makes Done
+// report closed; requests still arriving are served as before.
+func (k *Kit) Close() { k.closeOnce.Do(func() { close(k.done) }) }
+
+// Done is closed by Close: long waits of a fake's handlers end on it.
+func (k *Kit) Done() <-chan struct{} { return k.done }
+
+// ServeHTTP answers one request: it logs it, guards it, bounds its body,
+// applies the first matching fault, and otherwise passes it to its route.
 func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	entry := Request{
-		Time:   k.clock.Now(),
-		Method: r.Method,
-		Path:   r.URL.Path,
-		Query:  r.URL.Query(),
-		Header: r.Header.Clone(),
-	}
-	logged := false
-	logNow := func(status int) {
-		entry.Status = status
-		entry.Route = k.routes.Match(r)
-		k.record(entry)
-		logged = true
-	}
-	// The request is logged when its status is written, before any of the
-	// answer leaves: a body written in one large Write goes straight to the
-	// connection, so a client could otherwise read the whole answer, look
-	// at the log, and not find the request in it yet.
-	rec := &statusRecorder{ResponseWriter: w, onStatus: logNow}
+	ctx, x := k.Begin(r.Context(), control.TransportHTTP, r.Method, r.URL.Path, r.Header)
+	x.req.Query = r.URL.Query()
+	x.req.Route = k.cfg.Routes.Match(r)
+	x.req.BodySize = max(r.ContentLength, 0)
+	rec := &statusRecorder{ResponseWriter: w, x: x}
+	r = r.WithContext(ctx)
 	defer func() {
-		if !logged { // nothing was answered: a dropped connection
-			logNow(rec.status)
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler { // a deliberate abort (Drop over HTTP/2): pass it on
+				x.Finish(rec.status)
+				panic(p)
+			}
+			x.Recovered(p)
+			if rec.status == 0 {
+				k.writeError(rec, r, http.StatusInternalServerError, "")
+			}
 		}
+		x.Finish(rec.status)
 	}()
 
+	rc := http.NewResponseController(rec)
+	_ = rc.SetWriteDeadline(time.Now().Add(k.limits.AnswerTimeout)) // not every writer has deadlines
+
 	if r.Body != nil && r.Body != http.NoBody {
-		body, err := io.ReadAll(io.LimitReader(r.Body, k.maxBody+1))
+		if r.ContentLength > k.limits.MaxBody {
+			rec.Header().Set("Connection", "close")
+			k.writeError(rec, r, http.StatusRequestEntityTooLarge, "")
+			return
+		}
+		_ = rc.SetReadDeadline(time.Now().Add(k.limits.BodyTimeout))
+		body, err := readBody(r.Body, r.ContentLength, k.limits.MaxBody)
 		_ = r.Body.Close()
-		if err != nil { // the client went away mid-body; nobody is left to answer
+		_ = rc.SetReadDeadline(time.Time{})
+		x.req.BodySize = int64(len(body))
+		if err == errTooLarge {
+			rec.Header().Set("Connection", "close")
+			k.writeError(rec, r, http.StatusRequestEntityTooLarge, "")
 			return
 		}
-		if int64(len(body)) > k.maxBody {
-			http.Error(rec, "request body too large", http.StatusRequestEntityTooLarge)
+		if err != nil { // the client went away mid-body, or was too slow: nobody is left to answer
 			return
 		}
-		entry.Body = body
+		x.keepBody(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 
-	if f, ok := k.takeFault(r); ok {
-		entry.Fault = true
-		if !k.applyFault(rec, r, f) {
-			return
+	if k.cfg.Operations == nil {
+		if f, ok := k.TakeFault(r, x.req.Route); ok {
+			x.MarkFault()
+			if !k.applyFault(rec, r, f) {
+				return
+			}
 		}
 	}
-	k.routes.ServeHTTP(rec, r)
+	k.cfg.Routes.ServeHTTP(rec, r)
 }
 
-// statusRecorder notes the status a handler wrote, and calls onStatus with
-// it before the status goes out.
+var errTooLarge = fmt.Errorf("body too large")
+
+// readBody reads a body of at most limit bytes; a larger one is errTooLarge
+// once limit+1 bytes are in. A known length sizes the buffer once.
+func readBody(body io.Reader, length, limit int64) ([]byte, error) {
+	if length > 0 {
+		buf := make([]byte, length)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > limit {
+		return nil, errTooLarge
+	}
+	return buf.Bytes(), nil
+}
+
+// writeError answers status in the service's shape.
+func (k *Kit) writeError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	if k.cfg.Error == nil {
+		if msg == "" {
+			msg = http.StatusText(status)
+		}
+		http.Error(w, msg, status)
+		return
+	}
+	WriteAnswer(w, k.cfg.Error(r, status, msg))
+}
+
+// ErrorAnswer is the service's error answer for status and msg, as
+// Config.Error gives it.
+func (k *Kit) ErrorAnswer(r *http.Request, status int, msg string) Answer {
+	if k.cfg.Error == nil {
+		if msg == "" {
+			msg = http.StatusText(status)
+		}
+		return Answer{Status: status, Raw: []byte(msg + "\n"), ContentType: "text/plain; charset=utf-8"}
+	}
+	return k.cfg.Error(r, status, msg)
+}
+
+// Exchange is one request being answered: what the request log will keep
+// of it. Handlers reach theirs with ExchangeFrom to name the caller, the
+// route or the error code; every method is safe on a nil Exchange.
+type Exchange struct {
+	kit     *Kit
+	start   time.Time
+	req     control.Request
+	entry   *logEntry // set once logged
+	settled bool
+}
+
+type exchangeKey struct{}
+
+// ExchangeFrom returns the Exchange of the request ctx belongs to, nil if
+// none.
+func ExchangeFrom(ctx context.Context) *Exchange {
+	x, _ := ctx.Value(exchangeKey{}).(*Exchange)
+	return x
+}
+
+// Begin starts the log entry of a request that does not come through
+// ServeHTTP (a gRPC call); Finish ends it. The returned context carries the
+// Exchange.
+func (k *Kit) Begin(ctx context.Context, transport, method, path string, header http.Header) (context.Context, *Exchange) {
+	x := &Exchange{kit: k, start: time.Now(), req: control.Request{
+		Time: k.clock.Now(), Transport: transport, Method: method, Path: path, Header: header.Clone(),
+	}}
+	return context.WithValue(ctx, exchangeKey{}, x), x
+}
+
+// SetBody keeps the start of a body that did not come through ServeHTTP
+// (a gRPC request as JSON), and its full size.
+func (x *Exchange) SetBody(body []byte, size int64) {
+	if x == nil {
+		return
+	}
+	x.update(func(r *control.Request) { r.BodySize = size })
+	x.keepBody(body)
+}
+
+func (x *Exchange) keepBody(body []byte) {
+	if len(body) == 0 {
+		return
+	}
+	// A copy: a slice of the request's buffer would keep all of it alive.
+	kept := bytes.Clone(body[:min(len(body), x.kit.limits.LogBodyBytes)])
+	x.update(func(r *control.Request) { r.Body = kept })
+}
+
+// SetRoute names the route or operation the request reached.
+func (x *Exchange) SetRoute(route string) {
+	if x != nil {
+		x.update(func(r *control.Request) { r.Route = route })
+	}
+}
+
+// Route is the route the request matched so far.
+func (x *Exchange) Route() string {
+	if x == nil {
+		return ""
+	}
+	x.kit.logMu.Lock()
+	defer x.kit.logMu.Unlock()
+	return x.req.Route
+}
+
+// SetCaller names who the request was authenticated as.
+func (x *Exchange) SetCaller(caller string) {
+	if x != nil {
+		x.update(func(r *control.Request) { r.Caller = caller })
+	}
+}
+
+// SetCode records the service's error code answered.
+func (x *Exchange) SetCode(code string) {
+	if x != nil {
+		x.update(func(r *control.Request) { r.Code = code })
+	}
+}
+
+// MarkFault records that an injected fault matched the request.
+func (x *Exchange) MarkFault() {
+	if x != nil {
+		x.update(func(r *control.Request) { r.Fault = true })
+	}
+}
+
+// Recovered records a handler's panic p, with the stack where it happened.
+func (x *Exchange) Recovered(p any) {
+	if x == nil {
+		return
+	}
+	stack := string(debug.Stack())
+	if len(stack) > 8<<10 {
+		stack = stack[:8<<10] + "…"
+	}
+	msg := fmt.Sprintf("%v\n%s", p, stack)
+	x.update(func(r *control.Request) { r.Panic = msg })
+	if l := x.kit.cfg.Logger; l != nil {
+		l.Error("fake: a handler panicked", "method", x.req.Method, "path", x.req.Path, "panic", fmt.Sprint(p))
+	}
+}
+
+// Finish logs the request with the status answered (0: none), if it is not
+// logged yet, and its duration. It is called once the answer is complete.
+func (x *Exchange) Finish(status int) {
+	if x == nil {
+		return
+	}
+	d := time.Since(x.start)
+	x.update(func(r *control.Request) {
+		if r.Status == 0 {
+			r.Status = status
+		}
+		r.Duration = d
+	})
+	x.commit()
+	x.kit.logMu.Lock()
+	x.settled = true
+	x.kit.logMu.Unlock()
+}
+
+// answered is called when the status goes out: the request is logged then,
+// before any of the answer leaves, so that a client that has read its
+// answer finds the request in the log.
+func (x *Exchange) answered(status int) {
+	x.update(func(r *control.Request) { r.Status = status })
+	x.commit()
+}
+
+// update changes the request and, once logged, its log entry.
+func (x *Exchange) update(fn func(r *control.Request)) {
+	k := x.kit
+	k.logMu.Lock()
+	defer k.logMu.Unlock()
+	fn(&x.req)
+	if x.entry != nil && !x.settled {
+		x.entry.req = x.req
+	}
+}
+
+// commit puts the request in the log once.
+func (x *Exchange) commit() {
+	k := x.kit
+	k.logMu.Lock()
+	defer k.logMu.Unlock()
+	if x.entry != nil {
+		return
+	}
+	x.entry = &logEntry{req: x.req}
+	k.log.add(x.entry, x.entry.size())
+}
+
+// statusRecorder notes the status a handler wrote and logs the request
+// before the status goes out.
 type statusRecorder struct {
 	http.ResponseWriter
-	status   int
-	onStatus func(int)
+	x      *Exchange
+	status int
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
 	if s.status == 0 && code >= 200 {
 		s.status = code
-		if s.onStatus != nil {
-			s.onStatus(code)
-		}
+		s.x.answered(code)
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
@@ -152,5 +436,28 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
-// Unwrap lets http.ResponseController reach the connection (for Hijack).
+// Flush passes a flush on (long polls, streamed answers).
+func (s *statusRecorder) Flush() {
+	if s.status == 0 {
+		s.WriteHeader(http.StatusOK)
+	}
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection (deadlines,
+// Hijack).
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// headerSize is about what h costs to keep.
+func headerSize(h http.Header) int64 {
+	n := int64(0)
+	for k, vs := range h {
+		n += int64(len(k)) + 16
+		for _, v := range vs {
+			n += int64(len(v)) + 16
+		}
+	}
+	return n
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
@@ -34,20 +35,28 @@ func newKit(t *testing.T) (*fakekit.Kit, string) {
 	t.Helper()
 	k := fakekit.New(fakekit.Config{
 		Clock: clock.NewFake(t0),
-		FaultBody: func(w http.ResponseWriter, _ *http.Request, status int) {
-			fakekit.WriteJSON(w, status, map[string]string{"message": "injected"})
+		Error: func(_ *http.Request, status int, msg string) fakekit.Answer {
+			if msg == "" {
+				msg = "injected"
+			}
+			return fakekit.Answer{Status: status, Body: map[string]string{"message": msg}}
 		},
 		Routes: itemRoutes.Bind(t.Name()),
 	})
-	srv := fakekit.Start(t, k)
-	return k, srv.URL
+	return k, serve(t, k)
+}
+
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	var e fakekit.Endpoint
+	return e.Start(t, h)
 }
 
 func TestRoutesSharedAcrossOwners(t *testing.T) {
 	t.Parallel()
 	_, a := newKit(t)
 	k2 := fakekit.New(fakekit.Config{Routes: itemRoutes.Bind("second")})
-	b := fakekit.Start(t, k2).URL
+	b := serve(t, k2)
 	_, bodyA, _ := do(t, "GET", a+"/items/1", "")
 	_, bodyB, _ := do(t, "GET", b+"/items/1", "")
 	if !strings.Contains(bodyA, t.Name()) || !strings.Contains(bodyB, `"second"`) {
@@ -98,10 +107,10 @@ func TestRequestLog(t *testing.T) {
 
 func TestRequestLogIsBounded(t *testing.T) {
 	t.Parallel()
-	k := fakekit.New(fakekit.Config{LogLimit: 3})
-	srv := fakekit.Start(t, k)
+	k := fakekit.New(fakekit.Config{Limits: fakekit.Limits{LogEntries: 3}})
+	url := serve(t, k)
 	for i := range 5 {
-		do(t, "GET", srv.URL+"/"+string(rune('a'+i)), "")
+		do(t, "GET", url+"/"+string(rune('a'+i)), "")
 	}
 	got := k.Requests()
 	if len(got) != 3 || got[0].Path != "/c" || got[2].Path != "/e" {
@@ -112,10 +121,10 @@ func TestRequestLogIsBounded(t *testing.T) {
 func TestFaults(t *testing.T) {
 	t.Parallel()
 	k, url := newKit(t)
-	if err := k.InjectFault("POST /items", fakekit.Fault{Status: 500, Times: 2}); err != nil {
+	if err := k.InjectFault("POST /items", control.Fault{Status: 500, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if err := k.InjectFault("GET /items/{id}", fakekit.Fault{Status: 503, Body: `{"custom":true}`, Header: http.Header{"Retry-After": {"9"}}, Times: 1}); err != nil {
+	if err := k.InjectFault("GET /items/{id}", control.Fault{Status: 503, Body: `{"custom":true}`, Header: http.Header{"Retry-After": {"9"}}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	// The GET fault does not touch POSTs, and runs out after Times.
@@ -143,7 +152,7 @@ func TestFaults(t *testing.T) {
 func TestFaultConcretePathAndEverything(t *testing.T) {
 	t.Parallel()
 	k, url := newKit(t)
-	k.InjectFault("GET /items/2", fakekit.Fault{Status: 418})
+	k.InjectFault("GET /items/2", control.Fault{Status: 418})
 	if resp, _, _ := do(t, "GET", url+"/items/1", ""); resp.StatusCode != 200 {
 		t.Fatalf("/items/1: %d", resp.StatusCode)
 	}
@@ -151,7 +160,7 @@ func TestFaultConcretePathAndEverything(t *testing.T) {
 		t.Fatalf("/items/2: %d", resp.StatusCode)
 	}
 	k.ClearFaults()
-	k.InjectFault("", fakekit.Fault{Status: 502, Times: 1})
+	k.InjectFault("", control.Fault{Status: 502, Times: 1})
 	if resp, _, _ := do(t, "POST", url+"/anything", ""); resp.StatusCode != 502 {
 		t.Fatalf("catch-all: %d", resp.StatusCode)
 	}
@@ -160,11 +169,11 @@ func TestFaultConcretePathAndEverything(t *testing.T) {
 func TestFaultDropAndLatency(t *testing.T) {
 	t.Parallel()
 	k, url := newKit(t)
-	k.InjectFault("GET /items/{id}", fakekit.Fault{Drop: true, Times: 1})
+	k.InjectFault("GET /items/{id}", control.Fault{Drop: true, Times: 1})
 	if _, _, err := do(t, "GET", url+"/items/1", ""); err == nil {
 		t.Fatal("dropped connection gave an answer")
 	}
-	k.InjectFault("GET /items/{id}", fakekit.Fault{Latency: time.Millisecond, Times: 1})
+	k.InjectFault("GET /items/{id}", control.Fault{Latency: time.Millisecond, Times: 1})
 	if resp, body, err := do(t, "GET", url+"/items/5", ""); err != nil || resp.StatusCode != 200 || !strings.Contains(body, `"5"`) {
 		t.Fatalf("latency-only fault should pass through: %v %v %q", resp, err, body)
 	}
@@ -175,11 +184,11 @@ func TestFaultValidation(t *testing.T) {
 	k := fakekit.New(fakekit.Config{})
 	for _, bad := range []struct {
 		route string
-		f     fakekit.Fault
+		f     control.Fault
 	}{
-		{"GET /x/{", fakekit.Fault{Status: 500}},
-		{"", fakekit.Fault{Status: 5}},
-		{"", fakekit.Fault{Times: -1}},
+		{"GET /x/{", control.Fault{Status: 500}},
+		{"", control.Fault{Status: 5}},
+		{"", control.Fault{Times: -1}},
 	} {
 		if err := k.InjectFault(bad.route, bad.f); err == nil {
 			t.Errorf("InjectFault(%q, %+v) accepted", bad.route, bad.f)
@@ -191,13 +200,24 @@ func TestBodyLimit(t *testing.T) {
 	t.Parallel()
 	rt := fakekit.NewRoutes[int]()
 	rt.Handle("POST /x", func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) })
-	k := fakekit.New(fakekit.Config{MaxBody: 4, Routes: rt.Bind(0)})
-	srv := fakekit.Start(t, k)
-	if resp, _, _ := do(t, "POST", srv.URL+"/x", "12345"); resp.StatusCode != 413 {
+	k := fakekit.New(fakekit.Config{Limits: fakekit.Limits{MaxBody: 4}, Routes: rt.Bind(0)})
+	url := serve(t, k)
+	if resp, _, _ := do(t, "POST", url+"/x", "12345"); resp.StatusCode != 413 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	if resp, _, _ := do(t, "POST", srv.URL+"/x", "1234"); resp.StatusCode != 204 {
+	if resp, _, _ := do(t, "POST", url+"/x", "1234"); resp.StatusCode != 204 {
 		t.Fatalf("status %d", resp.StatusCode)
+	}
+	// Without a Content-Length: refused once the fifth byte is in.
+	req, _ := http.NewRequest("POST", url+"/x", io.MultiReader(strings.NewReader("123"), strings.NewReader("45")))
+	req.ContentLength = -1
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 413 {
+		t.Fatalf("chunked: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if reqs := k.Requests(); len(reqs) != 3 || reqs[0].Status != 413 || reqs[0].BodySize != 5 || len(reqs[0].Body) != 0 {
+		t.Fatalf("log %v", reqs)
 	}
 }
 
@@ -271,16 +291,11 @@ func TestListenPortInUse(t *testing.T) {
 	}
 	defer l.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
-	_, err = fakekit.Listen(l.Addr().String(), http.NotFoundHandler())
+	_, err = fakekit.ListenTCP(l.Addr().String())
 	if err == nil || !strings.Contains(err.Error(), "port "+port+" is already in use") {
 		t.Fatalf("err = %v", err)
 	}
-	s, err := fakekit.Listen("127.0.0.1:0", http.NotFoundHandler())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	if _, err := fakekit.Listen("256.0.0.1:1", nil); err == nil {
+	if _, err := fakekit.ListenTCP("256.0.0.1:1"); err == nil {
 		t.Fatal("bad address accepted")
 	}
 }
@@ -299,9 +314,9 @@ func TestRequestLoggedBeforeTheAnswerArrives(t *testing.T) {
 		<-release // the handler has not returned when the client has the answer
 	})
 	k := fakekit.New(fakekit.Config{Routes: rt.Bind(0)})
-	srv := fakekit.Start(t, k)
+	url := serve(t, k)
 	defer close(release)
-	resp, body, err := do(t, "GET", srv.URL+"/big", "")
+	resp, body, err := do(t, "GET", url+"/big", "")
 	if err != nil || len(body) != len(big) {
 		t.Fatalf("%v %d", err, len(body))
 	}

@@ -1,60 +1,70 @@
 package fakekit
 
 import (
-	"net/http"
-	"net/url"
-	"time"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
-// Request is one request a fake received, as its request log keeps it.
-type Request struct {
-	Time   time.Time // on the fake's clock
-	Method string
-	Path   string // unescaped
-	Query  url.Values
-	Header http.Header
-	Body   []byte
-	Route  string // the route pattern the request matched (faulted or not), "" if none
-	Status int    // the status answered; 0 if the connection was dropped
-	Fault  bool   // an injected fault matched it
+// logEntry is one request in the log.
+type logEntry struct {
+	req control.Request
 }
 
-func (k *Kit) record(e Request) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if len(k.log) < k.logLimit {
-		k.log = append(k.log, e)
-		return
+// size is about what the entry costs to keep: its body, headers, path,
+// query and panic report, and a fixed part for the rest.
+func (e *logEntry) size() int64 {
+	r := &e.req
+	n := int64(256 + len(r.Body) + len(r.Path) + len(r.Route) + len(r.Caller) + len(r.Panic))
+	n += headerSize(r.Header)
+	for k, vs := range r.Query {
+		n += int64(len(k)) + 16
+		for _, v := range vs {
+			n += int64(len(v)) + 16
+		}
 	}
-	k.log[k.logStart] = e
-	k.logStart = (k.logStart + 1) % k.logLimit
+	return n
 }
 
 // Requests returns the logged requests, oldest first. A request is logged
-// once its answer is written.
-func (k *Kit) Requests() []Request {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	out := make([]Request, 0, len(k.log))
-	out = append(out, k.log[k.logStart:]...)
-	return append(out, k.log[:k.logStart]...)
+// once its answer's status is written (or it ends with none).
+func (k *Kit) Requests() []control.Request {
+	k.logMu.Lock()
+	defer k.logMu.Unlock()
+	out := make([]control.Request, 0, k.log.len())
+	k.log.each(func(e *logEntry) { out = append(out, e.req) })
+	return out
 }
 
-// RequestsTo returns the logged requests that matched a route, in
-// http.ServeMux pattern syntax as registered ("GET /api/v4/projects").
-func (k *Kit) RequestsTo(route string) []Request {
-	var out []Request
-	for _, r := range k.Requests() {
-		if r.Route == route {
-			out = append(out, r)
+// RequestsTo returns the logged requests that matched a route: an
+// http.ServeMux pattern as registered ("GET /api/v4/projects"), or an
+// operation's name.
+func (k *Kit) RequestsTo(route string) []control.Request {
+	k.logMu.Lock()
+	defer k.logMu.Unlock()
+	var out []control.Request
+	k.log.each(func(e *logEntry) {
+		if e.req.Route == route {
+			out = append(out, e.req)
 		}
-	}
+	})
 	return out
 }
 
 // ResetRequests empties the request log.
 func (k *Kit) ResetRequests() {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.log, k.logStart = nil, 0
+	k.logMu.Lock()
+	defer k.logMu.Unlock()
+	k.log.reset()
+}
+
+// Panics returns the logged requests whose handler panicked.
+func (k *Kit) Panics() []control.Request {
+	k.logMu.Lock()
+	defer k.logMu.Unlock()
+	var out []control.Request
+	k.log.each(func(e *logEntry) {
+		if e.req.Panic != "" {
+			out = append(out, e.req)
+		}
+	})
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
 var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
@@ -241,7 +242,7 @@ func TestLogoutServerUnreachable(t *testing.T) {
 	srv := startFake(t)
 	c := newCLI(t, srv)
 	c.login()
-	srv.InjectFault(cloudauthfake.RouteLogout, cloudauthfake.Fault{Drop: true})
+	srv.InjectFault(cloudauthfake.RouteLogout, control.Fault{Drop: true})
 	r := c.must("", "auth", "logout")
 	if r.stdout != "Logged out (locally)\n" {
 		t.Fatalf("stdout %q", r.stdout)
