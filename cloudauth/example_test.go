@@ -20,7 +20,7 @@ func startExampleFake() *cloudauthfake.Server {
 	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}
-	if err := srv.AddUser(cloudauthfake.User{Username: "alice", Password: "s3cret-pw", Tenant: "acme", Name: "Alice Liddell"}); err != nil {
+	if err := srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "s3cret-pw", Tenant: "acme", Name: "Alice Liddell"}); err != nil {
 		panic(err)
 	}
 	return srv

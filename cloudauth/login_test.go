@@ -49,7 +49,7 @@ func TestLogin(t *testing.T) {
 func TestLoginTenant(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	if err := srv.AddUser(cloudauthfake.User{Username: "alice", Password: "alice-pw", Tenant: "acme.example"}); err != nil {
+	if err := srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "alice-pw", Tenant: "acme.example"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -72,8 +72,8 @@ func TestLoginTenant(t *testing.T) {
 func TestLoginRefused(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.AddUser(cloudauthfake.User{Username: "bob", Password: "bob-secret", Tenant: "acme.example"})
-	srv.AddUser(cloudauthfake.User{Username: "carol", Password: "carol-secret", Locked: true})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "bob", Password: "bob-secret", Tenant: "acme.example"})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "carol", Password: "carol-secret", Locked: true})
 	c := srv.Client()
 	for _, tc := range []struct {
 		name string
@@ -208,7 +208,7 @@ func TestLoginRetriesRateLimit(t *testing.T) {
 func TestUserInfoAndLogout(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.AddUser(cloudauthfake.User{Username: "alice", Password: "alice-pw", Name: "Alice Liddell", Email: "alice@example.com", Roles: []string{"org_member"}})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "alice-pw", Name: "Alice Liddell", Email: "alice@example.com", Roles: []string{"org_member"}})
 	c := srv.Client()
 	ctx := context.Background()
 	tok, err := c.Login(ctx, &cloudauth.LoginRequest{Username: "alice", Password: "alice-pw"})

@@ -195,7 +195,7 @@ func (s *Seed) apply(f *Fakes) error {
 		}
 	}
 	for i, u := range s.CloudAuth.Users {
-		if err := f.CloudAuth.AddUser(cloudauthfake.User{Username: u.Username, Password: u.Password, Tenant: u.Tenant,
+		if err := f.CloudAuth.AddUser(cloudauthfake.UserSeed{Username: u.Username, Password: u.Password, Tenant: u.Tenant,
 			Name: u.Name, Email: u.Email, Locked: u.Locked}); err != nil {
 			return fmt.Errorf("fake: seed cloudauth.users[%d]: %w", i, err)
 		}

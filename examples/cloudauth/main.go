@@ -41,7 +41,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 			return err
 		}
 		defer srv.Close()
-		if err := srv.AddUser(cloudauthfake.User{Username: "alice", Password: "wonderland", Name: "Alice Liddell", Email: "alice@example.com"}); err != nil {
+		if err := srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "wonderland", Name: "Alice Liddell", Email: "alice@example.com"}); err != nil {
 			return err
 		}
 		url, login = srv.URL(), cloudauth.LoginRequest{Username: "alice", Password: "wonderland"}

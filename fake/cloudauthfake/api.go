@@ -16,17 +16,21 @@ import (
 // all instances.
 var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	rt := fakekit.NewRoutes[*Server]()
-	rt.Handle(RouteLogin, (*Server).login)
-	rt.Handle(RouteLogout, (*Server).logout)
-	rt.Handle(RouteUserInfo, (*Server).userInfo)
-	rt.Handle(RoutePublicKey, (*Server).publicKey)
+	handle := func(pattern string, fn func(s *Server, r *http.Request) fakekit.Answer) {
+		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { fakekit.WriteAnswer(w, fn(s, r)) })
+	}
+	handle(RouteLogin, (*Server).login)
+	handle(RouteLogout, (*Server).logout)
+	handle(RouteUserInfo, (*Server).userInfo)
+	handle(RoutePublicKey, (*Server).publicKey)
 	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		if allowed := rt.Allowed(r); len(allowed) > 0 {
-			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+			a := errorAnswer(r, http.StatusMethodNotAllowed, "Method Not Allowed")
+			a.Header.Set("Allow", strings.Join(allowed, ", "))
+			fakekit.WriteAnswer(w, a)
 			return
 		}
-		writeError(w, http.StatusNotFound, "Not Found")
+		fakekit.WriteAnswer(w, errorAnswer(r, http.StatusNotFound, "Not Found"))
 	})
 	return rt
 })
@@ -38,16 +42,10 @@ type errorBody struct {
 	RequestID  string `json:"requestId"`
 }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
-	var id [8]byte
-	_, _ = rand.Read(id[:])
-	rid := hex.EncodeToString(id[:])
-	w.Header().Set("X-Request-Id", rid)
-	fakekit.WriteJSON(w, status, errorBody{StatusCode: status, Message: msg, RequestID: rid})
-}
-
-// errorAnswer is the gateway's error answer, for the kit (faults, bodies
-// over the limit, panics).
+// errorAnswer is the gateway's error answer, {"statusCode","message",
+// "requestId"} with the request id also in X-Request-Id; msg "" is the
+// status's text. The kit answers with it too (faults, bodies over the
+// limit, panics).
 func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
 	if msg == "" {
 		msg = http.StatusText(status)
@@ -64,11 +62,17 @@ func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
 
 // unauthorized is the one answer to every refused credential or token, so
 // that it does not tell which part was wrong.
-func unauthorized(w http.ResponseWriter, bearerChallenge bool) {
+func unauthorized(r *http.Request, bearerChallenge bool) fakekit.Answer {
+	a := errorAnswer(r, http.StatusUnauthorized, "Unauthorized")
 	if bearerChallenge {
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		a.Header.Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 	}
-	writeError(w, http.StatusUnauthorized, "Unauthorized")
+	return a
+}
+
+// noStore is a JSON answer that must not be cached (tokens, user details).
+func noStore(body any) fakekit.Answer {
+	return fakekit.Answer{Status: http.StatusOK, Header: http.Header{"Cache-Control": {"no-store"}}, Body: body}
 }
 
 // loginBody is the login request; unknown fields are ignored, as the
@@ -79,79 +83,73 @@ type loginBody struct {
 	Tenant   string  `json:"tenant"`
 }
 
-func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+func (s *Server) login(r *http.Request) fakekit.Answer {
 	var body loginBody
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "The request body is not valid JSON")
-		return
+		return errorAnswer(r, http.StatusBadRequest, "The request body is not valid JSON")
 	}
 	if body.Username == nil || body.Password == nil {
-		writeError(w, http.StatusBadRequest, "username and password are required")
-		return
+		return errorAnswer(r, http.StatusBadRequest, "username and password are required")
 	}
 	tenant := body.Tenant
 	if tenant == "" {
 		tenant = s.cfg.defaultTenant
 	}
-	s.mu.Lock()
-	_, ok := s.authenticate(tenant, *body.Username, *body.Password)
-	iss := s.issuerLocked(r)
-	s.mu.Unlock()
+	iss, ok := s.checkLogin(r, tenant, *body.Username, *body.Password)
 	if !ok {
-		unauthorized(w, false)
-		return
+		return unauthorized(r, false)
 	}
+	fakekit.ExchangeFrom(r.Context()).SetCaller(*body.Username)
 	raw, err := s.issue(iss, tenant, *body.Username)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "signing the token failed")
-		return
+		return errorAnswer(r, http.StatusInternalServerError, "signing the token failed")
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
+	return noStore(map[string]any{
 		"access_token": raw,
 		"token_type":   "bearer",
 		"expires_in":   int64(s.cfg.lifetime.Seconds()),
 	})
 }
 
-func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+// caller verifies the request's bearer token and names its subject in the
+// request log.
+func (s *Server) caller(r *http.Request) (*tokenClaims, bool) {
 	raw, ok := bearer(r)
 	if !ok {
-		unauthorized(w, true)
-		return
+		return nil, false
 	}
 	cl, err := s.check(raw)
 	if err != nil {
-		unauthorized(w, true)
-		return
+		return nil, false
 	}
-	s.revoke(cl)
-	w.WriteHeader(http.StatusNoContent)
+	fakekit.ExchangeFrom(r.Context()).SetCaller(cl.Subject)
+	return cl, true
 }
 
-func (s *Server) userInfo(w http.ResponseWriter, r *http.Request) {
-	raw, ok := bearer(r)
+func (s *Server) logout(r *http.Request) fakekit.Answer {
+	cl, ok := s.caller(r)
 	if !ok {
-		unauthorized(w, true)
-		return
+		return unauthorized(r, true)
 	}
-	cl, err := s.check(raw)
-	if err != nil {
-		unauthorized(w, true)
-		return
+	s.revoke(cl)
+	return fakekit.Answer{Status: http.StatusNoContent}
+}
+
+func (s *Server) userInfo(r *http.Request) fakekit.Answer {
+	cl, ok := s.caller(r)
+	if !ok {
+		return unauthorized(r, true)
 	}
 	u, found := s.LookupUser(cl.Tenant, cl.Subject)
 	if !found { // a token signed for a user the fake does not hold (Sign)
-		unauthorized(w, true)
-		return
+		return unauthorized(r, true)
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	fakekit.WriteJSON(w, http.StatusOK, cloudauth.UserInfo{
+	return noStore(cloudauth.UserInfo{
 		Subject: u.Username, Username: u.Username, Name: u.Name, Email: u.Email, Tenant: u.Tenant, Roles: u.Roles,
 	})
 }
 
-func (s *Server) publicKey(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	fakekit.WriteJSON(w, http.StatusOK, cloudauth.JWKS{Keys: []cloudauth.JWK{cloudauth.PublicJWK(s.cfg.kid, &s.cfg.key.PublicKey)}})
+func (s *Server) publicKey(*http.Request) fakekit.Answer {
+	return fakekit.Answer{Status: http.StatusOK, Header: http.Header{"Cache-Control": {"public, max-age=300"}},
+		Body: cloudauth.JWKS{Keys: []cloudauth.JWK{cloudauth.PublicJWK(s.cfg.kid, &s.cfg.key.PublicKey)}}}
 }

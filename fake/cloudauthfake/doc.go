@@ -4,7 +4,7 @@
 // gateway, without a real server.
 //
 //	srv := cloudauthfake.Start(t)             // plain HTTP on loopback, closed when the test ends
-//	srv.AddUser(cloudauthfake.User{Username: "alice", Password: "pw", Tenant: "acme"})
+//	srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "pw", Tenant: "acme"})
 //	c := srv.Client()                         // a cloudauth client on the fake's clock
 //	tok, _ := c.Login(ctx, &cloudauth.LoginRequest{Username: "alice", Password: "pw", Tenant: "acme"})
 //	srv.Clock().Advance(31 * time.Minute)     // the token has expired: userinfo answers 401
@@ -42,12 +42,36 @@
 // that certificate verification, a custom CA ([Server.CACertFile]) and
 // turning verification off can be tested; [Server.Client] trusts it.
 //
-// Controls: [Server.InjectFault] per route (RouteLogin, RouteLogout,
-// RouteUserInfo, RoutePublicKey; a status, a body, latency, a dropped
-// connection, for the next N requests); [Server.Requests] and
-// [Server.RequestsTo], the request log; seeding and reading back (AddUser,
-// SetLocked, SetPassword, LookupUser, IssueToken, Sign, Revoke, Revoked,
-// Issued).
+// # Serving and controls
+//
+// Like every apitwin fake: [New] builds one that serves nothing yet (it is
+// an http.Handler); [Start] and [StartTLS] serve it on loopback until the
+// test ends; [Server.Serve] and [Server.Listen] serve it for programs until
+// [Server.Close]. Every listener has header and idle timeouts, and Close
+// gives running requests two seconds before it closes their connections.
+// The controls are the same on every fake ([control.Controls]):
+// [Server.InjectFault] per route (RouteLogin, RouteLogout, RouteUserInfo,
+// RoutePublicKey, or "" for all: a status, a body, latency on the wall or
+// the fake clock, a dropped connection, for the next N requests),
+// [Server.Faults], [Server.ClearFaults], the request log
+// ([Server.Requests], [Server.RequestsTo], [Server.ResetRequests]; each
+// entry names the caller), [Server.Reset], and [Server.Clock]. Seeding and
+// reading back: [Server.Load] with a [Seed], AddUser, SetLocked,
+// SetPassword, LookupUser, IssueToken, Sign, Revoke, Revoked, Issued.
+//
+// # Bounds
+//
+//   - Request bodies: at most 64 KiB ([WithMaxBody]); a larger one is
+//     refused with 413 in the gateway's error shape before it is read.
+//   - The request log: the newest 10,000 requests, the first 64 KiB of
+//     each body, 32 MiB in all ([WithRequestLog]).
+//   - The revocation list: pruned of expired tokens past 10,000 entries.
+//   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send
+//     the body, 2 minutes to read the answer, 2 minutes idle.
+//
+// A handler that panics is answered 500 in the gateway's error shape and
+// the panic is in the request log (Request.Panic): it is a bug of the
+// fake's, please report it.
 //
 // Known differences from the real service: no refresh or id tokens, no
 // scopes or organisations, no rate limiting unless injected, and the

@@ -29,7 +29,7 @@ func Example() {
 	srv := startExampleFake()
 	defer srv.Close()
 	ctx := context.Background()
-	if err := srv.AddUser(cloudauthfake.User{Username: "alice", Password: "s3cret-pw", Tenant: "acme", Name: "Alice Liddell"}); err != nil {
+	if err := srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "s3cret-pw", Tenant: "acme", Name: "Alice Liddell"}); err != nil {
 		panic(err)
 	}
 
@@ -59,7 +59,7 @@ func ExampleServer_SetLocked() {
 	srv := startExampleFake()
 	defer srv.Close()
 	ctx := context.Background()
-	srv.AddUser(cloudauthfake.User{Username: "bob", Password: "pw-of-bob"}) // the default tenant
+	srv.AddUser(cloudauthfake.UserSeed{Username: "bob", Password: "pw-of-bob"}) // the default tenant
 	if err := srv.SetLocked(srv.DefaultTenant(), "bob", true); err != nil {
 		panic(err)
 	}
@@ -82,7 +82,7 @@ func ExampleServer_InjectFault() {
 	srv := startExampleFake()
 	defer srv.Close()
 	ctx := context.Background()
-	srv.AddUser(cloudauthfake.User{Username: "alice", Password: "s3cret-pw"})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "s3cret-pw"})
 	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: http.StatusServiceUnavailable, Times: 1})
 
 	req := &cloudauth.LoginRequest{Username: "alice", Password: "s3cret-pw"}

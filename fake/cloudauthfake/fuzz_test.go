@@ -2,6 +2,7 @@ package cloudauthfake_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,36 +10,59 @@ import (
 
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// FuzzLogin: login bodies and bearer headers are outside input to the
-// fake; it answers every one with 200, 400 or 401 and never panics, and
-// issues a token only for the right password.
-func FuzzLogin(f *testing.F) {
-	srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
-	for _, s := range []string{`{"username":"admin","password":"changeme"}`, `{"username":"admin","password":"changeme","tenant":"vsphere.local"}`,
-		`{"username":null,"password":"x"}`, `{`, ``, `[]`, `{"username":"admin","password":"changemE"}`, `{"username":1}`} {
-		f.Add(s, "Bearer a.b.c")
+// FuzzFrontDoor sends scripts of arbitrary requests to the fake's HTTP
+// front door: no handler may panic, every error must be the gateway's
+// {"statusCode","message","requestId"}, a login must still work after each
+// script, and a token is issued only for the right password.
+func FuzzFrontDoor(f *testing.F) {
+	seeds := []string{
+		"POST " + cloudauth.LoginPath + "\nContent-Type: application/json\n\n{\"username\":\"admin\",\"password\":\"changeme\"}",
+		"POST " + cloudauth.LoginPath + "\n\n{\"username\":null,\"password\":\"x\"}\n===\nPOST " + cloudauth.LoginPath + "\n\n[]",
+		"POST " + cloudauth.LoginPath + "\n\n{\"username\":\"admin\",\"password\":\"changemE\",\"tenant\":\"x\"}",
+		"GET " + cloudauth.UserInfoPath + "\nAuthorization: Bearer a.b.c",
+		"POST " + cloudauth.LogoutPath + "\nAuthorization: Bearer eyJhbGciOiJub25lIn0.e30.",
+		"GET " + cloudauth.PublicKeyPath + "\n===\nDELETE " + cloudauth.LoginPath + "\n===\nGET /nowhere",
+		"POST " + cloudauth.LoginPath + "\n\n" + strings.Repeat("[", 100_000),
 	}
-	f.Fuzz(func(t *testing.T, body, auth string) {
-		w := httptest.NewRecorder()
-		srv.ServeHTTP(w, httptest.NewRequest("POST", cloudauth.LoginPath, strings.NewReader(body)))
-		switch w.Code {
-		case http.StatusOK:
-			var creds struct{ Password string }
-			if json.Unmarshal([]byte(body), &creds) != nil || creds.Password != cloudauthfake.AdminPassword {
-				t.Fatalf("a token for %q", body)
-			}
-		case http.StatusBadRequest, http.StatusUnauthorized:
-		default:
-			t.Fatalf("status %d for %q", w.Code, body)
-		}
-		req := httptest.NewRequest("GET", cloudauth.UserInfoPath, nil)
-		req.Header.Set("Authorization", auth)
-		w = httptest.NewRecorder()
-		srv.ServeHTTP(w, req)
-		if w.Code != http.StatusUnauthorized {
-			t.Fatalf("userinfo with %q: %d", auth, w.Code)
+	fakekit.FuzzHTTP(f, seeds, func(t *testing.T) *fakekit.FuzzTarget {
+		srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+		return &fakekit.FuzzTarget{
+			Handler:  srv,
+			Requests: srv.Requests,
+			ErrorShape: func(status int, h http.Header, body []byte) error {
+				var e struct {
+					StatusCode int    `json:"statusCode"`
+					Message    string `json:"message"`
+					RequestID  string `json:"requestId"`
+				}
+				if err := json.Unmarshal(body, &e); err != nil {
+					return err
+				}
+				if e.StatusCode != status || e.Message == "" || e.RequestID == "" || h.Get("X-Request-Id") != e.RequestID {
+					return fmt.Errorf("error body %+v", e)
+				}
+				return nil
+			},
+			Probe: func() *http.Request {
+				return httptest.NewRequest("POST", cloudauth.LoginPath, strings.NewReader(`{"username":"admin","password":"changeme"}`))
+			},
+			ProbeStatus: http.StatusOK,
+			Check: func() error {
+				// Every token issued was issued to a login with the right
+				// password: every logged 200 login names admin as its caller.
+				for _, r := range srv.RequestsTo(cloudauthfake.RouteLogin) {
+					if r.Status == http.StatusOK && r.Caller != cloudauthfake.AdminUsername {
+						return fmt.Errorf("a token for %q", r.Body)
+					}
+				}
+				if _, ok := srv.LookupUser("", cloudauthfake.AdminUsername); !ok {
+					return fmt.Errorf("admin is gone")
+				}
+				return nil
+			},
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -45,7 +46,8 @@ const (
 )
 
 // Server is the fake login gateway. It is an http.Handler; use [Start] or
-// [StartTLS] in tests, or [New] and [Server.Listen] in programs.
+// [StartTLS] in tests, or [New] and [Server.Listen] (or [Server.Serve]) in
+// programs.
 type Server struct {
 	kit *fakekit.Kit
 	cfg config
@@ -66,6 +68,14 @@ type config struct {
 	defaultTenant string
 	issuer        string
 	adminPassword string
+	limits        fakekit.Limits
+	faults        []routeFault
+}
+
+// routeFault is a fault injected by WithFault.
+type routeFault struct {
+	route string
+	fault control.Fault
 }
 
 // Option configures a Server.
@@ -99,10 +109,31 @@ func WithIssuer(iss string) Option { return func(c *config) { c.issuer = strings
 // "changeme").
 func WithAdminPassword(p string) Option { return func(c *config) { c.adminPassword = p } }
 
+// WithMaxBody caps a request body (default DefaultMaxBody); a larger one is
+// refused with 413 in the gateway's error shape before it is read whole.
+func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n } }
+
+// WithRequestLog bounds the request log: at most entries requests (default
+// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
+func WithRequestLog(entries, bodyBytes int) Option {
+	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
+}
+
+// WithFault injects f on route when the fake is built, as InjectFault
+// would; New panics on a fault InjectFault refuses.
+func WithFault(route string, f control.Fault) Option {
+	return func(c *config) { c.faults = append(c.faults, routeFault{route, f}) }
+}
+
+// DefaultMaxBody is the default cap on a request body: a login body is a
+// few hundred bytes.
+const DefaultMaxBody = 64 << 10
+
 // New returns a fake with one user, admin, in the default tenant. It makes
 // an RSA key pair unless WithKey gives one, and panics if it cannot.
 func New(opts ...Option) *Server {
 	cfg := config{lifetime: DefaultTokenLifetime, defaultTenant: DefaultTenant, adminPassword: AdminPassword}
+	cfg.limits.MaxBody = DefaultMaxBody
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -124,14 +155,28 @@ func New(opts ...Option) *Server {
 	if cfg.kid == "" {
 		cfg.kid = Thumbprint(&cfg.key.PublicKey)
 	}
-	s := &Server{cfg: cfg, users: map[userKey]*user{}, revoked: map[string]time.Time{}}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Error: errorAnswer, Routes: routeTable().Bind(s)})
+	s := &Server{cfg: cfg}
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().Bind(s)})
 	s.cfg.clock = s.kit.Clock()
-	if err := s.AddUser(User{Username: AdminUsername, Password: cfg.adminPassword, Name: "Administrator",
+	for _, rf := range cfg.faults {
+		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
+			panic("cloudauthfake: WithFault: " + err.Error())
+		}
+	}
+	s.resetState()
+	return s
+}
+
+// resetState makes the users and tokens New starts with: admin alone, no
+// token issued or revoked.
+func (s *Server) resetState() {
+	s.mu.Lock()
+	s.users, s.revoked, s.issued = map[userKey]*user{}, map[string]time.Time{}, 0
+	s.mu.Unlock()
+	if err := s.AddUser(UserSeed{Username: AdminUsername, Password: s.cfg.adminPassword, Name: "Administrator",
 		Email: "admin@example.com", Roles: []string{"org_owner"}}); err != nil {
 		panic(err) // the state is empty: only an empty password could fail
 	}
-	return s
 }
 
 // Thumbprint returns an RSA public key's RFC 7638 thumbprint, the fake's
@@ -147,6 +192,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
 	s.ep.Start(tb, s)
+	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -159,17 +205,26 @@ func StartTLS(tb testing.TB, opts ...Option) *Server {
 	// Quiet: a client refusing the certificate is a case this fake exists
 	// to show, and the server should not log each one.
 	s.ep.StartTLSQuiet(tb, s)
+	tb.Cleanup(s.Close)
 	return s
 }
 
-// Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
-// Close, for programs; it returns the URL to reach it.
-func (s *Server) Listen(addr string) (string, error) {
-	return s.ep.Listen(addr, s)
-}
+// Serve serves the fake on l until Close, for programs, and returns the URL
+// to reach it.
+func (s *Server) Serve(l net.Listener) string { return s.ep.Serve(l, s) }
 
-// Close stops a server started by Listen (Start's stops with its test).
-func (s *Server) Close() { s.ep.Close() }
+// Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
+// Close, for programs; it returns the URL to reach it. A port in use is an
+// error that names it.
+func (s *Server) Listen(addr string) (string, error) { return s.ep.Listen(addr, s) }
+
+// Close stops serving: waits on faults end, running requests get a short
+// grace, then their connections close. It is safe to call more than once;
+// a fake started for a test closes with the test.
+func (s *Server) Close() {
+	s.kit.Close()
+	s.ep.Close()
+}
 
 // URL returns the address the fake serves on ("" before Start or Listen).
 func (s *Server) URL() string { return s.ep.URL() }
@@ -246,6 +301,9 @@ func (s *Server) InjectFault(route string, f control.Fault) error { return s.kit
 // ClearFaults removes every injected fault.
 func (s *Server) ClearFaults() { s.kit.ClearFaults() }
 
+// Faults returns the faults in force, in the order they apply.
+func (s *Server) Faults() []control.ActiveFault { return s.kit.Faults() }
+
 // Requests returns the requests received, oldest first.
 func (s *Server) Requests() []control.Request { return s.kit.Requests() }
 
@@ -254,6 +312,18 @@ func (s *Server) RequestsTo(route string) []control.Request { return s.kit.Reque
 
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() { s.kit.ResetRequests() }
+
+// Reset puts the fake back as New left it: admin alone (with its
+// password), no token issued or revoked, no fault, an empty request log.
+// The key, the options and the clock stay, so tokens issued before still
+// verify against the key but are no longer known as revoked.
+func (s *Server) Reset() {
+	s.kit.ClearFaults()
+	s.kit.ResetRequests()
+	s.resetState()
+}
+
+var _ control.Controls = (*Server)(nil)
 
 // errUnknownUser is returned by the seeding methods for a missing user.
 var errUnknownUser = errors.New("cloudauthfake: no such user")

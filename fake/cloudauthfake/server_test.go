@@ -144,13 +144,13 @@ func TestUsersAndTokens(t *testing.T) {
 	if srv.DefaultTenant() != "acme" || srv.TokenLifetime() != time.Hour || srv.KeyID() != "k1" {
 		t.Fatal("options")
 	}
-	if err := srv.AddUser(cloudauthfake.User{Username: "admin", Password: "x"}); err == nil {
+	if err := srv.AddUser(cloudauthfake.UserSeed{Username: "admin", Password: "x"}); err == nil {
 		t.Fatal("duplicate user")
 	}
-	if err := srv.AddUser(cloudauthfake.User{Username: "admin", Password: "x", Tenant: "other"}); err != nil {
+	if err := srv.AddUser(cloudauthfake.UserSeed{Username: "admin", Password: "x", Tenant: "other"}); err != nil {
 		t.Fatalf("same name in another tenant: %v", err)
 	}
-	for _, bad := range []cloudauthfake.User{{Password: "x"}, {Username: "u"}} {
+	for _, bad := range []cloudauthfake.UserSeed{{Password: "x"}, {Username: "u"}} {
 		if srv.AddUser(bad) == nil {
 			t.Errorf("AddUser(%+v) accepted", bad)
 		}

@@ -24,11 +24,7 @@ func (s *Server) IssueToken(tenant, username string) (string, error) {
 	if tenant == "" {
 		tenant = s.cfg.defaultTenant
 	}
-	s.mu.Lock()
-	u, ok := s.users[userKey{tenant, username}]
-	locked := ok && u.Locked
-	iss := s.issuerLocked(nil)
-	s.mu.Unlock()
+	ok, locked, iss := s.account(tenant, username)
 	switch {
 	case !ok:
 		return "", fmt.Errorf("%w: %q in tenant %q", errUnknownUser, username, tenant)
@@ -36,6 +32,15 @@ func (s *Server) IssueToken(tenant, username string) (string, error) {
 		return "", fmt.Errorf("cloudauthfake: user %q is locked", username)
 	}
 	return s.issue(iss, tenant, username)
+}
+
+// account reports whether an account exists and is locked, and the issuer
+// its tokens get.
+func (s *Server) account(tenant, username string) (ok, locked bool, iss string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.users[userKey{tenant, username}]
+	return ok, ok && u.Locked, s.issuerLocked(nil)
 }
 
 // issue signs a new token.
@@ -53,13 +58,17 @@ func (s *Server) issue(iss, tenant, username string) (string, error) {
 		},
 		Tenant: tenant,
 	}
-	raw, err := s.sign(cl)
+	raw, err := s.sign(cl) // outside the lock: signing takes a millisecond
 	if err == nil {
-		s.mu.Lock()
-		s.issued++
-		s.mu.Unlock()
+		s.countIssued()
 	}
 	return raw, err
+}
+
+func (s *Server) countIssued() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.issued++
 }
 
 // Sign signs any claims with the fake's key (RS256, with its key id), for
@@ -110,10 +119,7 @@ func (s *Server) Revoked(raw string) bool {
 	if _, _, err := jwt.NewParser().ParseUnverified(raw, &cl); err != nil {
 		return false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.revoked[cl.ID]
-	return ok
+	return s.isRevoked(cl.ID)
 }
 
 var errRevoked = errors.New("token has been revoked")
@@ -136,13 +142,17 @@ func (s *Server) check(raw string) (*tokenClaims, error) {
 	if cl.ID == "" {
 		return nil, errors.New("token has no id")
 	}
-	s.mu.Lock()
-	_, revoked := s.revoked[cl.ID]
-	s.mu.Unlock()
-	if revoked {
+	if s.isRevoked(cl.ID) {
 		return nil, errRevoked
 	}
 	return &cl, nil
+}
+
+func (s *Server) isRevoked(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, revoked := s.revoked[id]
+	return revoked
 }
 
 // bearer reads the token of an Authorization: Bearer header.

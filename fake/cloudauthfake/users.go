@@ -4,32 +4,50 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 )
 
-// User is an account of the fake gateway.
-type User struct {
-	Username string
-	Password string
+// UserSeed is an account of the fake gateway: what AddUser and a Seed add,
+// and what LookupUser reads back.
+type UserSeed struct {
+	Username string `json:"username" yaml:"username"`
+	Password string `json:"password" yaml:"password"`
 	// Tenant is the tenant the user belongs to and must log in to; empty
 	// means the fake's default tenant.
-	Tenant string
-	Name   string
-	Email  string
-	Roles  []string
+	Tenant string   `json:"tenant,omitempty" yaml:"tenant,omitempty"`
+	Name   string   `json:"name,omitempty" yaml:"name,omitempty"`
+	Email  string   `json:"email,omitempty" yaml:"email,omitempty"`
+	Roles  []string `json:"roles,omitempty" yaml:"roles,omitempty"`
 	// Locked accounts are refused at login with 401, whatever the password.
-	Locked bool
+	Locked bool `json:"locked,omitempty" yaml:"locked,omitempty"`
+}
+
+// Seed is data to load into the fake (Load): its accounts.
+type Seed struct {
+	Users []UserSeed `json:"users,omitempty" yaml:"users,omitempty"`
+}
+
+// Load adds what seed holds, in order. The first refusal stops it; its
+// error names the entry ("users[1]: …").
+func (s *Server) Load(seed Seed) error {
+	for i, u := range seed.Users {
+		if err := s.AddUser(u); err != nil {
+			return fmt.Errorf("users[%d]: %w", i, err)
+		}
+	}
+	return nil
 }
 
 type userKey struct{ tenant, username string }
 
 type user struct {
-	User
+	UserSeed
 }
 
 // AddUser adds an account. A username may exist once per tenant.
-func (s *Server) AddUser(u User) error {
+func (s *Server) AddUser(u UserSeed) error {
 	if strings.TrimSpace(u.Username) == "" || u.Password == "" {
 		return errors.New("cloudauthfake: a user needs a username and a password")
 	}
@@ -43,7 +61,7 @@ func (s *Server) AddUser(u User) error {
 	if _, dup := s.users[k]; dup {
 		return fmt.Errorf("cloudauthfake: user %q already exists in tenant %q", u.Username, u.Tenant)
 	}
-	s.users[k] = &user{User: u}
+	s.users[k] = &user{UserSeed: u}
 	return nil
 }
 
@@ -62,7 +80,7 @@ func (s *Server) SetPassword(tenant, username, password string) error {
 }
 
 // LookupUser returns an account as the fake holds it.
-func (s *Server) LookupUser(tenant, username string) (User, bool) {
+func (s *Server) LookupUser(tenant, username string) (UserSeed, bool) {
 	if tenant == "" {
 		tenant = s.cfg.defaultTenant
 	}
@@ -70,9 +88,9 @@ func (s *Server) LookupUser(tenant, username string) (User, bool) {
 	defer s.mu.Unlock()
 	u, ok := s.users[userKey{tenant, username}]
 	if !ok {
-		return User{}, false
+		return UserSeed{}, false
 	}
-	out := u.User
+	out := u.UserSeed
 	out.Roles = slices.Clone(u.Roles)
 	return out, true
 }
@@ -91,19 +109,21 @@ func (s *Server) updateUser(tenant, username string, fn func(*user)) error {
 	return nil
 }
 
-// authenticate checks credentials; s.mu must be held. The reason is for
-// the fake's own error message, which is the same for every refusal so
-// that the answer does not tell which part was wrong.
-func (s *Server) authenticate(tenant, username, password string) (*user, bool) {
-	u, ok := s.users[userKey{tenant, username}]
-	if !ok {
+// checkLogin checks credentials and returns the issuer of the token to
+// issue. Every refusal is the same, so that the answer does not tell which
+// part was wrong.
+func (s *Server) checkLogin(r *http.Request, tenant, username, password string) (iss string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, found := s.users[userKey{tenant, username}]
+	if !found {
 		// Compare anyway, so an unknown user takes as long as a wrong
 		// password.
 		subtle.ConstantTimeCompare([]byte(password), []byte(password))
-		return nil, false
+		return "", false
 	}
 	if subtle.ConstantTimeCompare([]byte(password), []byte(u.Password)) != 1 || u.Locked {
-		return nil, false
+		return "", false
 	}
-	return u, true
+	return s.issuerLocked(r), true
 }

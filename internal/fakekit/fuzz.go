@@ -151,6 +151,7 @@ func ParseScript(script string) []*http.Request {
 				req.Header.Add(name, value)
 			}
 		}
+		req.Body = http.NoBody // as a server gives a request without one
 		if body != "" {
 			b := []byte(body)
 			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))

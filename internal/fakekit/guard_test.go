@@ -247,7 +247,7 @@ func TestParseScript(t *testing.T) {
 		reqs[0].Header.Get("Content-Type") != "application/json" || len(reqs[0].Header) != 1 || reqs[0].ContentLength != 7 {
 		t.Fatalf("first %+v %q", reqs[0], b)
 	}
-	if reqs[1].Method != "GET" || reqs[1].URL.Path != "/b" || reqs[1].Body != nil {
+	if reqs[1].Method != "GET" || reqs[1].URL.Path != "/b" || reqs[1].Body != http.NoBody {
 		t.Fatalf("second %+v", reqs[1])
 	}
 }

@@ -136,7 +136,7 @@ func TestLoginWithFlags(t *testing.T) {
 func TestLoginWithEnvironment(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.AddUser(cloudauthfake.User{Username: "alice", Password: "alice-pw", Tenant: "acme.example"})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "alice-pw", Tenant: "acme.example"})
 	c := newCLI(t, srv)
 	c.env = map[string]string{"CLI_URL": srv.URL(), "CLI_USERNAME": "alice", "CLI_TENANT": "acme.example"}
 	r := c.must("alice-pw\n", "auth", "login")
@@ -178,7 +178,7 @@ func TestLoginPrompts(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	// A tenant typed at the prompt is used.
-	srv.AddUser(cloudauthfake.User{Username: "bob", Password: "bob-pw", Tenant: "t2"})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "bob", Password: "bob-pw", Tenant: "t2"})
 	c = newCLI(t, srv)
 	r = c.must("bob\nbob-pw\nt2\n", "auth", "login", "--url", srv.URL())
 	if !strings.Contains(r.stdout, "as bob (tenant t2)") {
@@ -272,8 +272,8 @@ func TestLogoutAfterExpiry(t *testing.T) {
 func TestErrorTexts(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.AddUser(cloudauthfake.User{Username: "locked", Password: "locked-pw", Locked: true})
-	srv.AddUser(cloudauthfake.User{Username: "elsewhere", Password: "elsewhere-pw", Tenant: "other"})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "locked", Password: "locked-pw", Locked: true})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "elsewhere", Password: "elsewhere-pw", Tenant: "other"})
 	tlsSrv := startFakeTLS(t)
 
 	const (
@@ -451,7 +451,7 @@ func TestCLIToken(t *testing.T) {
 func TestProfiles(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.AddUser(cloudauthfake.User{Username: "alice", Password: "alice-pw", Tenant: "acme"})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "alice", Password: "alice-pw", Tenant: "acme"})
 	c := newCLI(t, srv)
 	if r := c.must("", "profile", "list"); !strings.HasPrefix(r.stdout, "No profiles.") {
 		t.Fatalf("empty list %q", r.stdout)
