@@ -156,10 +156,64 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The Model Context Protocol's own methods go to its handler, which
 		// applies that protocol's rules (batches among them).
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		g.mcp.ServeHTTP(w, r)
+		pw := &protocolErrors{ResponseWriter: w}
+		g.mcp.ServeHTTP(pw, r)
+		pw.finish()
 		return
 	}
 	writeAnswer(w, http.StatusOK, g.runAll(r.Context(), c, msgs), batch)
+}
+
+// protocolErrors turns the plain-text refusals of the MCP handler (a
+// missing Accept header, a malformed session request) into JSON-RPC errors
+// with id null, as every other refusal of the gateway is: a JSON-RPC client
+// can read no other kind.
+type protocolErrors struct {
+	http.ResponseWriter
+	status int // a refusal being held back, 0 if none
+	text   bytes.Buffer
+}
+
+func (p *protocolErrors) WriteHeader(code int) {
+	if p.status == 0 && code >= 400 && !strings.HasPrefix(p.Header().Get("Content-Type"), "application/json") {
+		p.status = code
+		return
+	}
+	p.ResponseWriter.WriteHeader(code)
+}
+
+func (p *protocolErrors) Write(b []byte) (int, error) {
+	if p.status != 0 {
+		if p.text.Len() < 1024 { // a refusal's reason, not a body to keep whole
+			p.text.Write(b[:min(len(b), 1024-p.text.Len())])
+		}
+		return len(b), nil
+	}
+	return p.ResponseWriter.Write(b)
+}
+
+// Flush passes on the streamed answers the handler makes.
+func (p *protocolErrors) Flush() {
+	if f, ok := p.ResponseWriter.(http.Flusher); ok && p.status == 0 {
+		f.Flush()
+	}
+}
+
+func (p *protocolErrors) Unwrap() http.ResponseWriter { return p.ResponseWriter }
+
+// finish writes the refusal held back, if any.
+func (p *protocolErrors) finish() {
+	if p.status == 0 {
+		return
+	}
+	h := p.Header()
+	h.Del("X-Content-Type-Options")
+	h.Del("Content-Length")
+	code := CodeInvalidRequest
+	if p.status >= 500 {
+		code = CodeInternalError
+	}
+	refuse(p.ResponseWriter, p.status, code, strings.TrimSpace(p.text.String()))
 }
 
 // admit spends one rate-limit token per message (one for a body that is not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -116,5 +117,19 @@ func TestMCPNeedsToken(t *testing.T) {
 	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "apitwin-test", Version: "1"}, nil)
 	if _, err := client.Connect(context.Background(), &mcpsdk.StreamableClientTransport{Endpoint: srv.URL() + "/mcp"}, nil); err == nil {
 		t.Fatal("initialize without a token succeeded")
+	}
+}
+
+// TestMCPRefusalsAreJSONRPC: the MCP handler's own refusals (here a
+// request without the Accept header MCP requires) reach the client as a
+// JSON-RPC error with id null, not as plain text.
+func TestMCPRefusalsAreJSONRPC(t *testing.T) {
+	t.Parallel()
+	srv, _ := seeded(t)
+	status, h, body := post(t, srv, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if status != http.StatusBadRequest || h.Get("Content-Type") != "application/json" ||
+		!strings.HasPrefix(body, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"status":400,"message":"Accept must contain`) ||
+		!strings.HasSuffix(body, `"id":null}`) {
+		t.Fatalf("%d %v %s", status, h, body)
 	}
 }

@@ -33,18 +33,93 @@ const (
 	ShutdownGrace = 2 * time.Second
 )
 
-// NewServer returns an http.Server for h with the listener settings above:
-// for fakes and for programs that serve one.
-func NewServer(h http.Handler) *http.Server {
-	s := &http.Server{Handler: h}
-	configure(s)
-	return s
+// Timeouts are a listener's settings; zero fields take the defaults above.
+type Timeouts struct {
+	ReadHeader    time.Duration
+	Idle          time.Duration
+	MaxHeaderSize int
+	Grace         time.Duration
 }
 
-func configure(s *http.Server) {
-	s.ReadHeaderTimeout = ReadHeaderTimeout
-	s.IdleTimeout = IdleTimeout
-	s.MaxHeaderBytes = MaxHeaderBytes
+func (t Timeouts) withDefaults() Timeouts {
+	if t.ReadHeader <= 0 {
+		t.ReadHeader = ReadHeaderTimeout
+	}
+	if t.Idle <= 0 {
+		t.Idle = IdleTimeout
+	}
+	if t.MaxHeaderSize <= 0 {
+		t.MaxHeaderSize = MaxHeaderBytes
+	}
+	if t.Grace <= 0 {
+		t.Grace = ShutdownGrace
+	}
+	return t
+}
+
+func (t Timeouts) configure(s *http.Server) {
+	t = t.withDefaults()
+	s.ReadHeaderTimeout = t.ReadHeader
+	s.IdleTimeout = t.Idle
+	s.MaxHeaderBytes = t.MaxHeaderSize
+}
+
+// conns tracks a server's connections and whether a handler runs for
+// each, so that a shutdown can close at once those no handler works for:
+// a client sending its headers a byte at a time has nothing to lose, and
+// http.Server.Shutdown would otherwise wait for it (a connection is
+// "active" from the first byte of a request).
+type conns struct {
+	mu sync.Mutex
+	m  map[net.Conn]int // connection → handlers running for it
+}
+
+type connKey struct{}
+
+// wrap makes s track its connections and the handlers that run for them.
+func (c *conns) wrap(s *http.Server) {
+	h := s.Handler
+	s.ConnContext = func(ctx context.Context, conn net.Conn) context.Context {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.m == nil {
+			c.m = map[net.Conn]int{}
+		}
+		c.m[conn] = 0
+		return context.WithValue(ctx, connKey{}, conn)
+	}
+	s.ConnState = func(conn net.Conn, st http.ConnState) {
+		if st == http.StateClosed || st == http.StateHijacked {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			delete(c.m, conn)
+		}
+	}
+	s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _ := r.Context().Value(connKey{}).(net.Conn)
+		c.busy(conn, +1)
+		defer c.busy(conn, -1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (c *conns) busy(conn net.Conn, d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[conn]; ok {
+		c.m[conn] += d
+	}
+}
+
+// closeWaiting closes the connections no handler runs for.
+func (c *conns) closeWaiting() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for conn, handlers := range c.m {
+		if handlers == 0 {
+			_ = conn.Close()
+		}
+	}
 }
 
 // Endpoint is where a fake serves: the server it runs on and the URL it
@@ -54,6 +129,10 @@ func configure(s *http.Server) {
 // server the Endpoint reports (the old one keeps serving until it is
 // closed, or until its test ends).
 type Endpoint struct {
+	// Timeouts are the settings of the listeners the Endpoint starts from
+	// now on; the zero value takes the defaults.
+	Timeouts Timeouts
+
 	mu   sync.Mutex
 	test *httptest.Server // Start, StartTLS
 	srv  *http.Server     // Serve, Listen
@@ -67,7 +146,7 @@ type Endpoint struct {
 func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 	tb.Helper()
 	s := httptest.NewUnstartedServer(h)
-	configure(s.Config)
+	e.Timeouts.configure(s.Config)
 	s.Start()
 	tb.Cleanup(func() { closeTest(s) })
 	return e.setTest(s)
@@ -78,7 +157,7 @@ func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 func (e *Endpoint) StartTLS(tb testing.TB, h http.Handler) string {
 	tb.Helper()
 	s := httptest.NewUnstartedServer(h)
-	configure(s.Config)
+	e.Timeouts.configure(s.Config)
 	s.StartTLS()
 	tb.Cleanup(func() { closeTest(s) })
 	return e.setTest(s)
@@ -90,23 +169,27 @@ func (e *Endpoint) StartTLS(tb testing.TB, h http.Handler) string {
 func (e *Endpoint) StartTLSQuiet(tb testing.TB, h http.Handler) string {
 	tb.Helper()
 	s := httptest.NewUnstartedServer(h)
-	configure(s.Config)
+	e.Timeouts.configure(s.Config)
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
 	s.StartTLS()
 	tb.Cleanup(func() { closeTest(s) })
 	return e.setTest(s)
 }
 
-// Serve serves h on l, with the listener settings of NewServer, until
-// Close, and returns the URL it answers at ("http://" and l's address).
+// Serve serves h on l, with the Endpoint's Timeouts, until Close, and
+// returns the URL it answers at ("http://" and l's address).
 func (e *Endpoint) Serve(l net.Listener, h http.Handler) string {
-	s := NewServer(h)
+	s := &http.Server{Handler: h}
+	e.Timeouts.configure(s)
+	var cs conns
+	cs.wrap(s)
 	go func() { _ = s.Serve(l) }()
 	u := "http://" + l.Addr().String()
+	grace := e.Timeouts.withDefaults().Grace
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.test, e.srv, e.lis, e.url = nil, s, l, u
-	e.all = append(e.all, func() { shutdown(s) })
+	e.all = append(e.all, func() { shutdown(s, &cs, grace) })
 	return u
 }
 
@@ -157,17 +240,27 @@ func (e *Endpoint) Close() {
 	}
 }
 
-// shutdown stops s within ShutdownGrace, whatever its handlers do.
-func shutdown(s *http.Server) {
-	ctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+// shutdown stops s within grace, whatever its handlers and clients do:
+// connections waiting for a request close at once, running requests get
+// the grace period, then every connection closes.
+func shutdown(s *http.Server, cs *conns, grace time.Duration) {
+	s.SetKeepAlivesEnabled(false)
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if s.Shutdown(ctx) != nil {
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown(ctx) }()
+	// Shutdown closes the listeners first; closing the waiting connections
+	// now spares it waiting for them. One accepted meanwhile is closed by
+	// Close once the grace is over.
+	cs.closeWaiting()
+	if <-done != nil {
 		_ = s.Close()
 	}
 }
 
 // closeTest stops a test server within ShutdownGrace: httptest's own Close
-// waits for every running handler, however long it takes.
+// waits for every running handler, however long it takes. (httptest closes
+// the connections that wait for a request itself.)
 func closeTest(s *httptest.Server) {
 	s.Config.SetKeepAlivesEnabled(false)
 	ctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)

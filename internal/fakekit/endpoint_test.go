@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -120,5 +122,60 @@ func TestEndpointConcurrentURL(t *testing.T) {
 	u := e.Start(t, hello)
 	if got := <-done; got != u {
 		t.Fatalf("reader saw %q, want %q", got, u)
+	}
+}
+
+// TestSlowHeadersAreCutOff: a client that sends its headers a byte at a
+// time is cut off after ReadHeader, and a shutdown does not wait for
+// clients that have no handler running, however long the grace.
+func TestSlowHeadersAreCutOff(t *testing.T) {
+	t.Parallel()
+	e := fakekit.Endpoint{Timeouts: fakekit.Timeouts{ReadHeader: 50 * time.Millisecond, Grace: time.Hour}}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := e.Serve(l, hello)
+	addr := strings.TrimPrefix(u, "http://")
+	slow, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if _, err := slow.Write([]byte("G")); err != nil {
+		t.Fatal(err)
+	}
+	// The server closes it: the read ends (with the server's 408 or EOF).
+	if _, err := io.ReadAll(slow); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("read from a cut-off connection: %v", err)
+	}
+
+	// 100 clients in the middle of their headers, on a listener that would
+	// wait an hour for them; Close returns at once although the grace is
+	// an hour too.
+	e = fakekit.Endpoint{Timeouts: fakekit.Timeouts{ReadHeader: time.Hour, Grace: time.Hour}}
+	if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	u = e.Serve(l, hello)
+	addr = strings.TrimPrefix(u, "http://")
+	var held []net.Conn
+	for range 100 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.Write([]byte("GET / HT"))
+		held = append(held, c)
+	}
+	if got := get(t, http.DefaultClient, u+"/"); got != "hello" { // the server still answers the others
+		t.Fatalf("body %q", got)
+	}
+	e.Close()
+	for _, c := range held {
+		if _, err := io.ReadAll(c); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("a held connection after Close: %v", err)
+		}
 	}
 }
