@@ -1,43 +1,55 @@
 package erpfake
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"math"
-	"math/big"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
+
+// An API request is answered in two parts. The operation reads the
+// request (path, query, body) before the state lock is taken: that is
+// where anything a caller sends is parsed and bounded, however large. It
+// returns the step that runs under the lock, which only looks records up
+// and changes them. So no request can hold the lock for longer than its
+// records take, and a refusal of a malformed or oversized value costs no
+// other request anything.
+
+// operation reads a request before the state lock and returns what to do
+// under it.
+type operation func(in *input) step
+
+// step is the part of a request that runs under the state lock, with the
+// caller authenticated.
+type step func(c *call) fakekit.Answer
+
+// input is what an operation reads: the request and its JSON body, parsed.
+type input struct {
+	r    *http.Request
+	body *body
+}
 
 // call is one API request being answered, with the state locked.
 type call struct {
 	s    *Server
 	st   *state
 	r    *http.Request
-	body *body
 	user *user
 	num  numbers
 }
 
-// answer is what a handler returns: a status and a JSON body (or none).
-type answer struct {
-	status int
-	body   any
-}
+// fails is a step that answers a refusal found before the lock, once the
+// caller is authenticated (the ERP checks credentials first).
+func fails(a fakekit.Answer) step { return func(*call) fakekit.Answer { return a } }
 
-func ok(body any) answer { return answer{status: http.StatusOK, body: body} }
+func ok(body any) fakekit.Answer { return fakekit.Answer{Status: http.StatusOK, Body: body} }
 
 // apiError is the ERP's error answer, Restler's shape: the message starts
 // with the status text, and details follow under numeric keys.
 //
 //	{"error":{"code":500,"message":"Internal Server Error: Error creating product","0":"ErrorProductAlreadyExists"}}
-func apiError(status int, msg string, details ...string) answer {
+func apiError(status int, msg string, details ...string) fakekit.Answer {
 	text := http.StatusText(status)
 	if msg != "" {
 		text += ": " + msg
@@ -46,16 +58,22 @@ func apiError(status int, msg string, details ...string) answer {
 	for i, d := range details {
 		obj[strconv.Itoa(i)] = d
 	}
-	return answer{status: status, body: map[string]any{"error": obj}}
+	return fakekit.Answer{Status: status, Body: map[string]any{"error": obj}}
 }
 
-func badRequest(msg string) answer { return apiError(http.StatusBadRequest, msg) }
-func notFound(msg string) answer   { return apiError(http.StatusNotFound, msg) }
+func badRequest(msg string) fakekit.Answer { return apiError(http.StatusBadRequest, msg) }
+func notFound(msg string) fakekit.Answer   { return apiError(http.StatusNotFound, msg) }
 
 // nothingDone is the answer to a transition already made. A 304 carries no
 // body over HTTP, so the ERP's message ("Error nothing done. May be object
 // is already validated") cannot reach the client; the status says it.
-func nothingDone() answer { return answer{status: http.StatusNotModified} }
+func nothingDone() fakekit.Answer { return fakekit.Answer{Status: http.StatusNotModified} }
+
+// errorAnswer is the ERP's error answer, for the kit (faults, bodies over
+// the limit, panics).
+func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
+	return apiError(status, msg)
+}
 
 // The messages of the authentication stage, as the ERP words them.
 const (
@@ -67,48 +85,49 @@ const (
 // while its REST module is off.
 const moduleOffPage = "Module <b>Api</b> must be enabled.<br><br>To activate modules, go on setup Area (Home->Setup->Modules)."
 
-func writeModuleOff(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
-	w.WriteHeader(http.StatusOK)
-	_, _ = io.WriteString(w, moduleOffPage)
+func moduleOff() fakekit.Answer {
+	return fakekit.Answer{Status: http.StatusOK, Raw: []byte(moduleOffPage), ContentType: "text/html; charset=UTF-8"}
 }
 
-// serve answers an API request with fn, holding the state lock.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, fn func(c *call) answer) {
+// serve answers an API request: op reads it before the state lock, its
+// step runs under it once the caller is authenticated, and the answer is
+// written after the lock is released.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
+	if !s.apiEnabled.Load() {
+		fakekit.WriteAnswer(w, moduleOff())
+		return
+	}
+	in, fail := readInput(r)
+	run := fails(fail)
+	if in != nil {
+		run = op(in)
+	}
+	if hook := s.parsedHook.Load(); hook != nil {
+		(*hook)(r)
+	}
+	a, caller := s.runLocked(r, run)
+	if caller != "" {
+		fakekit.ExchangeFrom(r.Context()).SetCaller(caller)
+	}
+	fakekit.WriteAnswer(w, a)
+}
+
+// runLocked authenticates the caller and runs the step, holding the state
+// lock; it returns the answer and the caller's login.
+func (s *Server) runLocked(r *http.Request, run step) (fakekit.Answer, string) {
 	s.mu.Lock()
-	if !s.apiEnabled {
-		s.mu.Unlock()
-		writeModuleOff(w)
-		return
-	}
+	defer s.mu.Unlock()
 	c := &call{s: s, st: s.st, r: r, num: numbers{native: s.cfg.nativeNumbers}}
-	a, failed := s.authenticate(c)
-	if !failed {
-		if b, fail := readBody(r); fail != nil {
-			a = *fail
-		} else {
-			c.body = b
-			a = fn(c)
-		}
+	if fail := s.authenticate(c); fail != nil {
+		return *fail, ""
 	}
-	s.mu.Unlock()
-	writeAnswer(w, a)
-}
-
-// writeAnswer writes a handler's answer: the bare status for those that
-// carry no body, else the JSON body.
-func writeAnswer(w http.ResponseWriter, a answer) {
-	if a.status == http.StatusNotModified || a.status == http.StatusNoContent {
-		w.WriteHeader(a.status)
-		return
-	}
-	fakekit.WriteJSON(w, a.status, a.body)
+	return run(c), c.user.login
 }
 
 // authenticate finds the caller: an API key (header ERPAPIKEY, or the
 // ERPAPIKEY or api_key query parameter), else a live web session. It
-// reports an error answer when there is none.
-func (s *Server) authenticate(c *call) (answer, bool) {
+// returns an error answer when there is none.
+func (s *Server) authenticate(c *call) *fakekit.Answer {
 	key := c.r.Header.Get("ERPAPIKEY")
 	if key == "" {
 		q := c.r.URL.Query()
@@ -120,281 +139,63 @@ func (s *Server) authenticate(c *call) (answer, bool) {
 	if key != "" {
 		u := c.st.keys[key]
 		if u == nil || !u.enabled {
-			return apiError(http.StatusUnauthorized, msgBadKey), true
+			a := apiError(http.StatusUnauthorized, msgBadKey)
+			return &a
 		}
 		c.user = u
-		return answer{}, false
+		return nil
 	}
 	if u := c.st.sessionUser(c.r, s.cfg.sessionTimeout); u != nil && u.enabled {
 		c.user = u
-		return answer{}, false
+		return nil
 	}
-	return apiError(http.StatusUnauthorized, msgNoCredential), true
+	a := apiError(http.StatusUnauthorized, msgNoCredential)
+	return &a
 }
 
-// body is a request's JSON object, read leniently as PHP does: numbers may
-// come as strings and strings as numbers.
-type body struct {
-	fields map[string]json.RawMessage
-	errs   []string
+// created answers a create: the new record, or (WithBareCreateIDs) its
+// bare id, as most versions of the ERP do.
+func (c *call) created(id int64, record any) fakekit.Answer {
+	if c.s.cfg.bareCreateIDs {
+		return ok(id)
+	}
+	return ok(record)
 }
 
-// readBody parses a JSON body. Like the ERP's Restler layer it refuses
-// other content types with 403, and malformed JSON with 400.
-func readBody(r *http.Request) (*body, *answer) {
-	b := &body{}
-	if r.Body == nil || r.Body == http.NoBody {
-		return b, nil
+// findByID finds the record id names in list (in id order), or answers
+// 404 "<noun> not found".
+func findByID[T interface{ recID() int64 }](list []T, id int64, noun string) (T, *fakekit.Answer) {
+	v, found := byID(list, id)
+	if !found {
+		a := notFound(noun + " not found")
+		return v, &a
 	}
-	raw, err := io.ReadAll(r.Body)
-	if err != nil {
-		a := badRequest("could not read the request body")
-		return nil, &a
+	return v, nil
+}
+
+// pathID reads the {id} of a route. Not a number finds nothing, as an
+// unknown id does (the ERP's router matches no route); a number beyond
+// the ERP's INT ids is refused with 400.
+func (in *input) pathID() (int64, *fakekit.Answer) {
+	v := in.r.PathValue("id")
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil && !isDigits(strings.TrimPrefix(v, "-")) {
+		return -1, nil
 	}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return b, nil
+	if err != nil || n < minInt || n > maxInt {
+		a := badRequest("Invalid value specified for `id`. Expecting integer value from " + intRange)
+		return 0, &a
 	}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct != "application/json" {
-		if ct == "" {
-			ct = "text/plain"
+	return n, nil
+}
+
+// byPath is an operation on the record its route's {id} names.
+func byPath(fn func(c *call, id int64) fakekit.Answer) operation {
+	return func(in *input) step {
+		id, fail := in.pathID()
+		if fail != nil {
+			return fails(*fail)
 		}
-		a := apiError(http.StatusForbidden, "Content type `"+ct+"` is not supported.")
-		return nil, &a
+		return func(c *call) fakekit.Answer { return fn(c, id) }
 	}
-	if err := json.Unmarshal(raw, &b.fields); err != nil {
-		a := badRequest("Error parsing JSON")
-		return nil, &a
-	}
-	return b, nil
-}
-
-func (b *body) fail(msg string) { b.errs = append(b.errs, msg) }
-
-// problem returns the first problem found, or "".
-func (b *body) problem() string {
-	if len(b.errs) == 0 {
-		return ""
-	}
-	return b.errs[0]
-}
-
-func (b *body) has(name string) bool {
-	v, ok := b.fields[name]
-	return ok && string(v) != "null"
-}
-
-// str reads a string; numbers and booleans are taken as their text.
-func (b *body) str(name string) (string, bool) {
-	raw, ok := b.fields[name]
-	if !ok || string(raw) == "null" {
-		return "", false
-	}
-	return rawText(raw, name, b)
-}
-
-func rawText(raw json.RawMessage, name string, b *body) (string, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, true
-	}
-	switch raw[0] {
-	case '{', '[':
-		b.fail(name + " must be a value, not " + map[byte]string{'{': "an object", '[': "a list"}[raw[0]])
-		return "", false
-	}
-	return string(raw), true
-}
-
-// strField is a string field of a body and where it goes.
-type strField struct {
-	name string
-	dst  *string
-}
-
-// strings reads each field given into its destination, in order.
-func (b *body) strings(fields ...strField) {
-	for _, f := range fields {
-		if v, given := b.str(f.name); given {
-			*f.dst = v
-		}
-	}
-}
-
-// int reads an integer, from a number or a string holding one.
-func (b *body) int(name string) (int64, bool) {
-	s, ok := b.str(name)
-	if !ok {
-		return 0, false
-	}
-	s = strings.TrimSpace(s)
-	switch s {
-	case "", "false":
-		return 0, true
-	case "true":
-		return 1, true
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		b.fail(name + " must be an integer")
-		return 0, false
-	}
-	return n, true
-}
-
-// flag reads 0/1 (or true/false).
-func (b *body) flag(name string) (bool, bool) {
-	n, ok := b.int(name)
-	return n != 0, ok
-}
-
-// dec reads a decimal number.
-func (b *body) dec(name string) (*big.Rat, bool) {
-	s, ok := b.str(name)
-	if !ok {
-		return nil, false
-	}
-	return parseDec(s, name, b)
-}
-
-func parseDec(s, name string, b *body) (*big.Rat, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return new(big.Rat), true
-	}
-	r, ok := parseDecimal(s)
-	if !ok {
-		b.fail(name + " must be a number")
-		return nil, false
-	}
-	return r, true
-}
-
-// parseDecimal reads a plain decimal ("12", "-0.5", "1.5e3"); it refuses
-// what big.Rat would also take ("1/3") and exponents past 100.
-func parseDecimal(s string) (*big.Rat, bool) {
-	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	mant = strings.TrimPrefix(strings.TrimPrefix(mant, "-"), "+")
-	intPart, frac, _ := strings.Cut(mant, ".")
-	if intPart+frac == "" || strings.Trim(intPart+frac, "0123456789") != "" {
-		return nil, false
-	}
-	if hasExp {
-		e, err := strconv.Atoi(exp)
-		if err != nil || e > 100 || e < -100 {
-			return nil, false
-		}
-	}
-	return new(big.Rat).SetString(s)
-}
-
-// unixTime reads a date as Unix seconds (a number or a string holding one),
-// or as "YYYY-MM-DD[ HH:MM:SS]".
-func (b *body) unixTime(name string) (time.Time, bool) {
-	s, ok := b.str(name)
-	if !ok || strings.TrimSpace(s) == "" {
-		return time.Time{}, false
-	}
-	if t, ok := parseTime(s); ok {
-		return t, true
-	}
-	b.fail(name + " must be a date (Unix seconds)")
-	return time.Time{}, false
-}
-
-func parseTime(s string) (time.Time, bool) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.Unix(n, 0).UTC(), true
-	}
-	for _, layout := range []string{time.DateTime, time.DateOnly} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
-}
-
-// numbers renders numbers the way the configured deployment does: as
-// strings (older PHP database drivers) or as JSON numbers.
-type numbers struct{ native bool }
-
-func (n numbers) id(v int64) json.RawMessage {
-	if n.native {
-		return strconv.AppendInt(nil, v, 10)
-	}
-	b := make([]byte, 0, 22) // the quotes and up to 20 characters
-	b = strconv.AppendInt(append(b, '"'), v, 10)
-	return append(b, '"')
-}
-
-// int is id for integers that are not ids (types, statuses, flags).
-func (n numbers) int(v int64) json.RawMessage { return n.id(v) }
-
-func (n numbers) flag(v bool) json.RawMessage {
-	if v {
-		return n.int(1)
-	}
-	return n.int(0)
-}
-
-// dec writes an amount: "100.00000000" (a DECIMAL(24,8) column as text) or
-// 100.0 (a PHP float).
-func (n numbers) dec(v *big.Rat) json.RawMessage {
-	b := make([]byte, 0, 24)
-	if n.native {
-		b = bytes.TrimRight(appendDec8(b, v), "0")
-		if b[len(b)-1] == '.' {
-			b = append(b, '0')
-		}
-		return b
-	}
-	return append(appendDec8(append(b, '"'), v), '"')
-}
-
-// appendDec8 appends v (nil is 0) with 8 digits after the point, as
-// v.FloatString(8) writes it. Amounts are cents and the like: when v is a
-// whole number of 1e-8 that fits in an int64, it is written with integer
-// arithmetic, sparing a list of documents most of its allocations;
-// anything else goes through FloatString.
-func appendDec8(b []byte, v *big.Rat) []byte {
-	const scale = 100_000_000
-	if v == nil {
-		return append(b, "0.00000000"...)
-	}
-	num, den := v.Num(), uint64(1)
-	if !v.IsInt() {
-		if d := v.Denom(); d.IsUint64() {
-			den = d.Uint64()
-		} else {
-			den = 0
-		}
-	}
-	if !num.IsInt64() || den == 0 || den > scale || scale%den != 0 {
-		return append(b, v.FloatString(8)...)
-	}
-	m, x := int64(scale/den), num.Int64()
-	if x > math.MaxInt64/m || x < -math.MaxInt64/m {
-		return append(b, v.FloatString(8)...)
-	}
-	x *= m
-	if x < 0 {
-		b, x = append(b, '-'), -x
-	}
-	b = append(strconv.AppendInt(b, x/scale, 10), '.')
-	for d, f := int64(scale/10), x%scale; d > 0; d /= 10 {
-		b = append(b, byte('0'+f/d%10))
-	}
-	return b
-}
-
-// time writes Unix seconds, or "" (strings) / null (native) when unset.
-func (n numbers) time(t time.Time) json.RawMessage {
-	if t.IsZero() {
-		if n.native {
-			return json.RawMessage("null")
-		}
-		return json.RawMessage(`""`)
-	}
-	return strconv.AppendInt(nil, t.Unix(), 10)
 }

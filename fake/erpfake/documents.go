@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"net/http"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 // What invoices and orders share: lines, totals, refs, dates.
@@ -48,40 +50,43 @@ func (c *call) renderLines(lines []*line) []*lineJSON {
 	return out
 }
 
-// readDocument reads what a new invoice or order carries: socid, which must
+// documentInput is what a new invoice or order carries: socid, which must
 // name a third party, the dates, the notes and the lines.
-func (c *call) readDocument(d *document, kind string) *answer {
-	b := c.body
-	if !b.has("socid") {
-		a := badRequest("socid field missing")
-		return &a
-	}
-	socid, _ := b.int("socid")
-	b.strings(strField{"ref_client", &d.refClient}, strField{"note_public", &d.notePublic}, strField{"note_private", &d.notePrivate})
-	date, hasDate := b.unixTime("date")
-	lines := c.readLines()
-	if msg := b.problem(); msg != "" {
-		a := badRequest(msg)
-		return &a
-	}
-	soc, found := byID(c.st.thirdparties, socid)
-	if !found {
-		a := badRequest(fmt.Sprintf("socid %d does not name a thirdparty; a %s needs an existing one", socid, kind))
-		return &a
-	}
-	now := c.st.now()
-	if !hasDate {
-		date = now
-	}
-	d.soc, d.date, d.datec, d.author, d.lines = soc, dayOf(date), now, c.user, lines
-	return nil
+type documentInput struct {
+	hasSoc                             bool
+	socid                              int64
+	refClient, notePublic, notePrivate string
+	date                               opt[time.Time]
+	lines                              []lineInput
 }
 
-// readLines reads a document's lines. A line names an existing product
-// (fk_product) or is free text; qty is required; subprice and tva_tx
-// default to the product's; remise_percent is a discount in percent.
-func (c *call) readLines() []*line {
-	b := c.body
+// lineInput is a line as a request gives it: an existing product
+// (fk_product) or free text; qty is required; subprice and tva_tx default
+// to the product's; remise_percent is a discount in percent.
+type lineInput struct {
+	product                 int64 // 0 for free text
+	qty                     *big.Rat
+	subprice, vat, discount opt[*big.Rat]
+	typ                     opt[int64]
+	desc                    string
+}
+
+func readDocument(b *body) documentInput {
+	var d documentInput
+	if d.hasSoc = b.has("socid"); d.hasSoc {
+		d.socid, _ = b.int("socid")
+	}
+	d.refClient, _ = b.str("ref_client")
+	d.notePublic, _ = b.str("note_public")
+	d.notePrivate, _ = b.str("note_private")
+	d.date.v, d.date.set = b.unixTime("date")
+	d.lines = readLines(b)
+	return d
+}
+
+// readLines reads a document's lines; the first wrong one is the body's
+// problem.
+func readLines(b *body) []lineInput {
 	raw, given := b.fields["lines"]
 	if !given || string(raw) == "null" {
 		return nil
@@ -91,54 +96,94 @@ func (c *call) readLines() []*line {
 		b.fail("lines must be a list of objects")
 		return nil
 	}
-	var lines []*line
+	lines := make([]lineInput, 0, len(items))
 	for i, item := range items {
 		lb := &body{fields: item}
-		where := fmt.Sprintf("lines[%d]: ", i)
-		l := &line{rank: int64(i + 1), discount: new(big.Rat), vat: new(big.Rat)}
-		if id, given := lb.int("fk_product"); given && id != 0 {
-			p, found := byID(c.st.products, id)
-			if !found {
-				b.fail(fmt.Sprintf("%sfk_product %d does not name a product", where, id))
-				return nil
-			}
-			l.product, l.typ, l.subprice, l.vat = p, p.typ, p.price, p.vat
+		l := lineInput{}
+		if id, given := lb.int("fk_product"); given {
+			l.product = id
 		}
 		if !lb.has("qty") {
-			b.fail(where + "qty field missing")
+			b.fail(fmt.Sprintf("lines[%d]: qty field missing", i))
 			return nil
 		}
 		l.qty, _ = lb.dec("qty")
-		if v, given := lb.dec("subprice"); given {
-			l.subprice = v
-		} else if l.product == nil {
+		l.subprice = lb.optDec("subprice")
+		if !l.subprice.set && l.product == 0 {
 			lb.fail("subprice field missing (a line without fk_product needs a price)")
 		}
-		if v, given := lb.dec("tva_tx"); given {
-			l.vat = v
+		l.vat, l.discount = lb.optDec("tva_tx"), lb.optDec("remise_percent")
+		if v, given := lb.int("product_type"); given {
+			l.typ = opt[int64]{v, true}
 		}
-		if v, given := lb.dec("remise_percent"); given {
-			l.discount = v
-		}
-		if v, given := lb.int("product_type"); given && l.product == nil {
-			l.typ = v
-		}
-		lb.strings(strField{"desc", &l.desc})
+		l.desc, _ = lb.str("desc")
 		switch {
 		case lb.problem() != "":
-			b.fail(where + lb.problem())
+			b.fail(fmt.Sprintf("lines[%d]: %s", i, lb.problem()))
 			return nil
-		case l.discount.Sign() < 0 || l.discount.Cmp(hundred) > 0:
-			b.fail(where + "remise_percent must be between 0 and 100")
+		case l.discount.set && (l.discount.v.Sign() < 0 || l.discount.v.Cmp(hundred) > 0):
+			b.fail(fmt.Sprintf("lines[%d]: remise_percent must be between 0 and 100", i))
 			return nil
-		case l.vat.Sign() < 0:
-			b.fail(where + "tva_tx must not be negative")
+		case l.vat.set && l.vat.v.Sign() < 0:
+			b.fail(fmt.Sprintf("lines[%d]: tva_tx must not be negative", i))
 			return nil
 		}
-		computeLine(l)
 		lines = append(lines, l)
 	}
 	return lines
+}
+
+// build makes the document d describes, checking what needs the state: the
+// products of its lines, its third party, and that its amounts fit the
+// ERP's columns. It answers the first refusal, in the order the ERP finds
+// them.
+func (in *documentInput) build(c *call, b *body, d *document, kind string) *fakekit.Answer {
+	refuse := func(msg string) *fakekit.Answer {
+		a := badRequest(msg)
+		return &a
+	}
+	if !in.hasSoc {
+		return refuse("socid field missing")
+	}
+	if msg := b.problem(); msg != "" {
+		return refuse(msg)
+	}
+	lines := make([]*line, len(in.lines))
+	for i, li := range in.lines {
+		l := &line{rank: int64(i + 1), qty: li.qty, discount: new(big.Rat), vat: new(big.Rat), desc: li.desc}
+		if li.product != 0 {
+			p, found := byID(c.st.products, li.product)
+			if !found {
+				return refuse(fmt.Sprintf("lines[%d]: fk_product %d does not name a product", i, li.product))
+			}
+			l.product, l.typ, l.subprice, l.vat = p, p.typ, p.price, p.vat
+		} else if li.typ.set {
+			l.typ = li.typ.v
+		}
+		li.subprice.to(&l.subprice)
+		li.vat.to(&l.vat)
+		li.discount.to(&l.discount)
+		computeLine(l)
+		if !fitsDecimal(l.ttc) || !fitsDecimal(l.ht) {
+			return refuse(fmt.Sprintf("lines[%d]: the line's total %s has more digits than the ERP keeps: at most 16 before the point (DECIMAL(24,8))", i, trimDecimal(l.ttc)))
+		}
+		lines[i] = l
+	}
+	soc, found := byID(c.st.thirdparties, in.socid)
+	if !found {
+		return refuse(fmt.Sprintf("socid %d does not name a thirdparty; a %s needs an existing one", in.socid, kind))
+	}
+	d.lines = lines
+	d.computeTotals()
+	if !fitsDecimal(d.ttc) || !fitsDecimal(d.ht) {
+		return refuse(fmt.Sprintf("the %s's total %s has more digits than the ERP keeps: at most 16 before the point (DECIMAL(24,8))", kind, trimDecimal(d.ttc)))
+	}
+	now := c.st.now()
+	date := now
+	in.date.to(&date)
+	d.refClient, d.notePublic, d.notePrivate = in.refClient, in.notePublic, in.notePrivate
+	d.soc, d.date, d.datec, d.author = soc, dayOf(date), now, c.user
+	return nil
 }
 
 // addDocument gives a new invoice or order (kind) its id, its provisional
@@ -150,13 +195,12 @@ func (st *state) addDocument(d *document, kind string) {
 	for _, l := range d.lines {
 		l.id = st.next("line")
 	}
-	d.computeTotals()
 }
 
 // validate moves a draft to validated with its final ref; nothing done for
 // a document that is not a draft. A document without lines is refused as
 // the ERP refuses it, with 500 and its message.
-func (c *call) validate(d *document, prefix, kind string) answer {
+func (c *call) validate(d *document, prefix, kind string) fakekit.Answer {
 	if d.status != statusDraft {
 		return nothingDone()
 	}
@@ -166,7 +210,7 @@ func (c *call) validate(d *document, prefix, kind string) answer {
 	d.status = statusValidated
 	d.ref = c.st.finalRef(prefix, d.date)
 	d.dateValidation = c.st.now()
-	return answer{}
+	return fakekit.Answer{}
 }
 
 // documentFields are the filter and sort fields invoices and orders share,

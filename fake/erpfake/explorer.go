@@ -3,15 +3,17 @@ package erpfake
 import (
 	"net/http"
 	"strings"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 // serveExplorer answers the explorer's paths with a Swagger 2.0 description
 // of the fake's own API, built from its route table. The ERP serves an
 // interactive page at /explorer and the document at /explorer/swagger.json;
 // the fake serves the document at both, since the page is for browsers.
-func (s *Server) serveExplorer(w http.ResponseWriter, r *http.Request, ops []operation) {
+func (s *Server) serveExplorer(w http.ResponseWriter, r *http.Request, ops []apiOp) {
 	if !s.APIEnabled() {
-		writeModuleOff(w)
+		fakekit.WriteAnswer(w, moduleOff())
 		return
 	}
 	scheme := "http"
@@ -41,7 +43,7 @@ func (s *Server) serveExplorer(w http.ResponseWriter, r *http.Request, ops []ope
 			},
 		}
 	}
-	writeAnswer(w, ok(map[string]any{
+	fakekit.WriteAnswer(w, ok(map[string]any{
 		"swagger":  "2.0",
 		"info":     map[string]any{"title": "ERP REST API (apitwin fake)", "version": "1", "description": "The resources the fake serves, under " + apiRoot},
 		"host":     r.Host,

@@ -3,6 +3,8 @@ package erpfake
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 type invoiceJSON struct {
@@ -55,17 +57,21 @@ var invoices = func() *collection[*invoice] {
 	return &collection[*invoice]{noun: "invoice", defaultSort: "t.rowid", render: (*call).renderInvoice, fields: fields}
 }()
 
-func (c *call) listInvoices() answer {
-	q := c.r.URL.Query()
+func listInvoices(in *input) step {
+	q := in.r.URL.Query()
+	lq, fail := parseList(q, invoices)
+	if fail != nil {
+		return fails(*fail)
+	}
 	socs, fail := idsParam(q.Get("thirdparty_ids"), "thirdparty_ids")
 	if fail != nil {
-		return *fail
+		return fails(*fail)
 	}
 	status := q.Get("status")
 	switch status {
 	case "", "draft", "unpaid", "paid", "cancelled":
 	default:
-		return badRequest("Error when validating parameter status -> it is one of draft, unpaid, paid, cancelled")
+		return fails(badRequest("Error when validating parameter status -> it is one of draft, unpaid, paid, cancelled"))
 	}
 	keep := func(inv *invoice) bool {
 		if socs != nil && !socs[inv.soc.id] {
@@ -83,13 +89,11 @@ func (c *call) listInvoices() answer {
 		}
 		return true
 	}
-	return listAnswer(c, c.st.invoices, invoices, keep)
+	return func(c *call) fakekit.Answer { return lq.answer(c, c.st.invoices, keep) }
 }
 
-func (c *call) findInvoice() (*invoice, *answer) { return findByPath(c, c.st.invoices, "Invoice") }
-
-func (c *call) getInvoice() answer {
-	inv, fail := c.findInvoice()
+func getInvoice(c *call, id int64) fakekit.Answer {
+	inv, fail := findByID(c.st.invoices, id, "Invoice")
 	if fail != nil {
 		return *fail
 	}
@@ -97,29 +101,27 @@ func (c *call) getInvoice() answer {
 }
 
 // createInvoice makes a draft invoice with the provisional ref "(PROVn)".
-func (c *call) createInvoice() answer {
-	inv := &invoice{}
-	if fail := c.readDocument(&inv.document, "invoice"); fail != nil {
-		return *fail
-	}
-	b := c.body
-	if v, given := b.int("type"); given {
-		if v < 0 || v > 3 {
-			return badRequest("type must be 0 (standard), 1 (replacement), 2 (credit note) or 3 (deposit)")
-		}
-		inv.typ = v
+func createInvoice(in *input) step {
+	b := in.body
+	doc := readDocument(b)
+	typ, _ := b.int("type")
+	if typ < 0 || typ > 3 {
+		b.fail("type must be 0 (standard), 1 (replacement), 2 (credit note) or 3 (deposit)")
 	}
 	due, hasDue := b.unixTime("date_lim_reglement")
-	if msg := b.problem(); msg != "" {
-		return badRequest(msg)
+	return func(c *call) fakekit.Answer {
+		inv := &invoice{typ: typ}
+		if fail := doc.build(c, b, &inv.document, "invoice"); fail != nil {
+			return *fail
+		}
+		inv.due = inv.date
+		if hasDue {
+			inv.due = dayOf(due)
+		}
+		c.st.addDocument(&inv.document, "invoice")
+		c.st.invoices = append(c.st.invoices, inv)
+		return c.created(inv.id, c.renderInvoice(inv))
 	}
-	inv.due = inv.date
-	if hasDue {
-		inv.due = dayOf(due)
-	}
-	c.st.addDocument(&inv.document, "invoice")
-	c.st.invoices = append(c.st.invoices, inv)
-	return c.created(inv.id, c.renderInvoice(inv))
 }
 
 // invoicePrefix is the prefix of final refs by invoice type, as in the
@@ -135,12 +137,12 @@ func invoicePrefix(typ int64) string {
 	return "FA"
 }
 
-func (c *call) validateInvoice() answer {
-	inv, fail := c.findInvoice()
+func validateInvoice(c *call, id int64) fakekit.Answer {
+	inv, fail := findByID(c.st.invoices, id, "Invoice")
 	if fail != nil {
 		return *fail
 	}
-	if a := c.validate(&inv.document, invoicePrefix(inv.typ), "Invoice"); a.status != 0 {
+	if a := c.validate(&inv.document, invoicePrefix(inv.typ), "Invoice"); a.Status != 0 {
 		return a
 	}
 	return ok(c.renderInvoice(inv))

@@ -2,10 +2,12 @@ package erpfake
 
 import (
 	"cmp"
-	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 // collection is what the list endpoint of a resource needs.
@@ -19,52 +21,67 @@ type collection[T interface{ recID() int64 }] struct {
 	render      func(c *call, v T) any
 }
 
-// listAnswer answers a list request over items (in id order) with the
-// ERP's parameters: sqlfilters, sortfield (columns, comma-separated),
-// sortorder, limit (0: no limit; default 100), page (0-based) and
-// pagination_data. keep applies the collection's own parameters.
-func listAnswer[T interface{ recID() int64 }](c *call, items []T, coll *collection[T], keep func(T) bool) answer {
-	q := c.r.URL.Query()
-	limit, fail := queryInt(q.Get("limit"), "limit", 100)
-	if fail != nil {
-		return *fail
+// listQuery is a list request's parameters, read before the state lock:
+// sqlfilters (parsed and compiled), sortfield (columns, comma-separated),
+// sortorder, limit (0 or less: no limit; default 100), page (0-based; less
+// than 0 is 0) and pagination_data.
+type listQuery[T interface{ recID() int64 }] struct {
+	coll           *collection[T]
+	limit, page    int64
+	match          func(T) bool
+	sorts          []fieldDef[T]
+	desc           bool
+	paginationData bool
+}
+
+// parseList reads a list request's parameters for coll.
+func parseList[T interface{ recID() int64 }](q url.Values, coll *collection[T]) (*listQuery[T], *fakekit.Answer) {
+	lq := &listQuery[T]{coll: coll}
+	var fail *fakekit.Answer
+	if lq.limit, fail = queryInt(q.Get("limit"), "limit", 100); fail != nil {
+		return nil, fail
 	}
-	page, fail := queryInt(q.Get("page"), "page", 0)
-	if fail != nil {
-		return *fail
+	if lq.page, fail = queryInt(q.Get("page"), "page", 0); fail != nil {
+		return nil, fail
 	}
-	limit, page = max(limit, 0), max(page, 0)
+	lq.limit, lq.page = max(lq.limit, 0), max(lq.page, 0)
 
 	tree, err := parseFilter(q.Get("sqlfilters"))
-	if err != nil {
-		return badRequest("Error when validating parameter sqlfilters -> " + err.Error())
+	if err == nil {
+		lq.match, err = compileFilter(tree, coll.fields)
 	}
-	match, err := compileFilter(tree, coll.fields)
 	if err != nil {
-		return badRequest("Error when validating parameter sqlfilters -> " + err.Error())
+		a := badRequest("Error when validating parameter sqlfilters -> " + err.Error())
+		return nil, &a
 	}
 
 	sortField := q.Get("sortfield")
 	if sortField == "" {
 		sortField = coll.defaultSort
 	}
-	var sorts []fieldDef[T]
 	for name := range strings.SplitSeq(sortField, ",") {
 		f, ok := lookupField(coll.fields, strings.TrimSpace(name))
 		if !ok {
-			return badRequest("Error when validating parameter sortfield -> unknown field " + strings.TrimSpace(name))
+			a := badRequest("Error when validating parameter sortfield -> unknown field " + strings.TrimSpace(name))
+			return nil, &a
 		}
-		sorts = append(sorts, f)
+		lq.sorts = append(lq.sorts, f)
 	}
-	desc := strings.EqualFold(strings.TrimSpace(q.Get("sortorder")), "desc")
+	lq.desc = strings.EqualFold(strings.TrimSpace(q.Get("sortorder")), "desc")
+	lq.paginationData, _ = strconv.ParseBool(q.Get("pagination_data"))
+	return lq, nil
+}
 
+// answer answers the list over items (in id order); keep applies the
+// collection's own parameters.
+func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.Answer {
 	// Each kept record's sort values are read once, not at every
 	// comparison.
 	var kept []sortRow[T]
 	for _, it := range items {
-		if (keep == nil || keep(it)) && match(it) {
-			keys := make([]value, len(sorts))
-			for i, f := range sorts {
+		if (keep == nil || keep(it)) && lq.match(it) {
+			keys := make([]value, len(lq.sorts))
+			for i, f := range lq.sorts {
 				keys[i] = f.get(it)
 			}
 			kept = append(kept, sortRow[T]{it, keys})
@@ -72,7 +89,7 @@ func listAnswer[T interface{ recID() int64 }](c *call, items []T, coll *collecti
 	}
 	slices.SortStableFunc(kept, func(a, b sortRow[T]) int {
 		r := 0
-		for i := range sorts {
+		for i := range lq.sorts {
 			if r = compareValues(a.keys[i], b.keys[i]); r != 0 {
 				break
 			}
@@ -80,39 +97,48 @@ func listAnswer[T interface{ recID() int64 }](c *call, items []T, coll *collecti
 		if r == 0 {
 			r = cmp.Compare(a.rec.recID(), b.rec.recID())
 		}
-		if desc {
+		if lq.desc {
 			return -r
 		}
 		return r
 	})
 
-	total := len(kept)
-	start, end := 0, total
-	if limit > 0 {
-		start = total
-		if page <= total/limit { // guards limit*page against overflow
-			start = min(limit*page, total)
-		}
-		end = start + min(limit, total-start)
+	// limit and page are INTs: their product fits an int64.
+	total := int64(len(kept))
+	start, end := int64(0), total
+	if lq.limit > 0 {
+		start = min(lq.limit*lq.page, total)
+		end = start + min(lq.limit, total-start)
 	}
 	out := make([]any, 0, end-start)
 	for _, row := range kept[start:end] {
-		out = append(out, coll.render(c, row.rec))
+		out = append(out, lq.coll.render(c, row.rec))
 	}
 
-	if paginationData, _ := strconv.ParseBool(q.Get("pagination_data")); paginationData {
-		pageCount := 1
-		if limit > 0 {
-			pageCount = max((total+limit-1)/limit, 1)
+	if lq.paginationData {
+		pageCount := int64(1)
+		if lq.limit > 0 {
+			pageCount = max((total+lq.limit-1)/lq.limit, 1)
 		}
 		return ok(map[string]any{"data": out, "pagination": map[string]any{
-			"total": total, "page": page, "page_count": pageCount, "limit": limit,
+			"total": total, "page": lq.page, "page_count": pageCount, "limit": lq.limit,
 		}})
 	}
 	if len(out) == 0 && c.s.cfg.emptyListNotFound {
-		return notFound("No " + coll.noun + " found")
+		return notFound("No " + lq.coll.noun + " found")
 	}
 	return ok(out)
+}
+
+// listOp is the operation of a list without parameters of its own.
+func listOp[T interface{ recID() int64 }](coll *collection[T], items func(*state) []T) operation {
+	return func(in *input) step {
+		lq, fail := parseList(in.r.URL.Query(), coll)
+		if fail != nil {
+			return fails(*fail)
+		}
+		return func(c *call) fakekit.Answer { return lq.answer(c, items(c.st), nil) }
+	}
 }
 
 // sortRow is a record kept by a list, with its values of the sort fields.
@@ -140,53 +166,43 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// queryInt reads an integer query parameter the way Restler checks one.
-func queryInt(v, name string, def int) (int, *answer) {
+// queryInt reads an integer query parameter the way Restler checks one,
+// within the ERP's INT range.
+func queryInt(v, name string, def int64) (int64, *fakekit.Answer) {
 	if v == "" {
 		return def, nil
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		a := apiError(http.StatusBadRequest, "Invalid value specified for `"+name+"`. Expecting integer value")
+	v = strings.TrimSpace(v)
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil && !isDigits(strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+")), v == "", v == "-", v == "+":
+		a := badRequest("Invalid value specified for `" + name + "`. Expecting integer value")
+		return 0, &a
+	case err != nil || n < minInt || n > maxInt:
+		a := badRequest("Invalid value specified for `" + name + "`. Expecting integer value from " + intRange)
 		return 0, &a
 	}
 	return n, nil
 }
 
 // idsParam reads a comma-separated list of ids ("thirdparty_ids").
-func idsParam(v, name string) (map[int64]bool, *answer) {
+func idsParam(v, name string) (map[int64]bool, *fakekit.Answer) {
 	if strings.TrimSpace(v) == "" {
 		return nil, nil
 	}
 	ids := map[int64]bool{}
 	for part := range strings.SplitSeq(v, ",") {
-		n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64)
-		if err != nil {
-			a := badRequest("Error when validating parameter " + name + " -> " + strconv.Quote(part) + " is not an id")
+		p := strings.TrimSpace(part)
+		n, err := strconv.ParseInt(p, 10, 64)
+		switch {
+		case err != nil && (!isDigits(strings.TrimPrefix(p, "-")) || p == "" || p == "-"):
+			a := badRequest("Error when validating parameter " + name + " -> " + strconv.Quote(excerpt(part)) + " is not an id")
+			return nil, &a
+		case err != nil || n < minInt || n > maxInt:
+			a := badRequest("Error when validating parameter " + name + " -> " + excerpt(p) + " is out of range: ids are INTs, " + intRange)
 			return nil, &a
 		}
 		ids[n] = true
 	}
 	return ids, nil
-}
-
-// findByPath finds the record the route's {id} names in list (in id order),
-// or answers 404 "<noun> not found".
-func findByPath[T interface{ recID() int64 }](c *call, list []T, noun string) (T, *answer) {
-	v, found := byID(list, pathID(c.r))
-	if !found {
-		a := notFound(noun + " not found")
-		return v, &a
-	}
-	return v, nil
-}
-
-// pathID reads the {id} of a route; a malformed one finds nothing, as an
-// unknown id.
-func pathID(r *http.Request) int64 {
-	n, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
 }

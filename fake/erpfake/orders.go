@@ -3,6 +3,8 @@ package erpfake
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 type orderJSON struct {
@@ -54,19 +56,22 @@ var orders = func() *collection[*order] {
 	return &collection[*order]{noun: "order", defaultSort: "t.rowid", render: (*call).renderOrder, fields: fields}
 }()
 
-func (c *call) listOrders() answer {
-	socs, fail := idsParam(c.r.URL.Query().Get("thirdparty_ids"), "thirdparty_ids")
+func listOrders(in *input) step {
+	q := in.r.URL.Query()
+	lq, fail := parseList(q, orders)
 	if fail != nil {
-		return *fail
+		return fails(*fail)
+	}
+	socs, fail := idsParam(q.Get("thirdparty_ids"), "thirdparty_ids")
+	if fail != nil {
+		return fails(*fail)
 	}
 	keep := func(o *order) bool { return socs == nil || socs[o.soc.id] }
-	return listAnswer(c, c.st.orders, orders, keep)
+	return func(c *call) fakekit.Answer { return lq.answer(c, c.st.orders, keep) }
 }
 
-func (c *call) findOrder() (*order, *answer) { return findByPath(c, c.st.orders, "Order") }
-
-func (c *call) getOrder() answer {
-	o, fail := c.findOrder()
+func getOrder(c *call, id int64) fakekit.Answer {
+	o, fail := findByID(c.st.orders, id, "Order")
 	if fail != nil {
 		return *fail
 	}
@@ -74,29 +79,30 @@ func (c *call) getOrder() answer {
 }
 
 // createOrder makes a draft order with the provisional ref "(PROVn)".
-func (c *call) createOrder() answer {
-	o := &order{}
-	if fail := c.readDocument(&o.document, "order"); fail != nil {
-		return *fail
+func createOrder(in *input) step {
+	b := in.body
+	doc := readDocument(b)
+	delivery, hasDelivery := b.unixTime("delivery_date")
+	return func(c *call) fakekit.Answer {
+		o := &order{}
+		if fail := doc.build(c, b, &o.document, "order"); fail != nil {
+			return *fail
+		}
+		if hasDelivery {
+			o.delivery = dayOf(delivery)
+		}
+		c.st.addDocument(&o.document, "order")
+		c.st.orders = append(c.st.orders, o)
+		return c.created(o.id, c.renderOrder(o))
 	}
-	delivery, hasDelivery := c.body.unixTime("delivery_date")
-	if msg := c.body.problem(); msg != "" {
-		return badRequest(msg)
-	}
-	if hasDelivery {
-		o.delivery = dayOf(delivery)
-	}
-	c.st.addDocument(&o.document, "order")
-	c.st.orders = append(c.st.orders, o)
-	return c.created(o.id, c.renderOrder(o))
 }
 
-func (c *call) validateOrder() answer {
-	o, fail := c.findOrder()
+func validateOrder(c *call, id int64) fakekit.Answer {
+	o, fail := findByID(c.st.orders, id, "Order")
 	if fail != nil {
 		return *fail
 	}
-	if a := c.validate(&o.document, "CO", "Order"); a.status != 0 {
+	if a := c.validate(&o.document, "CO", "Order"); a.Status != 0 {
 		return a
 	}
 	return ok(c.renderOrder(o))
@@ -104,8 +110,8 @@ func (c *call) validateOrder() answer {
 
 // closeOrder closes a validated (or shipping) order. A draft cannot be
 // closed: it must be validated first. A closed order is nothing done.
-func (c *call) closeOrder() answer {
-	o, fail := c.findOrder()
+func closeOrder(c *call, id int64) fakekit.Answer {
+	o, fail := findByID(c.st.orders, id, "Order")
 	if fail != nil {
 		return *fail
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 type productJSON struct {
@@ -70,112 +72,138 @@ var products = &collection[*product]{
 	},
 }
 
-func (c *call) listProducts() answer {
-	mode, fail := queryInt(c.r.URL.Query().Get("mode"), "mode", 0)
-	if fail != nil {
-		return *fail
-	}
-	keep := func(p *product) bool {
-		switch mode {
-		case 1:
-			return p.typ == 0
-		case 2:
-			return p.typ == 1
+func listProducts(in *input) step {
+	q := in.r.URL.Query()
+	lq, fail := parseList(q, products)
+	if fail == nil {
+		var mode int64
+		if mode, fail = queryInt(q.Get("mode"), "mode", 0); fail == nil {
+			keep := func(p *product) bool {
+				switch mode {
+				case 1:
+					return p.typ == 0
+				case 2:
+					return p.typ == 1
+				}
+				return true
+			}
+			return func(c *call) fakekit.Answer { return lq.answer(c, c.st.products, keep) }
 		}
-		return true
 	}
-	return listAnswer(c, c.st.products, products, keep)
+	return fails(*fail)
 }
 
-func (c *call) findProduct() (*product, *answer) { return findByPath(c, c.st.products, "Product") }
-
-func (c *call) getProduct() answer {
-	p, fail := c.findProduct()
+func getProduct(c *call, id int64) fakekit.Answer {
+	p, fail := findByID(c.st.products, id, "Product")
 	if fail != nil {
 		return *fail
 	}
 	return ok(c.renderProduct(p))
 }
 
-// productInput reads the fields a create or an update may set into p, and
-// recomputes the price on the other base (before or with tax).
-func (c *call) productInput(p *product) {
-	b := c.body
-	b.strings(strField{"ref", &p.ref}, strField{"label", &p.label}, strField{"description", &p.description},
-		strField{"barcode", &p.barcode}, strField{"note_public", &p.notePublic}, strField{"note_private", &p.notePrivate})
-	p.ref, p.label = strings.TrimSpace(p.ref), strings.TrimSpace(p.label)
+// productPatch is what a create or an update of a product may set.
+type productPatch struct {
+	ref, label, description, barcode, notePublic, notePrivate opt[string]
+	typ                                                       opt[int64]
+	baseType                                                  opt[string]
+	vat, priceMin, weight, price, ttc                         opt[*big.Rat]
+	onSale, onPurchase                                        opt[bool]
+}
+
+func readProductPatch(b *body) productPatch {
+	p := productPatch{ref: b.optStr("ref"), label: b.optStr("label"), description: b.optStr("description"),
+		barcode: b.optStr("barcode"), notePublic: b.optStr("note_public"), notePrivate: b.optStr("note_private")}
+	p.ref.v, p.label.v = strings.TrimSpace(p.ref.v), strings.TrimSpace(p.label.v)
 	if v, given := b.int("type"); given {
 		if v != 0 && v != 1 {
 			b.fail("type must be 0 (product) or 1 (service)")
 		}
-		p.typ = v
+		p.typ = opt[int64]{v, true}
 	}
 	if v, given := b.str("price_base_type"); given {
 		switch v = strings.ToUpper(strings.TrimSpace(v)); v {
 		case "HT", "TTC":
-			p.baseType = v
+			p.baseType = opt[string]{v, true}
 		default:
 			b.fail("price_base_type must be HT or TTC")
 		}
 	}
-	for _, f := range []struct {
-		name string
-		dst  **big.Rat
-	}{{"tva_tx", &p.vat}, {"price_min", &p.priceMin}, {"weight", &p.weight}} {
-		if v, given := b.dec(f.name); given {
-			*f.dst = v
-		}
-	}
-	price, hasPrice := b.dec("price")
-	ttc, hasTTC := b.dec("price_ttc")
-	if p.vat.Sign() < 0 {
+	p.vat, p.priceMin, p.weight = b.optDec("tva_tx"), b.optDec("price_min"), b.optDec("weight")
+	p.price, p.ttc = b.optDec("price"), b.optDec("price_ttc")
+	if p.vat.set && p.vat.v != nil && p.vat.v.Sign() < 0 {
 		b.fail("tva_tx must not be negative")
 	}
-	rate := new(big.Rat).Add(one, new(big.Rat).Quo(p.vat, hundred))
-	switch {
-	case p.baseType == "TTC" && (hasTTC || hasPrice):
-		if !hasTTC {
-			ttc = price
-		}
-		p.priceTTC = ttc
-		p.price = round(new(big.Rat).Quo(ttc, rate), 8)
-	case hasPrice:
-		p.price = price
-		p.priceTTC = round(new(big.Rat).Mul(price, rate), 8)
-	default:
-		p.priceTTC = round(new(big.Rat).Mul(p.price, rate), 8)
-	}
-	if v, given := b.flag("status"); given {
-		p.onSale = v
-	}
-	if v, given := b.flag("status_buy"); given {
-		p.onPurchase = v
-	}
+	p.onSale, p.onPurchase = b.optFlag("status"), b.optFlag("status_buy")
+	return p
 }
 
-func (c *call) createProduct() answer {
+// apply sets what the patch gives into pr, and recomputes the price on the
+// other base (before or with tax). It returns what is wrong with the
+// result: a computed price past the ERP's DECIMAL(24,8).
+func (p *productPatch) apply(pr *product) string {
+	for _, f := range []struct {
+		o   opt[string]
+		dst *string
+	}{{p.ref, &pr.ref}, {p.label, &pr.label}, {p.description, &pr.description}, {p.barcode, &pr.barcode},
+		{p.notePublic, &pr.notePublic}, {p.notePrivate, &pr.notePrivate}, {p.baseType, &pr.baseType}} {
+		f.o.to(f.dst)
+	}
+	p.typ.to(&pr.typ)
+	p.vat.to(&pr.vat)
+	p.priceMin.to(&pr.priceMin)
+	p.weight.to(&pr.weight)
+	rate := new(big.Rat).Add(one, new(big.Rat).Quo(pr.vat, hundred))
+	switch {
+	case pr.baseType == "TTC" && (p.ttc.set || p.price.set):
+		ttc := p.ttc.v
+		if !p.ttc.set {
+			ttc = p.price.v
+		}
+		pr.priceTTC = ttc
+		pr.price = round(new(big.Rat).Quo(ttc, rate), 8)
+	case p.price.set:
+		pr.price = p.price.v
+		pr.priceTTC = round(new(big.Rat).Mul(p.price.v, rate), 8)
+	default:
+		pr.priceTTC = round(new(big.Rat).Mul(pr.price, rate), 8)
+	}
+	p.onSale.to(&pr.onSale)
+	p.onPurchase.to(&pr.onPurchase)
+	if !fitsDecimal(pr.priceTTC) {
+		return "price_ttc " + trimDecimal(pr.priceTTC) + " (the price with tax) has more digits than the ERP keeps: at most 16 before the point (DECIMAL(24,8))"
+	}
+	return ""
+}
+
+func createProduct(in *input) step {
+	b := in.body
 	for _, f := range []string{"ref", "label"} {
-		if !c.body.has(f) {
-			return badRequest(f + " field missing")
+		if !b.has(f) {
+			return fails(badRequest(f + " field missing"))
 		}
 	}
-	p := &product{baseType: "HT", onSale: true, onPurchase: true, price: new(big.Rat), priceMin: new(big.Rat),
-		vat: new(big.Rat), stock: new(big.Rat), weight: new(big.Rat)}
-	c.productInput(p)
-	if msg := c.body.problem(); msg != "" {
-		return badRequest(msg)
+	p := readProductPatch(b)
+	return func(c *call) fakekit.Answer {
+		pr := &product{baseType: "HT", onSale: true, onPurchase: true, price: new(big.Rat), priceMin: new(big.Rat),
+			vat: new(big.Rat), stock: new(big.Rat), weight: new(big.Rat)}
+		if msg := b.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		if msg := p.apply(pr); msg != "" {
+			return badRequest(msg)
+		}
+		if pr.ref == "" {
+			return badRequest("ref field missing")
+		}
+		if pr.label == "" {
+			return badRequest("label field missing")
+		}
+		if c.st.productByRef(pr.ref) != nil {
+			return apiError(http.StatusInternalServerError, "Error creating product", "ErrorProductAlreadyExists")
+		}
+		c.st.addProduct(pr)
+		return c.created(pr.id, c.renderProduct(pr))
 	}
-	if p.ref == "" {
-		return badRequest("ref field missing")
-	}
-	if p.label == "" {
-		return badRequest("label field missing")
-	}
-	if c.st.productByRef(p.ref) != nil {
-		return apiError(http.StatusInternalServerError, "Error creating product", "ErrorProductAlreadyExists")
-	}
-	c.st.addProduct(p)
-	return c.created(p.id, c.renderProduct(p))
 }
 
 func (st *state) addProduct(p *product) {
@@ -185,23 +213,32 @@ func (st *state) addProduct(p *product) {
 	st.products = append(st.products, p)
 }
 
-func (c *call) updateProduct() answer {
-	p, fail := c.findProduct()
+func updateProduct(in *input) step {
+	id, fail := in.pathID()
 	if fail != nil {
-		return *fail
+		return fails(*fail)
 	}
-	next := *p
-	c.productInput(&next)
-	if msg := c.body.problem(); msg != "" {
-		return badRequest(msg)
+	p := readProductPatch(in.body)
+	return func(c *call) fakekit.Answer {
+		pr, fail := findByID(c.st.products, id, "Product")
+		if fail != nil {
+			return *fail
+		}
+		if msg := in.body.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		next := *pr
+		if msg := p.apply(&next); msg != "" {
+			return badRequest(msg)
+		}
+		if next.ref == "" || next.label == "" {
+			return badRequest("ref and label must not be empty")
+		}
+		if other := c.st.productByRef(next.ref); other != nil && other != pr {
+			return apiError(http.StatusInternalServerError, "Error updating product", "ErrorProductAlreadyExists")
+		}
+		next.datem = c.st.now()
+		*pr = next
+		return ok(c.renderProduct(pr))
 	}
-	if next.ref == "" || next.label == "" {
-		return badRequest("ref and label must not be empty")
-	}
-	if other := c.st.productByRef(next.ref); other != nil && other != p {
-		return apiError(http.StatusInternalServerError, "Error updating product", "ErrorProductAlreadyExists")
-	}
-	next.datem = c.st.now()
-	*p = next
-	return ok(c.renderProduct(p))
 }

@@ -15,11 +15,11 @@ const apiRoot = "/api/index.php"
 // the explorer serves, built together so they cannot disagree.
 type routeSet struct {
 	routes *fakekit.Routes[*Server]
-	ops    []operation
+	ops    []apiOp
 }
 
-// operation describes one API route for the explorer.
-type operation struct {
+// apiOp describes one API route for the explorer.
+type apiOp struct {
 	method, path, summary string
 	params                []param
 }
@@ -50,41 +50,41 @@ func listParams(extra ...param) []param {
 var routeTable = sync.OnceValue(func() *routeSet {
 	set := &routeSet{routes: fakekit.NewRoutes[*Server]()}
 	rt := set.routes
-	api := func(method, path, summary string, params []param, fn func(c *call) answer) {
-		set.ops = append(set.ops, operation{method: method, path: path, summary: summary, params: params})
-		rt.Handle(method+" "+apiRoot+path, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, fn) })
+	api := func(method, path, summary string, params []param, op operation) {
+		set.ops = append(set.ops, apiOp{method: method, path: path, summary: summary, params: params})
+		rt.Handle(method+" "+apiRoot+path, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, op) })
 	}
 
-	api("GET", "/users", "List users", listParams(), (*call).listUsers)
-	api("GET", "/users/{id}", "Get a user", []param{idParam}, (*call).getUser)
-	api("POST", "/users", "Create a user (login required)", []param{bodyParam}, (*call).createUser)
-	api("PUT", "/users/{id}", "Update a user", []param{idParam, bodyParam}, (*call).updateUser)
-	api("DELETE", "/users/{id}", "Delete a user", []param{idParam}, (*call).deleteUser)
+	api("GET", "/users", "List users", listParams(), listOp(users, func(st *state) []*user { return st.users }))
+	api("GET", "/users/{id}", "Get a user", []param{idParam}, byPath(getUser))
+	api("POST", "/users", "Create a user (login required)", []param{bodyParam}, createUser)
+	api("PUT", "/users/{id}", "Update a user", []param{idParam, bodyParam}, updateUser)
+	api("DELETE", "/users/{id}", "Delete a user", []param{idParam}, byPath(deleteUser))
 
 	api("GET", "/thirdparties", "List third parties", listParams(param{name: "mode", in: "query", typ: "integer",
-		description: "1 customers, 2 prospects, 3 neither, 4 suppliers"}), (*call).listThirdparties)
-	api("GET", "/thirdparties/{id}", "Get a third party", []param{idParam}, (*call).getThirdparty)
-	api("POST", "/thirdparties", "Create a third party (name required)", []param{bodyParam}, (*call).createThirdparty)
-	api("PUT", "/thirdparties/{id}", "Update a third party", []param{idParam, bodyParam}, (*call).updateThirdparty)
+		description: "1 customers, 2 prospects, 3 neither, 4 suppliers"}), listThirdparties)
+	api("GET", "/thirdparties/{id}", "Get a third party", []param{idParam}, byPath(getThirdparty))
+	api("POST", "/thirdparties", "Create a third party (name required)", []param{bodyParam}, createThirdparty)
+	api("PUT", "/thirdparties/{id}", "Update a third party", []param{idParam, bodyParam}, updateThirdparty)
 
 	api("GET", "/products", "List products", listParams(param{name: "mode", in: "query", typ: "integer",
-		description: "1 products only, 2 services only"}), (*call).listProducts)
-	api("GET", "/products/{id}", "Get a product", []param{idParam}, (*call).getProduct)
-	api("POST", "/products", "Create a product (ref, unique, and label required)", []param{bodyParam}, (*call).createProduct)
-	api("PUT", "/products/{id}", "Update a product", []param{idParam, bodyParam}, (*call).updateProduct)
+		description: "1 products only, 2 services only"}), listProducts)
+	api("GET", "/products/{id}", "Get a product", []param{idParam}, byPath(getProduct))
+	api("POST", "/products", "Create a product (ref, unique, and label required)", []param{bodyParam}, createProduct)
+	api("PUT", "/products/{id}", "Update a product", []param{idParam, bodyParam}, updateProduct)
 
 	thirdpartyIDs := param{name: "thirdparty_ids", in: "query", typ: "string", description: "Third party ids, comma-separated"}
 	api("GET", "/invoices", "List invoices", listParams(thirdpartyIDs, param{name: "status", in: "query", typ: "string",
-		description: "draft, unpaid, paid or cancelled"}), (*call).listInvoices)
-	api("GET", "/invoices/{id}", "Get an invoice", []param{idParam}, (*call).getInvoice)
-	api("POST", "/invoices", "Create a draft invoice (socid, type, lines)", []param{bodyParam}, (*call).createInvoice)
-	api("POST", "/invoices/{id}/validate", "Validate a draft invoice: it gets its final ref", []param{idParam, bodyParam}, (*call).validateInvoice)
+		description: "draft, unpaid, paid or cancelled"}), listInvoices)
+	api("GET", "/invoices/{id}", "Get an invoice", []param{idParam}, byPath(getInvoice))
+	api("POST", "/invoices", "Create a draft invoice (socid, type, lines)", []param{bodyParam}, createInvoice)
+	api("POST", "/invoices/{id}/validate", "Validate a draft invoice: it gets its final ref", []param{idParam, bodyParam}, byPath(validateInvoice))
 
-	api("GET", "/orders", "List orders", listParams(thirdpartyIDs), (*call).listOrders)
-	api("GET", "/orders/{id}", "Get an order", []param{idParam}, (*call).getOrder)
-	api("POST", "/orders", "Create a draft order (socid, lines)", []param{bodyParam}, (*call).createOrder)
-	api("POST", "/orders/{id}/validate", "Validate a draft order: it gets its final ref", []param{idParam, bodyParam}, (*call).validateOrder)
-	api("POST", "/orders/{id}/close", "Close a validated order", []param{idParam, bodyParam}, (*call).closeOrder)
+	api("GET", "/orders", "List orders", listParams(thirdpartyIDs), listOrders)
+	api("GET", "/orders/{id}", "Get an order", []param{idParam}, byPath(getOrder))
+	api("POST", "/orders", "Create a draft order (socid, lines)", []param{bodyParam}, createOrder)
+	api("POST", "/orders/{id}/validate", "Validate a draft order: it gets its final ref", []param{idParam, bodyParam}, byPath(validateOrder))
+	api("POST", "/orders/{id}/close", "Close a validated order", []param{idParam, bodyParam}, byPath(closeOrder))
 
 	explorer := func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorer(w, r, set.ops) }
 	rt.Handle("GET "+apiRoot+"/explorer", explorer)
@@ -97,19 +97,20 @@ var routeTable = sync.OnceValue(func() *routeSet {
 
 	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != apiRoot && !strings.HasPrefix(r.URL.Path, apiRoot+"/") {
-			http.NotFound(w, r)
+			fakekit.WriteAnswer(w, webNotFound())
 			return
 		}
 		if !s.APIEnabled() {
-			writeModuleOff(w)
+			fakekit.WriteAnswer(w, moduleOff())
 			return
 		}
 		if allowed := rt.Allowed(r); len(allowed) > 0 {
-			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			writeAnswer(w, apiError(http.StatusMethodNotAllowed, ""))
+			a := apiError(http.StatusMethodNotAllowed, "")
+			a.Header = http.Header{"Allow": {strings.Join(allowed, ", ")}}
+			fakekit.WriteAnswer(w, a)
 			return
 		}
-		writeAnswer(w, apiError(http.StatusNotFound, ""))
+		fakekit.WriteAnswer(w, apiError(http.StatusNotFound, ""))
 	})
 	return set
 })

@@ -4,41 +4,115 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 // Seeding puts data in directly, as an administrator would in the web
 // interface, without faults or the request log. The same rules hold as
 // through the API (unique logins and product refs, existing third parties
-// and products).
+// and products, the bounds of every number), since a seed goes through the
+// same code as a request.
+
+// Seed is data to load into the fake ([Server.Load]): every kind of record
+// it keeps. It is loaded in the order of its fields, so that invoices and
+// orders can name the third parties and products before them. Field names
+// are the same in JSON and YAML (snake_case).
+//
+//	users:        [{login: jdoe, password: s3cret, api_key: jdoe-key}]
+//	thirdparties: [{name: Acme Corp, customer: true, town: Lyon}]
+//	products:     [{ref: WIDGET-1, label: Widget, price: "12.50", vat_rate: "20"}]
+//	invoices:     [{thirdparty: Acme Corp, validated: true, lines: [{product: WIDGET-1, qty: "4"}]}]
+//	orders:       [{thirdparty: Acme Corp, lines: [{description: Setup, qty: "1", subprice: "90"}]}]
+type Seed struct {
+	Users        []UserSeed       `json:"users,omitempty" yaml:"users,omitempty"`
+	Thirdparties []ThirdpartySeed `json:"thirdparties,omitempty" yaml:"thirdparties,omitempty"`
+	Products     []ProductSeed    `json:"products,omitempty" yaml:"products,omitempty"`
+	Invoices     []InvoiceSeed    `json:"invoices,omitempty" yaml:"invoices,omitempty"`
+	Orders       []OrderSeed      `json:"orders,omitempty" yaml:"orders,omitempty"`
+}
+
+// Load adds what seed holds, in order. The first refusal stops it (what
+// came before it stays); its error names the entry: `products[1]: ref
+// "X" already exists`.
+func (s *Server) Load(seed Seed) error {
+	for i, u := range seed.Users {
+		if _, err := s.addUser(u); err != nil {
+			return fmt.Errorf("users[%d]: %w", i, err)
+		}
+	}
+	for i, t := range seed.Thirdparties {
+		if _, err := s.addThirdparty(t); err != nil {
+			return fmt.Errorf("thirdparties[%d]: %w", i, err)
+		}
+	}
+	for i, p := range seed.Products {
+		if _, err := s.addProduct(p); err != nil {
+			return fmt.Errorf("products[%d]: %w", i, err)
+		}
+	}
+	for i, inv := range seed.Invoices {
+		if _, err := s.addInvoice(inv); err != nil {
+			return fmt.Errorf("invoices[%d]: %w", i, err)
+		}
+	}
+	for i, o := range seed.Orders {
+		if _, err := s.addOrder(o); err != nil {
+			return fmt.Errorf("orders[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// seedErr marks the errors of the Add methods as the fake's.
+func seedErr(id int64, err error) (int64, error) {
+	if err != nil {
+		return 0, fmt.Errorf("erpfake: %w", err)
+	}
+	return id, nil
+}
 
 // UserSeed describes a user to add.
 type UserSeed struct {
-	Login     string // required, unique (ignoring case)
-	Password  string // for the login form; empty: the user cannot log in
-	Lastname  string
-	Firstname string
-	Email     string
-	Admin     bool
-	Disabled  bool
+	// Login is required and unique, ignoring case.
+	Login string `json:"login" yaml:"login"`
+	// Password is for the login form; empty: the user cannot log in.
+	Password  string `json:"password,omitempty" yaml:"password,omitempty"`
+	Lastname  string `json:"lastname,omitempty" yaml:"lastname,omitempty"`
+	Firstname string `json:"firstname,omitempty" yaml:"firstname,omitempty"`
+	Email     string `json:"email,omitempty" yaml:"email,omitempty"`
+	Admin     bool   `json:"admin,omitempty" yaml:"admin,omitempty"`
+	Disabled  bool   `json:"disabled,omitempty" yaml:"disabled,omitempty"`
+	// APIKey is the user's API key, unique; empty: none yet (NewAPIKey
+	// makes one).
+	APIKey string `json:"api_key,omitempty" yaml:"api_key,omitempty"`
 }
 
 // AddUser adds a user and returns its id.
-func (s *Server) AddUser(seed UserSeed) (int64, error) {
-	if strings.TrimSpace(seed.Login) == "" {
-		return 0, errors.New("erpfake: a user needs a login")
+func (s *Server) AddUser(seed UserSeed) (int64, error) { return seedErr(s.addUser(seed)) }
+
+func (s *Server) addUser(seed UserSeed) (int64, error) {
+	login := strings.TrimSpace(seed.Login)
+	if login == "" {
+		return 0, errors.New("a user needs a login")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st.userByLogin(seed.Login) != nil {
-		return 0, fmt.Errorf("erpfake: login %q is taken", seed.Login)
+	if s.st.userByLogin(login) != nil {
+		return 0, fmt.Errorf("login %q already exists", login)
 	}
-	u := s.st.addUser(userFields{login: seed.Login, password: seed.Password, lastname: seed.Lastname,
+	if seed.APIKey != "" && s.st.keys[seed.APIKey] != nil {
+		return 0, errors.New("api_key is another user's already")
+	}
+	u := s.st.addUser(userFields{login: login, password: seed.Password, lastname: seed.Lastname,
 		firstname: seed.Firstname, email: seed.Email, admin: seed.Admin, employee: true})
 	u.enabled = !seed.Disabled
+	s.st.setKey(u, seed.APIKey)
 	return u.id, nil
 }
 
@@ -69,95 +143,128 @@ func (s *Server) SetUserEnabled(login string, on bool) error {
 	return nil
 }
 
-// ThirdpartySeed describes a third party to add.
+// ThirdpartySeed describes a third party to add. Invoices and orders of a
+// seed name it by its name.
 type ThirdpartySeed struct {
-	Name        string // required
-	Client      int    // 0 none, 1 customer, 2 prospect, 3 both
-	Supplier    bool
-	Email       string
-	Town        string
-	CountryCode string
+	Name string `json:"name" yaml:"name"` // required
+	// Client is the ERP's kind: 0 none, 1 customer, 2 prospect, 3 both.
+	Client int `json:"client,omitempty" yaml:"client,omitempty"`
+	// Customer makes it a customer (Client 1, or 3 with Client 2).
+	Customer    bool   `json:"customer,omitempty" yaml:"customer,omitempty"`
+	Supplier    bool   `json:"supplier,omitempty" yaml:"supplier,omitempty"`
+	Email       string `json:"email,omitempty" yaml:"email,omitempty"`
+	Town        string `json:"town,omitempty" yaml:"town,omitempty"`
+	CountryCode string `json:"country,omitempty" yaml:"country,omitempty"` // "FR"
 }
 
 // AddThirdparty adds a third party (customers and suppliers get their codes)
 // and returns its id.
 func (s *Server) AddThirdparty(seed ThirdpartySeed) (int64, error) {
+	return seedErr(s.addThirdparty(seed))
+}
+
+func (s *Server) addThirdparty(seed ThirdpartySeed) (int64, error) {
 	if strings.TrimSpace(seed.Name) == "" {
-		return 0, errors.New("erpfake: a third party needs a name")
+		return 0, errors.New("a third party needs a name")
 	}
-	if seed.Client < 0 || seed.Client > 3 {
-		return 0, fmt.Errorf("erpfake: invalid client kind %d", seed.Client)
+	client := seed.Client
+	if seed.Customer && (client == 0 || client == 2) {
+		client++
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := &thirdparty{name: seed.Name, client: int64(seed.Client), supplier: seed.Supplier, email: seed.Email,
-		town: seed.Town, country: seed.CountryCode, active: true}
-	s.st.addThirdparty(t)
-	return t.id, nil
+	return s.seedLocked(createThirdparty, "thirdparty", map[string]any{"name": seed.Name, "client": client,
+		"fournisseur": seed.Supplier, "email": seed.Email, "town": seed.Town, "country_code": seed.CountryCode})
 }
 
-// ProductSeed describes a product to add.
+// ProductSeed describes a product to add. Lines of a seed name it by its
+// ref.
 type ProductSeed struct {
-	Ref     string // required, unique (ignoring case)
-	Label   string // required
-	Price   string // before tax, a decimal ("12.50"); empty is 0
-	VATRate string // percent; empty is 0
-	Service bool
+	// Ref is required and unique, ignoring case.
+	Ref   string `json:"ref" yaml:"ref"`
+	Label string `json:"label" yaml:"label"` // required
+	// Price is before tax, a decimal ("12.50"); empty is 0.
+	Price string `json:"price,omitempty" yaml:"price,omitempty"`
+	// VATRate is in percent ("20"); empty is 0.
+	VATRate string `json:"vat_rate,omitempty" yaml:"vat_rate,omitempty"`
+	Service bool   `json:"service,omitempty" yaml:"service,omitempty"`
 }
 
 // AddProduct adds a product and returns its id.
-func (s *Server) AddProduct(seed ProductSeed) (int64, error) {
+func (s *Server) AddProduct(seed ProductSeed) (int64, error) { return seedErr(s.addProduct(seed)) }
+
+func (s *Server) addProduct(seed ProductSeed) (int64, error) {
 	fields := map[string]any{"ref": seed.Ref, "label": seed.Label, "price": seed.Price, "tva_tx": seed.VATRate}
 	if seed.Service {
 		fields["type"] = 1
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.seedCall(fields)
-	if err != nil {
-		return 0, err
+	if s.st.productByRef(strings.TrimSpace(seed.Ref)) != nil {
+		return 0, fmt.Errorf("ref %q already exists", seed.Ref)
 	}
-	a := c.createProduct()
-	return c.seedResult(a, func() int64 { return s.st.seq["product"] })
+	return s.seedLocked(createProduct, "product", fields)
 }
 
-// LineSeed is a line of a seeded invoice or order.
+// LineSeed is a line of a seeded invoice or order: a product, by its ref
+// (or id), or free text with a price.
 type LineSeed struct {
-	ProductID   int64  // an existing product, or 0 for free text
-	Qty         string // required, a decimal
-	Subprice    string // unit price before tax; empty takes the product's
-	VATRate     string // percent; empty takes the product's (0 for free text)
-	Discount    string // percent
-	Description string
+	// Product is an existing product's ref; ProductID its id. Neither: a
+	// free-text line, which needs a Subprice.
+	Product   string `json:"product,omitempty" yaml:"product,omitempty"`
+	ProductID int64  `json:"product_id,omitempty" yaml:"product_id,omitempty"`
+	// Qty is required, a decimal.
+	Qty string `json:"qty" yaml:"qty"`
+	// Subprice is the unit price before tax; empty takes the product's.
+	Subprice string `json:"subprice,omitempty" yaml:"subprice,omitempty"`
+	// VATRate is in percent; empty takes the product's (0 for free text).
+	VATRate string `json:"vat_rate,omitempty" yaml:"vat_rate,omitempty"`
+	// Discount is in percent.
+	Discount    string `json:"discount,omitempty" yaml:"discount,omitempty"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
 }
 
-// InvoiceSeed describes an invoice to add.
+// InvoiceSeed describes an invoice to add: a draft, or validated (with
+// its final ref), or paid.
 type InvoiceSeed struct {
-	SocID     int64 // an existing third party
-	Type      int   // 0 standard, 1 replacement, 2 credit note, 3 deposit
-	Date      time.Time
-	Lines     []LineSeed
-	Validated bool // validate it (final ref), else a draft
-	Paid      bool // validated and paid
+	// Thirdparty is an existing third party's name; SocID its id. One of
+	// them is required.
+	Thirdparty string `json:"thirdparty,omitempty" yaml:"thirdparty,omitempty"`
+	SocID      int64  `json:"socid,omitempty" yaml:"socid,omitempty"`
+	// Type is 0 standard, 1 replacement, 2 credit note, 3 deposit.
+	Type      int    `json:"type,omitempty" yaml:"type,omitempty"`
+	RefClient string `json:"ref_client,omitempty" yaml:"ref_client,omitempty"`
+	// Date is the invoice's date (a day); zero: today on the fake's clock.
+	Date  time.Time  `json:"date,omitzero" yaml:"date,omitempty"`
+	Lines []LineSeed `json:"lines,omitempty" yaml:"lines,omitempty"`
+	// Validated validates it (it gets its final ref); else it is a draft.
+	// A validated invoice needs lines.
+	Validated bool `json:"validated,omitempty" yaml:"validated,omitempty"`
+	// Paid makes it validated and paid.
+	Paid bool `json:"paid,omitempty" yaml:"paid,omitempty"`
 }
 
 // AddInvoice adds an invoice, computing its totals, and returns its id.
-func (s *Server) AddInvoice(seed InvoiceSeed) (int64, error) {
+func (s *Server) AddInvoice(seed InvoiceSeed) (int64, error) { return seedErr(s.addInvoice(seed)) }
+
+func (s *Server) addInvoice(seed InvoiceSeed) (int64, error) {
+	if (seed.Validated || seed.Paid) && len(seed.Lines) == 0 {
+		return 0, errors.New("a validated invoice needs lines")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.seedCall(documentFieldsOf(seed.SocID, seed.Date, seed.Lines, map[string]any{"type": seed.Type}))
+	fields, err := s.st.documentFields(seed.Thirdparty, seed.SocID, seed.Date, seed.Lines)
 	if err != nil {
 		return 0, err
 	}
-	id, err := c.seedResult(c.createInvoice(), func() int64 { return s.st.seq["invoice"] })
+	fields["type"], fields["ref_client"] = seed.Type, seed.RefClient
+	id, err := s.seedLocked(createInvoice, "invoice", fields)
 	if err != nil {
 		return 0, err
 	}
 	inv, _ := byID(s.st.invoices, id)
 	if seed.Validated || seed.Paid {
-		if a := c.validate(&inv.document, invoicePrefix(inv.typ), "Invoice"); a.status != 0 {
-			return id, fmt.Errorf("erpfake: invoice %d added as a draft; validating it failed: %s", id, errorText(a))
-		}
+		s.seedCall().validate(&inv.document, invoicePrefix(inv.typ), "Invoice")
 	}
 	if seed.Paid {
 		inv.status, inv.paid = invoicePaid, true
@@ -165,32 +272,45 @@ func (s *Server) AddInvoice(seed InvoiceSeed) (int64, error) {
 	return id, nil
 }
 
-// OrderSeed describes an order to add.
+// OrderSeed describes an order to add: a draft, validated (with its final
+// ref), or closed.
 type OrderSeed struct {
-	SocID     int64 // an existing third party
-	Date      time.Time
-	Lines     []LineSeed
-	Validated bool // validate it (final ref), else a draft
-	Closed    bool // validated and closed
+	// Thirdparty is an existing third party's name; SocID its id. One of
+	// them is required.
+	Thirdparty string `json:"thirdparty,omitempty" yaml:"thirdparty,omitempty"`
+	SocID      int64  `json:"socid,omitempty" yaml:"socid,omitempty"`
+	RefClient  string `json:"ref_client,omitempty" yaml:"ref_client,omitempty"`
+	// Date is the order's date (a day); zero: today on the fake's clock.
+	Date  time.Time  `json:"date,omitzero" yaml:"date,omitempty"`
+	Lines []LineSeed `json:"lines,omitempty" yaml:"lines,omitempty"`
+	// Validated validates it (it gets its final ref); else it is a draft.
+	// A validated order needs lines.
+	Validated bool `json:"validated,omitempty" yaml:"validated,omitempty"`
+	// Closed makes it validated and closed.
+	Closed bool `json:"closed,omitempty" yaml:"closed,omitempty"`
 }
 
 // AddOrder adds an order, computing its totals, and returns its id.
-func (s *Server) AddOrder(seed OrderSeed) (int64, error) {
+func (s *Server) AddOrder(seed OrderSeed) (int64, error) { return seedErr(s.addOrder(seed)) }
+
+func (s *Server) addOrder(seed OrderSeed) (int64, error) {
+	if (seed.Validated || seed.Closed) && len(seed.Lines) == 0 {
+		return 0, errors.New("a validated order needs lines")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.seedCall(documentFieldsOf(seed.SocID, seed.Date, seed.Lines, nil))
+	fields, err := s.st.documentFields(seed.Thirdparty, seed.SocID, seed.Date, seed.Lines)
 	if err != nil {
 		return 0, err
 	}
-	id, err := c.seedResult(c.createOrder(), func() int64 { return s.st.seq["order"] })
+	fields["ref_client"] = seed.RefClient
+	id, err := s.seedLocked(createOrder, "order", fields)
 	if err != nil {
 		return 0, err
 	}
 	o, _ := byID(s.st.orders, id)
 	if seed.Validated || seed.Closed {
-		if a := c.validate(&o.document, "CO", "Order"); a.status != 0 {
-			return id, fmt.Errorf("erpfake: order %d added as a draft; validating it failed: %s", id, errorText(a))
-		}
+		s.seedCall().validate(&o.document, "CO", "Order")
 	}
 	if seed.Closed {
 		o.status, o.closedAt = orderClosed, s.st.now()
@@ -198,7 +318,13 @@ func (s *Server) AddOrder(seed OrderSeed) (int64, error) {
 	return id, nil
 }
 
-func documentFieldsOf(socid int64, date time.Time, lines []LineSeed, extra map[string]any) map[string]any {
+// documentFields is the body of a seeded invoice or order, its third party
+// and products found by name and ref.
+func (st *state) documentFields(name string, socid int64, date time.Time, lines []LineSeed) (map[string]any, error) {
+	socid, err := st.thirdpartyRef(name, socid)
+	if err != nil {
+		return nil, err
+	}
 	f := map[string]any{"socid": socid}
 	if !date.IsZero() {
 		f["date"] = date.Unix()
@@ -206,8 +332,12 @@ func documentFieldsOf(socid int64, date time.Time, lines []LineSeed, extra map[s
 	items := make([]map[string]any, len(lines))
 	for i, l := range lines {
 		item := map[string]any{"qty": l.Qty, "desc": l.Description}
-		if l.ProductID != 0 {
-			item["fk_product"] = l.ProductID
+		id, err := st.productRef(l.Product, l.ProductID)
+		if err != nil {
+			return nil, fmt.Errorf("lines[%d]: %w", i, err)
+		}
+		if id != 0 {
+			item["fk_product"] = id
 		}
 		for k, v := range map[string]string{"subprice": l.Subprice, "tva_tx": l.VATRate, "remise_percent": l.Discount} {
 			if v != "" {
@@ -217,37 +347,96 @@ func documentFieldsOf(socid int64, date time.Time, lines []LineSeed, extra map[s
 		items[i] = item
 	}
 	f["lines"] = items
-	for k, v := range extra {
-		f[k] = v
-	}
-	return f
+	return f, nil
 }
 
-// seedCall is a call made by the fake itself, as admin, with fields for a
-// body. s.mu must be held.
-func (s *Server) seedCall(fields map[string]any) (*call, error) {
+// thirdpartyRef finds the third party a seed names, by name or id (both:
+// they must agree). Names need not be unique in the ERP: an ambiguous one
+// is refused.
+func (st *state) thirdpartyRef(name string, id int64) (int64, error) {
+	if name == "" {
+		if id == 0 {
+			return 0, errors.New("needs a third party: thirdparty (its name) or socid")
+		}
+		return id, nil // the API's own check names a missing one
+	}
+	var found []*thirdparty
+	for _, t := range st.thirdparties {
+		if strings.EqualFold(t.name, name) {
+			found = append(found, t)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return 0, fmt.Errorf("thirdparty %q does not exist", name)
+	case len(found) > 1:
+		return 0, fmt.Errorf("thirdparty %q names %d third parties; give socid", name, len(found))
+	case id != 0 && id != found[0].id:
+		return 0, fmt.Errorf("thirdparty %q is id %d, not socid %d", name, found[0].id, id)
+	}
+	return found[0].id, nil
+}
+
+// productRef finds the product a line names, by ref or id (both: they must
+// agree); 0 for a free-text line.
+func (st *state) productRef(ref string, id int64) (int64, error) {
+	if ref == "" {
+		return id, nil
+	}
+	p := st.productByRef(ref)
+	switch {
+	case p == nil:
+		return 0, fmt.Errorf("product %q does not exist", ref)
+	case id != 0 && id != p.id:
+		return 0, fmt.Errorf("product %q is id %d, not product_id %d", ref, p.id, id)
+	}
+	return p.id, nil
+}
+
+// seedRequest stands for the request of a seed, which has none.
+var seedRequest = &http.Request{Method: http.MethodPost, URL: &url.URL{Path: apiRoot}, Header: http.Header{}}
+
+// seedLocked runs an API create as admin, with fields for its body, and
+// returns the new record's id (of kind) or why it was refused. s.mu must be
+// held.
+func (s *Server) seedLocked(op operation, kind string, fields map[string]any) (int64, error) {
 	b := &body{fields: map[string]json.RawMessage{}}
 	for k, v := range fields {
 		raw, err := json.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("erpfake: %s: %w", k, err)
+			return 0, fmt.Errorf("%s: %w", k, err)
 		}
 		b.fields[k] = raw
 	}
-	return &call{s: s, st: s.st, user: s.admin, body: b, num: numbers{native: true}}, nil
-}
-
-// seedResult turns a handler's answer into an id or an error.
-func (c *call) seedResult(a answer, lastID func() int64) (int64, error) {
-	if a.status != 200 {
-		return 0, fmt.Errorf("erpfake: %s", errorText(a))
+	if a := op(&input{r: seedRequest, body: b})(s.seedCall()); a.Status != http.StatusOK {
+		return 0, answerError(a)
 	}
-	return lastID(), nil
+	return s.st.seq[kind], nil
 }
 
-func errorText(a answer) string {
-	b, _ := json.Marshal(a.body)
-	return fmt.Sprintf("%d %s", a.status, b)
+// seedCall is a call made by the fake itself, as admin. s.mu must be held.
+func (s *Server) seedCall() *call {
+	return &call{s: s, st: s.st, r: seedRequest, user: s.admin, num: numbers{native: true}}
+}
+
+// answerError is an error answer's message as an error, without the
+// status's own words: "lines[0]: qty field missing".
+func answerError(a fakekit.Answer) error {
+	var msg, detail string
+	if m, ok := a.Body.(map[string]any); ok {
+		if obj, ok := m["error"].(map[string]any); ok {
+			msg, _ = obj["message"].(string)
+			detail, _ = obj["0"].(string)
+		}
+	}
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, http.StatusText(a.Status)), ": ")
+	switch {
+	case msg == "":
+		return fmt.Errorf("refused with status %d", a.Status)
+	case detail != "":
+		return fmt.Errorf("%s (%s)", msg, detail)
+	}
+	return errors.New(msg)
 }
 
 // Reading state back: each returns what the API would show admin, in the
@@ -306,34 +495,39 @@ func (s *Server) Orders() []*erp.Order {
 // readOne renders a record under the lock and decodes it into the client's
 // type, so what a test reads back is exactly what the API would answer.
 func readOne[T any, R any](s *Server, find func(*state) (R, bool), render func(*call, R) any) *T {
-	s.mu.Lock()
-	rec, found := find(s.st)
-	var b []byte
-	var err error
-	if found {
-		b, err = json.Marshal(render(s.readCall(), rec))
-	}
-	s.mu.Unlock()
-	if !found || err != nil {
+	rendered, found := func() (any, bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		rec, found := find(s.st)
+		if !found {
+			return nil, false
+		}
+		return render(s.readCall(), rec), true
+	}()
+	if !found {
 		return nil
 	}
+	b, err := json.Marshal(rendered)
 	out := new(T)
-	if json.Unmarshal(b, out) != nil {
+	if err != nil || json.Unmarshal(b, out) != nil {
 		return nil
 	}
 	return out
 }
 
 func readAll[T any, R any](s *Server, list func(*state) []R, render func(*call, R) any) []*T {
-	s.mu.Lock()
-	c := s.readCall()
-	recs := list(s.st)
-	rendered := make([]any, len(recs))
-	for i, r := range recs {
-		rendered[i] = render(c, r)
-	}
+	rendered := func() []any {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		c := s.readCall()
+		recs := list(s.st)
+		rendered := make([]any, len(recs))
+		for i, r := range recs {
+			rendered[i] = render(c, r)
+		}
+		return rendered
+	}()
 	b, err := json.Marshal(rendered)
-	s.mu.Unlock()
 	var out []*T
 	if err != nil || json.Unmarshal(b, &out) != nil {
 		return nil

@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,18 +17,24 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// Server is the fake ERP. It is an http.Handler; use [Start] in tests, or
-// [New] and [Server.Listen] in programs.
+// Server is the fake ERP. It is an http.Handler; use [Start] or
+// [StartTLS] in tests, or [New] and [Server.Listen] (or [Server.Serve]) in
+// programs.
 type Server struct {
 	kit *fakekit.Kit
 	cfg config
 
 	ep fakekit.Endpoint
 
-	mu         sync.Mutex
-	st         *state
-	admin      *user
-	apiEnabled bool
+	// parsedHook, set by tests, is called with each API request once its
+	// body is parsed, before the state lock is taken.
+	parsedHook atomic.Pointer[func(*http.Request)]
+
+	apiEnabled atomic.Bool
+
+	mu    sync.Mutex
+	st    *state
+	admin *user
 }
 
 type config struct {
@@ -37,6 +45,14 @@ type config struct {
 	nativeNumbers     bool
 	emptyListNotFound bool
 	bareCreateIDs     bool
+	limits            fakekit.Limits
+	faults            []routeFault
+}
+
+// routeFault is a fault injected by WithFault.
+type routeFault struct {
+	route string
+	fault control.Fault
 }
 
 // Option configures a Server.
@@ -73,6 +89,22 @@ func WithEmptyListNotFound() Option { return func(c *config) { c.emptyListNotFou
 // most versions of the ERP do, instead of the record.
 func WithBareCreateIDs() Option { return func(c *config) { c.bareCreateIDs = true } }
 
+// WithMaxBody caps a request body (default DefaultMaxBody, 1 MiB); a larger
+// one is refused with 413 in the ERP's error shape before it is read whole.
+func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n } }
+
+// WithRequestLog bounds the request log: at most entries requests (default
+// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
+func WithRequestLog(entries, bodyBytes int) Option {
+	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
+}
+
+// WithFault injects f on route when the fake is built, as InjectFault
+// would; New panics on a fault InjectFault refuses.
+func WithFault(route string, f control.Fault) Option {
+	return func(c *config) { c.faults = append(c.faults, routeFault{route, f}) }
+}
+
 // OptionsFromEnv returns the options a program serving the fake takes from
 // its environment, as a deployment does: ERP_ADMIN_PASSWORD sets admin's
 // password. Unset variables leave the defaults.
@@ -92,16 +124,18 @@ const SessionCookie = "ERPSESSID"
 
 // New returns a fake holding one administrator, admin, with a password
 // ([Server.AdminPassword]) and an API key ([Server.APIKey]), and the REST
-// API module switched on.
+// API module switched on. It serves nothing until Start, StartTLS, Serve or
+// Listen; it is an http.Handler meanwhile.
 func New(opts ...Option) *Server {
 	cfg := config{sessionTimeout: 1440 * time.Second}
+	cfg.limits.MaxBody = DefaultMaxBody
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
 	}
-	s := &Server{cfg: cfg, apiEnabled: true}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Error: errorAnswer, Routes: routeTable().routes.Bind(s)})
+	s := &Server{cfg: cfg}
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().routes.Bind(s)})
 	s.cfg.clock = s.kit.Clock()
 	if s.cfg.adminPassword == "" {
 		s.cfg.adminPassword = randomHex(12)
@@ -109,10 +143,24 @@ func New(opts ...Option) *Server {
 	if s.cfg.adminKey == "" {
 		s.cfg.adminKey = randomHex(16)
 	}
+	for _, rf := range cfg.faults {
+		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
+			panic("erpfake: WithFault: " + err.Error())
+		}
+	}
+	s.resetState()
+	return s
+}
+
+// resetState makes the state New starts with: admin alone, with its
+// password and API key, no session, the REST API module on.
+func (s *Server) resetState() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.st = newState(s.cfg.clock)
 	s.admin = s.st.addUser(userFields{login: AdminLogin, password: s.cfg.adminPassword, lastname: "SuperAdmin", admin: true, employee: true})
 	s.st.setKey(s.admin, s.cfg.adminKey)
-	return s
+	s.apiEnabled.Store(true)
 }
 
 func randomHex(n int) string {
@@ -126,6 +174,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
 	s.ep.Start(tb, s)
+	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -135,15 +184,26 @@ func StartTLS(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
 	s.ep.StartTLS(tb, s)
+	tb.Cleanup(s.Close)
 	return s
 }
 
+// Serve serves the fake on l until Close, for programs, and returns the URL
+// to reach it.
+func (s *Server) Serve(l net.Listener) string { return s.ep.Serve(l, s) }
+
 // Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
-// Close, for programs; it returns the URL to reach it.
+// Close, for programs; it returns the URL to reach it. A port in use is an
+// error that names it.
 func (s *Server) Listen(addr string) (string, error) { return s.ep.Listen(addr, s) }
 
-// Close stops a server started by Listen or StartTLS.
-func (s *Server) Close() { s.ep.Close() }
+// Close stops serving: waits on faults end, running requests get a short
+// grace, then their connections close. It is safe to call more than once;
+// a fake started for a test closes with the test.
+func (s *Server) Close() {
+	s.kit.Close()
+	s.ep.Close()
+}
 
 // URL returns the ERP's root URL ("" before Start or Listen); the API is at
 // URL()+"/api/index.php".
@@ -197,18 +257,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.kit.Serve
 // SetAPIEnabled switches the REST API module on or off. While it is off,
 // every API call is answered, as the ERP does, by a 200 web page saying the
 // module must be enabled; the web interface still works.
-func (s *Server) SetAPIEnabled(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.apiEnabled = on
-}
+func (s *Server) SetAPIEnabled(on bool) { s.apiEnabled.Store(on) }
 
 // APIEnabled reports whether the REST API module is on.
-func (s *Server) APIEnabled() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.apiEnabled
-}
+func (s *Server) APIEnabled() bool { return s.apiEnabled.Load() }
 
 // EndSessions ends every web session, as a server restart that loses its
 // session store would.
@@ -222,15 +274,8 @@ func (s *Server) EndSessions() {
 func (s *Server) Sessions() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for id, sess := range s.st.sessions {
-		if s.st.sessionAlive(sess, s.cfg.sessionTimeout) {
-			n++
-		} else {
-			delete(s.st.sessions, id)
-		}
-	}
-	return n
+	s.st.pruneSessions(s.cfg.sessionTimeout)
+	return len(s.st.sessions)
 }
 
 // InjectFault makes requests matching route (an http.ServeMux pattern such
@@ -240,6 +285,9 @@ func (s *Server) InjectFault(route string, f control.Fault) error { return s.kit
 
 // ClearFaults removes every injected fault.
 func (s *Server) ClearFaults() { s.kit.ClearFaults() }
+
+// Faults returns the faults in force, in the order they apply.
+func (s *Server) Faults() []control.ActiveFault { return s.kit.Faults() }
 
 // Requests returns the requests received, oldest first.
 func (s *Server) Requests() []control.Request { return s.kit.Requests() }
@@ -251,9 +299,15 @@ func (s *Server) RequestsTo(route string) []control.Request { return s.kit.Reque
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() { s.kit.ResetRequests() }
 
-// errorAnswer is the ERP's error answer, for the kit (faults, bodies over
-// the limit, panics).
-func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
-	a := apiError(status, msg)
-	return fakekit.Answer{Status: a.status, Body: a.body}
+// Reset puts the fake back as New left it: admin alone (with the password
+// and API key it had from New), no other user, third party, product,
+// invoice, order or web session, the counters of ids and refs back at the
+// start, the REST API module on, no fault, an empty request log. The
+// options and the clock stay.
+func (s *Server) Reset() {
+	s.kit.ClearFaults()
+	s.kit.ResetRequests()
+	s.resetState()
 }
+
+var _ control.Controls = (*Server)(nil)

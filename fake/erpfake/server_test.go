@@ -190,6 +190,12 @@ func TestSeedAndReadBack(t *testing.T) {
 	if _, err := srv.AddInvoice(erpfake.InvoiceSeed{SocID: soc, Validated: true}); err == nil {
 		t.Error("an invoice without lines validated")
 	}
+	if srv.Invoice(1) != nil {
+		t.Fatal("a refused seed left a draft behind")
+	}
+	if _, err := srv.AddInvoice(erpfake.InvoiceSeed{SocID: soc}); err != nil {
+		t.Fatal(err)
+	}
 	tp := srv.Thirdparty(soc)
 	if tp == nil || tp.CustomerCode == "" || tp.SupplierCode == "" || tp.Client != erp.CustomerProspect {
 		t.Fatalf("read back %+v", tp)

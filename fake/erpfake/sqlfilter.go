@@ -544,8 +544,8 @@ func comparer(kind fieldKind, name string, l literal) (func(value) int, error) {
 				}
 				num = big.NewRat(t.Unix(), 1)
 			} else {
-				r, ok := parseDecimal(strings.TrimSpace(l.text))
-				if !ok {
+				r, bad := parseDecimal(strings.TrimSpace(l.text))
+				if bad != "" {
 					return nil, fmt.Errorf("%s is a number: %s is not one", name, l)
 				}
 				num = r

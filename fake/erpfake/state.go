@@ -19,6 +19,7 @@ type state struct {
 	users        []*user // in id order
 	keys         map[string]*user
 	sessions     map[string]*session
+	pruneAt      int // open sessions at which a login next sweeps the expired
 	thirdparties []*thirdparty
 	products     []*product
 	invoices     []*invoice
@@ -134,6 +135,15 @@ type session struct {
 
 func (st *state) sessionAlive(s *session, timeout time.Duration) bool {
 	return st.clock.Now().Sub(s.lastSeen) < timeout
+}
+
+// pruneSessions drops the sessions that have expired.
+func (st *state) pruneSessions(timeout time.Duration) {
+	for id, s := range st.sessions {
+		if !st.sessionAlive(s, timeout) {
+			delete(st.sessions, id)
+		}
+	}
 }
 
 // sessionUser finds the live session of r's cookie and marks it used.

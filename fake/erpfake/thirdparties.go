@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 type thirdpartyJSON struct {
@@ -70,59 +72,75 @@ var thirdparties = &collection[*thirdparty]{
 	},
 }
 
-func (c *call) listThirdparties() answer {
-	mode, fail := queryInt(c.r.URL.Query().Get("mode"), "mode", 0)
-	if fail != nil {
-		return *fail
-	}
-	keep := func(t *thirdparty) bool {
-		switch mode {
-		case 1:
-			return t.client == 1 || t.client == 3
-		case 2:
-			return t.client == 2 || t.client == 3
-		case 3:
-			return t.client == 0
-		case 4:
-			return t.supplier
+func listThirdparties(in *input) step {
+	q := in.r.URL.Query()
+	lq, fail := parseList(q, thirdparties)
+	if fail == nil {
+		var mode int64
+		if mode, fail = queryInt(q.Get("mode"), "mode", 0); fail == nil {
+			keep := func(t *thirdparty) bool {
+				switch mode {
+				case 1:
+					return t.client == 1 || t.client == 3
+				case 2:
+					return t.client == 2 || t.client == 3
+				case 3:
+					return t.client == 0
+				case 4:
+					return t.supplier
+				}
+				return true
+			}
+			return func(c *call) fakekit.Answer { return lq.answer(c, c.st.thirdparties, keep) }
 		}
-		return true
 	}
-	return listAnswer(c, c.st.thirdparties, thirdparties, keep)
+	return fails(*fail)
 }
 
-func (c *call) findThirdparty() (*thirdparty, *answer) {
-	return findByPath(c, c.st.thirdparties, "Thirdparty")
-}
-
-func (c *call) getThirdparty() answer {
-	t, fail := c.findThirdparty()
+func getThirdparty(c *call, id int64) fakekit.Answer {
+	t, fail := findByID(c.st.thirdparties, id, "Thirdparty")
 	if fail != nil {
 		return *fail
 	}
 	return ok(c.renderThirdparty(t))
 }
 
-// thirdpartyInput reads the fields a create or an update may set into t.
-func (c *call) thirdpartyInput(t *thirdparty) {
-	b := c.body
-	b.strings(strField{"name", &t.name}, strField{"name_alias", &t.alias}, strField{"email", &t.email},
-		strField{"phone", &t.phone}, strField{"address", &t.address}, strField{"zip", &t.zip}, strField{"town", &t.town},
-		strField{"country_code", &t.country}, strField{"tva_intra", &t.vat}, strField{"code_client", &t.codeClient},
-		strField{"code_fournisseur", &t.codeSupplier}, strField{"note_public", &t.notePublic}, strField{"note_private", &t.notePrivate})
-	t.name = strings.TrimSpace(t.name)
+// thirdpartyPatch is what a create or an update of a third party may set.
+type thirdpartyPatch struct {
+	name, alias, email, phone, address, zip, town, country, vat opt[string]
+	codeClient, codeSupplier, notePublic, notePrivate           opt[string]
+	client                                                      opt[int64]
+	supplier, active                                            opt[bool]
+}
+
+func readThirdpartyPatch(b *body) thirdpartyPatch {
+	p := thirdpartyPatch{name: b.optStr("name"), alias: b.optStr("name_alias"), email: b.optStr("email"),
+		phone: b.optStr("phone"), address: b.optStr("address"), zip: b.optStr("zip"), town: b.optStr("town"),
+		country: b.optStr("country_code"), vat: b.optStr("tva_intra"), codeClient: b.optStr("code_client"),
+		codeSupplier: b.optStr("code_fournisseur"), notePublic: b.optStr("note_public"), notePrivate: b.optStr("note_private")}
+	p.name.v = strings.TrimSpace(p.name.v)
 	if v, given := b.int("client"); given {
 		if v < 0 || v > 3 {
 			b.fail("client must be 0 (none), 1 (customer), 2 (prospect) or 3 (both)")
 		}
-		t.client = v
+		p.client = opt[int64]{v, true}
 	}
-	if v, given := b.flag("fournisseur"); given {
-		t.supplier = v
+	p.supplier, p.active = b.optFlag("fournisseur"), b.optFlag("status")
+	return p
+}
+
+func (p *thirdpartyPatch) apply(t *thirdparty) {
+	for _, f := range []struct {
+		o   opt[string]
+		dst *string
+	}{{p.name, &t.name}, {p.alias, &t.alias}, {p.email, &t.email}, {p.phone, &t.phone}, {p.address, &t.address},
+		{p.zip, &t.zip}, {p.town, &t.town}, {p.country, &t.country}, {p.vat, &t.vat}, {p.codeClient, &t.codeClient},
+		{p.codeSupplier, &t.codeSupplier}, {p.notePublic, &t.notePublic}, {p.notePrivate, &t.notePrivate}} {
+		f.o.to(f.dst)
 	}
-	if v, given := b.flag("status"); given {
-		t.active = v
-	}
+	p.client.to(&t.client)
+	p.supplier.to(&t.supplier)
+	p.active.to(&t.active)
 }
 
 // codeTaken reports which of t's customer and supplier codes another third
@@ -154,23 +172,27 @@ func (st *state) assignCodes(t *thirdparty) {
 	}
 }
 
-func (c *call) createThirdparty() answer {
-	if !c.body.has("name") {
-		return badRequest("name field missing")
+func createThirdparty(in *input) step {
+	b := in.body
+	if !b.has("name") {
+		return fails(badRequest("name field missing"))
 	}
-	t := &thirdparty{active: true}
-	c.thirdpartyInput(t)
-	if msg := c.body.problem(); msg != "" {
-		return badRequest(msg)
+	p := readThirdpartyPatch(b)
+	return func(c *call) fakekit.Answer {
+		if msg := b.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		if p.name.v == "" {
+			return badRequest("name field missing")
+		}
+		t := &thirdparty{active: true}
+		p.apply(t)
+		if code := c.codeTaken(t, nil); code != "" {
+			return apiError(http.StatusInternalServerError, "Error creating thirdparty", code)
+		}
+		c.st.addThirdparty(t)
+		return c.created(t.id, c.renderThirdparty(t))
 	}
-	if t.name == "" {
-		return badRequest("name field missing")
-	}
-	if code := c.codeTaken(t, nil); code != "" {
-		return apiError(http.StatusInternalServerError, "Error creating thirdparty", code)
-	}
-	c.st.addThirdparty(t)
-	return c.created(t.id, c.renderThirdparty(t))
 }
 
 func (st *state) addThirdparty(t *thirdparty) {
@@ -181,24 +203,31 @@ func (st *state) addThirdparty(t *thirdparty) {
 	st.thirdparties = append(st.thirdparties, t)
 }
 
-func (c *call) updateThirdparty() answer {
-	t, fail := c.findThirdparty()
+func updateThirdparty(in *input) step {
+	id, fail := in.pathID()
 	if fail != nil {
-		return *fail
+		return fails(*fail)
 	}
-	next := *t
-	c.thirdpartyInput(&next)
-	if msg := c.body.problem(); msg != "" {
-		return badRequest(msg)
+	p := readThirdpartyPatch(in.body)
+	return func(c *call) fakekit.Answer {
+		t, fail := findByID(c.st.thirdparties, id, "Thirdparty")
+		if fail != nil {
+			return *fail
+		}
+		if msg := in.body.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		next := *t
+		p.apply(&next)
+		if next.name == "" {
+			return badRequest("name field missing")
+		}
+		if code := c.codeTaken(&next, t); code != "" {
+			return apiError(http.StatusInternalServerError, "Error updating thirdparty", code)
+		}
+		next.datem = c.st.now()
+		*t = next
+		c.st.assignCodes(t)
+		return ok(c.renderThirdparty(t))
 	}
-	if next.name == "" {
-		return badRequest("name field missing")
-	}
-	if code := c.codeTaken(&next, t); code != "" {
-		return apiError(http.StatusInternalServerError, "Error updating thirdparty", code)
-	}
-	next.datem = c.st.now()
-	*t = next
-	c.st.assignCodes(t)
-	return ok(c.renderThirdparty(t))
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 // userJSON is a user as the API shows it. The shapes the fake answers with
@@ -65,21 +67,9 @@ var users = &collection[*user]{
 	},
 }
 
-func (c *call) listUsers() answer { return listAnswer(c, c.st.users, users, nil) }
-
-func (c *call) findUser() (*user, *answer) { return findByPath(c, c.st.users, "User") }
-
-func (c *call) getUser() answer {
-	u, fail := c.findUser()
-	if fail != nil {
-		return *fail
-	}
-	return ok(c.renderUser(u))
-}
-
 // mayManageUsers is the ERP's user-management permission: administrators
 // have it; the fake gives it to no one else.
-func (c *call) mayManageUsers(what string) *answer {
+func (c *call) mayManageUsers(what string) *fakekit.Answer {
 	if c.user.admin {
 		return nil
 	}
@@ -87,91 +77,96 @@ func (c *call) mayManageUsers(what string) *answer {
 	return &a
 }
 
-func (c *call) createUser() answer {
-	if fail := c.mayManageUsers("creation"); fail != nil {
-		return *fail
-	}
-	b := c.body
-	login, _ := b.str("login")
-	if strings.TrimSpace(login) == "" {
-		return badRequest("login field missing")
-	}
-	f := userFields{login: strings.TrimSpace(login)}
-	f.password, _ = b.str("pass")
-	f.lastname, _ = b.str("lastname")
-	f.firstname, _ = b.str("firstname")
-	f.email, _ = b.str("email")
-	f.job, _ = b.str("job")
-	f.admin, _ = b.flag("admin")
-	employee, hasEmployee := b.flag("employee")
-	if msg := b.problem(); msg != "" {
-		return badRequest(msg)
-	}
-	f.employee = employee || !hasEmployee
-	if c.st.userByLogin(f.login) != nil {
-		return apiError(http.StatusInternalServerError, "Error creating", "ErrorLoginAlreadyExists")
-	}
-	u := c.st.addUser(f)
-	return c.created(u.id, c.renderUser(u))
-}
-
-func (c *call) updateUser() answer {
-	if fail := c.mayManageUsers("modification"); fail != nil {
-		return *fail
-	}
-	u, fail := c.findUser()
+func getUser(c *call, id int64) fakekit.Answer {
+	u, fail := findByID(c.st.users, id, "User")
 	if fail != nil {
 		return *fail
 	}
-	b := c.body
-	login, hasLogin := b.str("login")
-	pass, hasPass := b.str("pass")
-	lastname, hasLast := b.str("lastname")
-	firstname, hasFirst := b.str("firstname")
-	email, hasEmail := b.str("email")
-	job, hasJob := b.str("job")
-	admin, hasAdmin := b.flag("admin")
-	employee, hasEmployee := b.flag("employee")
-	enabled, hasEnabled := b.flag("statut")
-	if !hasEnabled {
-		enabled, hasEnabled = b.flag("status")
-	}
-	if msg := b.problem(); msg != "" {
-		return badRequest(msg)
-	}
-	if hasLogin {
-		login = strings.TrimSpace(login)
-		if login == "" {
-			return badRequest("login field missing")
-		}
-		if other := c.st.userByLogin(login); other != nil && other != u {
-			return apiError(http.StatusInternalServerError, "Error updating", "ErrorLoginAlreadyExists")
-		}
-		u.login = login
-	}
-	set(&u.password, pass, hasPass)
-	set(&u.lastname, lastname, hasLast)
-	set(&u.firstname, firstname, hasFirst)
-	set(&u.email, email, hasEmail)
-	set(&u.job, job, hasJob)
-	set(&u.admin, admin, hasAdmin)
-	set(&u.employee, employee, hasEmployee)
-	set(&u.enabled, enabled, hasEnabled)
-	u.datem = c.st.now()
 	return ok(c.renderUser(u))
 }
 
-func set[T any](dst *T, v T, given bool) {
-	if given {
-		*dst = v
+// userPatch is what a create or an update of a user may set.
+type userPatch struct {
+	login, password, lastname, firstname, email, job opt[string]
+	admin, employee, enabled                         opt[bool]
+}
+
+func readUserPatch(b *body) userPatch {
+	p := userPatch{login: b.optStr("login"), password: b.optStr("pass"), lastname: b.optStr("lastname"),
+		firstname: b.optStr("firstname"), email: b.optStr("email"), job: b.optStr("job"),
+		admin: b.optFlag("admin"), employee: b.optFlag("employee"), enabled: b.optFlag("statut")}
+	if !p.enabled.set {
+		p.enabled = b.optFlag("status")
+	}
+	p.login.v = strings.TrimSpace(p.login.v)
+	return p
+}
+
+func createUser(in *input) step {
+	p := readUserPatch(in.body)
+	return func(c *call) fakekit.Answer {
+		if fail := c.mayManageUsers("creation"); fail != nil {
+			return *fail
+		}
+		if p.login.v == "" {
+			return badRequest("login field missing")
+		}
+		if msg := in.body.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		if c.st.userByLogin(p.login.v) != nil {
+			return apiError(http.StatusInternalServerError, "Error creating", "ErrorLoginAlreadyExists")
+		}
+		u := c.st.addUser(userFields{login: p.login.v, password: p.password.v, lastname: p.lastname.v, firstname: p.firstname.v,
+			email: p.email.v, job: p.job.v, admin: p.admin.v, employee: p.employee.v || !p.employee.set})
+		return c.created(u.id, c.renderUser(u))
 	}
 }
 
-func (c *call) deleteUser() answer {
+func updateUser(in *input) step {
+	id, fail := in.pathID()
+	if fail != nil {
+		return fails(*fail)
+	}
+	p := readUserPatch(in.body)
+	return func(c *call) fakekit.Answer {
+		if fail := c.mayManageUsers("modification"); fail != nil {
+			return *fail
+		}
+		u, fail := findByID(c.st.users, id, "User")
+		if fail != nil {
+			return *fail
+		}
+		if msg := in.body.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		if p.login.set {
+			if p.login.v == "" {
+				return badRequest("login field missing")
+			}
+			if other := c.st.userByLogin(p.login.v); other != nil && other != u {
+				return apiError(http.StatusInternalServerError, "Error updating", "ErrorLoginAlreadyExists")
+			}
+		}
+		p.login.to(&u.login)
+		p.password.to(&u.password)
+		p.lastname.to(&u.lastname)
+		p.firstname.to(&u.firstname)
+		p.email.to(&u.email)
+		p.job.to(&u.job)
+		p.admin.to(&u.admin)
+		p.employee.to(&u.employee)
+		p.enabled.to(&u.enabled)
+		u.datem = c.st.now()
+		return ok(c.renderUser(u))
+	}
+}
+
+func deleteUser(c *call, id int64) fakekit.Answer {
 	if fail := c.mayManageUsers("deletion"); fail != nil {
 		return *fail
 	}
-	u, fail := c.findUser()
+	u, fail := findByID(c.st.users, id, "User")
 	if fail != nil {
 		return *fail
 	}
@@ -180,13 +175,4 @@ func (c *call) deleteUser() answer {
 	}
 	c.st.deleteUser(u)
 	return ok(map[string]any{"success": map[string]any{"code": 200, "message": "User deleted"}})
-}
-
-// created answers a create: the new record, or (WithBareCreateIDs) its
-// bare id, as most versions of the ERP do.
-func (c *call) created(id int64, record any) answer {
-	if c.s.cfg.bareCreateIDs {
-		return ok(id)
-	}
-	return ok(record)
 }

@@ -1,0 +1,94 @@
+package erpfake
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/big"
+	"strconv"
+	"time"
+)
+
+// numbers renders numbers the way the configured deployment does: as
+// strings (older PHP database drivers) or as JSON numbers.
+type numbers struct{ native bool }
+
+func (n numbers) id(v int64) json.RawMessage {
+	if n.native {
+		return strconv.AppendInt(nil, v, 10)
+	}
+	b := make([]byte, 0, 22) // the quotes and up to 20 characters
+	b = strconv.AppendInt(append(b, '"'), v, 10)
+	return append(b, '"')
+}
+
+// int is id for integers that are not ids (types, statuses, flags).
+func (n numbers) int(v int64) json.RawMessage { return n.id(v) }
+
+func (n numbers) flag(v bool) json.RawMessage {
+	if v {
+		return n.int(1)
+	}
+	return n.int(0)
+}
+
+// dec writes an amount: "100.00000000" (a DECIMAL(24,8) column as text) or
+// 100.0 (a PHP float).
+func (n numbers) dec(v *big.Rat) json.RawMessage {
+	b := make([]byte, 0, 24)
+	if n.native {
+		b = bytes.TrimRight(appendDec8(b, v), "0")
+		if b[len(b)-1] == '.' {
+			b = append(b, '0')
+		}
+		return b
+	}
+	return append(appendDec8(append(b, '"'), v), '"')
+}
+
+// appendDec8 appends v (nil is 0) with 8 digits after the point, as
+// v.FloatString(8) writes it. Amounts are cents and the like: when v is a
+// whole number of 1e-8 that fits in an int64, it is written with integer
+// arithmetic, sparing a list of documents most of its allocations;
+// anything else goes through FloatString.
+func appendDec8(b []byte, v *big.Rat) []byte {
+	const scale = 100_000_000
+	if v == nil {
+		return append(b, "0.00000000"...)
+	}
+	num, den := v.Num(), uint64(1)
+	if !v.IsInt() {
+		if d := v.Denom(); d.IsUint64() {
+			den = d.Uint64()
+		} else {
+			den = 0
+		}
+	}
+	if !num.IsInt64() || den == 0 || den > scale || scale%den != 0 {
+		return append(b, v.FloatString(8)...)
+	}
+	m, x := int64(scale/den), num.Int64()
+	if x > math.MaxInt64/m || x < -math.MaxInt64/m {
+		return append(b, v.FloatString(8)...)
+	}
+	x *= m
+	if x < 0 {
+		b, x = append(b, '-'), -x
+	}
+	b = append(strconv.AppendInt(b, x/scale, 10), '.')
+	for d, f := int64(scale/10), x%scale; d > 0; d /= 10 {
+		b = append(b, byte('0'+f/d%10))
+	}
+	return b
+}
+
+// time writes Unix seconds, or "" (strings) / null (native) when unset.
+func (n numbers) time(t time.Time) json.RawMessage {
+	if t.IsZero() {
+		if n.native {
+			return json.RawMessage("null")
+		}
+		return json.RawMessage(`""`)
+	}
+	return strconv.AppendInt(nil, t.Unix(), 10)
+}
