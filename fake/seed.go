@@ -227,7 +227,7 @@ func (s *Seed) apply(f *Fakes) error {
 		}
 	}
 	for i, u := range s.SourceHost.Users {
-		if _, err := f.SourceHost.AddUser(u.Username, u.Name); err != nil {
+		if _, err := f.SourceHost.AddUser(sourcehostfake.UserSeed{Username: u.Username, Name: u.Name}); err != nil {
 			return fmt.Errorf("fake: seed sourcehost.users[%d]: %w", i, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
 )
 
@@ -114,7 +115,7 @@ func TestScopesChecked(t *testing.T) {
 	t.Parallel()
 	srv, _ := seeded(t)
 	up := srv.Upstream()
-	if _, err := up.AddUser("reader", "Reader"); err != nil {
+	if _, err := up.AddUser(sourcehostfake.UserSeed{Username: "reader", Name: "Reader"}); err != nil {
 		t.Fatal(err)
 	}
 	narrow, err := up.CreateToken("reader", "api", "read_user")
@@ -316,7 +317,7 @@ func TestCache(t *testing.T) {
 		t.Errorf("after expiry: %d upstream requests, want 1", n)
 	}
 	// Another token does not see this token's cached answer.
-	if _, err := up.AddUser("other", "Other"); err != nil {
+	if _, err := up.AddUser(sourcehostfake.UserSeed{Username: "other", Name: "Other"}); err != nil {
 		t.Fatal(err)
 	}
 	tok, _ := up.CreateToken("other", "api", "read_user", "read_repository")

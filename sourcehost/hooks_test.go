@@ -72,7 +72,11 @@ func TestAddProjectHookAndDeliveries(t *testing.T) {
 	tg.c.UpdateIssue(ctx, pid(p), is.IID, &sourcehost.UpdateIssueRequest{StateEvent: sourcehost.StateEventClose})
 	tg.c.CreateFile(ctx, pid(p), "a.txt", &sourcehost.CreateFileRequest{Branch: p.DefaultBranch, Content: "a", CommitMessage: "Add a"})
 
-	// Deliveries are made before the causing call answers: no waiting.
+	// Deliveries are sent in the background, in order per hook: wait for
+	// them (the fake knows when they are done; no sleeping).
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
 	events, errs := rc.got()
 	if len(errs) > 0 {
 		t.Fatalf("receiver errors: %v", errs)
@@ -110,12 +114,15 @@ func TestHookDeliveryFailuresAreVisible(t *testing.T) {
 	if _, err := tg.c.CreateIssue(ctx, pid(p), &sourcehost.CreateIssueRequest{Title: "t"}); err != nil {
 		t.Fatal(err)
 	}
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
 	_, errs := rc.got()
 	if len(errs) != 1 || !errors.Is(errs[0], sourcehost.ErrHookToken) {
 		t.Fatalf("receiver errors %v", errs)
 	}
 	ds := srv.Deliveries()
-	if len(ds) != 1 || ds[0].OK() || ds[0].Status != 401 {
+	if len(ds) != 1 || ds[0].OK() || ds[0].Status != 401 || ds[0].State != sourcehostfake.DeliveryFailed || ds[0].Duration <= 0 {
 		t.Fatalf("deliveries %+v", ds)
 	}
 }

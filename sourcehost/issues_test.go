@@ -96,7 +96,7 @@ func TestListAllIssuesScope(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	srv := tg.needFake(t)
-	if _, err := srv.AddUser("bob", ""); err != nil {
+	if _, err := srv.AddUser(sourcehostfake.UserSeed{Username: "bob"}); err != nil {
 		t.Fatal(err)
 	}
 	bobTok, _ := srv.CreateToken("bob", sourcehost.ScopeAPI)
@@ -122,7 +122,7 @@ func TestConfidentialIssuesHidden(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	srv := tg.needFake(t)
-	srv.AddUser("eve", "")
+	srv.AddUser(sourcehostfake.UserSeed{Username: "eve"})
 	eveTok, _ := srv.CreateToken("eve", sourcehost.ScopeAPI)
 	pub, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "pub", Visibility: "public"})
 	secret, err := tg.c.CreateIssue(ctx, sourcehost.ProjectID(pub), &sourcehost.CreateIssueRequest{Title: "vuln", Confidential: true})

@@ -71,6 +71,9 @@ func TestPipelineRunsOnTheClock(t *testing.T) {
 		t.Fatalf("failed pipelines %+v", failed.Items)
 	}
 
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
 	events, _ := rc.got()
 	var statuses []sourcehost.PipelineStatus
 	for _, ev := range events {

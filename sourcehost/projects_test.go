@@ -177,7 +177,7 @@ func TestListProjectsFilters(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	srv := tg.needFake(t)
-	if _, err := srv.AddUser("alice", "Alice"); err != nil {
+	if _, err := srv.AddUser(sourcehostfake.UserSeed{Username: "alice", Name: "Alice"}); err != nil {
 		t.Fatal(err)
 	}
 	aliceTok, err := srv.CreateToken("alice", sourcehost.ScopeAPI)

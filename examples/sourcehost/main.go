@@ -144,6 +144,13 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("you own %d project(s)\n", n)
 
+	if fake != nil {
+		// The fake delivers webhooks in the background, as the real service
+		// does; wait for them before reading what the receiver got.
+		if err := fake.WaitDeliveries(ctx); err != nil {
+			return err
+		}
+	}
 	fmt.Printf("webhook receiver got: %s\n", strings.Join(rc.Events(), ", "))
 	rl := c.RateLimit()
 	fmt.Printf("rate limit: %d of %d left, window resets at %s\n", rl.Remaining, rl.Limit, rl.Reset.UTC().Format(time.TimeOnly))

@@ -2,7 +2,6 @@ package sourcehostfake
 
 import (
 	"cmp"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -49,100 +48,81 @@ type call struct {
 	p      *params
 	user   *user // nil for anonymous callers
 	tok    *token
-	base   string  // the fake's URL, for web_url fields
-	events []event // webhook deliveries to make once the state is unlocked
+	base   string   // the fake's URL, for web_url fields
+	events []event  // webhook deliveries to queue
+	via    *trigger // the hook chain the request belongs to, if any
 }
 
-// answer is what a handler returns: a status and a JSON body, or raw bytes.
-type answer struct {
-	status      int
-	body        any
-	raw         []byte
-	contentType string
-}
-
-func ok(body any) answer      { return answer{status: http.StatusOK, body: body} }
-func created(body any) answer { return answer{status: http.StatusCreated, body: body} }
+func ok(body any) fakekit.Answer      { return fakekit.Answer{Status: http.StatusOK, Body: body} }
+func created(body any) fakekit.Answer { return fakekit.Answer{Status: http.StatusCreated, Body: body} }
 
 // The error shapes of the real API.
-func message(status int, msg string) answer {
-	return answer{status: status, body: map[string]any{"message": msg}}
+func message(status int, msg string) fakekit.Answer {
+	return fakekit.Answer{Status: status, Body: map[string]any{"message": msg}}
 }
-func notFound(what string) answer { return message(http.StatusNotFound, "404 "+what+" Not Found") }
-func forbidden() answer           { return message(http.StatusForbidden, "403 Forbidden") }
-func badRequest(msg string) answer {
-	return answer{status: http.StatusBadRequest, body: map[string]any{"error": msg}}
+func notFound(what string) fakekit.Answer {
+	return message(http.StatusNotFound, "404 "+what+" Not Found")
 }
-func invalid(status int, fields map[string][]string) answer {
-	return answer{status: status, body: map[string]any{"message": fields}}
+func forbidden() fakekit.Answer { return message(http.StatusForbidden, "403 Forbidden") }
+func badRequest(msg string) fakekit.Answer {
+	return fakekit.Answer{Status: http.StatusBadRequest, Body: map[string]any{"error": msg}}
 }
-func messages(status int, msgs ...string) answer {
-	return answer{status: status, body: map[string]any{"message": msgs}}
+func invalid(status int, fields map[string][]string) fakekit.Answer {
+	return fakekit.Answer{Status: status, Body: map[string]any{"message": fields}}
+}
+func messages(status int, msgs ...string) fakekit.Answer {
+	return fakekit.Answer{Status: status, Body: map[string]any{"message": msgs}}
 }
 
-// serve answers a request with fn, holding the state lock; webhook
-// deliveries fn queues are made after the lock is released and before the
-// answer is written, so a caller that has its answer knows its receiver
-// has the event.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, fn func(c *call) answer) {
+// errAnswer is a pointer to an error answer, as handlers' helpers return
+// them.
+func errAnswer(a fakekit.Answer) *fakekit.Answer { return &a }
+
+// serve answers a request with fn. The body is parsed (and prep run on
+// it) before the state is locked, and the answer encoded after it is unlocked; webhook deliveries
+// fn triggers are queued in the order the state changed, and sent in the
+// background (see deliveries.go).
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func(*params), fn func(c *call) fakekit.Answer) {
 	if !s.admit(w, r) {
 		return
 	}
 	p, perr := readParams(r)
+	if prep != nil && perr == "" {
+		prep(p)
+	}
+	fakekit.WriteAnswer(w, s.answer(w, r, n, p, perr, fn))
+}
 
+// answer runs fn with the state locked.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *params, perr string, fn func(c *call) fakekit.Answer) fakekit.Answer {
 	s.mu.Lock()
-	c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p}
+	defer s.mu.Unlock()
+	c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p, via: chainOf(r)}
 	c.base = s.externalFor(r)
-	var a answer
 	if auth, failed := s.authenticate(c, n); failed {
-		a = auth
-	} else if perr != "" {
-		a = badRequest(perr)
-	} else {
-		a = fn(c)
+		return auth
 	}
-	body, err := encode(a)
-	events := c.events
-	s.mu.Unlock()
-
-	if err != nil {
-		http.Error(w, "sourcehostfake: encoding answer: "+err.Error(), http.StatusInternalServerError)
-		return
+	if c.user != nil {
+		fakekit.ExchangeFrom(r.Context()).SetCaller(c.user.username)
 	}
-	s.deliver(events)
-	h := w.Header()
-	ct := a.contentType
-	if ct == "" {
-		ct = "application/json"
+	if perr != "" {
+		return badRequest(perr)
 	}
-	h.Set("Content-Type", ct)
-	if body != nil {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-	}
-	w.WriteHeader(a.status)
-	_, _ = w.Write(body)
+	a := fn(c)
+	s.hooks.enqueue(c.via, c.events)
+	return a
 }
 
 // admit counts the request against its caller's rate limit and sets the
 // rate-limit headers; a refused request is answered here.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
-	d := s.limiter.Take(clientKey(r))
+	d := s.limiter.Load().Take(clientKey(r))
 	if !d.Allowed {
 		fakekit.WriteAnswer(w, retryLater(d))
 		return false
 	}
 	d.SetHeaders(w.Header())
 	return true
-}
-
-func encode(a answer) ([]byte, error) {
-	switch {
-	case a.raw != nil:
-		return a.raw, nil
-	case a.status == http.StatusNoContent || a.status == http.StatusNotModified:
-		return nil, nil
-	}
-	return json.Marshal(a.body)
 }
 
 // externalFor is the fake's own URL: configured, started on, or the
@@ -161,23 +141,23 @@ func (s *Server) externalFor(r *http.Request) string {
 
 // authenticate resolves the caller's token and checks it against the
 // route's need; it reports an error answer when it fails.
-func (s *Server) authenticate(c *call, n need) (answer, bool) {
+func (s *Server) authenticate(c *call, n need) (fakekit.Answer, bool) {
 	secret := presentedToken(c.r)
 	if secret == "" {
 		if n.signInRequired() {
 			return message(http.StatusUnauthorized, "401 Unauthorized"), true
 		}
-		return answer{}, false
+		return fakekit.Answer{}, false
 	}
 	t := c.st.tokens[secret]
 	if t == nil {
 		return message(http.StatusUnauthorized, "401 Unauthorized"), true
 	}
 	if why := c.st.tokenState(t); why != "" {
-		return answer{status: http.StatusUnauthorized, body: map[string]any{"error": "invalid_token", "error_description": why}}, true
+		return fakekit.Answer{Status: http.StatusUnauthorized, Body: map[string]any{"error": "invalid_token", "error_description": why}}, true
 	}
 	if need := n.scopes(); need != nil && !slices.ContainsFunc(t.scopes, func(s string) bool { return slices.Contains(need, s) }) {
-		return answer{status: http.StatusForbidden, body: map[string]any{
+		return fakekit.Answer{Status: http.StatusForbidden, Body: map[string]any{
 			"error":             "insufficient_scope",
 			"error_description": "The request requires higher privileges than provided by the access token.",
 			"scope":             strings.Join(need, " "),
@@ -186,11 +166,11 @@ func (s *Server) authenticate(c *call, n need) (answer, bool) {
 	now := c.st.clock.Now()
 	t.lastUsed = &now
 	c.user, c.tok = t.user, t
-	return answer{}, false
+	return fakekit.Answer{}, false
 }
 
 // project finds the route's {id} project, if the caller may see it.
-func (c *call) project() (*project, *answer) {
+func (c *call) project() (*project, *fakekit.Answer) {
 	p := c.st.project(c.r.PathValue("id"))
 	if p == nil || !c.st.canSee(c.user, p) {
 		a := notFound("Project")
@@ -200,7 +180,7 @@ func (c *call) project() (*project, *answer) {
 }
 
 // atLeast checks the caller's access level to p.
-func (c *call) atLeast(p *project, level int) *answer {
+func (c *call) atLeast(p *project, level int) *fakekit.Answer {
 	if c.st.access(c.user, p) >= level {
 		return nil
 	}
@@ -218,40 +198,93 @@ func (c *call) pathInt(name string) (int64, bool) {
 	return n, err == nil && n > 0
 }
 
+// Offset pagination's bounds, as the real service has them.
+const (
+	defaultPerPage = 20
+	maxPerPage     = 100
+	// maxProjectOffset is the real service's offset_pagination_limit: a
+	// list of projects refuses page*per_page past it with 405.
+	maxProjectOffset = 50_000
+	// maxCountedTotal is the count past which the totals are left out.
+	maxCountedTotal = 10_000
+)
+
 // paginate cuts one page out of items per the page and per_page
 // parameters and sets the pagination headers: X-Page, X-Per-Page,
 // X-Next-Page, X-Prev-Page, X-Total, X-Total-Pages and Link. Like the real
-// service it leaves out the totals (and the last link) past 10,000 items.
-func paginate[T any](c *call, items []T) ([]T, *answer) {
-	page, perPage := int64(1), int64(20)
+// service it leaves out the totals (and the last link) past 10,000 items,
+// and answers an empty page past the end, however far past.
+func paginate[T any](c *call, items []T) ([]T, *fakekit.Answer) {
+	page, perPage, fail := c.pageParams()
+	if fail != nil {
+		return nil, fail
+	}
+	return pageOf(c, items, page, perPage), nil
+}
+
+// paginateProjects is paginate for a list of projects, which the real
+// service refuses to page past an offset of 50,000 (keyset pagination is
+// the way there; the fake does not offer it).
+func paginateProjects(c *call, items []*project) ([]*project, *fakekit.Answer) {
+	page, perPage, fail := c.pageParams()
+	if fail != nil {
+		return nil, fail
+	}
+	// page*perPage > maxProjectOffset, without overflowing.
+	if page > maxProjectOffset/perPage {
+		return nil, offsetRefused("Project")
+	}
+	return pageOf(c, items, page, perPage), nil
+}
+
+func offsetRefused(kind string) *fakekit.Answer {
+	return errAnswer(message(http.StatusMethodNotAllowed, "Offset pagination has a maximum allowed offset of "+
+		strconv.Itoa(maxProjectOffset)+" for requests that return objects of type "+kind+
+		". Remaining records can be retrieved using keyset pagination."))
+}
+
+// pageParams reads page (default 1; below 1 counts as 1) and per_page
+// (default 20, at most 100; below 1 counts as the default). A value that
+// is not a 64-bit integer is 400 "page is invalid".
+func (c *call) pageParams() (page, perPage int64, _ *fakekit.Answer) {
+	page, perPage = 1, defaultPerPage
 	if v, ok := c.p.int("page"); ok && v > 1 {
 		page = v
 	}
 	if v, ok := c.p.int("per_page"); ok && v > 0 {
-		perPage = min(v, 100)
+		perPage = min(v, maxPerPage)
 	}
 	if msg := c.p.problem(); msg != "" {
-		a := badRequest(msg)
-		return nil, &a
+		return 0, 0, errAnswer(badRequest(msg))
 	}
+	return page, perPage, nil
+}
+
+// pageOf is page page of items, perPage to a page, with its headers. No
+// product of page and perPage is ever formed: page may be as large as an
+// int64 goes.
+func pageOf[T any](c *call, items []T, page, perPage int64) []T {
 	total := int64(len(items))
 	totalPages := max((total+perPage-1)/perPage, 1)
-	start := min((page-1)*perPage, total)
-	end := min(start+perPage, total)
+	start, end := total, total
+	if page <= totalPages { // then (page-1)*perPage <= total
+		start = (page - 1) * perPage
+		end = min(start+perPage, total)
+	}
 
 	h := c.header
 	h.Set("X-Page", strconv.FormatInt(page, 10))
 	h.Set("X-Per-Page", strconv.FormatInt(perPage, 10))
-	next, prev := "", ""
+	var next, prev int64
 	if page < totalPages {
-		next = strconv.FormatInt(page+1, 10)
+		next = page + 1
 	}
 	if page > 1 {
-		prev = strconv.FormatInt(min(page-1, totalPages), 10)
+		prev = min(page-1, totalPages)
 	}
-	h.Set("X-Next-Page", next)
-	h.Set("X-Prev-Page", prev)
-	counted := total <= 10_000
+	h.Set("X-Next-Page", pageNumber(next))
+	h.Set("X-Prev-Page", pageNumber(prev))
+	counted := total <= maxCountedTotal
 	if counted {
 		h.Set("X-Total", strconv.FormatInt(total, 10))
 		h.Set("X-Total-Pages", strconv.FormatInt(totalPages, 10))
@@ -264,18 +297,26 @@ func paginate[T any](c *call, items []T) ([]T, *answer) {
 		u := url.URL{Path: c.r.URL.Path, RawQuery: q.Encode()}
 		links = append(links, "<"+c.base+u.String()+`>; rel="`+rel+`"`)
 	}
-	if prev != "" {
-		link("prev", page-1)
+	if prev != 0 {
+		link("prev", prev)
 	}
-	if next != "" {
-		link("next", page+1)
+	if next != 0 {
+		link("next", next)
 	}
 	link("first", 1)
 	if counted {
 		link("last", totalPages)
 	}
 	h.Set("Link", strings.Join(links, ", "))
-	return items[start:end], nil
+	return items[start:end]
+}
+
+// pageNumber is a page number for a header: "" for none.
+func pageNumber(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // renderAll maps f over items.

@@ -6,46 +6,126 @@
 //	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "public"})
 //	c := srv.Client()                              // a sourcehost client, signed in as root
 //	c.CreateIssue(ctx, sourcehost.ProjectID(id), &sourcehost.CreateIssueRequest{Title: "bug"})
+//	srv.WaitDeliveries(ctx)                        // the issue's webhooks are delivered
 //	srv.Clock().Advance(time.Minute)               // pipelines move on, rate-limit windows end
 //
 // What it keeps: users with personal access tokens and scopes (api,
-// read_api, read_user, read_repository), groups and members with access
+// read_api, read_user, read_repository, …), groups and members with access
 // levels, projects (by id or path, visibility, owned and starred), issues
 // with per-project iids, merge requests (open, close, reopen, merge with a
-// real three-way file merge), webhooks, pipelines, and repositories of
-// branches and commits with files.
+// real three-way file merge), webhooks and their deliveries, pipelines, and
+// repositories of branches and commits with files.
 //
 // What it checks as the real service does: a missing or unknown token is
 // 401, a token lacking the scope is 403 insufficient_scope, too little
 // access is 403, an invisible project is 404 "404 Project Not Found",
-// missing parameters are 400 "title is missing", validation failures are
-// 400 with messages by field, branch problems on merge requests are 422 and
-// a duplicate open merge request 409. It reads parameters from the query,
-// a form or a JSON body; caps per_page at 100; and sends the pagination
-// headers exactly (leaving out totals past 10,000 items). It limits each
-// token to 600 requests a minute (WithRateLimit), sending X-RateLimit-*
-// headers on every answer and 429 "Retry later" with Retry-After.
+// missing parameters are 400 "title is missing", a number that is not a
+// 64-bit integer is 400 "page is invalid" (by its parameter's name; an id
+// in a path that is not one is the usual 404), validation failures are 400
+// with messages by field (titles of at most 255 characters, descriptions of
+// at most 1,048,576, a project's of at most 2,000), branch problems on merge
+// requests are 422 and a duplicate open merge request 409. It reads
+// parameters from the query, a form or a JSON body; caps per_page at 100;
+// and sends the pagination headers exactly (leaving out totals past 10,000
+// items). A page past the end is an empty page, however far past; a list
+// of projects refuses page × per_page past 50,000 with 405 "Offset
+// pagination has a maximum allowed offset of 50000 for requests that return
+// objects of type Project. Remaining records can be retrieved using keyset
+// pagination." (the fake has no keyset pagination). It limits each token
+// to 600 requests a minute (WithRateLimit), sending X-RateLimit-* headers on
+// every answer and 429 "Retry later" with Retry-After.
 //
-// Webhooks are real: when an issue or merge request is created or changes
-// state, a pipeline changes status, or a push lands (PushFiles, or the
-// files and branches API), the fake POSTs the event to every hook that
-// takes it, with the hook's token in X-Sourcehost-Token, before answering
-// the call that caused it. [Server.Deliveries] shows what was sent and
-// what the receiver answered.
+// # Webhooks
+//
+// When an issue or merge request is created or changes state, a pipeline
+// changes status, or a push lands (PushFiles, AddBranch, or the files and
+// branches API), the fake POSTs the event to every hook that takes it, with
+// the hook's token in X-Sourcehost-Token, the event's name in
+// X-Sourcehost-Event, and its chain in X-Sourcehost-Event-UUID.
+//
+// Deliveries are asynchronous, as the real service's background jobs: the
+// call that triggers them queues them and answers at once, whatever the
+// receiver does. Each hook has a queue of its own, delivered in order, one
+// delivery at a time; different hooks are delivered concurrently (16 at
+// most). A receiver has 10 s to answer (WithHookTimeout). Every delivery is
+// recorded with its state (sent, failed, blocked or dropped), the
+// receiver's status, how long it took and what went wrong
+// ([Server.Deliveries]). [Server.WaitDeliveries] waits until every queued
+// delivery is done, including those that deliveries trigger in turn: call
+// it before reading what a receiver got. A deleted hook's waiting
+// deliveries are not sent.
+//
+// Recursion is stopped as the real service stops it. A request that
+// arrives without X-Sourcehost-Event-UUID (a user's call, a seeding method,
+// a pipeline moving on the clock) gives each hook it triggers a new chain
+// UUID, and is never blocked. A request that arrives with one (a receiver
+// calling the fake back) belongs to that chain: the hooks it triggers are
+// sent with the same UUID, unless the hook already fired in the chain, or
+// the chain already fired 100 hooks; such a delivery is not sent, and is
+// recorded as blocked with the reason. So a hook that creates an issue in
+// its own project each time it hears of one creates one issue, not an
+// endless stream. Chains are remembered for 30 minutes on the fake clock.
+//
+// # Pipelines
 //
 // Pipelines run when a branch holding the CI definition file
 // (".sourcehost-ci.yml") is pushed to or triggered through the API: pending,
 // running after 5 s, success after 60 s more on the fake clock, or any
 // status at once with [Server.SetPipelineStatus].
 //
-// Controls: [Server.Clock] (shared with the client from [Server.Client],
-// so a client's retry waits move it instead of sleeping),
-// [Server.InjectFault] per route, [Server.Requests], seeding (AddUser,
-// CreateToken, AddGroup, AddProject, PushFiles, …) and reading back
-// (Project, Issues, MergeRequests, Pipelines, Hooks).
+// # Serving and controls
 //
-// Known differences from the real service: webhook deliveries happen
-// before the causing call answers, not in the background; local webhook
-// URLs are allowed; there are no tags, forks, notes, jobs or wiki; search is
-// a case-insensitive substring match.
+// Like every apitwin fake: [New] builds one that serves nothing yet (it is
+// an http.Handler); [Start] and [StartTLS] serve it on loopback until the
+// test ends; [Server.Serve] and [Server.Listen] serve it for programs until
+// [Server.Close]. Every listener has header and idle timeouts, and Close
+// gives running requests two seconds before it closes their connections;
+// Close also stops the pipelines' timers and the webhook queues. The
+// controls are the same on every fake ([control.Controls]):
+// [Server.InjectFault] per route (an http.ServeMux pattern as the fake
+// registers it, "POST /api/v4/projects/{id}/issues", or "" for all: a
+// status, a body, latency on the wall or the fake clock, a dropped
+// connection, for the next N requests), [Server.Faults],
+// [Server.ClearFaults], the request log ([Server.Requests],
+// [Server.RequestsTo], [Server.ResetRequests]; each entry names the caller
+// by username), [Server.Reset], and [Server.Clock] (shared with the client
+// from [Server.Client], so a client's retry waits move it instead of
+// sleeping). Seeding and reading back: [Server.Load] with a [Seed], AddUser,
+// AddToken, AddGroup, AddProject (with members, files, branches, issues,
+// merge requests and hooks), AddIssue, AddMergeRequest, AddHook, AddBranch,
+// PushFiles; Project, Issues, MergeRequests, Pipelines, Hooks, Deliveries.
+// Reset leaves root and its token as New made them.
+//
+// # Bounds
+//
+//   - Request bodies: at most 4 MiB ([WithMaxBody]); a larger one is
+//     refused with 413 {"message":"413 Request Entity Too Large"} before it
+//     is read.
+//   - Numbers: every integer parameter must fit in 64 bits (400 "<name> is
+//     invalid" otherwise, answered without scanning more than 20
+//     characters); per_page is at most 100; pages are computed without
+//     overflow, and a page past the end is empty.
+//   - The request log: the newest 10,000 requests, the first 64 KiB of
+//     each body, 32 MiB in all ([WithRequestLog]).
+//   - Webhooks: at most 100 per project (422 "Maximum number of project
+//     hooks (100) exceeded", as the real service's default limit); a
+//     receiver has 10 s to answer ([WithHookTimeout]); at most 1,000
+//     deliveries wait per hook and 64 MiB of payloads in all queues
+//     ([WithHookQueue]), past which a delivery is dropped and recorded so;
+//     16 deliveries in flight at once; a chain of at most 100 hooks;
+//     10,000 chains remembered, each for 30 minutes.
+//   - The delivery log: the newest 10,000 deliveries, the first 64 KiB of
+//     each payload, 32 MiB in all ([WithDeliveryLog]).
+//   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send
+//     the body, 2 minutes to read the answer, 2 minutes idle.
+//
+// Bodies are parsed, and new files' contents hashed, before the state is
+// locked; answers are encoded after it is unlocked; no delivery runs under
+// it. A handler that panics is answered 500 {"message":"500 Internal Server
+// Error"} and the panic is in the request log (Request.Panic): it is a bug
+// of the fake's, please report it.
+//
+// Known differences from the real service: local webhook URLs are allowed;
+// there is no keyset pagination; there are no tags, forks, notes, jobs or
+// wiki; search is a case-insensitive substring match.
 package sourcehostfake

@@ -27,7 +27,7 @@ func Example() {
 	srv := startExampleFake()
 	defer srv.Close()
 	ctx := context.Background()
-	srv.AddUser("alice", "Alice Liddell")
+	srv.AddUser(sourcehostfake.UserSeed{Username: "alice", Name: "Alice Liddell"})
 	id, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Owner: "alice", Visibility: "public"})
 	if err != nil {
 		panic(err)
@@ -82,7 +82,7 @@ func ExampleServer_CreateToken() {
 	srv := startExampleFake()
 	defer srv.Close()
 	ctx := context.Background()
-	srv.AddUser("bot", "Read-only bot")
+	srv.AddUser(sourcehostfake.UserSeed{Username: "bot", Name: "Read-only bot"})
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "public"})
 	token, err := srv.CreateToken("bot", "read_api")
 	if err != nil {

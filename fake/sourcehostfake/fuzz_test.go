@@ -1,52 +1,152 @@
 package sourcehostfake_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// FuzzRequests throws arbitrary parameters and bodies at every route: the
-// fake must never panic or answer 500, and its JSON answers must be JSON.
-func FuzzRequests(f *testing.F) {
-	routes := []string{
-		"GET /api/v4/projects", "POST /api/v4/projects", "GET /api/v4/projects/1", "GET /api/v4/projects/1/issues",
-		"POST /api/v4/projects/1/issues", "PUT /api/v4/projects/1/issues/1", "POST /api/v4/projects/1/merge_requests",
-		"PUT /api/v4/projects/1/merge_requests/1/merge", "POST /api/v4/projects/1/hooks", "POST /api/v4/projects/1/pipeline",
-		"GET /api/v4/projects/1/repository/tree", "POST /api/v4/projects/1/repository/files/a%2Fb.txt",
-		"POST /api/v4/projects/1/repository/branches", "GET /api/v4/issues", "GET /api/v4/projects/1/pipelines",
+// fuzzToken is the root token of the fuzzed fakes, so that scripts can put
+// it in the URLs of hooks that call the fake back.
+const fuzzToken = "fuzz-root-token"
+
+// fuzzSeed is the state every fuzz input starts from: a public project
+// "shop" (id 1) with a CI file, a feature branch, an issue and a merge
+// request, and a user with a read-only token.
+var fuzzSeed = sourcehostfake.Seed{
+	Users:  []sourcehostfake.UserSeed{{Username: "alice"}},
+	Tokens: []sourcehostfake.TokenSeed{{Username: "alice", Token: "alice-read", Scopes: []string{"read_api"}}},
+	Projects: []sourcehostfake.ProjectSeed{{
+		Name: "shop", Visibility: "public",
+		Files:         map[string]string{"README.md": "# Shop", sourcehostfake.CIFile: "test: {}"},
+		Branches:      []sourcehostfake.BranchSeed{{Name: "feature", Files: map[string]string{"cart.go": "package cart"}}},
+		Issues:        []sourcehostfake.IssueSeed{{Title: "Broken cart", Labels: []string{"bug"}, Assignees: []string{"alice"}}},
+		MergeRequests: []sourcehostfake.MergeRequestSeed{{Title: "Cart", SourceBranch: "feature"}},
+	}},
+}
+
+// selfHook is a script line that adds a hook calling the fake back: every
+// issue event creates another issue in project 1.
+const selfHook = "POST /api/v4/projects/1/hooks\nContent-Type: application/x-www-form-urlencoded\n\n" +
+	"url=http%3A%2F%2Ffake.test%2Fapi%2Fv4%2Fprojects%2F1%2Fissues%3Ftitle%3Decho%26private_token%3D" + fuzzToken +
+	"&issues_events=true&push_events=false"
+
+// FuzzFrontDoor sends scripts of arbitrary requests to the fake's front
+// door. No handler may panic; every error is in the API's shape ({"message"}
+// or {"error"}, or 429's "Retry later"); a project list is still answered
+// after each script; webhook deliveries (every hook URL reaches the fake
+// itself) come to an end; and the state keeps its invariants: iids unique
+// and increasing per project, every issue and merge request in an existing
+// project, branch heads and pipelines on known commits, hook ids unique and
+// at most 100 per project, and no chain of deliveries past 100 hooks.
+func FuzzFrontDoor(f *testing.F) {
+	seeds := []string{
+		// Finding 1 of issue 14: the offset overflowed and the lock stayed held.
+		"GET /api/v4/projects?page=9223372036854775807",
+		"GET /api/v4/projects/1/issues?page=9223372036854775807&per_page=100",
+		"GET /api/v4/projects?page=9223372036854775808\n===\nGET /api/v4/projects?per_page=99999999999999999999",
+		"GET /api/v4/projects?page=2501&per_page=20\n===\nGET /api/v4/projects?page=-5&per_page=-1",
+		// Finding 5: a hook that calls the fake back.
+		selfHook + "\n===\nPOST /api/v4/projects/1/issues\nContent-Type: application/json\n\n{\"title\":\"first\"}",
+		selfHook + "\n===\n" + selfHook + "\n===\nPUT /api/v4/projects/1/issues/1?state_event=close",
+		// Ids that do not fit, in paths, queries and bodies.
+		"GET /api/v4/projects/99999999999999999999999\n===\nGET /api/v4/projects/1/issues/-1\n===\nGET /api/v4/projects/1/merge_requests/18446744073709551616",
+		"POST /api/v4/projects/1/issues\nContent-Type: application/json\n\n{\"title\":\"t\",\"assignee_ids\":[1,99999999999999999999]}",
+		"POST /api/v4/projects\nContent-Type: application/json\n\n{\"name\":\"n\",\"namespace_id\":1e400}",
+		"GET /api/v4/issues?scope=all&author_id=-9223372036854775809&assignee_id=Any",
+		// Ordinary traffic.
+		"POST /api/v4/projects/1/repository/files/a%2Fb.txt\nContent-Type: application/json\n\n{\"branch\":\"main\",\"content\":\"aGk=\",\"encoding\":\"base64\",\"commit_message\":\"m\"}",
+		"PUT /api/v4/projects/1/merge_requests/1/merge?should_remove_source_branch=true\n===\nGET /api/v4/projects/1/repository/branches",
+		"POST /api/v4/projects/1/repository/branches?branch=x&ref=main\n===\nPOST /api/v4/projects/1/merge_requests?source_branch=x&target_branch=main&title=t",
+		"POST /api/v4/projects/1/pipeline?ref=main\n===\nPOST /api/v4/projects/1/pipelines/1/cancel\n===\nGET /api/v4/projects/1/pipelines",
+		"DELETE /api/v4/projects/1/hooks/1\n===\nGET /api/v4/projects/1/hooks\n===\nGET /api/v4/user\n===\nGET /api/v4/personal_access_tokens/self",
+		"POST /api/v4/projects/1/issues\nPRIVATE-TOKEN: alice-read\n\ntitle=x\n===\nPOST /api/v4/projects/1/star",
+		"POST /api/v4/projects/1/issues\nContent-Type: multipart/form-data; boundary=x\n\n--x\r\n",
+		"GET /api/v4/nowhere\n===\nDELETE /api/v4/projects",
 	}
-	for i := range routes {
-		f.Add(uint8(i), "page=2&per_page=x", "application/json", `{"title":"t","labels":["a",1],"assignee_ids":"1,x"}`)
-		f.Add(uint8(i), "state=bogus", "application/x-www-form-urlencoded", "name=&path=%zz&visibility=public")
-		f.Add(uint8(i), "", "multipart/form-data; boundary=x", "--x\r\n")
-	}
-	f.Fuzz(func(t *testing.T, route uint8, query, contentType, body string) {
-		srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
-		id, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "p"})
-		if err != nil || id != 1 {
-			t.Fatal(id, err)
+	fakekit.FuzzHTTP(f, seeds, func(t *testing.T) *fakekit.FuzzTarget {
+		var srv *sourcehostfake.Server
+		// Every hook URL reaches the fake itself, in process: no network,
+		// and every hook is a hook that calls back.
+		self := &http.Client{Transport: fakekit.HandlerTransport{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv.ServeHTTP(w, r)
+		})}}
+		srv = sourcehostfake.New(sourcehostfake.WithRootToken(fuzzToken), sourcehostfake.WithHookClient(self),
+			sourcehostfake.WithRateLimit(0, 0))
+		if err := srv.Load(fuzzSeed); err != nil {
+			t.Fatal(err)
 		}
-		srv.PushFile(id, "main", sourcehostfake.CIFile, "x", "")
-		method, path, _ := strings.Cut(routes[int(route)%len(routes)], " ")
-		req := httptest.NewRequest(method, path, strings.NewReader(body))
-		req.URL.RawQuery = query
-		req.Header.Set("Content-Type", contentType)
-		req.Header.Set("PRIVATE-TOKEN", srv.Token())
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
-		if rec.Code >= 500 {
-			t.Fatalf("%s %s?%s %q: %d %s", method, path, query, body, rec.Code, rec.Body)
-		}
-		if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") && rec.Body.Len() > 0 && !json.Valid(rec.Body.Bytes()) {
-			t.Fatalf("invalid JSON answer %q", rec.Body)
-		}
-		if rec.Code == http.StatusBadRequest && !strings.Contains(rec.Body.String(), `"`) {
-			t.Fatalf("400 without a message: %q", rec.Body)
+		return &fakekit.FuzzTarget{
+			Handler:    srv,
+			Header:     http.Header{"Private-Token": {fuzzToken}},
+			Requests:   srv.Requests,
+			ErrorShape: errorShape,
+			Probe: func() *http.Request {
+				r := httptest.NewRequest("GET", "/api/v4/projects?per_page=5", nil)
+				r.Header.Set("PRIVATE-TOKEN", fuzzToken)
+				return r
+			},
+			ProbeStatus: http.StatusOK,
+			Check:       func() error { return checkAfterDeliveries(srv) },
+			Close:       srv.Close,
 		}
 	})
+}
+
+// errorShape is the API's error shape: a JSON object with "message" or
+// "error"; a refused rate is plain text.
+func errorShape(status int, h http.Header, body []byte) error {
+	if status == http.StatusTooManyRequests {
+		if string(body) != "Retry later\n" {
+			return fmt.Errorf("429 body %q", body)
+		}
+		return nil
+	}
+	if !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		return fmt.Errorf("content type %q", h.Get("Content-Type"))
+	}
+	return fakekit.ErrorJSON(body, "message", "error")
+}
+
+// checkAfterDeliveries waits for the deliveries the script triggered (a
+// chain that never ends would never let it), then checks the state and
+// the chains.
+func checkAfterDeliveries(srv *sourcehostfake.Server) error {
+	// A hang detector, not a timing assertion: deliveries in process take
+	// microseconds, and a chain ends after at most 100 hooks.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		return fmt.Errorf("deliveries did not come to an end: %v", err)
+	}
+	if err := sourcehostfake.CheckInvariants(srv); err != nil {
+		return err
+	}
+	sent := map[string]map[int64]int{} // chain → hook → deliveries sent
+	for _, d := range srv.Deliveries() {
+		if d.State == sourcehostfake.DeliveryBlocked || d.State == sourcehostfake.DeliveryDropped {
+			continue
+		}
+		if sent[d.UUID] == nil {
+			sent[d.UUID] = map[int64]int{}
+		}
+		sent[d.UUID][d.HookID]++
+		if len(d.Payload) == d.PayloadSize && !json.Valid(d.Payload) {
+			return fmt.Errorf("delivery of %s: payload is not JSON", d.Event)
+		}
+	}
+	for uuid, hooks := range sent {
+		if len(hooks) > 100 {
+			return fmt.Errorf("chain %s fired %d hooks", uuid, len(hooks))
+		}
+	}
+	return nil
 }

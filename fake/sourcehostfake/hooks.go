@@ -1,17 +1,15 @@
 package sourcehostfake
 
 import (
-	"bytes"
-	"crypto/rand"
-	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"path"
 	"slices"
-	"time"
 
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -22,7 +20,7 @@ var hookFlags = []string{
 	"deployment_events", "releases_events",
 }
 
-func (c *call) listHooks() answer {
+func (c *call) listHooks() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -39,7 +37,7 @@ func (c *call) listHooks() answer {
 
 // findHook finds the route's {hook_id} hook of the {id} project, for a
 // maintainer.
-func (c *call) findHook() (*project, *hook, *answer) {
+func (c *call) findHook() (*project, *hook, *fakekit.Answer) {
 	pr, fail := c.project()
 	if fail != nil {
 		return nil, nil, fail
@@ -57,7 +55,7 @@ func (c *call) findHook() (*project, *hook, *answer) {
 	return nil, nil, &a
 }
 
-func (c *call) getHook() answer {
+func (c *call) getHook() fakekit.Answer {
 	_, h, fail := c.findHook()
 	if fail != nil {
 		return *fail
@@ -65,16 +63,17 @@ func (c *call) getHook() answer {
 	return ok(renderHook(h))
 }
 
-func (c *call) deleteHook() answer {
+func (c *call) deleteHook() fakekit.Answer {
 	pr, h, fail := c.findHook()
 	if fail != nil {
 		return *fail
 	}
 	pr.hooks = slices.DeleteFunc(pr.hooks, func(x *hook) bool { return x == h })
-	return answer{status: http.StatusNoContent}
+	c.s.hooks.dropHook(h.id)
+	return fakekit.Answer{Status: http.StatusNoContent}
 }
 
-func (c *call) addHook() answer {
+func (c *call) addHook() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -98,34 +97,42 @@ func (c *call) addHook() answer {
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return invalid(http.StatusUnprocessableEntity, map[string][]string{"url": {"is blocked: URI is invalid"}})
+	if fail := c.st.attachHook(pr, h); fail != nil {
+		return *fail
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return invalid(http.StatusUnprocessableEntity, map[string][]string{"url": {"is blocked: Only allowed schemes are http, https"}})
-	}
-	h.id = c.st.next("hook")
-	pr.hooks = append(pr.hooks, h)
 	return created(renderHook(h))
 }
 
-// event is one webhook delivery to make.
-type event struct {
-	hookID    int64
-	projectID int64
-	url       string
-	token     string
-	sslVerify bool
-	name      string
-	payload   []byte
+// maxProjectHooks is the real service's default limit of hooks per project
+// (the project_hooks plan limit).
+const maxProjectHooks = 100
+
+// attachHook checks a new hook's URL and the project's hook limit, and adds
+// it. s.mu must be held.
+func (st *state) attachHook(pr *project, h *hook) *fakekit.Answer {
+	u, err := url.Parse(h.url)
+	if err != nil || u.Host == "" {
+		return errAnswer(invalid(http.StatusUnprocessableEntity, map[string][]string{"url": {"is blocked: URI is invalid"}}))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return errAnswer(invalid(http.StatusUnprocessableEntity, map[string][]string{"url": {"is blocked: Only allowed schemes are http, https"}}))
+	}
+	if len(pr.hooks) >= maxProjectHooks {
+		return errAnswer(invalid(http.StatusUnprocessableEntity, map[string][]string{"base": {
+			fmt.Sprintf("Maximum number of project hooks (%d) exceeded", maxProjectHooks)}}))
+	}
+	h.id = st.next("hook")
+	h.project = pr
+	pr.hooks = append(pr.hooks, h)
+	return nil
 }
 
 // hookEvents builds the deliveries of an event to every hook of p that
-// takes it (ref, when set, is checked against push branch filters).
-// s.mu must be held.
-func hookEvents(p *project, flag, name string, payload any, branch string) []event {
-	var body []byte
+// takes it (branch, for push events, is checked against push branch
+// filters). The payload is encoded once, for all of them. s.mu must be
+// held.
+func hookEvents(p *project, flag, name string, body any, branch string) []event {
+	var pl *payload
 	var out []event
 	for _, h := range p.hooks {
 		if !h.events[flag] {
@@ -136,102 +143,16 @@ func hookEvents(p *project, flag, name string, payload any, branch string) []eve
 				continue
 			}
 		}
-		if body == nil {
-			var err error
-			if body, err = json.Marshal(payload); err != nil {
+		if pl == nil {
+			data, err := json.Marshal(body)
+			if err != nil {
 				return nil
 			}
+			pl = &payload{data: data}
 		}
-		out = append(out, event{hookID: h.id, projectID: p.id, url: h.url, token: h.token, sslVerify: h.sslVerify, name: name, payload: body})
+		out = append(out, event{hookID: h.id, projectID: p.id, url: h.url, token: h.token, sslVerify: h.sslVerify, name: name, payload: pl})
 	}
 	return out
-}
-
-// Delivery is one webhook delivery the fake made.
-type Delivery struct {
-	HookID    int64
-	ProjectID int64
-	URL       string
-	Event     string // "Issue Hook", "Push Hook", …
-	UUID      string
-	Payload   []byte
-	Time      time.Time // on the fake clock
-	// Status is the receiver's answer; 0 when it could not be reached.
-	Status int
-	// Error says why the delivery failed; "" when the receiver answered 2xx.
-	Error string
-}
-
-// OK reports whether the receiver accepted the delivery.
-func (d Delivery) OK() bool { return d.Error == "" }
-
-// Deliveries returns the webhook deliveries made so far, oldest first.
-// Deliveries caused by an API call are made before its answer is sent.
-func (s *Server) Deliveries() []Delivery {
-	s.delivMu.Lock()
-	defer s.delivMu.Unlock()
-	return slices.Clone(s.deliveries)
-}
-
-// deliver POSTs each event to its hook and logs the outcome. It runs with
-// the state unlocked: a receiver may call the fake back.
-func (s *Server) deliver(events []event) {
-	for _, e := range events {
-		d := Delivery{HookID: e.hookID, ProjectID: e.projectID, URL: e.url, Event: e.name, UUID: newUUID(), Payload: e.payload, Time: s.cfg.clock.Now()}
-		req, err := http.NewRequest(http.MethodPost, e.url, bytes.NewReader(e.payload))
-		if err == nil {
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("User-Agent", "Sourcehost/apitwin-fake")
-			req.Header.Set(sourcehost.HookEventHeader, e.name)
-			req.Header.Set(sourcehost.HookUUIDHeader, d.UUID)
-			if e.token != "" {
-				req.Header.Set(sourcehost.HookTokenHeader, e.token)
-			}
-			var resp *http.Response
-			if resp, err = s.hookClientFor(e.sslVerify).Do(req); err == nil {
-				d.Status = resp.StatusCode
-				_ = resp.Body.Close()
-				if resp.StatusCode < 200 || resp.StatusCode > 299 {
-					d.Error = fmt.Sprintf("receiver answered %s", resp.Status)
-				}
-			}
-		}
-		if err != nil {
-			d.Error = err.Error()
-		}
-		s.delivMu.Lock()
-		s.deliveries = append(s.deliveries, d)
-		s.delivMu.Unlock()
-	}
-}
-
-// hookClientFor is the client for a hook: the configured one, or for hooks
-// with SSL verification off, one copy of it that skips verification, built
-// once so its connections are reused.
-func (s *Server) hookClientFor(sslVerify bool) *http.Client {
-	if sslVerify {
-		return s.cfg.hookClient
-	}
-	s.insecureOnce.Do(func() {
-		hc := *s.cfg.hookClient
-		tr, ok := hc.Transport.(*http.Transport)
-		if !ok || tr == nil {
-			tr = http.DefaultTransport.(*http.Transport)
-		}
-		tr = tr.Clone()
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the hook asked for no verification
-		hc.Transport = tr
-		s.insecureHooks = &hc
-	})
-	return s.insecureHooks
-}
-
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // --- payloads ---
@@ -399,4 +320,69 @@ func pipelineEvents(base string, pl *pipeline) []event {
 		"object_kind": "pipeline", "object_attributes": attrs, "user": hookUser(pl.user), "project": hookProject(base, pl.project),
 	}
 	return hookEvents(pl.project, "pipeline_events", sourcehost.PipelineHookEvent, payload, "")
+}
+
+// HookSeed is a webhook to add (AddHook, ProjectSeed.Hooks). The event
+// flags are the API's form fields.
+type HookSeed struct {
+	// URL is where deliveries go (http or https).
+	URL string `json:"url" yaml:"url"`
+	// Token is sent in X-Sourcehost-Token with every delivery.
+	Token string `json:"token,omitempty" yaml:"token,omitempty"`
+	// PushEvents nil means true, as the API's default.
+	PushEvents               *bool  `json:"push_events,omitempty" yaml:"push_events,omitempty"`
+	PushEventsBranchFilter   string `json:"push_events_branch_filter,omitempty" yaml:"push_events_branch_filter,omitempty"`
+	TagPushEvents            bool   `json:"tag_push_events,omitempty" yaml:"tag_push_events,omitempty"`
+	IssuesEvents             bool   `json:"issues_events,omitempty" yaml:"issues_events,omitempty"`
+	ConfidentialIssuesEvents bool   `json:"confidential_issues_events,omitempty" yaml:"confidential_issues_events,omitempty"`
+	MergeRequestsEvents      bool   `json:"merge_requests_events,omitempty" yaml:"merge_requests_events,omitempty"`
+	NoteEvents               bool   `json:"note_events,omitempty" yaml:"note_events,omitempty"`
+	ConfidentialNoteEvents   bool   `json:"confidential_note_events,omitempty" yaml:"confidential_note_events,omitempty"`
+	JobEvents                bool   `json:"job_events,omitempty" yaml:"job_events,omitempty"`
+	PipelineEvents           bool   `json:"pipeline_events,omitempty" yaml:"pipeline_events,omitempty"`
+	WikiPageEvents           bool   `json:"wiki_page_events,omitempty" yaml:"wiki_page_events,omitempty"`
+	DeploymentEvents         bool   `json:"deployment_events,omitempty" yaml:"deployment_events,omitempty"`
+	ReleasesEvents           bool   `json:"releases_events,omitempty" yaml:"releases_events,omitempty"`
+	// EnableSSLVerification nil means true.
+	EnableSSLVerification *bool `json:"enable_ssl_verification,omitempty" yaml:"enable_ssl_verification,omitempty"`
+}
+
+// AddHook adds a webhook to a project and returns its id.
+func (s *Server) AddHook(projectID int64, seed HookSeed) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.st.projectByID(projectID)
+	if err != nil {
+		return 0, err
+	}
+	h, err := s.st.seedHook(p, seed)
+	if err != nil {
+		return 0, err
+	}
+	return h.id, nil
+}
+
+// seedHook checks and adds a hook. s.mu must be held.
+func (st *state) seedHook(p *project, seed HookSeed) (*hook, error) {
+	h := &hook{url: seed.URL, token: seed.Token, pushBranchFilter: seed.PushEventsBranchFilter, sslVerify: true,
+		createdAt: st.clock.Now(), events: map[string]bool{
+			"push_events": true, "tag_push_events": seed.TagPushEvents, "issues_events": seed.IssuesEvents,
+			"confidential_issues_events": seed.ConfidentialIssuesEvents, "merge_requests_events": seed.MergeRequestsEvents,
+			"note_events": seed.NoteEvents, "confidential_note_events": seed.ConfidentialNoteEvents,
+			"job_events": seed.JobEvents, "pipeline_events": seed.PipelineEvents, "wiki_page_events": seed.WikiPageEvents,
+			"deployment_events": seed.DeploymentEvents, "releases_events": seed.ReleasesEvents,
+		}}
+	if seed.PushEvents != nil {
+		h.events["push_events"] = *seed.PushEvents
+	}
+	if seed.EnableSSLVerification != nil {
+		h.sslVerify = *seed.EnableSSLVerification
+	}
+	if seed.URL == "" {
+		return nil, errors.New("sourcehostfake: url is missing")
+	}
+	if fail := st.attachHook(p, h); fail != nil {
+		return nil, answerError(fail)
+	}
+	return h, nil
 }

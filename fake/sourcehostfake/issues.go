@@ -1,10 +1,15 @@
 package sourcehostfake
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 // issueFilter is the filters list endpoints share.
@@ -25,7 +30,7 @@ func readIssueFilter(p *params) issueFilter {
 	}
 	f.labels, _ = p.list("labels")
 	if a, ok := p.str("assignee_id"); ok {
-		if _, err := strconv.ParseInt(a, 10, 64); err != nil && !strings.EqualFold(a, "None") && !strings.EqualFold(a, "Any") {
+		if _, ok := parseInt(a); !ok && !strings.EqualFold(a, "None") && !strings.EqualFold(a, "Any") {
 			p.fail("assignee_id", "is invalid")
 		}
 		f.assignee = a
@@ -65,7 +70,7 @@ func (f issueFilter) match(is *issue) bool {
 			return false
 		}
 	default:
-		id, _ := strconv.ParseInt(f.assignee, 10, 64)
+		id, _ := parseInt(f.assignee)
 		if !slices.ContainsFunc(is.assignees, func(u *user) bool { return u.id == id }) {
 			return false
 		}
@@ -98,7 +103,7 @@ func (c *call) canSeeIssue(is *issue) bool {
 	return c.st.access(c.user, is.project) >= Reporter || is.author == c.user || slices.Contains(is.assignees, c.user)
 }
 
-func (c *call) listIssues() answer {
+func (c *call) listIssues() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -116,7 +121,7 @@ func (c *call) listIssues() answer {
 	return ok(renderAll(page, c.renderIssue))
 }
 
-func (c *call) listAllIssues() answer {
+func (c *call) listAllIssues() fakekit.Answer {
 	f := readIssueFilter(c.p)
 	scope, hasScope := c.p.oneOf("scope", "created_by_me", "assigned_to_me", "all")
 	if msg := c.p.problem(); msg != "" {
@@ -151,7 +156,7 @@ func (c *call) listAllIssues() answer {
 	return ok(renderAll(page, c.renderIssue))
 }
 
-func (c *call) findIssue(pr *project) (*issue, *answer) {
+func (c *call) findIssue(pr *project) (*issue, *fakekit.Answer) {
 	iid, valid := c.pathInt("iid")
 	for _, is := range pr.issues {
 		if valid && is.iid == iid && c.canSeeIssue(is) {
@@ -162,7 +167,7 @@ func (c *call) findIssue(pr *project) (*issue, *answer) {
 	return nil, &a
 }
 
-func (c *call) getIssue() answer {
+func (c *call) getIssue() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -194,7 +199,7 @@ func (c *call) assignees() ([]*user, bool) {
 	return out, given
 }
 
-func (c *call) createIssue() answer {
+func (c *call) createIssue() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -208,9 +213,37 @@ func (c *call) createIssue() answer {
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	if len(title) > 255 {
-		return invalid(http.StatusBadRequest, map[string][]string{"title": {"is too long (maximum is 255 characters)"}})
+	if fail := checkTexts(title, description); fail != nil {
+		return *fail
 	}
+	return created(c.renderIssue(c.openIssue(pr, title, description, labels, assignees, confidential)))
+}
+
+// The lengths the real service allows.
+const (
+	maxTitle       = 255
+	maxDescription = 1_048_576
+)
+
+// checkTexts checks a title and a description against the real service's
+// lengths (in characters).
+func checkTexts(title, description string) *fakekit.Answer {
+	fields := map[string][]string{}
+	if utf8.RuneCountInString(title) > maxTitle {
+		fields["title"] = []string{"is too long (maximum is 255 characters)"}
+	}
+	if len(description) > maxDescription && utf8.RuneCountInString(description) > maxDescription {
+		fields["description"] = []string{"is too long (maximum is 1048576 characters)"}
+	}
+	if len(fields) > 0 {
+		return errAnswer(invalid(http.StatusBadRequest, fields))
+	}
+	return nil
+}
+
+// openIssue adds an issue to pr, by c.user, and queues its "open" event.
+// s.mu must be held.
+func (c *call) openIssue(pr *project, title, description string, labels []string, assignees []*user, confidential bool) *issue {
 	now := c.st.clock.Now()
 	is := &issue{id: c.st.next("issue"), iid: nextIID(pr.issues, func(i *issue) int64 { return i.iid }), project: pr,
 		title: title, description: description, state: "opened", labels: labels, author: c.user, assignees: assignees,
@@ -218,7 +251,22 @@ func (c *call) createIssue() answer {
 	pr.issues = append(pr.issues, is)
 	pr.lastActivity = now
 	c.queueIssueEvent(is, "open")
-	return created(c.renderIssue(is))
+	return is
+}
+
+// changeIssueState closes or reopens an issue (stateEvent "close" or
+// "reopen") and returns the hook action: "close", "reopen", or "update"
+// when nothing changed. s.mu must be held.
+func (c *call) changeIssueState(is *issue, stateEvent string, now time.Time) string {
+	switch {
+	case stateEvent == "close" && is.state == "opened":
+		is.state, is.closedAt, is.closedBy = "closed", &now, c.user
+		return "close"
+	case stateEvent == "reopen" && is.state == "closed":
+		is.state, is.closedAt, is.closedBy = "opened", nil, nil
+		return "reopen"
+	}
+	return "update"
 }
 
 // nextIID is one more than the highest iid so far.
@@ -230,7 +278,7 @@ func nextIID[T any](items []T, iid func(T) int64) int64 {
 	return top + 1
 }
 
-func (c *call) updateIssue() answer {
+func (c *call) updateIssue() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -256,6 +304,9 @@ func (c *call) updateIssue() answer {
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
+	if fail := checkTexts(title, description); fail != nil {
+		return *fail
+	}
 	if !hasTitle && !hasDesc && !hasLabels && !hasAssignees && stateEvent == "" && !p.has("confidential") {
 		return badRequest("title, description, labels, assignee_id, assignee_ids, state_event, confidential are missing, at least one parameter must be provided")
 	}
@@ -275,15 +326,87 @@ func (c *call) updateIssue() answer {
 	if v, ok := p.boolean("confidential"); ok {
 		is.confidential = v
 	}
-	action := "update"
-	switch {
-	case stateEvent == "close" && is.state == "opened":
-		is.state, is.closedAt, is.closedBy, action = "closed", &now, c.user, "close"
-	case stateEvent == "reopen" && is.state == "closed":
-		is.state, is.closedAt, is.closedBy, action = "opened", nil, nil, "reopen"
-	}
+	action := c.changeIssueState(is, stateEvent, now)
 	is.updatedAt = now
 	pr.lastActivity = now
 	c.queueIssueEvent(is, action)
 	return ok(c.renderIssue(is))
+}
+
+// IssueSeed is an issue to add (AddIssue, ProjectSeed.Issues).
+type IssueSeed struct {
+	// Title is required.
+	Title       string   `json:"title" yaml:"title"`
+	Description string   `json:"description,omitempty" yaml:"description,omitempty"`
+	Labels      []string `json:"labels,omitempty" yaml:"labels,omitempty"`
+	// Author is a username; empty means root.
+	Author string `json:"author,omitempty" yaml:"author,omitempty"`
+	// Assignees are usernames.
+	Assignees []string `json:"assignees,omitempty" yaml:"assignees,omitempty"`
+	// State is opened (the default) or closed.
+	State        string `json:"state,omitempty" yaml:"state,omitempty"`
+	Confidential bool   `json:"confidential,omitempty" yaml:"confidential,omitempty"`
+}
+
+// AddIssue adds an issue to a project and returns its iid. It fires issue
+// webhooks as the API would ("open", then "close" for a closed one).
+func (s *Server) AddIssue(projectID int64, seed IssueSeed) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.st.projectByID(projectID)
+	if err != nil {
+		return 0, err
+	}
+	c, err := s.seedIssue(p, seed)
+	if err != nil {
+		return 0, err
+	}
+	s.hooks.enqueue(c.via, c.events)
+	return p.issues[len(p.issues)-1].iid, nil
+}
+
+// seedIssue adds an issue as its author; the returned call holds its
+// events. s.mu must be held.
+func (s *Server) seedIssue(p *project, seed IssueSeed) (*call, error) {
+	if strings.TrimSpace(seed.Title) == "" {
+		return nil, errors.New("sourcehostfake: title is missing")
+	}
+	if fail := checkTexts(seed.Title, seed.Description); fail != nil {
+		return nil, answerError(fail)
+	}
+	if seed.State != "" && seed.State != "opened" && seed.State != "closed" {
+		return nil, fmt.Errorf("sourcehostfake: invalid issue state %q (opened or closed)", seed.State)
+	}
+	c, assignees, err := s.seedAuthor(seed.Author, seed.Assignees)
+	if err != nil {
+		return nil, err
+	}
+	is := c.openIssue(p, seed.Title, seed.Description, cleanList(seed.Labels), assignees, seed.Confidential)
+	if seed.State == "closed" {
+		c.queueIssueEvent(is, c.changeIssueState(is, "close", c.st.clock.Now()))
+	}
+	return c, nil
+}
+
+// seedAuthor is an internal call as a seed's author (root by default),
+// and the users a seed assigns. s.mu must be held.
+func (s *Server) seedAuthor(author string, assignees []string) (*call, []*user, error) {
+	u := s.root
+	if author != "" {
+		var err error
+		if u, err = s.st.userNamed(author); err != nil {
+			return nil, nil, err
+		}
+	}
+	var out []*user
+	for _, name := range assignees {
+		a, err := s.st.userNamed(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return s.internalCall(u), out, nil
 }

@@ -2,14 +2,17 @@ package sourcehostfake
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-func (c *call) listMergeRequests() answer {
+func (c *call) listMergeRequests() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -55,7 +58,7 @@ func (c *call) listMergeRequests() answer {
 	return ok(renderAll(page, c.renderMR))
 }
 
-func (c *call) findMR(pr *project) (*mergeRequest, *answer) {
+func (c *call) findMR(pr *project) (*mergeRequest, *fakekit.Answer) {
 	iid, valid := c.pathInt("iid")
 	for _, mr := range pr.mrs {
 		if valid && mr.iid == iid {
@@ -66,7 +69,7 @@ func (c *call) findMR(pr *project) (*mergeRequest, *answer) {
 	return nil, &a
 }
 
-func (c *call) getMergeRequest() answer {
+func (c *call) getMergeRequest() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -78,7 +81,7 @@ func (c *call) getMergeRequest() answer {
 	return ok(c.renderMR(mr))
 }
 
-func (c *call) createMergeRequest() answer {
+func (c *call) createMergeRequest() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -97,17 +100,31 @@ func (c *call) createMergeRequest() answer {
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
+	if fail := checkTexts(title, description); fail != nil {
+		return *fail
+	}
+	mr, fail := c.openMR(pr, source, target, title, description, labels, assignees, removeSource)
+	if fail != nil {
+		return *fail
+	}
+	return created(c.renderMR(mr))
+}
+
+// openMR opens a merge request in pr, by c.user, and queues its "open"
+// event; the branches must exist, and no other open merge request may join
+// them. s.mu must be held.
+func (c *call) openMR(pr *project, source, target, title, description string, labels []string, assignees []*user, removeSource bool) (*mergeRequest, *fakekit.Answer) {
 	switch {
 	case source == target:
-		return messages(http.StatusUnprocessableEntity, "You can't use same project/branch for source and target")
+		return nil, errAnswer(messages(http.StatusUnprocessableEntity, "You can't use same project/branch for source and target"))
 	case pr.repo.branches[source] == nil:
-		return messages(http.StatusUnprocessableEntity, fmt.Sprintf("Source branch %q does not exist", source))
+		return nil, errAnswer(messages(http.StatusUnprocessableEntity, fmt.Sprintf("Source branch %q does not exist", source)))
 	case pr.repo.branches[target] == nil:
-		return messages(http.StatusUnprocessableEntity, fmt.Sprintf("Target branch %q does not exist", target))
+		return nil, errAnswer(messages(http.StatusUnprocessableEntity, fmt.Sprintf("Target branch %q does not exist", target)))
 	}
 	for _, other := range pr.mrs {
 		if other.state == "opened" && other.sourceBranch == source && other.targetBranch == target {
-			return messages(http.StatusConflict, fmt.Sprintf("Another open merge request already exists for this source branch: !%d", other.iid))
+			return nil, errAnswer(messages(http.StatusConflict, fmt.Sprintf("Another open merge request already exists for this source branch: !%d", other.iid)))
 		}
 	}
 	now := c.st.clock.Now()
@@ -117,10 +134,10 @@ func (c *call) createMergeRequest() answer {
 	pr.mrs = append(pr.mrs, mr)
 	pr.lastActivity = now
 	c.queueMREvent(mr, "open")
-	return created(c.renderMR(mr))
+	return mr, nil
 }
 
-func (c *call) updateMergeRequest() answer {
+func (c *call) updateMergeRequest() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -143,6 +160,9 @@ func (c *call) updateMergeRequest() answer {
 	stateEvent, _ := p.oneOf("state_event", "close", "reopen")
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
+	}
+	if fail := checkTexts(title, description); fail != nil {
+		return *fail
 	}
 	if !hasTitle && !hasDesc && !hasTarget && !hasLabels && !hasAssignees && stateEvent == "" {
 		return badRequest("title, description, target_branch, labels, assignee_id, assignee_ids, state_event are missing, at least one parameter must be provided")
@@ -178,7 +198,7 @@ func (c *call) updateMergeRequest() answer {
 	return ok(c.renderMR(mr))
 }
 
-func (c *call) acceptMergeRequest() answer {
+func (c *call) acceptMergeRequest() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -196,19 +216,31 @@ func (c *call) acceptMergeRequest() answer {
 	if problem := c.p.problem(); problem != "" {
 		return badRequest(problem)
 	}
+	if !hasRemove {
+		removeSource = mr.removeSourceBranch
+	}
+	if fail := c.merge(pr, mr, sha, msg, removeSource); fail != nil {
+		return *fail
+	}
+	return ok(c.renderMR(mr))
+}
+
+// merge merges an open merge request (its source head must be sha, when
+// given) with a merge commit, and queues its events. s.mu must be held.
+func (c *call) merge(pr *project, mr *mergeRequest, sha, msg string, removeSource bool) *fakekit.Answer {
 	if mr.state != "opened" {
-		return message(http.StatusMethodNotAllowed, "405 Method Not Allowed")
+		return errAnswer(message(http.StatusMethodNotAllowed, "405 Method Not Allowed"))
 	}
 	src, tgt := pr.repo.branches[mr.sourceBranch], pr.repo.branches[mr.targetBranch]
 	if src == nil || tgt == nil {
-		return message(http.StatusUnprocessableEntity, "Branch cannot be merged")
+		return errAnswer(message(http.StatusUnprocessableEntity, "Branch cannot be merged"))
 	}
 	if sha != "" && sha != src.sha {
-		return message(http.StatusConflict, "SHA does not match HEAD of source branch: "+src.sha)
+		return errAnswer(message(http.StatusConflict, "SHA does not match HEAD of source branch: "+src.sha))
 	}
 	changes, conflict := mergeChanges(mergeBase(src, tgt), src, tgt)
 	if conflict {
-		return message(http.StatusUnprocessableEntity, "Branch cannot be merged")
+		return errAnswer(message(http.StatusUnprocessableEntity, "Branch cannot be merged"))
 	}
 	if msg == "" {
 		msg = fmt.Sprintf("Merge branch '%s' into '%s'\n\n%s\n\nSee merge request %s!%d", mr.sourceBranch, mr.targetBranch, mr.title, pr.fullPath(), mr.iid)
@@ -216,15 +248,12 @@ func (c *call) acceptMergeRequest() answer {
 	merged := c.st.commit(pr, mr.targetBranch, []*commit{tgt, src}, changes, msg, c.user.name, c.user.email)
 	now := c.st.clock.Now()
 	mr.state, mr.mergedAt, mr.mergedBy, mr.mergeCommitSHA, mr.updatedAt = "merged", &now, c.user, merged.sha, now
-	if !hasRemove {
-		removeSource = mr.removeSourceBranch
-	}
 	if removeSource && mr.sourceBranch != pr.defaultBranch {
 		delete(pr.repo.branches, mr.sourceBranch)
 	}
 	c.queueMREvent(mr, "merge")
 	c.queuePush(pr, mr.targetBranch, tgt, merged)
-	return ok(c.renderMR(mr))
+	return nil
 }
 
 // mergeChanges is what merging src into tgt changes in tgt: every file src
@@ -250,11 +279,7 @@ func mergeChanges(base, src, tgt *commit) ([]fileChange, bool) {
 		if t != b && t != s {
 			return nil, true
 		}
-		var data []byte
-		if f := src.files[p]; f != nil {
-			data = f.data
-		}
-		changes = append(changes, fileChange{path: p, data: data})
+		changes = append(changes, fileChange{path: p, blob: src.files[p]})
 	}
 	return changes, false
 }
@@ -264,4 +289,86 @@ func blobSHA(b *blob) string {
 		return ""
 	}
 	return b.sha
+}
+
+// MergeRequestSeed is a merge request to add (AddMergeRequest,
+// ProjectSeed.MergeRequests).
+type MergeRequestSeed struct {
+	// Title and SourceBranch are required.
+	Title        string `json:"title" yaml:"title"`
+	Description  string `json:"description,omitempty" yaml:"description,omitempty"`
+	SourceBranch string `json:"source_branch" yaml:"source_branch"`
+	// TargetBranch empty means the default branch.
+	TargetBranch string   `json:"target_branch,omitempty" yaml:"target_branch,omitempty"`
+	Labels       []string `json:"labels,omitempty" yaml:"labels,omitempty"`
+	// Author is a username; empty means root.
+	Author string `json:"author,omitempty" yaml:"author,omitempty"`
+	// Assignees are usernames.
+	Assignees          []string `json:"assignees,omitempty" yaml:"assignees,omitempty"`
+	RemoveSourceBranch bool     `json:"remove_source_branch,omitempty" yaml:"remove_source_branch,omitempty"`
+	// State is opened (the default), closed, or merged: merged as the API
+	// merges, with a merge commit (a conflict refuses the seed).
+	State string `json:"state,omitempty" yaml:"state,omitempty"`
+}
+
+// AddMergeRequest adds a merge request to a project and returns its iid.
+// It fires merge request (and, for a merged one, push) webhooks as the API
+// would.
+func (s *Server) AddMergeRequest(projectID int64, seed MergeRequestSeed) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.st.projectByID(projectID)
+	if err != nil {
+		return 0, err
+	}
+	c, err := s.seedMR(p, seed)
+	if err != nil {
+		return 0, err
+	}
+	s.hooks.enqueue(c.via, c.events)
+	return p.mrs[len(p.mrs)-1].iid, nil
+}
+
+// seedMR adds a merge request as its author; the returned call holds its
+// events. Nothing is added when it fails. s.mu must be held.
+func (s *Server) seedMR(p *project, seed MergeRequestSeed) (*call, error) {
+	switch {
+	case strings.TrimSpace(seed.Title) == "":
+		return nil, errors.New("sourcehostfake: title is missing")
+	case seed.SourceBranch == "":
+		return nil, errors.New("sourcehostfake: source_branch is missing")
+	case seed.State != "" && seed.State != "opened" && seed.State != "closed" && seed.State != "merged":
+		return nil, fmt.Errorf("sourcehostfake: invalid merge request state %q (opened, closed or merged)", seed.State)
+	}
+	if fail := checkTexts(seed.Title, seed.Description); fail != nil {
+		return nil, answerError(fail)
+	}
+	c, assignees, err := s.seedAuthor(seed.Author, seed.Assignees)
+	if err != nil {
+		return nil, err
+	}
+	target := firstNonEmpty(seed.TargetBranch, p.defaultBranch)
+	if seed.State == "merged" { // check first: a refused merge must leave nothing behind
+		src, tgt := p.repo.branches[seed.SourceBranch], p.repo.branches[target]
+		if src != nil && tgt != nil {
+			if _, conflict := mergeChanges(mergeBase(src, tgt), src, tgt); conflict {
+				return nil, errors.New("sourcehostfake: Branch cannot be merged")
+			}
+		}
+	}
+	mr, fail := c.openMR(p, seed.SourceBranch, target, seed.Title, seed.Description, cleanList(seed.Labels), assignees, seed.RemoveSourceBranch)
+	if fail != nil {
+		return nil, answerError(fail)
+	}
+	now := c.st.clock.Now()
+	switch seed.State {
+	case "closed":
+		mr.state, mr.closedAt, mr.closedBy = "closed", &now, c.user
+		c.queueMREvent(mr, "close")
+	case "merged":
+		if fail := c.merge(p, mr, "", "", seed.RemoveSourceBranch); fail != nil {
+			return nil, answerError(fail) // not reached: checked above
+		}
+	}
+	return c, nil
 }

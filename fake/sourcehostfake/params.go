@@ -21,6 +21,7 @@ type params struct {
 	form  url.Values
 	json  map[string]json.RawMessage
 	errs  []string
+	blob  *blob // a new file's content, hashed before the state was locked
 }
 
 // readParams parses r's parameters; a body that cannot be parsed is an error
@@ -134,12 +135,24 @@ func (p *params) int(name string) (int64, bool) {
 	if text == "null" {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
-	if err != nil {
+	n, ok := parseInt(text)
+	if !ok {
 		p.fail(name, "is invalid")
 		return 0, false
 	}
 	return n, true
+}
+
+// parseInt reads a decimal integer that fits in 64 bits. Anything longer
+// than the longest such number is refused at once, without being scanned
+// (or copied into an error).
+func parseInt(text string) (int64, bool) {
+	text = strings.TrimSpace(text)
+	if len(text) > len("-9223372036854775808") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	return n, err == nil
 }
 
 // boolean reads true/false (also 1/0, t/f, yes/no, on/off).
@@ -221,8 +234,8 @@ func (p *params) intList(name string) ([]int64, bool) {
 	}
 	out := make([]int64, 0, len(strs))
 	for _, s := range strs {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
+		n, ok := parseInt(s)
+		if !ok {
 			p.fail(name, "is invalid")
 			return nil, false
 		}

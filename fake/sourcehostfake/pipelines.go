@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 var pipelineStatuses = []string{"created", "waiting_for_resource", "preparing", "pending", "running", "success", "failed",
@@ -15,7 +17,7 @@ func finished(status string) bool {
 	return status == "success" || status == "failed" || status == "canceled" || status == "skipped"
 }
 
-func (c *call) listPipelines() answer {
+func (c *call) listPipelines() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -64,19 +66,17 @@ func userID(u *user) int64 {
 	return u.id
 }
 
-func (c *call) findPipeline(pr *project) (*pipeline, *answer) {
+func (c *call) findPipeline(pr *project) (*pipeline, *fakekit.Answer) {
 	id, valid := c.pathInt("pipeline_id")
 	for _, pl := range pr.pipelines {
 		if valid && pl.id == id {
 			return pl, nil
 		}
 	}
-	a := notFound("")
-	a.body = map[string]any{"message": "404 Not found"}
-	return nil, &a
+	return nil, errAnswer(message(http.StatusNotFound, "404 Not found"))
 }
 
-func (c *call) getPipeline() answer {
+func (c *call) getPipeline() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -91,7 +91,7 @@ func (c *call) getPipeline() answer {
 	return ok(c.renderPipeline(pl, true))
 }
 
-func (c *call) createPipeline() answer {
+func (c *call) createPipeline() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -116,7 +116,7 @@ func (c *call) createPipeline() answer {
 	return created(c.renderPipeline(pl, true))
 }
 
-func (c *call) cancelPipeline() answer {
+func (c *call) cancelPipeline() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -147,19 +147,31 @@ func (s *Server) newPipeline(base string, p *project, ref string, head *commit, 
 }
 
 // schedulePipeline moves pl to status after d on the clock, unless its
-// status is changed another way first. s.mu must be held.
+// status is changed another way first or the fake is reset. Its webhook
+// deliveries start chains of their own. s.mu must be held.
 func (s *Server) schedulePipeline(pl *pipeline, d time.Duration, status string) {
-	from := pl.status
+	from, st := pl.status, s.st
 	pl.timer = s.cfg.clock.AfterFunc(d, func() {
 		s.mu.Lock()
-		if pl.status != from {
-			s.mu.Unlock()
+		defer s.mu.Unlock()
+		if s.st != st || pl.status != from {
 			return
 		}
-		events := s.setPipelineStatus(s.external, pl, status)
-		s.mu.Unlock()
-		s.deliver(events)
+		s.hooks.enqueue(&trigger{}, s.setPipelineStatus(s.external, pl, status))
 	})
+}
+
+// stopTimers stops every pipeline's clock timer (Close, Reset). s.mu must
+// be held.
+func (st *state) stopTimers() {
+	for _, p := range st.projects {
+		for _, pl := range p.pipelines {
+			if pl.timer != nil {
+				pl.timer.Stop()
+				pl.timer = nil
+			}
+		}
+	}
 }
 
 // setPipelineStatus moves pl to status, keeps its times, schedules what
@@ -187,25 +199,22 @@ func (s *Server) setPipelineStatus(base string, pl *pipeline, status string) []e
 }
 
 // SetPipelineStatus moves a pipeline to a status now, as a runner would,
-// delivering its webhook events. A pipeline set to a status by hand keeps
+// queuing its webhook deliveries. A pipeline set to a status by hand keeps
 // moving on the clock only from running (to success).
 func (s *Server) SetPipelineStatus(projectID, pipelineID int64, status string) error {
 	if !slices.Contains(pipelineStatuses, status) {
 		return fmt.Errorf("sourcehostfake: unknown pipeline status %q", status)
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	p := s.st.projByID[projectID]
 	if p == nil {
-		s.mu.Unlock()
 		return fmt.Errorf("sourcehostfake: no project %d", projectID)
 	}
 	i := slices.IndexFunc(p.pipelines, func(pl *pipeline) bool { return pl.id == pipelineID })
 	if i < 0 {
-		s.mu.Unlock()
 		return fmt.Errorf("sourcehostfake: no pipeline %d in project %d", pipelineID, projectID)
 	}
-	events := s.setPipelineStatus(s.external, p.pipelines[i], status)
-	s.mu.Unlock()
-	s.deliver(events)
+	s.hooks.enqueue(&trigger{}, s.setPipelineStatus(s.external, p.pipelines[i], status))
 	return nil
 }

@@ -2,12 +2,18 @@ package sourcehostfake
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-func (c *call) listProjects() answer {
+func (c *call) listProjects() fakekit.Answer {
 	p := c.p
 	visibility, _ := p.oneOf("visibility", "public", "internal", "private")
 	owned, _ := p.boolean("owned")
@@ -48,7 +54,7 @@ func (c *call) listProjects() answer {
 		}
 		return ordered(r, a.id, b.id, desc)
 	})
-	page, fail := paginate(c, items)
+	page, fail := paginateProjects(c, items)
 	if fail != nil {
 		return *fail
 	}
@@ -57,7 +63,7 @@ func (c *call) listProjects() answer {
 	}))
 }
 
-func (c *call) getProject() answer {
+func (c *call) getProject() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -69,7 +75,7 @@ func (c *call) getProject() answer {
 	return ok(c.renderProject(pr, stats && c.st.access(c.user, pr) >= Reporter))
 }
 
-func (c *call) createProject() answer {
+func (c *call) createProject() fakekit.Answer {
 	p := c.p
 	name, hasName := p.str("name")
 	path, hasPath := p.str("path")
@@ -110,11 +116,18 @@ func (c *call) createProject() answer {
 		}
 	}
 	fields := map[string][]string{}
-	if !projectNameRE.MatchString(name) {
+	if len(name) > 255 {
+		fields["name"] = append(fields["name"], "is too long (maximum is 255 characters)")
+	} else if !projectNameRE.MatchString(name) {
 		fields["name"] = append(fields["name"], "can contain only letters, digits, emojis, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.")
 	}
-	if !projectPathRE.MatchString(path) || strings.HasSuffix(path, ".git") || strings.HasSuffix(path, ".atom") {
+	if len(path) > 255 {
+		fields["path"] = append(fields["path"], "is too long (maximum is 255 characters)")
+	} else if !projectPathRE.MatchString(path) || strings.HasSuffix(path, ".git") || strings.HasSuffix(path, ".atom") {
 		fields["path"] = append(fields["path"], "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'")
+	}
+	if utf8.RuneCountInString(description) > maxProjectDescription {
+		fields["description"] = append(fields["description"], "is too long (maximum is 2000 characters)")
 	}
 	for _, other := range c.st.projects {
 		if other.ns != ns {
@@ -134,7 +147,7 @@ func (c *call) createProject() answer {
 	pr.topics = topics
 	if readme {
 		content := "# " + name + "\n\n" + description + "\n"
-		cm, err := c.st.commitFiles(pr, defaultBranch, "", []fileChange{{path: "README.md", data: []byte(content)}}, "Initial commit", c.user.name, c.user.email)
+		cm, err := c.st.commitFiles(pr, defaultBranch, "", []fileChange{{path: "README.md", blob: newBlob([]byte(content))}}, "Initial commit", c.user.name, c.user.email)
 		if err == nil {
 			c.queuePush(pr, defaultBranch, nil, cm)
 		}
@@ -142,15 +155,227 @@ func (c *call) createProject() answer {
 	return created(c.renderProject(pr, false))
 }
 
-func (c *call) starProject() answer {
+func (c *call) starProject() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
 	}
 	if c.user.starred[pr.id] {
-		return answer{status: http.StatusNotModified}
+		return fakekit.Answer{Status: http.StatusNotModified}
 	}
 	c.user.starred[pr.id] = true
 	pr.starCount++
 	return created(c.renderProject(pr, false))
+}
+
+// ProjectSeed is a project to add (AddProject, Seed.Projects), with what
+// it holds.
+type ProjectSeed struct {
+	// Name is required.
+	Name string `json:"name" yaml:"name"`
+	// Path empty is derived from Name, as the real service does.
+	Path string `json:"path,omitempty" yaml:"path,omitempty"`
+	// Owner is the owning user's username; empty means root. It is
+	// ignored when Group is set.
+	Owner string `json:"owner,omitempty" yaml:"owner,omitempty"`
+	// Group is a group's path, to put the project in that group.
+	Group       string `json:"group,omitempty" yaml:"group,omitempty"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	// Visibility is private (the default), internal or public.
+	Visibility string `json:"visibility,omitempty" yaml:"visibility,omitempty"`
+	// DefaultBranch empty means "main".
+	DefaultBranch string   `json:"default_branch,omitempty" yaml:"default_branch,omitempty"`
+	Topics        []string `json:"topics,omitempty" yaml:"topics,omitempty"`
+	// Members are users given access to the project itself.
+	Members []MemberSeed `json:"members,omitempty" yaml:"members,omitempty"`
+	// Files (path → content) are committed to the default branch, as root.
+	// A CI definition file among them starts a pipeline.
+	Files map[string]string `json:"files,omitempty" yaml:"files,omitempty"`
+	// Branches are made after Files, in order.
+	Branches      []BranchSeed       `json:"branches,omitempty" yaml:"branches,omitempty"`
+	Issues        []IssueSeed        `json:"issues,omitempty" yaml:"issues,omitempty"`
+	MergeRequests []MergeRequestSeed `json:"merge_requests,omitempty" yaml:"merge_requests,omitempty"`
+	// Hooks are added last, so the project's seeded records deliver
+	// nothing.
+	Hooks []HookSeed `json:"hooks,omitempty" yaml:"hooks,omitempty"`
+}
+
+// AddProject adds a project with what its seed holds, in the order of the
+// seed's fields, and returns its id. It adds all of it or, at the first
+// refusal, nothing; the error names the entry ("issues[0]: …").
+func (s *Server) AddProject(seed ProjectSeed) (int64, error) {
+	if seed.Name == "" || !projectNameRE.MatchString(seed.Name) || len(seed.Name) > 255 {
+		return 0, fmt.Errorf("sourcehostfake: invalid project name %q", seed.Name)
+	}
+	if seed.Path == "" {
+		seed.Path = pathFromName(seed.Name)
+	}
+	if !projectPathRE.MatchString(seed.Path) || len(seed.Path) > 255 {
+		return 0, fmt.Errorf("sourcehostfake: invalid project path %q", seed.Path)
+	}
+	switch seed.Visibility {
+	case "":
+		seed.Visibility = "private"
+	case "private", "internal", "public":
+	default:
+		return 0, fmt.Errorf("sourcehostfake: invalid visibility %q", seed.Visibility)
+	}
+	if seed.DefaultBranch == "" {
+		seed.DefaultBranch = "main"
+	}
+	if !validBranchName(seed.DefaultBranch) {
+		return 0, fmt.Errorf("sourcehostfake: invalid default branch %q", seed.DefaultBranch)
+	}
+	if utf8.RuneCountInString(seed.Description) > maxProjectDescription {
+		return 0, errors.New("sourcehostfake: description is too long (maximum is 2000 characters)")
+	}
+	// Hash every file before the state is locked.
+	files, err := seedFiles(seed.Files)
+	if err != nil {
+		return 0, at("files", err)
+	}
+	branchFiles := make([][]fileChange, len(seed.Branches))
+	for i, b := range seed.Branches {
+		if branchFiles[i], err = seedFiles(b.Files); err != nil {
+			return 0, at(fmt.Sprintf("branches[%d].files", i), err)
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seq := maps.Clone(s.st.seq)
+	var events []event
+	p, err := s.seedProject(seed, files, branchFiles, &events)
+	if err != nil {
+		if p != nil {
+			s.st.removeProject(p, seq)
+		}
+		return 0, err
+	}
+	s.hooks.enqueue(&trigger{}, events)
+	return p.id, nil
+}
+
+// maxProjectDescription is the real service's limit, in characters.
+const maxProjectDescription = 2000
+
+// seedProject adds a project and what its seed holds, gathering the
+// webhook deliveries made on the way. On an error it returns the project
+// as far as it got, for removeProject. s.mu must be held.
+func (s *Server) seedProject(seed ProjectSeed, files []fileChange, branchFiles [][]fileChange, events *[]event) (*project, error) {
+	st := s.st
+	owner := s.root
+	if seed.Owner != "" {
+		var err error
+		if owner, err = st.userNamed(seed.Owner); err != nil {
+			return nil, at("owner", err)
+		}
+	}
+	ns := owner.ns
+	if seed.Group != "" {
+		if ns = st.nsByPath[strings.ToLower(seed.Group)]; ns == nil || ns.kind != "group" {
+			return nil, at("group", fmt.Errorf("sourcehostfake: no group %q", seed.Group))
+		}
+	}
+	if st.projByPath[strings.ToLower(ns.fullPath+"/"+seed.Path)] != nil {
+		return nil, fmt.Errorf("sourcehostfake: project %s/%s exists", ns.fullPath, seed.Path)
+	}
+	members, err := st.seedMembers(seed.Members)
+	if err != nil {
+		return nil, err
+	}
+	p := st.addProject(ns, owner, seed.Name, seed.Path, seed.Description, seed.Visibility, seed.DefaultBranch)
+	p.topics = slices.Clone(seed.Topics)
+	maps.Copy(p.members, members)
+	gather := func(c *call) { *events = append(*events, c.events...) }
+
+	if len(files) > 0 {
+		c := s.internalCall(s.root)
+		if _, err := s.pushFiles(c, p, p.defaultBranch, "", files, "Seed files"); err != nil {
+			return p, at("files", err)
+		}
+		gather(c)
+	}
+	for i, b := range seed.Branches {
+		c := s.internalCall(s.root)
+		if _, err := s.seedBranch(c, p, b, branchFiles[i]); err != nil {
+			return p, at(fmt.Sprintf("branches[%d]", i), err)
+		}
+		gather(c)
+	}
+	for i, is := range seed.Issues {
+		c, err := s.seedIssue(p, is)
+		if err != nil {
+			return p, at(fmt.Sprintf("issues[%d]", i), err)
+		}
+		gather(c)
+	}
+	for i, mr := range seed.MergeRequests {
+		c, err := s.seedMR(p, mr)
+		if err != nil {
+			return p, at(fmt.Sprintf("merge_requests[%d]", i), err)
+		}
+		gather(c)
+	}
+	for i, h := range seed.Hooks {
+		if _, err := st.seedHook(p, h); err != nil {
+			return p, at(fmt.Sprintf("hooks[%d]", i), err)
+		}
+	}
+	return p, nil
+}
+
+// removeProject takes back a project that was being seeded, the last one
+// added, and the ids given since seq. s.mu must be held.
+func (st *state) removeProject(p *project, seq map[string]int64) {
+	for _, pl := range p.pipelines {
+		if pl.timer != nil {
+			pl.timer.Stop()
+		}
+	}
+	st.projects = slices.DeleteFunc(st.projects, func(x *project) bool { return x == p })
+	delete(st.projByID, p.id)
+	delete(st.projByPath, strings.ToLower(p.fullPath()))
+	st.seq = seq
+}
+
+// AddProjectMember gives a user an access level (Guest … Owner) in a project.
+func (s *Server) AddProjectMember(projectID int64, username string, level int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.st.projByID[projectID]
+	if p == nil {
+		return fmt.Errorf("sourcehostfake: no project %d", projectID)
+	}
+	members, err := s.st.seedMembers([]MemberSeed{{Username: username, AccessLevel: level}})
+	if err != nil {
+		return unwrapEntry(err)
+	}
+	maps.Copy(p.members, members)
+	return nil
+}
+
+// StarProject stars a project for a user.
+func (s *Server) StarProject(username string, projectID int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.st.userByName[strings.ToLower(username)]
+	p := s.st.projByID[projectID]
+	if u == nil || p == nil {
+		return fmt.Errorf("sourcehostfake: no user %q or project %d", username, projectID)
+	}
+	if !u.starred[projectID] {
+		u.starred[projectID] = true
+		p.starCount++
+	}
+	return nil
+}
+
+// projectByID finds a project for a seeding method. s.mu must be held.
+func (st *state) projectByID(id int64) (*project, error) {
+	p := st.projByID[id]
+	if p == nil {
+		return nil, fmt.Errorf("sourcehostfake: no project %d", id)
+	}
+	return p, nil
 }

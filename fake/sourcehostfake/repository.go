@@ -6,13 +6,17 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
+	"maps"
 	"net/http"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-func (c *call) repoProject() (*project, *answer) {
+func (c *call) repoProject() (*project, *fakekit.Answer) {
 	pr, fail := c.project()
 	if fail != nil {
 		return nil, fail
@@ -24,7 +28,7 @@ func (c *call) repoProject() (*project, *answer) {
 	return pr, nil
 }
 
-func (c *call) getFile() answer {
+func (c *call) getFile() fakekit.Answer {
 	pr, fail := c.repoProject()
 	if fail != nil {
 		return *fail
@@ -51,7 +55,7 @@ func (c *call) getFile() answer {
 	return ok(out)
 }
 
-func (c *call) getRawFile() answer {
+func (c *call) getRawFile() fakekit.Answer {
 	pr, fail := c.repoProject()
 	if fail != nil {
 		return *fail
@@ -68,10 +72,10 @@ func (c *call) getRawFile() answer {
 	if b == nil {
 		return notFound("File")
 	}
-	return answer{status: http.StatusOK, raw: b.data, contentType: "text/plain; charset=utf-8"}
+	return fakekit.Answer{Status: http.StatusOK, Raw: b.data, ContentType: "text/plain; charset=utf-8"}
 }
 
-func (c *call) createFile() answer {
+func (c *call) createFile() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -93,12 +97,13 @@ func (c *call) createFile() answer {
 	if problem := p.problem(); problem != "" {
 		return badRequest(problem)
 	}
-	data := []byte(content)
-	if encoding == "base64" {
-		var err error
-		if data, err = base64.StdEncoding.DecodeString(content); err != nil {
+	b := p.blob
+	if b == nil { // prepareFile found no content to hash: say why
+		data, err := fileContent(content, encoding)
+		if err != nil {
 			return badRequest("content is invalid")
 		}
+		b = newBlob(data)
 	}
 	file := strings.Trim(c.r.PathValue("file_path"), "/")
 	if file == "" || slices.Contains(strings.Split(file, "/"), "..") {
@@ -111,7 +116,7 @@ func (c *call) createFile() answer {
 	if authorName == "" {
 		authorName, authorEmail = c.user.name, c.user.email
 	}
-	cm, err := c.st.commitFiles(pr, branch, start, []fileChange{{path: file, data: data}}, msg, authorName, authorEmail)
+	cm, err := c.st.commitFiles(pr, branch, start, []fileChange{{path: file, blob: b}}, msg, authorName, authorEmail)
 	if err != nil {
 		return message(http.StatusBadRequest, err.Error())
 	}
@@ -119,7 +124,32 @@ func (c *call) createFile() answer {
 	return created(map[string]string{"file_path": file, "branch": branch})
 }
 
-func (c *call) listTree() answer {
+// prepareFile decodes and hashes a new file's content before the state is
+// locked (it may be as big as the body limit). Problems are left for
+// createFile to report.
+func prepareFile(p *params) {
+	q := *p
+	q.errs = nil
+	content, ok := q.str("content")
+	encoding, _ := q.oneOf("encoding", "text", "base64")
+	if !ok || len(q.errs) > 0 {
+		return
+	}
+	if data, err := fileContent(content, encoding); err == nil {
+		p.blob = newBlob(data)
+	}
+}
+
+// fileContent decodes content sent with encoding "text" (or none) or
+// "base64".
+func fileContent(content, encoding string) ([]byte, error) {
+	if encoding == "base64" {
+		return base64.StdEncoding.DecodeString(content)
+	}
+	return []byte(content), nil
+}
+
+func (c *call) listTree() fakekit.Answer {
 	pr, fail := c.repoProject()
 	if fail != nil {
 		return *fail
@@ -188,7 +218,7 @@ func treeEntries(head *commit, dir string, recursive bool) []treeJSON {
 	return out
 }
 
-func (c *call) getCommit() answer {
+func (c *call) getCommit() fakekit.Answer {
 	pr, fail := c.repoProject()
 	if fail != nil {
 		return *fail
@@ -211,7 +241,7 @@ func (c *call) renderBranch(pr *project, name string, head *commit) branchJSON {
 		WebURL: c.base + "/" + pr.fullPath() + "/-/tree/" + name}
 }
 
-func (c *call) listBranches() answer {
+func (c *call) listBranches() fakekit.Answer {
 	pr, fail := c.repoProject()
 	if fail != nil {
 		return *fail
@@ -234,7 +264,7 @@ func (c *call) listBranches() answer {
 	return ok(renderAll(page, func(name string) branchJSON { return c.renderBranch(pr, name, pr.repo.branches[name]) }))
 }
 
-func (c *call) createBranch() answer {
+func (c *call) createBranch() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
 		return *fail
@@ -247,20 +277,30 @@ func (c *call) createBranch() answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
+	head, fail := c.branchFrom(pr, name, ref)
+	if fail != nil {
+		return *fail
+	}
+	return created(c.renderBranch(pr, name, head))
+}
+
+// branchFrom creates branch name at ref and queues its push event. s.mu
+// must be held.
+func (c *call) branchFrom(pr *project, name, ref string) (*commit, *fakekit.Answer) {
 	if !validBranchName(name) {
-		return message(http.StatusBadRequest, "Branch name is invalid")
+		return nil, errAnswer(message(http.StatusBadRequest, "Branch name is invalid"))
 	}
 	if pr.repo.branches[name] != nil {
-		return message(http.StatusBadRequest, "Branch already exists")
+		return nil, errAnswer(message(http.StatusBadRequest, "Branch already exists"))
 	}
 	head := pr.repo.resolve(ref)
 	if head == nil {
-		return message(http.StatusBadRequest, "Invalid reference name: "+ref)
+		return nil, errAnswer(message(http.StatusBadRequest, "Invalid reference name: "+ref))
 	}
 	pr.repo.branches[name] = head
 	pr.lastActivity = c.st.clock.Now()
 	c.queuePush(pr, name, nil, head)
-	return created(c.renderBranch(pr, name, head))
+	return head, nil
 }
 
 // validBranchName applies git's rules for ref names, in short.
@@ -271,4 +311,122 @@ func validBranchName(name string) bool {
 		return false
 	}
 	return !strings.ContainsAny(name, " ~^:?*[\\\x7f") && !strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 })
+}
+
+// BranchSeed is a branch to add (AddBranch, ProjectSeed.Branches).
+type BranchSeed struct {
+	Name string `json:"name" yaml:"name"`
+	// Ref is where the branch starts: a branch or a commit SHA; empty
+	// means the default branch.
+	Ref string `json:"ref,omitempty" yaml:"ref,omitempty"`
+	// Files (path → content) are committed to the new branch, as root.
+	Files map[string]string `json:"files,omitempty" yaml:"files,omitempty"`
+}
+
+// AddBranch adds a branch to a project and returns the SHA of its head. It
+// fires push webhooks, and starts a pipeline when the branch holds the CI
+// definition file.
+func (s *Server) AddBranch(projectID int64, seed BranchSeed) (string, error) {
+	files, err := seedFiles(seed.Files)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.st.projectByID(projectID)
+	if err != nil {
+		return "", err
+	}
+	c := s.internalCall(s.root)
+	head, err := s.seedBranch(c, p, seed, files)
+	if err != nil {
+		return "", err
+	}
+	s.hooks.enqueue(c.via, c.events)
+	return head.sha, nil
+}
+
+// seedBranch makes a branch at its ref, with its files committed on it.
+// s.mu must be held.
+func (s *Server) seedBranch(c *call, p *project, seed BranchSeed, files []fileChange) (*commit, error) {
+	ref := firstNonEmpty(seed.Ref, p.defaultBranch)
+	if len(files) == 0 {
+		head, fail := c.branchFrom(p, seed.Name, ref)
+		if fail != nil {
+			return nil, answerError(fail)
+		}
+		return head, nil
+	}
+	if !validBranchName(seed.Name) {
+		return nil, fmt.Errorf("sourcehostfake: invalid branch name %q", seed.Name)
+	}
+	if p.repo.branches[seed.Name] != nil {
+		return nil, fmt.Errorf("sourcehostfake: branch %q exists", seed.Name)
+	}
+	if len(p.repo.branches) == 0 { // the first commit of an empty repository
+		ref = ""
+	}
+	return s.pushFiles(c, p, seed.Name, ref, files, "Seed files")
+}
+
+// PushFiles commits files (path to content; nil content deletes) to a
+// branch as root, creating the branch from the default branch or, in an
+// empty repository, as its first commit, and returns the commit's SHA. It
+// fires push webhooks, and starts a pipeline when the branch then holds
+// the CI definition file.
+func (s *Server) PushFiles(projectID int64, branch string, files map[string][]byte, message string) (string, error) {
+	if !validBranchName(branch) {
+		return "", fmt.Errorf("sourcehostfake: invalid branch name %q", branch)
+	}
+	paths := slices.Sorted(maps.Keys(files))
+	if message == "" {
+		message = "Update " + strings.Join(paths, ", ")
+	}
+	// Hash the files before the state is locked.
+	changes := make([]fileChange, 0, len(files))
+	for _, path := range paths {
+		clean := strings.Trim(path, "/")
+		if clean == "" || slices.Contains(strings.Split(clean, "/"), "..") {
+			return "", fmt.Errorf("sourcehostfake: invalid file path %q", path)
+		}
+		ch := fileChange{path: clean}
+		if files[path] != nil {
+			ch.blob = newBlob(files[path])
+		}
+		changes = append(changes, ch)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.st.projectByID(projectID)
+	if err != nil {
+		return "", err
+	}
+	c := s.internalCall(s.root)
+	cm, err := s.pushFiles(c, p, branch, "", changes, message)
+	if err != nil {
+		return "", err
+	}
+	s.hooks.enqueue(c.via, c.events)
+	return cm.sha, nil
+}
+
+// PushFile is PushFiles for one file.
+func (s *Server) PushFile(projectID int64, branch, path, content, message string) (string, error) {
+	return s.PushFiles(projectID, branch, map[string][]byte{path: []byte(content)}, message)
+}
+
+// pushFiles commits changes to branch as c's user (root), creating it from
+// start, else from the default branch, or as the first commit of an empty
+// repository, and queues the push's events on c. s.mu must be held.
+func (s *Server) pushFiles(c *call, p *project, branch, start string, changes []fileChange, message string) (*commit, error) {
+	if start == "" && p.repo.branches[branch] == nil && p.repo.branches[p.defaultBranch] != nil {
+		start = p.defaultBranch
+	}
+	before := p.repo.branches[branch]
+	cm, err := s.st.commitFiles(p, branch, start, changes, message, c.user.name, c.user.email)
+	if err != nil {
+		return nil, fmt.Errorf("sourcehostfake: %w", err)
+	}
+	c.queuePush(p, branch, before, cm)
+	return cm, nil
 }

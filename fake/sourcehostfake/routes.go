@@ -13,8 +13,12 @@ import (
 var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	rt := fakekit.NewRoutes[*Server]()
 	const v4 = "/api/v4"
-	handle := func(pattern string, n need, fn func(c *call) answer) {
-		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, n, fn) })
+	handle := func(pattern string, n need, fn func(c *call) fakekit.Answer) {
+		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, n, nil, fn) })
+	}
+	// prepared: prep runs on the parameters before the state is locked.
+	prepared := func(pattern string, n need, prep func(*params), fn func(c *call) fakekit.Answer) {
+		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, n, prep, fn) })
 	}
 	handle("GET "+v4+"/user", needUserRead, (*call).currentUser)
 	handle("GET "+v4+"/personal_access_tokens/self", needAnyScope, (*call).currentToken)
@@ -48,7 +52,7 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 
 	handle("GET "+v4+"/projects/{id}/repository/files/{file_path}", needRepoRead, (*call).getFile)
 	handle("GET "+v4+"/projects/{id}/repository/files/{file_path}/raw", needRepoRead, (*call).getRawFile)
-	handle("POST "+v4+"/projects/{id}/repository/files/{file_path}", needWrite, (*call).createFile)
+	prepared("POST "+v4+"/projects/{id}/repository/files/{file_path}", needWrite, prepareFile, (*call).createFile)
 	handle("GET "+v4+"/projects/{id}/repository/tree", needRepoRead, (*call).listTree)
 	handle("GET "+v4+"/projects/{id}/repository/commits/{sha}", needRepoRead, (*call).getCommit)
 	handle("GET "+v4+"/projects/{id}/repository/branches", needRepoRead, (*call).listBranches)
@@ -58,15 +62,12 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 		if !s.admit(w, r) {
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
 		if allowed := rt.Allowed(r); len(allowed) > 0 {
-			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			_, _ = w.Write([]byte(`{"error":"405 Not Allowed"}`))
+			fakekit.WriteAnswer(w, fakekit.Answer{Status: http.StatusMethodNotAllowed, Body: map[string]string{"error": "405 Not Allowed"},
+				Header: http.Header{"Allow": {strings.Join(allowed, ", ")}}})
 			return
 		}
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"error":"404 Not Found"}`))
+		fakekit.WriteAnswer(w, fakekit.Answer{Status: http.StatusNotFound, Body: map[string]string{"error": "404 Not Found"}})
 	})
 	return rt
 })

@@ -6,249 +6,148 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
-	"time"
 
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
 // Seeding puts data in directly, as an administrator would, without rate
-// limits or faults. Webhooks fire for seeded pushes just as for API calls.
+// limits or faults: AddUser, AddToken, AddGroup, AddProject (with its
+// members, files, branches, issues, merge requests and hooks), and AddIssue,
+// AddMergeRequest, AddHook, AddBranch and PushFiles for a project that
+// exists. Webhooks fire for seeded changes just as for API calls, each as
+// a chain of its own; a project's seeded hooks are added after its other
+// records, so a seed does not deliver its own data.
 
-// AddUser adds a user with a namespace of its own and returns its id.
-func (s *Server) AddUser(username, name string) (int64, error) {
-	if !usernameRE.MatchString(username) {
-		return 0, fmt.Errorf("sourcehostfake: invalid username %q", username)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.st.userByName[strings.ToLower(username)] != nil || s.st.nsByPath[strings.ToLower(username)] != nil {
-		return 0, fmt.Errorf("sourcehostfake: username %q is taken", username)
-	}
-	if name == "" {
-		name = username
-	}
-	return s.st.addUser(username, name, username+"@example.com", false).id, nil
+// Seed is every resource the fake keeps, for Load: what a seed file of
+// apitwin-fake holds under "sourcehost".
+//
+//	users:    [{username: alice, name: Alice Liddell}]
+//	tokens:   [{username: alice, token: alice-token, scopes: [api]}]
+//	groups:   [{path: shop-team, members: [{username: alice, access_level: 40}]}]
+//	projects:
+//	  - name: shop
+//	    owner: alice
+//	    visibility: private
+//	    files: {README.md: "# Shop", .sourcehost-ci.yml: "test: {}"}
+//	    branches: [{name: feature, files: {shop.go: "package shop"}}]
+//	    issues: [{title: Broken cart, labels: [bug], assignees: [alice]}]
+//	    merge_requests: [{title: Cart, source_branch: feature}]
+//	    hooks: [{url: "http://127.0.0.1:9000/hook", issues_events: true, token: s3cret}]
+type Seed struct {
+	Users    []UserSeed    `json:"users,omitempty" yaml:"users,omitempty"`
+	Tokens   []TokenSeed   `json:"tokens,omitempty" yaml:"tokens,omitempty"`
+	Groups   []GroupSeed   `json:"groups,omitempty" yaml:"groups,omitempty"`
+	Projects []ProjectSeed `json:"projects,omitempty" yaml:"projects,omitempty"`
 }
 
-// CreateToken gives a user a personal access token with the scopes named
-// (sourcehost.ScopeAPI, …) and returns its secret.
-func (s *Server) CreateToken(username string, scopes ...string) (string, error) {
-	return s.createToken(username, nil, scopes)
-}
-
-// CreateTokenExpiring is CreateToken for a token that stops working when
-// the fake clock reaches the start of the day expires (UTC).
-func (s *Server) CreateTokenExpiring(username string, expires time.Time, scopes ...string) (string, error) {
-	day := time.Date(expires.Year(), expires.Month(), expires.Day(), 0, 0, 0, 0, time.UTC)
-	return s.createToken(username, &day, scopes)
-}
-
-func (s *Server) createToken(username string, expires *time.Time, scopes []string) (string, error) {
-	if len(scopes) == 0 {
-		return "", errors.New("sourcehostfake: a token needs at least one scope")
+// Load adds what seed holds: users, then tokens, groups and projects, each
+// in order. The first refusal stops it; its error names the entry
+// ("projects[2].issues[0]: …"). What was added before it stays (a project
+// is added whole or not at all).
+func (s *Server) Load(seed Seed) error {
+	for i, u := range seed.Users {
+		if _, err := s.AddUser(u); err != nil {
+			return at(fmt.Sprintf("users[%d]", i), err)
+		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.st.userByName[strings.ToLower(username)]
-	if u == nil {
-		return "", fmt.Errorf("sourcehostfake: no user %q", username)
+	for i, t := range seed.Tokens {
+		if _, err := s.AddToken(t); err != nil {
+			return at(fmt.Sprintf("tokens[%d]", i), err)
+		}
 	}
-	t, err := s.st.addToken(u, "token-"+fmt.Sprint(s.st.seq["token"]+1), "", scopes, expires)
-	if err != nil {
-		return "", err
+	for i, g := range seed.Groups {
+		if _, err := s.AddGroup(g); err != nil {
+			return at(fmt.Sprintf("groups[%d]", i), err)
+		}
 	}
-	return t.secret, nil
-}
-
-// RevokeToken revokes a token: requests with it are refused with 401.
-func (s *Server) RevokeToken(secret string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.st.tokens[secret]
-	if t == nil {
-		return errors.New("sourcehostfake: no such token")
+	for i, p := range seed.Projects {
+		if _, err := s.AddProject(p); err != nil {
+			return at(fmt.Sprintf("projects[%d]", i), err)
+		}
 	}
-	t.revoked = true
 	return nil
 }
 
-// AddGroup adds a group namespace and returns its id.
-func (s *Server) AddGroup(path, name string) (int64, error) {
-	if !projectPathRE.MatchString(path) {
-		return 0, fmt.Errorf("sourcehostfake: invalid group path %q", path)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.st.nsByPath[strings.ToLower(path)] != nil {
-		return 0, fmt.Errorf("sourcehostfake: namespace %q is taken", path)
-	}
-	if name == "" {
-		name = path
-	}
-	return s.st.addNamespace(name, path, "group", nil).id, nil
+// entryError is a seeding error named by the entry it came from.
+type entryError struct {
+	path string // "projects[2].issues[0]"
+	err  error
 }
 
-// AddGroupMember gives a user an access level (Guest … Owner) in a group,
-// and so in all its projects.
-func (s *Server) AddGroupMember(groupPath, username string, level int) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ns := s.st.nsByPath[strings.ToLower(groupPath)]
-	u := s.st.userByName[strings.ToLower(username)]
-	switch {
-	case ns == nil || ns.kind != "group":
-		return fmt.Errorf("sourcehostfake: no group %q", groupPath)
-	case u == nil:
-		return fmt.Errorf("sourcehostfake: no user %q", username)
-	case level < Guest || level > Owner:
-		return fmt.Errorf("sourcehostfake: invalid access level %d", level)
+func (e *entryError) Error() string { return e.path + ": " + e.err.Error() }
+func (e *entryError) Unwrap() error { return e.err }
+
+// at names err by the entry path it came from, in front of any entry it
+// already names.
+func at(path string, err error) error {
+	var e *entryError
+	if errors.As(err, &e) && err == error(e) {
+		return &entryError{path: path + "." + e.path, err: e.err}
 	}
-	ns.members[u.id] = level
-	return nil
+	return &entryError{path: path, err: err}
 }
 
-// AddProjectMember gives a user an access level (Guest … Owner) in a project.
-func (s *Server) AddProjectMember(projectID int64, username string, level int) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.st.projByID[projectID]
-	u := s.st.userByName[strings.ToLower(username)]
-	switch {
-	case p == nil:
-		return fmt.Errorf("sourcehostfake: no project %d", projectID)
-	case u == nil:
-		return fmt.Errorf("sourcehostfake: no user %q", username)
-	case level < Guest || level > Owner:
-		return fmt.Errorf("sourcehostfake: invalid access level %d", level)
+// unwrapEntry drops the entry name of err, for a method that seeds one
+// entry alone.
+func unwrapEntry(err error) error {
+	var e *entryError
+	if errors.As(err, &e) {
+		return e.err
 	}
-	p.members[u.id] = level
-	return nil
+	return err
 }
 
-// ProjectSeed describes a project to add.
-type ProjectSeed struct {
-	Owner         string // the owning user; default root (ignored when Group is set)
-	Group         string // a group path, to put the project in a group
-	Name          string // required
-	Path          string // default derived from Name
-	Description   string
-	Visibility    string // private (default), internal or public
-	DefaultBranch string // default "main"
-	Topics        []string
-}
-
-// AddProject adds a project with an empty repository and returns its id.
-func (s *Server) AddProject(seed ProjectSeed) (int64, error) {
-	if seed.Name == "" || !projectNameRE.MatchString(seed.Name) {
-		return 0, fmt.Errorf("sourcehostfake: invalid project name %q", seed.Name)
-	}
-	if seed.Path == "" {
-		seed.Path = pathFromName(seed.Name)
-	}
-	if !projectPathRE.MatchString(seed.Path) {
-		return 0, fmt.Errorf("sourcehostfake: invalid project path %q", seed.Path)
-	}
-	switch seed.Visibility {
-	case "":
-		seed.Visibility = "private"
-	case "private", "internal", "public":
+// answerError turns a refusal the API would answer into a seeding error.
+func answerError(a *fakekit.Answer) error {
+	body, _ := a.Body.(map[string]any)
+	var msg string
+	switch v := firstOf(body, "message", "error").(type) {
+	case string:
+		msg = v
+	case []string:
+		msg = strings.Join(v, "; ")
+	case map[string][]string:
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			parts = append(parts, k+" "+strings.Join(v[k], ", "))
+		}
+		msg = strings.Join(parts, "; ")
 	default:
-		return 0, fmt.Errorf("sourcehostfake: invalid visibility %q", seed.Visibility)
+		msg = fmt.Sprint(v)
 	}
-	if seed.DefaultBranch == "" {
-		seed.DefaultBranch = "main"
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	owner := s.root
-	if seed.Owner != "" {
-		if owner = s.st.userByName[strings.ToLower(seed.Owner)]; owner == nil {
-			return 0, fmt.Errorf("sourcehostfake: no user %q", seed.Owner)
-		}
-	}
-	ns := owner.ns
-	if seed.Group != "" {
-		if ns = s.st.nsByPath[strings.ToLower(seed.Group)]; ns == nil || ns.kind != "group" {
-			return 0, fmt.Errorf("sourcehostfake: no group %q", seed.Group)
-		}
-	}
-	if s.st.projByPath[strings.ToLower(ns.fullPath+"/"+seed.Path)] != nil {
-		return 0, fmt.Errorf("sourcehostfake: project %s/%s exists", ns.fullPath, seed.Path)
-	}
-	p := s.st.addProject(ns, owner, seed.Name, seed.Path, seed.Description, seed.Visibility, seed.DefaultBranch)
-	p.topics = slices.Clone(seed.Topics)
-	return p.id, nil
+	return errors.New("sourcehostfake: " + msg)
 }
 
-// StarProject stars a project for a user.
-func (s *Server) StarProject(username string, projectID int64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.st.userByName[strings.ToLower(username)]
-	p := s.st.projByID[projectID]
-	if u == nil || p == nil {
-		return fmt.Errorf("sourcehostfake: no user %q or project %d", username, projectID)
-	}
-	if !u.starred[projectID] {
-		u.starred[projectID] = true
-		p.starCount++
+func firstOf(m map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v
+		}
 	}
 	return nil
 }
 
-// PushFiles commits files (path to content; nil content deletes) to a
-// branch as root, creating the branch from the default branch or, in an
-// empty repository, as its first commit, and returns the commit's SHA. It
-// fires push webhooks, and starts a pipeline when the branch then holds
-// the CI definition file.
-func (s *Server) PushFiles(projectID int64, branch string, files map[string][]byte, message string) (string, error) {
-	if !validBranchName(branch) {
-		return "", fmt.Errorf("sourcehostfake: invalid branch name %q", branch)
-	}
-	if message == "" {
-		message = "Update " + strings.Join(slices.Sorted(maps.Keys(files)), ", ")
-	}
-	s.mu.Lock()
-	p := s.st.projByID[projectID]
-	if p == nil {
-		s.mu.Unlock()
-		return "", fmt.Errorf("sourcehostfake: no project %d", projectID)
-	}
-	var changes []fileChange
+// seedFiles makes the changes of a seed's files (path → content), sorted
+// by path and hashed: done before the state is locked.
+func seedFiles(files map[string]string) ([]fileChange, error) {
+	changes := make([]fileChange, 0, len(files))
 	for _, path := range slices.Sorted(maps.Keys(files)) {
-		path = strings.Trim(path, "/")
-		if path == "" || slices.Contains(strings.Split(path, "/"), "..") {
-			s.mu.Unlock()
-			return "", fmt.Errorf("sourcehostfake: invalid file path %q", path)
+		clean := strings.Trim(path, "/")
+		if clean == "" || slices.Contains(strings.Split(clean, "/"), "..") {
+			return nil, fmt.Errorf("sourcehostfake: invalid file path %q", path)
 		}
-		changes = append(changes, fileChange{path: path, data: files[path]})
+		changes = append(changes, fileChange{path: clean, blob: newBlob([]byte(files[path]))})
 	}
-	start := ""
-	if p.repo.branches[branch] == nil && p.repo.branches[p.defaultBranch] != nil {
-		start = p.defaultBranch
-	}
-	before := p.repo.branches[branch]
-	c := s.internalCall(s.root)
-	cm, err := s.st.commitFiles(p, branch, start, changes, message, s.root.name, s.root.email)
-	if err != nil {
-		s.mu.Unlock()
-		return "", fmt.Errorf("sourcehostfake: %w", err)
-	}
-	c.queuePush(p, branch, before, cm)
-	s.mu.Unlock()
-	s.deliver(c.events)
-	return cm.sha, nil
-}
-
-// PushFile is PushFiles for one file.
-func (s *Server) PushFile(projectID int64, branch, path, content, message string) (string, error) {
-	return s.PushFiles(projectID, branch, map[string][]byte{path: []byte(content)}, message)
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
+	return changes, nil
 }
 
 // internalCall is a call made by the fake itself, as u. s.mu must be held.
 func (s *Server) internalCall(u *user) *call {
-	return &call{s: s, st: s.st, user: u, base: s.external}
+	return &call{s: s, st: s.st, user: u, base: s.external, via: &trigger{}}
 }
 
 // Reading state back: each returns what the API would show an

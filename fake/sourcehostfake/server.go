@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,13 +18,16 @@ import (
 )
 
 // Server is the fake source-hosting service. It is an http.Handler; use
-// [Start] in tests, or [New] and [Server.Listen] in programs.
+// [Start] or [StartTLS] in tests, or [New] and [Server.Listen] (or
+// [Server.Serve]) in programs.
 type Server struct {
 	kit     *fakekit.Kit
-	limiter *fakekit.RateLimiter
+	limiter atomic.Pointer[fakekit.RateLimiter]
+	hooks   *dispatcher
 	cfg     config
 
-	ep fakekit.Endpoint
+	ep        fakekit.Endpoint
+	closeOnce sync.Once
 
 	mu    sync.Mutex
 	st    *state
@@ -32,24 +36,31 @@ type Server struct {
 	// external is the URL the fake calls itself in web_url fields: the
 	// configured one, the one it was started on, or the last request's host.
 	external string
-
-	delivMu    sync.Mutex
-	deliveries []Delivery
-
-	insecureOnce  sync.Once
-	insecureHooks *http.Client // for hooks with SSL verification off
 }
 
 type config struct {
-	clock         *clock.Fake
-	rateLimit     int
-	rateWindow    time.Duration
-	pipelineQueue time.Duration
-	pipelineRun   time.Duration
-	ciFile        string
-	externalURL   string
-	rootToken     string
-	hookClient    *http.Client
+	clock           *clock.Fake
+	rateLimit       int
+	rateWindow      time.Duration
+	pipelineQueue   time.Duration
+	pipelineRun     time.Duration
+	ciFile          string
+	externalURL     string
+	rootToken       string
+	hookClient      *http.Client
+	hookTimeout     time.Duration
+	hookQueue       int
+	hookQueueBytes  int64
+	deliveryLog     int
+	deliveryPayload int
+	limits          fakekit.Limits
+	faults          []routeFault
+}
+
+// routeFault is a fault injected by WithFault.
+type routeFault struct {
+	route string
+	fault control.Fault
 }
 
 // Option configures a Server.
@@ -64,6 +75,23 @@ func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk 
 // turns limiting off.
 func WithRateLimit(limit int, window time.Duration) Option {
 	return func(c *config) { c.rateLimit, c.rateWindow = limit, window }
+}
+
+// WithMaxBody caps a request body (default DefaultMaxBody, 4 MiB); a larger
+// one is refused with 413 {"message":"413 Request Entity Too Large"} before
+// it is read whole.
+func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n } }
+
+// WithRequestLog bounds the request log: at most entries requests (default
+// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
+func WithRequestLog(entries, bodyBytes int) Option {
+	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
+}
+
+// WithFault injects f on route when the fake is built, as InjectFault
+// would; New panics on a fault InjectFault refuses.
+func WithFault(route string, f control.Fault) Option {
+	return func(c *config) { c.faults = append(c.faults, routeFault{route, f}) }
 }
 
 // WithPipelineTiming sets how long a new pipeline stays pending and then
@@ -86,9 +114,29 @@ func WithExternalURL(u string) Option {
 // default), for programs that print it.
 func WithRootToken(secret string) Option { return func(c *config) { c.rootToken = secret } }
 
-// WithHookClient sends webhook deliveries through hc (default: a client
-// with a 10 s timeout).
+// WithHookClient sends webhook deliveries through hc (default: a plain
+// http.Client). Each delivery is also bounded by the hook timeout.
 func WithHookClient(hc *http.Client) Option { return func(c *config) { c.hookClient = hc } }
+
+// WithHookTimeout sets how long a webhook receiver has to answer (default
+// 10 s, as the real service); a slower one is cut off and the delivery
+// recorded as failed.
+func WithHookTimeout(d time.Duration) Option { return func(c *config) { c.hookTimeout = d } }
+
+// WithHookQueue bounds the deliveries waiting: at most perHook per hook
+// (default 1,000), and at most totalBytes of payloads in all queues
+// together (default 64 MiB). A delivery past either is not sent, and is
+// recorded as dropped.
+func WithHookQueue(perHook int, totalBytes int64) Option {
+	return func(c *config) { c.hookQueue, c.hookQueueBytes = perHook, totalBytes }
+}
+
+// WithDeliveryLog bounds the log Deliveries reads: at most entries
+// deliveries (default 10,000), of each payload its first payloadBytes bytes
+// (default 64 KiB).
+func WithDeliveryLog(entries, payloadBytes int) Option {
+	return func(c *config) { c.deliveryLog, c.deliveryPayload = entries, payloadBytes }
+}
 
 // CIFile is the default CI definition file name.
 const CIFile = ".sourcehost-ci.yml"
@@ -96,8 +144,12 @@ const CIFile = ".sourcehost-ci.yml"
 // RootUsername is the administrator every fake starts with.
 const RootUsername = "root"
 
+// DefaultMaxBody is the default cap on a request body.
+const DefaultMaxBody = 4 << 20
+
 // New returns a fake with one administrator, "root", holding a token with
-// the scopes api, read_user and read_repository ([Server.Token]).
+// the scopes api, read_user and read_repository ([Server.Token]). It serves
+// nothing until Start, StartTLS, Serve or Listen; it is an http.Handler.
 func New(opts ...Option) *Server {
 	cfg := config{
 		rateLimit:     600,
@@ -111,22 +163,57 @@ func New(opts ...Option) *Server {
 			o(&cfg)
 		}
 	}
-	s := &Server{cfg: cfg}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Error: s.errorAnswer, Routes: routeTable().Bind(s)})
-	s.cfg.clock = s.kit.Clock()
-	s.limiter = fakekit.NewRateLimiter(s.cfg.clock, cfg.rateLimit, cfg.rateWindow, "")
-	if s.cfg.hookClient == nil {
-		s.cfg.hookClient = &http.Client{Timeout: 10 * time.Second}
+	if cfg.limits.MaxBody <= 0 {
+		cfg.limits.MaxBody = DefaultMaxBody
 	}
+	if cfg.hookClient == nil {
+		cfg.hookClient = &http.Client{}
+	}
+	if cfg.hookTimeout <= 0 {
+		cfg.hookTimeout = DefaultHookTimeout
+	}
+	if cfg.hookQueue <= 0 {
+		cfg.hookQueue = DefaultHookQueue
+	}
+	if cfg.hookQueueBytes <= 0 {
+		cfg.hookQueueBytes = DefaultHookQueueBytes
+	}
+	if cfg.deliveryLog <= 0 {
+		cfg.deliveryLog = DefaultDeliveryLog
+	}
+	if cfg.deliveryPayload <= 0 {
+		cfg.deliveryPayload = DefaultDeliveryLogPayload
+	}
+	s := &Server{cfg: cfg}
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: s.errorAnswer, Routes: routeTable().Bind(s)})
+	s.cfg.clock = s.kit.Clock()
+	for _, rf := range cfg.faults {
+		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
+			panic("sourcehostfake: WithFault: " + err.Error())
+		}
+	}
+	s.hooks = newDispatcher(s.cfg.clock, s.cfg)
 	s.external = cfg.externalURL
+	s.rootT = cfg.rootToken
+	if s.rootT == "" {
+		s.rootT = newSecret()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetState()
+	return s
+}
+
+// resetState makes the state New starts with: root and its token, nothing
+// else, and a fresh rate-limit window per caller. s.mu must be held.
+func (s *Server) resetState() {
+	s.limiter.Store(fakekit.NewRateLimiter(s.cfg.clock, s.cfg.rateLimit, s.cfg.rateWindow, ""))
 	s.st = newState(s.cfg.clock)
 	s.root = s.st.addUser(RootUsername, "Administrator", "admin@example.com", true)
-	tok, err := s.st.addToken(s.root, "apitwin", cfg.rootToken, []string{sourcehost.ScopeAPI, sourcehost.ScopeReadUser, sourcehost.ScopeReadRepository}, nil)
-	if err != nil { // only a caller-supplied duplicate could fail, and the state is empty
-		panic(err)
+	scopes := []string{sourcehost.ScopeAPI, sourcehost.ScopeReadUser, sourcehost.ScopeReadRepository}
+	if _, err := s.st.addToken(s.root, "apitwin", s.rootT, scopes, nil); err != nil {
+		panic(err) // the state is empty: nothing can clash
 	}
-	s.rootT = tok.secret
-	return s
 }
 
 // Start serves a new fake on a loopback port until the test ends.
@@ -134,6 +221,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
 	s.setURL(s.ep.Start(tb, s))
+	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -142,11 +230,21 @@ func StartTLS(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
 	s.setURL(s.ep.StartTLS(tb, s))
+	tb.Cleanup(s.Close)
 	return s
 }
 
+// Serve serves the fake on l until Close, for programs, and returns the URL
+// to reach it.
+func (s *Server) Serve(l net.Listener) string {
+	u := s.ep.Serve(l, s)
+	s.setURL(u)
+	return u
+}
+
 // Listen serves the fake on addr ("127.0.0.1:0" picks a free port) until
-// Close, for programs; it returns the URL to reach it.
+// Close, for programs; it returns the URL to reach it. A port in use is an
+// error that names it.
 func (s *Server) Listen(addr string) (string, error) {
 	u, err := s.ep.Listen(addr, s)
 	if err != nil {
@@ -156,8 +254,21 @@ func (s *Server) Listen(addr string) (string, error) {
 	return u, nil
 }
 
-// Close stops a server started by Listen.
-func (s *Server) Close() { s.ep.Close() }
+// Close stops the fake: waits on faults end, pipelines stop moving on the
+// clock, webhook queues stop (waiting deliveries are dropped, those in
+// flight cancelled), then running requests get a short grace and their
+// connections close. It is safe to call more than once; a fake started for
+// a test closes with the test.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.kit.Close()
+		s.mu.Lock()
+		s.st.stopTimers()
+		s.mu.Unlock()
+		s.hooks.close()
+		s.ep.Close()
+	})
+}
 
 // setURL adopts u, the URL the fake was started on, as its external URL
 // unless WithExternalURL gave one.
@@ -216,6 +327,9 @@ func (s *Server) InjectFault(route string, f control.Fault) error { return s.kit
 // ClearFaults removes every injected fault.
 func (s *Server) ClearFaults() { s.kit.ClearFaults() }
 
+// Faults returns the faults in force, in the order they apply.
+func (s *Server) Faults() []control.ActiveFault { return s.kit.Faults() }
+
 // Requests returns the requests received, oldest first.
 func (s *Server) Requests() []control.Request { return s.kit.Requests() }
 
@@ -225,6 +339,23 @@ func (s *Server) RequestsTo(route string) []control.Request { return s.kit.Reque
 
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() { s.kit.ResetRequests() }
+
+// Reset puts the fake back as New left it: root and its token alone, no
+// project, group or other user, no fault, an empty request log, fresh
+// rate-limit windows; waiting webhook deliveries are dropped (those in
+// flight cancelled) and the delivery log emptied. The options, the clock
+// and the root token stay.
+func (s *Server) Reset() {
+	s.kit.ClearFaults()
+	s.kit.ResetRequests()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.stopTimers()
+	s.hooks.reset()
+	s.resetState()
+}
+
+var _ control.Controls = (*Server)(nil)
 
 // errorAnswer is the API's error answer, for the kit (faults, bodies over
 // the limit, panics).

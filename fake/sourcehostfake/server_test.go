@@ -149,10 +149,10 @@ func TestUnknownRoute(t *testing.T) {
 func TestReadBackAndSeedErrors(t *testing.T) {
 	t.Parallel()
 	srv := sourcehostfake.Start(t)
-	if _, err := srv.AddUser("bad name", ""); err == nil {
+	if _, err := srv.AddUser(sourcehostfake.UserSeed{Username: "bad name"}); err == nil {
 		t.Error("bad username accepted")
 	}
-	if _, err := srv.AddUser("root", ""); err == nil {
+	if _, err := srv.AddUser(sourcehostfake.UserSeed{Username: "root"}); err == nil {
 		t.Error("duplicate username accepted")
 	}
 	if _, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "x", Visibility: "secret"}); err == nil {
@@ -167,7 +167,7 @@ func TestReadBackAndSeedErrors(t *testing.T) {
 	if err := srv.SetPipelineStatus(1, 1, "exploded"); err == nil {
 		t.Error("bad pipeline status accepted")
 	}
-	gid, err := srv.AddGroup("team", "The Team")
+	gid, err := srv.AddGroup(sourcehostfake.GroupSeed{Path: "team", Name: "The Team"})
 	if err != nil || gid == 0 {
 		t.Fatal(err)
 	}

@@ -372,10 +372,11 @@ func (r *repo) resolve(ref string) *commit {
 	return nil
 }
 
-// fileChange is one file of a commit: new content, or nil to delete.
+// fileChange is one file of a commit: its new content, or nil to delete
+// it. The blob (and so its hash) is made before the state is locked.
 type fileChange struct {
 	path string
-	data []byte
+	blob *blob
 }
 
 // commitFiles makes a commit on branch (creating the branch from start, or
@@ -409,16 +410,16 @@ func (st *state) commit(p *project, branch string, parents []*commit, changes []
 	for _, ch := range changes {
 		old, existed := files[ch.path]
 		switch {
-		case ch.data == nil && existed:
+		case ch.blob == nil && existed:
 			delete(files, ch.path)
 			c.removed = append(c.removed, ch.path)
-		case ch.data == nil:
+		case ch.blob == nil:
 			continue
 		case !existed:
-			files[ch.path] = newBlob(ch.data)
+			files[ch.path] = ch.blob
 			c.added = append(c.added, ch.path)
-		case string(old.data) != string(ch.data):
-			files[ch.path] = newBlob(ch.data)
+		case old.sha != ch.blob.sha:
+			files[ch.path] = ch.blob
 			c.modified = append(c.modified, ch.path)
 		}
 	}

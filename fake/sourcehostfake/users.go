@@ -1,6 +1,57 @@
 package sourcehostfake
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+// UserSeed is a user to add (AddUser, Seed.Users). Every user gets a
+// namespace of its own, named after the username.
+type UserSeed struct {
+	Username string `json:"username" yaml:"username"`
+	// Name is the display name; empty means the username.
+	Name string `json:"name,omitempty" yaml:"name,omitempty"`
+	// Email empty means <username>@example.com.
+	Email string `json:"email,omitempty" yaml:"email,omitempty"`
+	// Admin users have Owner access to every project.
+	Admin bool `json:"admin,omitempty" yaml:"admin,omitempty"`
+}
+
+// AddUser adds a user with a namespace of its own and returns its id. It
+// has no token until AddToken (or CreateToken) gives it one.
+func (s *Server) AddUser(seed UserSeed) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, err := s.st.seedUser(seed)
+	if err != nil {
+		return 0, err
+	}
+	return u.id, nil
+}
+
+// seedUser checks and adds a user. s.mu must be held.
+func (st *state) seedUser(seed UserSeed) (*user, error) {
+	if !usernameRE.MatchString(seed.Username) || len(seed.Username) > 255 {
+		return nil, fmt.Errorf("sourcehostfake: invalid username %q", seed.Username)
+	}
+	if st.userByName[strings.ToLower(seed.Username)] != nil || st.nsByPath[strings.ToLower(seed.Username)] != nil {
+		return nil, fmt.Errorf("sourcehostfake: username %q is taken", seed.Username)
+	}
+	name := firstNonEmpty(seed.Name, seed.Username)
+	email := firstNonEmpty(seed.Email, seed.Username+"@example.com")
+	return st.addUser(seed.Username, name, email, seed.Admin), nil
+}
+
+// userNamed finds a user by username, for seeds. s.mu must be held.
+func (st *state) userNamed(username string) (*user, error) {
+	u := st.userByName[strings.ToLower(username)]
+	if u == nil {
+		return nil, fmt.Errorf("sourcehostfake: no user %q", username)
+	}
+	return u, nil
+}
 
 type currentUserJSON struct {
 	userJSON
@@ -10,32 +61,8 @@ type currentUserJSON struct {
 	Bio       string `json:"bio"`
 }
 
-func (c *call) currentUser() answer {
+func (c *call) currentUser() fakekit.Answer {
 	return ok(currentUserJSON{userJSON: *c.renderUser(c.user), CreatedAt: stamp(c.user.createdAt), Email: c.user.email, IsAdmin: c.user.admin})
-}
-
-type tokenJSON struct {
-	ID          int64    `json:"id"`
-	Name        string   `json:"name"`
-	Revoked     bool     `json:"revoked"`
-	CreatedAt   stamp    `json:"created_at"`
-	Description string   `json:"description"`
-	Scopes      []string `json:"scopes"`
-	UserID      int64    `json:"user_id"`
-	LastUsedAt  *stamp   `json:"last_used_at"`
-	Active      bool     `json:"active"`
-	ExpiresAt   *string  `json:"expires_at"`
-}
-
-func (c *call) currentToken() answer {
-	t := c.tok
-	out := tokenJSON{ID: t.id, Name: t.name, Revoked: t.revoked, CreatedAt: stamp(t.createdAt), Scopes: append([]string{}, t.scopes...),
-		UserID: t.user.id, LastUsedAt: stampPtr(t.lastUsed), Active: c.st.tokenState(t) == ""}
-	if t.expiresAt != nil {
-		d := t.expiresAt.Format("2006-01-02")
-		out.ExpiresAt = &d
-	}
-	return ok(out)
 }
 
 // containsFold reports whether s contains sub, ignoring case.
