@@ -23,12 +23,13 @@
 // to the cent); invoices and orders start as drafts with the ref "(PROVn)"
 // and get their final ref when validated (FA2611-0001, CO2611-0001); a
 // second validation is 304, nothing done; orders go draft → validated →
-// closed, and a draft cannot be closed; only administrators manage users;
-// a missing record is 404 ("Not Found: Invoice not found"). Bodies must be
-// JSON (anything else is 403, as the ERP's Restler layer answers). Lists
-// honour limit (default 100; 0 for all), page (from 0), sortfield (columns,
-// comma-separated), sortorder, sqlfilters, pagination_data, and each
-// resource's own (mode, status, thirdparty_ids).
+// closed, and a draft cannot be closed; only administrators manage users,
+// and no user can delete or disable their own account; a missing record is
+// 404 ("Not Found: Invoice not found"). Bodies must be JSON (anything else
+// is 403, as the ERP's Restler layer answers). Lists honour limit (default
+// 100; 0 for all), page (from 0), sortfield (columns, comma-separated),
+// sortorder, sqlfilters, pagination_data, and each resource's own (mode,
+// status, thirdparty_ids).
 //
 // sqlfilters: the grammar is on the parser (sqlfilter.go): criteria
 // (t.field:op:value) joined by and/or with parentheses; operators = != <>
@@ -43,22 +44,86 @@
 // the ERP does on older PHP database drivers, or with WithNativeNumbers as
 // JSON numbers. Options also reproduce other versions: WithBareCreateIDs
 // (create answers the bare id) and WithEmptyListNotFound (an empty list is
-// 404 "No … found").
-//
-// Controls: [Server.Clock] (shared with the clients the server makes, and
-// driving session expiry), [Server.SetAPIEnabled] (off: every API call
-// answers the ERP's 200 "Module Api must be enabled" page),
-// [Server.InjectFault] per route, [Server.Requests], [Server.EndSessions],
-// seeding (AddUser, NewAPIKey, AddThirdparty, AddProduct, AddInvoice,
-// AddOrder) and reading back (User, Invoice, Invoices, …) in the client's
-// types.
+// 404 "No … found"). [Server.SetAPIEnabled] switches the REST API module
+// off: every API call then answers the ERP's 200 "Module Api must be
+// enabled" page.
 //
 // /api/index.php/explorer (and /explorer/swagger.json) serves a Swagger 2.0
 // description of the fake's own API; the web root answers 200 with the
-// login page.
+// login page; other paths outside the API answer the web server's 404 page.
+//
+// # Serving and controls
+//
+// Like every apitwin fake: [New] builds one that serves nothing yet (it is
+// an http.Handler); [Start] and [StartTLS] serve it on loopback until the
+// test ends; [Server.Serve] and [Server.Listen] serve it for programs until
+// [Server.Close]. Every listener has header and idle timeouts, and Close
+// gives running requests two seconds before it closes their connections.
+// The controls are the same on every fake ([control.Controls]):
+// [Server.InjectFault] per route (the http.ServeMux pattern the fake
+// registers, "POST /api/index.php/invoices", or "" for all: a status, a
+// body, latency on the wall or the fake clock, a dropped connection, for
+// the next N requests), [Server.Faults], [Server.ClearFaults], the request
+// log ([Server.Requests], [Server.RequestsTo], [Server.ResetRequests]; each
+// entry names the caller), [Server.Reset], and [Server.Clock]. Seeding and
+// reading back: [Server.Load] with a [Seed], AddUser, NewAPIKey,
+// SetUserEnabled, AddThirdparty, AddProduct, AddInvoice, AddOrder; User,
+// Users, Thirdparty, Thirdparties, Product, Products, Invoice, Invoices,
+// Order, Orders, in the client's types, as the API would show them to
+// admin. [Server.EndSessions] ends every web session.
+//
+// A [Seed] holds every kind of record the fake keeps, with the same field
+// names in JSON and YAML; invoices and orders name their third party by
+// name and their products by ref (or either by id). Load stops at the first
+// refusal and names the entry: `products[1]: ref "X" already exists`.
+//
+// # Bounds
+//
+// The numbers a request carries are bounded as the ERP's database bounds
+// them, and refused with 400 in the ERP's shape, naming the field, before
+// any arithmetic is done on them. These bounds are the ERP's schema, not
+// options:
+//
+//   - Amounts, quantities, prices and rates (qty, subprice, price,
+//     price_ttc, price_min, weight, tva_tx, remise_percent) are
+//     DECIMAL(24,8): at most 16 digits before the point and 8 after,
+//     leading and trailing zeros aside ("1.5e3" is read too). The digits
+//     are counted in one pass over the text, so a number of a million
+//     digits is refused as fast as it is read. What the fake computes from
+//     them (a price with tax, a line's total, a document's total) must fit
+//     the same columns.
+//   - Integers (socid, fk_product, type, client, flags, limit, page, mode,
+//     thirdparty_ids) are INTs: -2147483648 to 2147483647. An id in a path
+//     past that range is 400; within it, an unknown id (or one that is not
+//     a number) is 404. A limit of 0 or less lists everything, a page below
+//     0 is the first; limit × page cannot overflow.
+//   - Dates (date, date_lim_reglement, delivery_date) are DATETIMEs: from
+//     1000-01-01 to 9999-12-31, as Unix seconds or "YYYY-MM-DD[ HH:MM:SS]".
+//   - sqlfilters: at most 10,000 characters and 32 levels of parentheses.
+//
+// What the fake holds for itself is bounded too:
+//
+//   - Request bodies: at most 1 MiB ([WithMaxBody], [DefaultMaxBody]); a
+//     larger one is refused with 413 in the ERP's error shape before it is
+//     read.
+//   - The request log: the newest 10,000 requests, the first 64 KiB of each
+//     body, 32 MiB in all ([WithRequestLog]).
+//   - Web sessions: once 10,000 are open, a login sweeps out the expired
+//     ones (as PHP sweeps its session store now and then), and sweeps again
+//     only when twice as many as it kept are open.
+//   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send
+//     the body, 2 minutes to read the answer, 2 minutes idle.
+//   - The state lock is held only to look records up and change them:
+//     bodies, queries, filters and numbers are read before it is taken,
+//     and answers are written after it is released.
+//
+// A handler that panics is answered 500 in the ERP's error shape and the
+// panic is in the request log (Request.Panic): it is a bug of the fake's,
+// please report it.
 //
 // Known differences from the ERP: permissions are all or nothing (admins
 // manage users, everyone else can do the rest); there are no payments,
 // warehouses, categories, contacts or extra fields; document dates are days
-// in UTC; the login form needs no CSRF token.
+// in UTC; the login form needs no CSRF token; text fields are not held to
+// their columns' lengths (only the body limit bounds them).
 package erpfake

@@ -92,3 +92,32 @@ func ExampleServer_InjectFault() {
 	// 503 true
 	// 200 false
 }
+
+// A Seed holds every kind of record the fake keeps: the same shape as the
+// ERP part of apitwin-fake's --seed file. Invoices and orders name their
+// third party by name and their products by ref.
+func ExampleServer_Load() {
+	srv := erpfake.New(erpfake.WithClock(clock.NewFake(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))))
+	err := srv.Load(erpfake.Seed{
+		Thirdparties: []erpfake.ThirdpartySeed{{Name: "Acme", Customer: true}},
+		Products:     []erpfake.ProductSeed{{Ref: "WIDGET", Label: "Widget", Price: "12.50", VATRate: "20"}},
+		Invoices: []erpfake.InvoiceSeed{{Thirdparty: "Acme", Validated: true, Lines: []erpfake.LineSeed{
+			{Product: "WIDGET", Qty: "4"},
+			{Description: "Freight", Qty: "1", Subprice: "7.50"},
+		}}},
+		Orders: []erpfake.OrderSeed{{Thirdparty: "Acme", Lines: []erpfake.LineSeed{{Product: "WIDGET", Qty: "1"}}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	inv, o := srv.Invoice(1), srv.Order(1)
+	fmt.Println(inv.Ref, inv.Status, inv.TotalHT.Round(2), inv.TotalTTC.Round(2))
+	fmt.Println(o.Ref, o.Status, o.TotalTTC.Round(2))
+
+	err = srv.Load(erpfake.Seed{Products: []erpfake.ProductSeed{{Ref: "GADGET", Label: "Gadget"}, {Ref: "widget", Label: "Again"}}})
+	fmt.Println(err)
+	// Output:
+	// FA2611-0001 validated 57.50 67.50
+	// (PROV1) draft 15.00
+	// products[1]: ref "widget" already exists
+}

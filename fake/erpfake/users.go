@@ -140,6 +140,9 @@ func updateUser(in *input) step {
 		if msg := in.body.problem(); msg != "" {
 			return badRequest(msg)
 		}
+		if u == c.user && p.enabled.set && !p.enabled.v {
+			return apiError(http.StatusForbidden, "Users cannot disable their own account")
+		}
 		if p.login.set {
 			if p.login.v == "" {
 				return badRequest("login field missing")
