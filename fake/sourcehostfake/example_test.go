@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
@@ -101,4 +102,63 @@ func ExampleServer_CreateToken() {
 	// sourcehost: POST /api/v4/projects/1/issues: 403 insufficient_scope: The request requires higher privileges than provided by the access token.
 	// true true
 	// issues: 0
+}
+
+// Webhooks are delivered in the background, as the real service delivers
+// them; WaitDeliveries waits for them (no sleeping), and Deliveries shows
+// what each receiver answered.
+func ExampleServer_WaitDeliveries() {
+	srv := startExampleFake()
+	defer srv.Close()
+	ctx := context.Background()
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ev, err := sourcehost.ParseWebhook(r, "s3cret")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		fmt.Printf("receiver: %s #%d\n", r.Header.Get(sourcehost.HookEventHeader), ev.(*sourcehost.IssueEvent).ObjectAttributes.IID)
+	}))
+	defer receiver.Close()
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop",
+		Hooks: []sourcehostfake.HookSeed{{URL: receiver.URL, IssuesEvents: true, Token: "s3cret"}}})
+
+	_, err := srv.Client().CreateIssue(ctx, sourcehost.ProjectID(id), &sourcehost.CreateIssueRequest{Title: "Order 7 failed"})
+	if err != nil {
+		panic(err)
+	}
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		panic(err)
+	}
+	for _, d := range srv.Deliveries() {
+		fmt.Println(d.Event, d.State, d.Status)
+	}
+	// Output:
+	// receiver: Issue Hook #1
+	// Issue Hook sent 200
+}
+
+// A seed holds every resource the fake keeps; Load names the entry it
+// refuses.
+func ExampleServer_Load() {
+	srv := sourcehostfake.New()
+	err := srv.Load(sourcehostfake.Seed{
+		Users:  []sourcehostfake.UserSeed{{Username: "alice", Name: "Alice Liddell"}},
+		Tokens: []sourcehostfake.TokenSeed{{Username: "alice", Token: "alice-token", Scopes: []string{"api"}}},
+		Projects: []sourcehostfake.ProjectSeed{{
+			Name: "shop", Owner: "alice",
+			Files:  map[string]string{"README.md": "# Shop"},
+			Issues: []sourcehostfake.IssueSeed{{Title: "Broken cart", Assignees: []string{"alice"}}},
+		}},
+	})
+	fmt.Println(err, srv.Project(1).PathWithNamespace, srv.Issues(1)[0].Assignee.Username)
+
+	err = srv.Load(sourcehostfake.Seed{Projects: []sourcehostfake.ProjectSeed{
+		{Name: "billing"},
+		{Name: "ops", Issues: []sourcehostfake.IssueSeed{{Title: "Disk full", Author: "bob"}}},
+	}})
+	fmt.Println(err)
+	// Output:
+	// <nil> alice/shop alice
+	// projects[1].issues[0]: sourcehostfake: no user "bob"
 }

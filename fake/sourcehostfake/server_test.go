@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -181,5 +183,125 @@ func TestReadBackAndSeedErrors(t *testing.T) {
 	}
 	if srv.Issues(999) != nil {
 		t.Fatal("issues of a missing project")
+	}
+}
+
+func TestBodyOverTheLimit(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t, sourcehostfake.WithMaxBody(1000))
+	big := `{"title":"` + strings.Repeat("x", 1000) + `"}`
+	a := send(t, srv, "POST", "/api/v4/projects/1/issues", "application/json", big)
+	if a.status != 413 || a.body != `{"message":"413 Request Entity Too Large"}` {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	if r := srv.Requests(); len(r) != 1 || r[0].BodySize != int64(len(big)) || len(r[0].Body) != 0 || r[0].Status != 413 {
+		t.Fatalf("log %v", r)
+	}
+	// The default is 4 MiB.
+	def := sourcehostfake.New()
+	rec := serve(def, "POST", "/api/v4/projects", "application/json", `{"name":"`+strings.Repeat("x", 4<<20)+`"}`)
+	if rec.Code != 413 {
+		t.Fatalf("4 MiB and more: %d", rec.Code)
+	}
+}
+
+func TestCallerInTheRequestLog(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	srv.AddUser(sourcehostfake.UserSeed{Username: "alice"})
+	tok, _ := srv.CreateToken("alice", "read_api")
+	send(t, srv, "GET", "/api/v4/projects", "", "")
+	req, _ := http.NewRequest("GET", srv.URL()+"/api/v4/user", nil)
+	req.Header.Set("PRIVATE-TOKEN", tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	anon, _ := http.Get(srv.URL() + "/api/v4/projects")
+	anon.Body.Close()
+	r := srv.Requests()
+	if len(r) != 3 || r[0].Caller != "root" || r[1].Caller != "alice" || r[1].Status != 200 || r[2].Caller != "" || r[0].Route != "GET /api/v4/projects" {
+		t.Fatalf("log %v", r)
+	}
+}
+
+func TestResetIsNew(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t, sourcehostfake.WithRateLimit(3, time.Minute),
+		sourcehostfake.WithFault("GET /api/v4/user", control.Fault{Status: 503}))
+	if f := srv.Faults(); len(f) != 1 || f[0].Route != "GET /api/v4/user" || f[0].Remaining != -1 {
+		t.Fatalf("WithFault: %v", f)
+	}
+	token := srv.Token()
+	if err := srv.Load(decodeSeed(t, seedYAML)); err != nil {
+		t.Fatal(err)
+	}
+	rc := newHoldingReceiver(t)
+	srv.AddHook(1, sourcehostfake.HookSeed{URL: rc.URL, IssuesEvents: true})
+	srv.AddIssue(1, sourcehostfake.IssueSeed{Title: "in flight"})
+	<-rc.arrived
+	srv.AddIssue(1, sourcehostfake.IssueSeed{Title: "waiting"})
+	send(t, srv, "GET", "/api/v4/projects", "", "")
+	send(t, srv, "GET", "/api/v4/projects", "", "")
+	pending := srv.Clock().Pending()
+
+	srv.Reset()
+	if err := srv.WaitDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Token() != token || srv.Project(1) != nil || len(srv.Faults()) != 0 || len(srv.Requests()) != 0 ||
+		len(srv.Deliveries()) != 0 || srv.Clock().Pending() != 0 || pending == 0 {
+		t.Fatalf("after Reset: project %v, faults %v, log %v, deliveries %v, timers %d (were %d)",
+			srv.Project(1), srv.Faults(), srv.Requests(), srv.Deliveries(), srv.Clock().Pending(), pending)
+	}
+	// Root and its token work; the rate-limit window is new; ids start over.
+	a := send(t, srv, "GET", "/api/v4/user", "", "")
+	if a.status != 200 || a.header.Get("X-RateLimit-Remaining") != "2" || !strings.Contains(a.body, `"username":"root"`) {
+		t.Fatalf("after Reset: %d %s %v", a.status, a.body, a.header)
+	}
+	if id, err := srv.AddUser(sourcehostfake.UserSeed{Username: "alice"}); err != nil || id != 2 {
+		t.Fatalf("alice again: %d %v", id, err)
+	}
+	if len(rc.arrived) != 0 {
+		t.Fatal("a dropped delivery was sent")
+	}
+}
+
+func TestWithFaultRefusesABadFault(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "sourcehostfake: WithFault: invalid fault") {
+			t.Fatalf("panic %v", p)
+		}
+	}()
+	sourcehostfake.New(sourcehostfake.WithFault("GET /api/v4/user", control.Fault{Status: 7}))
+}
+
+func TestServeListenAndTLS(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.New()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := srv.Serve(l)
+	t.Cleanup(srv.Close)
+	if u != "http://"+l.Addr().String() || srv.URL() != u {
+		t.Fatalf("Serve: %s %s", u, srv.URL())
+	}
+	if _, err := srv.Client().CurrentUser(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	other := sourcehostfake.New()
+	if _, err := other.Listen(l.Addr().String()); err == nil || !strings.Contains(err.Error(), "already in use") {
+		t.Fatalf("a busy port: %v", err)
+	}
+	tls := sourcehostfake.StartTLS(t)
+	if !strings.HasPrefix(tls.URL(), "https://") {
+		t.Fatal(tls.URL())
+	}
+	if _, err := tls.Client().CurrentUser(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,62 @@
+package sourcehostfake_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+// BenchmarkFakeListProjects is the fake's own cost of a page of 20 out of
+// 1,000 projects: authentication, filtering, sorting, pagination headers,
+// encoding.
+func BenchmarkFakeListProjects(b *testing.B) {
+	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	for i := range 1000 {
+		if _, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: fmt.Sprintf("p%04d", i), Visibility: "public"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if rec := serve(srv, "GET", "/api/v4/projects?page=7&per_page=20", "", ""); rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
+
+// BenchmarkFakeCreateIssue is the fake's cost of creating an issue.
+func BenchmarkFakeCreateIssue(b *testing.B) {
+	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	target := fmt.Sprintf("/api/v4/projects/%d/issues", id)
+	b.ReportAllocs()
+	for b.Loop() {
+		if rec := serve(srv, "POST", target, "application/json", `{"title":"bug","labels":["a","b"]}`); rec.Code != 201 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
+
+// BenchmarkFakeCreateIssueDelivered is an issue created and its webhook
+// delivered (to a receiver in process), waited for: the queue's cost.
+func BenchmarkFakeCreateIssueDelivered(b *testing.B) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0),
+		sourcehostfake.WithHookClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: ok}}))
+	defer srv.Close()
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop",
+		Hooks: []sourcehostfake.HookSeed{{URL: "http://receiver.test/hook", IssuesEvents: true}}})
+	target := fmt.Sprintf("/api/v4/projects/%d/issues", id)
+	b.ReportAllocs()
+	for b.Loop() {
+		if rec := serve(srv, "POST", target, "application/json", `{"title":"bug"}`); rec.Code != 201 {
+			b.Fatal(rec.Code)
+		}
+		if err := srv.WaitDeliveries(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
