@@ -112,6 +112,12 @@ func TestInvoiceRules(t *testing.T) {
 		{"free line without price", &erp.CreateInvoiceRequest{SocID: soc.ID, Lines: []erp.LineRequest{{Description: "x", Qty: dec("1")}}}, "subprice field missing"},
 		{"bad type", &erp.CreateInvoiceRequest{SocID: soc.ID, Type: 9}, "type must be 0"},
 		{"discount over 100", &erp.CreateInvoiceRequest{SocID: soc.ID, Lines: []erp.LineRequest{{Description: "x", Qty: dec("1"), Subprice: erp.Ptr(dec("1")), Discount: erp.Ptr(dec("101"))}}}, "remise_percent must be between 0 and 100"},
+		// The ERP's columns: DECIMAL(24,8) amounts, INT ids.
+		{"qty past DECIMAL(24,8)", &erp.CreateInvoiceRequest{SocID: soc.ID, Lines: []erp.LineRequest{{Description: "x", Qty: dec("12345678901234567"), Subprice: erp.Ptr(dec("1"))}}},
+			"lines[0]: qty 12345678901234567 has more digits than the ERP keeps"},
+		{"price past 8 decimals", &erp.CreateInvoiceRequest{SocID: soc.ID, Lines: []erp.LineRequest{{Description: "x", Qty: dec("1"), Subprice: erp.Ptr(dec("0.000000001"))}}},
+			"lines[0]: subprice 0.000000001 has more digits"},
+		{"socid past INT", &erp.CreateInvoiceRequest{SocID: 2147483648}, "socid 2147483648 is out of range"},
 	} {
 		_, err := tg.c.CreateInvoice(ctx, tc.req)
 		var e *erp.Error

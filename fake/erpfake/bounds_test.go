@@ -129,6 +129,17 @@ func TestBodyOverTheLimit(t *testing.T) {
 	if r := srv.RequestsTo("POST /api/index.php/invoices"); len(r) != 1 || r[0].Status != 413 || len(r[0].Body) != 0 {
 		t.Fatalf("log: %v", r)
 	}
+
+	// WithMaxBody moves the limit; 0 keeps the default.
+	small := erpfake.Start(t, erpfake.WithMaxBody(100))
+	if a := send(t, small, "POST", api+"/thirdparties", "application/json", `{"name":"`+strings.Repeat("x", 100)+`"}`); a.status != 413 {
+		t.Fatalf("over 100 bytes: %d", a.status)
+	}
+	zero := erpfake.Start(t, erpfake.WithMaxBody(0))
+	zero.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
+	if a := send(t, zero, "POST", api+"/invoices", "application/json", hugeQty(1_100_000)); a.status != 413 {
+		t.Fatalf("WithMaxBody(0): %d", a.status)
+	}
 }
 
 // TestNumbersKeepTheERPsPrecision checks each bound on what a request

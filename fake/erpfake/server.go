@@ -89,8 +89,9 @@ func WithEmptyListNotFound() Option { return func(c *config) { c.emptyListNotFou
 // most versions of the ERP do, instead of the record.
 func WithBareCreateIDs() Option { return func(c *config) { c.bareCreateIDs = true } }
 
-// WithMaxBody caps a request body (default DefaultMaxBody, 1 MiB); a larger
-// one is refused with 413 in the ERP's error shape before it is read whole.
+// WithMaxBody caps a request body (default DefaultMaxBody, 1 MiB; n ≤ 0
+// keeps the default); a larger one is refused with 413 in the ERP's error
+// shape before it is read whole.
 func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n } }
 
 // WithRequestLog bounds the request log: at most entries requests (default
@@ -133,6 +134,9 @@ func New(opts ...Option) *Server {
 		if o != nil {
 			o(&cfg)
 		}
+	}
+	if cfg.limits.MaxBody <= 0 {
+		cfg.limits.MaxBody = DefaultMaxBody
 	}
 	s := &Server{cfg: cfg}
 	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().routes.Bind(s)})
