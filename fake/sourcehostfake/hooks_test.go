@@ -3,6 +3,8 @@ package sourcehostfake_test
 import (
 	"cmp"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -296,5 +299,78 @@ func TestHookLimit(t *testing.T) {
 	if _, err := srv.AddHook(id, sourcehostfake.HookSeed{URL: "http://hooks.example/y"}); err == nil ||
 		err.Error() != "sourcehostfake: base Maximum number of project hooks (100) exceeded" {
 		t.Fatalf("seeding the 101st: %v", err)
+	}
+}
+
+// A request that carries a chain's UUID passes it on; one too long to be a
+// UUID is ignored and starts chains of its own.
+func TestChainUUIDFromTheRequest(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.New(sourcehostfake.WithHookClient(&http.Client{Transport: fakekit.HandlerTransport{
+		Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})}}))
+	defer srv.Close()
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Hooks: []sourcehostfake.HookSeed{{URL: "http://r.test/", IssuesEvents: true}}})
+	long := strings.Repeat("u", 65)
+	for _, uuid := range []string{"chain-1", long} {
+		req := httptest.NewRequest("POST", fmt.Sprintf("/api/v4/projects/%d/issues?title=t", id), nil)
+		req.Header.Set("PRIVATE-TOKEN", srv.Token())
+		req.Header.Set(sourcehost.HookUUIDHeader, uuid)
+		srv.ServeHTTP(httptest.NewRecorder(), req)
+		if err := srv.WaitDeliveries(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds := srv.Deliveries()
+	if len(ds) != 2 || ds[0].UUID != "chain-1" || ds[1].UUID == long || len(ds[1].UUID) != 36 || !ds[0].OK() || !ds[1].OK() {
+		t.Fatalf("deliveries %+v", ds)
+	}
+}
+
+// A hook with SSL verification off reaches a receiver whose certificate
+// nobody trusts; one with it on does not.
+func TestHookSSLVerification(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	rc := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	rc.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is the point
+	rc.StartTLS()
+	t.Cleanup(rc.Close)
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Hooks: []sourcehostfake.HookSeed{
+		{URL: rc.URL + "/on", IssuesEvents: true, PushEvents: sourcehost.Ptr(false)},
+		{URL: rc.URL + "/off", IssuesEvents: true, PushEvents: sourcehost.Ptr(false), EnableSSLVerification: sourcehost.Ptr(false)},
+	}})
+	srv.AddIssue(id, sourcehostfake.IssueSeed{Title: "t"})
+	if err := srv.WaitDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]sourcehostfake.Delivery{}
+	for _, d := range srv.Deliveries() {
+		got[strings.TrimPrefix(d.URL, rc.URL)] = d
+	}
+	if on := got["/on"]; on.State != sourcehostfake.DeliveryFailed || !strings.Contains(on.Error, "certificate") {
+		t.Errorf("verified: %+v", on)
+	}
+	if off := got["/off"]; off.State != sourcehostfake.DeliverySent {
+		t.Errorf("not verified: %+v", off)
+	}
+}
+
+// The delivery log keeps the newest deliveries, and the start of each
+// payload.
+func TestDeliveryLogBounds(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.New(sourcehostfake.WithDeliveryLog(2, 10), sourcehostfake.WithHookClient(&http.Client{
+		Transport: fakekit.HandlerTransport{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})}}))
+	defer srv.Close()
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Hooks: []sourcehostfake.HookSeed{{URL: "http://r.test/", IssuesEvents: true}}})
+	for i := range 3 {
+		srv.AddIssue(id, sourcehostfake.IssueSeed{Title: fmt.Sprint(i)})
+	}
+	if err := srv.WaitDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ds := srv.Deliveries()
+	if len(ds) != 2 || len(ds[0].Payload) != 10 || ds[0].PayloadSize < 100 || ds[0].Time.IsZero() {
+		t.Fatalf("deliveries %+v", ds)
 	}
 }

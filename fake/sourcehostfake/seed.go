@@ -185,18 +185,20 @@ func (s *Server) Hooks(projectID int64) []*sourcehost.ProjectHook {
 	return readBackAll[sourcehost.ProjectHook](s, projectID, func(_ *call, p *project) any { return renderAll(p.hooks, renderHook) })
 }
 
-// readBack renders under the lock and decodes into the client's type, so
-// what a test reads back is exactly what the API would answer.
+// readBack renders under the lock (renderings copy what they show) and
+// decodes into the client's type, so what a test reads back is exactly
+// what the API would answer.
 func readBack[T any](s *Server, render func(*call) any) *T {
-	s.mu.Lock()
-	v := render(s.internalCall(s.root))
-	var b []byte
-	var err error
-	if v != nil {
-		b, err = json.Marshal(v)
+	v := func() any {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return render(s.internalCall(s.root))
+	}()
+	if v == nil {
+		return nil
 	}
-	s.mu.Unlock()
-	if v == nil || err != nil {
+	b, err := json.Marshal(v)
+	if err != nil {
 		return nil
 	}
 	out := new(T)

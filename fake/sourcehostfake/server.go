@@ -262,12 +262,17 @@ func (s *Server) Listen(addr string) (string, error) {
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.kit.Close()
-		s.mu.Lock()
-		s.st.stopTimers()
-		s.mu.Unlock()
+		s.stopTimers()
 		s.hooks.close()
 		s.ep.Close()
 	})
+}
+
+// stopTimers stops the pipelines' timers.
+func (s *Server) stopTimers() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.stopTimers()
 }
 
 // setURL adopts u, the URL the fake was started on, as its external URL

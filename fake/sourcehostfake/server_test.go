@@ -305,3 +305,17 @@ func TestServeListenAndTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The request log keeps the newest requests, and the start of each body.
+func TestRequestLogBounds(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.New(sourcehostfake.WithRequestLog(2, 5))
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	for i := range 3 {
+		serve(srv, "POST", fmt.Sprintf("/api/v4/projects/%d/issues", id), "application/json", fmt.Sprintf(`{"title":"%d"}`, i))
+	}
+	r := srv.Requests()
+	if len(r) != 2 || string(r[0].Body) != `{"tit` || r[0].BodySize != 13 || !r[0].Truncated() || len(srv.Issues(id)) != 3 {
+		t.Fatalf("log %v", r)
+	}
+}
