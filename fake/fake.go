@@ -193,7 +193,8 @@ func start(opts []Option) (f *Fakes, err error) {
 	}
 
 	mcpOpts := append([]mcpfake.Option{mcpfake.WithClock(cfg.clock), mcpfake.WithUpstream(f.SourceHost)}, cfg.mcp...)
-	if f.MCP, err = mcpfake.Listen(addrOr(cfg.addrs.MCP), mcpOpts...); err != nil {
+	f.MCP = mcpfake.New(mcpOpts...)
+	if _, err := f.MCP.Listen(addrOr(cfg.addrs.MCP)); err != nil {
 		return f, fmt.Errorf("mcp fake: %w", err)
 	}
 

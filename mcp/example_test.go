@@ -12,11 +12,7 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	srv, err := mcpfake.Listen("127.0.0.1:0") // in a test: mcpfake.Start(t)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	srv := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
 	defer srv.Close()
 	pid, _ := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 
@@ -39,11 +35,7 @@ func Example() {
 
 func ExampleClient_NewBatch() {
 	ctx := context.Background()
-	srv, err := mcpfake.Listen("127.0.0.1:0") // in a test: mcpfake.Start(t)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	srv := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
 	defer srv.Close()
 	pid, _ := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 

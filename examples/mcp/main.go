@@ -171,8 +171,8 @@ func mcpClient() (*mcp.Client, *mcpfake.Server, error) {
 		c, err := mcp.New(url, mcp.WithToken(token), mcp.WithUserAgent("apitwin-example"))
 		return c, nil, err
 	}
-	fake, err := mcpfake.Listen("127.0.0.1:0")
-	if err != nil {
+	fake := mcpfake.New()
+	if _, err := fake.Listen("127.0.0.1:0"); err != nil {
 		return nil, nil, err
 	}
 	return fake.Client(), fake, nil

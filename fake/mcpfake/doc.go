@@ -1,9 +1,9 @@
 // Package mcpfake runs the real tool gateway of package mcp over a
-// source-hosting fake, both on loopback ports, for testing code that uses
-// the gateway (through package mcp's Client, any JSON-RPC client, or an MCP
-// client) without a real source-hosting server.
+// source-hosting fake, for testing code that uses the gateway (through
+// package mcp's Client, any JSON-RPC client, or an MCP client) without a
+// real source-hosting server.
 //
-//	srv := mcpfake.Start(t)
+//	srv := mcpfake.Start(t)                    // the gateway and its upstream on loopback
 //	id, _ := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 //	c := srv.Client()                          // an mcp.Client with root's token
 //	c.CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: id, Title: "bug"})
@@ -13,5 +13,42 @@
 // Nothing about the gateway is faked: it is mcp.Gateway with the
 // configuration given (WithConfig), its clock the fakes' shared one. The
 // upstream is a sourcehostfake.Server, reachable through Upstream for
-// seeding, fault injection and its request log.
+// seeding, fault injection and its own request log.
+//
+// # Serving and controls
+//
+// Like every apitwin fake: [New] builds one that serves nothing yet (it is
+// an http.Handler, and its Client reaches it in-process, with the gateway
+// reaching its upstream in-process too: no port at all); [Start] and
+// [StartTLS] serve the gateway, and the upstream it makes, on loopback
+// until the test ends; [Server.Serve] and [Server.Listen] serve the gateway
+// for programs until [Server.Close]. Every listener has header and idle
+// timeouts, and Close gives running requests two seconds before it closes
+// their connections. The controls are the same on every fake
+// ([control.Controls]) and act in front of the gateway: [Server.InjectFault]
+// on "POST /mcp" (or "" for all: a status answered as a JSON-RPC error with
+// id null, a body, latency on the wall or the fake clock, a dropped
+// connection, for the next N requests), [Server.Faults],
+// [Server.ClearFaults], the request log of the gateway ([Server.Requests],
+// [Server.RequestsTo], [Server.ResetRequests]), [Server.Reset] (a new
+// gateway: full rate-limit buckets, an empty cache; and the upstream reset
+// when the Server made it), and [Server.Clock]. To make the source-hosting
+// service misbehave behind the gateway, use the same controls on
+// [Server.Upstream].
+//
+// # Bounds
+//
+//   - Request bodies: the gateway's MaxBodyBytes, 1 MiB by default
+//     ([WithMaxBody]); a larger one is refused with 413 and a JSON-RPC
+//     error before it is read.
+//   - The request log: the newest 10,000 requests, the first 64 KiB of
+//     each body, 32 MiB in all ([WithRequestLog]).
+//   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send
+//     the body, 2 minutes to read the answer, 2 minutes idle.
+//   - The gateway's own bounds (batch size, concurrency, cache entries, rate
+//     limit) are mcp.Config's.
+//
+// A handler that panics is answered 500 with a JSON-RPC error and the
+// panic is in the request log (Request.Panic): it is a bug, please report
+// it.
 package mcpfake

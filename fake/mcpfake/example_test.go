@@ -16,10 +16,7 @@ import (
 // behind it: seed the upstream, call the tool, and check what reached the
 // upstream in its state and request log.
 func Example() {
-	srv, err := mcpfake.Listen("127.0.0.1:0") // in a test: mcpfake.Start(t)
-	if err != nil {
-		panic(err)
-	}
+	srv := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
 	defer srv.Close()
 	ctx := context.Background()
 	up := srv.Upstream()
@@ -48,17 +45,14 @@ func Example() {
 // A fault injected into the upstream comes back through the gateway as a
 // JSON-RPC error carrying the upstream's status.
 func Example_upstreamFault() {
-	srv, err := mcpfake.Listen("127.0.0.1:0") // in a test: mcpfake.Start(t)
-	if err != nil {
-		panic(err)
-	}
+	srv := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
 	defer srv.Close()
 	ctx := context.Background()
 	up := srv.Upstream()
 	pid, _ := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	up.InjectFault("POST /api/v4/projects/{id}/issues", control.Fault{Status: http.StatusForbidden, Times: 1})
 
-	_, err = srv.Client().CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: pid, Title: "Checkout fails"})
+	_, err := srv.Client().CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: pid, Title: "Checkout fails"})
 	var e *mcp.Error
 	fmt.Println(errors.As(err, &e), e.Code, e.Message, e.Status)
 	fmt.Println(errors.Is(err, mcp.ErrUpstream), errors.Is(err, mcp.ErrForbidden))

@@ -1,23 +1,34 @@
 package mcpfake
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/sourcehost"
 )
 
 // Server is a gateway and the source-hosting fake behind it.
 type Server struct {
-	upstream *sourcehostfake.Server
-	gateway  *mcp.Gateway
-	cfg      config
+	kit      *fakekit.Kit
 	ep       fakekit.Endpoint
-	ownsUp   bool // the upstream was started here, so Close stops it
+	upstream *sourcehostfake.Server
+	cfg      config
+	gcfg     mcp.Config // the gateway's configuration, upstream and clock filled in
+	ownsUp   bool       // the upstream was made here, so Close and Reset reach it
+
+	mu      sync.Mutex
+	gateway *mcp.Gateway // replaced by Reset
 }
 
 // Option configures a Server.
@@ -28,22 +39,64 @@ type config struct {
 	gateway      mcp.Config
 	upstream     *sourcehostfake.Server
 	upstreamOpts []sourcehostfake.Option
+	limits       fakekit.Limits
+	faults       []routeFault
+}
+
+type routeFault struct {
+	route string
+	fault control.Fault
 }
 
 // WithClock shares clk between the gateway and the upstream fake.
 func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
 
 // WithConfig sets the gateway's configuration (security, rate limit, cache,
-// batches). Its Upstream and Clock are the fake's, whatever they say.
+// batches, body limit). Its Upstream and Clock are the fake's, whatever
+// they say.
 func WithConfig(cfg mcp.Config) Option { return func(c *config) { c.gateway = cfg } }
 
-// WithUpstream puts the gateway in front of a source-hosting fake that is
-// already serving, instead of starting one; the clock is then that fake's.
+// WithUpstream puts the gateway in front of a source-hosting fake made
+// elsewhere, instead of making one; the clock is then that fake's. The
+// gateway calls it at its URL when it serves, in-process otherwise.
 func WithUpstream(s *sourcehostfake.Server) Option { return func(c *config) { c.upstream = s } }
 
-// WithUpstreamOptions configures the source-hosting fake the Server starts.
+// WithUpstreamOptions configures the source-hosting fake the Server makes.
 func WithUpstreamOptions(opts ...sourcehostfake.Option) Option {
 	return func(c *config) { c.upstreamOpts = append(c.upstreamOpts, opts...) }
+}
+
+// WithMaxBody caps a request body; a larger one is refused with 413 and a
+// JSON-RPC error before it is read. It sets the gateway's MaxBodyBytes
+// (default 1 MiB).
+func WithMaxBody(n int64) Option { return func(c *config) { c.gateway.MaxBodyBytes = n } }
+
+// WithRequestLog bounds the request log: at most entries requests (default
+// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
+func WithRequestLog(entries, bodyBytes int) Option {
+	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
+}
+
+// WithFault injects f on route when the fake is built, as InjectFault
+// would; New panics on a fault InjectFault refuses.
+func WithFault(route string, f control.Fault) Option {
+	return func(c *config) { c.faults = append(c.faults, routeFault{route, f}) }
+}
+
+// internalUpstream is the URL the gateway gives an upstream it reaches
+// in-process; no request goes to that host.
+const internalUpstream = "http://sourcehost.mcpfake.internal"
+
+// New returns a gateway over a source-hosting fake that serves nothing yet:
+// the Server is an http.Handler, and the gateway reaches the upstream
+// in-process (or at its URL, for an upstream given by WithUpstream that
+// serves). A configuration the gateway refuses panics, naming the problem.
+func New(opts ...Option) *Server {
+	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.New(o...) })
+	if err != nil {
+		panic("mcpfake: " + err.Error())
+	}
+	return s
 }
 
 // Start serves a gateway, and a source-hosting fake behind it, on loopback
@@ -51,40 +104,31 @@ func WithUpstreamOptions(opts ...sourcehostfake.Option) Option {
 // test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := build(opts, func(o []sourcehostfake.Option) (*sourcehostfake.Server, error) {
-		return sourcehostfake.Start(tb, o...), nil
-	})
+	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.Start(tb, o...) })
 	if err != nil {
 		tb.Fatalf("mcpfake: %v", err)
 	}
-	s.ep.Start(tb, s.gateway)
+	s.ep.Start(tb, s)
+	tb.Cleanup(s.Close)
 	return s
 }
 
-// Listen serves the gateway on addr ("127.0.0.1:0" picks a free port), and
-// the upstream fake on a free loopback port, until Close, for programs.
-func Listen(addr string, opts ...Option) (*Server, error) {
-	s, err := build(opts, func(o []sourcehostfake.Option) (*sourcehostfake.Server, error) {
-		up := sourcehostfake.New(o...)
-		_, err := up.Listen("127.0.0.1:0")
-		return up, err
-	})
+// StartTLS is Start with the gateway over TLS, with a self-signed
+// certificate its Client trusts.
+func StartTLS(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.Start(tb, o...) })
 	if err != nil {
-		if s != nil && s.ownsUp {
-			s.upstream.Close()
-		}
-		return nil, fmt.Errorf("mcpfake: %w", err)
+		tb.Fatalf("mcpfake: %v", err)
 	}
-	if _, err := s.ep.Listen(addr, s.gateway); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("mcpfake: %w", err)
-	}
-	return s, nil
+	s.ep.StartTLS(tb, s)
+	tb.Cleanup(s.Close)
+	return s
 }
 
-// build starts the upstream (unless one was given) and makes the gateway in
-// front of it.
-func build(opts []Option, startUpstream func([]sourcehostfake.Option) (*sourcehostfake.Server, error)) (*Server, error) {
+// build makes the upstream (unless one was given) and the gateway in front
+// of it.
+func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehostfake.Server) (*Server, error) {
 	var cfg config
 	for _, o := range opts {
 		if o != nil {
@@ -97,47 +141,147 @@ func build(opts []Option, startUpstream func([]sourcehostfake.Option) (*sourceho
 		if cfg.clock != nil {
 			upOpts = append(upOpts, sourcehostfake.WithClock(cfg.clock))
 		}
-		up, err := startUpstream(append(upOpts, cfg.upstreamOpts...))
-		if err != nil {
-			return nil, err
-		}
-		s.upstream, s.ownsUp = up, true
+		s.upstream, s.ownsUp = makeUpstream(append(upOpts, cfg.upstreamOpts...)), true
 	}
 	s.cfg.clock = s.upstream.Clock()
-	gcfg := cfg.gateway
-	gcfg.Upstream = s.upstream.URL()
-	gcfg.Clock = s.cfg.clock
-	if gcfg.Upstream == "" {
-		return s, fmt.Errorf("the upstream fake is not serving")
+
+	s.gcfg = cfg.gateway
+	s.gcfg.Clock = s.cfg.clock
+	s.gcfg.Upstream = s.upstream.URL()
+	if s.gcfg.Upstream == "" { // not serving: reach it in-process
+		s.gcfg.Upstream = internalUpstream
+		hc := &http.Client{Transport: fakekit.HandlerTransport{Handler: s.upstream}}
+		s.gcfg.UpstreamOptions = append([]sourcehost.Option{sourcehost.WithHTTPClient(hc)}, s.gcfg.UpstreamOptions...)
 	}
-	gw, err := mcp.NewGateway(gcfg)
+	gw, err := mcp.NewGateway(s.gcfg)
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	s.gateway = gw
+
+	limits := cfg.limits
+	limits.MaxBody = s.maxBody()
+	s.kit = fakekit.New(fakekit.Config{Clock: s.cfg.clock, Limits: limits, Error: s.errorAnswer, Routes: s.routes()})
+	for _, rf := range cfg.faults {
+		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
+			return nil, fmt.Errorf("WithFault: %w", err)
+		}
+	}
 	return s, nil
 }
 
-// Close stops a Server made by Listen (and the upstream fake it started).
+// path is where the gateway answers.
+func (s *Server) path() string {
+	if s.gcfg.Path != "" {
+		return s.gcfg.Path
+	}
+	return mcp.DefaultPath
+}
+
+// maxBody is the gateway's body limit, which the kit enforces first.
+func (s *Server) maxBody() int64 {
+	if s.gcfg.MaxBodyBytes > 0 {
+		return s.gcfg.MaxBodyBytes
+	}
+	return mcp.DefaultMaxBodyBytes
+}
+
+// routes sends every request to the gateway; "POST /mcp" (its path) is the
+// route the log and faults name.
+func (s *Server) routes() fakekit.Router {
+	rt := fakekit.NewRoutes[*Server]()
+	serve := func(s *Server, w http.ResponseWriter, r *http.Request) { s.currentGateway().ServeHTTP(w, r) }
+	rt.Handle(http.MethodPost+" "+s.path(), serve)
+	rt.NotFound(serve)
+	return rt.Bind(s)
+}
+
+func (s *Server) currentGateway() *mcp.Gateway {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gateway
+}
+
+// errorAnswer is the gateway's refusal: a JSON-RPC error with id null,
+// data {status, message}, as the gateway words its own.
+func (s *Server) errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
+	code := mcp.CodeUpstreamError
+	switch {
+	case status == http.StatusRequestEntityTooLarge:
+		code = mcp.CodeInvalidRequest
+		if msg == "" {
+			msg = "the body is larger than " + strconv.FormatInt(s.maxBody(), 10) + " bytes"
+		}
+	case status == http.StatusBadRequest || status == http.StatusMethodNotAllowed || status == http.StatusUnsupportedMediaType:
+		code = mcp.CodeInvalidRequest
+	case status >= 500:
+		code = mcp.CodeInternalError
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	data, _ := json.Marshal(struct {
+		Status  int    `json:"status"`
+		Message string `json:"message"`
+	}{status, msg})
+	e, _ := json.Marshal(&mcp.Error{Code: code, Message: codeMessages[code], Data: data})
+	body := append(append([]byte(`{"jsonrpc":"2.0","error":`), e...), `,"id":null}`...) // the spec's member order
+	a := fakekit.Answer{Status: status, Raw: body}
+	if status == http.StatusTooManyRequests {
+		a.Header = http.Header{"Retry-After": {"1"}}
+	}
+	return a
+}
+
+// codeMessages are the messages of the codes errorAnswer uses.
+var codeMessages = map[int]string{
+	mcp.CodeInvalidRequest: mcp.MessageInvalidRequest,
+	mcp.CodeInternalError:  mcp.MessageInternalError,
+	mcp.CodeUpstreamError:  mcp.MessageUpstreamError,
+}
+
+// Serve serves the gateway on l until Close, for programs, and returns the
+// URL to reach it (the endpoint is URL()+"/mcp").
+func (s *Server) Serve(l net.Listener) string { return s.ep.Serve(l, s) }
+
+// Listen serves the gateway on addr ("127.0.0.1:0" picks a free port) until
+// Close, and returns its URL. A port in use is an error that names it.
+func (s *Server) Listen(addr string) (string, error) {
+	u, err := s.ep.Listen(addr, s)
+	if err != nil {
+		return "", fmt.Errorf("mcpfake: %w", err)
+	}
+	return u, nil
+}
+
+// Close stops serving (and the upstream fake, when the Server made it). It
+// is safe to call more than once.
 func (s *Server) Close() {
+	s.kit.Close()
 	s.ep.Close()
 	if s.ownsUp {
 		s.upstream.Close()
 	}
 }
 
-// ServeHTTP answers as the gateway.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.gateway.ServeHTTP(w, r) }
+// ServeHTTP answers as the gateway, through the fake's request log and
+// faults.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.kit.ServeHTTP(w, r) }
 
-// URL is the gateway's base URL (the endpoint is URL()+"/mcp").
+// URL is the gateway's base URL (the endpoint is URL()+"/mcp"), "" before
+// it serves.
 func (s *Server) URL() string { return s.ep.URL() }
+
+// Load seeds the source-hosting fake behind the gateway: the gateway keeps
+// no data of its own.
+func (s *Server) Load(seed sourcehostfake.Seed) error { return s.upstream.Load(seed) }
 
 // Upstream is the source-hosting fake behind the gateway: seed it, inject
 // faults into it, read its request log.
 func (s *Server) Upstream() *sourcehostfake.Server { return s.upstream }
 
-// Gateway is the gateway itself.
-func (s *Server) Gateway() *mcp.Gateway { return s.gateway }
+// Gateway is the gateway itself (a new one after Reset).
+func (s *Server) Gateway() *mcp.Gateway { return s.currentGateway() }
 
 // Clock is the clock the gateway and the upstream share.
 func (s *Server) Clock() *clock.Fake { return s.cfg.clock }
@@ -147,7 +291,7 @@ func (s *Server) Token() string { return s.upstream.Token() }
 
 // Client returns a client of the gateway with root's token, waiting on the
 // fake clock and signing when the gateway has a secret. Options are applied
-// after those.
+// after those. A Server that does not serve is reached in-process.
 func (s *Server) Client(opts ...mcp.Option) *mcp.Client {
 	return s.ClientWithToken(s.Token(), opts...)
 }
@@ -155,12 +299,63 @@ func (s *Server) Client(opts ...mcp.Option) *mcp.Client {
 // ClientWithToken is Client with another token.
 func (s *Server) ClientWithToken(token string, opts ...mcp.Option) *mcp.Client {
 	base := []mcp.Option{mcp.WithToken(token), mcp.WithClock(s.cfg.clock)}
-	if secret := s.cfg.gateway.Security.SigningSecret; secret != "" {
+	if secret := s.gcfg.Security.SigningSecret; secret != "" {
 		base = append(base, mcp.WithSigningSecret(secret))
 	}
-	c, err := mcp.New(s.URL(), append(base, opts...)...)
+	u := s.URL()
+	switch hc := s.ep.TLSClient(); {
+	case hc != nil:
+		base = append(base, mcp.WithHTTPClient(hc))
+	case u == "":
+		u = "http://mcpfake.internal"
+		base = append(base, mcp.WithHTTPClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: s}}))
+	}
+	c, err := mcp.New(u, append(base, opts...)...)
 	if err != nil {
 		panic(fmt.Sprintf("mcpfake: building client: %v", err))
 	}
 	return c
 }
+
+// InjectFault makes requests matching route ("POST /mcp", or "" for all)
+// answer as f says, before the gateway sees them. A fault with a status and
+// no body answers a JSON-RPC error with id null. To make the source-hosting
+// service fail behind the gateway, inject into Upstream instead.
+func (s *Server) InjectFault(route string, f control.Fault) error { return s.kit.InjectFault(route, f) }
+
+// ClearFaults removes every injected fault (not the upstream's).
+func (s *Server) ClearFaults() { s.kit.ClearFaults() }
+
+// Faults returns the faults in force, in the order they apply.
+func (s *Server) Faults() []control.ActiveFault { return s.kit.Faults() }
+
+// Requests returns the requests the gateway received, oldest first (the
+// upstream keeps its own log).
+func (s *Server) Requests() []control.Request { return s.kit.Requests() }
+
+// RequestsTo returns the requests a route answered ("POST /mcp").
+func (s *Server) RequestsTo(route string) []control.Request { return s.kit.RequestsTo(route) }
+
+// ResetRequests empties the request log.
+func (s *Server) ResetRequests() { s.kit.ResetRequests() }
+
+// Reset puts the fake back as New left it: a new gateway with the same
+// configuration (rate-limit buckets full, cache and remembered token checks
+// empty), no fault, an empty request log; and the upstream reset too when
+// the Server made it.
+func (s *Server) Reset() {
+	gw, err := mcp.NewGateway(s.gcfg)
+	if err != nil { // it was accepted once, unchanged
+		panic(errors.Join(errors.New("mcpfake: Reset"), err))
+	}
+	s.mu.Lock()
+	s.gateway = gw
+	s.mu.Unlock()
+	s.kit.ClearFaults()
+	s.kit.ResetRequests()
+	if s.ownsUp {
+		s.upstream.Reset()
+	}
+}
+
+var _ control.Controls = (*Server)(nil)

@@ -3,10 +3,15 @@ package mcpfake_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
@@ -52,22 +57,113 @@ func TestWithExistingUpstream(t *testing.T) {
 
 func TestListen(t *testing.T) {
 	t.Parallel()
-	srv, err := mcpfake.Listen("127.0.0.1:0")
+	srv := mcpfake.New()
+	u, err := srv.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	if u != srv.URL() || !strings.HasPrefix(u, "http://127.0.0.1:") {
+		t.Fatalf("Listen = %q, URL %q", u, srv.URL())
+	}
 	if _, err := srv.Client().ListProjects(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mcpfake.Listen(srv.URL()[len("http://"):]); err == nil {
-		t.Error("a port in use was accepted")
+	if _, err := mcpfake.New().Listen(strings.TrimPrefix(u, "http://")); err == nil || !strings.Contains(err.Error(), "already in use") {
+		t.Errorf("a port in use: %v", err)
 	}
 }
 
-func TestBadConfigFailsStart(t *testing.T) {
+func TestBadConfig(t *testing.T) {
 	t.Parallel()
-	if _, err := mcpfake.Listen("127.0.0.1:0", mcpfake.WithConfig(mcp.Config{Security: mcp.SecurityConfig{BlockedIPs: []string{"x"}}})); err == nil {
-		t.Error("a bad configuration was accepted")
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "blocked_ips") {
+			t.Fatalf("panic %v", p)
+		}
+	}()
+	mcpfake.New(mcpfake.WithConfig(mcp.Config{Security: mcp.SecurityConfig{BlockedIPs: []string{"x"}}}))
+}
+
+// TestInMemory: New serves nothing, yet its client reaches the gateway,
+// and the gateway its upstream, in-process.
+func TestInMemory(t *testing.T) {
+	t.Parallel()
+	srv := mcpfake.New()
+	defer srv.Close()
+	if srv.URL() != "" || srv.Upstream().URL() != "" {
+		t.Fatalf("New serves: %q %q", srv.URL(), srv.Upstream().URL())
 	}
+	id, err := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := srv.Client().GetProject(context.Background(), &mcp.GetProjectParams{ProjectID: id})
+	if err != nil || p.Name != "shop" {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if n := len(srv.Upstream().RequestsTo("GET /api/v4/projects/{id}")); n != 1 {
+		t.Fatalf("the upstream saw %d project reads", n)
+	}
+}
+
+func TestControlsAndLog(t *testing.T) {
+	t.Parallel()
+	srv := mcpfake.Start(t, mcpfake.WithFault("POST /mcp", control.Fault{Status: 503, Times: 1}))
+	c := srv.Client(mcp.WithoutRetries())
+	ctx := context.Background()
+	_, err := c.ListProjects(ctx, nil)
+	var e *mcp.Error
+	if !errors.As(err, &e) || e.HTTPStatus != 503 || e.Code != mcp.CodeInternalError || e.Status != 503 {
+		t.Fatalf("injected 503: %v (%+v)", err, e)
+	}
+	if _, err := c.ListProjects(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.RequestsTo("POST /mcp")
+	if len(reqs) != 2 || !reqs[0].Fault || reqs[0].Status != 503 || reqs[1].Status != 200 || !strings.Contains(string(reqs[1].Body), `"list_projects"`) {
+		t.Fatalf("log %v", reqs)
+	}
+
+	// A body over the limit: refused before the gateway reads it, in the
+	// gateway's own shape.
+	small := mcpfake.Start(t, mcpfake.WithMaxBody(64))
+	resp, body := postRaw(t, small, `{"jsonrpc":"2.0","id":1,"method":"list_projects","params":{"search":"`+strings.Repeat("x", 100)+`"}}`)
+	if resp.StatusCode != 413 || body != `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"status":413,"message":"the body is larger than 64 bytes"}},"id":null}` {
+		t.Fatalf("413: %d %s", resp.StatusCode, body)
+	}
+
+	// Reset: a fresh gateway (full rate-limit bucket), no faults, no log,
+	// and the upstream it made reset too.
+	limited := mcpfake.Start(t, mcpfake.WithConfig(mcp.Config{RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 1}}))
+	lc := limited.Client(mcp.WithoutRetries())
+	if _, err := limited.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	lc.ListProjects(ctx, nil)
+	if _, err := lc.ListProjects(ctx, nil); !errors.Is(err, mcp.ErrRateLimited) {
+		t.Fatalf("second call: %v", err)
+	}
+	limited.InjectFault("", control.Fault{Status: 500})
+	limited.Reset()
+	if len(limited.Faults()) != 0 || len(limited.Requests()) != 0 {
+		t.Fatalf("after Reset: %v %v", limited.Faults(), limited.Requests())
+	}
+	list, err := lc.ListProjects(ctx, nil)
+	if err != nil || len(list.Projects) != 0 {
+		t.Fatalf("after Reset: %+v %v", list, err)
+	}
+}
+
+func postRaw(t *testing.T, srv *mcpfake.Server, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", srv.URL()+"/mcp", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+srv.Token())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
