@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
-	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
@@ -29,7 +29,7 @@ func TestCodesTheServerChooses(t *testing.T) {
 			orch.CodeAborted: orch.ErrAborted, orch.CodeUnimplemented: orch.ErrUnimplemented, orch.CodeInternal: orch.ErrInternal,
 			orch.CodeDataLoss: orch.ErrDataLoss, orch.CodeUnavailable: orch.ErrUnavailable,
 		} {
-			if err := srv.InjectFault("DescribeCluster", orchfake.Fault{Code: code, Message: "injected " + code, Times: 1}); err != nil {
+			if err := srv.InjectFault("DescribeCluster", control.Fault{Code: code, Message: "injected " + code, Times: 1}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := c.DescribeCluster(t.Context())
@@ -48,7 +48,7 @@ func TestUnavailableRetried(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		srv := e.fake(t)
 		c := e.client(t)
-		if err := srv.InjectFault("DescribeNamespace", orchfake.Fault{Code: orch.CodeUnavailable, Times: 2}); err != nil {
+		if err := srv.InjectFault("DescribeNamespace", control.Fault{Code: orch.CodeUnavailable, Times: 2}); err != nil {
 			t.Fatal(err)
 		}
 		before := srv.Clock().Now()
@@ -62,13 +62,13 @@ func TestUnavailableRetried(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := srv.InjectFault("TerminateWorkflowExecution", orchfake.Fault{Code: orch.CodeUnavailable, Times: 1}); err != nil {
+		if err := srv.InjectFault("TerminateWorkflowExecution", control.Fault{Code: orch.CodeUnavailable, Times: 1}); err != nil {
 			t.Fatal(err)
 		}
 		if err := run.Terminate(t.Context(), nil); !errors.Is(err, orch.ErrUnavailable) {
 			t.Errorf("terminate: %v", err)
 		}
-		if n := len(srv.CallsTo("TerminateWorkflowExecution")); n != 1 {
+		if n := len(srv.RequestsTo("TerminateWorkflowExecution")); n != 1 {
 			t.Errorf("terminate sent %d times", n)
 		}
 	})
@@ -89,7 +89,7 @@ func TestDeadlines(t *testing.T) {
 		}
 		// The client's default call timeout does the same.
 		if e.srv != nil {
-			if err := e.srv.InjectFault("DescribeCluster", orchfake.Fault{Latency: time.Hour, OnClock: true, Times: 1}); err != nil {
+			if err := e.srv.InjectFault("DescribeCluster", control.Fault{Latency: time.Hour, OnClock: true, Times: 1}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := e.client(t, orch.WithCallTimeout(100*time.Millisecond)).DescribeCluster(t.Context())

@@ -46,8 +46,8 @@ func TestRateLimitReachedAndRecovered(t *testing.T) {
 		if waited := srv.Clock().Now().Sub(start); waited < d.RetryAfter {
 			t.Errorf("the clock moved %v, less than the %v asked for", waited, d.RetryAfter)
 		}
-		if len(srv.CallsTo("StartWorkflowExecution")) != 5 {
-			t.Errorf("%d starts reached the fake, want 5", len(srv.CallsTo("StartWorkflowExecution")))
+		if len(srv.RequestsTo("StartWorkflowExecution")) != 5 {
+			t.Errorf("%d starts reached the fake, want 5", len(srv.RequestsTo("StartWorkflowExecution")))
 		}
 		if n, err := c.CountWorkflows(t.Context(), ""); err != nil || n != 3 || run.RunID == "" {
 			t.Errorf("%d executions, %v: the retried start ran twice or not at all", n, err)

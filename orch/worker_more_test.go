@@ -183,7 +183,7 @@ func TestHeartbeatsKeepTheClientLimit(t *testing.T) {
 		must(t, err)
 		var got int
 		must(t, run.Get(t.Context(), &got))
-		if n := len(srv.CallsTo("RecordActivityTaskHeartbeat")); n != 2 {
+		if n := len(srv.RequestsTo("RecordActivityTaskHeartbeat")); n != 2 {
 			t.Errorf("%d heartbeats sent, the limit is 2 a minute", n)
 		}
 		if got != 1 {

@@ -192,7 +192,7 @@ func TestHistoryPagesAndTimeouts(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		srv.ResetCalls()
+		srv.ResetRequests()
 		var ids []int64
 		for ev, err := range run.History(t.Context(), &orch.HistoryOptions{PageSize: 2}) {
 			if err != nil {
@@ -203,15 +203,15 @@ func TestHistoryPagesAndTimeouts(t *testing.T) {
 		if diff := cmp.Diff([]int64{1, 2, 3, 4, 5, 6, 7}, ids); diff != "" {
 			t.Errorf("event ids (-want +got):\n%s", diff)
 		}
-		if n := len(srv.CallsTo("GetWorkflowExecutionHistory")); n != 4 {
+		if n := len(srv.RequestsTo("GetWorkflowExecutionHistory")); n != 4 {
 			t.Errorf("%d pages read, want 4", n)
 		}
 		// Breaking off reads no further page.
-		srv.ResetCalls()
+		srv.ResetRequests()
 		for range run.History(t.Context(), &orch.HistoryOptions{PageSize: 2}) {
 			break
 		}
-		if n := len(srv.CallsTo("GetWorkflowExecutionHistory")); n != 1 {
+		if n := len(srv.RequestsTo("GetWorkflowExecutionHistory")); n != 1 {
 			t.Errorf("%d pages read after break, want 1", n)
 		}
 		// The execution timeout fires on the fake clock.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
@@ -172,10 +173,10 @@ func TestVersions(t *testing.T) {
 	}
 }
 
-func TestFaultsAndCallLog(t *testing.T) {
+func TestFaultsAndRequestLog(t *testing.T) {
 	t.Parallel()
 	s := newFake(t)
-	if err := s.InjectFault("StartWorkflowExecution", orchfake.Fault{Code: "UNAVAILABLE", Times: 2}); err != nil {
+	if err := s.InjectFault("StartWorkflowExecution", control.Fault{Code: "UNAVAILABLE", Times: 2}); err != nil {
 		t.Fatal(err)
 	}
 	ivs := transports(t, s)
@@ -186,16 +187,17 @@ func TestFaultsAndCallLog(t *testing.T) {
 		}
 	}
 	mustCall(t, ivs[0], "StartWorkflowExecution", startReq("default", "f"), &orchpb.StartWorkflowExecutionResponse{})
-	calls := s.CallsTo("StartWorkflowExecution")
-	if len(calls) != 3 || calls[0].Transport != "grpc" || calls[1].Transport != "http" || calls[1].Code != "UNAVAILABLE" || !calls[1].Fault || calls[2].Code != "" || calls[2].Namespace != "default" {
+	calls := s.RequestsTo("StartWorkflowExecution")
+	if len(calls) != 3 || calls[0].Transport != "grpc" || calls[1].Transport != "http" || calls[1].Code != "UNAVAILABLE" || !calls[1].Fault || calls[2].Code != "" || calls[2].Status != 200 ||
+		!strings.Contains(string(calls[0].Body), `"namespace":"default"`) || calls[1].Path != "/api/v1/namespaces/default/workflows" {
 		t.Fatalf("calls %+v", calls)
 	}
-	if err := s.InjectFault("Nope", orchfake.Fault{Code: "UNAVAILABLE"}); err == nil {
+	if err := s.InjectFault("Nope", control.Fault{Code: "UNAVAILABLE"}); err == nil {
 		t.Fatal("unknown operation accepted")
 	}
 
 	// Latency on the fake clock: the call answers once the clock moves.
-	if err := s.InjectFault("DescribeCluster", orchfake.Fault{Latency: time.Minute, OnClock: true, Times: 1}); err != nil {
+	if err := s.InjectFault("DescribeCluster", control.Fault{Latency: time.Minute, OnClock: true, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

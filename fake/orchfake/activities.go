@@ -127,16 +127,22 @@ func (s *Server) queueAttempt(a *activity) {
 }
 
 func (s *Server) pollActivityTask(ctx context.Context, req *orchpb.PollActivityTaskQueueRequest) (*orchpb.PollActivityTaskQueueResponse, error) {
-	t, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), sideActivity, req.GetTaskQueueMetadata())
-	if err != nil || t == nil {
+	var resp *orchpb.PollActivityTaskQueueResponse
+	got, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), sideActivity, req.GetTaskQueueMetadata(),
+		func(t task) { resp = s.startActivityTask(t.(*activity), req.GetIdentity()) })
+	if err != nil || !got {
 		return &orchpb.PollActivityTaskQueueResponse{}, err
 	}
-	defer s.kickSkip()
-	defer s.mu.Unlock()
-	a := t.(*activity)
+	s.kickSkip()
+	return resp, nil
+}
+
+// startActivityTask starts an attempt of a and answers the poll that took
+// it. s.mu must be held.
+func (s *Server) startActivityTask(a *activity, identity string) *orchpb.PollActivityTaskQueueResponse {
 	e := a.e
 	now := s.clk.Now()
-	a.started, a.startedTime, a.identity, a.requestID = true, now, req.GetIdentity(), newID()
+	a.started, a.startedTime, a.identity, a.requestID = true, now, identity, newID()
 	s.cancelTimer(e, a.s2s)
 	a.s2s = nil
 	if d := a.attrs.GetStartToCloseTimeout().AsDuration(); d > 0 {
@@ -151,7 +157,7 @@ func (s *Server) pollActivityTask(ctx context.Context, req *orchpb.PollActivityT
 		StartedTime: timestamppb.New(now), Attempt: a.attempt,
 		ScheduleToCloseTimeout: a.attrs.GetScheduleToCloseTimeout(), StartToCloseTimeout: a.attrs.GetStartToCloseTimeout(),
 		HeartbeatTimeout: a.attrs.GetHeartbeatTimeout(), RetryPolicy: a.retry,
-	}, nil
+	}
 }
 
 func (s *Server) resetHeartbeat(a *activity) {

@@ -86,6 +86,18 @@ func (a *authState) init(key []byte) {
 	a.apiKeys = map[string]*principal{}
 }
 
+func (a *authState) signingKey() []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.key
+}
+
+func (a *authState) apiKey(cred string) *principal {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.apiKeys[cred]
+}
+
 // IssueToken returns a signed JWT (HS256) for sub, limited to namespace
 // ("" for every namespace), holding permissions, valid for TokenTTL on
 // the fake clock.
@@ -121,15 +133,12 @@ func (s *Server) SignToken(c Claims) (string, error) {
 	if c.Namespace != "" {
 		mc["namespace"] = c.Namespace
 	}
-	s.auth.mu.Lock()
-	key := s.auth.key
-	s.auth.mu.Unlock()
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, mc).SignedString(key)
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, mc).SignedString(s.auth.signingKey())
 }
 
 // AddAPIKey makes key a credential (sent as "Authorization: Bearer <key>")
 // for namespace ("" for every namespace) with permissions. The key is its
-// own subject in the call log, cut to its first 4 characters.
+// own subject in the request log, cut to its first 4 characters.
 func (s *Server) AddAPIKey(key, namespace string, permissions ...string) error {
 	if key == "" || strings.Count(key, ".") == 2 {
 		return errors.New("orchfake: an API key must be non-empty and not shaped like a JWT")
@@ -163,9 +172,7 @@ func (s *Server) authenticate(authz string) (*principal, error) {
 	}
 	cred = strings.TrimSpace(cred)
 	if strings.Count(cred, ".") != 2 {
-		s.auth.mu.Lock()
-		p := s.auth.apiKeys[cred]
-		s.auth.mu.Unlock()
+		p := s.auth.apiKey(cred)
 		if p == nil {
 			return nil, unauthenticated("invalid API key")
 		}
@@ -175,9 +182,7 @@ func (s *Server) authenticate(authz string) (*principal, error) {
 }
 
 func (s *Server) verifyToken(tok string) (*principal, error) {
-	s.auth.mu.Lock()
-	key := s.auth.key
-	s.auth.mu.Unlock()
+	key := s.auth.signingKey()
 	var claims jwt.MapClaims
 	_, err := jwt.ParseWithClaims(tok, &claims, func(*jwt.Token) (any, error) { return key, nil },
 		jwt.WithValidMethods([]string{"HS256"}),

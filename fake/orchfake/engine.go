@@ -128,19 +128,21 @@ func (s *Server) engineClosed(e *execution) {
 }
 
 func (s *Server) pollWorkflowTask(ctx context.Context, req *orchpb.PollWorkflowTaskQueueRequest) (*orchpb.PollWorkflowTaskQueueResponse, error) {
-	t, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), sideWorkflow, req.GetTaskQueueMetadata())
-	if err != nil || t == nil {
+	resp := &orchpb.PollWorkflowTaskQueueResponse{}
+	got, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), sideWorkflow, req.GetTaskQueueMetadata(),
+		func(t task) {
+			switch t := t.(type) {
+			case *workflowTask:
+				resp = s.startWorkflowTask(t, req.GetIdentity())
+			case *queryTask:
+				resp = s.startQueryTask(t)
+			}
+		})
+	if err != nil || !got {
 		return &orchpb.PollWorkflowTaskQueueResponse{}, err
 	}
-	defer s.kickSkip()
-	defer s.mu.Unlock()
-	switch t := t.(type) {
-	case *workflowTask:
-		return s.startWorkflowTask(t, req.GetIdentity()), nil
-	case *queryTask:
-		return s.startQueryTask(t), nil
-	}
-	return &orchpb.PollWorkflowTaskQueueResponse{}, nil
+	s.kickSkip()
+	return resp, nil
 }
 
 // startWorkflowTask appends WorkflowTaskStarted, starts the task's

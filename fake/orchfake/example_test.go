@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -42,14 +43,14 @@ func Example() {
 		ex, ok := srv.Execution("default", id, "")
 		fmt.Println(id, ok, ex.Info.GetStatus(), len(ex.History))
 	}
-	for _, call := range srv.CallsTo("StartWorkflowExecution") {
-		fmt.Println(call.Transport, call.Namespace, call.Code == "")
+	for _, call := range srv.RequestsTo("StartWorkflowExecution") {
+		fmt.Println(call.Transport, call.Path, call.Status)
 	}
 	// Output:
 	// order-o-1 true RUNNING 2
 	// order-o-2 true RUNNING 2
-	// grpc default true
-	// http default true
+	// grpc /apitwin.orch.v1.WorkflowService/StartWorkflowExecution 200
+	// http /api/v1/namespaces/default/workflows 200
 }
 
 // An injected fault makes the next calls of an operation answer an error
@@ -62,17 +63,17 @@ func ExampleServer_InjectFault() {
 	c := srv.Client()
 	defer c.Close()
 
-	srv.InjectFault("StartWorkflowExecution", orchfake.Fault{Code: "PERMISSION_DENIED", Message: "access denied", Times: 1})
+	srv.InjectFault("StartWorkflowExecution", control.Fault{Code: "PERMISSION_DENIED", Message: "access denied", Times: 1})
 	_, err := c.StartWorkflow(ctx, "OrderWorkflow", "orders", nil, &orch.StartWorkflowOptions{ID: "order-o-1"})
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, orch.ErrPermissionDenied))
 	_, ok := srv.Execution("default", "order-o-1", "")
 	fmt.Println("started:", ok)
 
-	srv.InjectFault("StartWorkflowExecution", orchfake.Fault{Code: "UNAVAILABLE", Times: 1})
+	srv.InjectFault("StartWorkflowExecution", control.Fault{Code: "UNAVAILABLE", Times: 1})
 	_, err = c.StartWorkflow(ctx, "OrderWorkflow", "orders", nil, &orch.StartWorkflowOptions{ID: "order-o-1"})
 	fmt.Println(err)
-	for _, call := range srv.CallsTo("StartWorkflowExecution") {
+	for _, call := range srv.RequestsTo("StartWorkflowExecution") {
 		fmt.Printf("code=%q fault=%v\n", call.Code, call.Fault)
 	}
 	// Output:

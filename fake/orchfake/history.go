@@ -38,20 +38,10 @@ func (s *Server) getHistory(ctx context.Context, req *orchpb.GetWorkflowExecutio
 	ctx, cancel := pollContext(ctx)
 	defer cancel()
 	for {
-		s.mu.Lock()
-		e, err := s.lookup(req.GetNamespace(), we, "execution")
-		if err != nil {
-			s.mu.Unlock()
-			return nil, err
+		resp, wake, gone, runID, err := s.historyOrWait(req.GetNamespace(), we, next, size, closeOnly, req.GetWaitNewEvent())
+		if resp != nil || err != nil {
+			return resp, err
 		}
-		resp, ready := historyPage(e, next, size, closeOnly, req.GetWaitNewEvent())
-		if ready {
-			s.mu.Unlock()
-			return resp, nil
-		}
-		wake := e.wake
-		runID := e.runID
-		s.mu.Unlock()
 		select {
 		case <-wake:
 			we = &orchpb.WorkflowExecution{WorkflowId: we.GetWorkflowId(), RunId: runID}
@@ -59,8 +49,25 @@ func (s *Server) getHistory(ctx context.Context, req *orchpb.GetWorkflowExecutio
 			return &orchpb.GetWorkflowExecutionHistoryResponse{NextPageToken: historyToken(runID, next)}, nil
 		case <-s.done:
 			return &orchpb.GetWorkflowExecutionHistoryResponse{NextPageToken: historyToken(runID, next)}, nil
+		case <-gone: // Reset: the next call finds no such run
+			return &orchpb.GetWorkflowExecutionHistoryResponse{NextPageToken: historyToken(runID, next)}, nil
 		}
 	}
+}
+
+// historyOrWait answers a history page, or for a long poll with nothing
+// new, what to wait on: the run's wake channel and the state's end.
+func (s *Server) historyOrWait(nsName string, we *orchpb.WorkflowExecution, next int64, size int, closeOnly, wait bool) (resp *orchpb.GetWorkflowExecutionHistoryResponse, wake <-chan struct{}, gone chan struct{}, runID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.lookup(nsName, we, "execution")
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	if resp, ready := historyPage(e, next, size, closeOnly, wait); ready {
+		return resp, nil, nil, "", nil
+	}
+	return nil, e.wake, s.st.gone, e.runID, nil
 }
 
 // historyPage answers a history request from position next, or reports

@@ -6,13 +6,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 )
-
-// maxHTTPBody caps a request body, as gRPC's default message size does.
-const maxHTTPBody = 4 << 20
 
 // newGateway builds the HTTP/JSON side: grpc-gateway handlers that call
 // the same service code as the gRPC side.
@@ -58,9 +56,17 @@ func outgoingHeader(key string) (string, bool) {
 	return "", false
 }
 
-// ServeHTTP serves the HTTP/JSON side: /api/v1/..., and /api/v1beta1/...
-// as the same operations, answered with Deprecation and Sunset headers.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// gatewayRouter is the kit's route table for the HTTP side: one route,
+// the gateway, which names the operation itself once it knows it.
+type gatewayRouter struct{ s *Server }
+
+// Match names no route: the operation is known once the gateway matched
+// the path.
+func (gatewayRouter) Match(*http.Request) string { return "" }
+
+// ServeHTTP serves /api/v1/..., and /api/v1beta1/... as the same
+// operations, answered with Deprecation and Sunset headers.
+func (g gatewayRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hc := &httpCall{header: r.Header}
 	if rest, ok := strings.CutPrefix(r.URL.Path, orchwire.PathPrefix+orchwire.V1Beta1+"/"); ok {
 		hc.beta = true
@@ -74,41 +80,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Deprecation", "true")
 		w.Header().Set("Sunset", orchwire.Sunset)
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, maxHTTPBody)
-	}
-	rec := &codeRecorder{ResponseWriter: w}
-	s.gw.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), httpCallKey{}, hc)))
-	if !hc.logged { // answered before any operation ran: no route, a malformed body
-		s.ctl.record(Call{Time: s.clk.Now(), Transport: TransportHTTP, Path: r.URL.Path, Code: rec.code, Method: rec.method})
-	}
-}
-
-// codeRecorder keeps the error code written by httpError.
-type codeRecorder struct {
-	http.ResponseWriter
-	code   string
-	method string
-}
-
-func (c *codeRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
-
-func (c *codeRecorder) Flush() {
-	if f, ok := c.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+	g.s.gw.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), httpCallKey{}, hc)))
 }
 
 // httpError writes an error as {"error":{"code","message","details"}} with
 // the code's HTTP status, the rate-limit headers, and Retry-After.
 func (s *Server) httpError(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
-	if hc, _ := ctx.Value(httpCallKey{}).(*httpCall); hc != nil && !hc.logged {
-		if rec, ok := w.(*codeRecorder); ok {
-			rec.code = ae.code
-			if m, ok := runtime.RPCMethod(ctx); ok {
-				rec.method = m[strings.LastIndexByte(m, '/')+1:]
-			}
+	x := fakekit.ExchangeFrom(ctx)
+	x.SetCode(ae.code)
+	if x.Route() == "" { // refused before the pipeline (a malformed body): name the operation all the same
+		if m, ok := runtime.RPCMethod(ctx); ok {
+			x.SetRoute(m[strings.LastIndexByte(m, '/')+1:])
 		}
 	}
 	h := w.Header()
@@ -155,9 +138,7 @@ func (s *Server) routingError(ctx context.Context, mux *runtime.ServeMux, m runt
 	default:
 		ae = errorf(orchwire.InvalidArgument, "bad request: %s", http.StatusText(status))
 	}
-	if rec, ok := w.(*codeRecorder); ok {
-		rec.code = ae.code
-	}
+	fakekit.ExchangeFrom(r.Context()).SetCode(ae.code)
 	hdr := map[string]string{}
 	rateHeader(s.limits.peekCluster(), hdr)
 	for k, v := range hdr {

@@ -2,11 +2,13 @@ package orchfake
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/grpc"
@@ -14,10 +16,10 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Transports, as the call log names them.
+// Transports, as the request log names them.
 const (
-	TransportGRPC = "grpc"
-	TransportHTTP = "http"
+	TransportGRPC = control.TransportGRPC
+	TransportHTTP = control.TransportHTTP
 )
 
 // kind sorts operations for rate limiting.
@@ -73,7 +75,6 @@ var (
 type httpCall struct {
 	header http.Header
 	beta   bool
-	logged bool
 }
 
 type httpCallKey struct{}
@@ -85,31 +86,26 @@ type namespaced interface{ GetNamespace() string }
 type taskQueued interface{ GetTaskQueue() string }
 
 // call runs one operation through what every call goes through, whichever
-// transport it came by: the version check, the call log, injected faults,
-// authentication and permission, rate limits (with their headers or
-// metadata), then h.
+// transport it came by: the version check, injected faults, authentication
+// and permission, rate limits (with their headers or metadata), then h. The
+// request log entry (the kit's Exchange, begun by the transport) gets the
+// operation, the caller and the code answered.
 func call[Req proto.Message, Resp proto.Message](s *Server, ctx context.Context, o op, req Req, h func(context.Context, Req) (Resp, error)) (Resp, error) {
 	var zero Resp
 	hc, _ := ctx.Value(httpCallKey{}).(*httpCall)
-	entry := Call{Time: s.clk.Now(), Method: o.name, Transport: TransportGRPC, Request: proto.Clone(req)}
-	if hc != nil {
-		entry.Transport = TransportHTTP
-		hc.logged = true
-	}
+	x := fakekit.ExchangeFrom(ctx)
+	x.SetRoute(o.name)
 	ns := ""
 	if n, ok := any(req).(namespaced); ok {
 		ns = n.GetNamespace()
 	}
-	entry.Namespace = ns
-
-	resp, hdr, err := s.run(ctx, o, ns, req, hc, func(ctx context.Context) (proto.Message, error) { return h(ctx, req) }, &entry)
+	resp, hdr, err := s.run(ctx, o, ns, req, hc, x, func(ctx context.Context) (proto.Message, error) { return h(ctx, req) })
 	for k, v := range hdr {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(k, v))
 	}
 	if err != nil {
 		ae := toAPIError(err)
-		entry.Code = ae.code
-		s.ctl.record(entry)
+		x.SetCode(ae.code)
 		if len(hdr) > 0 && hc == nil {
 			md := metadata.MD{}
 			for k, v := range hdr {
@@ -119,12 +115,11 @@ func call[Req proto.Message, Resp proto.Message](s *Server, ctx context.Context,
 		}
 		return zero, ae
 	}
-	s.ctl.record(entry)
 	return resp.(Resp), nil
 }
 
 // run is call without the generics: everything up to and including h.
-func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc *httpCall, h func(context.Context) (proto.Message, error), entry *Call) (proto.Message, map[string]string, error) {
+func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc *httpCall, x *fakekit.Exchange, h func(context.Context) (proto.Message, error)) (proto.Message, map[string]string, error) {
 	hdr := map[string]string{}
 	if s.isClosed() {
 		return nil, hdr, errorf(orchwire.Unavailable, "the fake is shut down")
@@ -155,8 +150,8 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 			details: []*orchpb.ErrorDetail{{Type: "FieldViolation", Field: orchwire.HeaderAPIVersion, Description: "unsupported version " + strconv.Quote(version)}}}
 	}
 
-	if f, ok := s.ctl.takeFault(o.name); ok {
-		entry.Fault = true
+	if f, ok := s.kit.TakeFault(nil, o.name); ok {
+		x.MarkFault()
 		if err := s.applyFault(ctx, f); err != nil {
 			return nil, hdr, err
 		}
@@ -167,7 +162,7 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 		return nil, hdr, err
 	}
 	if p != nil {
-		entry.Subject = p.sub
+		x.SetCaller(p.sub)
 		if err := p.allow(o.perm, ns); err != nil {
 			return nil, hdr, err
 		}
@@ -189,42 +184,30 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 	return resp, hdr, err
 }
 
-// applyFault waits out a fault's latency and answers its code, if any.
-func (s *Server) applyFault(ctx context.Context, f Fault) error {
-	if f.Latency > 0 {
-		if f.OnClock {
-			fired := make(chan struct{})
-			t := s.clk.AfterFunc(f.Latency, func() { close(fired) })
-			select {
-			case <-fired:
-			case <-ctx.Done():
-				t.Stop()
-				return errorf(orchwire.DeadlineExceeded, "context deadline exceeded")
-			case <-s.done:
-				t.Stop()
-				return errorf(orchwire.Unavailable, "the fake is shut down")
-			}
-		} else {
-			t := time.NewTimer(f.Latency)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return errorf(orchwire.DeadlineExceeded, "context deadline exceeded")
-			case <-s.done:
-				t.Stop()
-				return errorf(orchwire.Unavailable, "the fake is shut down")
-			}
+// applyFault waits out a fault's latency and answers its code (or the code
+// of its HTTP status), if any.
+func (s *Server) applyFault(ctx context.Context, f control.Fault) error {
+	if err := s.kit.Wait(ctx, f); err != nil {
+		switch {
+		case errors.Is(err, fakekit.ErrClosed):
+			return errorf(orchwire.Unavailable, "the fake is shut down")
+		case errors.Is(err, context.Canceled):
+			return errorf(orchwire.Canceled, "context canceled")
 		}
+		return errorf(orchwire.DeadlineExceeded, "context deadline exceeded")
 	}
-	if f.Code == "" {
+	code := f.Code
+	if code == "" && f.Status >= 400 {
+		code = orchwire.FromHTTPStatus(f.Status)
+	}
+	if code == "" {
 		return nil
 	}
 	msg := f.Message
 	if msg == "" {
 		msg = "injected fault"
 	}
-	return &apiError{code: f.Code, msg: msg, details: f.Details}
+	return &apiError{code: code, msg: msg}
 }
 
 func first(vs []string) string {

@@ -45,22 +45,46 @@ func (s *Server) queryWorkflow(ctx context.Context, req *orchpb.QueryWorkflowReq
 	if err := v.err(); err != nil {
 		return nil, err
 	}
+	pq, rejected, gone, err := s.sendQuery(req)
+	if rejected != nil || err != nil {
+		return rejected, err
+	}
+	select {
+	case a := <-pq.answer:
+		return queryAnswered(a)
+	case <-ctx.Done():
+	case <-s.done:
+	case <-gone:
+	}
+	s.dropQuery(pq)
+	select {
+	case a := <-pq.answer: // answered as the wait ended
+		return queryAnswered(a)
+	default:
+	}
+	if s.isClosed() {
+		return nil, errorf(orchwire.Unavailable, "the fake is shut down")
+	}
+	return nil, errorf(orchwire.DeadlineExceeded, "context deadline exceeded: no worker answered the query")
+}
+
+// sendQuery queues a query task for the run, or answers the rejection its
+// condition asks for.
+func (s *Server) sendQuery(req *orchpb.QueryWorkflowRequest) (*pendingQuery, *orchpb.QueryWorkflowResponse, chan struct{}, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	e, err := s.lookup(req.GetNamespace(), req.GetExecution(), "execution")
 	if err != nil {
-		s.mu.Unlock()
-		return nil, err
+		return nil, nil, nil, err
 	}
 	switch req.GetQueryRejectCondition() {
 	case orchpb.QueryRejectCondition_NOT_OPEN:
 		if !e.open() {
-			s.mu.Unlock()
-			return &orchpb.QueryWorkflowResponse{QueryRejected: &orchpb.QueryRejected{Status: e.status}}, nil
+			return nil, &orchpb.QueryWorkflowResponse{QueryRejected: &orchpb.QueryRejected{Status: e.status}}, nil, nil
 		}
 	case orchpb.QueryRejectCondition_NOT_COMPLETED_CLEANLY:
 		if !e.open() && e.status != orchpb.WorkflowExecutionStatus_COMPLETED {
-			s.mu.Unlock()
-			return &orchpb.QueryWorkflowResponse{QueryRejected: &orchpb.QueryRejected{Status: e.status}}, nil
+			return nil, &orchpb.QueryWorkflowResponse{QueryRejected: &orchpb.QueryRejected{Status: e.status}}, nil, nil
 		}
 	}
 	s.st.querySeq++
@@ -70,32 +94,21 @@ func (s *Server) queryWorkflow(ctx context.Context, req *orchpb.QueryWorkflowReq
 	}
 	e.eng.queries[pq.seq] = pq
 	e.ns.queue(e.queue).push(sideWorkflow, &queryTask{pq: pq})
-	s.mu.Unlock()
+	return pq, nil, s.st.gone, nil
+}
 
-	select {
-	case a := <-pq.answer:
-		if a.failure != nil {
-			return nil, errorf(orchwire.InvalidArgument, "query failed: %s", a.failure.GetMessage())
-		}
-		return &orchpb.QueryWorkflowResponse{QueryResult: a.result}, nil
-	case <-ctx.Done():
-	case <-s.done:
-	}
+// dropQuery forgets a query nobody waits for any more.
+func (s *Server) dropQuery(pq *pendingQuery) {
 	s.mu.Lock()
-	delete(e.eng.queries, pq.seq)
-	s.mu.Unlock()
-	select {
-	case a := <-pq.answer: // answered as the wait ended
-		if a.failure != nil {
-			return nil, errorf(orchwire.InvalidArgument, "query failed: %s", a.failure.GetMessage())
-		}
-		return &orchpb.QueryWorkflowResponse{QueryResult: a.result}, nil
-	default:
+	defer s.mu.Unlock()
+	delete(pq.e.eng.queries, pq.seq)
+}
+
+func queryAnswered(a queryAnswer) (*orchpb.QueryWorkflowResponse, error) {
+	if a.failure != nil {
+		return nil, errorf(orchwire.InvalidArgument, "query failed: %s", a.failure.GetMessage())
 	}
-	if s.isClosed() {
-		return nil, errorf(orchwire.Unavailable, "the fake is shut down")
-	}
-	return nil, errorf(orchwire.DeadlineExceeded, "context deadline exceeded: no worker answered the query")
+	return &orchpb.QueryWorkflowResponse{QueryResult: a.result}, nil
 }
 
 // startQueryTask answers a poll with a query task. s.mu must be held.

@@ -2,18 +2,23 @@ package orchfake
 
 import (
 	"context"
+	"crypto/tls"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
@@ -23,12 +28,15 @@ import (
 )
 
 // Server is the fake orchestration service: one in-memory state served over
-// gRPC and over HTTP/JSON. It is safe for concurrent use. Use [Start] in
-// tests; [New] and [Server.Listen] in programs; [New] and [Server.Conn] for a
-// fake with no port at all.
+// gRPC and over HTTP/JSON. It is safe for concurrent use. Use [Start] or
+// [StartTLS] in tests; [New] and [Server.Listen] (or [Server.Serve] and
+// [Server.ServeGRPC]) in programs; [New] and [Server.Conn] for a fake with
+// no port at all.
 type Server struct {
 	cfg config
 	clk *clock.Fake
+	kit *fakekit.Kit     // guard, body limit, request log, faults of both transports
+	ep  fakekit.Endpoint // the HTTP/JSON side's listener
 
 	grpcSrv *grpc.Server
 	gw      *runtime.ServeMux
@@ -37,21 +45,16 @@ type Server struct {
 	mu sync.Mutex
 	st *state
 
-	ctl controls // faults, call log; its own lock
-
 	auth   authState   // its own lock
 	limits limitsState // its own lock
 
+	done <-chan struct{} // closed by Close (the kit's Done)
+
 	netMu     sync.Mutex
-	grpcLis   net.Listener
-	httpSrv   *http.Server
-	httpLis   net.Listener
 	grpcAddr  string
-	url       string
-	memLis    *bufconn.Listener
+	grpcTLS   *tls.Config // the certificate the gRPC side serves with, after StartTLS
 	memConn   *grpc.ClientConn
 	closed    bool
-	done      chan struct{}
 	serveWait sync.WaitGroup
 
 	skipping  atomic.Bool
@@ -59,14 +62,21 @@ type Server struct {
 }
 
 type config struct {
-	clock         *clock.Fake
-	auth          bool
-	signingKey    []byte
-	limits        Limits
-	shards        int
-	maxPageSize   int
-	timeSkipping  bool
-	memberAddress string
+	clock        *clock.Fake
+	auth         bool
+	signingKey   []byte
+	limits       Limits
+	shards       int
+	maxPageSize  int
+	timeSkipping bool
+	kitLimits    fakekit.Limits
+	faults       []opFault
+}
+
+// opFault is a fault injected by WithFault.
+type opFault struct {
+	op    string
+	fault control.Fault
 }
 
 // Option configures a Server.
@@ -100,25 +110,67 @@ func WithoutLimits() Option { return func(c *config) { c.limits = NoLimits } }
 // none running), so a workflow that sleeps an hour ends at once.
 func WithTimeSkipping() Option { return func(c *config) { c.timeSkipping = true } }
 
+// DefaultMaxBody is the default cap on a request, over HTTP (its body) and
+// over gRPC (its message): 4 MiB, gRPC's own default message size.
+const DefaultMaxBody = 4 << 20
+
+// WithMaxBody caps a request (default DefaultMaxBody): a larger HTTP body
+// is refused with 413 and RESOURCE_EXHAUSTED before it is read whole, a
+// larger gRPC message with RESOURCE_EXHAUSTED.
+func WithMaxBody(n int64) Option { return func(c *config) { c.kitLimits.MaxBody = n } }
+
+// WithRequestLog bounds the request log: at most entries requests (default
+// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
+func WithRequestLog(entries, bodyBytes int) Option {
+	return func(c *config) { c.kitLimits.LogEntries, c.kitLimits.LogBodyBytes = entries, bodyBytes }
+}
+
+// WithFault injects f on operation op when the fake is built, as
+// InjectFault would; New panics on a fault InjectFault refuses.
+func WithFault(op string, f control.Fault) Option {
+	return func(c *config) { c.faults = append(c.faults, opFault{op, f}) }
+}
+
 // New returns a fake with the namespace "default" registered. It serves
-// nothing until [Server.Listen], [Start] or [Server.Conn].
+// nothing until [Server.Listen], [Server.Serve], [Start] or [Server.Conn].
 func New(opts ...Option) *Server {
 	cfg := config{shards: NumShards, maxPageSize: 1000}
+	cfg.kitLimits.MaxBody = DefaultMaxBody
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
 	}
-	cfg.limits = cfg.limits.withDefaults()
-	clk := cfg.clock
-	if clk == nil {
-		clk = clock.NewFake(time.Now().Truncate(time.Second))
+	if cfg.kitLimits.MaxBody <= 0 {
+		cfg.kitLimits.MaxBody = DefaultMaxBody
 	}
-	s := &Server{cfg: cfg, clk: clk, done: make(chan struct{})}
+	cfg.limits = cfg.limits.withDefaults()
+	s := &Server{cfg: cfg}
+	s.kit = fakekit.New(fakekit.Config{
+		Clock:      cfg.clock,
+		Limits:     cfg.kitLimits,
+		Routes:     gatewayRouter{s},
+		Error:      errorAnswer,
+		Operations: knownOp,
+		Codes:      orchwire.Known,
+	})
+	s.clk = s.kit.Clock()
+	s.cfg.clock = s.clk
+	s.done = s.kit.Done()
+	for _, f := range cfg.faults {
+		if err := s.kit.InjectFault(f.op, f.fault); err != nil {
+			panic("orchfake: WithFault: " + err.Error())
+		}
+	}
 	s.auth.init(cfg.signingKey)
-	s.limits.init(clk, cfg.limits)
+	s.limits.init(s.clk, cfg.limits)
 	s.st = newState(s)
-	s.grpcSrv = grpc.NewServer()
+	maxMsg := int(min(s.kit.Limits().MaxBody, math.MaxInt32))
+	s.grpcSrv = grpc.NewServer(
+		grpc.MaxRecvMsgSize(maxMsg),
+		grpc.UnaryInterceptor(s.interceptUnary),
+		grpc.StreamInterceptor(s.interceptStream),
+	)
 	orchpb.RegisterWorkflowServiceServer(s.grpcSrv, workflowService{s: s})
 	orchpb.RegisterAdminServiceServer(s.grpcSrv, adminService{s: s})
 	reflection.Register(s.grpcSrv)
@@ -130,11 +182,39 @@ func New(opts ...Option) *Server {
 // ends.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
+	return start(tb, false, opts)
+}
+
+// StartTLS is Start over TLS on both transports, with a self-signed
+// certificate for 127.0.0.1: the clients of [Server.HTTPClient] and
+// [Server.GRPCClient] trust it, others do through [Server.CertificatePEM].
+func StartTLS(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	return start(tb, true, opts)
+}
+
+func start(tb testing.TB, useTLS bool, opts []Option) *Server {
+	tb.Helper()
 	s := New(opts...)
-	if err := s.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
-		tb.Fatalf("orchfake: %v", err)
-	}
 	tb.Cleanup(s.Close)
+	if useTLS {
+		s.ep.StartTLSQuiet(tb, s)
+	} else {
+		s.ep.Start(tb, s)
+	}
+	l, err := fakekit.ListenTCP("127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("orchfake: gRPC listener: %v", err)
+	}
+	if useTLS {
+		cfg := s.ep.ServerTLS()
+		cfg.NextProtos = []string{"h2"} // gRPC clients insist on ALPN
+		s.netMu.Lock()
+		s.grpcTLS = cfg
+		s.netMu.Unlock()
+		l = tls.NewListener(l, cfg)
+	}
+	s.ServeGRPC(l)
 	return s
 }
 
@@ -143,57 +223,59 @@ func Start(tb testing.TB, opts ...Option) *Server {
 // Close. A port in use is an error naming the port.
 func (s *Server) Listen(grpcAddr, httpAddr string) error {
 	s.netMu.Lock()
-	defer s.netMu.Unlock()
-	if s.closed {
+	closed := s.closed
+	s.netMu.Unlock()
+	if closed {
 		return errors.New("orchfake: server closed")
-	}
-	if s.grpcLis != nil || s.httpLis != nil {
-		return errors.New("orchfake: already listening")
 	}
 	var gl, hl net.Listener
 	var err error
 	if grpcAddr != "" {
-		if gl, err = listen(grpcAddr, "gRPC"); err != nil {
-			return err
+		if gl, err = fakekit.ListenTCP(grpcAddr); err != nil {
+			return fmt.Errorf("orchfake: gRPC: %w", err)
 		}
 	}
 	if httpAddr != "" {
-		if hl, err = listen(httpAddr, "HTTP"); err != nil {
+		if hl, err = fakekit.ListenTCP(httpAddr); err != nil {
 			if gl != nil {
 				_ = gl.Close()
 			}
-			return err
+			return fmt.Errorf("orchfake: HTTP: %w", err)
 		}
 	}
 	if gl != nil {
-		s.grpcLis = gl
-		s.grpcAddr = gl.Addr().String()
-		s.serveWait.Go(func() { _ = s.grpcSrv.Serve(gl) })
+		s.ServeGRPC(gl)
 	}
 	if hl != nil {
-		s.httpLis = hl
-		s.url = "http://" + hl.Addr().String()
-		s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second}
-		srv := s.httpSrv
-		s.serveWait.Go(func() { _ = srv.Serve(hl) })
+		s.Serve(hl)
 	}
 	return nil
 }
 
-func listen(addr, what string) (net.Listener, error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			_, port, _ := net.SplitHostPort(addr)
-			return nil, fmt.Errorf("orchfake: %s port %s is already in use (%s)", what, port, addr)
-		}
-		return nil, fmt.Errorf("orchfake: %s listener: %w", what, err)
+// Serve serves the HTTP/JSON side on l until Close, and returns its URL.
+func (s *Server) Serve(l net.Listener) string { return s.ep.Serve(l, s) }
+
+// ServeGRPC serves the gRPC side on l until Close, and returns its address
+// (host:port). A closed fake closes l at once.
+func (s *Server) ServeGRPC(l net.Listener) string {
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	if s.closed {
+		_ = l.Close()
+		return ""
 	}
-	return l, nil
+	s.grpcAddr = l.Addr().String()
+	s.serveWait.Go(func() { _ = s.grpcSrv.Serve(l) })
+	return s.grpcAddr
 }
 
-// Close stops serving, ends every long poll, and stops the fake's timers.
-// It is safe to call more than once.
+// grpcGrace is how long Close lets running gRPC calls finish before it cuts
+// them off; long polls end at once on Close, so only a stuck call waits it.
+const grpcGrace = 2 * time.Second
+
+// Close stops serving, ends every long poll and fault latency, and stops
+// the fake's timers; running calls get a short grace, then their
+// connections close. It is safe to call more than once.
 func (s *Server) Close() {
 	s.netMu.Lock()
 	if s.closed {
@@ -201,24 +283,27 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
-	close(s.done)
-	httpSrv, memConn := s.httpSrv, s.memConn
+	memConn := s.memConn
 	s.netMu.Unlock()
+	s.kit.Close()
 
-	s.mu.Lock()
-	s.st.stopTimers()
-	s.mu.Unlock()
+	s.stopTimers()
 
 	if memConn != nil {
 		_ = memConn.Close()
 	}
-	if httpSrv != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_ = httpSrv.Shutdown(ctx)
-		cancel()
-		_ = httpSrv.Close()
+	s.ep.Close()
+	stopped := make(chan struct{})
+	go func() {
+		s.grpcSrv.GracefulStop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(grpcGrace):
+		s.grpcSrv.Stop()
+		<-stopped
 	}
-	s.grpcSrv.Stop()
 	s.serveWait.Wait()
 }
 
@@ -230,11 +315,17 @@ func (s *Server) GRPCAddr() string {
 }
 
 // URL is the base URL of the HTTP/JSON side, "http://127.0.0.1:port"
-// ("" before Listen); operations are under URL()+"/api/v1".
-func (s *Server) URL() string {
-	s.netMu.Lock()
-	defer s.netMu.Unlock()
-	return s.url
+// ("" before it serves); operations are under URL()+"/api/v1".
+func (s *Server) URL() string { return s.ep.URL() }
+
+// CertificatePEM returns the certificate of a fake started with StartTLS,
+// PEM-encoded, for a client to trust; nil otherwise.
+func (s *Server) CertificatePEM() []byte {
+	cert := s.ep.Certificate()
+	if cert == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
 }
 
 // Conn returns an in-memory gRPC connection to the fake (no port, no
@@ -246,7 +337,6 @@ func (s *Server) Conn() *grpc.ClientConn {
 		return s.memConn
 	}
 	lis := bufconn.Listen(256 << 10)
-	s.memLis = lis
 	if !s.closed {
 		s.serveWait.Go(func() { _ = s.grpcSrv.Serve(lis) })
 	}
@@ -264,9 +354,14 @@ func (s *Server) Conn() *grpc.ClientConn {
 // mounting under another server.
 func (s *Server) Handler() http.Handler { return s }
 
-// Clock returns the fake's clock: it drives execution timeouts, task
-// timeouts, timers, token expiry and rate-limit windows.
-func (s *Server) Clock() *clock.Fake { return s.clk }
+// ServeHTTP answers one request of the HTTP/JSON side.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.kit.ServeHTTP(w, r) }
+
+func (s *Server) stopTimers() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.stopTimers()
+}
 
 // isClosed reports whether Close was called.
 func (s *Server) isClosed() bool {

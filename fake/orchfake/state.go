@@ -19,6 +19,9 @@ type state struct {
 	clusterID  string
 	started    time.Time
 	querySeq   int64
+	// gone is closed when Reset replaces this state: the long polls still
+	// waiting on it end empty.
+	gone chan struct{}
 }
 
 type namespace struct {
@@ -46,7 +49,7 @@ func (w *workflow) latest() *execution { return w.runs[len(w.runs)-1] }
 
 func newState(s *Server) *state {
 	now := s.clk.Now()
-	st := &state{s: s, namespaces: map[string]*namespace{}, clusterID: newID(), started: now}
+	st := &state{s: s, namespaces: map[string]*namespace{}, clusterID: newID(), started: now, gone: make(chan struct{})}
 	for i := range s.cfg.shards {
 		st.shards = append(st.shards, &shard{id: int32(i + 1), rangeID: 1, acquired: now})
 	}
@@ -66,6 +69,9 @@ func (st *state) stopTimers() {
 		}
 	}
 }
+
+// endPolls ends the long polls waiting on this state (at Reset).
+func (st *state) endPolls() { close(st.gone) }
 
 // newID returns a random UUID (version 4) in its usual text form.
 func newID() string {

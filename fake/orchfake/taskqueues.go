@@ -122,9 +122,9 @@ func (q *taskQueue) backlogCount(side int) int64 {
 // poll waits for a task on one side of a queue: it records the poller,
 // then takes a task from the backlog or waits for one until the caller's
 // deadline (less a margin, so the empty answer arrives in time), the fake
-// clock's MaxPollWait, or Close. It returns nil when the poll ends empty;
-// with the task it returns, s.mu is held.
-func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, side int, meta *orchpb.TaskQueueMetadata) (task, error) {
+// clock's MaxPollWait, Reset or Close. It hands the task to start, under
+// s.mu, and reports whether there was one.
+func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, side int, meta *orchpb.TaskQueueMetadata, start func(task)) (bool, error) {
 	var v violations
 	checkName(&v, "task_queue", queueName, true)
 	checkName(&v, "identity", identity, false)
@@ -132,28 +132,12 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, s
 		v.add("task_queue_metadata.max_tasks_per_second", "must be positive")
 	}
 	if err := v.err(); err != nil {
-		return nil, err
+		return false, err
 	}
-	s.mu.Lock()
-	ns, err := s.st.namespace(nsName)
-	if err != nil {
-		s.mu.Unlock()
-		return nil, err
+	w, sd, gone, err := s.enterPoll(nsName, queueName, identity, side, meta, start)
+	if err != nil || w == nil {
+		return w == nil && err == nil, err
 	}
-	q := ns.queue(queueName)
-	q.known = true
-	sd := &q.sides[side]
-	sd.pollers[identity] = &orchpb.PollerInfo{LastAccessTime: timestamppb.New(s.clk.Now()), Identity: identity, RatePerSecond: DefaultDispatchRate}
-	if r := meta.GetMaxTasksPerSecond(); r != nil {
-		sd.rate = r.GetValue()
-		sd.pollers[identity].RatePerSecond = r.GetValue()
-	}
-	if t := q.pop(side); t != nil {
-		return t, nil
-	}
-	w := &waiter{ch: make(chan task, 1)}
-	sd.waiters = append(sd.waiters, w)
-	s.mu.Unlock()
 
 	pollCtx, cancel := pollContext(ctx)
 	defer cancel()
@@ -163,40 +147,78 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, s
 	for {
 		select {
 		case t := <-w.ch:
-			s.mu.Lock()
-			sd.inFlight--
-			if t.live() {
-				return t, nil
+			if s.takeHanded(sd, w, t, start) {
+				return true, nil
 			}
-			s.mu.Unlock()
-			// A task withdrawn while on its way: wait again.
-			s.mu.Lock()
-			sd.waiters = append(sd.waiters, w)
-			s.mu.Unlock()
-			continue
+			continue // a task withdrawn while on its way: wait again
 		case <-pollCtx.Done():
 		case <-expired:
 		case <-s.done:
+		case <-gone:
 		}
-		break
+		return s.leavePoll(ctx, sd, w, start), nil
 	}
+}
+
+// enterPoll records the poller and hands it a task of the backlog at once,
+// or queues it as a waiter (w nil: it had a task).
+func (s *Server) enterPoll(nsName, queueName, identity string, side int, meta *orchpb.TaskQueueMetadata, start func(task)) (w *waiter, sd *queueSide, gone chan struct{}, err error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	ns, err := s.st.namespace(nsName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	q := ns.queue(queueName)
+	q.known = true
+	sd = &q.sides[side]
+	sd.pollers[identity] = &orchpb.PollerInfo{LastAccessTime: timestamppb.New(s.clk.Now()), Identity: identity, RatePerSecond: DefaultDispatchRate}
+	if r := meta.GetMaxTasksPerSecond(); r != nil {
+		sd.rate = r.GetValue()
+		sd.pollers[identity].RatePerSecond = r.GetValue()
+	}
+	if t := q.pop(side); t != nil {
+		start(t)
+		return nil, nil, nil, nil
+	}
+	w = &waiter{ch: make(chan task, 1)}
+	sd.waiters = append(sd.waiters, w)
+	return w, sd, s.st.gone, nil
+}
+
+// takeHanded starts a task handed to a waiting poll, unless it was
+// withdrawn on its way; then the poll waits again.
+func (s *Server) takeHanded(sd *queueSide, w *waiter, t task, start func(task)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sd.inFlight--
+	if t.live() {
+		start(t)
+		return true
+	}
+	sd.waiters = append(sd.waiters, w)
+	return false
+}
+
+// leavePoll ends a poll that stopped waiting. A task handed over as it
+// ended is started after all, unless the caller is gone: then it goes back
+// to the queue's front.
+func (s *Server) leavePoll(ctx context.Context, sd *queueSide, w *waiter, start func(task)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if i := slices.Index(sd.waiters, w); i >= 0 {
 		sd.waiters = slices.Delete(sd.waiters, i, i+1)
-		s.mu.Unlock()
-		return nil, nil
+		return false
 	}
-	// A task was handed over as the poll ended: take it after all, unless
-	// the caller is gone, then give it back to the queue's front.
-	t := <-w.ch
+	t := <-w.ch // handed under s.mu, so already in the buffer
 	sd.inFlight--
 	if ctx.Err() == nil && t.live() {
-		return t, nil
+		start(t)
+		return true
 	}
 	sd.handed--
 	sd.backlog = append([]task{t}, sd.backlog...)
-	s.mu.Unlock()
-	return nil, nil
+	return false
 }
 
 // pollContext ends a poll a little before the caller's deadline, so its

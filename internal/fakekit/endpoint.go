@@ -2,6 +2,7 @@ package fakekit
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -309,6 +310,18 @@ func (e *Endpoint) Certificate() *x509.Certificate {
 	defer e.mu.Unlock()
 	if e.test != nil && e.test.TLS != nil {
 		return e.test.Certificate()
+	}
+	return nil
+}
+
+// ServerTLS returns a copy of the TLS settings the server serves with
+// (its certificate and key), for a second listener of the same fake (a gRPC
+// side) to serve the same certificate; nil when it does not serve over TLS.
+func (e *Endpoint) ServerTLS() *tls.Config {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.test != nil && e.test.TLS != nil {
+		return &tls.Config{Certificates: e.test.TLS.Certificates, MinVersion: tls.VersionTLS12}
 	}
 	return nil
 }
