@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"strings"
 	"testing"
@@ -162,7 +163,7 @@ func TestSeedRefusesABadSearchAttributeType(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = fake.New(fake.WithSeed(seed))
-	if err == nil || !strings.Contains(err.Error(), "orch.namespaces[0].search_attributes.Amount") {
+	if err == nil || !strings.Contains(err.Error(), "orch.namespaces[0]") || !strings.Contains(err.Error(), "search attribute Amount") {
 		t.Fatalf("error %v, want one naming the attribute", err)
 	}
 }
@@ -178,5 +179,61 @@ func TestNewNamesTheBusyPort(t *testing.T) {
 	_, err = fake.New(fake.WithAddrs(fake.Addrs{SourceHost: addr}))
 	if err == nil || !strings.Contains(err.Error(), "sourcehost") || !strings.Contains(err.Error(), addr[strings.LastIndex(addr, ":")+1:]) {
 		t.Fatalf("error %v, want one naming sourcehost and the port", err)
+	}
+}
+
+// A seed file holds everything each fake can be seeded with, in the fakes'
+// own seed types: invoices and orders, executions, issues.
+func TestSeedHoldsEveryResource(t *testing.T) {
+	t.Parallel()
+	const file = `
+erp:
+  thirdparties: [{name: Acme, customer: true}]
+  products: [{ref: W-1, label: Widget, price: "10"}]
+  invoices: [{thirdparty: Acme, lines: [{product: W-1, qty: "3"}], validated: true}]
+  orders: [{thirdparty: Acme, lines: [{product: W-1, qty: "1"}]}]
+cloudauth:
+  users: [{username: bob, password: pw-bob, tenant: acme}]
+orch:
+  namespaces: [{name: orders, search_attributes: {CustomerId: Keyword}}]
+  executions:
+    - {namespace: orders, workflow_id: order-1, workflow_type: Order, status: completed, search_attributes: {CustomerId: acme}}
+sourcehost:
+  users: [{username: alice}]
+  projects:
+    - name: shop
+      owner: alice
+      issues: [{title: First issue}]
+`
+	for _, name := range []string{"full.yaml", "full.json"} {
+		data := []byte(file)
+		if name == "full.json" { // the same seed as JSON
+			seed, err := fake.ParseSeed(data, "full.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, err = json.Marshal(seed); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seed, err := fake.ParseSeed(data, name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		f := fake.Start(t, fake.WithSeed(seed))
+		if inv := f.ERP.Invoices(); len(inv) != 1 || inv[0].Status != 1 {
+			t.Errorf("%s: invoices %+v", name, inv)
+		}
+		if n := len(f.ERP.Orders()); n != 1 {
+			t.Errorf("%s: %d orders", name, n)
+		}
+		ex, ok := f.Orch.Execution("orders", "order-1", "")
+		if !ok || ex.Info.GetStatus().String() != "COMPLETED" {
+			t.Errorf("%s: execution %v %v", name, ok, ex.Info.GetStatus())
+		}
+		page, err := f.Clients.SourceHost.ListIssues(t.Context(), sourcehost.ProjectPath("alice/shop"), nil)
+		if err != nil || len(page.Items) != 1 || page.Items[0].Title != "First issue" {
+			t.Errorf("%s: issues %v %v", name, page, err)
+		}
 	}
 }

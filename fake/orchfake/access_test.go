@@ -15,7 +15,7 @@ import (
 func TestAuth(t *testing.T) {
 	t.Parallel()
 	s := newFake(t, orchfake.WithAuth())
-	if err := s.AddNamespace(&orchpb.RegisterNamespaceRequest{Namespace: "billing"}); err != nil {
+	if err := s.AddNamespace(orchfake.NamespaceSeed{Name: "billing"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.AddAPIKey("key-123", "default", orchfake.PermWorkflow); err != nil {

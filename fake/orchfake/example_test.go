@@ -10,7 +10,6 @@ import (
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
-	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
 // newExampleFake makes a fake on a clock set to 1 March 2026, 12:00 UTC; a test
@@ -86,31 +85,27 @@ func ExampleServer_InjectFault() {
 	// code="" fault=false
 }
 
-// Seed executions in any state, then check what the code under test finds
+// Load executions in any state, then check what the code under test finds
 // with a visibility query.
-func ExampleServer_SeedExecution() {
+func ExampleServer_Load() {
 	srv := newExampleFake()
 	defer srv.Close()
 	ctx := context.Background()
-	if err := srv.RegisterSearchAttribute("default", "CustomerId", orchfake.Keyword); err != nil {
+	order := func(id, customer, status string) orchfake.ExecutionSeed {
+		return orchfake.ExecutionSeed{WorkflowID: id, WorkflowType: "OrderWorkflow", Status: status,
+			SearchAttributes: map[string]any{"CustomerId": customer}}
+	}
+	err := srv.Load(orchfake.Seed{
+		Namespaces: []orchfake.NamespaceSeed{{Name: "default", SearchAttributes: map[string]orchfake.SearchAttributeType{"CustomerId": orchfake.Keyword}}},
+		Executions: []orchfake.ExecutionSeed{
+			order("order-1", "acme", "RUNNING"),
+			order("order-2", "acme", "FAILED"),
+			order("order-3", "acme", "COMPLETED"),
+			order("order-4", "globex", "FAILED"),
+		},
+	})
+	if err != nil {
 		panic(err)
-	}
-	seeds := []struct {
-		id, customer string
-		status       orchpb.WorkflowExecutionStatus
-	}{
-		{"order-1", "acme", orchpb.WorkflowExecutionStatus_RUNNING},
-		{"order-2", "acme", orchpb.WorkflowExecutionStatus_FAILED},
-		{"order-3", "acme", orchpb.WorkflowExecutionStatus_COMPLETED},
-		{"order-4", "globex", orchpb.WorkflowExecutionStatus_FAILED},
-	}
-	for _, s := range seeds {
-		if _, err := srv.SeedExecution(orchfake.ExecutionSeed{
-			WorkflowID: s.id, WorkflowType: "OrderWorkflow", Status: s.status,
-			SearchAttributes: map[string]any{"CustomerId": s.customer},
-		}); err != nil {
-			panic(err)
-		}
 	}
 
 	c := srv.Client()
@@ -123,7 +118,7 @@ func ExampleServer_SeedExecution() {
 		n, err := c.CountWorkflows(ctx, q)
 		fmt.Printf("%d %v %q\n", n, err, q)
 	}
-	_, err := c.CountWorkflows(ctx, "CustomerId = ")
+	_, err = c.CountWorkflows(ctx, "CustomerId = ")
 	fmt.Println(errors.Is(err, orch.ErrInvalidArgument))
 	// Output:
 	// 4 <nil> ""

@@ -98,7 +98,7 @@ func TestStartGetAndReusePolicies(t *testing.T) {
 func TestAllowDuplicateFailedOnlyRefusesACompletedRun(t *testing.T) {
 	t.Parallel()
 	s := newFake(t)
-	if _, err := s.SeedExecution(orchfake.ExecutionSeed{WorkflowID: "done", WorkflowType: "Order", Status: orchpb.WorkflowExecutionStatus_COMPLETED}); err != nil {
+	if _, err := s.AddExecution(orchfake.ExecutionSeed{WorkflowID: "done", WorkflowType: "Order", Status: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, iv := range transports(t, s) {

@@ -3,6 +3,7 @@ package orchfake_test
 import (
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
@@ -68,7 +69,7 @@ func TestListNamespacesPages(t *testing.T) {
 	t.Parallel()
 	s := newFake(t)
 	for _, n := range []string{"ns-a", "ns-b", "ns-c"} {
-		if err := s.AddNamespace(&orchpb.RegisterNamespaceRequest{Namespace: n}); err != nil {
+		if err := s.AddNamespace(orchfake.NamespaceSeed{Name: n}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -24,8 +24,8 @@ func seedSearch(t testing.TB, s *orchfake.Server, n int) {
 		if i%2 == 1 {
 			typ = "Refund"
 		}
-		_, err := s.SeedExecution(orchfake.ExecutionSeed{
-			WorkflowID: fmt.Sprintf("wf-%05d", i), WorkflowType: typ, Status: statuses[i%3],
+		_, err := s.AddExecution(orchfake.ExecutionSeed{
+			WorkflowID: fmt.Sprintf("wf-%05d", i), WorkflowType: typ, Status: statuses[i%3].String(),
 			StartTime:        epoch.Add(-time.Duration(i) * time.Minute),
 			SearchAttributes: map[string]any{"CustomerId": fmt.Sprintf("acme-%d", i%10), "Amount": i},
 		})

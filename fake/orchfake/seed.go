@@ -2,12 +2,18 @@ package orchfake
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
@@ -58,18 +64,98 @@ func (s *Server) clientOptions(opts []orch.Option) []orch.Option {
 	return append(base, opts...)
 }
 
+// Seed is data to load into the fake at once (see [Server.Load]): the
+// shape of the orch part of apitwin-fake's --seed files.
+type Seed struct {
+	Namespaces []NamespaceSeed `json:"namespaces,omitempty" yaml:"namespaces,omitempty"`
+	Executions []ExecutionSeed `json:"executions,omitempty" yaml:"executions,omitempty"`
+}
+
+// NamespaceSeed describes a namespace put in place by AddNamespace.
+type NamespaceSeed struct {
+	// Name is required; "default" exists already, and naming it adds its
+	// search attributes.
+	Name        string `json:"name" yaml:"name"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	OwnerEmail  string `json:"owner_email,omitempty" yaml:"owner_email,omitempty"`
+	// Retention is a Go duration ("72h"); empty means DefaultRetention.
+	Retention string `json:"retention,omitempty" yaml:"retention,omitempty"`
+	// SearchAttributes are custom search attributes by name, with their
+	// type: Keyword, Text, Int, Double, Bool, Datetime or KeywordList.
+	SearchAttributes map[string]SearchAttributeType `json:"search_attributes,omitempty" yaml:"search_attributes,omitempty"`
+}
+
 // AddNamespace registers a namespace as RegisterNamespace does (same
-// validation), without auth or limits.
-func (s *Server) AddNamespace(req *orchpb.RegisterNamespaceRequest) error {
-	if err := validateNamespaceRequest(req); err != nil {
-		return fmt.Errorf("orchfake: %w", err)
+// validation), with its search attributes, without auth or limits. All of
+// the seed applies or none of it.
+func (s *Server) AddNamespace(seed NamespaceSeed) error {
+	req := &orchpb.RegisterNamespaceRequest{Namespace: seed.Name, Description: seed.Description, OwnerEmail: seed.OwnerEmail}
+	if seed.Retention != "" {
+		d, err := time.ParseDuration(seed.Retention)
+		if err != nil {
+			return fmt.Errorf("orchfake: retention: %w", err)
+		}
+		req.WorkflowExecutionRetentionPeriod = durationpb.New(d)
+	}
+	existing := seed.Name == DefaultNamespace
+	if !existing {
+		if err := validateNamespaceRequest(req); err != nil {
+			return fmt.Errorf("orchfake: %w", err)
+		}
+	}
+	names := slices.Sorted(maps.Keys(seed.SearchAttributes)) // the first bad one named is always the same
+	types := make([]visibility.Type, len(names))
+	for i, name := range names {
+		t, err := visibility.ParseType(string(seed.SearchAttributes[name]))
+		if err != nil {
+			return fmt.Errorf("orchfake: search attribute %s: %w", name, err)
+		}
+		types[i] = t
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.st.namespaces[req.GetNamespace()]; dup {
-		return fmt.Errorf("orchfake: namespace %q already exists", req.GetNamespace())
+	ns := s.st.namespaces[seed.Name]
+	switch {
+	case existing && ns != nil:
+	case ns != nil:
+		return fmt.Errorf("orchfake: namespace %q already exists", seed.Name)
 	}
-	s.st.addNamespace(req)
+	// Try the attributes on a scratch schema first, so that a refusal
+	// leaves nothing behind.
+	scratch := visibility.NewSchema()
+	if ns != nil {
+		for name, t := range ns.schema.Custom() {
+			_ = scratch.Register(name, t)
+		}
+	}
+	for i, name := range names {
+		if err := scratch.Register(name, types[i]); err != nil {
+			return fmt.Errorf("orchfake: search attribute %s: %w", name, err)
+		}
+	}
+	if ns == nil {
+		ns = s.st.addNamespace(req)
+	}
+	for i, name := range names {
+		_ = ns.schema.Register(name, types[i]) // checked on the scratch schema
+	}
+	return nil
+}
+
+// Load puts a seed in place: its namespaces, then its executions, in
+// order. The first refusal stops it, named by entry
+// ("executions[2]: ..."); the entries before it stay.
+func (s *Server) Load(seed Seed) error {
+	for i, ns := range seed.Namespaces {
+		if err := s.AddNamespace(ns); err != nil {
+			return fmt.Errorf("namespaces[%d]: %w", i, err)
+		}
+	}
+	for i, e := range seed.Executions {
+		if _, err := s.AddExecution(e); err != nil {
+			return fmt.Errorf("executions[%d]: %w", i, err)
+		}
+	}
 	return nil
 }
 
@@ -86,42 +172,64 @@ func (s *Server) StartExecution(req *orchpb.StartWorkflowExecutionRequest) (stri
 	return e.runID, nil
 }
 
-// ExecutionSeed describes an execution put in place by SeedExecution.
+// ExecutionSeed describes an execution put in place by AddExecution.
 type ExecutionSeed struct {
-	Namespace    string // default "default"
-	WorkflowID   string // required
-	WorkflowType string // required
-	TaskQueue    string // default "default"
-	// Status is the execution's status (default RUNNING). A closed seed
-	// gets its closing event: Completed, Failed, Canceled, Terminated,
-	// ContinuedAsNew or TimedOut.
-	Status    orchpb.WorkflowExecutionStatus
-	StartTime time.Time // default now on the fake clock
-	CloseTime time.Time // for a closed seed; default StartTime
+	Namespace    string `json:"namespace,omitempty" yaml:"namespace,omitempty"`   // default "default"
+	WorkflowID   string `json:"workflow_id" yaml:"workflow_id"`                   // required
+	WorkflowType string `json:"workflow_type" yaml:"workflow_type"`               // required
+	TaskQueue    string `json:"task_queue,omitempty" yaml:"task_queue,omitempty"` // default "default"
+	// Status is the execution's status: RUNNING (the default), COMPLETED,
+	// FAILED, CANCELED, TERMINATED, CONTINUED_AS_NEW or TIMED_OUT, in any
+	// case. A closed seed gets its closing event.
+	Status    string    `json:"status,omitempty" yaml:"status,omitempty"`
+	StartTime time.Time `json:"start_time,omitzero" yaml:"start_time,omitempty"` // default now on the fake clock
+	CloseTime time.Time `json:"close_time,omitzero" yaml:"close_time,omitempty"` // for a closed seed; default StartTime
 	// SearchAttributes are values of registered custom attributes, written
-	// as JSON (a string, a number, a bool, a []string; a time.Time for a
-	// Datetime).
-	SearchAttributes map[string]any
+	// as JSON (a string, a number, a bool, a []string; a time.Time or an
+	// RFC 3339 string for a Datetime).
+	SearchAttributes map[string]any `json:"search_attributes,omitempty" yaml:"search_attributes,omitempty"`
 	// Memo values, written as JSON.
-	Memo map[string]any
+	Memo map[string]any `json:"memo,omitempty" yaml:"memo,omitempty"`
 }
 
-// SeedExecution puts an execution in place as seed says, with its start
-// (and closing) events at the seed's times; no rate limit applies and no
-// timer is set. It returns the run id.
-func (s *Server) SeedExecution(seed ExecutionSeed) (string, error) {
+// seedStatus reads an ExecutionSeed's Status.
+func seedStatus(name string) (orchpb.WorkflowExecutionStatus, error) {
+	if name == "" {
+		return orchpb.WorkflowExecutionStatus_RUNNING, nil
+	}
+	n := strings.TrimPrefix(strings.ToUpper(name), "WORKFLOW_EXECUTION_STATUS_")
+	if n == "CANCELLED" {
+		n = "CANCELED"
+	}
+	v, ok := orchpb.WorkflowExecutionStatus_value[n]
+	if !ok || v == int32(orchpb.WorkflowExecutionStatus_WORKFLOW_EXECUTION_STATUS_UNSPECIFIED) {
+		return 0, fmt.Errorf("orchfake: status %q: want RUNNING, COMPLETED, FAILED, CANCELED, TERMINATED, CONTINUED_AS_NEW or TIMED_OUT", name)
+	}
+	return orchpb.WorkflowExecutionStatus(v), nil
+}
+
+// AddExecution puts an execution in place as seed says, with its start
+// (and closing) events at the seed's times, validated as a start is; no
+// rate limit applies and no timer is set. It returns the run id.
+func (s *Server) AddExecution(seed ExecutionSeed) (string, error) {
+	st, err := seedStatus(seed.Status)
+	if err != nil {
+		return "", err
+	}
 	if seed.Namespace == "" {
 		seed.Namespace = DefaultNamespace
 	}
 	if seed.TaskQueue == "" {
 		seed.TaskQueue = "default"
 	}
+	if !seed.CloseTime.IsZero() && st == orchpb.WorkflowExecutionStatus_RUNNING {
+		return "", errors.New("orchfake: a running execution has no close_time")
+	}
 	req := &orchpb.StartWorkflowExecutionRequest{
 		Namespace: seed.Namespace, WorkflowId: seed.WorkflowID,
 		WorkflowType: &orchpb.WorkflowType{Name: seed.WorkflowType}, TaskQueue: seed.TaskQueue,
 		WorkflowIdReusePolicy: orchpb.WorkflowIdReusePolicy_ALLOW_DUPLICATE,
 	}
-	var err error
 	if req.SearchAttributes, err = jsonFields(seed.SearchAttributes); err != nil {
 		return "", err
 	}
@@ -144,8 +252,7 @@ func (s *Server) SeedExecution(seed ExecutionSeed) (string, error) {
 			ev.EventTime = timestamppb.New(seed.StartTime)
 		}
 	}
-	st := seed.Status
-	if st == orchpb.WorkflowExecutionStatus_WORKFLOW_EXECUTION_STATUS_UNSPECIFIED || st == orchpb.WorkflowExecutionStatus_RUNNING {
+	if st == orchpb.WorkflowExecutionStatus_RUNNING {
 		return e.runID, nil
 	}
 	closeAt := seed.CloseTime
@@ -183,11 +290,10 @@ func (s *Server) closeSeed(e *execution, st orchpb.WorkflowExecutionStatus) {
 			ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionContinuedAsNewEventAttributes{WorkflowExecutionContinuedAsNewEventAttributes: &orchpb.WorkflowExecutionContinuedAsNewEventAttributes{
 				WorkflowType: &orchpb.WorkflowType{Name: e.typ}, TaskQueue: e.queue}}
 		})
-	default:
+	default: // TIMED_OUT
 		s.add(e, orchpb.EventType_WorkflowExecutionTimedOut, func(ev *orchpb.HistoryEvent) {
 			ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionTimedOutEventAttributes{WorkflowExecutionTimedOutEventAttributes: &orchpb.WorkflowExecutionTimedOutEventAttributes{RetryState: orchpb.RetryState_TIMEOUT}}
 		})
-		st = orchpb.WorkflowExecutionStatus_TIMED_OUT
 	}
 	s.closeExecution(e, st)
 }
