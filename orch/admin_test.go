@@ -1,6 +1,7 @@
 package orch_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -75,8 +76,10 @@ func TestTaskQueues(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		// A poll that finds nothing ends empty at the caller's deadline.
-		task, err := c.Raw().PollWorkflowTaskQueue(shortCtx(t, 300*1e6), &orchpb.PollWorkflowTaskQueueRequest{TaskQueue: q, Identity: "worker-1"})
+		// A poll that finds nothing ends empty.
+		task, err := emptyPoll(t, e, func(ctx context.Context) (*orchpb.PollWorkflowTaskQueueResponse, error) {
+			return c.Raw().PollWorkflowTaskQueue(ctx, &orchpb.PollWorkflowTaskQueueRequest{TaskQueue: q, Identity: "worker-1"})
+		})
 		if err != nil || len(task.GetTaskToken()) != 0 {
 			t.Errorf("empty poll: %v, %v", task, err)
 		}

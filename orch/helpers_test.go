@@ -146,6 +146,34 @@ func eventTypes(t *testing.T, c *orch.Client, workflowID, runID string) []orchpb
 	return out
 }
 
+// emptyPoll runs poll, which must find no task, to its end: against the
+// fake, by moving its clock past the poll's longest wait once the poll
+// waits (never a wall-clock deadline); against a real server, with a short
+// deadline.
+func emptyPoll[T any](t *testing.T, e *env, poll func(ctx context.Context) (T, error)) (T, error) {
+	t.Helper()
+	if e.srv == nil {
+		return poll(shortCtx(t, 300*time.Millisecond))
+	}
+	clk := e.srv.Clock()
+	before := clk.Pending()
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := poll(t.Context())
+		done <- result{v, err}
+	}()
+	if err := clk.WaitForTimers(t.Context(), before+1); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(orchfake.MaxPollWait)
+	r := <-done
+	return r.v, r.err
+}
+
 func shortCtx(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	t.Cleanup(cancel)

@@ -200,12 +200,14 @@ func TestFaultsAndRequestLog(t *testing.T) {
 	if err := s.InjectFault("DescribeCluster", control.Fault{Latency: time.Minute, OnClock: true, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
+	before := s.Clock().Pending()
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		mustCall(t, ivs[1], "DescribeCluster", &orchpb.DescribeClusterRequest{}, &orchpb.DescribeClusterResponse{})
 	})
-	start := s.Clock().Now()
-	waitFor(t, func() bool { at, ok := s.Clock().Next(); return ok && at.Equal(start.Add(time.Minute)) })
+	if err := s.Clock().WaitForTimers(t.Context(), before+1); err != nil {
+		t.Fatal(err)
+	}
 	s.Clock().Advance(time.Minute)
 	wg.Wait()
 }

@@ -5,7 +5,6 @@ import (
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -65,12 +64,14 @@ func TestTaskQueueExistsOncePolled(t *testing.T) {
 			err = iv.call(t.Context(), "ListTaskQueuePartitions", &orchpb.ListTaskQueuePartitionsRequest{Namespace: "default", TaskQueue: tq}, &orchpb.ListTaskQueuePartitionsResponse{})
 			wantCode(t, err, "TASK_QUEUE_NOT_FOUND")
 
-			// An activity poll that ends empty at its deadline.
-			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+			// An activity poll that ends empty after its longest wait, on
+			// the fake clock (the finding of issue 14: a 200 ms wall-clock
+			// deadline made this test fail on a slow machine).
 			var poll orchpb.PollActivityTaskQueueResponse
-			err = iv.call(ctx, "PollActivityTaskQueue", &orchpb.PollActivityTaskQueueRequest{Namespace: "default", TaskQueue: tq, Identity: "worker-1",
-				TaskQueueMetadata: &orchpb.TaskQueueMetadata{MaxTasksPerSecond: wrapperspb.Double(50)}}, &poll)
-			cancel()
+			err = emptyWait(t, s, func(ctx context.Context) error {
+				return iv.call(ctx, "PollActivityTaskQueue", &orchpb.PollActivityTaskQueueRequest{Namespace: "default", TaskQueue: tq, Identity: "worker-1",
+					TaskQueueMetadata: &orchpb.TaskQueueMetadata{MaxTasksPerSecond: wrapperspb.Double(50)}}, &poll)
+			})
 			if err != nil || len(poll.GetTaskToken()) != 0 {
 				t.Fatalf("poll: %v %v", err, &poll)
 			}

@@ -311,6 +311,9 @@ func (s *Server) startWorkflow(ctx context.Context, req *orchpb.StartWorkflowExe
 // startLocked starts a run; limited says whether the concurrency limit
 // applies (not to seeding). s.mu must be held.
 func (s *Server) startLocked(req *orchpb.StartWorkflowExecutionRequest, limited bool) (*execution, bool, error) {
+	if h := s.startHook.Load(); h != nil {
+		(*h)()
+	}
 	ns, err := s.st.namespace(req.GetNamespace())
 	if err != nil {
 		return nil, false, err

@@ -240,10 +240,10 @@ func TestHistoryLongPollEndsBeforeTheDeadline(t *testing.T) {
 		var first orchpb.GetWorkflowExecutionHistoryResponse
 		we := &orchpb.WorkflowExecution{WorkflowId: id}
 		mustCall(t, iv, "GetWorkflowExecutionHistory", &orchpb.GetWorkflowExecutionHistoryRequest{Namespace: "default", Execution: we, WaitNewEvent: true}, &first)
-		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		var next orchpb.GetWorkflowExecutionHistoryResponse
-		err := iv.call(ctx, "GetWorkflowExecutionHistory", &orchpb.GetWorkflowExecutionHistoryRequest{Namespace: "default", Execution: we, WaitNewEvent: true, NextPageToken: first.GetNextPageToken()}, &next)
-		cancel()
+		err := emptyWait(t, s, func(ctx context.Context) error {
+			return iv.call(ctx, "GetWorkflowExecutionHistory", &orchpb.GetWorkflowExecutionHistoryRequest{Namespace: "default", Execution: we, WaitNewEvent: true, NextPageToken: first.GetNextPageToken()}, &next)
+		})
 		if err != nil {
 			t.Fatalf("%s: %v", iv.name, err)
 		}
@@ -253,14 +253,17 @@ func TestHistoryLongPollEndsBeforeTheDeadline(t *testing.T) {
 	}
 }
 
-// waitFor yields until cond holds; it never sleeps.
-func waitFor(t testing.TB, cond func() bool) {
+// emptyWait runs a long poll that must find nothing to its end, by moving
+// the fake's clock past the longest wait once the poll waits on it.
+func emptyWait(t *testing.T, s *orchfake.Server, call func(ctx context.Context) error) error {
 	t.Helper()
-	for range 1_000_000 {
-		if cond() {
-			return
-		}
-		runtimeGosched()
+	clk := s.Clock()
+	before := clk.Pending()
+	done := make(chan error, 1)
+	go func() { done <- call(t.Context()) }()
+	if err := clk.WaitForTimers(t.Context(), before+1); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("condition never held")
+	clk.Advance(orchfake.MaxPollWait)
+	return <-done
 }

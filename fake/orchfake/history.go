@@ -37,6 +37,13 @@ func (s *Server) getHistory(ctx context.Context, req *orchpb.GetWorkflowExecutio
 	}
 	ctx, cancel := pollContext(ctx)
 	defer cancel()
+	// A long poll ends empty after MaxPollWait on the fake clock, as a task
+	// poll does, whether or not the caller set a deadline.
+	expired := make(chan struct{})
+	if req.GetWaitNewEvent() {
+		timer := s.clk.AfterFunc(MaxPollWait, func() { close(expired) })
+		defer timer.Stop()
+	}
 	for {
 		resp, wake, gone, runID, err := s.historyOrWait(req.GetNamespace(), we, next, size, closeOnly, req.GetWaitNewEvent())
 		if resp != nil || err != nil {
@@ -46,6 +53,8 @@ func (s *Server) getHistory(ctx context.Context, req *orchpb.GetWorkflowExecutio
 		case <-wake:
 			we = &orchpb.WorkflowExecution{WorkflowId: we.GetWorkflowId(), RunId: runID}
 		case <-ctx.Done(): // the caller's deadline: no events, the same token
+			return &orchpb.GetWorkflowExecutionHistoryResponse{NextPageToken: historyToken(runID, next)}, nil
+		case <-expired:
 			return &orchpb.GetWorkflowExecutionHistoryResponse{NextPageToken: historyToken(runID, next)}, nil
 		case <-s.done:
 			return &orchpb.GetWorkflowExecutionHistoryResponse{NextPageToken: historyToken(runID, next)}, nil

@@ -1,6 +1,8 @@
 package orchfake
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,21 +37,31 @@ func (s *Server) HTTPClient(opts ...orch.Option) *orch.Client {
 	if u == "" {
 		panic("orchfake: HTTPClient needs a listening fake (Start or Listen)")
 	}
-	c, err := orch.NewHTTP(u, s.clientOptions(opts)...)
+	base := s.clientOptions(nil)
+	if hc := s.ep.TLSClient(); hc != nil {
+		base = append(base, orch.WithHTTPClient(hc))
+	}
+	c, err := orch.NewHTTP(u, append(base, opts...)...)
 	if err != nil {
 		panic(fmt.Sprintf("orchfake: HTTP client: %v", err))
 	}
 	return c
 }
 
-// GRPCClient returns an orch client that dials GRPCAddr() in plaintext,
-// set up as Client is.
+// GRPCClient returns an orch client that dials GRPCAddr() (over TLS,
+// trusting the fake's certificate, after StartTLS), set up as Client is.
 func (s *Server) GRPCClient(opts ...orch.Option) *orch.Client {
 	addr := s.GRPCAddr()
 	if addr == "" {
 		panic("orchfake: GRPCClient needs a listening fake (Start or Listen)")
 	}
-	c, err := orch.Dial(addr, append([]orch.Option{orch.WithInsecure()}, s.clientOptions(opts)...)...)
+	security := orch.WithInsecure()
+	if cert := s.ep.Certificate(); cert != nil && s.serveTLS() {
+		pool := x509.NewCertPool()
+		pool.AddCert(cert)
+		security = orch.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
+	}
+	c, err := orch.Dial(addr, append([]orch.Option{security}, s.clientOptions(opts)...)...)
 	if err != nil {
 		panic(fmt.Sprintf("orchfake: gRPC client: %v", err))
 	}

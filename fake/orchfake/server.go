@@ -59,6 +59,9 @@ type Server struct {
 
 	skipping  atomic.Bool
 	skipAgain atomic.Bool
+
+	// startHook, for tests, runs inside every start, under mu.
+	startHook atomic.Pointer[func()]
 }
 
 type config struct {
@@ -267,6 +270,13 @@ func (s *Server) ServeGRPC(l net.Listener) string {
 	s.grpcAddr = l.Addr().String()
 	s.serveWait.Go(func() { _ = s.grpcSrv.Serve(l) })
 	return s.grpcAddr
+}
+
+// serveTLS reports whether the gRPC side serves over TLS (StartTLS).
+func (s *Server) serveTLS() bool {
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	return s.grpcTLS != nil
 }
 
 // grpcGrace is how long Close lets running gRPC calls finish before it cuts

@@ -2,7 +2,6 @@ package orchfake_test
 
 import (
 	"encoding/base64"
-	"runtime"
 	"testing"
 
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -29,5 +28,3 @@ func TestSmoke(t *testing.T) {
 		t.Logf("%s headers %v", iv.name, iv.last)
 	}
 }
-
-func runtimeGosched() { runtime.Gosched() }
