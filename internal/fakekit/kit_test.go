@@ -324,3 +324,33 @@ func TestRequestLoggedBeforeTheAnswerArrives(t *testing.T) {
 		t.Fatalf("log %+v", reqs)
 	}
 }
+
+// A body without a length is read in chunks: whole and intact at the limit,
+// refused one byte past it.
+func TestChunkedBodyAtTheLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 100 << 10 // several read chunks
+	want := strings.Repeat("0123456789abcdef", limit/16)
+	rt := fakekit.NewRoutes[int]()
+	rt.Handle("POST /x", func(_ int, w http.ResponseWriter, r *http.Request) {
+		got, _ := io.ReadAll(r.Body)
+		if string(got) != want {
+			w.WriteHeader(http.StatusTeapot)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	url := serve(t, fakekit.New(fakekit.Config{Limits: fakekit.Limits{MaxBody: limit}, Routes: rt.Bind(0)}))
+	for body, status := range map[string]int{want: http.StatusNoContent, want + "!": http.StatusRequestEntityTooLarge, "": http.StatusTeapot} {
+		req, _ := http.NewRequest("POST", url+"/x", io.MultiReader(strings.NewReader(body)))
+		req.ContentLength = -1
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Errorf("%d bytes: status %d, want %d", len(body), resp.StatusCode, status)
+		}
+	}
+}

@@ -28,9 +28,9 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a binary")
 	}
-	bin := filepath.Join(t.TempDir(), "apitwin-fake")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := binary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "--seed", "demo", "--erp-port", "0", "--cloudauth-port", "0",
 		"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
