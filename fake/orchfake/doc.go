@@ -8,16 +8,36 @@
 //	h := srv.HTTPClient()                  // the same over HTTP/JSON, at srv.URL()
 //	srv.Clock().Advance(time.Hour)         // timeouts fire, rate windows reset
 //
-// Without ports: New(), then Conn() (an in-memory gRPC connection, via
-// bufconn) or Handler() (the HTTP side as an http.Handler). For programs:
-// New(), then Listen(grpcAddr, httpAddr); a port in use is an error naming
-// it. The gRPC server offers reflection, so grpcurl works against it.
+// The gRPC server offers reflection, so grpcurl works against it.
+//
+// # Serving and controls
+//
+// Like every apitwin fake: [New] builds one that serves nothing yet (its
+// HTTP side is an http.Handler, its gRPC side reachable in memory through
+// [Server.Conn]); [Start] and [StartTLS] serve both transports on loopback
+// until the test ends; [Server.Serve] (HTTP), [Server.ServeGRPC] and
+// [Server.Listen] (both) serve it for programs until [Server.Close]. Every
+// HTTP listener has header and idle timeouts; Close ends long polls and
+// fault latencies at once, and gives running requests two seconds before
+// it closes their connections. The controls are the same on every fake
+// ([control.Controls]): [Server.InjectFault] per operation (its name,
+// "StartWorkflowExecution", or "" for all: an error code, or an HTTP
+// status read as its code, latency on the wall or the fake clock, for the
+// next N calls, on both transports), [Server.Faults], [Server.ClearFaults],
+// the request log ([Server.Requests], [Server.RequestsTo] by operation,
+// [Server.ResetRequests]; each entry names the transport, the operation,
+// the caller, the code answered, and holds the request, a gRPC message as
+// JSON), [Server.Reset], and [Server.Clock]. Seeding and reading back:
+// [Server.Load] with a [Seed] ([NamespaceSeed]s with their search
+// attributes, [ExecutionSeed]s in any state), AddNamespace, AddExecution,
+// StartExecution, RegisterSearchAttribute, AddAPIKey; Execution (with its
+// history) and Namespace.
 //
 // # Transports
 //
 // Both transports run the same service code: every operation goes through
-// one pipeline (version check, call log, injected faults, authentication
-// and permission, rate limits) and then the operation. gRPC errors carry
+// one pipeline (version check, request log, injected faults,
+// authentication and permission, rate limits) and then the operation. gRPC errors carry
 // a google.rpc.ErrorInfo detail (reason = the code, domain
 // orch.apitwin.dev) and ErrorDetail details; HTTP errors are
 // {"error":{"code","message","details"}} with the status of
@@ -25,8 +45,7 @@
 // contract's google.api.http bindings: snake_case names, enums by name,
 // durations "<n>s", bytes base64; an unknown field in a body is
 // INVALID_ARGUMENT. Request field errors are INVALID_ARGUMENT with one
-// detail per field: {type "FieldViolation", field, description}. Bodies
-// are capped at 4 MiB, as gRPC's default message size.
+// detail per field: {type "FieldViolation", field, description}.
 //
 // # Versions
 //
@@ -189,12 +208,31 @@
 // deadline. WithTimeSkipping moves the clock to the engine's next timer
 // whenever no task waits for or is held by a worker.
 //
-// # Controls
+// # Bounds
 //
-// [Server.Clock]; [Server.InjectFault] per operation (an error code for
-// the next N calls; latency in real time or on the fake clock);
-// [Server.Calls] (both transports); seeding ([Server.AddNamespace],
-// [Server.StartExecution], [Server.SeedExecution],
-// [Server.RegisterSearchAttribute], [Server.AddAPIKey]) and reading
-// ([Server.Execution] with its history, [Server.Namespace]).
+//   - Requests: at most 4 MiB, gRPC's own default ([WithMaxBody],
+//     [DefaultMaxBody]): over HTTP a larger body is refused with 413 and
+//     RESOURCE_EXHAUSTED before it is read whole, over gRPC a larger
+//     message with RESOURCE_EXHAUSTED.
+//   - Numbers: page sizes are at most 1,000 (a larger one is
+//     INVALID_ARGUMENT naming the field), ids, names and identities at most
+//     1,000 bytes, page tokens are checked before use, shard ids within the
+//     cluster's shards.
+//   - Waits: a task poll or a history long poll ends empty just before the
+//     caller's deadline, or after MaxPollWait (60 s) on the fake clock,
+//     or at Reset or Close; a query waits for a worker until the caller's
+//     deadline.
+//   - The request log: the newest 10,000 calls, the first 64 KiB of each
+//     body, 32 MiB in all ([WithRequestLog]).
+//   - HTTP listeners: 10 s to send the headers, 64 KiB of headers, 30 s to
+//     send the body, 2 minutes to read the answer (long polls included),
+//     2 minutes idle.
+//   - The state lock is held only to look records up and change them, and
+//     always released by defer.
+//
+// A handler that panics is answered INTERNAL (500 over HTTP) in the
+// service's shape, and the panic is in the request log (Request.Panic):
+// it is a bug of the fake's, please report it. A call refused by gRPC
+// itself before the fake sees it (a message over the limit, a method no
+// service has) is not in the log.
 package orchfake

@@ -70,7 +70,6 @@ type config struct {
 	signingKey   []byte
 	limits       Limits
 	shards       int
-	maxPageSize  int
 	timeSkipping bool
 	kitLimits    fakekit.Limits
 	faults       []opFault
@@ -137,7 +136,7 @@ func WithFault(op string, f control.Fault) Option {
 // New returns a fake with the namespace "default" registered. It serves
 // nothing until [Server.Listen], [Server.Serve], [Start] or [Server.Conn].
 func New(opts ...Option) *Server {
-	cfg := config{shards: NumShards, maxPageSize: 1000}
+	cfg := config{shards: NumShards}
 	cfg.kitLimits.MaxBody = DefaultMaxBody
 	for _, o := range opts {
 		if o != nil {
