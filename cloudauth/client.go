@@ -12,6 +12,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // The gateway's paths, relative to the server's base URL.
@@ -51,7 +52,7 @@ type Client struct {
 // request again; the zero value means 3 retries with waits from 1 s to 60 s.
 // A login (a POST) is sent again only after a 429 or when the connection
 // could not be made at all.
-type RetryPolicy = rest.RetryPolicy
+type RetryPolicy = retry.Policy
 
 // Option configures a Client.
 type Option func(*settings) error

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/ratelimit"
 )
 
 // The texts of these errors are the specification's, word for word; the
@@ -58,7 +59,7 @@ var (
 
 // RateLimitError is returned when a request stayed rate limited (429) after
 // the retries the policy allows; errors.Is(err, ErrRateLimited) matches it.
-type RateLimitError = rest.RateLimitError
+type RateLimitError = ratelimit.Error
 
 // Error is a failed call to the login gateway: an error answer of the
 // server (StatusCode set), or a connection that failed (StatusCode 0, Err

@@ -15,6 +15,8 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/paging"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/ratelimit"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // APIPath is where the REST API lives under the ERP's root URL.
@@ -34,11 +36,11 @@ type Client struct {
 
 // RateLimit is what a response said about the caller's rate limit. The ERP
 // itself sends none; a proxy in front of it may.
-type RateLimit = rest.RateLimit
+type RateLimit = ratelimit.Status
 
 // RetryPolicy says when and how long the client waits before sending a
 // request again; the zero value means 3 retries with waits from 1 s to 60 s.
-type RetryPolicy = rest.RetryPolicy
+type RetryPolicy = retry.Policy
 
 // Option configures a Client.
 type Option func(*options) error

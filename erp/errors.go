@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/ratelimit"
 )
 
 // Sentinels matched by errors.Is against an *Error.
@@ -40,7 +40,7 @@ var (
 
 // RateLimitError is returned when a request stayed rate limited (429) after
 // the retries the policy allows; errors.Is(err, ErrRateLimited) matches it.
-type RateLimitError = rest.RateLimitError
+type RateLimitError = ratelimit.Error
 
 // Error is an error answer of the ERP:
 //

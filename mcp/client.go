@@ -15,6 +15,8 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/ratelimit"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // Client calls the gateway's methods over JSON-RPC 2.0. It is safe for
@@ -30,13 +32,13 @@ type Client struct {
 
 // RetryPolicy says how the client retries a call the gateway answered with
 // -32000 and data.status 429: by default 3 retries, waiting 1 s, 2 s, 4 s
-// (or the gateway's Retry-After when longer), never past MaxWait (60 s) or
+// (or the wait the gateway asked for in Retry-After), never past MaxWait (60 s) or
 // the context's deadline. Such a call is refused before anything ran, so
 // retrying it is safe for writes too.
-type RetryPolicy = rest.RetryPolicy
+type RetryPolicy = retry.Policy
 
 // RateLimit is what the gateway's X-RateLimit-* headers said.
-type RateLimit = rest.RateLimit
+type RateLimit = ratelimit.Status
 
 // Option configures a Client.
 type Option func(*settings) error
@@ -241,47 +243,48 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 // the answer to the call with id into out. id 0 is a notification, which
 // expects no answer at all.
 func (c *Client) exchange(ctx context.Context, method string, body []byte, id int64, out any) error {
-	return c.retrying(ctx, func() (time.Duration, error) {
-		ans, res, err := c.post(ctx, body)
-		if err != nil {
-			return res.RateLimit.RetryAfter, err
-		}
-		if id == 0 && len(bytes.TrimSpace(ans)) == 0 {
-			return 0, nil
-		}
-		err = decodeAnswer(ans, id, out)
-		switch e := (*Error)(nil); {
-		case errors.As(err, &e):
-			return 0, e // the gateway's answer, already saying all there is
-		case err != nil:
-			return 0, fmt.Errorf("mcp: %s: %w", method, err)
-		case id == 0:
-			return 0, fmt.Errorf("mcp: %s: the gateway answered a notification", method)
-		}
-		return 0, nil
-	})
+	return c.retrying(ctx, func() (time.Duration, error) { return c.exchangeOnce(ctx, method, body, id, out) })
 }
 
-// retrying runs send until it succeeds, fails with anything but a
-// rate-limited error, or the policy is spent. send returns the wait the
-// gateway asked for (Retry-After), if any.
+// retrying runs send through the retry loop: a rate-limited answer (refused
+// before anything ran, so safe to send again, even a write) is sent again
+// as the policy says, after the wait the gateway asked for, if any.
 func (c *Client) retrying(ctx context.Context, send func() (time.Duration, error)) error {
-	for n := 0; ; n++ {
+	var last error
+	_, err := retry.Do(ctx, c.retry, c.clk, func(context.Context, int) (retry.Failure, error) {
 		asked, err := send()
-		if err == nil || c.retry.Disabled || n >= c.retry.MaxRetries || !rateLimited(err) {
-			return err
+		last = err
+		if rateLimited(err) {
+			return retry.Failure{Throttled: true, ServerWait: asked}, err
 		}
-		wait := max(c.retry.Backoff(n), asked)
-		if wait > c.retry.MaxWait {
-			return err
-		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			return err
-		}
-		if serr := c.clk.Sleep(ctx, wait); serr != nil {
-			return errors.Join(err, serr)
-		}
+		return retry.Failure{}, err
+	}, nil)
+	if err != nil && last != nil && err != last { // the caller gave up during a wait
+		return errors.Join(last, err)
 	}
+	return err
+}
+
+// exchangeOnce sends the body once; with a rate-limited answer it returns
+// the wait the gateway asked for (Retry-After), if any.
+func (c *Client) exchangeOnce(ctx context.Context, method string, body []byte, id int64, out any) (time.Duration, error) {
+	ans, res, err := c.post(ctx, body)
+	if err != nil {
+		return res.RateLimit.RetryAfter, err
+	}
+	if id == 0 && len(bytes.TrimSpace(ans)) == 0 {
+		return 0, nil
+	}
+	err = decodeAnswer(ans, id, out)
+	switch e := (*Error)(nil); {
+	case errors.As(err, &e):
+		return 0, e // the gateway's answer, already saying all there is
+	case err != nil:
+		return 0, fmt.Errorf("mcp: %s: %w", method, err)
+	case id == 0:
+		return 0, fmt.Errorf("mcp: %s: the gateway answered a notification", method)
+	}
+	return 0, nil
 }
 
 func rateLimited(err error) bool {

@@ -23,6 +23,7 @@ import (
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/internal/version"
 	"github.com/apitwin/apitwin/orch/orchpb"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // DefaultNamespace is the namespace a client uses unless WithNamespace says
@@ -339,11 +340,17 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 			}
 		}
 	}
-	for retries := 0; ; retries++ {
+	var (
+		start time.Time
+		last  *Error // the last attempt's error
+		stop  error  // the caller gave up waiting for the client-side limit
+	)
+	res, err := retry.Do(ctx, c.retry, c.clk, func(ctx context.Context, retries int) (retry.Failure, error) {
 		if err := c.limits.request(ctx); err != nil {
-			return contextError(m.name, err)
+			stop = contextError(m.name, err)
+			return retry.Failure{}, stop
 		}
-		start := time.Now()
+		start = time.Now()
 		info, err := c.tr.invoke(ctx, m, req, resp)
 		c.record(info.rateLimit)
 		if info.deprecated && c.log != nil {
@@ -353,67 +360,59 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 			})
 		}
 		if err == nil {
-			c.logCall(ctx, slog.LevelDebug, m, start, retries, nil)
-			return nil
+			return retry.Failure{}, nil
 		}
-		e := c.asError(ctx, m, err, info)
-		e.Retries = retries
-		wait, retry := c.retryWait(ctx, m, req, e, info, retries)
-		if !retry {
-			c.logCall(ctx, slog.LevelWarn, m, start, retries, e)
-			return specific(e, req)
-		}
+		last = c.asError(ctx, m, err, info)
+		last.Retries = retries
+		return c.failure(m, req, last, info), last
+	}, func(n int, wait time.Duration, _ error) {
 		if c.log != nil {
 			c.log.LogAttrs(ctx, slog.LevelInfo, "retrying call", slog.String("service", "orch"),
-				slog.String("operation", m.name), slog.String("code", e.Code), slog.Duration("wait", wait), slog.Int("retry", retries+1))
+				slog.String("operation", m.name), slog.String("code", last.Code), slog.Duration("wait", wait), slog.Int("retry", n))
 		}
-		if err := c.clk.Sleep(ctx, wait); err != nil {
-			ce := contextError(m.name, err)
-			ce.Retries = retries
-			return ce
-		}
+	})
+	switch {
+	case err == nil:
+		c.logCall(ctx, slog.LevelDebug, m, start, res.Retries, nil)
+		return nil
+	case err == stop:
+		return stop
+	case last != nil && err == error(last):
+		last.GaveUp = res.GaveUp
+		c.logCall(ctx, slog.LevelWarn, m, start, res.Retries, last)
+		return specific(last, req)
 	}
+	ce := contextError(m.name, err) // the caller gave up during a wait
+	ce.Retries = res.Retries
+	return ce
 }
 
-// retryWait decides whether a failed call is sent again and after how long.
-// RESOURCE_EXHAUSTED is retried for every call (the server refused it
-// without doing it); UNAVAILABLE only for a call that is harmless to repeat
-// or that the transport knows never left.
-func (c *Client) retryWait(ctx context.Context, m *method, req proto.Message, e *Error, info callInfo, retries int) (time.Duration, bool) {
+// failure reads a failed call as the retry policy sees it.
+// RESOURCE_EXHAUSTED is a refusal for rate: sent again whatever the call
+// (the server did not do it); UNAVAILABLE only for a call that is harmless
+// to repeat, or that the transport knows never left. The wait the server
+// asked for comes from the RateLimitExceeded detail, then Retry-After, then
+// (for RESOURCE_EXHAUSTED) the rate-limit reset.
+func (c *Client) failure(m *method, req proto.Message, e *Error, info callInfo) retry.Failure {
+	var f retry.Failure
 	switch e.Code {
 	case CodeResourceExhausted:
+		f.Throttled, f.Safe = true, true
 	case CodeUnavailable:
-		if info.permanent || !m.idempotent(req) && info.sent {
-			return 0, false
-		}
+		f.Transient, f.Permanent = true, info.permanent
+		f.Safe = m.idempotent(req) || !info.sent
 	default:
-		return 0, false
+		return f
 	}
-	wait, fromServer := c.retry.Backoff(retries), false
 	switch {
 	case e.RateLimitExceeded != nil && e.RateLimitExceeded.RetryAfter > 0:
-		wait, fromServer = e.RateLimitExceeded.RetryAfter, true
+		f.ServerWait = e.RateLimitExceeded.RetryAfter
 	case info.retryAfter > 0:
-		wait, fromServer = info.retryAfter, true
+		f.ServerWait = info.retryAfter
 	case e.Code == CodeResourceExhausted && e.RateLimit.Reset.After(c.clk.Now()):
-		wait, fromServer = e.RateLimit.Reset.Sub(c.clk.Now()), true
+		f.ServerWait = e.RateLimit.Reset.Sub(c.clk.Now())
 	}
-	switch {
-	case c.retry.Disabled:
-		e.GaveUp = "retries are disabled"
-		return 0, false
-	case retries >= c.retry.MaxRetries:
-		e.GaveUp = fmt.Sprintf("gave up after %d retries", retries)
-		return 0, false
-	case fromServer && wait > c.retry.MaxWait:
-		e.GaveUp = fmt.Sprintf("the server asked for a wait of %v, more than the client's MaxWait of %v", wait, c.retry.MaxWait)
-		return 0, false
-	}
-	if deadline, ok := ctx.Deadline(); ok && wait > time.Until(deadline) {
-		e.GaveUp = fmt.Sprintf("a wait of %v would pass the context deadline", wait)
-		return 0, false
-	}
-	return wait, true
+	return f
 }
 
 // asError turns whatever a transport returned into an *Error.

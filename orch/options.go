@@ -14,6 +14,8 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/ratelimit"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // Option configures a Client. Options check their input: a bad value makes
@@ -23,12 +25,12 @@ type Option func(*settings) error
 // RetryPolicy says when and how long the client waits before sending a call
 // again; the zero value means 3 retries with waits from 1 s (doubling) up to
 // 60 s. See the package documentation for which calls are retried.
-type RetryPolicy = rest.RetryPolicy
+type RetryPolicy = retry.Policy
 
 // RateLimit is what the most recent answer said about the caller's rate
 // limit: the X-RateLimit-Limit, -Remaining, -Reset and -Scope values, from
 // HTTP headers or gRPC metadata.
-type RateLimit = rest.RateLimit
+type RateLimit = ratelimit.Status
 
 type settings struct {
 	rest        rest.Config // HTTP side: clock, logger, HTTP client, TLS

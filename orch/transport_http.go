@@ -23,6 +23,7 @@ import (
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/orch/orchpb"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // httpTransport sends calls as the HTTP/JSON operations of the contract's
@@ -41,7 +42,7 @@ func newHTTPTransport(baseURL string, s *settings) (*httpTransport, error) {
 	cfg := s.rest
 	cfg.Service = "orch"
 	cfg.BaseURL = base
-	cfg.Retry = rest.RetryPolicy{Disabled: true}
+	cfg.Retry = retry.Policy{Disabled: true}
 	cfg.Logger = nil // the Client logs each call once, the same way for both transports
 	cfg.DecodeError = decodeHTTPError
 	if s.token != "" {

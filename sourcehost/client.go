@@ -16,6 +16,8 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/paging"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/ratelimit"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // apiPrefix is the versioned path every endpoint lives under.
@@ -28,18 +30,18 @@ type Client struct {
 }
 
 // RateLimit is what a response said about the caller's rate limit.
-type RateLimit = rest.RateLimit
+type RateLimit = ratelimit.Status
 
 // RetryPolicy says when and how long the client waits before sending a
 // request again; the zero value means 3 retries with waits from 1 s to 60 s.
 // See the package documentation for which requests are retried.
-type RetryPolicy = rest.RetryPolicy
+type RetryPolicy = retry.Policy
 
 // RateLimitError is returned when a request stayed rate limited (429) after
 // the retries the policy allows, or when waiting again would pass the
 // context's deadline. errors.Is(err, ErrRateLimited) matches it, and
 // errors.As gives both it and the *Error of the last answer.
-type RateLimitError = rest.RateLimitError
+type RateLimitError = ratelimit.Error
 
 // Option configures a Client.
 type Option func(*settings) error

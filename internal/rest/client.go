@@ -1,7 +1,7 @@
 // Package rest is the HTTP core every apitwin REST client stands on: request
-// building, authentication headers, rate-limit reading, the retry policy over
-// github.com/hashicorp/go-retryablehttp, error decoding through a hook of the
-// calling package, secret redaction, logging and TLS settings.
+// building, authentication headers, rate-limit reading, retries (the retry
+// package's policy and loop), error decoding through a hook of the calling
+// package, secret redaction, logging and TLS settings.
 //
 // A client package (sourcehost, erp, …) builds one Client from a Config and
 // calls Do; everything the package's users configure arrives through Options
@@ -23,10 +23,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
-	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/version"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // Config is what a client package hands to New.
@@ -58,7 +58,7 @@ type Config struct {
 	// request would only meet again. Without it every 5xx but 501 is.
 	Transient func(resp *http.Response) bool
 
-	Retry      RetryPolicy
+	Retry      retry.Policy
 	Clock      clock.Clock
 	Logger     *slog.Logger
 	HTTPClient *http.Client
@@ -77,11 +77,11 @@ type Client struct {
 	decode    func(*http.Response, []byte) error
 	isError   func(*http.Response) bool
 	transient func(*http.Response) bool
-	retry     RetryPolicy
+	retry     retry.Policy
 	clock     clock.Clock
 	log       *slog.Logger
 	redactor  *strings.Replacer
-	rc        *retryablehttp.Client
+	hc        *http.Client
 
 	mu   sync.Mutex
 	last RateLimit
@@ -96,7 +96,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Service, err)
 	}
-	retry, err := cfg.Retry.WithDefaults()
+	policy, err := cfg.Retry.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Service, err)
 	}
@@ -109,8 +109,8 @@ func New(cfg Config) (*Client, error) {
 		tr.TLSClientConfig = cfg.TLS.config()
 		hc = &http.Client{Transport: tr}
 	}
-	hc = withRedirectSwitch(hc)
 	c := &Client{
+		hc:        withRedirectSwitch(hc),
 		service:   cfg.Service,
 		base:      base,
 		ua:        version.UserAgent,
@@ -118,7 +118,7 @@ func New(cfg Config) (*Client, error) {
 		decode:    cfg.DecodeError,
 		isError:   cfg.IsError,
 		transient: cfg.Transient,
-		retry:     retry,
+		retry:     policy,
 		clock:     cfg.Clock,
 		log:       cfg.Logger,
 	}
@@ -132,16 +132,6 @@ func New(cfg Config) (*Client, error) {
 		c.decode = genericError
 	}
 	c.redactor = newRedactor(cfg.Secrets)
-	c.rc = &retryablehttp.Client{
-		HTTPClient:   hc,
-		RetryMax:     retry.MaxRetries,
-		CheckRetry:   c.checkRetry,
-		Backoff:      func(time.Duration, time.Duration, int, *http.Response) time.Duration { return 0 },
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
-	if retry.Disabled {
-		c.rc.RetryMax = 0
-	}
 	return c, nil
 }
 
@@ -224,40 +214,61 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 	}
 	at := &attempt{method: r.Method, path: r.Path, idempotent: Idempotent(r.Method, r.Header), noRedirect: r.NoRedirect}
 	ctx = context.WithValue(ctx, attemptKey{}, at)
-	var raw any
-	if body != nil {
-		raw = body
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, target, raw)
-	if err != nil {
-		return Response{}, c.redactErr(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err))
-	}
-	h := req.Header
+	header := make(http.Header, len(r.Header)+4)
 	for k, v := range r.Header {
-		h[k] = v
+		header[k] = v
 	}
-	h.Set("User-Agent", c.ua)
-	if h.Get("Accept") == "" {
-		h.Set("Accept", "application/json")
+	header.Set("User-Agent", c.ua)
+	if header.Get("Accept") == "" {
+		header.Set("Accept", "application/json")
 	}
 	if contentType != "" {
-		h.Set("Content-Type", contentType)
-	}
-	if c.auth != nil {
-		c.auth(h)
+		header.Set("Content-Type", contentType)
 	}
 
 	start := time.Now()
-	resp, err := c.rc.Do(req)
-	if err != nil {
-		if resp != nil {
+	var resp *http.Response // the answer of the last attempt
+	rr, err := retry.Do(ctx, c.retry, c.clock, func(ctx context.Context, _ int) (retry.Failure, error) {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body) // a fresh reader for every attempt
+		}
+		req, err := http.NewRequestWithContext(ctx, r.Method, target, rd)
+		if err != nil {
+			return retry.Failure{Permanent: true}, err
+		}
+		req.Header = header.Clone()
+		if c.auth != nil {
+			c.auth(req.Header) // every attempt: a credential may change between them
+		}
+		resp, err = c.hc.Do(req)
+		if err != nil {
+			return c.failure(at, nil, err), err
+		}
+		if f := c.failure(at, resp, nil); f != (retry.Failure{}) {
+			return f, errRetryableAnswer
+		}
+		return retry.Failure{}, nil
+	}, func(n int, wait time.Duration, err error) {
+		if c.log != nil {
+			c.log.LogAttrs(ctx, slog.LevelInfo, "retrying request",
+				slog.String("service", c.service), slog.String("method", at.method), slog.String("path", at.path),
+				slog.String("reason", c.redact(retryReason(resp, answerOrNil(err)))), slog.Duration("wait", wait), slog.Int("retry", n))
+		}
+		if resp != nil && err == errRetryableAnswer {
+			drainAndClose(resp.Body) // free the connection before waiting
+		}
+	})
+	at.res = rr
+	if err != nil && err != errRetryableAnswer {
+		if resp != nil && resp.Body != nil {
 			drainAndClose(resp.Body)
 		}
 		c.logDone(ctx, at, 0, start, err)
 		return Response{}, c.redactErr(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err))
 	}
 	rl := ParseRateLimit(resp.Header, c.clock.Now())
-	if rl.known() {
+	if rl.Known() {
 		c.mu.Lock()
 		c.last = rl
 		c.mu.Unlock()
@@ -276,6 +287,18 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 		return res, c.redactErr(fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err))
 	}
 	return res, nil
+}
+
+// errRetryableAnswer marks an attempt whose answer (429, a 5xx) the policy
+// may retry; when it does not, the answer is the call's error answer.
+var errRetryableAnswer = errors.New("retryable answer")
+
+// answerOrNil is err, or nil for an answer (whose status is the reason).
+func answerOrNil(err error) error {
+	if err == errRetryableAnswer {
+		return nil
+	}
+	return err
 }
 
 // success reports whether an answer is one to decode rather than an error.
@@ -346,11 +369,11 @@ func (c *Client) errorFrom(resp *http.Response, at *attempt, rl RateLimit) error
 		err = fmt.Errorf("%w (reading the error body failed: %v)", err, readErr)
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
-		wait := at.wait
+		wait := at.res.Wait
 		if rl.RetryAfter > 0 {
 			wait = rl.RetryAfter
 		}
-		err = &RateLimitError{RateLimit: rl, RetryAfter: wait, Retries: at.retries, Reason: at.gaveUp, Err: err}
+		err = &RateLimitError{RateLimit: rl, RetryAfter: wait, Retries: at.res.Retries, Reason: at.res.GaveUp, Err: err}
 	}
 	return c.redactErr(err)
 }
@@ -362,7 +385,7 @@ func (c *Client) logDone(ctx context.Context, at *attempt, status int, start tim
 	level := slog.LevelDebug
 	attrs := []slog.Attr{
 		slog.String("service", c.service), slog.String("method", at.method), slog.String("path", at.path),
-		slog.Int("status", status), slog.Int("retries", at.retries), slog.Duration("elapsed", time.Since(start)),
+		slog.Int("status", status), slog.Int("retries", at.res.Retries), slog.Duration("elapsed", time.Since(start)),
 	}
 	if err != nil {
 		level = slog.LevelWarn

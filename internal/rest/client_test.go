@@ -24,6 +24,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/retry"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -186,7 +187,7 @@ func TestRetry429BackoffThenRateLimitError(t *testing.T) {
 
 func TestRetryPolicyConfigurable(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, rest.Config{Retry: rest.RetryPolicy{MaxRetries: 5, MinWait: 2 * time.Second, MaxWait: 5 * time.Second}}, status(503))
+	f := newFixture(t, rest.Config{Retry: retry.Policy{MaxRetries: 5, MinWait: 2 * time.Second, MaxWait: 5 * time.Second}}, status(503))
 	_, err := f.c.Do(context.Background(), get("/x"), nil)
 	var te *testError
 	if !errors.As(err, &te) || te.Status != 503 {
@@ -200,7 +201,7 @@ func TestRetryPolicyConfigurable(t *testing.T) {
 
 func TestRetryDisabled(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, rest.Config{Retry: rest.RetryPolicy{Disabled: true}}, status(429, "Retry-After", "1"))
+	f := newFixture(t, rest.Config{Retry: retry.Policy{Disabled: true}}, status(429, "Retry-After", "1"))
 	_, err := f.c.Do(context.Background(), get("/x"), nil)
 	var rle *rest.RateLimitError
 	if !errors.As(err, &rle) || f.s.count() != 1 || f.elapsed() != 0 {
@@ -336,7 +337,7 @@ func TestGiveUpEarlyBeforeDeadline(t *testing.T) {
 
 func TestGiveUpWhenServerWaitExceedsMaxWait(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, rest.Config{Retry: rest.RetryPolicy{MaxWait: 10 * time.Second}}, status(429, "Retry-After", "3600"), status(200))
+	f := newFixture(t, rest.Config{Retry: retry.Policy{MaxWait: 10 * time.Second}}, status(429, "Retry-After", "3600"), status(200))
 	_, err := f.c.Do(context.Background(), get("/x"), nil)
 	var rle *rest.RateLimitError
 	if !errors.As(err, &rle) || f.s.count() != 1 || f.elapsed() != 0 {
@@ -396,7 +397,7 @@ func TestSecretsRedacted(t *testing.T) {
 	}
 
 	// A transport error's text is redacted too (here the token sits in the URL).
-	c, err := rest.New(rest.Config{Service: "test", BaseURL: "http://127.0.0.1:1/" + token, Secrets: []string{token}, Retry: rest.RetryPolicy{Disabled: true}})
+	c, err := rest.New(rest.Config{Service: "test", BaseURL: "http://127.0.0.1:1/" + token, Secrets: []string{token}, Retry: retry.Policy{Disabled: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,8 +479,8 @@ func TestNewValidates(t *testing.T) {
 		{Service: "s", BaseURL: "ftp://h"},
 		{Service: "s", BaseURL: "/relative"},
 		{Service: "s", BaseURL: "http://h/?q=1"},
-		{Service: "s", BaseURL: "http://h", Retry: rest.RetryPolicy{MaxRetries: -1}},
-		{Service: "s", BaseURL: "http://h", Retry: rest.RetryPolicy{MinWait: 10 * time.Second, MaxWait: time.Second}},
+		{Service: "s", BaseURL: "http://h", Retry: retry.Policy{MaxRetries: -1}},
+		{Service: "s", BaseURL: "http://h", Retry: retry.Policy{MinWait: 10 * time.Second, MaxWait: time.Second}},
 		{Service: "s", BaseURL: "http://h", HTTPClient: http.DefaultClient, TLS: rest.TLSOptions{InsecureSkipVerify: true}},
 	} {
 		if _, err := rest.New(cfg); err == nil {

@@ -1,46 +1,8 @@
 package rest
 
 import (
-	"fmt"
 	"strings"
-	"time"
 )
-
-// RateLimitError is returned when a request was refused for its rate limit
-// (429) and the client did not, or could no longer, retry it. Each client
-// package exposes it under its own name and matches it with
-// errors.Is(err, ErrRateLimited) through the wrapped package error.
-type RateLimitError struct {
-	// RateLimit holds the values of the last 429 answer.
-	RateLimit RateLimit
-	// RetryAfter is how long to wait before trying again: the server's
-	// Retry-After, or the wait the client computed.
-	RetryAfter time.Duration
-	// Retries is how many times the request was sent again before giving up.
-	Retries int
-	// Reason says why the client stopped retrying, e.g. "gave up after 3
-	// retries" or "a wait of 1m0s would pass the context deadline".
-	Reason string
-	// Err is the package's error for the 429 answer.
-	Err error
-}
-
-func (e *RateLimitError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Err.Error())
-	fmt.Fprintf(&b, " (rate limited; retry after %v", e.RetryAfter)
-	if e.RateLimit.Limit > 0 {
-		fmt.Fprintf(&b, "; limit %d, remaining %d", e.RateLimit.Limit, e.RateLimit.Remaining)
-	}
-	if e.Reason != "" {
-		b.WriteString("; ")
-		b.WriteString(e.Reason)
-	}
-	b.WriteString(")")
-	return b.String()
-}
-
-func (e *RateLimitError) Unwrap() error { return e.Err }
 
 // Redacted is the text that stands where a secret was.
 const Redacted = "[REDACTED]"

@@ -6,14 +6,15 @@ import (
 	"net/http"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // Option changes a Config. Client packages wrap these in their own Option
 // type so their users see one set of names per package.
 type Option func(*Config) error
 
-// WithRetry sets the retry policy; see RetryPolicy.
-func WithRetry(p RetryPolicy) Option {
+// WithRetry sets the retry policy; see retry.Policy.
+func WithRetry(p retry.Policy) Option {
 	return func(c *Config) error {
 		if _, err := p.WithDefaults(); err != nil {
 			return err
@@ -25,7 +26,7 @@ func WithRetry(p RetryPolicy) Option {
 
 // WithoutRetries turns retries off.
 func WithoutRetries() Option {
-	return func(c *Config) error { c.Retry = RetryPolicy{Disabled: true}; return nil }
+	return func(c *Config) error { c.Retry = retry.Policy{Disabled: true}; return nil }
 }
 
 // WithHTTPClient sends requests through hc (its transport, cookie jar and
