@@ -16,6 +16,7 @@ import (
 func BenchmarkStartWorkflow(b *testing.B) {
 	s := newFake(b, orchfake.WithoutLimits())
 	b.Run("grpc-loopback", func(b *testing.B) {
+		s.Reset() // the same ids again with -count
 		conn, err := grpc.NewClient(s.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			b.Fatal(err)
@@ -30,6 +31,7 @@ func BenchmarkStartWorkflow(b *testing.B) {
 		}
 	})
 	b.Run("grpc-inmemory", func(b *testing.B) {
+		s.Reset() // the same ids again with -count
 		c := orchpb.NewWorkflowServiceClient(s.Conn())
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
@@ -39,6 +41,7 @@ func BenchmarkStartWorkflow(b *testing.B) {
 		}
 	})
 	b.Run("http", func(b *testing.B) {
+		s.Reset() // the same ids again with -count
 		url := s.URL() + "/api/v1/namespaces/default/workflows"
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
