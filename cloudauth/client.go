@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -174,6 +175,28 @@ func (c *Client) String() string {
 
 // GoString is String.
 func (c *Client) GoString() string { return c.String() }
+
+// Do sends a request the client does not wrap (yet): method, a path from
+// the gateway's root ("/csp/gateway/am/api/loggedin/user/orgs", escaped
+// already), a query, and a JSON body (nil for none), with the bearer token
+// of tok when it is not nil. The answer is decoded into out: a pointer for
+// JSON, an io.Writer for the raw bytes, or nil to drop it. It gets what
+// every call gets: the client's timeout, retries, rate limits, errors as
+// *Error, and response.Capture for its status and headers.
+func (c *Client) Do(ctx context.Context, tok *Token, method, path string, query url.Values, body, out any) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("cloudauth: Do: path %q must start with /", path)
+	}
+	req := &rest.Request{Method: method, Path: path, Query: query, JSON: body}
+	if tok != nil {
+		h, err := bearer(tok)
+		if err != nil {
+			return err
+		}
+		req.Header = h
+	}
+	return c.do(ctx, req, out)
+}
 
 // do sends one request within the client's timeout and turns a failure
 // without an answer into the package's error.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/internal/version"
 	"github.com/apitwin/apitwin/orch/orchpb"
+	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -70,6 +72,7 @@ type transport interface {
 
 // callInfo is what a transport learned of an answer besides its body.
 type callInfo struct {
+	header     http.Header // the answer's headers or header metadata (and trailers)
 	rateLimit  RateLimit
 	retryAfter time.Duration // the answer's Retry-After, if any
 	sent       bool          // false when the transport knows the request never left
@@ -341,9 +344,10 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 		}
 	}
 	var (
-		start time.Time
-		last  *Error // the last attempt's error
-		stop  error  // the caller gave up waiting for the client-side limit
+		start    time.Time
+		last     *Error   // the last attempt's error
+		lastInfo callInfo // what the last answer carried
+		stop     error    // the caller gave up waiting for the client-side limit
 	)
 	res, err := retry.Do(ctx, c.retry, c.clk, func(ctx context.Context, retries int) (retry.Failure, error) {
 		if err := c.limits.request(ctx); err != nil {
@@ -352,6 +356,7 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 		}
 		start = time.Now()
 		info, err := c.tr.invoke(ctx, m, req, resp)
+		lastInfo = info
 		c.record(info.rateLimit)
 		if info.deprecated && c.log != nil {
 			c.warnDeprecated.Do(func() {
@@ -371,6 +376,15 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 				slog.String("operation", m.name), slog.String("code", last.Code), slog.Duration("wait", wait), slog.Int("retry", n))
 		}
 	})
+	if into := response.From(ctx); into != nil {
+		*into = response.Info{Header: lastInfo.header, RateLimit: lastInfo.rateLimit, RequestID: response.RequestID(lastInfo.header), Retries: res.Retries}
+		switch {
+		case err == nil:
+			into.StatusCode = http.StatusOK
+		case last != nil && err == error(last) && lastInfo.sent:
+			into.StatusCode = orchwire.HTTPStatus(last.Code)
+		}
+	}
 	switch {
 	case err == nil:
 		c.logCall(ctx, slog.LevelDebug, m, start, res.Retries, nil)

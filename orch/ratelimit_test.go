@@ -2,11 +2,14 @@ package orch_test
 
 import (
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/response"
 )
 
 // TestRateLimitReachedAndRecovered: the namespace's start limit is reached;
@@ -83,4 +86,33 @@ func TestClientLimitOptionsValidate(t *testing.T) {
 	if _, err := orch.NewHTTP("http://127.0.0.1:1", orch.WithClientLimits(orch.ClientLimits{RequestsPerSecond: orch.Unlimited, ConcurrentLongPolls: orch.Unlimited, HeartbeatsPerMinute: orch.Unlimited})); err != nil {
 		t.Errorf("Unlimited refused: %v", err)
 	}
+}
+
+// Two calls in flight at once each read the rate limit of their own answer
+// (response.Capture), over both transports: a start counts against its
+// namespace, a cluster read against the cluster.
+func TestConcurrentCallsReadTheirOwnRateLimit(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, e *env) {
+		c := e.client(t)
+		var start, cluster response.Info
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			if _, err := c.StartWorkflow(response.Capture(t.Context(), &start), "W", uid("q"), nil, nil); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if _, err := c.DescribeCluster(response.Capture(t.Context(), &cluster)); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Wait()
+		if start.StatusCode != 200 || !strings.HasPrefix(start.RateLimit.Scope, "namespace:") || start.RateLimit.Limit == 0 {
+			t.Errorf("start read %+v", start.RateLimit)
+		}
+		if cluster.StatusCode != 200 || cluster.RateLimit.Scope != "cluster" || cluster.RateLimit.Limit == 0 {
+			t.Errorf("cluster read %+v", cluster.RateLimit)
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
@@ -33,7 +32,9 @@ func (t *grpcTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 	var header, trailer metadata.MD
 	err := t.conn.Invoke(ctx, m.full, req, resp, grpc.Header(&header), grpc.Trailer(&trailer))
 	info := callInfo{sent: true}
-	info.rateLimit, info.retryAfter = rateLimitFromMD(header, trailer, t.s)
+	info.header = mdHeader(header, trailer)
+	info.rateLimit = rest.ParseRateLimit(info.header, t.s.rest.Clock.Now())
+	info.retryAfter = info.rateLimit.RetryAfter
 	info.deprecated = len(header.Get("deprecation")) > 0 || len(trailer.Get("deprecation")) > 0
 	if err == nil {
 		return info, nil
@@ -59,7 +60,7 @@ func (t *grpcTransport) close() error {
 // rateLimitFromMD reads the X-RateLimit-* and Retry-After values of gRPC
 // header metadata (and trailers, where an error answer carries them) the way
 // the HTTP side reads headers.
-func rateLimitFromMD(header, trailer metadata.MD, s *settings) (RateLimit, time.Duration) {
+func mdHeader(header, trailer metadata.MD) http.Header {
 	h := http.Header{}
 	for _, md := range []metadata.MD{trailer, header} { // header wins
 		for k, vs := range md {
@@ -68,6 +69,5 @@ func rateLimitFromMD(header, trailer metadata.MD, s *settings) (RateLimit, time.
 			}
 		}
 	}
-	rl := rest.ParseRateLimit(h, s.rest.Clock.Now())
-	return rl, rl.RetryAfter
+	return h
 }

@@ -204,6 +204,20 @@ func (c *Client) call(ctx context.Context, method, path string, q any, body any,
 	return c.rest.Do(ctx, req, out)
 }
 
+// Do sends a request the client does not wrap (yet): method, a path under
+// the API root ("/version", "/projects/7/releases", escaped already), a
+// query, and a JSON body (nil for none). The answer is decoded into out: a
+// pointer for JSON, an io.Writer for the raw bytes, or nil to drop it. It
+// gets what every call gets: the token, retries, rate limits, errors as
+// *Error, and response.Capture for its status and headers.
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("sourcehost: Do: path %q must start with / (it is under the API root)", path)
+	}
+	_, err := c.rest.Do(ctx, &rest.Request{Method: method, Path: path, Query: query, JSON: body}, out)
+	return err
+}
+
 // do sends one request and decodes the answer into a new T.
 func do[T any](ctx context.Context, c *Client, method, path string, q, body any) (*T, error) {
 	out := new(T)

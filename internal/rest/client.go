@@ -26,6 +26,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/version"
+	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -260,6 +261,13 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 		}
 	})
 	at.res = rr
+	if into := response.From(ctx); into != nil {
+		*into = response.Info{Retries: rr.Retries}
+		if resp != nil {
+			into.StatusCode, into.Header = resp.StatusCode, resp.Header
+			into.RateLimit, into.RequestID = ParseRateLimit(resp.Header, c.clock.Now()), response.RequestID(resp.Header)
+		}
+	}
 	if err != nil && err != errRetryableAnswer {
 		if resp != nil && resp.Body != nil {
 			drainAndClose(resp.Body)

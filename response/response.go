@@ -1,0 +1,64 @@
+// Package response gives a caller what the answer to one of its calls
+// carried, whichever apitwin client made it: the status, the headers, the
+// rate limit, the request id, the retries. It is per call, not the last
+// response any goroutine saw, so concurrent calls each read their own:
+//
+//	var res response.Info
+//	project, err := client.GetProject(response.Capture(ctx, &res), sourcehost.ProjectID(7))
+//	fmt.Println(res.StatusCode, res.RateLimit.Remaining, res.RequestID)
+//
+// Info is filled for a successful call and for a call the server answered
+// with an error; a call that never got an answer leaves StatusCode 0. When
+// a call is retried, Info describes the last answer.
+package response
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/apitwin/apitwin/ratelimit"
+)
+
+// Info is what the answer to one call carried.
+type Info struct {
+	// StatusCode is the HTTP status (over gRPC, the HTTP status of the
+	// answer's code: 200 for OK); 0 when no answer came.
+	StatusCode int
+	// Header holds the answer's headers (over gRPC, its header metadata).
+	Header http.Header
+	// RateLimit is what the answer said about the caller's rate limit.
+	RateLimit ratelimit.Status
+	// RequestID is the id the server gave the request (X-Request-Id,
+	// X-Gitlab-Meta's correlation id, …), "" if none.
+	RequestID string
+	// Retries is how many times the call was sent again before this answer.
+	Retries int
+}
+
+type captureKey struct{}
+
+// Capture returns a context that makes the call made with it fill *into
+// with what its answer carried. into must stay valid until the call
+// returns; read it after.
+func Capture(ctx context.Context, into *Info) context.Context {
+	return context.WithValue(ctx, captureKey{}, into)
+}
+
+// From returns where the caller of ctx wants its call's Info, nil if
+// nowhere. Clients (and transports wrapping them) fill it once the call
+// ends.
+func From(ctx context.Context) *Info {
+	into, _ := ctx.Value(captureKey{}).(*Info)
+	return into
+}
+
+// RequestID reads the request id of an answer's headers: X-Request-Id (as
+// sent by GitLab and most proxies), then X-Correlation-Id.
+func RequestID(h http.Header) string {
+	for _, name := range []string{"X-Request-Id", "X-Correlation-Id"} {
+		if v := h.Get(name); v != "" {
+			return v
+		}
+	}
+	return ""
+}
