@@ -98,8 +98,8 @@ func ExampleField() {
 func ExampleDecimal() {
 	price := erp.MustDecimal("100.00000000") // as the ERP sends it
 	total := price.Mul(erp.MustDecimal("3")).Add(erp.MustDecimal("0.1")).Add(erp.MustDecimal("0.2"))
-	fmt.Println(price, price.Equal(erp.MustDecimal("100")), total.Round(2))
-	// Output: 100.00000000 true 300.30
+	fmt.Println(price.Text(), price, price.Equal(erp.MustDecimal("100")), total.Round(2))
+	// Output: 100.00000000 100.00 true 300.30
 }
 
 func ExampleWithLogin() {

@@ -224,9 +224,27 @@ func validDecimal(s string) bool {
 	return i == len(s)
 }
 
-// String returns the decimal as the server sent it (or as it was parsed),
-// "0" for the zero value.
+// String returns the decimal for people: without the trailing zeros of
+// the ERP's 8-place columns, down to two places ("79.80" for
+// "79.80000000", "100.00" for "100.00000000", "0.125" kept); "0" for the
+// zero value. Text gives every digit as sent.
 func (d Decimal) String() string {
+	t := d.Text()
+	dot := strings.IndexByte(t, '.')
+	if dot < 0 || strings.ContainsAny(t, "eE") {
+		return t
+	}
+	keep := min(len(t), dot+3) // two places, if there are two
+	end := len(t)
+	for end > keep && t[end-1] == '0' {
+		end--
+	}
+	return t[:end]
+}
+
+// Text returns the decimal as the server sent it (or as it was parsed),
+// every digit kept; "0" for the zero value.
+func (d Decimal) Text() string {
 	if d.text == "" {
 		return "0"
 	}
@@ -235,7 +253,7 @@ func (d Decimal) String() string {
 
 // Rat returns the exact value.
 func (d Decimal) Rat() *big.Rat {
-	r, ok := new(big.Rat).SetString(d.String())
+	r, ok := new(big.Rat).SetString(d.Text())
 	if !ok { // cannot happen: text is validated
 		return new(big.Rat)
 	}
@@ -245,7 +263,7 @@ func (d Decimal) Rat() *big.Rat {
 // Float64 returns the nearest float64, for display or statistics, not for
 // money arithmetic.
 func (d Decimal) Float64() float64 {
-	f, _ := strconv.ParseFloat(d.String(), 64)
+	f, _ := strconv.ParseFloat(d.Text(), 64)
 	return f
 }
 
@@ -308,7 +326,7 @@ func (d Decimal) Mul(o Decimal) Decimal {
 func (d Decimal) Round(scale int) Decimal { return DecimalFromRat(d.Rat(), scale) }
 
 // MarshalJSON writes the decimal as a JSON number with its exact digits.
-func (d Decimal) MarshalJSON() ([]byte, error) { return []byte(d.String()), nil }
+func (d Decimal) MarshalJSON() ([]byte, error) { return []byte(d.Text()), nil }
 
 // UnmarshalJSON reads a JSON number, a string holding a decimal, "" or null
 // (the last two as zero).

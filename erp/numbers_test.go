@@ -2,6 +2,7 @@ package erp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func TestDecimalDecoding(t *testing.T) {
 	} {
 		var d erp.Decimal
 		err := json.Unmarshal([]byte(tc.in), &d)
-		if tc.bad != (err != nil) || !tc.bad && d.String() != tc.text {
+		if tc.bad != (err != nil) || !tc.bad && d.Text() != tc.text {
 			t.Errorf("%s: %q %v", tc.in, d, err)
 		}
 	}
@@ -220,5 +221,29 @@ func TestExtraFieldsKept(t *testing.T) {
 	body, _ := json.Marshal(erp.CreateThirdpartyRequest{Name: "A", Extra: map[string]any{"name": "ignored", "url": "https://a"}})
 	if string(body) != `{"name":"A","client":0,"url":"https://a"}` {
 		t.Fatalf("request %s", body)
+	}
+}
+
+// A decimal prints for people without the 8-place columns' zeros, down to
+// two places; Text keeps every digit as sent.
+func TestDecimalString(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"79.80000000": "79.80", "100.00000000": "100.00", "0.12500000": "0.125", "12": "12",
+		"-3.10000000": "-3.10", "0.5": "0.5", "1.5e3": "1.5e3", "": "0",
+	} {
+		var d erp.Decimal
+		if text != "" {
+			d = erp.MustDecimal(text)
+		}
+		if got := d.String(); got != want {
+			t.Errorf("%q prints %q, want %q", text, got, want)
+		}
+		if text != "" && d.Text() != text {
+			t.Errorf("Text of %q is %q", text, d.Text())
+		}
+		if got := fmt.Sprint(d); got != want {
+			t.Errorf("%%v of %q is %q", text, got)
+		}
 	}
 }

@@ -130,7 +130,7 @@ func TestStringTypedNumbers(t *testing.T) {
 			if d := diff(want, got); d != "" {
 				t.Fatalf("(-want +got):\n%s", d)
 			}
-			if p.Price.String() != tc.priceText {
+			if p.Price.Text() != tc.priceText {
 				t.Fatalf("price text %q, want the server's %q", p.Price, tc.priceText)
 			}
 			if p.DateCreation.Unix() != srv.Clock().Now().Unix() {

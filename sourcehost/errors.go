@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -50,7 +51,11 @@ func (e *Error) Error() string {
 	if msg == "" {
 		msg = http.StatusText(e.StatusCode)
 	}
-	return fmt.Sprintf("sourcehost: %s %s: %d %s", e.Method, e.Path, e.StatusCode, msg)
+	code := strconv.Itoa(e.StatusCode)
+	if strings.HasPrefix(msg, code+" ") { // GitLab's own texts start with the status: "404 Project Not Found"
+		return fmt.Sprintf("sourcehost: %s %s: %s", e.Method, e.Path, msg)
+	}
+	return fmt.Sprintf("sourcehost: %s %s: %s %s", e.Method, e.Path, code, msg)
 }
 
 // Is matches the sentinel of the error's status.

@@ -74,7 +74,10 @@ func ExampleError() {
 	if errors.As(err, &e) {
 		fmt.Println(e.StatusCode, e.Message, errors.Is(err, sourcehost.ErrNotFound))
 	}
-	// Output: 404 404 Project Not Found true
+	fmt.Println(err)
+	// Output:
+	// 404 404 Project Not Found true
+	// sourcehost: GET /api/v4/projects/nobody/nothing: 404 Project Not Found
 }
 
 func ExampleRateLimitError() {

@@ -211,10 +211,10 @@ func TestLoad(t *testing.T) {
 	}
 	var got []doc
 	for _, inv := range srv.Invoices() {
-		got = append(got, doc{inv.Ref, inv.Status.String(), inv.TotalHT.String(), inv.TotalTTC.String(), inv.SocID, len(inv.Lines)})
+		got = append(got, doc{inv.Ref, inv.Status.String(), inv.TotalHT.Text(), inv.TotalTTC.Text(), inv.SocID, len(inv.Lines)})
 	}
 	for _, o := range srv.Orders() {
-		got = append(got, doc{o.Ref, o.Status.String(), o.TotalHT.String(), o.TotalTTC.String(), o.SocID, len(o.Lines)})
+		got = append(got, doc{o.Ref, o.Status.String(), o.TotalHT.Text(), o.TotalTTC.Text(), o.SocID, len(o.Lines)})
 	}
 	want := []doc{
 		{"FA2611-0001", "validated", "56.75000000", "68.10000000", 1, 2},
@@ -233,7 +233,7 @@ func TestLoad(t *testing.T) {
 	if acme.Client != erp.Customer || !acme.Supplier || acme.Town != "Lyon" || acme.CountryCode != "FR" || srv.Thirdparty(2).Client != erp.Prospect {
 		t.Fatalf("third parties %+v %+v", acme, srv.Thirdparty(2))
 	}
-	if p := srv.Product(2); p.Type != erp.TypeService || p.Price.String() != "90.00000000" {
+	if p := srv.Product(2); p.Type != erp.TypeService || p.Price.Text() != "90.00000000" {
 		t.Fatalf("product %+v", p)
 	}
 	if u := srv.User(3); u.Login != "boss" || bool(u.Enabled) || !bool(u.Admin) {
