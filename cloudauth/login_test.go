@@ -176,7 +176,7 @@ func TestServerErrors(t *testing.T) {
 	req := &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}
 	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 503, Times: 1})
 	_, err := c.Login(context.Background(), req)
-	if !errors.Is(err, cloudauth.ErrServer) || err.Error() != "cloudauth: POST /csp/gateway/am/api/login: 503 Service Unavailable" {
+	if !errors.Is(err, cloudauth.ErrServer) || err.Error() != "cloudauth: POST /csp/gateway/am/api/login: 503 Service Unavailable (not retried: the call is not idempotent, and sending it again could do it twice)" {
 		t.Fatalf("503: %v", err)
 	}
 	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 429, Times: 1})

@@ -188,11 +188,14 @@ func pageInsteadOfJSON(resp *http.Response) bool {
 	return ct != "" && ct != "application/json" && !strings.HasSuffix(ct, "+json")
 }
 
-// notAnAPIRefusal is the API client's Transient: a 5xx in the ERP's own JSON
-// error shape is a refusal its code decided ("Error creating product"),
-// which a retry would only meet again; a 5xx page from PHP or a proxy may
-// pass.
-func notAnAPIRefusal(resp *http.Response) bool { return !isJSON(resp.Header) }
+// notAnAPIRefusal is the API client's Transient: a 500 in the ERP's own
+// JSON error shape is a refusal its code decided ("Error creating
+// product"), which a retry would only meet again; a 500 page from PHP or a
+// proxy may pass, and so may a 502, 503 or 504 whatever its body (a
+// gateway, or the ERP in maintenance).
+func notAnAPIRefusal(resp *http.Response) bool {
+	return resp.StatusCode != http.StatusInternalServerError || !isJSON(resp.Header)
+}
 
 // BaseURL returns the ERP's root URL.
 func (c *Client) BaseURL() string { return c.root }

@@ -6,13 +6,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/response"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // Do reaches an endpoint the client does not wrap, with what every call
@@ -65,5 +69,39 @@ func TestDoReachesAnUnwrappedEndpoint(t *testing.T) {
 	}
 	if err := c.Do(t.Context(), http.MethodGet, "relative", nil, nil, nil); err == nil {
 		t.Error("a path without its leading / accepted")
+	}
+}
+
+// A 503 in the ERP's own JSON shape (the fake's injected fault) passes, as
+// a gateway's or maintenance's would: a GET is sent again and gets in; a
+// POST is not, and its error says why. A 500 in that shape is a refusal the
+// ERP's code decided, and is not retried.
+func TestServerErrorsRetriedAsTheyMayPass(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	c := srv.Client()
+	if err := srv.InjectFault("GET /api/index.php/users/{id}", control.Fault{Status: http.StatusServiceUnavailable, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var res response.Info
+	if _, err := c.GetUser(response.Capture(t.Context(), &res), 1); err != nil || res.Retries != 1 {
+		t.Fatalf("a GET after a JSON 503: %v, %d retries", err, res.Retries)
+	}
+	if err := srv.InjectFault("POST /api/index.php/thirdparties", control.Fault{Status: http.StatusServiceUnavailable, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CreateThirdparty(t.Context(), &erp.CreateThirdpartyRequest{Name: "Once"})
+	var re *retry.Error
+	if !errors.Is(err, erp.ErrServer) || !errors.As(err, &re) || !strings.Contains(err.Error(), "not retried: the call is not idempotent") {
+		t.Fatalf("a POST after a JSON 503: %v", err)
+	}
+	if err := srv.InjectFault("GET /api/index.php/users/{id}", control.Fault{Status: http.StatusInternalServerError, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetUser(response.Capture(t.Context(), &res), 1); !errors.Is(err, erp.ErrServer) || res.Retries != 0 {
+		t.Fatalf("a GET after a JSON 500: %v, %d retries", err, res.Retries)
+	}
+	if n := len(srv.RequestsTo("POST /api/index.php/thirdparties")); n != 1 {
+		t.Errorf("the POST was sent %d times", n)
 	}
 }

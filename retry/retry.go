@@ -118,6 +118,9 @@ func (f Failure) retryable() bool {
 // it is not, why says why a retryable failure was not retried ("" when f is
 // not one to retry at all). p must have its defaults filled in.
 func (p Policy) Next(retries int, f Failure) (wait time.Duration, ok bool, why string) {
+	if f.Transient && !f.Safe && !f.Permanent && !f.Throttled {
+		return 0, false, "not retried: the call is not idempotent, and sending it again could do it twice"
+	}
 	if !f.retryable() {
 		return 0, false, ""
 	}
@@ -180,3 +183,21 @@ func Do(ctx context.Context, p Policy, clk clock.Clock, attempt Attempt, onRetry
 		res.Retries++
 	}
 }
+
+// Error is the error of a call that failed in a way a retry might have
+// cured, but was not sent again (or no more): Reason says why ("gave up
+// after 3 retries", "not retried: the call is not idempotent, …"). It wraps
+// the client's own error, which errors.As and errors.Is still reach. (A call
+// refused for its rate gets ratelimit.Error instead, which says the same.)
+type Error struct {
+	// Retries is how many times the call was sent again.
+	Retries int
+	// Reason says why it was not sent again.
+	Reason string
+	// Err is the client's error for the last answer.
+	Err error
+}
+
+func (e *Error) Error() string { return e.Err.Error() + " (" + e.Reason + ")" }
+
+func (e *Error) Unwrap() error { return e.Err }

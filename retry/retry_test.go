@@ -35,7 +35,8 @@ func TestNext(t *testing.T) {
 		{"backoff doubles", def, 2, retry.Failure{Throttled: true}, 4 * time.Second, true, ""},
 		{"backoff capped at MaxWait", short, 4, retry.Failure{Throttled: true}, 5 * time.Second, true, ""},
 		{"5xx of a GET", def, 0, retry.Failure{Transient: true, Safe: true}, time.Second, true, ""},
-		{"5xx of a POST: never twice by surprise", def, 0, retry.Failure{Transient: true}, 0, false, ""},
+		{"5xx of a POST: never twice by surprise", def, 0, retry.Failure{Transient: true}, 0, false,
+			"not retried: the call is not idempotent, and sending it again could do it twice"},
 		{"a connection never made, POST", def, 1, retry.Failure{Transient: true, Safe: true}, 2 * time.Second, true, ""},
 		{"a bad certificate", def, 0, retry.Failure{Transient: true, Safe: true, Permanent: true}, 0, false, ""},
 		{"retries spent", def, 3, retry.Failure{Throttled: true}, 8 * time.Second, false, "gave up after 3 retries"},
@@ -140,5 +141,13 @@ func TestDoSucceeds(t *testing.T) {
 	}, nil)
 	if err != nil || res.Retries != 0 || res.GaveUp != "" {
 		t.Fatalf("%v %+v", err, res)
+	}
+}
+
+func TestError(t *testing.T) {
+	t.Parallel()
+	err := error(&retry.Error{Retries: 3, Reason: "gave up after 3 retries", Err: errThrottled})
+	if err.Error() != "throttled (gave up after 3 retries)" || !errors.Is(err, errThrottled) {
+		t.Fatalf("%v", err)
 	}
 }

@@ -94,7 +94,7 @@ func ExampleServer_InjectFault() {
 		fmt.Println(r.Status, r.Fault)
 	}
 	// Output:
-	// cloudauth: POST /csp/gateway/am/api/login: 503 Service Unavailable
+	// cloudauth: POST /csp/gateway/am/api/login: 503 Service Unavailable (not retried: the call is not idempotent, and sending it again could do it twice)
 	// alice <nil>
 	// 503 true
 	// 200 false

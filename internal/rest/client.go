@@ -273,7 +273,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 			drainAndClose(resp.Body)
 		}
 		c.logDone(ctx, at, 0, start, err)
-		return Response{}, c.redactErr(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err))
+		return Response{}, c.redactErr(notRetried(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err), rr))
 	}
 	rl := ParseRateLimit(resp.Header, c.clock.Now())
 	if rl.Known() {
@@ -295,6 +295,15 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 		return res, c.redactErr(fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err))
 	}
 	return res, nil
+}
+
+// notRetried says on err why a failure a retry might have cured was not
+// sent again, when it was not.
+func notRetried(err error, res retry.Result) error {
+	if res.GaveUp == "" {
+		return err
+	}
+	return &retry.Error{Retries: res.Retries, Reason: res.GaveUp, Err: err}
 }
 
 // errRetryableAnswer marks an attempt whose answer (429, a 5xx) the policy
@@ -382,6 +391,8 @@ func (c *Client) errorFrom(resp *http.Response, at *attempt, rl RateLimit) error
 			wait = rl.RetryAfter
 		}
 		err = &RateLimitError{RateLimit: rl, RetryAfter: wait, Retries: at.res.Retries, Reason: at.res.GaveUp, Err: err}
+	} else {
+		err = notRetried(err, at.res)
 	}
 	return c.redactErr(err)
 }
