@@ -238,7 +238,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 		if err != nil {
 			return retry.Failure{Permanent: true}, err
 		}
-		req.Header = header.Clone()
+		req.Header = header // one map for every attempt: an attempt is over before the next begins
 		if c.auth != nil {
 			c.auth(req.Header) // every attempt: a credential may change between them
 		}
