@@ -263,42 +263,26 @@ func historyKind(req proto.Message) callKind {
 	return kindNormal
 }
 
+// methods is the client's view of the contract's operation table
+// (orchwire.RPCs, shared with the fake).
 var methods = sync.OnceValue(func() map[string]*method {
 	m := map[string]*method{}
-	add := func(full string, kind callKind, idem func(proto.Message) bool) {
-		rule, ok := orchwire.RuleFor(full)
-		if !ok {
-			panic("orch: no HTTP rule for " + full)
+	for _, r := range orchwire.RPCs() {
+		md := &method{name: r.Name, full: r.FullMethod, rule: r.Rule, idempotent: never}
+		switch r.Idempotency {
+		case orchwire.Always:
+			md.idempotent = always
+		case orchwire.WithRequestID:
+			md.idempotent = withRequestID
 		}
-		m[full] = &method{name: full[strings.LastIndexByte(full, '/')+1:], full: full, kind: kind, idempotent: idem, rule: rule}
+		switch r.Kind {
+		case orchwire.KindLongPoll:
+			md.kind = kindLongPoll
+		case orchwire.KindHeartbeat:
+			md.kind = kindHeartbeat
+		}
+		m[r.FullMethod] = md
 	}
-	add(orchpb.WorkflowService_RegisterNamespace_FullMethodName, kindNormal, never)
-	add(orchpb.WorkflowService_DescribeNamespace_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_ListNamespaces_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_StartWorkflowExecution_FullMethodName, kindNormal, withRequestID)
-	add(orchpb.WorkflowService_GetWorkflowExecution_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_TerminateWorkflowExecution_FullMethodName, kindNormal, never)
-	add(orchpb.WorkflowService_SignalWorkflowExecution_FullMethodName, kindNormal, withRequestID)
-	add(orchpb.WorkflowService_RequestCancelWorkflowExecution_FullMethodName, kindNormal, withRequestID)
-	add(orchpb.WorkflowService_QueryWorkflow_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_GetWorkflowExecutionHistory_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_ListWorkflowExecutions_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_ScanWorkflowExecutions_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_CountWorkflowExecutions_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_PollWorkflowTaskQueue_FullMethodName, kindLongPoll, never)
-	add(orchpb.WorkflowService_PollActivityTaskQueue_FullMethodName, kindLongPoll, never)
-	add(orchpb.WorkflowService_RespondWorkflowTaskCompleted_FullMethodName, kindNormal, never)
-	add(orchpb.WorkflowService_RespondWorkflowTaskFailed_FullMethodName, kindNormal, never)
-	add(orchpb.WorkflowService_RecordActivityTaskHeartbeat_FullMethodName, kindHeartbeat, always)
-	add(orchpb.WorkflowService_RespondActivityTaskCompleted_FullMethodName, kindNormal, never)
-	add(orchpb.WorkflowService_RespondActivityTaskFailed_FullMethodName, kindNormal, never)
-	add(orchpb.WorkflowService_RegisterWorker_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_DescribeTaskQueue_FullMethodName, kindNormal, always)
-	add(orchpb.WorkflowService_ListTaskQueuePartitions_FullMethodName, kindNormal, always)
-	add(orchpb.AdminService_DescribeCluster_FullMethodName, kindNormal, always)
-	add(orchpb.AdminService_ListClusterMembers_FullMethodName, kindNormal, always)
-	add(orchpb.AdminService_DescribeShard_FullMethodName, kindNormal, always)
-	add(orchpb.AdminService_CloseShard_FullMethodName, kindNormal, never)
 	return m
 })
 

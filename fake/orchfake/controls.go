@@ -79,20 +79,9 @@ func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
 	return fakekit.Answer{Status: status, Raw: orchwire.HTTPBody(code, msg), ContentType: "application/json"}
 }
 
-var allOps = []op{
-	opRegisterNamespace, opDescribeNamespace, opListNamespaces, opStartWorkflow, opGetWorkflow,
-	opTerminateWorkflow, opSignalWorkflow, opRequestCancelWorkflow, opQueryWorkflow, opGetHistory,
-	opListWorkflows, opScanWorkflows, opCountWorkflows, opPollWorkflowTask, opPollActivityTask,
-	opRespondWorkflowTaskDone, opRespondWorkflowTaskFail, opHeartbeat, opRespondActivityDone,
-	opRespondActivityFail, opRegisterWorker, opDescribeTaskQueue, opListPartitions,
-	opDescribeCluster, opListMembers, opDescribeShard, opCloseShard,
-}
-
+// knownOp reports whether name is an operation of the contract, for fault
+// routes.
 func knownOp(name string) bool {
-	for _, o := range allOps {
-		if o.name == name {
-			return true
-		}
-	}
-	return false
+	r, ok := orchwire.LookupRPC(name)
+	return ok && r.Name == name
 }

@@ -118,11 +118,11 @@ func (l *limitsState) admit(o op, ns, tq string) decision {
 		return d
 	}
 	switch {
-	case o.kind == kindStart && ns != "":
+	case o.limit == orchwire.LimitStart && ns != "":
 		if n := takeScoped(l.starts, ns, scopeNamespace(ns), 1); n.Limit > 0 {
 			d = n
 		}
-	case o.kind == kindTaskQueue && ns != "" && tq != "":
+	case o.limit == orchwire.LimitTaskQueue && ns != "" && tq != "":
 		if n := takeScoped(l.queues, ns+"\x00"+tq, scopeTaskQueue(ns, tq), 1); n.Limit > 0 {
 			d = n
 		}

@@ -22,52 +22,54 @@ const (
 	TransportHTTP = control.TransportHTTP
 )
 
-// kind sorts operations for rate limiting.
-type kind uint8
-
-const (
-	kindOther     kind = iota
-	kindStart          // counts against the namespace's starts
-	kindTaskQueue      // counts against its task queue's operations
-)
-
-// op describes one RPC: its short name, the permission it needs, and how it
-// is rate limited.
+// op is an operation as the pipeline needs it: its short name, the
+// permission it needs, and the rate limit it counts against, read from the
+// contract's operation table (orchwire.RPCs, shared with the client).
 type op struct {
-	name string
-	perm string
-	kind kind
+	name  string
+	perm  string
+	limit orchwire.Limit
 }
 
-// Every operation and its permission: the table of doc.go.
+// opOf reads an operation from the table; a name missing there is a bug
+// the package's tests meet at once.
+func opOf(name string) op {
+	r, ok := orchwire.LookupRPC(name)
+	if !ok {
+		panic("orchfake: no operation " + name + " in the contract's table")
+	}
+	return op{name: r.Name, perm: r.Permission, limit: r.Limit}
+}
+
+// The operations the services' methods run.
 var (
-	opRegisterNamespace       = op{"RegisterNamespace", PermNamespaceCreate, kindOther}
-	opDescribeNamespace       = op{"DescribeNamespace", PermNamespaceRead, kindOther}
-	opListNamespaces          = op{"ListNamespaces", PermNamespaceRead, kindOther}
-	opStartWorkflow           = op{"StartWorkflowExecution", PermWorkflowStart, kindStart}
-	opGetWorkflow             = op{"GetWorkflowExecution", PermWorkflowRead, kindOther}
-	opTerminateWorkflow       = op{"TerminateWorkflowExecution", PermWorkflowTerminate, kindOther}
-	opSignalWorkflow          = op{"SignalWorkflowExecution", PermWorkflowSignal, kindOther}
-	opRequestCancelWorkflow   = op{"RequestCancelWorkflowExecution", PermWorkflowCancel, kindOther}
-	opQueryWorkflow           = op{"QueryWorkflow", PermWorkflowQuery, kindOther}
-	opGetHistory              = op{"GetWorkflowExecutionHistory", PermWorkflowRead, kindOther}
-	opListWorkflows           = op{"ListWorkflowExecutions", PermWorkflowList, kindOther}
-	opScanWorkflows           = op{"ScanWorkflowExecutions", PermWorkflowList, kindOther}
-	opCountWorkflows          = op{"CountWorkflowExecutions", PermWorkflowList, kindOther}
-	opPollWorkflowTask        = op{"PollWorkflowTaskQueue", PermWorkflowWorker, kindTaskQueue}
-	opPollActivityTask        = op{"PollActivityTaskQueue", PermWorkflowWorker, kindTaskQueue}
-	opRespondWorkflowTaskDone = op{"RespondWorkflowTaskCompleted", PermWorkflowWorker, kindOther}
-	opRespondWorkflowTaskFail = op{"RespondWorkflowTaskFailed", PermWorkflowWorker, kindOther}
-	opHeartbeat               = op{"RecordActivityTaskHeartbeat", PermWorkflowWorker, kindOther}
-	opRespondActivityDone     = op{"RespondActivityTaskCompleted", PermWorkflowWorker, kindOther}
-	opRespondActivityFail     = op{"RespondActivityTaskFailed", PermWorkflowWorker, kindOther}
-	opRegisterWorker          = op{"RegisterWorker", PermWorkflowWorker, kindTaskQueue}
-	opDescribeTaskQueue       = op{"DescribeTaskQueue", PermWorkflowRead, kindTaskQueue}
-	opListPartitions          = op{"ListTaskQueuePartitions", PermWorkflowRead, kindTaskQueue}
-	opDescribeCluster         = op{"DescribeCluster", PermClusterRead, kindOther}
-	opListMembers             = op{"ListClusterMembers", PermClusterRead, kindOther}
-	opDescribeShard           = op{"DescribeShard", PermClusterRead, kindOther}
-	opCloseShard              = op{"CloseShard", PermClusterWrite, kindOther}
+	opRegisterNamespace       = opOf("RegisterNamespace")
+	opDescribeNamespace       = opOf("DescribeNamespace")
+	opListNamespaces          = opOf("ListNamespaces")
+	opStartWorkflow           = opOf("StartWorkflowExecution")
+	opGetWorkflow             = opOf("GetWorkflowExecution")
+	opTerminateWorkflow       = opOf("TerminateWorkflowExecution")
+	opSignalWorkflow          = opOf("SignalWorkflowExecution")
+	opRequestCancelWorkflow   = opOf("RequestCancelWorkflowExecution")
+	opQueryWorkflow           = opOf("QueryWorkflow")
+	opGetHistory              = opOf("GetWorkflowExecutionHistory")
+	opListWorkflows           = opOf("ListWorkflowExecutions")
+	opScanWorkflows           = opOf("ScanWorkflowExecutions")
+	opCountWorkflows          = opOf("CountWorkflowExecutions")
+	opPollWorkflowTask        = opOf("PollWorkflowTaskQueue")
+	opPollActivityTask        = opOf("PollActivityTaskQueue")
+	opRespondWorkflowTaskDone = opOf("RespondWorkflowTaskCompleted")
+	opRespondWorkflowTaskFail = opOf("RespondWorkflowTaskFailed")
+	opHeartbeat               = opOf("RecordActivityTaskHeartbeat")
+	opRespondActivityDone     = opOf("RespondActivityTaskCompleted")
+	opRespondActivityFail     = opOf("RespondActivityTaskFailed")
+	opRegisterWorker          = opOf("RegisterWorker")
+	opDescribeTaskQueue       = opOf("DescribeTaskQueue")
+	opListPartitions          = opOf("ListTaskQueuePartitions")
+	opDescribeCluster         = opOf("DescribeCluster")
+	opListMembers             = opOf("ListClusterMembers")
+	opDescribeShard           = opOf("DescribeShard")
+	opCloseShard              = opOf("CloseShard")
 )
 
 // httpCall is what the HTTP side knows of a call, carried in its context
@@ -170,7 +172,7 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 	}
 
 	tq := ""
-	if o.kind == kindTaskQueue {
+	if o.limit == orchwire.LimitTaskQueue {
 		if t, ok := req.(taskQueued); ok {
 			tq = t.GetTaskQueue()
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
@@ -40,5 +41,21 @@ func TestSkipWaitsForATaskOnItsWayToAPoll(t *testing.T) {
 	}
 	if at, ok := s.nextSkip(); ok {
 		t.Fatalf("time skipping would jump to %v while a workflow task is on its way to a worker", at)
+	}
+}
+
+// The permissions the fake documents are those the contract's operation
+// table asks for.
+func TestPermissionsAreTheTables(t *testing.T) {
+	documented := map[string]bool{}
+	for _, p := range []string{PermAll, PermCluster, PermClusterRead, PermClusterWrite, PermNamespace, PermNamespaceCreate,
+		PermNamespaceRead, PermNamespaceUpdate, PermNamespaceDelete, PermWorkflow, PermWorkflowStart, PermWorkflowSignal,
+		PermWorkflowQuery, PermWorkflowRead, PermWorkflowList, PermWorkflowTerminate, PermWorkflowCancel, PermWorkflowWorker} {
+		documented[p] = true
+	}
+	for _, r := range orchwire.RPCs() {
+		if !documented[r.Permission] {
+			t.Errorf("%s needs %q, which the fake does not document", r.Name, r.Permission)
+		}
 	}
 }

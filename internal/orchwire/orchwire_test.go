@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/testing/protocmp"
 )
 
@@ -125,5 +126,35 @@ func TestCodeMapping(t *testing.T) {
 	}
 	if FromHTTPStatus(502) != Unavailable || FromHTTPStatus(404) != NotFound || FromHTTPStatus(418) != Unknown {
 		t.Error("FromHTTPStatus")
+	}
+}
+
+// Every RPC of the contract's services is in the table, once, with its HTTP
+// binding.
+func TestRPCTableCoversTheContract(t *testing.T) {
+	t.Parallel()
+	want := map[string]bool{}
+	for _, sd := range []protoreflect.ServiceDescriptor{
+		orchpb.File_apitwin_orch_v1_workflow_service_proto.Services().ByName("WorkflowService"),
+		orchpb.File_apitwin_orch_v1_admin_service_proto.Services().ByName("AdminService"),
+	} {
+		if sd == nil {
+			t.Fatal("a service is missing from the contract")
+		}
+		for i := range sd.Methods().Len() {
+			want["/"+string(sd.FullName())+"/"+string(sd.Methods().Get(i).Name())] = true
+		}
+	}
+	for _, r := range RPCs() {
+		if !want[r.FullMethod] {
+			t.Errorf("%s is not in the contract, or twice in the table", r.FullMethod)
+		}
+		delete(want, r.FullMethod)
+		if got, ok := LookupRPC(r.Name); !ok || got.FullMethod != r.FullMethod || r.Permission == "" {
+			t.Errorf("%s: lookup %v, permission %q", r.Name, ok, r.Permission)
+		}
+	}
+	for m := range want {
+		t.Errorf("%s has no row in the table", m)
 	}
 }
