@@ -15,6 +15,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/ratelimit"
 	"github.com/apitwin/apitwin/retry"
 )
@@ -95,6 +96,15 @@ func WithHTTPClient(hc *http.Client) Option { return restOption(rest.WithHTTPCli
 // WithLogger logs requests (debug) and failures (warn); never a token or
 // secret.
 func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
+
+// WithHook makes h see each call start and end: the place for a span or a
+// metric per call, with the service, the operation, the status and the
+// retry count (see package observe).
+func WithHook(h observe.Hook) Option { return restOption(rest.WithHook(h)) }
+
+// WithTransport wraps the client's HTTP transport with t, which then sees
+// every attempt on the wire (see package observe).
+func WithTransport(t observe.Transport) Option { return restOption(rest.WithTransport(t)) }
 
 // WithClock makes retry waits run on clk, for example a fake's clock.
 func WithClock(clk clock.Clock) Option { return restOption(rest.WithClock(clk)) }

@@ -23,6 +23,7 @@ import (
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/internal/version"
+	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
@@ -55,6 +56,7 @@ type Client struct {
 	retry     RetryPolicy
 	limits    *limiter
 	timeout   time.Duration
+	hook      observe.Hook
 
 	mu   sync.Mutex
 	last RateLimit
@@ -156,6 +158,7 @@ func newClient(s settings, tr transport, kind, target string) *Client {
 		retry:     retry,
 		limits:    newLimiter(s.limits, s.rest.Clock),
 		timeout:   s.callTimeout,
+		hook:      s.hook,
 
 		warnDeprecated: new(sync.Once),
 	}
@@ -199,7 +202,7 @@ func (c *Client) WithNamespace(namespace string) *Client {
 	cp := &Client{
 		tr: c.tr, kind: c.kind, target: c.target, namespace: namespace, identity: c.identity,
 		token: c.token, clk: c.clk, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
-		warnDeprecated: c.warnDeprecated,
+		hook: c.hook, warnDeprecated: c.warnDeprecated,
 	}
 	return cp
 }
@@ -289,10 +292,27 @@ var methods = sync.OnceValue(func() map[string]*method {
 // invoke sends one call: fills the namespace, keeps the client-side limits,
 // retries what may be retried, and turns every failure into an *Error (or
 // the named error the specification gives for its code).
-func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Message) error {
+func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Message) (err error) {
 	m := methods()[full]
 	if ctx == nil {
 		return &Error{Code: CodeInvalidArgument, Message: "nil context", Operation: m.name}
+	}
+	if c.hook != nil {
+		var done func(observe.Outcome)
+		var into response.Info // what the call's answer carried, for the hook
+		if outer := response.From(ctx); outer != nil {
+			defer func() { *outer = into }()
+		}
+		ctx, done = c.hook(ctx, observe.Call{Service: "orch", Operation: m.name})
+		ctx = response.Capture(ctx, &into)
+		defer func() {
+			o := observe.Outcome{StatusCode: into.StatusCode, Retries: into.Retries, Err: err}
+			var e *Error
+			if errors.As(err, &e) {
+				o.Code = e.Code
+			}
+			done(o)
+		}()
 	}
 	if r, ok := req.(interface{ GetNamespace() string }); ok && r.GetNamespace() == "" && m.name != "RegisterNamespace" {
 		req = proto.Clone(req) // the caller's request stays as it was

@@ -14,6 +14,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/ratelimit"
 	"github.com/apitwin/apitwin/retry"
 )
@@ -43,9 +44,28 @@ type settings struct {
 	limits      ClientLimits
 	dialOptions []grpc.DialOption
 	callTimeout time.Duration
+	hook        observe.Hook
 }
 
 func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
+
+// WithHook makes h see each call start and end, over either transport:
+// the place for a span or a metric per call, with the operation, the
+// status, the error code and the retry count (see package observe).
+func WithHook(h observe.Hook) Option {
+	return func(s *settings) error {
+		if h == nil {
+			return errors.New("nil hook")
+		}
+		s.hook = h
+		return nil
+	}
+}
+
+// WithTransport wraps the HTTP transport of a client made by NewHTTP with
+// t, which then sees every attempt on the wire (see package observe). Over
+// gRPC, give interceptors or a stats handler to WithGRPCDialOptions.
+func WithTransport(t observe.Transport) Option { return restOption(rest.WithTransport(t)) }
 
 // WithNamespace sets the namespace the client's calls go to (default
 // "default"). A raw request whose namespace field is set keeps its own.

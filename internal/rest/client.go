@@ -26,6 +26,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/version"
+	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
 )
@@ -59,6 +60,11 @@ type Config struct {
 	// request would only meet again. Without it every 5xx but 501 is.
 	Transient func(resp *http.Response) bool
 
+	// Hook sees each call start and end (tracing, metrics).
+	Hook observe.Hook
+	// Transport wraps the HTTP transport.
+	Transport observe.Transport
+
 	Retry      retry.Policy
 	Clock      clock.Clock
 	Logger     *slog.Logger
@@ -83,6 +89,7 @@ type Client struct {
 	log       *slog.Logger
 	redactor  *strings.Replacer
 	hc        *http.Client
+	hook      observe.Hook
 
 	mu   sync.Mutex
 	last RateLimit
@@ -110,7 +117,17 @@ func New(cfg Config) (*Client, error) {
 		tr.TLSClientConfig = cfg.TLS.config()
 		hc = &http.Client{Transport: tr}
 	}
+	if cfg.Transport != nil {
+		cp := *hc
+		base := cp.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		cp.Transport = cfg.Transport(base)
+		hc = &cp
+	}
 	c := &Client{
+		hook:      cfg.Hook,
 		hc:        withRedirectSwitch(hc),
 		service:   cfg.Service,
 		base:      base,
@@ -201,9 +218,20 @@ type Response struct {
 // JSON into a pointer, raw bytes into an io.Writer, nothing for nil or 204.
 // A non-2xx answer becomes the package's error (wrapped in *RateLimitError for
 // 429). Errors never contain a configured secret.
-func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) {
+func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err error) {
 	if ctx == nil {
 		return Response{}, fmt.Errorf("%s: nil context", c.service)
+	}
+	if c.hook != nil {
+		var done func(observe.Outcome)
+		ctx, done = c.hook(ctx, observe.Call{Service: c.service, Operation: r.Method + " " + r.Path})
+		defer func() {
+			retries := 0
+			if at, _ := ctx.Value(attemptKey{}).(*attempt); at != nil { // ctx as the call left it
+				retries = at.res.Retries
+			}
+			done(observe.Outcome{StatusCode: res.StatusCode, Retries: retries, Err: err})
+		}()
 	}
 	body, contentType, err := encodeBody(r)
 	if err != nil {
@@ -281,7 +309,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) 
 		c.last = rl
 		c.mu.Unlock()
 	}
-	res := Response{StatusCode: resp.StatusCode, Header: resp.Header, RateLimit: rl}
+	res = Response{StatusCode: resp.StatusCode, Header: resp.Header, RateLimit: rl}
 	c.logDone(ctx, at, resp.StatusCode, start, nil)
 
 	if !c.success(resp, at) {

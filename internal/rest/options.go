@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -85,4 +86,26 @@ func WithCAFile(path string) Option {
 // WithInsecureSkipVerify turns TLS certificate verification off.
 func WithInsecureSkipVerify() Option {
 	return func(c *Config) error { c.TLS.InsecureSkipVerify = true; return nil }
+}
+
+// WithHook makes h see each call start and end (see observe.Hook).
+func WithHook(h observe.Hook) Option {
+	return func(c *Config) error {
+		if h == nil {
+			return errors.New("nil hook")
+		}
+		c.Hook = h
+		return nil
+	}
+}
+
+// WithTransport wraps the HTTP transport with t (see observe.Transport).
+func WithTransport(t observe.Transport) Option {
+	return func(c *Config) error {
+		if t == nil {
+			return errors.New("nil transport wrapper")
+		}
+		c.Transport = t
+		return nil
+	}
 }
