@@ -249,7 +249,7 @@ func list[T any](ctx context.Context, c *Client, path string, opts any) (*Page[T
 	if err != nil {
 		return nil, err
 	}
-	return &Page[T]{Items: items, PageInfo: parsePageInfo(resp.Header)}, nil
+	return &Page[T]{Items: items, PageInfo: pageInfo(resp)}, nil
 }
 
 // all iterates the collection at path a page at a time, on a copy of opts
@@ -263,13 +263,33 @@ func all[T, O any, PO interface {
 		o = *opts
 	}
 	lo := PO(&o).listOptions()
-	return paging.Seq(max(lo.Page, 1), func(page int) ([]*T, int, bool, error) {
-		lo.Page = page
-		p, err := list[T](ctx, c, path, &o)
-		if err != nil {
-			return nil, 0, false, err
+	keyset := lo.Pagination == Keyset
+	// The cursor is a page number, or under keyset pagination the link to
+	// the next page ("" for the first).
+	type cursor struct {
+		page int
+		link string
+	}
+	return paging.Seq(cursor{page: max(lo.Page, 1)}, func(cur cursor) ([]*T, cursor, bool, error) {
+		var p *Page[T]
+		var err error
+		if cur.link != "" {
+			p, err = FollowNext(ctx, c, &Page[T]{PageInfo: PageInfo{NextLink: cur.link}})
+		} else {
+			lo.Page = cur.page
+			if keyset {
+				lo.Page = 0
+			}
+			p, err = list[T](ctx, c, path, &o)
 		}
-		return p.Items, p.NextPage, p.NextPage > page && len(p.Items) > 0, nil
+		if err != nil {
+			return nil, cursor{}, false, err
+		}
+		if keyset {
+			// A link back to the page just read would loop.
+			return p.Items, cursor{link: p.NextLink}, p.NextLink != "" && p.NextLink != cur.link && len(p.Items) > 0, nil
+		}
+		return p.Items, cursor{page: p.NextPage}, p.NextPage > cur.page && len(p.Items) > 0, nil
 	})
 }
 

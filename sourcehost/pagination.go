@@ -1,19 +1,31 @@
 package sourcehost
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/apitwin/apitwin/internal/rest"
 )
 
 // ListOptions selects one page of a collection. Page counts from 1; PerPage
 // defaults to 20 on the server and is capped at 100.
+//
+// Pagination "keyset" asks for keyset pagination where the collection has
+// it (projects, ordered by id): each page links to the next (NextLink),
+// pages past an offset of 50,000 are reachable, and the AllX iterators and
+// FollowNext follow the links. Page is then ignored.
 type ListOptions struct {
-	Page    int `url:"page,omitempty"`
-	PerPage int `url:"per_page,omitempty"`
+	Page       int    `url:"page,omitempty"`
+	PerPage    int    `url:"per_page,omitempty"`
+	Pagination string `url:"pagination,omitempty"`
 }
+
+// Keyset is ListOptions.Pagination's value for keyset pagination.
+const Keyset = "keyset"
 
 // PageInfo is where a page sits in its collection, from the X-Page,
 // X-Per-Page, X-Next-Page, X-Prev-Page, X-Total and X-Total-Pages headers
@@ -27,6 +39,11 @@ type PageInfo struct {
 	// does not for collections over 10,000 items).
 	Total      int
 	TotalPages int
+	// NextLink is the URL of the next page from the Link header, "" on the
+	// last page: the only way on under keyset pagination.
+	NextLink string
+	// RateLimit is what this page's answer said of the rate limit.
+	RateLimit RateLimit
 }
 
 // Page is one page of a collection.
@@ -44,12 +61,11 @@ func parsePageInfo(h http.Header) PageInfo {
 		Total:      headerInt(h, "X-Total", -1),
 		TotalPages: headerInt(h, "X-Total-Pages", -1),
 	}
-	if p.NextPage == 0 && len(h["X-Next-Page"]) == 0 {
-		if link := h.Get("Link"); link != "" {
-			if next, ok := rest.ParseLink(link)["next"]; ok {
-				if u, err := url.Parse(next); err == nil {
-					p.NextPage, _ = strconv.Atoi(u.Query().Get("page"))
-				}
+	if link := h.Get("Link"); link != "" {
+		if next, ok := rest.ParseLink(link)["next"]; ok {
+			p.NextLink = next
+			if u, err := url.Parse(next); err == nil && p.NextPage == 0 && len(h["X-Next-Page"]) == 0 {
+				p.NextPage, _ = strconv.Atoi(u.Query().Get("page"))
 			}
 		}
 	}
@@ -66,4 +82,47 @@ func headerInt(h http.Header, key string, missing int) int {
 		return missing
 	}
 	return n
+}
+
+// FollowNext fetches the page after p by its Link header (NextLink), under
+// either pagination; it returns nil and no error after the last page. A
+// link to another server than the client's, or outside its API root, is
+// refused: the token goes only where the client was pointed.
+func FollowNext[T any](ctx context.Context, c *Client, p *Page[T]) (*Page[T], error) {
+	if p == nil || p.NextLink == "" {
+		return nil, nil
+	}
+	path, q, err := c.linkTarget(p.NextLink)
+	if err != nil {
+		return nil, err
+	}
+	var items []*T
+	resp, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodGet, Path: path, Query: q}, &items)
+	if err != nil {
+		return nil, err
+	}
+	return &Page[T]{Items: items, PageInfo: pageInfo(resp)}, nil
+}
+
+// linkTarget reads a Link URL as a path under the API root and a query.
+func (c *Client) linkTarget(link string) (string, url.Values, error) {
+	u, err := url.Parse(link)
+	if err != nil {
+		return "", nil, fmt.Errorf("sourcehost: next page link: %w", err)
+	}
+	base, err := url.Parse(c.rest.BaseURL())
+	if err != nil {
+		return "", nil, err
+	}
+	if u.Scheme != base.Scheme || u.Host != base.Host || !strings.HasPrefix(u.Path, base.Path+"/") {
+		return "", nil, fmt.Errorf("sourcehost: next page link %q leaves the API at %s", link, c.rest.BaseURL())
+	}
+	return strings.TrimPrefix(u.EscapedPath(), base.EscapedPath()), u.Query(), nil
+}
+
+// pageInfo reads a page's position and its rate limit from its answer.
+func pageInfo(resp rest.Response) PageInfo {
+	p := parsePageInfo(resp.Header)
+	p.RateLimit = resp.RateLimit
+	return p
 }

@@ -125,7 +125,12 @@
 // Error"} and the panic is in the request log (Request.Panic): it is a bug
 // of the fake's, please report it.
 //
+// Keyset pagination (pagination=keyset) is served for projects, ordered by
+// id: pages follow id_after (ascending) or id_before (descending), each
+// with a Link to the next, without page numbers, totals or the offset
+// limit; another order_by is 400.
+//
 // Known differences from the real service: local webhook URLs are allowed;
-// there is no keyset pagination; there are no tags, forks, notes, jobs or
+// keyset pagination covers projects only; there are no tags, forks, notes, jobs or
 // wiki; search is a case-insensitive substring match.
 package sourcehostfake

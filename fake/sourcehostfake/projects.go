@@ -22,8 +22,16 @@ func (c *call) listProjects() fakekit.Answer {
 	search, _ := p.str("search")
 	stats, _ := p.boolean("statistics")
 	orderBy, desc := sortOrder(p, "created_at", "id", "name", "path", "updated_at", "last_activity_at")
+	mode, _ := p.oneOf("pagination", "offset", "keyset")
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
+	}
+	keyset := mode == "keyset"
+	if keyset {
+		if by, given := p.str("order_by"); given && by != "id" {
+			return badRequest("order_by does not support keyset pagination: only id does")
+		}
+		orderBy = "id"
 	}
 	if (owned || starred || membership) && c.user == nil {
 		return message(http.StatusUnauthorized, "401 Unauthorized")
@@ -54,7 +62,13 @@ func (c *call) listProjects() fakekit.Answer {
 		}
 		return ordered(r, a.id, b.id, desc)
 	})
-	page, fail := paginateProjects(c, items)
+	var page []*project
+	var fail *fakekit.Answer
+	if keyset {
+		page, fail = keysetPage(c, items, desc)
+	} else {
+		page, fail = paginateProjects(c, items)
+	}
 	if fail != nil {
 		return *fail
 	}
