@@ -31,7 +31,7 @@
 // of projects refuses page × per_page past 50,000 with 405 "Offset
 // pagination has a maximum allowed offset of 50000 for requests that return
 // objects of type Project. Remaining records can be retrieved using keyset
-// pagination." (the fake has no keyset pagination). It limits each token
+// pagination." (keyset pagination, below, has no such limit). It limits each token
 // to 600 requests a minute (WithRateLimit), sending X-RateLimit-* headers on
 // every answer and 429 "Retry later" with Retry-After.
 //
