@@ -348,7 +348,8 @@ func list[T any](ctx context.Context, c *Client, path string, o *ListOptions, ex
 		withTotal = &paginated[T]{}
 		out = withTotal
 	}
-	_, err = c.call(ctx, &rest.Request{Method: http.MethodGet, Path: path, Query: q}, out)
+	res, err := c.call(ctx, &rest.Request{Method: http.MethodGet, Path: path, Query: q}, out)
+	p.RateLimit = res.RateLimit
 	switch {
 	case err != nil && noRecords(err):
 		p.Items = nil

@@ -116,6 +116,8 @@ type Page[T any] struct {
 	// server knows pagination_data; otherwise they are -1.
 	Total     int
 	PageCount int
+	// RateLimit is what this page's answer said of the rate limit.
+	RateLimit RateLimit
 }
 
 // paginated is the answer to pagination_data=true: {"data": [...],

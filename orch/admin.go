@@ -21,15 +21,17 @@ type ListClusterMembersOptions struct {
 
 // ListClusterMembers returns one page of the cluster's members.
 func (c *Client) ListClusterMembers(ctx context.Context, opts *ListClusterMembersOptions) (*Page[*orchpb.ClusterMember], error) {
-	var o ListClusterMembersOptions
-	if opts != nil {
-		o = *opts
-	}
-	resp, err := c.Raw().ListClusterMembers(ctx, &orchpb.ListClusterMembersRequest{Role: o.Role, PageSize: o.PageSize, NextPageToken: o.PageToken})
-	if err != nil {
-		return nil, err
-	}
-	return &Page[*orchpb.ClusterMember]{Items: resp.GetMembers(), NextPageToken: resp.GetNextPageToken()}, nil
+	return pageCall(ctx, func(ctx context.Context) (*Page[*orchpb.ClusterMember], error) {
+		var o ListClusterMembersOptions
+		if opts != nil {
+			o = *opts
+		}
+		resp, err := c.Raw().ListClusterMembers(ctx, &orchpb.ListClusterMembersRequest{Role: o.Role, PageSize: o.PageSize, NextPageToken: o.PageToken})
+		if err != nil {
+			return nil, err
+		}
+		return &Page[*orchpb.ClusterMember]{Items: resp.GetMembers(), NextPageToken: resp.GetNextPageToken()}, nil
+	})
 }
 
 // AllClusterMembers iterates over every member, page by page.

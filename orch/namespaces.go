@@ -56,12 +56,14 @@ func (c *Client) DescribeNamespace(ctx context.Context, name string) (*orchpb.De
 
 // ListNamespaces returns one page of namespaces.
 func (c *Client) ListNamespaces(ctx context.Context, opts *ListOptions) (*Page[*orchpb.DescribeNamespaceResponse], error) {
-	o := listOpts(opts)
-	resp, err := c.Raw().ListNamespaces(ctx, &orchpb.ListNamespacesRequest{PageSize: o.PageSize, NextPageToken: o.PageToken})
-	if err != nil {
-		return nil, err
-	}
-	return &Page[*orchpb.DescribeNamespaceResponse]{Items: resp.GetNamespaces(), NextPageToken: resp.GetNextPageToken()}, nil
+	return pageCall(ctx, func(ctx context.Context) (*Page[*orchpb.DescribeNamespaceResponse], error) {
+		o := listOpts(opts)
+		resp, err := c.Raw().ListNamespaces(ctx, &orchpb.ListNamespacesRequest{PageSize: o.PageSize, NextPageToken: o.PageToken})
+		if err != nil {
+			return nil, err
+		}
+		return &Page[*orchpb.DescribeNamespaceResponse]{Items: resp.GetNamespaces(), NextPageToken: resp.GetNextPageToken()}, nil
+	})
 }
 
 // AllNamespaces iterates over every namespace, page by page.

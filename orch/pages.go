@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"iter"
+
+	"github.com/apitwin/apitwin/response"
 )
 
 // ListOptions page through a list: PageSize items per page (0: the server's
@@ -17,6 +19,23 @@ type ListOptions struct {
 type Page[T any] struct {
 	Items         []T
 	NextPageToken []byte
+	// RateLimit is what this page's answer said of the rate limit.
+	RateLimit RateLimit
+}
+
+// pageCall runs a page's call with a capture of its own (for the page's
+// rate limit), passing what it captured on to the caller's capture, if
+// any.
+func pageCall[T any](ctx context.Context, call func(context.Context) (*Page[T], error)) (*Page[T], error) {
+	var info response.Info
+	p, err := call(response.Capture(ctx, &info))
+	if outer := response.From(ctx); outer != nil {
+		*outer = info
+	}
+	if p != nil {
+		p.RateLimit = info.RateLimit
+	}
+	return p, err
 }
 
 // all iterates over every item of every page, fetching lazily: one page in

@@ -116,3 +116,19 @@ func TestConcurrentCallsReadTheirOwnRateLimit(t *testing.T) {
 		}
 	})
 }
+
+// Each page of a list carries the rate limit of its own answer.
+func TestPagesCarryTheirRateLimit(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, e *env) {
+		c := e.client(t)
+		var res response.Info
+		page, err := c.ListNamespaces(response.Capture(t.Context(), &res), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.RateLimit.Limit == 0 || page.RateLimit != res.RateLimit || res.StatusCode != 200 {
+			t.Errorf("page %+v, call %+v", page.RateLimit, res)
+		}
+	})
+}

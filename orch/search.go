@@ -12,14 +12,16 @@ import (
 // ExecutionStatus = 'Running' ORDER BY StartTime DESC"; empty for all). A
 // malformed query is INVALID_ARGUMENT (ErrInvalidArgument).
 func (c *Client) ListWorkflows(ctx context.Context, query string, opts *ListOptions) (*Page[*orchpb.WorkflowExecutionInfo], error) {
-	o := listOpts(opts)
-	resp, err := c.Raw().ListWorkflowExecutions(ctx, &orchpb.ListWorkflowExecutionsRequest{
-		Namespace: c.namespace, Query: query, PageSize: o.PageSize, NextPageToken: o.PageToken,
+	return pageCall(ctx, func(ctx context.Context) (*Page[*orchpb.WorkflowExecutionInfo], error) {
+		o := listOpts(opts)
+		resp, err := c.Raw().ListWorkflowExecutions(ctx, &orchpb.ListWorkflowExecutionsRequest{
+			Namespace: c.namespace, Query: query, PageSize: o.PageSize, NextPageToken: o.PageToken,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &Page[*orchpb.WorkflowExecutionInfo]{Items: resp.GetExecutions(), NextPageToken: resp.GetNextPageToken()}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &Page[*orchpb.WorkflowExecutionInfo]{Items: resp.GetExecutions(), NextPageToken: resp.GetNextPageToken()}, nil
 }
 
 // AllWorkflows iterates over every execution matching query, page by page.
@@ -32,14 +34,16 @@ func (c *Client) AllWorkflows(ctx context.Context, query string, opts *ListOptio
 // ScanWorkflows returns one page of the executions matching query, without
 // requiring an index and in no order (ORDER BY is refused).
 func (c *Client) ScanWorkflows(ctx context.Context, query string, opts *ListOptions) (*Page[*orchpb.WorkflowExecutionInfo], error) {
-	o := listOpts(opts)
-	resp, err := c.Raw().ScanWorkflowExecutions(ctx, &orchpb.ScanWorkflowExecutionsRequest{
-		Namespace: c.namespace, Query: query, PageSize: o.PageSize, NextPageToken: o.PageToken,
+	return pageCall(ctx, func(ctx context.Context) (*Page[*orchpb.WorkflowExecutionInfo], error) {
+		o := listOpts(opts)
+		resp, err := c.Raw().ScanWorkflowExecutions(ctx, &orchpb.ScanWorkflowExecutionsRequest{
+			Namespace: c.namespace, Query: query, PageSize: o.PageSize, NextPageToken: o.PageToken,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &Page[*orchpb.WorkflowExecutionInfo]{Items: resp.GetExecutions(), NextPageToken: resp.GetNextPageToken()}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &Page[*orchpb.WorkflowExecutionInfo]{Items: resp.GetExecutions(), NextPageToken: resp.GetNextPageToken()}, nil
 }
 
 // ScanAllWorkflows iterates over every execution matching query, page by
