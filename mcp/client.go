@@ -17,6 +17,7 @@ import (
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/ratelimit"
+	callinfo "github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -261,7 +262,7 @@ func (c *Client) exchange(ctx context.Context, method string, body []byte, id in
 // as the policy says, after the wait the gateway asked for, if any.
 func (c *Client) retrying(ctx context.Context, send func() (time.Duration, error)) error {
 	var last error
-	_, err := retry.Do(ctx, c.retry, c.clk, func(context.Context, int) (retry.Failure, error) {
+	res, err := retry.Do(ctx, c.retry, c.clk, func(context.Context, int) (retry.Failure, error) {
 		asked, err := send()
 		last = err
 		if rateLimited(err) {
@@ -269,6 +270,15 @@ func (c *Client) retrying(ctx context.Context, send func() (time.Duration, error
 		}
 		return retry.Failure{}, err
 	}, nil)
+	if into := callinfo.From(ctx); into != nil {
+		into.Retries = res.Retries // the rest of it is the last answer's
+	}
+	// The REST core, whose retries are off here, could only say that; the
+	// loop above knows why it stopped.
+	var rl *ratelimit.Error
+	if res.GaveUp != "" && errors.As(err, &rl) {
+		rl.Retries, rl.Reason = res.Retries, res.GaveUp
+	}
 	if err != nil && last != nil && err != last { // the caller gave up during a wait
 		return errors.Join(last, err)
 	}
