@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -121,8 +122,9 @@ func WithCAFile(path string) Option { return restOption(rest.WithCAFile(path)) }
 func WithInsecureSkipVerify() Option { return restOption(rest.WithInsecureSkipVerify()) }
 
 // New returns a client for the gateway at baseURL: the server's root
-// ("https://gw.example.com", the endpoint is then /mcp) or the endpoint
-// itself (".../mcp").
+// ("https://gw.example.com", the endpoint is then /mcp), or the endpoint
+// itself, wherever the gateway is mounted (".../mcp", "https://example.com/tools/rpc"):
+// a URL with a path is used as it is.
 func New(baseURL string, opts ...Option) (*Client, error) {
 	var s settings
 	for _, o := range opts {
@@ -138,7 +140,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
 	endpoint := strings.TrimRight(baseURL, "/")
-	if !strings.HasSuffix(endpoint, DefaultPath) {
+	if u, err := url.Parse(endpoint); err == nil && u.Path == "" {
 		endpoint += DefaultPath
 	}
 	cfg := s.rest
