@@ -168,6 +168,25 @@ func (c Config) String() string {
 // GoString is String, so %#v does not show the secret either.
 func (c Config) GoString() string { return c.String() }
 
+// LogValue is String for slog, whose JSON handler would otherwise encode
+// the fields, the secret among them.
+func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// String shows the security settings without the signing secret.
+func (s SecurityConfig) String() string {
+	if s.SigningSecret != "" {
+		s.SigningSecret = "[redacted]"
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// GoString is String.
+func (s SecurityConfig) GoString() string { return s.String() }
+
+// LogValue is String, for slog.
+func (s SecurityConfig) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
 // withDefaults fills zero values and checks every setting, naming each one
 // that is wrong in a single error.
 func (c Config) withDefaults() (Config, error) {

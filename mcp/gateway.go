@@ -96,6 +96,12 @@ func NewGateway(cfg Config) (*Gateway, error) {
 // String never shows the signing secret.
 func (g *Gateway) String() string { return "mcp.Gateway(" + g.cfg.Upstream + g.cfg.Path + ")" }
 
+// GoString is String, so that %#v shows no secret.
+func (g *Gateway) GoString() string { return g.String() }
+
+// LogValue is String, for slog.
+func (g *Gateway) LogValue() slog.Value { return slog.StringValue(g.String()) }
+
 // ServeHTTP answers one HTTP request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != g.cfg.Path {

@@ -1,0 +1,43 @@
+package mcp_test
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/apitwin/apitwin/mcp"
+)
+
+// The signing secret never prints: not in any fmt verb of the config, its
+// security part or the gateway, nor in slog output (issue 16, finding 9).
+func TestSigningSecretNeverPrints(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cret-signing-key-0123456789"
+	cfg := mcp.Config{Upstream: "http://127.0.0.1:1/api/v4"}
+	cfg.Security.SigningSecret = secret
+	gw, err := mcp.NewGateway(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []string
+	for _, v := range []any{cfg, &cfg, cfg.Security, gw} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			outs = append(outs, fmt.Sprintf(verb, v))
+		}
+	}
+	var buf bytes.Buffer
+	for _, h := range []slog.Handler{slog.NewJSONHandler(&buf, nil), slog.NewTextHandler(&buf, nil)} {
+		slog.New(h).Info("starting", "config", cfg, "security", cfg.Security, "gateway", gw)
+	}
+	outs = append(outs, buf.String())
+	for _, out := range outs {
+		if strings.Contains(out, secret) {
+			t.Errorf("the secret printed: %s", out)
+		}
+	}
+	if !strings.Contains(buf.String(), "[redacted]") {
+		t.Errorf("the log does not show that a secret is set: %s", buf.String())
+	}
+}
