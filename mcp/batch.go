@@ -96,7 +96,14 @@ func (b *Batch) Send(ctx context.Context) error {
 		answered = true
 		pending = b.match(ans, pending)
 		if len(pending) > 0 {
-			return res.RateLimit.RetryAfter, pending[0].err
+			wait := res.RateLimit.RetryAfter
+			for _, bc := range pending { // the longest wait the source-hosting API asked for
+				var e *Error
+				if errors.As(bc.err, &e) {
+					wait = max(wait, e.RetryAfter)
+				}
+			}
+			return wait, pending[0].err
 		}
 		return 0, nil
 	})

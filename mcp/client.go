@@ -300,7 +300,7 @@ func (c *Client) exchangeOnce(ctx context.Context, method string, body []byte, i
 	err = decodeAnswer(ans, id, out)
 	switch e := (*Error)(nil); {
 	case errors.As(err, &e):
-		return 0, e // the gateway's answer, already saying all there is
+		return e.RetryAfter, e // the gateway's answer, already saying all there is
 	case err != nil:
 		return 0, fmt.Errorf("mcp: %s: %w", method, err)
 	case id == 0:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // The error codes of JSON-RPC 2.0, and the gateway's code for an error the
@@ -78,6 +79,9 @@ type Error struct {
 	Detail string // data.message
 	Param  string // data.param: the offending parameter of an Invalid params error
 	Reason string // data.reason: what is wrong with it
+	// RetryAfter is data.retry_after: how long the source-hosting API asked
+	// a rate-limited caller to wait (its Retry-After), 0 if it did not say.
+	RetryAfter time.Duration
 
 	// HTTPStatus is the status of the HTTP answer that carried the error, as
 	// the client saw it (200 for errors inside a normal answer).
@@ -89,6 +93,8 @@ type errorData struct {
 	Message string `json:"message,omitempty"`
 	Param   string `json:"param,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// RetryAfter is in whole seconds, rounded up.
+	RetryAfter int64 `json:"retry_after,omitempty"`
 }
 
 type wireError struct {
@@ -103,6 +109,7 @@ func newError(code int, data *errorData) *Error {
 	e := &Error{Code: code, Message: codeMessage(code)}
 	if data != nil {
 		e.Status, e.Detail, e.Param, e.Reason = data.Status, data.Message, data.Param, data.Reason
+		e.RetryAfter = time.Duration(data.RetryAfter) * time.Second
 		e.Data, _ = json.Marshal(data) // cannot fail: strings and ints
 	}
 	return e
@@ -113,6 +120,10 @@ func newError(code int, data *errorData) *Error {
 func paramError(param, reason string) *Error {
 	return newError(CodeInvalidParams, &errorData{Param: param, Reason: reason})
 }
+
+// maxRetryAfter bounds the wait a gateway's answer may ask for (a day), so
+// that no value overflows a time.Duration.
+const maxRetryAfter = 24 * 3600
 
 // upstreamError is the error for an answer of the source-hosting API with the
 // given status, mapped as the specification's table says: 400 is Invalid
@@ -199,6 +210,9 @@ func (e *Error) UnmarshalJSON(b []byte) error {
 		var d errorData
 		if json.Unmarshal(w.Data, &d) == nil { // data of another shape is kept raw only
 			e.Status, e.Detail, e.Param, e.Reason = d.Status, d.Message, d.Param, d.Reason
+			if d.RetryAfter > 0 && d.RetryAfter <= maxRetryAfter {
+				e.RetryAfter = time.Duration(d.RetryAfter) * time.Second
+			}
 		}
 	}
 	return nil

@@ -407,7 +407,15 @@ func cacheKey(c *caller, method string, p callParams) string {
 func (g *Gateway) upstreamFailure(ctx context.Context, method string, err error) *Error {
 	var se *sourcehost.Error
 	if errors.As(err, &se) {
-		return upstreamError(se.StatusCode, se.Message)
+		e := upstreamError(se.StatusCode, se.Message)
+		// A rate-limited caller learns how long the source-hosting API
+		// asked it to wait (data.retry_after, whole seconds).
+		var rl *sourcehost.RateLimitError
+		if errors.As(err, &rl) && rl.RetryAfter > 0 {
+			secs := min(int64((rl.RetryAfter+time.Second-1)/time.Second), maxRetryAfter)
+			e = newError(e.Code, &errorData{Status: se.StatusCode, Message: se.Message, RetryAfter: secs})
+		}
+		return e
 	}
 	if ctx.Err() != nil {
 		return newError(CodeInternalError, &errorData{Message: "the request was canceled"})

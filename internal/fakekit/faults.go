@@ -173,7 +173,20 @@ func (k *Kit) applyFault(w *statusRecorder, r *http.Request, f control.Fault) bo
 		_, _ = w.Write([]byte(f.Body))
 		return false
 	}
-	k.writeError(w, r, f.Status, f.Message)
+	// The service's error answer, with the fault's headers over its own (a
+	// fault's Retry-After wins over the one a 429 carries by default).
+	a := k.ErrorAnswer(r, f.Status, f.Message)
+	if len(f.Header) > 0 {
+		h := a.Header.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		for name, vals := range f.Header {
+			h[http.CanonicalHeaderKey(name)] = vals
+		}
+		a.Header = h
+	}
+	WriteAnswer(w, a)
 	return false
 }
 

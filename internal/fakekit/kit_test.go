@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -352,5 +353,22 @@ func TestChunkedBodyAtTheLimit(t *testing.T) {
 		if resp.StatusCode != status {
 			t.Errorf("%d bytes: status %d, want %d", len(body), resp.StatusCode, status)
 		}
+	}
+}
+
+// A fault's headers win over those of the service's error answer (a
+// fault's Retry-After over the one a 429 carries by default).
+func TestFaultHeadersWinOverTheErrorAnswers(t *testing.T) {
+	t.Parallel()
+	k := fakekit.New(fakekit.Config{Error: func(_ *http.Request, status int, _ string) fakekit.Answer {
+		return fakekit.Answer{Status: status, Body: map[string]string{"message": "Retry later"}, Header: http.Header{"Retry-After": {"60"}}}
+	}})
+	if err := k.InjectFault("", control.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"retry-after": {"7"}}}); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	k.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "7" || !strings.Contains(rec.Body.String(), "Retry later") {
+		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 }
