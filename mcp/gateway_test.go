@@ -200,6 +200,14 @@ func TestIPAccessControl(t *testing.T) {
 		{"forwarded-for ignored from an untrusted peer", mcp.SecurityConfig{BlockedIPs: []string{"203.0.113.7"}}, "198.51.100.4:5000", "203.0.113.7", 200},
 		{"forwarded-for believed from a trusted proxy", mcp.SecurityConfig{BlockedIPs: []string{"203.0.113.7"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "203.0.113.7", 403},
 		{"spoofed left-most hop ignored", mcp.SecurityConfig{IPWhitelist: []string{"203.0.113.0/24", "198.51.100.0/24"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "203.0.113.7, 192.0.2.99", 403},
+		// Issue 16, finding 7: forwarded addresses in other shapes do not
+		// slip past the block list, and one that cannot be read is refused.
+		{"forwarded hop with a port", mcp.SecurityConfig{BlockedIPs: []string{"203.0.113.7"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "203.0.113.7:4711", 403},
+		{"forwarded IPv6 hop with brackets and a port", mcp.SecurityConfig{BlockedIPs: []string{"2001:db8::7"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "[2001:db8::7]:4711", 403},
+		{"forwarded IPv6 hop with a zone", mcp.SecurityConfig{BlockedIPs: []string{"fe80::/10"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "fe80::1%eth0", 403},
+		{"forwarded garbage", mcp.SecurityConfig{BlockedIPs: []string{"203.0.113.7"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "not-an-address", 403},
+		{"peer with a zone", mcp.SecurityConfig{BlockedIPs: []string{"fe80::/10"}}, "[fe80::1%eth0]:5000", "", 403},
+		{"forwarded hop with a port, allowed", mcp.SecurityConfig{BlockedIPs: []string{"203.0.113.7"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "203.0.113.8:4711", 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

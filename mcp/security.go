@@ -70,33 +70,54 @@ func inAny(list []netip.Prefix, a netip.Addr) bool {
 // clientAddr is the caller's address: the connection's, or, when the
 // connection comes from a trusted proxy, the right-most address of
 // X-Forwarded-For that is not itself a trusted proxy. Addresses a client
-// wrote further left are never believed.
+// wrote further left are never believed. A hop is read in any of the
+// shapes proxies write (with a port, in brackets, with an IPv6 zone, which
+// is dropped); one that cannot be read at all makes the caller unknown
+// (ok false), and an unknown caller is refused: access control fails
+// closed.
 func (f *ipFilter) clientAddr(r *http.Request) (netip.Addr, bool) {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
+	addr, ok := parseHop(r.RemoteAddr)
+	if !ok {
 		return netip.Addr{}, false
 	}
-	addr = addr.Unmap()
 	if !inAny(f.proxies, addr) {
 		return addr, true
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			return addr, true // a garbled chain: stop at the last address we trust
+		if strings.TrimSpace(hops[i]) == "" && len(hops) == 1 {
+			break // no header: the proxy is the caller
 		}
-		hop = hop.Unmap()
+		hop, ok := parseHop(hops[i])
+		if !ok {
+			return netip.Addr{}, false
+		}
 		if !inAny(f.proxies, hop) {
 			return hop, true
 		}
 		addr = hop
 	}
 	return addr, true
+}
+
+// parseHop reads an address as proxies and listeners write them:
+// "203.0.113.7", "203.0.113.7:4711", "[2001:db8::7]:4711", "2001:db8::7",
+// "fe80::1%eth0" (the zone is dropped: block and allow lists hold no
+// zones, and a zoned address would match none of them).
+func parseHop(v string) (netip.Addr, bool) {
+	v = strings.TrimSpace(v)
+	if ap, err := netip.ParseAddrPort(v); err == nil {
+		return ap.Addr().WithZone("").Unmap(), true
+	}
+	if host, _, err := net.SplitHostPort(v); err == nil {
+		v = host
+	}
+	v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+	a, err := netip.ParseAddr(v)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.WithZone("").Unmap(), true
 }
 
 // allowed reports whether a caller at addr may pass: not blocked, and inside
