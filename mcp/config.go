@@ -66,7 +66,10 @@ type SecurityConfig struct {
 	BlockedIPs []string `yaml:"blocked_ips" json:"blocked_ips"`
 	// TrustedProxies lists the CIDR ranges of reverse proxies whose
 	// X-Forwarded-For the gateway believes. From anyone else the header is
-	// ignored and the connection's address is the caller's.
+	// ignored and the connection's address is the caller's. The caller is
+	// the right-most hop that is not a trusted proxy, read with or without
+	// a port, brackets or an IPv6 zone; a hop that cannot be read refuses
+	// the request (403), so that access control fails closed.
 	TrustedProxies []string `yaml:"trusted_proxies" json:"trusted_proxies"`
 
 	// SigningSecret keys the HMAC-SHA256 of X-MCP-Signature.

@@ -47,7 +47,10 @@
 //     the per-minute rate, X-RateLimit-Remaining the requests that would
 //     pass now, X-RateLimit-Reset (epoch seconds) when the bucket is full
 //     again. A refusal is HTTP 429 with Retry-After and -32000 with
-//     data.status 429 for every request of the body.
+//     data.status 429 for every request of the body. When the
+//     source-hosting API itself refuses for its rate, the call's -32000
+//     carries its Retry-After as data.retry_after (seconds), which the
+//     client waits before it sends again.
 //   - Caching: every read method (list_*, search_*, get_*) takes cache and
 //     cache_ttl (seconds, default 60, at most a day; cache_ttl alone turns
 //     caching on). Answers are cached per token, method and params; a write
