@@ -22,19 +22,23 @@ var (
 	// ErrUnauthorized is a 401 answer: a wrong username or password, a
 	// locked account or a wrong tenant at login, or a token the server no
 	// longer accepts (revoked or expired) on later calls.
-	ErrUnauthorized = errors.New("Authentication failed: 401 Unauthorized") //nolint:staticcheck // the specification's text
+	//lint:ignore ST1005 the specification's text, printed as it is
+	ErrUnauthorized = errors.New("Authentication failed: 401 Unauthorized")
 	// ErrCertificateVerifyFailed means the server's TLS certificate could
 	// not be verified: signed by an authority the client does not trust,
 	// expired, or for another host name.
-	ErrCertificateVerifyFailed = errors.New("Authentication failed: SSL: CERTIFICATE_VERIFY_FAILED") //nolint:staticcheck // the specification's text
+	//lint:ignore ST1005 the specification's text, printed as it is
+	ErrCertificateVerifyFailed = errors.New("Authentication failed: SSL: CERTIFICATE_VERIFY_FAILED")
 	// ErrConnectionTimeout means the server could not be reached or did not
 	// answer in time (see WithTimeout): refused connections, unknown hosts
 	// and silent servers alike.
-	ErrConnectionTimeout = errors.New("Authentication failed: Connection timeout") //nolint:staticcheck // the specification's text
+	//lint:ignore ST1005 the specification's text, printed as it is
+	ErrConnectionTimeout = errors.New("Authentication failed: Connection timeout")
 	// ErrInsecureStorage is the warning of a token store that could not keep
 	// a token in the operating system's keyring and kept it in its fallback
 	// (a file only the user can read) instead. See FallbackStore.
-	ErrInsecureStorage = errors.New("Could not store token securely") //nolint:staticcheck // the specification's text
+	//lint:ignore ST1005 the specification's text, printed as it is
+	ErrInsecureStorage = errors.New("Could not store token securely")
 )
 
 // Other sentinels, matched by errors.Is.

@@ -72,11 +72,11 @@ func run(ctx context.Context) error {
 
 	// A read kept in the gateway's cache for 30 s; a write to the project drops it.
 	cached := &mcp.ListIssuesParams{ProjectID: pid, State: "opened", CacheOptions: mcp.CacheOptions{CacheTTL: 30}}
-	before, err := c.ListIssues(ctx, cached)
-	if err != nil {
+	if _, err := c.ListIssues(ctx, cached); err != nil {
 		return err
 	}
-	if before, err = c.ListIssues(ctx, cached); err != nil {
+	before, err := c.ListIssues(ctx, cached)
+	if err != nil {
 		return err
 	}
 	fmt.Printf("list_issues twice (cache_ttl 30): %d open issue(s) in project %d\n", before.TotalCount, pid)

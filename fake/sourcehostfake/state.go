@@ -386,10 +386,12 @@ func (st *state) commitFiles(p *project, branch, start string, changes []fileCha
 	if parent == nil && start != "" {
 		parent = p.repo.resolve(start)
 		if parent == nil {
+			//lint:ignore ST1005 GitLab's own message, as its API words it
 			return nil, fmt.Errorf("Invalid reference name: %s", start)
 		}
 	}
 	if parent == nil && len(p.repo.branches) > 0 {
+		//lint:ignore ST1005 GitLab's own message, as its API words it
 		return nil, fmt.Errorf("You can only create or edit files when you are on a branch")
 	}
 	var parents []*commit

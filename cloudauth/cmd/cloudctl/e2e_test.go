@@ -30,7 +30,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 	t.Parallel()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Skipf("no go command on PATH: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "cloudctl")
 	build := exec.Command(goBin, "build", "-o", bin, ".")
