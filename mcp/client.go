@@ -28,6 +28,7 @@ type Client struct {
 	rest   *rest.Client
 	token  string
 	secret []byte
+	path   string // the endpoint's path, which signatures cover
 	retry  RetryPolicy
 	clk    clock.Clock
 	ids    atomic.Int64
@@ -67,7 +68,8 @@ func WithToken(token string) Option {
 	}
 }
 
-// WithSigningSecret signs every request body (X-MCP-Signature).
+// WithSigningSecret signs every request (X-MCP-Signature): its time, a
+// fresh nonce, its method, path and body, as the gateway checks them.
 func WithSigningSecret(secret string) Option {
 	return func(s *settings) error {
 		if secret == "" {
@@ -159,7 +161,10 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{rest: rc, token: s.token, retry: retry, clk: cfg.Clock}
+	c := &Client{rest: rc, token: s.token, retry: retry, clk: cfg.Clock, path: "/"}
+	if u, err := url.Parse(endpoint); err == nil && u.EscapedPath() != "" {
+		c.path = u.EscapedPath()
+	}
 	if s.secret != "" {
 		c.secret = []byte(s.secret)
 	}
@@ -319,7 +324,9 @@ func rateLimited(err error) bool {
 func (c *Client) post(ctx context.Context, body []byte) (json.RawMessage, rest.Response, error) {
 	var h http.Header
 	if c.secret != nil {
-		h = http.Header{SignatureHeader: {Sign(c.secret, body)}}
+		// Signed per attempt, with a fresh nonce: the gateway accepts a
+		// signature once.
+		h = http.Header{SignatureHeader: {SignRequest(c.secret, c.clk.Now(), NewNonce(), http.MethodPost, c.path, body)}}
 	}
 	var raw json.RawMessage
 	res, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, RawJSON: body, Header: h}, &raw)

@@ -31,8 +31,11 @@ type Config struct {
 
 	Security  SecurityConfig  `yaml:"security" json:"security"`
 	RateLimit RateLimitConfig `yaml:"rate_limit" json:"rate_limit"`
-	Cache     CacheConfig     `yaml:"cache" json:"cache"`
+	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
 	Batch     BatchConfig     `yaml:"batch" json:"batch"`
+	// Memory bounds what the gateway keeps in this process: the whole
+	// store without Redis, the fallback with it.
+	Memory MemoryLimits `yaml:"memory" json:"memory"`
 
 	// MaxBodyBytes bounds a request body (default 1 MiB); a larger one is
 	// refused with 413.
@@ -43,10 +46,12 @@ type Config struct {
 	// Clock drives rate-limit buckets, cache lifetimes and the scope
 	// check's memory (default the real clock).
 	Clock clock.Clock `yaml:"-" json:"-"`
-	// Limiter and CacheStore replace the in-memory rate limiter and response
-	// cache, for replicas that share them.
-	Limiter    Limiter `yaml:"-" json:"-"`
-	CacheStore Cache   `yaml:"-" json:"-"`
+	// Store keeps what replicas share (rate limits, token verdicts, seen
+	// signatures, cached answers): mcpredis.New for Redis. Nil keeps it all
+	// in this process, in a MemoryStore bounded by Memory. While a Store
+	// cannot be reached the gateway serves from its memory instead, logs it
+	// and says so in Ready.
+	Store Store `yaml:"-" json:"-"`
 	// UpstreamOptions are added to every caller's source-hosting client
 	// (after the gateway's own, before the caller's token): a CA file, a
 	// retry policy, an HTTP client.
@@ -78,13 +83,41 @@ type SecurityConfig struct {
 	// "required". The default is "required" when SigningSecret is set and
 	// "off" when it is not.
 	Signature SignaturePolicy `yaml:"signature" json:"signature"`
+	// SignatureWindowSeconds is how far a signed request's timestamp may be
+	// from the gateway's clock, either way (default 300). A signature is
+	// accepted once: it is remembered for as long as it could be valid.
+	SignatureWindowSeconds int `yaml:"signature_window_seconds" json:"signature_window_seconds"`
+	// AcceptBodyOnlySignature also accepts the specification's original
+	// form, "sha256=" and the HMAC of the body alone. Such a signature
+	// names no time, method or path, so a captured request can be sent
+	// again and again, by anyone holding any valid token: turn it on only
+	// for clients that cannot sign the new way, and only on a network
+	// where requests cannot be captured.
+	AcceptBodyOnlySignature bool `yaml:"accept_body_only_signature" json:"accept_body_only_signature"`
 
 	// RequiredScopes are the token scopes every caller needs (default api,
-	// read_user, read_repository, as the specification says). They are
-	// checked once per token and remembered for ScopeCacheSeconds (default
-	// 600).
-	RequiredScopes    []string `yaml:"required_scopes" json:"required_scopes"`
-	ScopeCacheSeconds int      `yaml:"scope_cache_seconds" json:"scope_cache_seconds"`
+	// read_user, read_repository, as the specification says). A token
+	// without them is refused with 403.
+	RequiredScopes []string `yaml:"required_scopes" json:"required_scopes"`
+}
+
+// VerifyConfig is how callers' tokens are verified and remembered.
+type VerifyConfig struct {
+	// TTLSeconds is how long a verified token is believed before the
+	// source-hosting API is asked again (default 60): the most a revoked
+	// token keeps working, cached answers included.
+	TTLSeconds int `yaml:"ttl_seconds" json:"ttl_seconds"`
+	// NegativeTTLSeconds is how long a refused token (unknown, revoked,
+	// expired, lacking scopes) is refused without asking again (default
+	// 60).
+	NegativeTTLSeconds int `yaml:"negative_ttl_seconds" json:"negative_ttl_seconds"`
+	// PerIPPerMinute and PerIPBurst limit the verifications, the calls to
+	// the source-hosting API for tokens not remembered, that one address
+	// (an IPv6 /64) can cause (default 60 a minute, 20 at once): a flood
+	// of made-up tokens reaches the source-hosting API at about one a
+	// second, and is refused with 429 after that.
+	PerIPPerMinute int `yaml:"per_ip_per_minute" json:"per_ip_per_minute"`
+	PerIPBurst     int `yaml:"per_ip_burst" json:"per_ip_burst"`
 }
 
 // SignaturePolicy says whether requests must be signed.
@@ -104,11 +137,6 @@ type RateLimitConfig struct {
 	Disabled  bool `yaml:"disabled" json:"disabled"`
 }
 
-// CacheConfig bounds the in-memory response cache.
-type CacheConfig struct {
-	MaxEntries int `yaml:"max_entries" json:"max_entries"` // default 10,000
-}
-
 // BatchConfig bounds batches.
 type BatchConfig struct {
 	// MaxSize is the most requests in one batch (default 100, or the rate
@@ -121,14 +149,17 @@ type BatchConfig struct {
 
 // The defaults.
 const (
-	DefaultPath         = "/mcp"
-	DefaultMaxBodyBytes = 1 << 20
-	DefaultPerMinute    = 600
-	DefaultBurst        = 100
-	DefaultMaxBatch     = 100
-	DefaultConcurrency  = 10
-	DefaultCacheEntries = 10000
-	DefaultScopeCache   = 600 // seconds
+	DefaultPath            = "/mcp"
+	DefaultMaxBodyBytes    = 1 << 20
+	DefaultPerMinute       = 600
+	DefaultBurst           = 100
+	DefaultMaxBatch        = 100
+	DefaultConcurrency     = 10
+	DefaultSignatureWindow = 300 // seconds
+	DefaultVerifyTTL       = 60  // seconds
+	DefaultNegativeTTL     = 60  // seconds
+	DefaultPerIPPerMinute  = 60
+	DefaultPerIPBurst      = 20
 )
 
 // DefaultRequiredScopes are the scopes the specification requires of a
@@ -227,9 +258,35 @@ func (c Config) withDefaults() (Config, error) {
 	if s.RequiredScopes == nil {
 		s.RequiredScopes = DefaultRequiredScopes
 	}
-	if s.ScopeCacheSeconds == 0 {
-		s.ScopeCacheSeconds = DefaultScopeCache
+	if s.SignatureWindowSeconds == 0 {
+		s.SignatureWindowSeconds = DefaultSignatureWindow
+	} else if s.SignatureWindowSeconds < 0 {
+		bad("security.signature_window_seconds", "must be positive")
 	}
+	if s.AcceptBodyOnlySignature && s.Signature == SignatureOff {
+		bad("security.accept_body_only_signature", "needs a signature policy other than off")
+	}
+	v := &c.Verify
+	for _, f := range []struct {
+		key string
+		v   *int
+		def int
+	}{
+		{"verify.ttl_seconds", &v.TTLSeconds, DefaultVerifyTTL},
+		{"verify.negative_ttl_seconds", &v.NegativeTTLSeconds, DefaultNegativeTTL},
+		{"verify.per_ip_per_minute", &v.PerIPPerMinute, DefaultPerIPPerMinute},
+		{"verify.per_ip_burst", &v.PerIPBurst, DefaultPerIPBurst},
+	} {
+		if *f.v == 0 {
+			*f.v = f.def
+		} else if *f.v < 0 {
+			bad(f.key, "must be positive")
+		}
+	}
+	if c.Memory.MaxBytes < 0 || c.Memory.MaxClaims < 0 || c.Memory.MaxBuckets < 0 {
+		bad("memory", "max_bytes, max_claims and max_buckets must be positive")
+	}
+	c.Memory = c.Memory.withDefaults()
 	for _, l := range []struct {
 		key  string
 		list []string
@@ -249,9 +306,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if r.PerMinute < 0 || r.Burst < 0 {
 		bad("rate_limit", "per_minute and burst must be positive")
-	}
-	if c.Cache.MaxEntries == 0 {
-		c.Cache.MaxEntries = DefaultCacheEntries
 	}
 	b := &c.Batch
 	if b.MaxSize == 0 {

@@ -44,7 +44,7 @@ func FuzzGateway(f *testing.F) {
 		req.Header.Set("Authorization", "Bearer fuzz")
 		rec := httptest.NewRecorder()
 		g.ServeHTTP(rec, req)
-		if msgs, _, fatal := decodeBody(body); fatal == nil && protocolMessages(msgs) {
+		if msgs, _, fatal := decodeBody(body, DefaultMaxBatch); fatal == nil && protocolMessages(msgs) {
 			return
 		}
 		out := rec.Body.Bytes()

@@ -31,34 +31,39 @@ import (
 // A request passes these checks in order, each refusal an HTTP error status
 // with a JSON-RPC error body (id null): method POST (405), caller address
 // (403), bearer token present (401), Content-Type application/json (415),
-// body size (413), signature (401), rate limit (429). The token's scopes are
-// checked (once per token, remembered) before the first upstream call.
+// body size (413), signature (401), the token verified with the
+// source-hosting API or remembered (401 with WWW-Authenticate when it is
+// not valid, 403 when it lacks scopes, 429 when the caller's address has
+// caused too many verifications), batch length (400 before the batch is
+// decoded), rate limit of the verified token (429).
 type Gateway struct {
 	cfg     Config
 	clk     clock.Clock
 	ips     *ipFilter
 	secret  []byte
-	limiter Limiter
-	cache   Cache
+	store   Store          // the shared store with memory behind it, or memory alone
+	shared  *fallbackStore // nil without a shared store
 	log     *slog.Logger
 	http    *http.Client // shared by every caller's upstream client
 	mcp     http.Handler // the Model Context Protocol side
+	metrics metrics
+
+	verifying flights
 
 	mu      sync.Mutex
 	callers map[string]*caller // by token digest
 }
 
 // maxCallers bounds the upstream clients kept; past it one is dropped (it
-// is rebuilt, and its scopes checked again, on its next call).
+// is rebuilt on its next call).
 const maxCallers = 4096
 
-// caller is one token's state: its upstream client and scope check.
+// caller is one verified request's caller.
 type caller struct {
-	key string // hex SHA-256 of the token: the limiter's and cache's key
-	up  *sourcehost.Client
-
-	mu       sync.Mutex // held across the scope check, so it runs once
-	scopesOK time.Time  // the scope check holds until then
+	key    string   // hex SHA-256 of the token: the cache's key
+	digest string   // the same, for forgetting the token's verdict
+	who    *verdict // the token's id and user
+	up     *sourcehost.Client
 }
 
 // NewGateway checks cfg and returns the gateway.
@@ -69,20 +74,20 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	}
 	g := &Gateway{
 		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), secret: []byte(cfg.Security.SigningSecret),
-		limiter: cfg.Limiter, cache: cfg.CacheStore, log: cfg.Logger,
-		http: cleanhttp.DefaultPooledClient(), callers: make(map[string]*caller),
+		log: cfg.Logger, http: cleanhttp.DefaultPooledClient(), callers: make(map[string]*caller),
 	}
 	if g.clk == nil {
 		g.clk = clock.Real()
 	}
-	if g.limiter == nil && !cfg.RateLimit.Disabled {
-		g.limiter = NewMemoryLimiter(g.clk, cfg.RateLimit.PerMinute, cfg.RateLimit.Burst)
-	}
-	if g.cache == nil {
-		g.cache = NewMemoryCache(g.clk, cfg.Cache.MaxEntries)
-	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
+	}
+	memory := NewMemoryStore(g.clk, cfg.Memory)
+	g.store = memory
+	if cfg.Store != nil {
+		g.shared = &fallbackStore{shared: cfg.Store, memory: memory, clk: g.clk, log: g.log,
+			onFail: func() { g.metrics.storeFailures.Add(1) }}
+		g.store = g.shared
 	}
 	// A bad UpstreamOption (a missing CA file, say) fails here, once,
 	// rather than on every caller's first request.
@@ -108,66 +113,71 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	g.metrics.requests.Add(1)
+	if rf := g.serve(w, r); rf != nil {
+		g.metrics.refused.Add(1)
+		rf.write(w)
+	}
+}
+
+// serve runs the checks and the request, or returns the refusal to write.
+func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		refuse(w, http.StatusMethodNotAllowed, CodeInvalidRequest, "the gateway takes POST only")
-		return
+		return &refusal{status: http.StatusMethodNotAllowed, code: CodeInvalidRequest, reason: "the gateway takes POST only"}
 	}
-	if addr, ok := g.ips.clientAddr(r); !ok || !g.ips.allowed(addr) {
-		refuse(w, http.StatusForbidden, CodeUpstreamError, "requests from this address are not allowed")
-		return
+	addr, ok := g.ips.clientAddr(r)
+	if !ok || !g.ips.allowed(addr) {
+		return &refusal{status: http.StatusForbidden, code: CodeUpstreamError, reason: "requests from this address are not allowed"}
 	}
 	token := bearerToken(r.Header)
 	if token == "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
-		refuse(w, http.StatusUnauthorized, CodeUpstreamError, "Authorization: Bearer <token> is required")
-		return
+		g.metrics.tokensRefused.Add(1)
+		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, authHeader: `Bearer realm="mcp"`,
+			reason: "Authorization: Bearer <token> is required"}
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		refuse(w, http.StatusUnsupportedMediaType, CodeInvalidRequest, "Content-Type must be application/json")
-		return
+		return &refusal{status: http.StatusUnsupportedMediaType, code: CodeInvalidRequest, reason: "Content-Type must be application/json"}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
 	if err != nil {
 		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-			refuse(w, http.StatusRequestEntityTooLarge, CodeInvalidRequest, fmt.Sprintf("the body is larger than %d bytes", g.cfg.MaxBodyBytes))
-			return
+			return &refusal{status: http.StatusRequestEntityTooLarge, code: CodeInvalidRequest, reason: fmt.Sprintf("the body is larger than %d bytes", g.cfg.MaxBodyBytes)}
 		}
-		refuse(w, http.StatusBadRequest, CodeParseError, "reading the body failed")
-		return
+		return &refusal{status: http.StatusBadRequest, code: CodeParseError, reason: "reading the body failed"}
 	}
-	if reason := g.checkSignature(body, r.Header.Get(SignatureHeader)); reason != "" {
-		refuse(w, http.StatusUnauthorized, CodeUpstreamError, reason)
-		return
+	ctx := r.Context()
+	if rf := g.checkSignature(ctx, r, body); rf != nil {
+		return rf
 	}
-
-	c, err := g.callerFor(token)
+	digest := tokenDigest(token)
+	who, rf := g.verify(ctx, token, digest, addr)
+	if rf != nil {
+		return rf
+	}
+	c, err := g.callerFor(token, digest, who)
 	if err != nil {
-		refuse(w, http.StatusUnauthorized, CodeUpstreamError, "the bearer token cannot be used: "+err.Error())
-		return
+		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error()}
 	}
-	msgs, batch, fatal := decodeBody(body)
-	if fatal == nil && batch && len(msgs) > g.cfg.Batch.MaxSize {
-		fatal = newError(CodeInvalidRequest, &errorData{Reason: fmt.Sprintf("a batch holds at most %d requests, this one has %d", g.cfg.Batch.MaxSize, len(msgs))})
-		msgs = nil
-	}
-	if !g.admit(w, r.Context(), c, msgs, batch) {
-		return
+	msgs, batch, fatal := decodeBody(body, g.cfg.Batch.MaxSize)
+	if !g.admit(w, ctx, c, msgs, batch) {
+		return nil
 	}
 	if fatal != nil {
 		writeAnswer(w, http.StatusOK, []response{errorResponse(nil, fatal)}, false)
-		return
+		return nil
 	}
 	if protocolMessages(msgs) {
 		// The Model Context Protocol's own methods go to its handler, which
 		// applies that protocol's rules (batches among them).
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		pw := &protocolErrors{ResponseWriter: w}
-		g.mcp.ServeHTTP(pw, r)
+		g.mcp.ServeHTTP(pw, r.WithContext(withCaller(ctx, c)))
 		pw.finish()
-		return
+		return nil
 	}
-	writeAnswer(w, http.StatusOK, g.runAll(r.Context(), c, msgs), batch)
+	writeAnswer(w, http.StatusOK, g.runAll(ctx, c, msgs), batch)
+	return nil
 }
 
 // protocolErrors turns the plain-text refusals of the MCP handler (a
@@ -222,17 +232,19 @@ func (p *protocolErrors) finish() {
 	refuse(p.ResponseWriter, p.status, code, strings.TrimSpace(p.text.String()))
 }
 
-// admit spends one rate-limit token per message (one for a body that is not
-// a request at all) and sets the X-RateLimit-* headers. A refused request
-// gets -32000 with data.status 429, for each request of a batch, and
-// Retry-After.
+// admit spends one rate-limit token of the verified caller per message
+// (one for a body that is not a request at all) and sets the
+// X-RateLimit-* headers. A refused request gets -32000 with data.status
+// 429, for each request of a batch, and Retry-After.
 func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, msgs []message, batch bool) bool {
-	if g.limiter == nil {
+	if g.cfg.RateLimit.Disabled {
 		return true
 	}
-	d, err := g.limiter.Take(ctx, c.key, max(1, len(msgs)))
+	rate := Rate{PerMinute: g.cfg.RateLimit.PerMinute, Burst: g.cfg.RateLimit.Burst}
+	d, err := g.store.Take(ctx, c.who.identity(), max(1, len(msgs)), rate, g.clk.Now())
 	if err != nil {
-		// A shared limiter that is down must not take the gateway with it.
+		// Even memory failed (it cannot today): let the request through
+		// rather than fail every caller.
 		g.log.WarnContext(ctx, "rate limiter failed; letting the request through", "error", err)
 		return true
 	}
@@ -243,7 +255,9 @@ func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, m
 	if d.Allowed {
 		return true
 	}
-	secs := max(1, int((d.RetryAfter+time.Second-1)/time.Second))
+	g.metrics.rateLimited.Add(1)
+	g.metrics.refused.Add(1)
+	secs := wholeSeconds(d.RetryAfter)
 	h.Set("Retry-After", strconv.Itoa(secs))
 	limited := newError(CodeUpstreamError, &errorData{Status: http.StatusTooManyRequests,
 		Message: fmt.Sprintf("rate limit of %d requests a minute exceeded; retry in %d s", d.Limit, secs)})
@@ -258,21 +272,6 @@ func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, m
 	}
 	writeAnswer(w, http.StatusTooManyRequests, rs, batch)
 	return false
-}
-
-// checkSignature returns why the body's signature is not acceptable, or "".
-func (g *Gateway) checkSignature(body []byte, header string) string {
-	switch policy := g.cfg.Security.Signature; {
-	case policy == SignatureOff:
-		return ""
-	case header == "" && policy == SignatureRequired:
-		return SignatureHeader + " is required"
-	case header == "":
-		return ""
-	case !verifySignature(g.secret, body, header):
-		return SignatureHeader + " does not match the body"
-	}
-	return ""
 }
 
 // runAll runs the messages of one body, the calls of a batch concurrently
@@ -327,6 +326,7 @@ func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json
 			result, e = nil, newError(CodeInternalError, nil)
 		}
 	}()
+	g.metrics.calls.Add(1)
 	t := toolsByName()[method]
 	if t == nil {
 		return nil, newError(CodeMethodNotFound, nil)
@@ -349,26 +349,25 @@ func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json
 	var key string
 	if cached {
 		key = cacheKey(c, method, p)
-		if b, ok, err := g.cache.Get(ctx, key); err != nil {
+		if b, ok, err := g.store.Get(ctx, key); err != nil {
 			g.log.WarnContext(ctx, "cache read failed", "error", err)
 		} else if ok {
+			g.metrics.cacheHits.Add(1)
 			return b, nil
 		}
 	}
-	if e := g.checkScopes(ctx, c); e != nil {
-		return nil, e
-	}
+	g.metrics.upstreamCalls.Add(1)
 	res, err := t.run(ctx, c.up, p)
 	if !t.read {
 		// Even a failed write may have happened (a timeout after the
 		// upstream acted), so the reads it could have changed go.
-		if err := g.cache.Invalidate(ctx, p.tags()...); err != nil {
+		if err := g.store.Invalidate(ctx, p.tags()...); err != nil {
 			g.log.WarnContext(ctx, "cache invalidation failed", "error", err)
 		}
 	}
 	if err != nil {
 		if errors.Is(err, sourcehost.ErrUnauthorized) {
-			c.forgetScopes() // the token may have been revoked: check again next time
+			g.forgetToken(ctx, c.digest) // it may have been revoked: verify it again next time
 		}
 		return nil, g.upstreamFailure(ctx, method, err)
 	}
@@ -378,7 +377,7 @@ func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json
 		return nil, newError(CodeInternalError, nil)
 	}
 	if cached {
-		if err := g.cache.Set(ctx, key, b, ttl, p.tags()); err != nil {
+		if err := g.store.Set(ctx, key, b, ttl, p.tags()...); err != nil {
 			g.log.WarnContext(ctx, "cache write failed", "error", err)
 		}
 	}
@@ -399,7 +398,7 @@ func cacheKey(c *caller, method string, p callParams) string {
 	h.Write([]byte(method))
 	h.Write([]byte{0})
 	h.Write(canon)
-	return hex.EncodeToString(h.Sum(nil))
+	return "ans:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // upstreamFailure maps an error of the source-hosting client as the
@@ -424,50 +423,16 @@ func (g *Gateway) upstreamFailure(ctx context.Context, method string, err error)
 	return newError(CodeInternalError, &errorData{Message: "the source-hosting API could not be reached"})
 }
 
-// checkScopes makes sure c's token has the required scopes, asking the
-// source-hosting API once and remembering the answer.
-func (g *Gateway) checkScopes(ctx context.Context, c *caller) *Error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := g.clk.Now()
-	if now.Before(c.scopesOK) {
-		return nil
-	}
-	tok, err := c.up.CurrentToken(ctx)
-	if err != nil {
-		return g.upstreamFailure(ctx, "scope check", err)
-	}
-	var missing []string
-	for _, s := range g.cfg.Security.RequiredScopes {
-		if !tok.HasScopes(s) {
-			missing = append(missing, s)
-		}
-	}
-	if len(missing) > 0 {
-		return newError(CodeUpstreamError, &errorData{Status: http.StatusForbidden,
-			Message: "the token lacks the required scopes: " + strings.Join(missing, ", ")})
-	}
-	c.scopesOK = now.Add(time.Duration(g.cfg.Security.ScopeCacheSeconds) * time.Second)
-	return nil
-}
-
-func (c *caller) forgetScopes() {
-	c.mu.Lock()
-	c.scopesOK = time.Time{}
-	c.mu.Unlock()
-}
-
-// callerFor returns the state of token, making it on first use.
-func (g *Gateway) callerFor(token string) (*caller, error) {
-	sum := sha256.Sum256([]byte(token))
-	key := hex.EncodeToString(sum[:])
+// callerFor returns the caller of a verified token, making its upstream
+// client on first use.
+func (g *Gateway) callerFor(token, digest string, who *verdict) (*caller, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if c := g.callers[key]; c != nil {
+	if c := g.callers[digest]; c != nil && c.who.TokenID == who.TokenID && c.who.UserID == who.UserID {
 		return c, nil
 	}
-	up, err := sourcehost.New(g.cfg.Upstream, g.upstreamOptions(token)...)
-	if err != nil { // the options were tried in NewGateway; only the token is new here
+	up, err := g.upstreamClient(token)
+	if err != nil {
 		return nil, err
 	}
 	if len(g.callers) >= maxCallers {
@@ -476,9 +441,14 @@ func (g *Gateway) callerFor(token string) (*caller, error) {
 			break
 		}
 	}
-	c := &caller{key: key, up: up}
-	g.callers[key] = c
+	c := &caller{key: digest, digest: digest, who: who, up: up}
+	g.callers[digest] = c
 	return c, nil
+}
+
+// upstreamClient is a source-hosting client with token.
+func (g *Gateway) upstreamClient(token string) (*sourcehost.Client, error) {
+	return sourcehost.New(g.cfg.Upstream, g.upstreamOptions(token)...)
 }
 
 // upstreamOptions are the options of a caller's source-hosting client.

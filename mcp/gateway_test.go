@@ -61,9 +61,15 @@ func TestInvalidParams(t *testing.T) {
 	srv, pid := seeded(t)
 	srv.Upstream().ResetRequests()
 	t.Run("refused", func(t *testing.T) { invalidParams(t, srv, pid) })
-	// Refused params never reach the upstream, not even its scope check.
-	if n := len(srv.Upstream().Requests()); n != 0 {
-		t.Errorf("invalid params made %d upstream requests", n)
+	// Refused params never reach the upstream: only the token's one
+	// verification does.
+	for _, r := range srv.Upstream().Requests() {
+		if r.Route != "GET /api/v4/personal_access_tokens/self" {
+			t.Errorf("invalid params made an upstream request: %s %s", r.Method, r.Path)
+		}
+	}
+	if n := len(srv.Upstream().RequestsTo("GET /api/v4/personal_access_tokens/self")); n != 1 {
+		t.Errorf("the token was verified %d times, want once", n)
 	}
 }
 
@@ -124,8 +130,12 @@ func TestScopesChecked(t *testing.T) {
 	}
 	_, err = srv.ClientWithToken(narrow).ListProjects(context.Background(), nil)
 	var e *mcp.Error
-	if !errors.As(err, &e) || !errors.Is(err, mcp.ErrForbidden) || !strings.Contains(e.Detail, "read_repository") {
-		t.Fatalf("got %v; want -32000 status 403 naming read_repository", err)
+	if !errors.As(err, &e) || !errors.Is(err, mcp.ErrForbidden) || !strings.Contains(e.Detail, "read_repository") || e.HTTPStatus != http.StatusForbidden {
+		t.Fatalf("got %v; want HTTP 403, -32000 status 403 naming read_repository", err)
+	}
+	status, hdr, _ := post(t, srv, `{"jsonrpc":"2.0","method":"list_projects","id":1}`, "Authorization", "Bearer "+narrow)
+	if got := hdr.Get("WWW-Authenticate"); status != http.StatusForbidden || !strings.Contains(got, `error="insufficient_scope"`) || !strings.Contains(got, "read_repository") {
+		t.Errorf("status %d, WWW-Authenticate %q; want 403 insufficient_scope naming the scopes", status, got)
 	}
 
 	// A good token is checked once, then remembered.
@@ -150,7 +160,9 @@ func TestSigning(t *testing.T) {
 		signature string
 		status    int
 	}{
-		{mcp.SignatureRequired, mcp.Sign([]byte(secret), []byte(call)), 200},
+		// The specification's body-only form can be replayed: refused
+		// unless the operator accepts it (TestBodyOnlySignature).
+		{mcp.SignatureRequired, mcp.Sign([]byte(secret), []byte(call)), 401},
 		{mcp.SignatureRequired, "", 401},
 		{mcp.SignatureRequired, mcp.Sign([]byte("wrong"), []byte(call)), 401},
 		{mcp.SignatureRequired, "sha256=zz", 401},
@@ -372,12 +384,15 @@ func TestNotify(t *testing.T) {
 	if len(issues) != 3 || issues[len(issues)-1].Title != "Told, not asked" {
 		t.Errorf("the notification did not run: %d issues", len(issues))
 	}
-	// A notification runs unanswered, its failures too (the token is only
-	// tried upstream)...
-	if err := srv.ClientWithToken("not-a-token").Notify(ctx, "list_projects", nil); err != nil {
+	// A notification runs unanswered, its failures too...
+	if err := c.Notify(ctx, "get_project", &mcp.GetProjectParams{ProjectID: 999999}); err != nil {
 		t.Errorf("a failing notification was answered: %v", err)
 	}
-	// ...but a request the gateway refuses whole reports why.
+	// ...but a request the gateway refuses whole reports why: a token the
+	// source-hosting API does not know, a missing signature.
+	if err := srv.ClientWithToken("not-a-token").Notify(ctx, "list_projects", nil); !errors.Is(err, mcp.ErrUnauthorized) {
+		t.Errorf("notification with an unknown token: %v, want 401", err)
+	}
 	signed := mcpfake.Start(t, mcpfake.WithConfig(mcp.Config{Security: mcp.SecurityConfig{SigningSecret: "s"}}))
 	unsigned, err := mcp.New(signed.URL(), mcp.WithToken(signed.Token()))
 	if err != nil {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // The wire form of JSON-RPC 2.0 messages, and the decoder the gateway runs
@@ -42,12 +43,20 @@ type response struct {
 
 // decodeBody reads a request body: one Request object or a batch (an array
 // of them). A body that is not JSON is a parse error (fatal); a body that is
-// JSON but not a request, or an empty batch, is one Invalid Request error
-// (fatal). Otherwise every element gets a message, invalid ones carrying
-// their error. batch reports whether the body was an array.
-func decodeBody(body []byte) (msgs []message, batch bool, fatal *Error) {
+// JSON but not a request, an empty batch, or a batch of more than maxBatch
+// elements is one Invalid Request error (fatal). Otherwise every element
+// gets a message, invalid ones carrying their error. batch reports whether
+// the body was an array.
+//
+// A batch's elements are counted before anything is decoded, so that a
+// body of a million tiny elements costs one pass over its bytes, not a
+// million decoded messages.
+func decodeBody(body []byte, maxBatch int) (msgs []message, batch bool, fatal *Error) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if n := countElements(trimmed, maxBatch+1); n > maxBatch {
+			return nil, true, newError(CodeInvalidRequest, &errorData{Reason: fmt.Sprintf("a batch holds at most %d requests", maxBatch)})
+		}
 		var elems []json.RawMessage
 		if err := json.Unmarshal(trimmed, &elems); err != nil {
 			return nil, true, newError(CodeParseError, nil)
@@ -179,4 +188,49 @@ func resultResponse(id json.RawMessage, result json.RawMessage) response {
 		return errorResponse(id, newError(CodeInternalError, &errorData{Message: "empty result"}))
 	}
 	return response{Result: result, ID: id}
+}
+
+// countElements counts the elements of the JSON array at the start of b,
+// stopping once it has seen limit of them. It reads nothing but brackets,
+// commas and strings; a malformed array is counted as best it can be and
+// left for the decoder to refuse.
+func countElements(b []byte, limit int) int {
+	depth, n, inString, escaped, empty := 0, 0, false, false, true
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				if !empty {
+					n++
+				}
+				return n
+			}
+		case c == ',' && depth == 1:
+			n++
+			if n >= limit {
+				return n
+			}
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			continue
+		}
+		if depth >= 1 && c != '[' || depth > 1 {
+			empty = false
+		}
+	}
+	return n
 }

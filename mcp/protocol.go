@@ -59,16 +59,9 @@ func (g *Gateway) protocolHandler() http.Handler {
 // same error object the JSON-RPC side answers.
 func (g *Gateway) toolHandler(t *tool) mcpsdk.ToolHandler {
 	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
-		var token string
-		if req.Extra != nil {
-			token = bearerToken(req.Extra.Header)
-		}
-		if token == "" { // ServeHTTP refuses these before the SDK sees them
+		c := callerFrom(ctx)
+		if c == nil { // ServeHTTP verified the caller before the SDK saw the request
 			return toolError(newError(CodeUpstreamError, &errorData{Status: http.StatusUnauthorized, Message: "Authorization: Bearer <token> is required"})), nil
-		}
-		c, err := g.callerFor(token)
-		if err != nil {
-			return toolError(newError(CodeUpstreamError, &errorData{Status: http.StatusUnauthorized, Message: "the bearer token cannot be used: " + err.Error()})), nil
 		}
 		res, e := g.invoke(ctx, c, t.name, req.Params.Arguments)
 		if e != nil {
@@ -90,4 +83,16 @@ func toolError(e *Error) *mcpsdk.CallToolResult {
 		Content:           []mcpsdk.Content{&mcpsdk.TextContent{Text: e.Error()}},
 		StructuredContent: json.RawMessage(b),
 	}
+}
+
+type callerKey struct{}
+
+// withCaller hands the verified caller to the MCP handler's tool calls.
+func withCaller(ctx context.Context, c *caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+func callerFrom(ctx context.Context) *caller {
+	c, _ := ctx.Value(callerKey{}).(*caller)
+	return c
 }

@@ -1,31 +1,137 @@
 package mcp
 
 import (
+	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
+	"time"
 )
 
-// SignatureHeader carries the request signature: "sha256=" and the hex
-// HMAC-SHA256 of the raw body keyed with the signing secret.
+// SignatureHeader carries the request signature. The gateway's form is
+//
+//	X-MCP-Signature: t=<unix seconds>,nonce=<16 to 64 letters, digits, - or _>,v2=<hex>
+//
+// where v2 is the hex HMAC-SHA256, keyed with the signing secret, of
+//
+//	"mcp-v2\n" + t + "\n" + nonce + "\n" + method + "\n" + path + "\n" + body
+//
+// (path as sent, escaped, without the query). The gateway accepts it when t
+// is within SecurityConfig.SignatureWindowSeconds of its clock, and only
+// once: the signature is remembered for as long as it could be valid, so a
+// captured request cannot be sent again. The specification's original form,
+// "sha256=" and the HMAC of the body alone (Sign), is accepted only when
+// SecurityConfig.AcceptBodyOnlySignature is on.
 const SignatureHeader = "X-MCP-Signature"
 
-const signaturePrefix = "sha256="
+const (
+	signaturePrefix = "sha256="
+	signatureV2     = "mcp-v2"
+)
 
-// Sign returns the X-MCP-Signature value of body under secret.
+// Sign returns the specification's body-only X-MCP-Signature value of body
+// under secret. It can be replayed; prefer SignRequest.
 func Sign(secret, body []byte) string {
 	m := hmac.New(sha256.New, secret)
 	m.Write(body)
 	return signaturePrefix + hex.EncodeToString(m.Sum(nil))
 }
 
-// verifySignature checks header against body in constant time. A value in
-// another form is simply wrong: the comparison itself never short-cuts on
-// the secret's bytes.
+// SignRequest returns the X-MCP-Signature value of a request (see
+// SignatureHeader) made at t with nonce, a value the caller never uses
+// twice (NewNonce makes one).
+func SignRequest(secret []byte, t time.Time, nonce, method, path string, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	return "t=" + ts + ",nonce=" + nonce + ",v2=" + hex.EncodeToString(requestMAC(secret, ts, nonce, method, path, body))
+}
+
+// NewNonce returns a random nonce for SignRequest: 128 bits, in hex.
+func NewNonce() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand panics rather than return short)
+	return hex.EncodeToString(b[:])
+}
+
+func requestMAC(secret []byte, ts, nonce, method, path string, body []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	for _, part := range []string{signatureV2, ts, nonce, method, path} {
+		m.Write([]byte(part))
+		m.Write([]byte{'\n'})
+	}
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// requestSignature is a parsed X-MCP-Signature of the gateway's form.
+type requestSignature struct {
+	ts    string
+	unix  int64
+	nonce string
+	mac   []byte
+}
+
+// parseRequestSignature reads "t=…,nonce=…,v2=…" (the parts in any order,
+// each once); anything else is not one.
+func parseRequestSignature(h string) (requestSignature, bool) {
+	var sig requestSignature
+	var seen [3]bool
+	parts := strings.Split(strings.TrimSpace(h), ",")
+	if len(parts) != 3 {
+		return sig, false
+	}
+	for _, p := range parts {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok {
+			return sig, false
+		}
+		switch k {
+		case "t":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 || seen[0] {
+				return sig, false
+			}
+			sig.ts, sig.unix, seen[0] = v, n, true
+		case "nonce":
+			if !validNonce(v) || seen[1] {
+				return sig, false
+			}
+			sig.nonce, seen[1] = v, true
+		case "v2":
+			mac, err := hex.DecodeString(v)
+			if err != nil || len(mac) != sha256.Size || seen[2] {
+				return sig, false
+			}
+			sig.mac, seen[2] = mac, true
+		default:
+			return sig, false
+		}
+	}
+	return sig, seen[0] && seen[1] && seen[2]
+}
+
+func validNonce(n string) bool {
+	if len(n) < 16 || len(n) > 64 {
+		return false
+	}
+	for _, c := range n {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// verifySignature checks a body-only header against body in constant time.
+// A value in another form is simply wrong: the comparison itself never
+// short-cuts on the secret's bytes.
 func verifySignature(secret, body []byte, header string) bool {
 	hexSum, ok := strings.CutPrefix(strings.TrimSpace(header), signaturePrefix)
 	if !ok {
@@ -38,6 +144,65 @@ func verifySignature(secret, body []byte, header string) bool {
 	m := hmac.New(sha256.New, secret)
 	m.Write(body)
 	return hmac.Equal(got, m.Sum(nil))
+}
+
+// checkSignature refuses a request whose signature the policy does not
+// accept: missing when required, wrong, outside the window, or seen before.
+func (g *Gateway) checkSignature(ctx context.Context, r *http.Request, body []byte) *refusal {
+	sec := g.cfg.Security
+	header := r.Header.Get(SignatureHeader)
+	unsigned := func(reason string) *refusal {
+		g.metrics.signaturesRefused.Add(1)
+		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: reason}
+	}
+	switch {
+	case sec.Signature == SignatureOff:
+		return nil
+	case header == "" && sec.Signature == SignatureRequired:
+		return unsigned(SignatureHeader + " is required")
+	case header == "":
+		return nil
+	case strings.HasPrefix(strings.TrimSpace(header), signaturePrefix):
+		if !sec.AcceptBodyOnlySignature {
+			return unsigned(SignatureHeader + " of the body alone is not accepted: sign t=<unix time>,nonce=<nonce>,v2=<HMAC of time, nonce, method, path and body>")
+		}
+		if !verifySignature(g.secret, body, header) {
+			return unsigned(SignatureHeader + " does not match the body")
+		}
+		return nil
+	}
+	sig, ok := parseRequestSignature(header)
+	if !ok {
+		return unsigned(SignatureHeader + " is not of the form t=<unix time>,nonce=<nonce>,v2=<hex HMAC-SHA256>")
+	}
+	window := time.Duration(sec.SignatureWindowSeconds) * time.Second
+	now := g.clk.Now()
+	signedAt := time.Unix(sig.unix, 0)
+	if signedAt.Before(now.Add(-window)) || signedAt.After(now.Add(window)) {
+		return unsigned(fmt.Sprintf("%s was made at %s, more than %d s from the gateway's time %s", SignatureHeader,
+			signedAt.UTC().Format(time.RFC3339), sec.SignatureWindowSeconds, now.UTC().Format(time.RFC3339)))
+	}
+	if !hmac.Equal(sig.mac, requestMAC(g.secret, sig.ts, sig.nonce, r.Method, r.URL.EscapedPath(), body)) {
+		return unsigned(SignatureHeader + " does not match the request (its time, nonce, method, path and body)")
+	}
+	// Only now, with the signature known good, is it remembered: made-up
+	// signatures cannot fill the store. It is kept until it falls out of
+	// the window, plus a second for the rounding of t.
+	fresh, err := g.store.Claim(ctx, "sig:"+hex.EncodeToString(sig.mac), signedAt.Add(window).Sub(now)+time.Second)
+	switch {
+	case errors.Is(err, ErrStoreFull):
+		g.log.ErrorContext(ctx, "the replay store is full; refusing signed requests until signatures age out")
+		return &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, retryAfter: time.Second,
+			reason: "the gateway cannot remember more signatures now; retry shortly"}
+	case err != nil:
+		g.log.ErrorContext(ctx, "the replay store failed", "error", err)
+		return &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, retryAfter: time.Second,
+			reason: "the gateway cannot check the signature for replays now; retry shortly"}
+	case !fresh:
+		g.metrics.replaysRefused.Add(1)
+		return unsigned(SignatureHeader + " was already used: a signed request is accepted once")
+	}
+	return nil
 }
 
 // ipFilter decides which callers may talk to the gateway.

@@ -1,0 +1,215 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+)
+
+// Store keeps the state of a gateway that its replicas must share: the rate
+// limiters' token buckets, the verdicts on callers' tokens, the signatures
+// already seen (so that none is accepted twice) and the cached answers of
+// read methods. One replica uses a MemoryStore (the default); several behind
+// one load balancer share a Store on Redis (package mcp/mcpredis), so that
+// they enforce one limit together and a token revoked on one is refused by
+// all.
+//
+// Keys are opaque digests made by the gateway (never a token or a secret)
+// and already carry what they are for ("rl:", "tok:", "sig:", "ans:"); a
+// Store needs no knowledge of them. Every method may fail (a shared store
+// can be unreachable); the gateway then falls back to its memory, logs it
+// and reports it in Ready, rather than failing every request.
+type Store interface {
+	// Take spends n requests of key's token bucket, which holds at most
+	// r.Burst and refills at r.PerMinute a minute, when it holds them; it
+	// spends nothing when it does not. now is the gateway's clock, so that
+	// replicas and tests agree on time.
+	Take(ctx context.Context, key string, n int, r Rate, now time.Time) (RateDecision, error)
+
+	// Get returns the value stored under key while its time to live lasts.
+	Get(ctx context.Context, key string) ([]byte, bool, error)
+	// Set stores value under key for ttl, filed under tags (none is fine),
+	// replacing what was there.
+	Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error
+	// Delete drops keys; an absent key is no error.
+	Delete(ctx context.Context, keys ...string) error
+	// Invalidate drops every value filed under any of tags.
+	Invalidate(ctx context.Context, tags ...string) error
+
+	// Claim records key for ttl and reports whether it was new: true the
+	// first time, false while the record lasts. A claim is never dropped
+	// to make room before its ttl ends (a store that cannot keep one more
+	// returns ErrStoreFull), because a forgotten claim would let a signed
+	// request be replayed.
+	Claim(ctx context.Context, key string, ttl time.Duration) (bool, error)
+
+	// Ping reports whether the store can be reached.
+	Ping(ctx context.Context) error
+}
+
+// Rate is a token bucket's shape.
+type Rate struct {
+	PerMinute int // sustained requests a minute
+	Burst     int // most requests at once
+}
+
+// RateDecision is a Store's answer to Take, and what the X-RateLimit-*
+// headers show.
+type RateDecision struct {
+	Allowed    bool
+	Limit      int           // X-RateLimit-Limit: requests per minute
+	Remaining  int           // X-RateLimit-Remaining: requests that would pass now
+	Reset      time.Time     // X-RateLimit-Reset: when the bucket is full again
+	RetryAfter time.Duration // when refused: how long until n would pass
+}
+
+// ErrStoreFull is a Store's refusal to record one more claim: the replay
+// window holds as many signatures as the store may keep. The gateway
+// refuses the signed request (503) rather than forget a signature.
+var ErrStoreFull = errors.New("mcp: store: full")
+
+// fallbackStore is a shared Store with the gateway's memory behind it:
+// while the shared one fails, every call goes to memory, and the shared one
+// is tried again after retryEvery. The change each way is logged once.
+type fallbackStore struct {
+	shared Store
+	memory *MemoryStore
+	clk    clock.Clock
+	log    *slog.Logger
+	onFail func()
+
+	mu        sync.Mutex
+	downSince time.Time // zero while the shared store answers
+	retryAt   time.Time
+	lastErr   error
+}
+
+// sharedRetryEvery is how long the gateway serves from memory before it
+// tries an unreachable shared store again.
+const sharedRetryEvery = 5 * time.Second
+
+// pick returns the store to use now.
+func (f *fallbackStore) pick() Store {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.downSince.IsZero() || !f.clk.Now().Before(f.retryAt) {
+		return f.shared
+	}
+	return f.memory
+}
+
+// failed records a failure of the shared store and reports whether the
+// caller should fall back to memory (false for ErrStoreFull, which is an
+// answer, not an outage).
+func (f *fallbackStore) failed(err error) bool {
+	if err == nil || errors.Is(err, ErrStoreFull) {
+		if err == nil {
+			f.recovered()
+		}
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.clk.Now()
+	if f.downSince.IsZero() {
+		f.downSince = now
+		f.log.Error("the shared store cannot be reached; serving from this replica's memory", "error", err)
+	}
+	f.retryAt, f.lastErr = now.Add(sharedRetryEvery), err
+	if f.onFail != nil {
+		f.onFail()
+	}
+	return true
+}
+
+func (f *fallbackStore) recovered() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.downSince.IsZero() {
+		f.log.Info("the shared store answers again", "down_for", f.clk.Now().Sub(f.downSince).String())
+		f.downSince, f.lastErr = time.Time{}, nil
+	}
+}
+
+// health is nil while the shared store answers, else why not.
+func (f *fallbackStore) health() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.downSince.IsZero() {
+		return nil
+	}
+	return fmt.Errorf("shared store unreachable since %s, serving from memory: %w", f.downSince.UTC().Format(time.RFC3339), f.lastErr)
+}
+
+func (f *fallbackStore) Take(ctx context.Context, key string, n int, r Rate, now time.Time) (RateDecision, error) {
+	if s := f.pick(); s == f.shared {
+		d, err := s.Take(ctx, key, n, r, now)
+		if !f.failed(err) {
+			return d, err
+		}
+	}
+	return f.memory.Take(ctx, key, n, r, now)
+}
+
+func (f *fallbackStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if s := f.pick(); s == f.shared {
+		v, ok, err := s.Get(ctx, key)
+		if !f.failed(err) {
+			return v, ok, err
+		}
+	}
+	return f.memory.Get(ctx, key)
+}
+
+func (f *fallbackStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error {
+	if s := f.pick(); s == f.shared {
+		err := s.Set(ctx, key, value, ttl, tags...)
+		if !f.failed(err) {
+			return err
+		}
+	}
+	return f.memory.Set(ctx, key, value, ttl, tags...)
+}
+
+// Delete and Invalidate reach memory too: what was stored there during an
+// outage must not outlive a revocation or a write.
+func (f *fallbackStore) Delete(ctx context.Context, keys ...string) error {
+	f.memory.Delete(ctx, keys...)
+	if s := f.pick(); s == f.shared {
+		if err := s.Delete(ctx, keys...); !f.failed(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fallbackStore) Invalidate(ctx context.Context, tags ...string) error {
+	f.memory.Invalidate(ctx, tags...)
+	if s := f.pick(); s == f.shared {
+		if err := s.Invalidate(ctx, tags...); !f.failed(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fallbackStore) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+	if s := f.pick(); s == f.shared {
+		ok, err := s.Claim(ctx, key, ttl)
+		if !f.failed(err) {
+			return ok, err
+		}
+	}
+	return f.memory.Claim(ctx, key, ttl)
+}
+
+func (f *fallbackStore) Ping(ctx context.Context) error {
+	err := f.shared.Ping(ctx)
+	f.failed(err)
+	return err
+}

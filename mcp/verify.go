@@ -1,0 +1,236 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apitwin/apitwin/sourcehost"
+)
+
+// verdict is what the gateway remembers of a token, under "tok:" and the
+// token's digest: who it is, or why it is refused.
+type verdict struct {
+	OK      bool     `json:"ok"`
+	TokenID int64    `json:"token_id,omitempty"`
+	UserID  int64    `json:"user_id,omitempty"`
+	Missing []string `json:"missing,omitempty"` // scopes lacking: 403, not 401
+	Reason  string   `json:"reason,omitempty"`  // why a token is refused
+}
+
+// identity is the rate limit's key for a verified caller: its token's id at
+// the source-hosting API, so that the allowance follows the token, however
+// it is spelt and whichever replica sees it.
+func (v *verdict) identity() string { return "rl:tok:" + strconv.FormatInt(v.TokenID, 10) }
+
+// tokenDigest is the key of everything the gateway keeps about a token: the
+// hex SHA-256 of it. The token itself is never stored, logged or used as a
+// key.
+func tokenDigest(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// refusal is an HTTP-level answer to a caller the gateway will not serve.
+type refusal struct {
+	status     int
+	code       int
+	reason     string
+	authHeader string // WWW-Authenticate
+	retryAfter time.Duration
+}
+
+func (r *refusal) write(w http.ResponseWriter) {
+	if r.authHeader != "" {
+		w.Header().Set("WWW-Authenticate", r.authHeader)
+	}
+	if r.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(wholeSeconds(r.retryAfter)))
+	}
+	refuse(w, r.status, r.code, r.reason)
+}
+
+func wholeSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
+
+// verify returns the verdict on token, from the store while it is fresh,
+// else from the source-hosting API (at most one call per token at a time
+// in this process, and at most the per-address allowance of calls for
+// tokens not remembered). A refused token is a refusal: 401 with
+// WWW-Authenticate for a token the API does not accept, 403 for one
+// lacking scopes.
+func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr) (*verdict, *refusal) {
+	key := "tok:" + digest
+	v, ok := g.recallVerdict(ctx, key)
+	if !ok {
+		var r *refusal
+		if v, r = g.verifyUpstream(ctx, token, key, addr); r != nil {
+			return nil, r
+		}
+	}
+	switch {
+	case len(v.Missing) > 0:
+		g.metrics.tokensRefused.Add(1)
+		return nil, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
+			reason:     "the token lacks the required scopes: " + strings.Join(v.Missing, ", "),
+			authHeader: fmt.Sprintf(`Bearer realm="mcp", error="insufficient_scope", scope=%q`, strings.Join(g.cfg.Security.RequiredScopes, " "))}
+	case !v.OK:
+		g.metrics.tokensRefused.Add(1)
+		return nil, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
+			reason:     "the bearer token is not valid: " + v.Reason,
+			authHeader: `Bearer realm="mcp", error="invalid_token", error_description="` + v.Reason + `"`}
+	}
+	return v, nil
+}
+
+func (g *Gateway) recallVerdict(ctx context.Context, key string) (*verdict, bool) {
+	b, ok, err := g.store.Get(ctx, key)
+	if err != nil || !ok {
+		return nil, false
+	}
+	v := new(verdict)
+	if json.Unmarshal(b, v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// verifyUpstream asks the source-hosting API about token
+// (GET /personal_access_tokens/self: its id, its user, its scopes, whether
+// it is active) and remembers the verdict, good or bad. Callers with the
+// same token wait for one call.
+func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr netip.Addr) (*verdict, *refusal) {
+	call, leader := g.verifying.join(key)
+	if !leader {
+		select {
+		case <-call.done:
+			return call.v, call.r
+		case <-ctx.Done():
+			return nil, &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, reason: "the request was canceled"}
+		}
+	}
+	defer g.verifying.finish(key, call)
+
+	// A flood of made-up tokens would be a flood of calls to the
+	// source-hosting API: each address gets only so many verifications.
+	d, err := g.store.Take(ctx, "rl:verify:"+addressKey(addr), 1, Rate{g.cfg.Verify.PerIPPerMinute, g.cfg.Verify.PerIPBurst}, g.clk.Now())
+	if err == nil && !d.Allowed {
+		g.metrics.verifyLimited.Add(1)
+		call.r = &refusal{status: http.StatusTooManyRequests, code: CodeUpstreamError, retryAfter: d.RetryAfter,
+			reason: fmt.Sprintf("too many token verifications from this address (%d a minute); retry in %d s", d.Limit, wholeSeconds(d.RetryAfter))}
+		return nil, call.r
+	}
+
+	g.metrics.verifications.Add(1)
+	up, err := g.upstreamClient(token)
+	if err != nil {
+		call.r = &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error(),
+			authHeader: `Bearer realm="mcp", error="invalid_token"`}
+		return nil, call.r
+	}
+	tok, err := up.CurrentToken(ctx)
+	v := &verdict{}
+	ttl := time.Duration(g.cfg.Verify.NegativeTTLSeconds) * time.Second
+	var se *sourcehost.Error
+	switch {
+	case err == nil && (tok.Revoked || !tok.Active):
+		v.Reason = "revoked or expired"
+	case err == nil:
+		v.OK, v.TokenID, v.UserID = true, tok.ID, tok.UserID
+		for _, s := range g.cfg.Security.RequiredScopes {
+			if !tok.HasScopes(s) {
+				v.Missing = append(v.Missing, s)
+			}
+		}
+		if len(v.Missing) == 0 {
+			ttl = time.Duration(g.cfg.Verify.TTLSeconds) * time.Second
+		}
+	case errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized:
+		v.Reason = "unknown, revoked or expired"
+	case errors.As(err, &se) && se.StatusCode == http.StatusForbidden:
+		v.OK, v.Missing = true, g.cfg.Security.RequiredScopes
+	default:
+		// Not an answer about the token (the API is down, or limits this
+		// token's rate): nothing is remembered, and the caller is told.
+		e := g.upstreamFailure(ctx, "token verification", err)
+		status := http.StatusBadGateway
+		var rl *sourcehost.RateLimitError
+		if errors.As(err, &rl) {
+			status = http.StatusTooManyRequests
+		}
+		r := &refusal{status: status, code: e.Code, reason: "the token could not be verified: " + e.Message, retryAfter: e.RetryAfter}
+		if e.Detail != "" {
+			r.reason = "the token could not be verified: " + e.Detail
+		}
+		call.r = r
+		return nil, r
+	}
+	if b, err := json.Marshal(v); err == nil {
+		if err := g.store.Set(ctx, key, b, ttl); err != nil {
+			g.log.WarnContext(ctx, "remembering a token verdict failed", "error", err)
+		}
+	}
+	call.v = v
+	return v, nil
+}
+
+// forgetToken drops what is known of a token, so that its next request is
+// verified again (after the source-hosting API refused it mid-call: it may
+// have been revoked). Every replica sees it through the store.
+func (g *Gateway) forgetToken(ctx context.Context, digest string) {
+	if err := g.store.Delete(ctx, "tok:"+digest); err != nil {
+		g.log.WarnContext(ctx, "forgetting a token verdict failed", "error", err)
+	}
+}
+
+// addressKey is what the per-address limit counts by: the address, or its
+// /64 for IPv6, which one subscriber usually holds whole.
+func addressKey(a netip.Addr) string {
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// flights lets one goroutine verify a token while others with the same
+// token wait for its verdict.
+type flights struct {
+	mu sync.Mutex
+	m  map[string]*flight
+}
+
+type flight struct {
+	done chan struct{}
+	v    *verdict
+	r    *refusal
+}
+
+func (f *flights) join(key string) (*flight, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.m[key]; c != nil {
+		return c, false
+	}
+	if f.m == nil {
+		f.m = make(map[string]*flight)
+	}
+	c := &flight{done: make(chan struct{})}
+	f.m[key] = c
+	return c, true
+}
+
+func (f *flights) finish(key string, c *flight) {
+	f.mu.Lock()
+	delete(f.m, key)
+	f.mu.Unlock()
+	close(c.done)
+}
