@@ -2,9 +2,13 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,4 +142,135 @@ func BenchmarkGatewayListIssues(b *testing.B) {
 			}
 		})
 	}
+}
+
+// overheadGateway is the gateway as it is deployed, an http.Server in front
+// of the source-hosting API (here the fake, answering at once), with no
+// request log or faults of mcpfake's around it. store nil is memory.
+func overheadGateway(b *testing.B, store mcp.Store) (up *sourcehostfake.Server, gwURL string, pid int64) {
+	up = sourcehostfake.Start(b, sourcehostfake.WithRateLimit(1<<30, time.Minute))
+	pid, err := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "private"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	gw, err := mcp.NewGateway(mcp.Config{Upstream: up.URL(), Store: store,
+		RateLimit: mcp.RateLimitConfig{PerMinute: 1 << 30, Burst: 100}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(gw)
+	b.Cleanup(ts.Close)
+	return up, ts.URL, pid
+}
+
+// BenchmarkGatewayOverhead is get_project through the deployed gateway
+// beside GET /projects/:id straight to the source-hosting API, with an
+// upstream that answers at once: the gateway's whole cost, its own HTTP hop
+// included, as a ratio of one direct call. "cached" is the same call
+// answered from the gateway's cache.
+func BenchmarkGatewayOverhead(b *testing.B) {
+	benchmarkOverhead(b, nil)
+}
+
+func benchmarkOverhead(b *testing.B, store mcp.Store) {
+	ctx := context.Background()
+	up, gwURL, pid := overheadGateway(b, store)
+	b.Run("direct", func(b *testing.B) {
+		c := up.Client()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.GetProject(ctx, sourcehost.ProjectID(pid), &sourcehost.GetProjectOptions{Statistics: sourcehost.Ptr(true)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The floor of any gateway: a bare proxy that passes the same GET on
+	// with net/http and copies the answer back, so a second HTTP hop and
+	// nothing else.
+	b.Run("bare-proxy", func(b *testing.B) {
+		target := fmt.Sprintf("%s/api/v4/projects/%d?statistics=true", up.URL(), pid)
+		hc := &http.Client{}
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, target, nil)
+			req.Header.Set("PRIVATE-TOKEN", up.Token())
+			resp, err := hc.Do(req)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(resp.StatusCode)
+			io.Copy(w, resp.Body)
+		}))
+		defer proxy.Close()
+		c := &http.Client{}
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := c.Get(proxy.URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var p sourcehost.Project
+			if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || resp.StatusCode != 200 {
+				b.Fatal(resp.StatusCode, err)
+			}
+			resp.Body.Close()
+		}
+	})
+	for _, bc := range []struct {
+		name  string
+		cache mcp.CacheOptions
+	}{{"gateway", mcp.CacheOptions{}}, {"gateway-cached", mcp.CacheOptions{CacheTTL: 3600}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := mcp.New(gwURL, mcp.WithToken(up.Token()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := &mcp.GetProjectParams{ProjectID: pid, CacheOptions: bc.cache}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.GetProject(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkInvalidTokenFlood sends made-up tokens, each new, from 1,000
+// addresses, on the real clock: how many reach the source-hosting API a
+// second, and how the gateway's heap grows (measured after a GC, per run).
+func BenchmarkInvalidTokenFlood(b *testing.B) {
+	up := sourcehostfake.Start(b, sourcehostfake.WithRateLimit(1<<30, time.Minute))
+	gw, err := mcp.NewGateway(mcp.Config{Upstream: up.URL()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := `{"jsonrpc":"2.0","method":"list_projects","id":1}`
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	up.ResetRequests()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.RemoteAddr = fmt.Sprintf("[2001:db8:%x::1]:1000", i%1000)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer made-up-"+strconv.Itoa(i))
+		rec := httptest.NewRecorder()
+		gw.ServeHTTP(rec, req)
+		if rec.Code != http.StatusUnauthorized && rec.Code != http.StatusTooManyRequests {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+		i++
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	calls := len(up.RequestsTo("GET /api/v4/personal_access_tokens/self"))
+	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "upstream-calls/s")
+	b.ReportMetric(float64(calls), "upstream-calls")
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1024, "heap-growth-KB")
 }

@@ -118,6 +118,13 @@ type VerifyConfig struct {
 	// second, and is refused with 429 after that.
 	PerIPPerMinute int `yaml:"per_ip_per_minute" json:"per_ip_per_minute"`
 	PerIPBurst     int `yaml:"per_ip_burst" json:"per_ip_burst"`
+	// PerMinute and Burst limit the verifications of all addresses
+	// together (default 300 a minute, 50 at once), against a flood from
+	// many addresses. Neither limit holds back a token that was good when
+	// last asked about (its revalidation); new tokens wait (429) while a
+	// flood lasts.
+	PerMinute int `yaml:"per_minute" json:"per_minute"`
+	Burst     int `yaml:"burst" json:"burst"`
 }
 
 // SignaturePolicy says whether requests must be signed.
@@ -160,6 +167,8 @@ const (
 	DefaultNegativeTTL     = 60  // seconds
 	DefaultPerIPPerMinute  = 60
 	DefaultPerIPBurst      = 20
+	DefaultVerifyPerMinute = 300
+	DefaultVerifyBurst     = 50
 )
 
 // DefaultRequiredScopes are the scopes the specification requires of a
@@ -276,6 +285,8 @@ func (c Config) withDefaults() (Config, error) {
 		{"verify.negative_ttl_seconds", &v.NegativeTTLSeconds, DefaultNegativeTTL},
 		{"verify.per_ip_per_minute", &v.PerIPPerMinute, DefaultPerIPPerMinute},
 		{"verify.per_ip_burst", &v.PerIPBurst, DefaultPerIPBurst},
+		{"verify.per_minute", &v.PerMinute, DefaultVerifyPerMinute},
+		{"verify.burst", &v.Burst, DefaultVerifyBurst},
 	} {
 		if *f.v == 0 {
 			*f.v = f.def

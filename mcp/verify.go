@@ -25,7 +25,14 @@ type verdict struct {
 	UserID  int64    `json:"user_id,omitempty"`
 	Missing []string `json:"missing,omitempty"` // scopes lacking: 403, not 401
 	Reason  string   `json:"reason,omitempty"`  // why a token is refused
+	Checked int64    `json:"checked"`           // when the API was asked, unix seconds
 }
+
+// knownTokenMemory is how long a good token's verdict is kept after it
+// stops being fresh: asking again about a token known to have been good
+// is revalidation, not one of the flood of made-up tokens the verification
+// limits hold back.
+const knownTokenMemory = 24 * time.Hour
 
 // identity is the rate limit's key for a verified caller: its token's id at
 // the source-hosting API, so that the allowance follows the token, however
@@ -70,9 +77,10 @@ func wholeSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/tim
 func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr) (*verdict, *refusal) {
 	key := "tok:" + digest
 	v, ok := g.recallVerdict(ctx, key)
-	if !ok {
+	known := ok && v.OK && len(v.Missing) == 0
+	if stale := known && !g.clk.Now().Before(time.Unix(v.Checked, 0).Add(time.Duration(g.cfg.Verify.TTLSeconds)*time.Second)); !ok || stale {
 		var r *refusal
-		if v, r = g.verifyUpstream(ctx, token, key, addr); r != nil {
+		if v, r = g.verifyUpstream(ctx, token, key, addr, known); r != nil {
 			return nil, r
 		}
 	}
@@ -107,7 +115,7 @@ func (g *Gateway) recallVerdict(ctx context.Context, key string) (*verdict, bool
 // (GET /personal_access_tokens/self: its id, its user, its scopes, whether
 // it is active) and remembers the verdict, good or bad. Callers with the
 // same token wait for one call.
-func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr netip.Addr) (*verdict, *refusal) {
+func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr netip.Addr, known bool) (*verdict, *refusal) {
 	call, leader := g.verifying.join(key)
 	if !leader {
 		select {
@@ -121,12 +129,27 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 
 	// A flood of made-up tokens would be a flood of calls to the
 	// source-hosting API: each address gets only so many verifications.
-	d, err := g.store.Take(ctx, "rl:verify:"+addressKey(addr), 1, Rate{g.cfg.Verify.PerIPPerMinute, g.cfg.Verify.PerIPBurst}, g.clk.Now())
-	if err == nil && !d.Allowed {
-		g.metrics.verifyLimited.Add(1)
-		call.r = &refusal{status: http.StatusTooManyRequests, code: CodeUpstreamError, retryAfter: d.RetryAfter,
-			reason: fmt.Sprintf("too many token verifications from this address (%d a minute); retry in %d s", d.Limit, wholeSeconds(d.RetryAfter))}
-		return nil, call.r
+	// And all addresses together only so many, against floods from many.
+	vc := g.cfg.Verify
+	// A token known to have been good is only revalidated: not held back.
+	limits := []struct {
+		key, who string
+		rate     Rate
+	}{
+		{"rl:verify:" + addressKey(addr), "this address", Rate{vc.PerIPPerMinute, vc.PerIPBurst}},
+		{"rl:verify:*", "all callers", Rate{vc.PerMinute, vc.Burst}},
+	}
+	if known {
+		limits = nil
+	}
+	for _, lim := range limits {
+		d, err := g.store.Take(ctx, lim.key, 1, lim.rate, g.clk.Now())
+		if err == nil && !d.Allowed {
+			g.metrics.verifyLimited.Add(1)
+			call.r = &refusal{status: http.StatusTooManyRequests, code: CodeUpstreamError, retryAfter: d.RetryAfter,
+				reason: fmt.Sprintf("too many token verifications from %s (%d a minute); retry in %d s", lim.who, d.Limit, wholeSeconds(d.RetryAfter))}
+			return nil, call.r
+		}
 	}
 
 	g.metrics.verifications.Add(1)
@@ -137,7 +160,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 		return nil, call.r
 	}
 	tok, err := up.CurrentToken(ctx)
-	v := &verdict{}
+	v := &verdict{Checked: g.clk.Now().Unix()}
 	ttl := time.Duration(g.cfg.Verify.NegativeTTLSeconds) * time.Second
 	var se *sourcehost.Error
 	switch {
@@ -151,7 +174,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 			}
 		}
 		if len(v.Missing) == 0 {
-			ttl = time.Duration(g.cfg.Verify.TTLSeconds) * time.Second
+			ttl = knownTokenMemory
 		}
 	case errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized:
 		v.Reason = "unknown, revoked or expired"

@@ -118,10 +118,30 @@ func TestBadTokenFloodIsBounded(t *testing.T) {
 	if rec := serveDirect(srv, "192.0.2.8:1000", "made-up-again", listProjects); rec.Code != http.StatusUnauthorized {
 		t.Errorf("after a minute: %d", rec.Code)
 	}
-	// Another address, and a known good token from the flooded one, are
-	// not held back: a good token remembered costs no verification.
+	// Another address is not held back by the flooded one's limit.
 	if rec := serveDirect(srv, "192.0.2.9:1000", "made-up-elsewhere", listProjects); rec.Code != http.StatusUnauthorized {
 		t.Errorf("another address: %d", rec.Code)
+	}
+}
+
+// A flood from many addresses meets the limit of all verifications
+// together, while a token verified before it goes on working.
+func TestBadTokenFloodFromManyAddresses(t *testing.T) {
+	t.Parallel()
+	srv, _ := seeded(t)
+	if rec := serveDirect(srv, "198.51.100.1:1", srv.Token(), listProjects); rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	up := srv.Upstream()
+	up.ResetRequests()
+	for i := range 1000 {
+		serveDirect(srv, fmt.Sprintf("[2001:db8:%x::1]:1000", i), fmt.Sprintf("made-up-%d", i), listProjects)
+	}
+	if n := len(up.RequestsTo("GET /api/v4/personal_access_tokens/self")); n != mcp.DefaultVerifyBurst-1 {
+		t.Errorf("1,000 made-up tokens from 1,000 networks: %d upstream verifications, want %d", n, mcp.DefaultVerifyBurst-1)
+	}
+	if rec := serveDirect(srv, "198.51.100.1:1", srv.Token(), listProjects); rec.Code != 200 {
+		t.Errorf("a verified token during the flood: %d %s", rec.Code, rec.Body)
 	}
 }
 
