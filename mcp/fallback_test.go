@@ -1,0 +1,198 @@
+package mcp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/mcpfake"
+	"github.com/apitwin/apitwin/mcp"
+)
+
+// downStore is a shared store that can be taken down: while down every
+// call fails as an unreachable Redis would.
+type downStore struct {
+	mcp.Store
+	down  atomic.Bool
+	calls atomic.Int64
+}
+
+var errDown = errors.New("dial tcp 127.0.0.1:6390: connect: connection refused")
+
+func (s *downStore) fail() error {
+	s.calls.Add(1)
+	if s.down.Load() {
+		return errDown
+	}
+	return nil
+}
+
+func (s *downStore) Take(ctx context.Context, key string, n int, r mcp.Rate, now time.Time) (mcp.RateDecision, error) {
+	if err := s.fail(); err != nil {
+		return mcp.RateDecision{}, err
+	}
+	return s.Store.Take(ctx, key, n, r, now)
+}
+
+func (s *downStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if err := s.fail(); err != nil {
+		return nil, false, err
+	}
+	return s.Store.Get(ctx, key)
+}
+
+func (s *downStore) Set(ctx context.Context, key string, v []byte, ttl time.Duration, tags ...string) error {
+	if err := s.fail(); err != nil {
+		return err
+	}
+	return s.Store.Set(ctx, key, v, ttl, tags...)
+}
+
+func (s *downStore) Ping(ctx context.Context) error {
+	if err := s.fail(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// A shared store that cannot be reached does not take the gateway with it:
+// requests are served from memory, Ready says why, and the store is used
+// again once it answers.
+func TestSharedStoreOutage(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	shared := &downStore{Store: mcp.NewMemoryStore(clk, mcp.MemoryLimits{})}
+	srv, _ := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(mcp.Config{Store: shared}))
+	gw := srv.Gateway()
+	ctx := context.Background()
+	if err := gw.Ready(ctx); err != nil {
+		t.Fatalf("ready: %v", err)
+	}
+
+	shared.down.Store(true)
+	for i := range 5 {
+		if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects); rec.Code != 200 {
+			t.Fatalf("call %d with the store down: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	err := gw.Ready(ctx)
+	if err == nil || !strings.Contains(err.Error(), "shared store unreachable") || !errors.Is(err, errDown) {
+		t.Errorf("Ready with the store down: %v", err)
+	}
+	if gw.Metrics().StoreFailures == 0 {
+		t.Error("no store failure counted")
+	}
+	// While it is down the gateway does not ask it on every call.
+	before := shared.calls.Load()
+	serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects)
+	if n := shared.calls.Load() - before; n != 0 {
+		t.Errorf("%d calls to a store known to be down", n)
+	}
+
+	shared.down.Store(false)
+	clk.Advance(5 * time.Second)
+	if err := gw.Ready(ctx); err != nil {
+		t.Errorf("Ready after the store came back: %v", err)
+	}
+	before = shared.calls.Load()
+	if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects); rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if shared.calls.Load() == before {
+		t.Error("the store that came back is not used")
+	}
+}
+
+// The memory store keeps to its byte bound, dropping the least recently
+// used, and never drops a claim to make room.
+func TestMemoryStoreBounds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	s := mcp.NewMemoryStore(clk, mcp.MemoryLimits{MaxBytes: 64 << 10, MaxClaims: 3, MaxBuckets: 2})
+	value := make([]byte, 1000)
+	for i := range 1000 {
+		if err := s.Set(ctx, fmt.Sprintf("ans:%d", i), value, time.Hour, "project:1"); err != nil {
+			t.Fatal(err)
+		}
+		if i == 10 { // keep the first one in use
+			s.Get(ctx, "ans:0")
+		}
+	}
+	st := s.Stats()
+	if st.Bytes > 64<<10 || st.Values == 0 {
+		t.Errorf("stats %+v: over the bound of %d bytes", st, 64<<10)
+	}
+	if _, ok, _ := s.Get(ctx, "ans:999"); !ok {
+		t.Error("the newest value was dropped")
+	}
+	if _, ok, _ := s.Get(ctx, "ans:500"); ok {
+		t.Error("an old value outlived the bound")
+	}
+	s.Invalidate(ctx, "project:1")
+	if st := s.Stats(); st.Values != 0 || st.Bytes != 0 {
+		t.Errorf("after invalidating the only tag: %+v", st)
+	}
+	if err := s.Set(ctx, "huge", make([]byte, 1<<20), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.Get(ctx, "huge"); ok {
+		t.Error("a value larger than the whole store was kept")
+	}
+
+	for i := range 3 {
+		if ok, err := s.Claim(ctx, fmt.Sprint("sig:", i), time.Minute); !ok || err != nil {
+			t.Fatalf("claim %d: %v %v", i, ok, err)
+		}
+	}
+	if ok, _ := s.Claim(ctx, "sig:0", time.Minute); ok {
+		t.Error("a claim was granted twice")
+	}
+	if _, err := s.Claim(ctx, "sig:3", time.Minute); !errors.Is(err, mcp.ErrStoreFull) {
+		t.Errorf("a fourth claim: %v, want ErrStoreFull", err)
+	}
+	clk.Advance(time.Minute)
+	if ok, err := s.Claim(ctx, "sig:3", time.Minute); !ok || err != nil {
+		t.Errorf("a claim once the others ended: %v %v", ok, err)
+	}
+
+	r := mcp.Rate{PerMinute: 60, Burst: 1}
+	for _, k := range []string{"a", "b", "c"} {
+		s.Take(ctx, k, 1, r, clk.Now())
+	}
+	if st := s.Stats(); st.Buckets != 2 {
+		t.Errorf("%d buckets kept, bound 2", st.Buckets)
+	}
+}
+
+// BenchmarkMemoryStoreSetFull is an insert into a full cache: constant
+// time, whatever the store holds (it was a scan of every entry, 149 µs at
+// 10,000 entries).
+func BenchmarkMemoryStoreSetFull(b *testing.B) {
+	ctx := context.Background()
+	for _, held := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprint("held=", held), func(b *testing.B) {
+			value := make([]byte, 512)
+			per := int64(len(value)) + 200
+			s := mcp.NewMemoryStore(nil, mcp.MemoryLimits{MaxBytes: int64(held) * per})
+			for i := range held {
+				s.Set(ctx, fmt.Sprintf("ans:%08d", i), value, time.Hour, "project:1")
+			}
+			keys := make([]string, 1024)
+			for i := range keys {
+				keys[i] = fmt.Sprintf("new:%08d", i)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				s.Set(ctx, keys[i%len(keys)], value, time.Hour, "project:1")
+				i++
+			}
+		})
+	}
+}
