@@ -33,10 +33,12 @@
 //     -32000 like 401/403/404/429, other 5xx are -32603 like 500, and an
 //     unreachable upstream is -32603 with data.message only.
 //   - Refusals before any method runs are HTTP errors with a JSON-RPC error
-//     body (id null): 401 (no bearer token, bad signature), 403 (address),
-//     405, 413, 415, 429. Auth, address, signature and rate-limit refusals
-//     are -32000 with data.status the HTTP status, so clients handle them
-//     like the upstream's.
+//     body (id null): 401 (no bearer token, a token the source-hosting API
+//     does not accept, a bad or replayed signature), 403 (address, missing
+//     scopes), 405, 413, 415, 429 (rate limit, or too many token
+//     verifications). Auth, address, signature and rate-limit refusals are
+//     -32000 with data.status the HTTP status, so clients handle them like
+//     the upstream's.
 //   - A body of only notifications is answered 204 with no body.
 //   - Batches: at most Batch.MaxSize (100) requests, run Batch.Concurrency
 //     (10) at a time, answered in request order. A larger batch is one
@@ -57,11 +59,37 @@
 //     (create_issue, create_merge_request, trigger_pipeline,
 //     configure_webhook) drops the cached reads of its project (and
 //     create_issue those of cross-project search_issues), for every caller.
-//   - Scopes (api, read_user, read_repository) are checked on the first
-//     upstream call of a token and remembered for ten minutes; an upstream
-//     401 forgets them.
-//   - Signing: with a secret set, signatures are required unless
-//     security.signature says "optional" (checked when present) or "off".
+//   - Callers are verified before anything runs, the Model Context
+//     Protocol's initialize included: the token is shown to the
+//     source-hosting API once (GET /personal_access_tokens/self: its id,
+//     its user, its scopes, whether it is active) and the verdict
+//     remembered under the token's SHA-256 (never the token). A token it
+//     does not accept is HTTP 401 with WWW-Authenticate: Bearer
+//     error="invalid_token" (MCP clients start their login on it); one
+//     without the scopes api, read_user and read_repository is 403 with
+//     error="insufficient_scope". A good verdict is believed for
+//     verify.ttl_seconds (60), then asked again: that is the most a
+//     revoked token keeps working, cached answers included, and a call the
+//     upstream refuses with 401 forgets the token at once. A bad verdict is
+//     kept verify.negative_ttl_seconds (60). Tokens not known to be good
+//     cost a verification each, so each address (an IPv6 /64) may cause
+//     60 a minute (20 at once) and all together 300 a minute (50 at once);
+//     past that, 429. A flood of made-up tokens reaches the source-hosting
+//     API a few times a second at most.
+//   - The rate limit counts by the verified token's id, not by what was
+//     presented.
+//   - Signing (see SignatureHeader): with a secret set, signatures are
+//     required unless security.signature says "optional" (checked when
+//     present) or "off". A signature covers the time, a nonce, the method,
+//     the path and the body, must be within 300 s of the gateway's clock,
+//     and is accepted once. The specification's body-only form is refused
+//     unless security.accept_body_only_signature is on: it can be replayed.
+//   - Bounds: a body of max_body_bytes (1 MiB); a batch of batch.max_size
+//     (100) entries, counted before it is decoded; the memory store of
+//     memory.max_bytes (64 MiB, least recently used dropped in constant
+//     time), memory.max_claims (1,000,000 signatures; past it signed
+//     requests get 503 rather than a forgotten signature) and
+//     memory.max_buckets (100,000 rate-limit buckets).
 //   - get_file_content without ref reads the default branch;
 //     configure_webhook without events enables push only, and switches off
 //     every event not named; it also takes an optional token.
@@ -72,6 +100,31 @@
 //     answers in JSON. Tool failures, bad arguments among them, are results
 //     with isError set whose structuredContent is {"error": {code, message,
 //     data}}, as the MCP specification asks, so a model can read them.
+//
+// # Deploying
+//
+// The program mcp/cmd/mcp-gateway serves a Gateway from a YAML file of
+// Config's keys (and its own: listen, tls, redis, metrics_listen,
+// timeouts), with /healthz, /readyz, JSON request logs, Prometheus metrics
+// on a separate port and a graceful stop. One replica keeps its state in
+// memory:
+//
+//	mcp-gateway -listen :8930 -upstream https://git.example.com
+//
+// Several replicas behind a load balancer share one Redis (the
+// mcp/mcpredis Store): rate limits, token verdicts, seen signatures and
+// cached answers, so that 600 a minute per token stays 600 across them, a
+// revoked token is refused by all within the verification TTL, and a
+// signed request accepted by one is refused by the others. Give them the
+// same signing secret, and list the balancer's addresses in
+// security.trusted_proxies so that the caller's address is read from
+// X-Forwarded-For:
+//
+//	mcp-gateway -config gateway.yaml -redis redis.internal:6379
+//
+// When Redis cannot be reached a replica keeps serving from its own memory
+// (limits and replay protection per replica meanwhile), logs it, and says
+// so in Ready (/readyz), trying Redis again every few seconds.
 //
 // # The client
 //
