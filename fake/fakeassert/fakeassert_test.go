@@ -19,10 +19,12 @@ type recorder struct {
 	stopped bool
 }
 
-func (r *recorder) Errorf(format string, args ...any) { r.msgs = append(r.msgs, fmt.Sprintf(format, args...)) }
-func (r *recorder) FailNow()                          { r.stopped = true }
-func (r *recorder) failed() bool                      { return len(r.msgs) > 0 }
-func (r *recorder) text() string                      { return strings.Join(r.msgs, "\n") }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) FailNow()     { r.stopped = true }
+func (r *recorder) failed() bool { return len(r.msgs) > 0 }
+func (r *recorder) text() string { return strings.Join(r.msgs, "\n") }
 
 const createIssue = "POST /api/v4/projects/{id}/issues"
 
