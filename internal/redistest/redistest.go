@@ -1,0 +1,227 @@
+// Package redistest gives tests the address of a real Redis server.
+//
+// Addr returns, in this order of preference:
+//
+//   - the address in the environment variable MCP_TEST_REDIS (host:port),
+//     a server someone else runs (CI starts one; see .ci/run);
+//   - else, when redis-server is on PATH, a server this test binary starts
+//     on a free loopback port the first time a test asks, with nothing
+//     saved to disk (--save "" --appendonly no, in a temporary directory),
+//     and shares with every later test of the binary;
+//   - else nothing: the test is skipped, or fails when APITWIN_REQUIRE_REDIS
+//     is 1 (so that CI cannot pass by skipping).
+//
+// A server the binary starts is a child process, stopped by Main once the
+// tests have run, so a package that may start one calls Main from its
+// TestMain:
+//
+//	func TestMain(m *testing.M) { redistest.Main(m) }
+//
+// Stopping it from the cleanup of the test that happened to start it would
+// pull it from under the tests still running, and a library cannot stop a
+// child at process exit by itself; Addr therefore fails the test, saying
+// so, when it would start a server and Main is not running.
+//
+// Tests share the server: each keeps to its own key prefix (its name and a
+// counter, say) and removes its keys when it ends.
+package redistest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The environment variables Addr reads.
+const (
+	// EnvAddr names a running server to use instead of starting one.
+	EnvAddr = "MCP_TEST_REDIS"
+	// EnvRequire, set to 1, turns a missing server from a skip into a
+	// failure.
+	EnvRequire = "APITWIN_REQUIRE_REDIS"
+)
+
+// startTimeout bounds how long a started server may take to answer PING.
+const startTimeout = 10 * time.Second
+
+var (
+	inMain atomic.Bool
+
+	once    sync.Once
+	addr    string
+	skip    string // why there is no server, when there is none
+	failure error  // why the server could not be used
+	server  *child // the server this binary started, if any
+)
+
+// child is a redis-server this binary started.
+type child struct {
+	cmd    *exec.Cmd
+	dir    string
+	exited chan struct{} // closed when the process has exited
+}
+
+// Main runs the tests, then stops the server Addr started for them, if any,
+// and exits with the tests' code. Call it from TestMain.
+func Main(m *testing.M) {
+	inMain.Store(true)
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// Addr returns the host:port of a Redis server for t (see the package
+// documentation), or ends t: skipped when there is no server to be had and
+// APITWIN_REQUIRE_REDIS is not 1, failed when there should be one and is
+// not.
+func Addr(t testing.TB) string {
+	t.Helper()
+	once.Do(setup)
+	switch {
+	case failure != nil:
+		t.Fatalf("redistest: %v", failure)
+	case skip != "" && os.Getenv(EnvRequire) == "1":
+		t.Fatalf("redistest: %s, and %s=1 requires one", skip, EnvRequire)
+	case skip != "":
+		t.Skipf("redistest: %s (set %s or install redis-server)", skip, EnvAddr)
+	}
+	return addr
+}
+
+// setup finds or starts the server, once per test binary.
+func setup() {
+	if a := os.Getenv(EnvAddr); a != "" {
+		if err := ping(a, 2*time.Second); err != nil {
+			failure = fmt.Errorf("%s=%s does not answer PING: %w", EnvAddr, a, err)
+			return
+		}
+		addr = a
+		return
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		skip = "no Redis: " + EnvAddr + " is not set and redis-server is not on PATH"
+		return
+	}
+	if !inMain.Load() {
+		failure = errors.New("starting redis-server needs redistest.Main to stop it: add func TestMain(m *testing.M) { redistest.Main(m) } to the package's tests")
+		return
+	}
+	// A free port can be taken by someone else between our probe and the
+	// server's bind: try a few.
+	for range 3 {
+		addr, server, failure = start(bin)
+		if failure == nil {
+			return
+		}
+	}
+}
+
+// start runs redis-server on a free loopback port and waits until it
+// answers PING.
+func start(bin string) (string, *child, error) {
+	port, err := freePort()
+	if err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "redistest-")
+	if err != nil {
+		return "", nil, err
+	}
+	logFile := filepath.Join(dir, "redis.log")
+	cmd := exec.Command(bin,
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no",
+		"--dir", dir, "--logfile", logFile)
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	c := &child{cmd: cmd, dir: dir, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(c.exited) }()
+
+	a := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(startTimeout)
+	wait := 5 * time.Millisecond
+	for {
+		err := ping(a, time.Second)
+		if err == nil {
+			return a, c, nil
+		}
+		select {
+		case <-c.exited:
+			log, _ := os.ReadFile(logFile)
+			os.RemoveAll(dir)
+			return "", nil, fmt.Errorf("redis-server on port %d exited before answering: %s", port, tail(string(log)))
+		case <-time.After(wait):
+		}
+		if time.Now().After(deadline) {
+			c.stop()
+			return "", nil, fmt.Errorf("redis-server on port %d did not answer PING within %s: %w", port, startTimeout, err)
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// stop ends the server this binary started.
+func stop() {
+	if server != nil {
+		server.stop()
+	}
+}
+
+func (c *child) stop() {
+	c.cmd.Process.Kill()
+	<-c.exited
+	os.RemoveAll(c.dir)
+}
+
+// ping sends PING over a plain connection and expects +PONG.
+func ping(addr string, timeout time.Duration) error {
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(timeout))
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if line = strings.TrimSpace(line); line != "+PONG" {
+		return fmt.Errorf("PING answered %q", line)
+	}
+	return nil
+}
+
+// freePort returns a loopback port nobody listened on a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail is the last lines of a log, for an error message.
+func tail(log string) string {
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, " | ")
+}
