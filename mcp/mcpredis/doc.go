@@ -1,0 +1,74 @@
+// Package mcpredis is an mcp.Store on Redis, through the go-redis v9
+// client (github.com/redis/go-redis/v9): the state that replicas of the
+// mcp gateway share, so that several behind one load balancer enforce one
+// rate limit per token, refuse a revoked token together, accept a signed
+// request once across all of them, and share cached answers.
+//
+//	store := mcpredis.Open("redis.internal:6379", mcpredis.Options{Password: pw})
+//	defer store.Close()
+//	gw, err := mcp.NewGateway(mcp.Config{Upstream: "https://git.example.com", Store: store})
+//
+// # What is kept where
+//
+// Every key begins with Options.Prefix (default "apitwin:mcp:"), followed
+// by the gateway's own key, which already says what it is for:
+//
+//	<prefix>rl:<who>     a token bucket: a hash {tokens, at_ms, at_ns}
+//	<prefix>tok:<hash>   a token's verdict: a string, SET PX the verification TTL
+//	<prefix>ans:<hash>   a cached answer: a string, SET PX its TTL
+//	<prefix>sig:<hmac>   a seen signature (Claim): SET NX PX the replay window
+//	<prefix>tag:<tag>    the keys of the answers filed under tag: a set
+//
+// (The gateway's keys never begin with "tag:", so the two cannot meet.)
+// The gateway makes its keys from digests: no token or secret is ever a
+// key or a value.
+//
+// Take is one Lua script (EVALSHA, falling back to EVAL when Redis does
+// not have it cached, as go-redis's Script does): it refills the bucket
+// for the time passed, spends n tokens when they are there, writes the
+// bucket back and sets it to expire once it would be full again, plus a
+// minute. It is mcp.MemoryStore's arithmetic step for step, so that for
+// the same calls at the same instants the two give the same RateDecision,
+// to the last bit of the tokens left (see the conformance suite in
+// mcp/internal/storetest). Set with tags is a script too, storing the
+// value and adding its key to each tag's set in one step (the set lives
+// as long as its longest value); Invalidate is a script that drops every
+// key in the tags' sets and the sets. Claim is SET NX PX, Delete is DEL,
+// Ping is PING.
+//
+// # Time
+//
+// The token buckets are figured by the time the gateway passes to Take
+// (its Config.Clock), not by Redis's clock: replicas agree when their
+// clocks do (keep them in NTP), and tests with a fake clock get exact
+// figures. Redis's clock only expires keys: a value or claim lasts its ttl
+// by Redis's clock, and a bucket goes a minute after it would be full
+// again, by which time it is the same as no bucket.
+//
+// # Deploying
+//
+// Run several gateways on one Redis with the same Prefix (a Prefix per
+// environment keeps environments apart in one Redis). Use maxmemory-policy
+// noeviction: a seen signature must not be evicted before its window ends,
+// or a captured request could be replayed; with noeviction a full Redis
+// refuses writes, which Claim and Set report as mcp.ErrStoreFull (the
+// gateway refuses the signed request with 503 rather than forget it, and
+// does not cache). Expired keys still go, so the memory used follows the
+// traffic of the longest time to live (a good token's verdict is kept a
+// day). Replication to a Redis replica is asynchronous: a failover can
+// lose the last claims, and so accept those signed requests once more.
+//
+// Open makes a client that fails fast: 250 ms to connect and to read or
+// write, one attempt to dial, one retry of a failed command. When Redis
+// cannot be reached each gateway serves from its own memory instead
+// (limits and replay protection per replica meanwhile), logs it, tries
+// Redis again every few seconds, and says so in mcp.Gateway.Ready. go-redis
+// also logs each failed dial itself (to stderr; redis.SetLogger changes
+// that, for the whole process).
+//
+// On Redis Cluster give New a ClusterClient and a Prefix with a hash tag,
+// such as "{apitwin:mcp}:": the scripts of Set and Invalidate touch several
+// keys, which must then share a slot. A cluster of one slot's keys is no
+// faster than one Redis; a primary with replicas (a FailoverClient) suits
+// the gateway better.
+package mcpredis

@@ -1,0 +1,381 @@
+package mcpredis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/apitwin/apitwin/mcp"
+)
+
+// DefaultPrefix is the prefix of every key a Store writes, unless Options
+// names another.
+const DefaultPrefix = "apitwin:mcp:"
+
+// The timeouts Open gives its client unless Options say otherwise: short,
+// so that an unreachable Redis costs a request a quarter of a second, not
+// go-redis's default five, before the gateway serves it from memory.
+const (
+	DefaultDialTimeout = 250 * time.Millisecond
+	DefaultReadTimeout = 250 * time.Millisecond
+)
+
+// bucketMargin is how long a token bucket is kept past the time it takes
+// to refill: once full it is the same as no bucket, so it may go. The
+// margin covers the drift between the gateways' clocks (which date the
+// bucket) and Redis's (which expires it).
+const bucketMargin = time.Minute
+
+// maxBucketLife bounds a bucket's expiry, for rates so slow (or zero) that
+// refilling takes longer.
+const maxBucketLife = 30 * 24 * time.Hour
+
+// Options configure a Store.
+type Options struct {
+	// Password authenticates to Redis (Open only).
+	Password string
+	// DB is the database to select (Open only).
+	DB int
+	// Prefix begins every key (default DefaultPrefix). Gateways that
+	// share limits and caches share a prefix; on Redis Cluster it must
+	// hold a hash tag, such as "{apitwin:mcp}:", because the scripts of
+	// Set and Invalidate touch several keys.
+	Prefix string
+	// DialTimeout and ReadTimeout bound connecting and each command (Open
+	// only; default DefaultDialTimeout and DefaultReadTimeout). Writes
+	// have ReadTimeout too.
+	DialTimeout, ReadTimeout time.Duration
+}
+
+// Store is an mcp.Store on Redis. It is safe for concurrent use.
+type Store struct {
+	rdb    redis.UniversalClient
+	prefix string
+}
+
+var _ mcp.Store = (*Store)(nil)
+
+// New returns a Store on rdb, a client configured by the caller (a
+// redis.Client, a ClusterClient or a failover client). Of o only Prefix
+// applies. Close closes rdb.
+func New(rdb redis.UniversalClient, o Options) *Store {
+	p := o.Prefix
+	if p == "" {
+		p = DefaultPrefix
+	}
+	return &Store{rdb: rdb, prefix: p}
+}
+
+// Open returns a Store on the Redis server at addr (host:port), with a
+// client made to fail fast when the server cannot be reached: dial and
+// command timeouts of a quarter of a second (Options may change them), one
+// dial attempt per connection, and one retry of a failed command (so that a
+// connection broken by a restart of Redis does not count as an outage).
+// Nothing is connected until the first command; Ping to check the address.
+func Open(addr string, o Options) *Store {
+	dial, read := o.DialTimeout, o.ReadTimeout
+	if dial <= 0 {
+		dial = DefaultDialTimeout
+	}
+	if read <= 0 {
+		read = DefaultReadTimeout
+	}
+	rdb := redis.NewClient(&redis.Options{
+		Addr:          addr,
+		Password:      o.Password,
+		DB:            o.DB,
+		DialTimeout:   dial,
+		DialerRetries: 1, // attempts, not retries: go-redis's default is 5, 100 ms apart
+		ReadTimeout:   read,
+		WriteTimeout:  read,
+		MaxRetries:    1, // go-redis reads 0 as its default, 3
+		PoolTimeout:   dial + read,
+		// PoolSize: go-redis's default, 10 connections per GOMAXPROCS.
+	})
+	return New(rdb, o)
+}
+
+// Close closes the client (the one given to New too).
+func (s *Store) Close() error {
+	if err := s.rdb.Close(); err != nil {
+		return fmt.Errorf("mcpredis: close: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) key(k string) string    { return s.prefix + k }
+func (s *Store) tagKey(t string) string { return s.prefix + "tag:" + t }
+
+// takeScript is the token bucket of mcp.MemoryStore (mcp's takeTokens) in
+// Lua, so that the refill and the spending are one atomic step in Redis
+// whichever gateway asks. The bucket is a hash: tokens (a float, written
+// with 17 significant digits so that it reads back exactly), at_ms (the
+// Unix time in milliseconds of the last refill, by the gateways' clock) and
+// at_ns (the nanoseconds within that millisecond). Time elapsed is counted
+// in whole nanoseconds and turned into seconds as Go's Duration.Seconds
+// does, so that the figures are those of MemoryStore to the last bit (for
+// intervals under 104 days, past which float64 nanoseconds round; a bucket
+// is full long before, unless its rate is below a token in 104 days).
+//
+// KEYS[1] the bucket. ARGV: n, per minute, burst, now_ms, now_ns, margin
+// and longest life in milliseconds. Returns {allowed (0 or 1), tokens left
+// as a string}.
+var takeScript = redis.NewScript(`
+local n = tonumber(ARGV[1])
+local per_minute = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+local now_ms, now_ns = tonumber(ARGV[4]), tonumber(ARGV[5])
+local per_second = per_minute / 60
+
+local st = redis.call('HMGET', KEYS[1], 'tokens', 'at_ms', 'at_ns')
+local tokens, at_ms, at_ns, at_ms_s, at_ns_s
+if st[1] and st[2] and st[3] then
+  tokens, at_ms, at_ns = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
+  at_ms_s, at_ns_s = st[2], st[3]
+else
+  tokens, at_ms, at_ns = burst, now_ms, now_ns
+  at_ms_s, at_ns_s = ARGV[4], ARGV[5]
+end
+
+local elapsed = (now_ms - at_ms) * 1000000 + (now_ns - at_ns)
+if elapsed > 0 then
+  local sec = math.floor(elapsed / 1000000000)
+  local seconds = sec + (elapsed - sec * 1000000000) / 1000000000
+  tokens = math.min(burst, tokens + seconds * per_second)
+  at_ms_s, at_ns_s = ARGV[4], ARGV[5]
+end
+
+local allowed = 0
+if tokens >= n then
+  tokens = tokens - n
+  allowed = 1
+end
+local left = string.format('%.17g', tokens)
+redis.call('HSET', KEYS[1], 'tokens', left, 'at_ms', at_ms_s, 'at_ns', at_ns_s)
+
+local life = tonumber(ARGV[7])
+if per_second > 0 then
+  life = math.min(life, math.ceil(math.max(0, burst - tokens) / per_second * 1000) + tonumber(ARGV[6]))
+end
+redis.call('PEXPIRE', KEYS[1], string.format('%d', life))
+return {allowed, left}
+`)
+
+// Take spends n requests of key's bucket if it holds them, with the
+// arithmetic of mcp.MemoryStore: for the same calls at the same instants
+// both give the same RateDecision. now, the gateway's clock, is the only
+// time the bucket is figured by; Redis's clock only expires the bucket
+// once it would be full again (plus a minute's margin).
+func (s *Store) Take(ctx context.Context, key string, n int, r mcp.Rate, now time.Time) (mcp.RateDecision, error) {
+	sec, nsec := now.Unix(), int64(now.Nanosecond())
+	ms, ns := sec*1000+nsec/1e6, nsec%1e6
+	res, err := takeScript.Run(ctx, s.rdb, []string{s.key(key)},
+		n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
+	if err != nil {
+		return mcp.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
+	}
+	allowed, left, err := parseTake(res)
+	if err != nil {
+		return mcp.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
+	}
+	return decision(allowed, left, n, r, now), nil
+}
+
+func parseTake(res []any) (allowed bool, tokens float64, err error) {
+	if len(res) != 2 {
+		return false, 0, fmt.Errorf("script answered %v", res)
+	}
+	a, ok1 := res[0].(int64)
+	t, ok2 := res[1].(string)
+	if !ok1 || !ok2 {
+		return false, 0, fmt.Errorf("script answered %v", res)
+	}
+	tokens, err = strconv.ParseFloat(t, 64)
+	if err != nil {
+		return false, 0, fmt.Errorf("script answered tokens %q", t)
+	}
+	return a == 1, tokens, nil
+}
+
+// decision fills the headers' figures from the tokens left, as mcp's
+// finishDecision does (which is not exported; the conformance suite in
+// mcp/internal/storetest holds the two to the same figures).
+func decision(allowed bool, tokens float64, n int, r mcp.Rate, now time.Time) mcp.RateDecision {
+	perSecond := float64(r.PerMinute) / 60
+	d := mcp.RateDecision{Allowed: allowed, Limit: r.PerMinute}
+	d.Remaining = int(math.Max(0, math.Floor(tokens)))
+	d.Reset = now.Add(secondsFor(float64(r.Burst)-tokens, perSecond))
+	if !d.Allowed {
+		d.RetryAfter = secondsFor(float64(n)-tokens, perSecond)
+		if n > r.Burst {
+			d.RetryAfter = time.Minute // never passes; do not invite a busy loop
+		}
+	}
+	return d
+}
+
+// secondsFor is how long a bucket takes to gain tokens, rounded up to a
+// whole second.
+func secondsFor(tokens, perSecond float64) time.Duration {
+	if tokens <= 0 || perSecond <= 0 {
+		return 0
+	}
+	return time.Duration(math.Ceil(tokens/perSecond)) * time.Second
+}
+
+// Get returns the value under key while it lives (Redis expires it).
+func (s *Store) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	b, err := s.rdb.Get(ctx, s.key(key)).Bytes()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("mcpredis: get: %w", err)
+	}
+	return b, true, nil
+}
+
+// setScript stores a value and files it under its tags in one step, so
+// that an Invalidate never finds the value stored but not yet filed. A
+// tag's set lives at least as long as the longest value filed in it.
+//
+// KEYS[1] the value, KEYS[2:] the tags' sets. ARGV: the value, its time to
+// live in milliseconds.
+var setScript = redis.NewScript(`
+local ttl = tonumber(ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+for i = 2, #KEYS do
+  redis.call('SADD', KEYS[i], KEYS[1])
+  if redis.call('PTTL', KEYS[i]) < ttl then
+    redis.call('PEXPIRE', KEYS[i], ARGV[2])
+  end
+end
+return 1
+`)
+
+// Set stores value under key for ttl (rounded up to a millisecond), filed
+// under tags. A ttl of zero or less stores nothing and drops what was
+// there, as MemoryStore does.
+//
+// A value stored again under other tags stays filed under its old ones
+// too, until they are invalidated or expire: invalidating one of them drops
+// it, which for a cache is one miss too many, never a stale answer.
+func (s *Store) Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error {
+	if ttl <= 0 {
+		if err := s.rdb.Del(ctx, s.key(key)).Err(); err != nil {
+			return fmt.Errorf("mcpredis: set: %w", err)
+		}
+		return nil
+	}
+	ms := millis(ttl)
+	var err error
+	if len(tags) == 0 {
+		err = s.rdb.Set(ctx, s.key(key), value, time.Duration(ms)*time.Millisecond).Err()
+	} else {
+		keys := make([]string, 0, 1+len(tags))
+		keys = append(keys, s.key(key))
+		for _, t := range tags {
+			keys = append(keys, s.tagKey(t))
+		}
+		err = setScript.Run(ctx, s.rdb, keys, value, ms).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("mcpredis: set: %w", full(err))
+	}
+	return nil
+}
+
+// millis is d in whole milliseconds, rounded up: Redis's PX unit.
+func millis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// Delete drops keys.
+func (s *Store) Delete(ctx context.Context, keys ...string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	ks := make([]string, len(keys))
+	for i, k := range keys {
+		ks[i] = s.key(k)
+	}
+	if err := s.rdb.Del(ctx, ks...).Err(); err != nil {
+		return fmt.Errorf("mcpredis: delete: %w", err)
+	}
+	return nil
+}
+
+// invalidateScript drops every value filed under the tags' sets, and the
+// sets, in one step. DEL takes the members a thousand at a time, well
+// within Lua's stack.
+//
+// KEYS: the tags' sets. Returns the number of values dropped.
+var invalidateScript = redis.NewScript(`
+local dropped = 0
+for i = 1, #KEYS do
+  local members = redis.call('SMEMBERS', KEYS[i])
+  for j = 1, #members, 1000 do
+    dropped = dropped + redis.call('DEL', unpack(members, j, math.min(j + 999, #members)))
+  end
+  redis.call('DEL', KEYS[i])
+end
+return dropped
+`)
+
+// Invalidate drops every value filed under any of tags.
+func (s *Store) Invalidate(ctx context.Context, tags ...string) error {
+	if len(tags) == 0 {
+		return nil
+	}
+	keys := make([]string, len(tags))
+	for i, t := range tags {
+		keys[i] = s.tagKey(t)
+	}
+	if err := invalidateScript.Run(ctx, s.rdb, keys).Err(); err != nil {
+		return fmt.Errorf("mcpredis: invalidate: %w", err)
+	}
+	return nil
+}
+
+// Claim records key for ttl (rounded up to a millisecond) with SET NX PX
+// and reports whether it was new. A ttl of zero or less records nothing
+// and reports whether no record is there now. A Redis out of memory (with
+// maxmemory-policy noeviction, as the package documentation asks) is
+// mcp.ErrStoreFull.
+func (s *Store) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+	if ttl <= 0 {
+		n, err := s.rdb.Exists(ctx, s.key(key)).Result()
+		if err != nil {
+			return false, fmt.Errorf("mcpredis: claim: %w", err)
+		}
+		return n == 0, nil
+	}
+	fresh, err := s.rdb.SetNX(ctx, s.key(key), "1", time.Duration(millis(ttl))*time.Millisecond).Result()
+	if err != nil {
+		return false, fmt.Errorf("mcpredis: claim: %w", full(err))
+	}
+	return fresh, nil
+}
+
+// full marks Redis's refusal to grow (maxmemory reached under noeviction)
+// as mcp.ErrStoreFull: an answer, which the gateway acts on, not an
+// outage.
+func full(err error) error {
+	if redis.HasErrorPrefix(err, "OOM") {
+		return fmt.Errorf("%w: %w", mcp.ErrStoreFull, err)
+	}
+	return err
+}
+
+// Ping reports whether Redis answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("mcpredis: ping: %w", err)
+	}
+	return nil
+}
