@@ -103,28 +103,23 @@
 //
 // # Deploying
 //
-// The program mcp/cmd/mcp-gateway serves a Gateway from a YAML file of
-// Config's keys (and its own: listen, tls, redis, metrics_listen,
-// timeouts), with /healthz, /readyz, JSON request logs, Prometheus metrics
-// on a separate port and a graceful stop. One replica keeps its state in
-// memory:
-//
-//	mcp-gateway -listen :8930 -upstream https://git.example.com
-//
-// Several replicas behind a load balancer share one Redis (the
-// mcp/mcpredis Store): rate limits, token verdicts, seen signatures and
-// cached answers, so that 600 a minute per token stays 600 across them, a
-// revoked token is refused by all within the verification TTL, and a
-// signed request accepted by one is refused by the others. Give them the
-// same signing secret, and list the balancer's addresses in
+// A Gateway is an http.Handler: serve it from an http.Server with timeouts
+// on every phase. One replica keeps its state in memory (the default
+// MemoryStore). Several replicas behind a load balancer share one Redis
+// through mcpredis.Open as Config.Store: rate limits, token verdicts, seen
+// signatures and cached answers, so that 600 a minute per token stays 600
+// across them, a revoked token is refused by all within the verification
+// TTL, and a signed request accepted by one is refused by the others. Give
+// them the same signing secret, and list the balancer's addresses in
 // security.trusted_proxies so that the caller's address is read from
-// X-Forwarded-For:
-//
-//	mcp-gateway -config gateway.yaml -redis redis.internal:6379
+// X-Forwarded-For.
 //
 // When Redis cannot be reached a replica keeps serving from its own memory
-// (limits and replay protection per replica meanwhile), logs it, and says
-// so in Ready (/readyz), trying Redis again every few seconds.
+// (limits and replay protection per replica meanwhile: a request signed
+// during the outage could be replayed to another replica within its
+// window), logs it, and says so in Ready, trying Redis again every few
+// seconds. Ready's error describes a degraded gateway that still serves:
+// report it, but do not take every replica out of service for it.
 //
 // # The client
 //

@@ -107,7 +107,9 @@ func (f *fallbackStore) pick() Store {
 // caller should fall back to memory (false for ErrStoreFull, which is an
 // answer, not an outage).
 func (f *fallbackStore) failed(err error) bool {
-	if err == nil || errors.Is(err, ErrStoreFull) {
+	// A full store answered; a caller that gave up (canceled, past its
+	// deadline) says nothing of the store: neither is an outage.
+	if err == nil || errors.Is(err, ErrStoreFull) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		if err == nil {
 			f.recovered()
 		}
@@ -176,25 +178,20 @@ func (f *fallbackStore) Set(ctx context.Context, key string, value []byte, ttl t
 	return f.memory.Set(ctx, key, value, ttl, tags...)
 }
 
-// Delete and Invalidate reach memory too: what was stored there during an
-// outage must not outlive a revocation or a write.
+// Delete and Invalidate reach memory and, even while it is thought down,
+// the shared store: what either holds must not outlive a revocation or a
+// write once the shared store answers again (both are safe to repeat).
 func (f *fallbackStore) Delete(ctx context.Context, keys ...string) error {
 	f.memory.Delete(ctx, keys...)
-	if s := f.pick(); s == f.shared {
-		if err := s.Delete(ctx, keys...); !f.failed(err) {
-			return err
-		}
-	}
+	err := f.shared.Delete(ctx, keys...)
+	f.failed(err)
 	return nil
 }
 
 func (f *fallbackStore) Invalidate(ctx context.Context, tags ...string) error {
 	f.memory.Invalidate(ctx, tags...)
-	if s := f.pick(); s == f.shared {
-		if err := s.Invalidate(ctx, tags...); !f.failed(err) {
-			return err
-		}
-	}
+	err := f.shared.Invalidate(ctx, tags...)
+	f.failed(err)
 	return nil
 }
 
