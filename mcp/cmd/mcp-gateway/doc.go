@@ -1,0 +1,229 @@
+// Command mcp-gateway serves the mcp tool gateway (package
+// github.com/apitwin/apitwin/mcp) in front of a source-hosting API: the
+// JSON-RPC 2.0 and Model Context Protocol endpoint at /mcp, health and
+// readiness probes, JSON request logs, Prometheus metrics on a port of
+// their own, and a graceful stop.
+//
+// # Usage
+//
+//	mcp-gateway -listen 127.0.0.1:8930 -upstream https://git.example.com
+//	mcp-gateway -config /etc/mcp-gateway.yaml
+//	mcp-gateway -config /etc/mcp-gateway.yaml -redis redis.internal:6379
+//
+// It runs without a file: -upstream is the only setting required. On
+// start it prints one line to standard output with the addresses it bound
+// (so that -listen 127.0.0.1:0 can be used, and read back):
+//
+//	mcp-gateway listening url=http://127.0.0.1:8930/mcp metrics=http://127.0.0.1:9930/metrics
+//
+// (metrics= only when metrics are on), then logs to standard error, one
+// JSON object a line (log/slog's JSON handler).
+//
+// # Flags, environment, file
+//
+// Each setting comes from, in rising order of precedence, its default, the
+// file, the environment, a flag:
+//
+//	flag             environment                  file key                  default
+//	-config          MCP_GATEWAY_CONFIG           -                         none
+//	-listen          MCP_GATEWAY_LISTEN           listen                    127.0.0.1:8930
+//	-upstream        MCP_GATEWAY_UPSTREAM         upstream                  none (required)
+//	-redis           MCP_GATEWAY_REDIS            redis.address             none: state in memory
+//	-                MCP_GATEWAY_REDIS_PASSWORD   redis.password            none
+//	-                MCP_GATEWAY_SIGNING_SECRET   security.signing_secret   none: no signatures
+//	-metrics-listen  MCP_GATEWAY_METRICS_LISTEN   metrics_listen            none: no metrics
+//
+// An empty environment variable counts as unset. Give secrets (the signing
+// secret, the Redis password) in the environment, so they stay out of
+// files; a file that holds one and that every user can read is warned
+// about on start.
+//
+// The default listen address is the loopback one, so that a gateway
+// started by hand is not reachable from the network by accident. In a
+// container, or behind a load balancer on another host, listen on every
+// address: -listen :8930.
+//
+// upstream is the source-hosting API's base URL: "https://git.example.com"
+// and "https://git.example.com/api/v4" both work.
+//
+// # The file
+//
+// YAML (JSON is YAML too). Its keys are those of mcp.Config (documented
+// there and in package mcp) and the program's own; a key the program does
+// not know is refused, naming its line, so a misspelt setting is never
+// ignored. Durations are written with a unit (10s, 2m). Every key, with
+// its default:
+//
+//	# The program's own keys.
+//	listen: 127.0.0.1:8930          # the gateway, /healthz and /readyz
+//	metrics_listen: 127.0.0.1:9930  # /metrics; absent or "": no metrics
+//	tls:                            # both or neither; without: plain HTTP
+//	  cert_file: /etc/mcp-gateway/tls.crt
+//	  key_file: /etc/mcp-gateway/tls.key
+//	redis:                          # absent: everything in this process's memory
+//	  address: redis.internal:6379
+//	  password: ""                  # better: MCP_GATEWAY_REDIS_PASSWORD
+//	  db: 0
+//	  prefix: "apitwin:mcp:"        # replicas that share limits share a prefix
+//	timeouts:
+//	  read_header: 10s
+//	  read: 30s                     # the whole request, body included
+//	  write: 60s                    # a request still running at 9/10 of it is cancelled
+//	  idle: 120s                    # keep-alive connections
+//	  shutdown: 20s                 # requests running when told to stop get this long
+//	  shutdown_delay: 0s            # /readyz says 503 this long before the listener closes
+//	log:
+//	  level: info                   # debug (adds /healthz and /readyz requests), info, warn, error
+//
+//	# The gateway's keys (package mcp).
+//	upstream: https://git.example.com
+//	path: /mcp
+//	max_body_bytes: 1048576
+//	security:
+//	  ip_whitelist: []              # CIDR ranges or addresses; empty: everyone
+//	  blocked_ips: []
+//	  trusted_proxies: []           # load balancers whose X-Forwarded-For is believed
+//	  signing_secret: ""            # better: MCP_GATEWAY_SIGNING_SECRET
+//	  signature: ""                 # off, optional, required (default: required with a secret)
+//	  signature_window_seconds: 300
+//	  accept_body_only_signature: false
+//	  required_scopes: [api, read_user, read_repository]
+//	rate_limit:                     # per verified token
+//	  per_minute: 600
+//	  burst: 100
+//	  disabled: false
+//	verify:                         # callers' tokens, asked of the source-hosting API
+//	  ttl_seconds: 60               # the most a revoked token keeps working
+//	  negative_ttl_seconds: 60
+//	  per_ip_per_minute: 60
+//	  per_ip_burst: 20
+//	  per_minute: 300
+//	  burst: 50
+//	batch:
+//	  max_size: 100                 # at most rate_limit.burst
+//	  concurrency: 10
+//	memory:                         # this process's store (the fallback with Redis)
+//	  max_bytes: 67108864
+//	  max_claims: 1000000
+//	  max_buckets: 100000
+//
+// A configuration the program cannot run with is refused before anything
+// is bound: exit status 2 and a message naming each key that is wrong (and
+// the flag or variable it came from, when not the file).
+//
+// # What it serves
+//
+// On listen (over TLS when tls is set; the certificate is read on start):
+//
+//   - the gateway at path (POST /mcp);
+//   - GET /healthz: 200 "ok" while the process runs (a liveness probe);
+//   - GET /readyz: 200 {"status":"ready"}; 200 {"status":"degraded",
+//     "reason":"..."} while Redis cannot be reached; 503
+//     {"status":"stopping"} once told to stop. Degraded is still 200: the
+//     gateway serves from its own memory meanwhile (rate limits, token
+//     verdicts, seen signatures and the cache per replica, not shared),
+//     and taking every replica out of service because Redis is down would
+//     turn a loss of sharing into an outage. Alert on it instead (the
+//     reason is in the answer, the log and the metrics).
+//
+// On metrics_listen, plain HTTP (keep it on an internal address): GET
+// /metrics in Prometheus' text format: the gateway's counters,
+// mcp_gateway_requests_total, _refused_total, _calls_total,
+// _upstream_calls_total, _cache_hits_total, _verifications_total,
+// _verify_limited_total, _tokens_refused_total, _rate_limited_total,
+// _signatures_refused_total, _replays_refused_total and
+// _store_failures_total; the gauges mcp_gateway_store_degraded (1 while
+// Redis cannot be reached), mcp_gateway_in_flight_requests and
+// mcp_gateway_stopping; the histogram
+// mcp_gateway_request_duration_seconds{code="2xx"|"3xx"|"4xx"|"5xx"} of
+// the gateway's requests; and mcp_gateway_build_info.
+//
+// Every request is logged at info (the probes at debug): method, path
+// (without the query), status, duration_ms, bytes (of the answer), remote
+// (the connection's address) and request_id (X-Request-Id, when sent).
+// No other header is logged: never the Authorization header, a token, a
+// signature or the signing secret.
+//
+// Requests are bounded by the timeouts above and by 64 KiB of headers;
+// the body by max_body_bytes.
+//
+// # Stopping
+//
+// On SIGINT or SIGTERM it stops: /readyz answers 503, after
+// timeouts.shutdown_delay the listeners close, requests running get
+// timeouts.shutdown to finish, the Redis client closes, and it exits 0. If
+// requests were still running at the end they are cut off and it exits 1.
+// It exits 1 also when a listener fails, or when an address cannot be
+// bound (naming it).
+//
+// Behind a load balancer that polls /readyz, set shutdown_delay to a little
+// more than its polling interval, so that it stops sending requests before
+// the listener closes. On Kubernetes a preStop hook sleeping as long does
+// the same; keep terminationGracePeriodSeconds above shutdown_delay plus
+// shutdown.
+//
+// # One replica
+//
+// One process keeps everything in its memory, bounded by the memory keys:
+//
+//	MCP_GATEWAY_SIGNING_SECRET=$(cat /run/secrets/mcp-signing) \
+//	  mcp-gateway -listen :8930 -metrics-listen 127.0.0.1:9930 -upstream https://git.example.com
+//
+// A restart forgets rate limits, token verdicts and the cache (tokens are
+// verified again on their next request), and the signatures seen in the
+// last signature window: a request signed before a restart could be sent
+// once more after it, within that window. When that matters, use Redis
+// even for one replica.
+//
+// # Several replicas behind a proxy
+//
+// Replicas behind one load balancer share a Redis (mcp/mcpredis), so that
+// they act as one gateway: one rate limit per token across them, a token
+// revoked on one refused by all (at once when a call of its meets the
+// revocation upstream, else within verify.ttl_seconds), a signed request
+// accepted once whichever replica it reaches, one cache. Give every
+// replica:
+//
+//   - the same Redis address, db and prefix (MCP_GATEWAY_REDIS, or
+//     redis.*; the password in MCP_GATEWAY_REDIS_PASSWORD);
+//   - the same signing secret (MCP_GATEWAY_SIGNING_SECRET), so that a
+//     request signed for one is good at all, and a replay is refused by
+//     all;
+//   - security.trusted_proxies listing the load balancer's addresses, so
+//     that the caller's address (for ip_whitelist, blocked_ips and the
+//     per-address verification limit) is read from X-Forwarded-For; the
+//     header of anyone else is ignored;
+//   - the same configuration otherwise (rate_limit, verify, security): the
+//     shared state is only as consistent as the settings;
+//   - listen on every address (-listen :8930), and clocks kept in time
+//     (NTP): signatures and rate limits are dated by each replica's clock.
+//
+// For example, with this file on each replica:
+//
+//	upstream: https://git.example.com
+//	listen: ":8930"
+//	metrics_listen: ":9930"
+//	redis:
+//	  address: redis.internal:6379
+//	  prefix: "apitwin:mcp:prod:"
+//	security:
+//	  trusted_proxies: [10.0.0.0/24]
+//	  signature: required
+//	verify:
+//	  ttl_seconds: 30
+//	timeouts:
+//	  shutdown_delay: 10s
+//
+// and MCP_GATEWAY_SIGNING_SECRET and MCP_GATEWAY_REDIS_PASSWORD in the
+// environment. Point the balancer's health check at /readyz (any 200 is
+// in service) and its liveness check, if it has one, at /healthz.
+//
+// When Redis cannot be reached, each replica goes on serving from its own
+// memory (a request that meets the outage gives up on Redis after its
+// short timeouts, and Redis is tried again every few seconds): limits count per replica
+// meanwhile (so a token may get up to the limit times the replicas), and a
+// signed request could be accepted by each replica once. /readyz stays 200
+// but says "degraded" with the reason, mcp_gateway_store_degraded is 1 and
+// the log says when it started and ended. An unreachable Redis at start is
+// no error for the same reason: the replica starts degraded.
+package main

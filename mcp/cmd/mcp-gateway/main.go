@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/apitwin/apitwin/mcp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the program: it serves until ctx ends and returns the exit code,
+// 0 after a clean stop, 1 when serving failed, 2 for a configuration it
+// refuses.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	s, err := loadSettings(args, getenv, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "mcp-gateway: invalid configuration:%s\n", indent(err))
+		return 2
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: s.level}))
+	a, err := newApp(s, log)
+	if err != nil { // checked in loadSettings already; kept for safety
+		fmt.Fprintf(stderr, "mcp-gateway: invalid configuration:%s\n", indent(err))
+		return 2
+	}
+	l, err := a.listen()
+	if err != nil {
+		a.closeStore()
+		log.Error("cannot listen", "error", err)
+		fmt.Fprintf(stderr, "mcp-gateway: %v\n", err)
+		return 1
+	}
+	gatewayURL, metricsURL := a.urls(l)
+	line := "mcp-gateway listening url=" + gatewayURL
+	if metricsURL != "" {
+		line += " metrics=" + metricsURL
+	}
+	fmt.Fprintln(stdout, line)
+
+	signature := s.Gateway.Security.Signature
+	switch {
+	case signature != "":
+	case s.Gateway.Security.SigningSecret != "":
+		signature = mcp.SignatureRequired
+	default:
+		signature = mcp.SignatureOff
+	}
+	attrs := []any{"url", gatewayURL, "upstream", redactURL(s.Gateway.Upstream), "metrics", metricsURL,
+		"signature", string(signature), "tls", s.cert != nil}
+	if a.store != nil {
+		attrs = append(attrs, "store", "redis", "redis", s.Redis.Address)
+	} else {
+		attrs = append(attrs, "store", "memory")
+	}
+	log.Info("serving", attrs...)
+	if a.store != nil {
+		if err := a.gw.Ready(ctx); err != nil {
+			log.Warn("Redis cannot be reached yet; serving from memory until it can", "reason", err.Error())
+		}
+	} else if s.Redis != (redisConfig{}) {
+		log.Warn("redis settings without redis.address: state is kept in this process's memory")
+	}
+	for _, w := range s.warnings {
+		log.Warn(w)
+	}
+	return a.serve(ctx, l)
+}
+
+// redactURL is u without a password it may hold.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable)"
+	}
+	return p.Redacted()
+}
