@@ -113,7 +113,9 @@
 //
 // # What it serves
 //
-// On listen (over TLS when tls is set; the certificate is read on start):
+// On listen (over TLS when tls is set, HTTP/2 or HTTP/1.1, TLS 1.2 at
+// least; the certificate is read on start, so a renewed one needs a
+// restart):
 //
 //   - the gateway at path (POST /mcp);
 //   - GET /healthz: 200 "ok" while the process runs (a liveness probe);
@@ -153,6 +155,7 @@
 // timeouts.shutdown_delay the listeners close, requests running get
 // timeouts.shutdown to finish, the Redis client closes, and it exits 0. If
 // requests were still running at the end they are cut off and it exits 1.
+// A second signal ends it at once.
 // It exits 1 also when a listener fails, or when an address cannot be
 // bound (naming it).
 //

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,6 +49,7 @@ func TestProcesses(t *testing.T) {
 	t.Run("revoked token refused after the verification TTL", pt.revokedTokenAfterTTL)
 	t.Run("replayed signature refused by the other replica", pt.replayRefused)
 	t.Run("Redis unreachable", pt.redisUnreachable)
+	t.Run("stop: readyz 503 during the delay, a second signal ends it", pt.secondSignal)
 }
 
 type procTest struct {
@@ -61,6 +63,8 @@ type proc struct {
 	base    string
 	metrics string
 	logs    *logBuffer
+	exited  chan error // the process's end, once
+	ended   bool       // the test took its end from exited
 }
 
 // start runs the binary with the configuration file content (and flags)
@@ -88,6 +92,7 @@ func (pt *procTest) start(t *testing.T, config string, environ []string, args ..
 	// Standard output is read to its end, then the process waited for:
 	// first is its first line ("" if it ended without one).
 	first, exited := make(chan string, 1), make(chan error, 1)
+	p.exited = exited
 	go func() {
 		r := bufio.NewReader(stdout)
 		line, _ := r.ReadString('\n')
@@ -96,6 +101,9 @@ func (pt *procTest) start(t *testing.T, config string, environ []string, args ..
 		exited <- cmd.Wait()
 	}()
 	t.Cleanup(func() {
+		if p.ended {
+			return
+		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case err := <-exited:
@@ -337,5 +345,32 @@ func (pt *procTest) redisUnreachable(t *testing.T) {
 	}
 	if m := scrape(t, p.metrics); m["mcp_gateway_store_degraded"] != 1 {
 		t.Errorf("store_degraded %v, want 1", m["mcp_gateway_store_degraded"])
+	}
+}
+
+// After SIGTERM the process answers /readyz with 503 during
+// timeouts.shutdown_delay (a minute here), and a second SIGTERM ends it at
+// once.
+func (pt *procTest) secondSignal(t *testing.T) {
+	t.Parallel()
+	up := upstream(t)
+	p := pt.start(t, "upstream: "+up.URL()+"\ntimeouts:\n  shutdown_delay: 1m\n", nil)
+	stopping := p.logs.seen(`"msg":"shutting down"`)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-stopping
+	if code, _, body := get(t, p.base+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, `"stopping"`) {
+		t.Errorf("/readyz while stopping: %d %s", code, body)
+	}
+	listShop(t, p.url, up.Token()) // still served until the listener closes
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := <-p.exited
+	p.ended = true
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Errorf("after a second SIGTERM: %v, want killed by the signal", err)
 	}
 }

@@ -243,13 +243,6 @@ func (a *app) listen() (*listeners, error) {
 	if l.main, err = net.Listen("tcp", a.s.Listen); err != nil {
 		return nil, fmt.Errorf("listen %s: %w", a.s.Listen, err)
 	}
-	if a.s.cert != nil {
-		l.main = tls.NewListener(l.main, &tls.Config{
-			Certificates: []tls.Certificate{*a.s.cert},
-			MinVersion:   tls.VersionTLS12,
-			NextProtos:   []string{"h2", "http/1.1"},
-		})
-	}
 	if a.s.MetricsListen != "" {
 		if l.metrics, err = net.Listen("tcp", a.s.MetricsListen); err != nil {
 			l.main.Close()
@@ -296,7 +289,14 @@ func (a *app) serve(ctx context.Context, l *listeners) int {
 	main := a.newServer(a.handler())
 	var metrics *http.Server
 	failed := make(chan error, 2)
-	go func() { failed <- fmt.Errorf("gateway listener: %w", main.Serve(l.main)) }()
+	if a.s.cert != nil {
+		// ServeTLS with the certificate in TLSConfig: HTTP/2 and HTTP/1.1
+		// are offered as usual.
+		main.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*a.s.cert}, MinVersion: tls.VersionTLS12}
+		go func() { failed <- fmt.Errorf("gateway listener: %w", main.ServeTLS(l.main, "", "")) }()
+	} else {
+		go func() { failed <- fmt.Errorf("gateway listener: %w", main.Serve(l.main)) }()
+	}
 	if l.metrics != nil {
 		metrics = a.newServer(a.metricsHandler())
 		go func() { failed <- fmt.Errorf("metrics listener: %w", metrics.Serve(l.metrics)) }()
