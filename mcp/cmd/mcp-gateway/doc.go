@@ -52,7 +52,8 @@
 // there and in package mcp) and the program's own; a key the program does
 // not know is refused, naming its line, so a misspelt setting is never
 // ignored. Durations are written with a unit (10s, 2m). Every key, with
-// its default:
+// its default, or, where the comment says what leaving it out does, an
+// example:
 //
 //	# The program's own keys.
 //	listen: 127.0.0.1:8930          # the gateway, /healthz and /readyz
