@@ -103,8 +103,15 @@
 //
 // # Deploying
 //
-// A Gateway is an http.Handler: serve it from an http.Server with timeouts
-// on every phase. One replica keeps its state in memory (the default
+// The program mcp/cmd/mcp-gateway serves a Gateway as it is: a YAML file of
+// Config's keys with environment and flag overrides, TLS, /healthz and
+// /readyz, JSON request logs, Prometheus metrics on their own listener and
+// a graceful stop:
+//
+//	mcp-gateway -listen 127.0.0.1:8930 -upstream https://git.example.com [-redis 127.0.0.1:6379]
+//
+// A Gateway is also an http.Handler to serve from your own http.Server,
+// with timeouts on every phase. One replica keeps its state in memory (the default
 // MemoryStore). Several replicas behind a load balancer share one Redis
 // through mcpredis.Open as Config.Store: rate limits, token verdicts, seen
 // signatures and cached answers, so that 600 a minute per token stays 600
