@@ -1,6 +1,13 @@
 // Package fakerequire has the functions of package fakeassert, in the style
-// of testify's require: a failure stops the test (t.FailNow) instead of
-// letting it go on.
+// of testify's require: each reports a failure as fakeassert's does, then
+// stops the test with t.FailNow instead of letting it go on, so a test can
+// rely on what it checked:
+//
+//	fakerequire.Requested(t, srv, "POST /api/v4/projects")
+//	created := srv.RequestsTo("POST /api/v4/projects")[0]
+//
+// Every function is its fakeassert namesake followed by t.FailNow when that
+// returned false; see package fakeassert for what each checks.
 package fakerequire
 
 import (
@@ -73,4 +80,12 @@ func NoServerErrors(t require.TestingT, fake control.Controls, msgAndArgs ...any
 		h.Helper()
 	}
 	stop(t, fakeassert.NoServerErrors(t, fake, msgAndArgs...))
+}
+
+// NoPanics is fakeassert.NoPanics, stopping the test on failure.
+func NoPanics(t require.TestingT, fake control.Controls, msgAndArgs ...any) {
+	if h, ok := t.(tHelper); ok {
+		h.Helper()
+	}
+	stop(t, fakeassert.NoPanics(t, fake, msgAndArgs...))
 }
