@@ -60,8 +60,7 @@ const maxCallers = 4096
 
 // caller is one verified request's caller.
 type caller struct {
-	key    string   // hex SHA-256 of the token: the cache's key
-	digest string   // the same, for forgetting the token's verdict
+	digest string   // hex SHA-256 of the token: the key of its verdict and cached answers
 	who    *verdict // the token's id and user
 	up     *sourcehost.Client
 }
@@ -393,7 +392,7 @@ func cacheKey(c *caller, method string, p callParams) string {
 	canon, _ := json.Marshal(p) // plain structs: cannot fail
 	*co = saved
 	h := sha256.New()
-	h.Write([]byte(c.key))
+	h.Write([]byte(c.digest))
 	h.Write([]byte{0})
 	h.Write([]byte(method))
 	h.Write([]byte{0})
@@ -441,7 +440,7 @@ func (g *Gateway) callerFor(token, digest string, who *verdict) (*caller, error)
 			break
 		}
 	}
-	c := &caller{key: digest, digest: digest, who: who, up: up}
+	c := &caller{digest: digest, who: who, up: up}
 	g.callers[digest] = c
 	return c, nil
 }

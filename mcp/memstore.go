@@ -124,21 +124,23 @@ func (s *MemoryStore) bucket(key string, r Rate, now time.Time) *memBucket {
 func takeTokens(tokens *float64, at *time.Time, n int, r Rate, now time.Time) RateDecision {
 	perSecond := float64(r.PerMinute) / 60
 	if elapsed := now.Sub(*at).Seconds(); elapsed > 0 {
-		*tokens = math.Min(float64(r.Burst), *tokens+elapsed*perSecond)
+		*tokens = math.Min(float64(r.Burst), *tokens+float64(elapsed*perSecond)) // the conversion forbids a fused multiply-add, which Redis's Lua would not make
 		*at = now
 	}
-	d := RateDecision{Limit: r.PerMinute}
-	if *tokens >= float64(n) {
+	allowed := *tokens >= float64(n)
+	if allowed {
 		*tokens -= float64(n)
-		d.Allowed = true
 	}
-	return finishDecision(d, *tokens, n, r, now)
+	return r.Decision(allowed, *tokens, n, now)
 }
 
-// finishDecision fills the headers' figures from the tokens left.
-func finishDecision(d RateDecision, tokens float64, n int, r Rate, now time.Time) RateDecision {
+// Decision is the answer of a bucket of shape r that holds tokens after a
+// request for n was allowed or refused at now: the figures the
+// X-RateLimit-* headers show. Every Store answers through it (mcpredis
+// after its script has spent the tokens), so the figures agree.
+func (r Rate) Decision(allowed bool, tokens float64, n int, now time.Time) RateDecision {
 	perSecond := float64(r.PerMinute) / 60
-	d.Limit = r.PerMinute
+	d := RateDecision{Allowed: allowed, Limit: r.PerMinute}
 	d.Remaining = int(math.Max(0, math.Floor(tokens)))
 	d.Reset = now.Add(secondsFor(float64(r.Burst)-tokens, perSecond))
 	if !d.Allowed {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -183,7 +182,7 @@ func (s *Store) Take(ctx context.Context, key string, n int, r mcp.Rate, now tim
 	if err != nil {
 		return mcp.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
 	}
-	return decision(allowed, left, n, r, now), nil
+	return r.Decision(allowed, left, n, now), nil
 }
 
 func parseTake(res []any) (allowed bool, tokens float64, err error) {
@@ -200,32 +199,6 @@ func parseTake(res []any) (allowed bool, tokens float64, err error) {
 		return false, 0, fmt.Errorf("script answered tokens %q", t)
 	}
 	return a == 1, tokens, nil
-}
-
-// decision fills the headers' figures from the tokens left, as mcp's
-// finishDecision does (which is not exported; the conformance suite in
-// mcp/internal/storetest holds the two to the same figures).
-func decision(allowed bool, tokens float64, n int, r mcp.Rate, now time.Time) mcp.RateDecision {
-	perSecond := float64(r.PerMinute) / 60
-	d := mcp.RateDecision{Allowed: allowed, Limit: r.PerMinute}
-	d.Remaining = int(math.Max(0, math.Floor(tokens)))
-	d.Reset = now.Add(secondsFor(float64(r.Burst)-tokens, perSecond))
-	if !d.Allowed {
-		d.RetryAfter = secondsFor(float64(n)-tokens, perSecond)
-		if n > r.Burst {
-			d.RetryAfter = time.Minute // never passes; do not invite a busy loop
-		}
-	}
-	return d
-}
-
-// secondsFor is how long a bucket takes to gain tokens, rounded up to a
-// whole second.
-func secondsFor(tokens, perSecond float64) time.Duration {
-	if tokens <= 0 || perSecond <= 0 {
-		return 0
-	}
-	return time.Duration(math.Ceil(tokens/perSecond)) * time.Second
 }
 
 // Get returns the value under key while it lives (Redis expires it).
