@@ -150,6 +150,10 @@ func (s *Server) userInfo(r *http.Request) fakekit.Answer {
 }
 
 func (s *Server) publicKey(*http.Request) fakekit.Answer {
-	return fakekit.Answer{Status: http.StatusOK, Header: http.Header{"Cache-Control": {"public, max-age=300"}},
-		Body: cloudauth.JWKS{Keys: []cloudauth.JWK{cloudauth.PublicJWK(s.cfg.kid, &s.cfg.key.PublicKey)}}}
+	ks := s.keys.Load()
+	doc := cloudauth.JWKS{Keys: []cloudauth.JWK{cloudauth.PublicJWK(ks.current.kid, &ks.current.key.PublicKey)}}
+	if ks.previous != nil {
+		doc.Keys = append(doc.Keys, cloudauth.PublicJWK(ks.previous.kid, &ks.previous.key.PublicKey))
+	}
+	return fakekit.Answer{Status: http.StatusOK, Header: http.Header{"Cache-Control": {"public, max-age=300"}}, Body: doc}
 }

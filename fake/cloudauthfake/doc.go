@@ -11,9 +11,17 @@
 //
 // What it keeps: users with passwords, tenants, names, e-mail addresses,
 // roles and a locked flag (one user to start with: admin / changeme in the
-// default tenant); an RSA key pair, made when the fake is built unless
-// [WithKey] gives one, and its key id (the key's RFC 7638 thumbprint by
-// default); the tokens it revoked.
+// default tenant); the RSA key it signs with and its key id (the key's
+// RFC 7638 thumbprint by default); the tokens it revoked.
+//
+// The key: a fake given none ([WithKey]) signs with the process's key, a
+// 2048-bit RSA key made the first time a fake of the process needs it and
+// shared by every such fake, so that starting a fake costs about what a
+// bare httptest server does (making a key takes tens of milliseconds). It
+// is never fixed nor written anywhere: a token a fake of another process
+// signed does not verify here. [Server.RotateKey] rotates one fake's key
+// (to a fresh key unless given one); the key document then lists the new
+// key and the one before it, whose tokens verify until they expire.
 //
 // What it does as the gateway does:
 //
@@ -31,7 +39,8 @@
 //     Both answer 401 with WWW-Authenticate: Bearer error="invalid_token"
 //     for a missing, forged, expired or revoked token.
 //   - GET /csp/gateway/am/api/auth/token-public-key publishes the public key
-//     as a JWKS document.
+//     as a JWKS document (after a rotation, the current key and the one
+//     before it).
 //   - Other paths answer 404, other methods 405, in the same error shape.
 //
 // Tokens are issued and expire on the fake's clock ([Server.Clock]), 30
@@ -57,7 +66,8 @@
 // ([Server.Requests], [Server.RequestsTo], [Server.ResetRequests]; each
 // entry names the caller), [Server.Reset], and [Server.Clock]. Seeding and
 // reading back: [Server.Load] with a [Seed], AddUser, SetLocked,
-// SetPassword, LookupUser, IssueToken, Sign, Revoke, Revoked, Issued.
+// SetPassword, LookupUser, IssueToken, Sign, Revoke, Revoked, Issued,
+// RotateKey.
 //
 // # Bounds
 //

@@ -1,7 +1,6 @@
 package cloudauthfake
 
 import (
-	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
@@ -14,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,6 +54,11 @@ type Server struct {
 
 	ep fakekit.Endpoint
 
+	// keys is what tokens are signed with and checked against; keyMu
+	// orders rotations.
+	keys  atomic.Pointer[keySet]
+	keyMu sync.Mutex
+
 	mu      sync.Mutex
 	users   map[userKey]*user
 	revoked map[string]time.Time // token id → its expiry, for pruning
@@ -85,10 +90,12 @@ type Option func(*config)
 // or with the code under test): tokens are issued and expire on it.
 func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
 
-// WithKey signs tokens with key under key id kid instead of a key pair made
-// when the fake is built (an empty kid is the key's RFC 7638 thumbprint).
-// Tests that start many fakes can share one key this way, as making a
-// 2048-bit RSA key takes tens of milliseconds.
+// WithKey signs tokens with key under key id kid (an empty kid is the
+// key's RFC 7638 thumbprint) instead of the process's key: a fake given no
+// key uses one made the first time a fake of this process needs it, and
+// shared by every such fake of the process. Bring a key to keep tokens of
+// one fake from verifying against another of the same process, or to sign
+// with a key the test holds. A nil key means the process's key.
 func WithKey(key *rsa.PrivateKey, kid string) Option {
 	return func(c *config) { c.key, c.kid = key, kid }
 }
@@ -129,8 +136,9 @@ func WithFault(route string, f control.Fault) Option {
 // few hundred bytes.
 const DefaultMaxBody = 64 << 10
 
-// New returns a fake with one user, admin, in the default tenant. It makes
-// an RSA key pair unless WithKey gives one, and panics if it cannot.
+// New returns a fake with one user, admin, in the default tenant. Unless
+// WithKey gives a key, it signs with the process's key, made by the first
+// fake that needs it (see WithKey); New panics if that cannot be made.
 func New(opts ...Option) *Server {
 	cfg := config{lifetime: DefaultTokenLifetime, defaultTenant: DefaultTenant, adminPassword: AdminPassword}
 	cfg.limits.MaxBody = DefaultMaxBody
@@ -146,9 +154,9 @@ func New(opts ...Option) *Server {
 		cfg.defaultTenant = DefaultTenant
 	}
 	if cfg.key == nil {
-		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		key, err := processKey()
 		if err != nil {
-			panic(fmt.Sprintf("cloudauthfake: making a key pair: %v", err))
+			panic(err.Error())
 		}
 		cfg.key = key
 	}
@@ -156,6 +164,7 @@ func New(opts ...Option) *Server {
 		cfg.kid = Thumbprint(&cfg.key.PublicKey)
 	}
 	s := &Server{cfg: cfg}
+	s.keys.Store(&keySet{current: signingKey{kid: cfg.kid, key: cfg.key}})
 	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().Bind(s)})
 	s.cfg.clock = s.kit.Clock()
 	for _, rf := range cfg.faults {
@@ -281,11 +290,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.kit.Serve
 // Clock returns the fake's clock: advancing it makes tokens expire.
 func (s *Server) Clock() *clock.Fake { return s.cfg.clock }
 
-// PublicKey returns the key tokens are verified with.
-func (s *Server) PublicKey() *rsa.PublicKey { return &s.cfg.key.PublicKey }
+// PublicKey returns the key new tokens are verified with.
+func (s *Server) PublicKey() *rsa.PublicKey { return &s.keys.Load().current.key.PublicKey }
 
-// KeyID returns the key id (kid) tokens carry.
-func (s *Server) KeyID() string { return s.cfg.kid }
+// KeyID returns the key id (kid) new tokens carry.
+func (s *Server) KeyID() string { return s.keys.Load().current.kid }
 
 // TokenLifetime returns how long issued tokens are valid.
 func (s *Server) TokenLifetime() time.Duration { return s.cfg.lifetime }
@@ -315,8 +324,8 @@ func (s *Server) ResetRequests() { s.kit.ResetRequests() }
 
 // Reset puts the fake back as New left it: admin alone (with its
 // password), no token issued or revoked, no fault, an empty request log.
-// The key, the options and the clock stay, so tokens issued before still
-// verify against the key but are no longer known as revoked.
+// The keys (rotated ones included), the options and the clock stay, so
+// tokens issued before still verify but are no longer known as revoked.
 func (s *Server) Reset() {
 	s.kit.ClearFaults()
 	s.kit.ResetRequests()

@@ -77,9 +77,10 @@ func (s *Server) countIssued() {
 func (s *Server) Sign(claims jwt.Claims) (string, error) { return s.sign(claims) }
 
 func (s *Server) sign(claims jwt.Claims) (string, error) {
+	k := s.keys.Load().current
 	t := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
-	t.Header["kid"] = s.cfg.kid
-	return t.SignedString(s.cfg.key)
+	t.Header["kid"] = k.kid
+	return t.SignedString(k.key)
 }
 
 // Issued returns how many tokens the fake has issued.
@@ -124,17 +125,19 @@ func (s *Server) Revoked(raw string) bool {
 
 var errRevoked = errors.New("token has been revoked")
 
-// check verifies a token as the gateway does: its own key, RS256, not
-// expired on the fake's clock, not revoked.
+// check verifies a token as the gateway does: signed RS256 by a key it
+// publishes, not expired on the fake's clock, not revoked.
 func (s *Server) check(raw string) (*tokenClaims, error) {
 	var cl tokenClaims
 	p := jwt.NewParser(jwt.WithValidMethods([]string{"RS256"}), jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(s.cfg.clock.Now))
 	_, err := p.ParseWithClaims(raw, &cl, func(t *jwt.Token) (any, error) {
-		if kid, _ := t.Header["kid"].(string); kid != s.cfg.kid {
+		kid, _ := t.Header["kid"].(string)
+		pub, ok := s.keys.Load().lookup(kid)
+		if !ok {
 			return nil, fmt.Errorf("unknown key id %q", kid)
 		}
-		return &s.cfg.key.PublicKey, nil
+		return pub, nil
 	})
 	if err != nil {
 		return nil, err
