@@ -136,8 +136,9 @@ type Endpoint struct {
 
 	mu   sync.Mutex
 	test *httptest.Server // Start, StartTLS
-	srv  *http.Server     // Serve, Listen
+	srv  *http.Server     // Serve, Listen, StartInMemory
 	lis  net.Listener
+	mem  *http.Client // the client wired to lis, when lis is in memory
 	url  string
 	all  []func() // closes every server started, newest last
 }
@@ -177,9 +178,25 @@ func (e *Endpoint) StartTLSQuiet(tb testing.TB, h http.Handler) string {
 	return e.setTest(s)
 }
 
+// StartInMemory serves h on a new MemListener named name until the test
+// ends (or Close) and returns its URL ("http://name.invalid"), which only
+// HTTPClient's client reaches: no socket, no port.
+func (e *Endpoint) StartInMemory(tb testing.TB, name string, h http.Handler) string {
+	tb.Helper()
+	u, stop := e.serve(NewMemListener(name), h)
+	tb.Cleanup(stop)
+	return u
+}
+
 // Serve serves h on l, with the Endpoint's Timeouts, until Close, and
-// returns the URL it answers at ("http://" and l's address).
+// returns the URL it answers at ("http://" and l's address). On a
+// MemListener, HTTPClient returns the client that reaches it.
 func (e *Endpoint) Serve(l net.Listener, h http.Handler) string {
+	u, _ := e.serve(l, h)
+	return u
+}
+
+func (e *Endpoint) serve(l net.Listener, h http.Handler) (url string, stop func()) {
 	s := &http.Server{Handler: h}
 	e.Timeouts.configure(s)
 	var cs conns
@@ -187,11 +204,24 @@ func (e *Endpoint) Serve(l net.Listener, h http.Handler) string {
 	go func() { _ = s.Serve(l) }()
 	u := "http://" + l.Addr().String()
 	grace := e.Timeouts.withDefaults().Grace
+	var mem *http.Client
+	if ml, ok := l.(*MemListener); ok {
+		mem = ml.HTTPClient()
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			shutdown(s, &cs, grace)
+			if mem != nil {
+				mem.CloseIdleConnections()
+			}
+		})
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.test, e.srv, e.lis, e.url = nil, s, l, u
-	e.all = append(e.all, func() { shutdown(s, &cs, grace) })
-	return u
+	e.test, e.srv, e.lis, e.mem, e.url = nil, s, l, mem, u
+	e.all = append(e.all, stop)
+	return u, stop
 }
 
 // Listen serves h on addr ("127.0.0.1:8080"; port 0 picks a free one) as
@@ -222,7 +252,7 @@ func ListenTCP(addr string) (net.Listener, error) {
 func (e *Endpoint) setTest(s *httptest.Server) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.test, e.srv, e.lis, e.url = s, nil, nil, s.URL
+	e.test, e.srv, e.lis, e.mem, e.url = s, nil, nil, nil, s.URL
 	e.all = append(e.all, func() { closeTest(s) })
 	return s.URL
 }
@@ -290,6 +320,26 @@ func (e *Endpoint) Addr() net.Addr {
 		return e.lis.Addr()
 	}
 	return nil
+}
+
+// HTTPClient returns the http.Client a client of the server needs: the one
+// wired to its in-memory listener, or one that trusts its certificate when
+// it serves over TLS; nil when any client reaches it.
+func (e *Endpoint) HTTPClient() *http.Client {
+	e.mu.Lock()
+	mem := e.mem
+	e.mu.Unlock()
+	if mem != nil {
+		return mem
+	}
+	return e.TLSClient()
+}
+
+// InMemory reports whether the server serves on an in-memory listener.
+func (e *Endpoint) InMemory() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.mem != nil
 }
 
 // TLSClient returns an http.Client that trusts the server's certificate

@@ -1,0 +1,103 @@
+package fakekit
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// MemListener is a net.Listener whose connections are in-memory pipes:
+// a fake served on one touches no socket and no port, so a suite that
+// starts tens of thousands of fakes never waits for the kernel to free a
+// port, and two suites never compete for one. Clients reach it through
+// Dial, DialContext or HTTPClient.
+type MemListener struct {
+	addr memAddr
+
+	mu     sync.Mutex
+	closed bool
+	queue  chan net.Conn // server ends, waiting for Accept
+	done   chan struct{} // closed by Close
+}
+
+// NewMemListener returns a listener named name ("erpfake"); its address is
+// name + ".invalid", a host no resolver answers (RFC 6761), so a client
+// that is not wired to the listener fails at once with "no such host"
+// rather than reaching something else.
+func NewMemListener(name string) *MemListener {
+	return &MemListener{
+		addr:  memAddr(name + ".invalid"),
+		queue: make(chan net.Conn),
+		done:  make(chan struct{}),
+	}
+}
+
+// ErrMemListenerClosed is what dialling a closed MemListener returns.
+var ErrMemListenerClosed = errors.New("fakekit: in-memory listener closed")
+
+// Accept waits for the next connection.
+func (l *MemListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.queue:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops accepting; connections already made stay open until their
+// ends close them (as with TCP).
+func (l *MemListener) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.closed = true
+		close(l.done)
+	}
+	return nil
+}
+
+// Addr returns the listener's address (network "memory").
+func (l *MemListener) Addr() net.Addr { return l.addr }
+
+// DialContext connects to the listener, whatever network and address are
+// asked for (an http.Transport passes the URL's host): it is the
+// DialContext of a transport or gRPC dialer wired to the listener. It
+// waits for Accept as long as ctx allows.
+func (l *MemListener) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.queue <- server:
+		return client, nil
+	case <-l.done:
+	case <-ctx.Done():
+		_ = client.Close()
+		_ = server.Close()
+		return nil, ctx.Err()
+	}
+	_ = client.Close()
+	_ = server.Close()
+	return nil, ErrMemListenerClosed
+}
+
+// Dial connects to the listener.
+func (l *MemListener) Dial() (net.Conn, error) { return l.DialContext(context.Background(), "", "") }
+
+// HTTPClient returns an http.Client whose every connection goes to the
+// listener, with keep-alive as a client of a loopback server has.
+func (l *MemListener) HTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		DialContext:       l.DialContext,
+		ForceAttemptHTTP2: false,
+		MaxIdleConns:      100,
+		IdleConnTimeout:   IdleTimeout,
+	}}
+}
+
+// memAddr is a MemListener's address.
+type memAddr string
+
+func (memAddr) Network() string  { return "memory" }
+func (a memAddr) String() string { return string(a) }
