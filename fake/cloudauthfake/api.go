@@ -4,7 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"maps"
+	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -84,9 +88,18 @@ type loginBody struct {
 }
 
 func (s *Server) login(r *http.Request) fakekit.Answer {
+	if a, ok := refuseMediaType(r); !ok {
+		return a
+	}
 	var body loginBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		return errorAnswer(r, http.StatusBadRequest, "The request body is not valid JSON")
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(&body); err != nil {
+		return errorAnswer(r, http.StatusBadRequest, badJSON)
+	}
+	// One JSON value and nothing after it but white space, as the
+	// gateway's JSON reader insists.
+	if _, err := dec.Token(); err != io.EOF {
+		return errorAnswer(r, http.StatusBadRequest, badJSON)
 	}
 	if body.Username == nil || body.Password == nil {
 		return errorAnswer(r, http.StatusBadRequest, "username and password are required")
@@ -109,6 +122,50 @@ func (s *Server) login(r *http.Request) fakekit.Answer {
 		"token_type":   "bearer",
 		"expires_in":   int64(s.cfg.lifetime.Seconds()),
 	})
+}
+
+// badJSON is the gateway's message for a body it cannot read as JSON.
+const badJSON = "The request body is not valid JSON"
+
+// refuseMediaType refuses a body the gateway would not read as JSON: one
+// whose Content-Type is neither application/json nor a +json type. A body
+// without a Content-Type is read as JSON. The answer is the gateway's 415
+// "Content type '<type>' not supported", the type written as the gateway
+// writes it (parameters joined with ';', no spaces).
+func refuseMediaType(r *http.Request) (fakekit.Answer, bool) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return fakekit.Answer{}, true
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return fakekit.Answer{}, true
+	}
+	shown := strings.TrimSpace(ct)
+	if err == nil {
+		keys := slices.Sorted(maps.Keys(params))
+		var b strings.Builder
+		b.WriteString(mt)
+		for _, k := range keys {
+			b.WriteString(";" + k + "=" + params[k])
+		}
+		shown = b.String()
+	}
+	return errorAnswer(r, http.StatusUnsupportedMediaType, "Content type '"+oneLine(shown)+"' not supported"), false
+}
+
+// oneLine keeps a text the caller sent printable and short in a message.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	if len(s) > 100 {
+		s = strings.ToValidUTF8(s[:100], "")
+	}
+	return s
 }
 
 // caller verifies the request's bearer token and names its subject in the

@@ -26,6 +26,9 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST " + cloudauth.LogoutPath + "\nAuthorization: Bearer eyJhbGciOiJub25lIn0.e30.",
 		"GET " + cloudauth.PublicKeyPath + "\n===\nDELETE " + cloudauth.LoginPath + "\n===\nGET /nowhere",
 		"POST " + cloudauth.LoginPath + "\n\n" + strings.Repeat("[", 100_000),
+		"POST " + cloudauth.LoginPath + "\nContent-Type: text/plain; charset=\"utf-8\"\n\n{\"username\":\"admin\",\"password\":\"changeme\"}",
+		"POST " + cloudauth.LoginPath + "\nContent-Type: application/json\n\n{\"username\":\"admin\",\"password\":\"changeme\"}garbage",
+		"POST " + cloudauth.LoginPath + "\nContent-Type: \x00;;\n\n{}",
 	}
 	fakekit.FuzzHTTP(f, seeds, func(t *testing.T) *fakekit.FuzzTarget {
 		srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))

@@ -294,3 +294,46 @@ func TestTLSCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoginRefusesWhatTheGatewayRefuses (issue 20, defect 6): a login body
+// sent as anything but JSON, or with anything after the JSON object, is
+// refused as the gateway refuses it, in its error shape, and issues no
+// token.
+func TestLoginRefusesWhatTheGatewayRefuses(t *testing.T) {
+	t.Parallel()
+	srv := start(t)
+	const good = `{"username":"admin","password":"changeme"}`
+	for _, tc := range []struct {
+		name, contentType, body string
+		status                  int
+		message                 string
+	}{
+		{"text/plain", "text/plain", good, 415, "Content type 'text/plain' not supported"},
+		{"text/plain with a charset", "text/plain; charset=utf-8", good, 415, "Content type 'text/plain;charset=utf-8' not supported"},
+		{"a form", "application/x-www-form-urlencoded", good, 415, "Content type 'application/x-www-form-urlencoded' not supported"},
+		{"a bad media type", "json", good, 415, "Content type 'json' not supported"},
+		{"trailing garbage", "application/json", good + `garbage`, 400, "The request body is not valid JSON"},
+		{"a second object", "application/json", good + ` {}`, 400, "The request body is not valid JSON"},
+		{"two bodies", "application/json", good + good, 400, "The request body is not valid JSON"},
+	} {
+		resp, m := send(t, "POST", srv.URL()+cloudauth.LoginPath, tc.body, http.Header{"Content-Type": {tc.contentType}})
+		if resp.StatusCode != tc.status || m["statusCode"] != float64(tc.status) || m["message"] != tc.message ||
+			m["requestId"] == "" || m["requestId"] != resp.Header.Get("X-Request-Id") || m["access_token"] != nil {
+			t.Errorf("%s: %d %v", tc.name, resp.StatusCode, m)
+		}
+	}
+	if srv.Issued() != 0 {
+		t.Fatalf("%d tokens issued", srv.Issued())
+	}
+	// What the gateway takes: JSON, with a charset or a +json type, with
+	// white space after it, and (as curl --json does not always send one)
+	// without a Content-Type.
+	for _, h := range []http.Header{
+		{"Content-Type": {"application/json"}}, {"Content-Type": {"application/json; charset=UTF-8"}},
+		{"Content-Type": {"application/vnd.api+json"}}, nil,
+	} {
+		if resp, m := send(t, "POST", srv.URL()+cloudauth.LoginPath, good+"\r\n\t ", h); resp.StatusCode != 200 {
+			t.Errorf("%v: %d %v", h, resp.StatusCode, m)
+		}
+	}
+}
