@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,14 @@ func (g *Gateway) GoString() string { return g.String() }
 
 // LogValue is String, for slog.
 func (g *Gateway) LogValue() slog.Value { return slog.StringValue(g.String()) }
+
+// ClientAddr returns the address of r's caller as the gateway judges it:
+// RemoteAddr, or, when that is a trusted proxy (Security.TrustedProxies),
+// the nearest X-Forwarded-For hop that is not one. It reports false for an
+// address that cannot be parsed, which the gateway refuses. A program
+// serving the gateway logs this address rather than RemoteAddr, which
+// behind a proxy is the proxy's.
+func (g *Gateway) ClientAddr(r *http.Request) (netip.Addr, bool) { return g.ips.clientAddr(r) }
 
 // ServeHTTP answers one HTTP request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {

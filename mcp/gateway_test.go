@@ -240,6 +240,34 @@ func TestIPAccessControl(t *testing.T) {
 	}
 }
 
+// ClientAddr is the address the access lists judge, for programs to log:
+// behind a trusted proxy, the caller's, not the proxy's.
+func TestClientAddr(t *testing.T) {
+	t.Parallel()
+	gw, err := mcp.NewGateway(mcp.Config{Upstream: "http://git.example.com/api/v4", Security: mcp.SecurityConfig{TrustedProxies: []string{"198.51.100.0/24"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ remote, xff, want string }{
+		{"203.0.113.9:5000", "", "203.0.113.9"},
+		{"203.0.113.9:5000", "192.0.2.1", "203.0.113.9"}, // not from a proxy: not believed
+		{"198.51.100.4:5000", "", "198.51.100.4"},
+		{"198.51.100.4:5000", "192.0.2.1, 198.51.100.5", "192.0.2.1"},
+		{"198.51.100.4:5000", "[2001:db8::7]:4711", "2001:db8::7"},
+		{"198.51.100.4:5000", "not-an-address", ""},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		req.RemoteAddr = tc.remote
+		if tc.xff != "" {
+			req.Header.Set("X-Forwarded-For", tc.xff)
+		}
+		got, ok := gw.ClientAddr(req)
+		if (tc.want == "") == ok || ok && got.String() != tc.want {
+			t.Errorf("%s via %q: %v %v, want %q", tc.remote, tc.xff, got, ok, tc.want)
+		}
+	}
+}
+
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -143,7 +143,9 @@
 //
 // Every request is logged at info (the probes at debug): method, path
 // (without the query), status, duration_ms, bytes (of the answer), remote
-// (the connection's address) and request_id (X-Request-Id, when sent).
+// (the connection's address), client (the caller's address read through
+// security.trusted_proxies, when it is not remote's) and request_id
+// (X-Request-Id, when sent).
 // No other header is logged: never the Authorization header, a token, a
 // signature or the signing secret.
 //

@@ -457,6 +457,39 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	}
 }
 
+// Behind a trusted proxy the request line names the caller the access
+// lists judged ("client"), beside the proxy's address ("remote").
+func TestLogsTheCallerBehindAProxy(t *testing.T) {
+	t.Parallel()
+	up := upstream(t)
+	cfg := writeFile(t, "gateway.yaml", "security:\n  trusted_proxies: [127.0.0.0/8]\n")
+	in := start(t, env(), "-config", cfg, "-listen", "127.0.0.1:0", "-upstream", up.URL())
+	if code, _, answer := post(t, in.url, up.Token(), listProjects, "X-Forwarded-For", "203.0.113.9", "X-Request-Id", "via-proxy"); code != 200 {
+		t.Fatalf("%d %s", code, answer)
+	}
+	if code, _, answer := post(t, in.url, up.Token(), listProjects, "X-Request-Id", "direct"); code != 200 {
+		t.Fatalf("%d %s", code, answer)
+	}
+	if code := in.stop(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	seen := map[string]any{}
+	for _, l := range in.logs.lines(t) {
+		if id, ok := l["request_id"].(string); ok {
+			seen[id] = l["client"]
+			if !strings.HasPrefix(l["remote"].(string), "127.0.0.1:") {
+				t.Errorf("remote %v", l["remote"])
+			}
+		}
+	}
+	if seen["via-proxy"] != "203.0.113.9" {
+		t.Errorf("through the proxy: client %v, want 203.0.113.9", seen["via-proxy"])
+	}
+	if c, ok := seen["direct"]; !ok || c != nil {
+		t.Errorf("straight from the proxy's address: client %v (logged: %t), want none (it is the remote)", c, ok)
+	}
+}
+
 // On stop, /readyz says 503 during timeouts.shutdown_delay, the request
 // running is answered, and the exit code is 0.
 func TestStopDrains(t *testing.T) {

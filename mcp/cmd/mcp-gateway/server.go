@@ -130,6 +130,11 @@ func (a *app) logRequest(r *http.Request, rec *recorder, start time.Time, level 
 		slog.Int64("bytes", rec.bytes),
 		slog.String("remote", r.RemoteAddr),
 	}
+	// Behind a trusted proxy RemoteAddr is the proxy's: log the caller the
+	// access lists judged too.
+	if client, ok := a.gw.ClientAddr(r); ok && client.String() != remoteHost(r.RemoteAddr) {
+		attrs = append(attrs, slog.String("client", client.String()))
+	}
 	if id := r.Header.Get("X-Request-Id"); id != "" {
 		if len(id) > maxRequestIDLen {
 			id = id[:maxRequestIDLen]
@@ -334,4 +339,12 @@ func (a *app) serve(ctx context.Context, l *listeners) int {
 	a.closeStore()
 	a.log.Info("stopped", "exit_code", code)
 	return code
+}
+
+// remoteHost is RemoteAddr without its port.
+func remoteHost(remote string) string {
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		return host
+	}
+	return remote
 }
