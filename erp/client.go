@@ -28,11 +28,12 @@ const APIKeyHeader = "ERPAPIKEY"
 
 // Client talks to one ERP. It is safe for concurrent use.
 type Client struct {
-	api  *rest.Client // {root}/api/index.php
-	web  *rest.Client // {root}: the web root and its login form
-	root string
-	key  string
-	sess *session // nil unless WithLogin
+	api    *rest.Client // {root}/api/index.php
+	web    *rest.Client // {root}: the web root and its login form
+	root   string
+	key    string
+	bearer bool     // the key travels as a bearer token
+	sess   *session // nil unless WithLogin
 }
 
 // RateLimit is what a response said about the caller's rate limit. The ERP
@@ -52,6 +53,7 @@ type options struct {
 	user     string
 	password string
 	login    bool
+	bearer   bool // the key goes in Authorization: Bearer
 }
 
 func restOption(o rest.Option) Option { return func(s *options) error { return o(&s.rest) } }
@@ -68,6 +70,20 @@ func WithAPIKey(key string) Option {
 			return errors.New("API key contains a line break")
 		}
 		o.key = key
+		return nil
+	}
+}
+
+// WithBearerAPIKey authenticates every API call with an API key sent as
+// "Authorization: Bearer <key>", which the ERP reads when the ERPAPIKEY
+// header is absent: for proxies and gateways that pass only the standard
+// header on. It replaces WithAPIKey; use one or the other.
+func WithBearerAPIKey(key string) Option {
+	return func(o *options) error {
+		if err := WithAPIKey(key)(o); err != nil {
+			return err
+		}
+		o.bearer = true
 		return nil
 	}
 }
@@ -145,7 +161,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, errors.New("erp: WithAPIKey and WithLogin exclude each other; choose one")
 	}
 	root := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), APIPath)
-	c := &Client{key: o.key}
+	c := &Client{key: o.key, bearer: o.bearer}
 
 	web := o.rest
 	web.Service = "erp"
@@ -166,6 +182,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	api.IsError = pageInsteadOfJSON
 	api.Transient = notAnAPIRefusal
 	switch {
+	case o.key != "" && o.bearer:
+		api.Authorize = func(h http.Header) { h["Authorization"] = []string{"Bearer " + o.key} }
 	case o.key != "":
 		api.Authorize = func(h http.Header) { h[APIKeyHeader] = []string{o.key} }
 	case o.login:
@@ -218,6 +236,8 @@ func (c *Client) RateLimit() RateLimit { return c.api.RateLimit() }
 func (c *Client) String() string {
 	auth := "none"
 	switch {
+	case c.key != "" && c.bearer:
+		auth = "bearer api key " + rest.Redacted
 	case c.key != "":
 		auth = "api key " + rest.Redacted
 	case c.sess != nil:

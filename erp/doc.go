@@ -14,7 +14,9 @@
 //
 // # Authentication
 //
-// [WithAPIKey] sends the key in the ERPAPIKEY header. [WithLogin] posts the
+// [WithAPIKey] sends the key in the ERPAPIKEY header; [WithBearerAPIKey]
+// sends it as "Authorization: Bearer <key>", which the ERP reads as well
+// (for proxies that pass only standard headers on). [WithLogin] posts the
 // web login form ({root}/index.php, fields username and password) before
 // the first call and sends the session cookie with every call. When a call
 // is refused with 401, the client logs in again (once, however many calls

@@ -77,7 +77,7 @@ func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
 
 // The messages of the authentication stage, as the ERP words them.
 const (
-	msgNoCredential = "Failed to login to API. No parameter 'HTTP_ERPAPIKEY' on HTTP header (and no parameter ERPAPIKEY in URL)."
+	msgNoCredential = "Failed to login to API. Neither parameter 'HTTP_ERPAPIKEY' nor 'Authentication: Bearer' found on HTTP header (and no parameter ERPAPIKEY in URL)."
 	msgBadKey       = "Error user not valid (not found with api key or bad status or bad validity dates) (conf->entity=1)"
 )
 
@@ -124,17 +124,21 @@ func (s *Server) runLocked(r *http.Request, run step) (fakekit.Answer, string) {
 	return run(c), c.user.login
 }
 
-// authenticate finds the caller: an API key (header ERPAPIKEY, or the
-// ERPAPIKEY or api_key query parameter), else a live web session. It
-// returns an error answer when there is none.
+// authenticate finds the caller: an API key (header ERPAPIKEY, else the
+// ERPAPIKEY or api_key query parameter, else "Authorization: Bearer
+// <key>"), else a live web session. It returns an error answer when there
+// is none.
 func (s *Server) authenticate(c *call) *fakekit.Answer {
 	key := c.r.Header.Get("ERPAPIKEY")
 	if key == "" {
-		q := c.r.URL.Query()
+		q := query(c.r)
 		key = q.Get("ERPAPIKEY")
 		if key == "" {
 			key = q.Get("api_key")
 		}
+	}
+	if key == "" {
+		key = bearer(c.r.Header.Get("Authorization"))
 	}
 	if key != "" {
 		u := c.st.keys[key]
@@ -151,6 +155,16 @@ func (s *Server) authenticate(c *call) *fakekit.Answer {
 	}
 	a := apiError(http.StatusUnauthorized, msgNoCredential)
 	return &a
+}
+
+// bearer is the credential of an "Authorization: Bearer <key>" header (the
+// word in any case, then spaces), or "".
+func bearer(h string) string {
+	word, rest, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(word, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(rest)
 }
 
 // created answers a create: the new record, or (WithBareCreateIDs) its

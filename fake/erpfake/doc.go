@@ -14,9 +14,10 @@
 // their customer and supplier codes, products, invoices and orders with
 // their lines.
 //
-// What it checks, as the ERP does: an API key (header ERPAPIKEY, or the
-// ERPAPIKEY or api_key query parameter) or a live session cookie
-// (ERPSESSID, from the login form at /index.php), else 401; a third party
+// What it checks, as the ERP does: an API key (header ERPAPIKEY, else the
+// ERPAPIKEY or api_key query parameter, else "Authorization: Bearer
+// <key>") or a live session cookie (ERPSESSID, from the login form at
+// /index.php), else 401; a third party
 // needs a name; a product needs a ref, unique ignoring case, and a label;
 // an invoice's socid must name a third party and its lines existing
 // products; totals are computed from the lines (each line's amounts rounded
@@ -24,12 +25,25 @@
 // and get their final ref when validated (FA2611-0001, CO2611-0001); a
 // second validation is 304, nothing done; orders go draft → validated →
 // closed, and a draft cannot be closed; only administrators manage users,
-// and no user can delete or disable their own account; a missing record is
-// 404 ("Not Found: Invoice not found"). Bodies must be JSON (anything else
+// and no user can delete or disable their own account, nor can anyone take
+// a user's admin flag away ("Reseting the admin status of a user is not
+// possible using the API"), so the last administrator stays one; a missing
+// record is 404 ("Not Found: Invoice not found"; "Account not found" for
+// an update of a user). A path whose first segment names no API the ERP
+// has (/api/index.php/nowhere) is 501 with the text "API not found (failed
+// to include API file)", as the ERP's index.php prints it, not JSON; an
+// unknown path under a known API is 404 in the JSON shape. Bodies must be JSON (anything else
 // is 403, as the ERP's Restler layer answers). Lists honour limit (default
 // 100; 0 for all), page (from 0), sortfield (columns, comma-separated),
 // sortorder, sqlfilters, pagination_data, and each resource's own (mode,
 // status, thirdparty_ids).
+//
+// The query string is read as PHP reads it: a + is a space, %XX a byte, and
+// a % not followed by two hex digits stays a % (curl users send
+// (t.nom:like:'%cme%') unencoded). A filter that is not valid UTF-8 once
+// decoded ('%acme%' holds the escape %ac) is refused with 400 rather than
+// applied to something the caller did not write; no filter is ever
+// dropped.
 //
 // sqlfilters: the grammar is on the parser (sqlfilter.go): criteria
 // (t.field:op:value) joined by and/or with parentheses; operators = != <>

@@ -58,7 +58,7 @@ var invoices = func() *collection[*invoice] {
 }()
 
 func listInvoices(in *input) step {
-	q := in.r.URL.Query()
+	q := query(in.r)
 	lq, fail := parseList(q, invoices)
 	if fail != nil {
 		return fails(*fail)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -46,7 +47,15 @@ func parseList[T interface{ recID() int64 }](q url.Values, coll *collection[T]) 
 	}
 	lq.limit, lq.page = max(lq.limit, 0), max(lq.page, 0)
 
-	tree, err := parseFilter(q.Get("sqlfilters"))
+	filter := q.Get("sqlfilters")
+	if !utf8.ValidString(filter) {
+		// A raw % followed by two hex digits ('%acme%' starts with %ac)
+		// decodes to a byte that is not text: refused rather than applied
+		// to something other than what the caller wrote.
+		a := badRequest("Error when validating parameter sqlfilters -> the filter is not valid UTF-8 once URL-decoded; a literal % must be sent as %25")
+		return nil, &a
+	}
+	tree, err := parseFilter(filter)
 	if err == nil {
 		lq.match, err = compileFilter(tree, coll.fields)
 	}
@@ -133,7 +142,7 @@ func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.An
 // listOp is the operation of a list without parameters of its own.
 func listOp[T interface{ recID() int64 }](coll *collection[T], items func(*state) []T) operation {
 	return func(in *input) step {
-		lq, fail := parseList(in.r.URL.Query(), coll)
+		lq, fail := parseList(query(in.r), coll)
 		if fail != nil {
 			return fails(*fail)
 		}

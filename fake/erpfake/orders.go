@@ -57,7 +57,7 @@ var orders = func() *collection[*order] {
 }()
 
 func listOrders(in *input) step {
-	q := in.r.URL.Query()
+	q := query(in.r)
 	lq, fail := parseList(q, orders)
 	if fail != nil {
 		return fails(*fail)

@@ -73,7 +73,7 @@ var products = &collection[*product]{
 }
 
 func listProducts(in *input) step {
-	q := in.r.URL.Query()
+	q := query(in.r)
 	lq, fail := parseList(q, products)
 	if fail == nil {
 		var mode int64

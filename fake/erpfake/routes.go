@@ -18,6 +18,34 @@ type routeSet struct {
 	ops    []apiOp
 }
 
+// knownAPI reports whether path (under the API root) names an API class
+// the ERP has, by its first segment: /invoices/…, /explorer/…. The ERP
+// includes a class's file by that segment, and answers a segment it has no
+// file for with 501 before its router runs.
+func (set *routeSet) knownAPI(path string) bool {
+	rest, ok := strings.CutPrefix(path, apiRoot+"/")
+	if !ok {
+		return true // the API root itself: the router's own 404
+	}
+	class, _, _ := strings.Cut(rest, "/")
+	if class == "" || class == "explorer" {
+		return true
+	}
+	for _, op := range set.ops {
+		if strings.HasPrefix(op.path, "/"+class+"/") || op.path == "/"+class {
+			return true
+		}
+	}
+	return false
+}
+
+// noAPIFile is the ERP's answer to a path whose first segment names no API
+// class: its index.php prints this line as text with the status 501, before
+// the REST layer (and its JSON errors) is reached.
+func noAPIFile() fakekit.Answer {
+	return fakekit.Answer{Status: http.StatusNotImplemented, Raw: []byte("API not found (failed to include API file)"), ContentType: "text/html; charset=UTF-8"}
+}
+
 // apiOp describes one API route for the explorer.
 type apiOp struct {
 	method, path, summary string
@@ -102,6 +130,10 @@ var routeTable = sync.OnceValue(func() *routeSet {
 		}
 		if !s.APIEnabled() {
 			fakekit.WriteAnswer(w, moduleOff())
+			return
+		}
+		if !set.knownAPI(r.URL.Path) {
+			fakekit.WriteAnswer(w, noAPIFile())
 			return
 		}
 		if allowed := rt.Allowed(r); len(allowed) > 0 {

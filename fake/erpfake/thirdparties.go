@@ -73,7 +73,7 @@ var thirdparties = &collection[*thirdparty]{
 }
 
 func listThirdparties(in *input) step {
-	q := in.r.URL.Query()
+	q := query(in.r)
 	lq, fail := parseList(q, thirdparties)
 	if fail == nil {
 		var mode int64

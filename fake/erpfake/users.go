@@ -69,12 +69,29 @@ var users = &collection[*user]{
 
 // mayManageUsers is the ERP's user-management permission: administrators
 // have it; the fake gives it to no one else.
-func (c *call) mayManageUsers(what string) *fakekit.Answer {
+// It answers the ERP's refusal, msg.
+func (c *call) mayManageUsers(msg string) *fakekit.Answer {
 	if c.user.admin {
 		return nil
 	}
-	a := apiError(http.StatusForbidden, "User "+what+" not allowed for login "+c.user.login)
+	a := apiError(http.StatusForbidden, msg)
 	return &a
+}
+
+// readOnlyUserFields are the properties of a user the API never sets: the
+// ERP refuses a create or an update that carries one with 405.
+var readOnlyUserFields = []string{"pass_crypted", "pass_indatabase", "pass_indatabase_crypted", "pass_temp", "api_key"}
+
+// readOnlyField answers the refusal of the first read-only property b
+// carries, or nil.
+func readOnlyField(b *body) *fakekit.Answer {
+	for _, f := range readOnlyUserFields {
+		if _, given := b.fields[f]; given {
+			a := apiError(http.StatusMethodNotAllowed, "The property "+f+" can't be set/modified using the APIs")
+			return &a
+		}
+	}
+	return nil
 }
 
 func getUser(c *call, id int64) fakekit.Answer {
@@ -105,7 +122,10 @@ func readUserPatch(b *body) userPatch {
 func createUser(in *input) step {
 	p := readUserPatch(in.body)
 	return func(c *call) fakekit.Answer {
-		if fail := c.mayManageUsers("creation"); fail != nil {
+		if fail := c.mayManageUsers("User creation not allowed for login " + c.user.login); fail != nil {
+			return *fail
+		}
+		if fail := readOnlyField(in.body); fail != nil {
 			return *fail
 		}
 		if p.login.v == "" {
@@ -130,15 +150,23 @@ func updateUser(in *input) step {
 	}
 	p := readUserPatch(in.body)
 	return func(c *call) fakekit.Answer {
-		if fail := c.mayManageUsers("modification"); fail != nil {
+		if fail := c.mayManageUsers("User update not allowed"); fail != nil {
 			return *fail
 		}
-		u, fail := findByID(c.st.users, id, "User")
+		u, fail := findByID(c.st.users, id, "Account")
 		if fail != nil {
+			return *fail
+		}
+		if fail := readOnlyField(in.body); fail != nil {
 			return *fail
 		}
 		if msg := in.body.problem(); msg != "" {
 			return badRequest(msg)
+		}
+		if p.admin.set && !p.admin.v && u.admin {
+			// The ERP lets no one take the admin flag away through the
+			// API, which also keeps the last administrator one.
+			return apiError(http.StatusForbidden, "Reseting the admin status of a user is not possible using the API")
 		}
 		if u == c.user && p.enabled.set && !p.enabled.v {
 			return apiError(http.StatusForbidden, "Users cannot disable their own account")
@@ -166,7 +194,7 @@ func updateUser(in *input) step {
 }
 
 func deleteUser(c *call, id int64) fakekit.Answer {
-	if fail := c.mayManageUsers("deletion"); fail != nil {
+	if fail := c.mayManageUsers("Not allowed"); fail != nil {
 		return *fail
 	}
 	u, fail := findByID(c.st.users, id, "User")

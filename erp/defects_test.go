@@ -1,0 +1,64 @@
+package erp_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/apitwin/apitwin/erp"
+)
+
+func TestBearerAPIKey(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	srv := tg.needFake(t)
+	c := srv.Client(erp.WithBearerAPIKey(srv.APIKey()))
+	if _, err := c.GetUser(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	h := srv.RequestsTo(userGet)[0].Header
+	if h.Get("Authorization") != "Bearer "+srv.APIKey() || h.Get(erp.APIKeyHeader) != "" {
+		t.Fatalf("headers %v", h)
+	}
+	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%#v", c)} {
+		if strings.Contains(s, srv.APIKey()) || !strings.Contains(s, "bearer") {
+			t.Fatalf("client printed as %s", s)
+		}
+	}
+	if _, err := erp.New(srv.URL(), erp.WithBearerAPIKey(" ")); err == nil {
+		t.Fatal("an empty bearer key was taken")
+	}
+	_, err := srv.Client(erp.WithBearerAPIKey("not-a-key")).GetUser(ctx, 1)
+	if !errors.Is(err, erp.ErrUnauthorized) {
+		t.Fatalf("wrong bearer key: %v", err)
+	}
+}
+
+// The ERP's own words reach the caller: 404 "Account not found" for an
+// update of a user that does not exist, 501 for an API it does not have.
+func TestErrorsAsTheERPWordsThem(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	_, err := tg.c.UpdateUser(ctx, 987654, &erp.UpdateUserRequest{Job: erp.Ptr("x")})
+	var e *erp.Error
+	if !errors.Is(err, erp.ErrNotFound) || !errors.As(err, &e) || e.Message != "Not Found: Account not found" {
+		t.Fatalf("update of a missing user: %v", err)
+	}
+	err = tg.c.Do(ctx, http.MethodGet, "/nowhere", nil, nil, nil)
+	if !errors.Is(err, erp.ErrServer) || !errors.As(err, &e) || e.StatusCode != 501 || e.Message != "API not found (failed to include API file)" {
+		t.Fatalf("unknown API: %v", err)
+	}
+	if srv := tg.fake; srv != nil {
+		n := 0
+		for _, r := range srv.Requests() {
+			if r.Path == "/api/index.php/nowhere" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("a 501 was sent %d times", n)
+		}
+	}
+}
