@@ -12,8 +12,9 @@ import (
 )
 
 // target is where a behaviour test runs: the fake by default, or a real
-// server when SOURCEHOST_TEST_URL and SOURCEHOST_TEST_TOKEN are set (the
-// token needs the api scope; tests create projects with unique names).
+// server when SOURCEHOST_URL and SOURCEHOST_TOKEN (or SOURCEHOST_TEST_URL
+// and SOURCEHOST_TEST_TOKEN) are set (the token needs the api scope; tests
+// create projects with unique names).
 type target struct {
 	c    *sourcehost.Client
 	fake *sourcehostfake.Server // nil against a real server
@@ -21,7 +22,7 @@ type target struct {
 
 func newTarget(t *testing.T, opts ...sourcehostfake.Option) *target {
 	t.Helper()
-	if url, token := os.Getenv("SOURCEHOST_TEST_URL"), os.Getenv("SOURCEHOST_TEST_TOKEN"); url != "" && token != "" {
+	if url, token := realServer(); url != "" && token != "" {
 		c, err := sourcehost.New(url, sourcehost.WithToken(token))
 		if err != nil {
 			t.Fatal(err)
@@ -30,6 +31,17 @@ func newTarget(t *testing.T, opts ...sourcehostfake.Option) *target {
 	}
 	srv := sourcehostfake.Start(t, opts...)
 	return &target{c: srv.Client(), fake: srv}
+}
+
+// realServer is the address and token of a real server to run the
+// behaviour tests against, or "" and "".
+func realServer() (url, token string) {
+	for _, names := range [][2]string{{"SOURCEHOST_URL", "SOURCEHOST_TOKEN"}, {"SOURCEHOST_TEST_URL", "SOURCEHOST_TEST_TOKEN"}} {
+		if url, token = os.Getenv(names[0]), os.Getenv(names[1]); url != "" && token != "" {
+			return url, token
+		}
+	}
+	return "", ""
 }
 
 // needFake returns the fake, skipping the test against a real server,

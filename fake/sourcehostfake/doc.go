@@ -10,11 +10,19 @@
 //	srv.Clock().Advance(time.Minute)               // pipelines move on, rate-limit windows end
 //
 // What it keeps: users with personal access tokens and scopes (api,
-// read_api, read_user, read_repository, …), groups and members with access
-// levels, projects (by id or path, visibility, owned and starred), issues
+// read_api, read_user, read_repository, …), the current user (GET /user),
+// groups and members with access levels (a project's members through
+// /projects/:id/members and /members/all, added, changed and removed by
+// maintainers, owners only for the Owner level; a personal project's owner
+// cannot be removed: 403), projects (by id or path, visibility, owned and starred), issues
 // with per-project iids, merge requests (open, close, reopen, merge with a
 // real three-way file merge), webhooks and their deliveries, pipelines, and
 // repositories of branches and commits with files.
+//
+// Access levels are enforced as the real service enforces them: a guest
+// of a private project sees it and its issues but not its code (403), a
+// reporter reads the code and manages issues but cannot merge (403), a
+// developer pushes and merges, a maintainer manages hooks and members.
 //
 // What it checks as the real service does: a missing or unknown token is
 // 401, a token lacking the scope is 403 insufficient_scope, too little

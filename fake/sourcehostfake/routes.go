@@ -28,6 +28,14 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	handle("GET "+v4+"/projects/{id}", needRead, (*call).getProject)
 	handle("POST "+v4+"/projects/{id}/star", needWrite, (*call).starProject)
 
+	handle("GET "+v4+"/projects/{id}/members", needRead, (*call).listProjectMembers)
+	handle("GET "+v4+"/projects/{id}/members/all", needRead, (*call).listAllProjectMembers)
+	handle("GET "+v4+"/projects/{id}/members/{user_id}", needRead, (*call).getProjectMember)
+	handle("GET "+v4+"/projects/{id}/members/all/{user_id}", needRead, (*call).getInheritedProjectMember)
+	handle("POST "+v4+"/projects/{id}/members", needWrite, (*call).addProjectMember)
+	handle("PUT "+v4+"/projects/{id}/members/{user_id}", needWrite, (*call).editProjectMember)
+	handle("DELETE "+v4+"/projects/{id}/members/{user_id}", needWrite, (*call).removeProjectMember)
+
 	handle("GET "+v4+"/issues", needRead, (*call).listAllIssues)
 	handle("GET "+v4+"/projects/{id}/issues", needRead, (*call).listIssues)
 	handle("POST "+v4+"/projects/{id}/issues", needWrite, (*call).createIssue)

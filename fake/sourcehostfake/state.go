@@ -105,6 +105,8 @@ type project struct {
 	topics        []string
 	creator       *user
 	members       map[int64]int
+	memberSince   map[int64]time.Time // when each direct member was added
+	memberExpires map[int64]string    // a direct member's expires_at date, if any
 	starCount     int
 	createdAt     time.Time
 	lastActivity  time.Time
@@ -333,7 +335,8 @@ func pathFromName(name string) string {
 func (st *state) addProject(ns *namespace, creator *user, name, path, description, visibility, defaultBranch string) *project {
 	now := st.clock.Now()
 	p := &project{id: st.next("project"), name: name, path: path, description: description, ns: ns, visibility: visibility,
-		defaultBranch: defaultBranch, creator: creator, members: map[int64]int{}, createdAt: now, lastActivity: now,
+		defaultBranch: defaultBranch, creator: creator, members: map[int64]int{}, memberSince: map[int64]time.Time{},
+		memberExpires: map[int64]string{}, createdAt: now, lastActivity: now,
 		repo: repo{branches: map[string]*commit{}, commits: map[string]*commit{}}}
 	if ns.kind == "group" && creator != nil {
 		p.members[creator.id] = Maintainer
