@@ -230,12 +230,31 @@ func (s SecurityConfig) GoString() string { return s.String() }
 // LogValue is String, for slog.
 func (s SecurityConfig) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
+// ConfigError is one setting of a Config that is wrong: Key is its name as
+// the configuration file spells it ("rate_limit.burst"), Problem what is
+// wrong with it. Validate and NewGateway return every ConfigError at once,
+// joined; errors.As finds the first, and the joined error's
+// Unwrap() []error lists them all.
+type ConfigError struct {
+	Key     string
+	Problem string
+}
+
+func (e *ConfigError) Error() string { return e.Key + ": " + e.Problem }
+
+// Validate checks every setting of c as NewGateway does, without building
+// a gateway: nil, or an error naming each wrong setting (see ConfigError).
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
 // withDefaults fills zero values and checks every setting, naming each one
 // that is wrong in a single error.
 func (c Config) withDefaults() (Config, error) {
 	var errs []error
 	bad := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+		errs = append(errs, &ConfigError{Key: key, Problem: fmt.Sprintf(format, args...)})
 	}
 	if u, err := url.Parse(c.Upstream); c.Upstream == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("upstream", "must be the http or https base URL of the source-hosting API, got %q", c.Upstream)

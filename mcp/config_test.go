@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +84,38 @@ func TestConfigErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), key) {
 			t.Errorf("error does not name %s: %v", key, err)
 		}
+	}
+	// The same, typed: Validate finds what NewGateway would, and each
+	// wrong setting is a ConfigError naming its key.
+	verr := mcp.Config{
+		Upstream: "git.example.com",
+		Security: mcp.SecurityConfig{IPWhitelist: []string{"10.0.0.0/33"}, BlockedIPs: []string{"nope"}, Signature: "sometimes"},
+		Batch:    mcp.BatchConfig{MaxSize: 500},
+	}.Validate()
+	var first *mcp.ConfigError
+	if !errors.As(verr, &first) || first.Key != "upstream" || !strings.Contains(first.Problem, `"git.example.com"`) {
+		t.Errorf("errors.As: %#v from %v", first, verr)
+	}
+	var keys []string
+	var walk func(error)
+	walk = func(e error) {
+		if ce, ok := e.(*mcp.ConfigError); ok {
+			keys = append(keys, ce.Key)
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		} else if u := errors.Unwrap(e); u != nil {
+			walk(u)
+		}
+	}
+	walk(verr)
+	if want := []string{"upstream", "security.signature", "security.ip_whitelist", "security.blocked_ips", "batch.max_size"}; !slices.Equal(keys, want) {
+		t.Errorf("keys %v, want %v", keys, want)
+	}
+	if err := (mcp.Config{Upstream: "https://git.example.com/api/v4"}).Validate(); err != nil {
+		t.Errorf("a good configuration: %v", err)
 	}
 	if _, err := mcp.NewGateway(mcp.Config{Upstream: "https://x", Security: mcp.SecurityConfig{Signature: mcp.SignatureRequired}}); err == nil {
 		t.Error("signature required without a secret accepted")
