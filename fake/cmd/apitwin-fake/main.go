@@ -15,7 +15,8 @@
 //
 // ERP_ADMIN_PASSWORD sets the ERP admin's password, as in a deployment.
 // --seed loads data: "demo" for the built-in demo, or a JSON or YAML file in
-// the shape documented at fake.Seed.
+// the shape documented at fake.Seed. --erp-bare-create-ids makes the ERP
+// answer a create with the new record's bare id, as most ERP versions do.
 //
 // It prints one line per service, "<service> url=<url> <credential>=<value>
 // …", then "ready", and serves until SIGINT or SIGTERM, when it shuts down
@@ -76,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	mcpPort := fs.Int("mcp-port", 8930, "port of the mcp tool gateway (/mcp)")
 	seedArg := fs.String("seed", "", `data to load: "demo", or a JSON or YAML file (see fake.Seed)`)
 	frozen := fs.Bool("frozen-clock", false, "keep the fakes' clock still instead of following the wall clock")
+	erpBareIDs := fs.Bool("erp-bare-create-ids", false, "the ERP answers a create with the new record's bare id (12), as most ERP versions do, instead of the record")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apitwin-fake [flags]\n\nServes every apitwin fake on local ports until interrupted.\n\nFlags:")
 		fs.PrintDefaults()
@@ -97,6 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			MCP:        hostPort(*host, *mcpPort),
 		}),
 		fake.WithERP(erpfake.OptionsFromEnv(getenv)...),
+		fake.WithERP(erpOptions(*erpBareIDs)...),
 		fake.WithCloudAuth(cloudauthfake.WithAdminPassword(*cloudauthPassword)),
 	}
 	switch *seedArg {
@@ -153,6 +156,14 @@ func followWallClock(ctx context.Context, clk *clock.Fake) {
 			}
 		}
 	}
+}
+
+// erpOptions are the ERP fake's options the flags set.
+func erpOptions(bareCreateIDs bool) []erpfake.Option {
+	if bareCreateIDs {
+		return []erpfake.Option{erpfake.WithBareCreateIDs()}
+	}
+	return nil
 }
 
 func hostPort(host string, port int) string {
