@@ -1,0 +1,63 @@
+// Package workflow writes orchestration workflows as ordinary Go functions
+// on top of the orch worker's Decide model:
+//
+//	func Order(ctx workflow.Context, o Order) (Receipt, error) {
+//		ctx = workflow.WithActivityOptions(ctx, orch.ActivityOptions{StartToCloseTimeout: time.Minute})
+//		var charge string
+//		if err := workflow.ExecuteActivity(ctx, "ChargeCard", o).Get(ctx, &charge); err != nil {
+//			return Receipt{}, err
+//		}
+//		var ok Approval
+//		workflow.GetSignalChannel(ctx, "approve").Receive(ctx, &ok)
+//		if err := workflow.Sleep(ctx, time.Hour); err != nil {
+//			return Receipt{}, err
+//		}
+//		…
+//	}
+//
+//	workflow.Register(worker, "Order", Order)
+//
+// # How it runs
+//
+// The worker hands each workflow task to Decide with the run's whole
+// history. Decide runs the function from its start in coroutines (one
+// goroutine each, only one running at a time, in a fixed order) and feeds
+// it the history one completed workflow task at a time: the events the
+// task saw (activity results, timers fired, signals, a cancel request)
+// settle the futures and fill the channels the code waits on; when every
+// coroutine is blocked, the commands the code issued are checked against
+// the events that recorded that task's commands. After the last completed
+// task it feeds the new events, and the commands the code issues then are
+// the task's answer. Nothing is kept between tasks, so a worker that stops
+// and another that starts pick a run up where it stopped; the price is a
+// replay of the history on each task (keep histories short with
+// ContinueAsNewError).
+//
+// The code must therefore make the same calls in the same order on every
+// replay: no time.Now (use Now), no time.Sleep or timers of package time
+// (Sleep, NewTimer), no go statements, Go channels or select (Go, NewChannel,
+// GetSignalChannel, Selector), no random numbers, no map iteration whose
+// order matters, no I/O (do it in activities). A replay whose commands
+// differ from the history fails the workflow task with a
+// *NonDeterminismError naming the event and both sides; the service
+// retries the task, so a fixed deployment resumes the run. Replay (and
+// ReplayRun) run a recorded history against the current code: the test
+// to run before deploying a change.
+//
+// # Choices
+//
+// Activity and timer ids are one sequence ("1", "2", …) in the order the
+// code asks for them. Commands are matched to events by type and id
+// (activity type and id, timer id, scheduled event id, marker name); their
+// other attributes (inputs, timeouts) may change between versions. When
+// several cases of a Selector are ready, the one whose event came first in
+// the history wins. Canceling a context (WithCancel, or the workflow's
+// cancel request for the root context) cancels its timers, asks its
+// activities to stop and fails their futures with ErrCanceled at once, as
+// Temporal's default (not waiting for the cancellation's outcome); a
+// command canceled in the task that issued it is never sent. A signal whose
+// payload does not decode into the value asked for is skipped. Queries
+// replay the whole history known, then call the handler. A panic in
+// workflow code, or a code that blocks outside this package's calls,
+// fails or holds the workflow task, never the run.
+package workflow

@@ -1,0 +1,523 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/orchpb"
+)
+
+// body runs the workflow function on its input and returns the command
+// that closes the run.
+type body func(ctx Context, input *orchpb.Payloads) (*orchpb.Command, error)
+
+// command is one command the workflow code issued during a step.
+type command struct {
+	cmd     *orchpb.Command
+	dropped bool                         // canceled in the same task: never sent
+	matched func(ev *orchpb.HistoryEvent) // learns the event that recorded it
+}
+
+// execution is one replay of one workflow run: the coroutines of its code,
+// what they wait on, and the commands they issue.
+type execution struct {
+	body      body
+	info      Info
+	input     *orchpb.Payloads
+	now       time.Time
+	replaying bool
+
+	stamp         int64
+	seq           int64
+	seqCoroutines int64
+	coros         []*coroutine
+	started       bool
+	pending       []*command
+	closing       *orchpb.Command
+	closeErr      error
+
+	root       *cancelScope
+	activities map[int64]*activity // by scheduled event id
+	timers     map[string]*timer
+	signals    map[string]*channel
+	queries    map[string]func(args *orchpb.Payloads) (any, error)
+}
+
+func newExecution(b body) *execution {
+	e := &execution{
+		body:       b,
+		activities: map[int64]*activity{},
+		timers:     map[string]*timer{},
+		signals:    map[string]*channel{},
+		queries:    map[string]func(*orchpb.Payloads) (any, error){},
+	}
+	e.root = &cancelScope{e: e}
+	return e
+}
+
+func (e *execution) nextStamp() int64 {
+	e.stamp++
+	return e.stamp
+}
+
+func (e *execution) addCommand(cmd *orchpb.Command, matched func(*orchpb.HistoryEvent)) *command {
+	c := &command{cmd: cmd, matched: matched}
+	e.pending = append(e.pending, c)
+	return c
+}
+
+// applyInput feeds one event that is not the record of a command to the
+// workflow code's state.
+func (e *execution) applyInput(ev *orchpb.HistoryEvent) {
+	switch a := ev.GetAttributes().(type) {
+	case *orchpb.HistoryEvent_ActivityTaskCompletedEventAttributes, *orchpb.HistoryEvent_ActivityTaskFailedEventAttributes,
+		*orchpb.HistoryEvent_ActivityTaskTimedOutEventAttributes, *orchpb.HistoryEvent_ActivityTaskCanceledEventAttributes:
+		e.activityEvent(ev)
+	case *orchpb.HistoryEvent_TimerFiredEventAttributes:
+		if t := e.timers[a.TimerFiredEventAttributes.GetTimerId()]; t != nil {
+			t.f.settle(nil, nil)
+		}
+	case *orchpb.HistoryEvent_WorkflowExecutionSignaledEventAttributes:
+		var p *orchpb.Payload
+		if ps := a.WorkflowExecutionSignaledEventAttributes.GetInput().GetPayloads(); len(ps) > 0 {
+			p = ps[0]
+		}
+		it := item{payload: p}
+		if p == nil {
+			it.payload = nullPayload
+		}
+		e.signalChannel(a.WorkflowExecutionSignaledEventAttributes.GetSignalName()).push(it)
+	case *orchpb.HistoryEvent_WorkflowExecutionCancelRequestedEventAttributes:
+		e.root.cancel()
+	}
+}
+
+var nullPayload = &orchpb.Payload{Metadata: map[string][]byte{orch.MetadataEncoding: []byte(orch.EncodingNull)}}
+
+// step runs the workflow code until it blocks (starting it on the first
+// step) and returns the commands it issued, without those it dropped.
+func (e *execution) step() ([]*command, error) {
+	if !e.started {
+		e.started = true
+		ctx := &wctx{e: e, scope: e.root}
+		ctx.co = e.newCoroutine("root", func(*coroutine) {
+			cmd, err := e.body(ctx, e.input)
+			if err != nil {
+				e.closeErr = err
+				cmd = orch.FailWorkflowCommand(err) // stands in; the task fails with closeErr
+			}
+			e.addCommand(cmd, nil)
+			e.closing = cmd
+		})
+	}
+	if err := e.dispatch(); err != nil {
+		return nil, err
+	}
+	if e.closeErr != nil {
+		return nil, e.closeErr
+	}
+	out := make([]*command, 0, len(e.pending))
+	for _, c := range e.pending {
+		if !c.dropped {
+			out = append(out, c)
+		}
+	}
+	e.pending = nil
+	return out, nil
+}
+
+// wfTask is a workflow task the history records as completed.
+type wfTask struct {
+	startedID, completedID int64
+	time                   time.Time
+	commands               []*orchpb.HistoryEvent
+}
+
+// commandTask returns the WorkflowTaskCompleted event whose commands ev
+// records, or 0 when ev is not a command's record.
+func commandTask(ev *orchpb.HistoryEvent) int64 {
+	switch a := ev.GetAttributes().(type) {
+	case *orchpb.HistoryEvent_ActivityTaskScheduledEventAttributes:
+		return a.ActivityTaskScheduledEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_ActivityTaskCancelRequestedEventAttributes:
+		return a.ActivityTaskCancelRequestedEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_TimerStartedEventAttributes:
+		return a.TimerStartedEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_TimerCanceledEventAttributes:
+		return a.TimerCanceledEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_WorkflowExecutionCompletedEventAttributes:
+		return a.WorkflowExecutionCompletedEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_WorkflowExecutionFailedEventAttributes:
+		return a.WorkflowExecutionFailedEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_WorkflowExecutionCanceledEventAttributes:
+		return a.WorkflowExecutionCanceledEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_WorkflowExecutionContinuedAsNewEventAttributes:
+		return a.WorkflowExecutionContinuedAsNewEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_MarkerRecordedEventAttributes:
+		return a.MarkerRecordedEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes:
+		return a.UpsertWorkflowSearchAttributesEventAttributes.GetWorkflowTaskCompletedEventId()
+	}
+	return 0
+}
+
+// index reads the run's start and its completed workflow tasks, each with
+// the events that record its commands.
+func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
+	if len(history) == 0 {
+		return nil, errors.New("workflow: empty history")
+	}
+	st := history[0].GetWorkflowExecutionStartedEventAttributes()
+	if st == nil {
+		return nil, fmt.Errorf("workflow: history starts with event %d %s, not WorkflowExecutionStarted", history[0].GetEventId(), history[0].GetEventType())
+	}
+	e.info.WorkflowType = st.GetWorkflowType().GetName()
+	e.info.TaskQueue = st.GetTaskQueue()
+	e.info.Attempt = max(st.GetAttempt(), 1)
+	e.info.StartTime = history[0].GetEventTime().AsTime()
+	e.input = st.GetInput()
+
+	startedAt := map[int64]time.Time{}
+	byCompleted := map[int64]*wfTask{}
+	var tasks []*wfTask
+	last := int64(0)
+	for _, ev := range history {
+		if ev.GetEventId() <= last {
+			return nil, fmt.Errorf("workflow: history event ids are not increasing at event %d", ev.GetEventId())
+		}
+		last = ev.GetEventId()
+		switch a := ev.GetAttributes().(type) {
+		case *orchpb.HistoryEvent_WorkflowTaskStartedEventAttributes:
+			startedAt[ev.GetEventId()] = ev.GetEventTime().AsTime()
+		case *orchpb.HistoryEvent_WorkflowTaskCompletedEventAttributes:
+			t := &wfTask{startedID: a.WorkflowTaskCompletedEventAttributes.GetStartedEventId(), completedID: ev.GetEventId()}
+			t.time = startedAt[t.startedID]
+			tasks = append(tasks, t)
+			byCompleted[t.completedID] = t
+		}
+		if id := commandTask(ev); id > 0 {
+			t := byCompleted[id]
+			if t == nil {
+				return nil, fmt.Errorf("workflow: event %d %s names workflow task completed event %d, which the history does not have before it", ev.GetEventId(), ev.GetEventType(), id)
+			}
+			t.commands = append(t.commands, ev)
+		}
+	}
+	return tasks, nil
+}
+
+// run replays history: each completed task's commands are checked against
+// the code's; then, when upTo > 0, the events up to upTo (the current
+// task's WorkflowTaskStarted) are fed to the code and the new commands
+// returned. upTo < 0 feeds every event and returns nothing (a query).
+func (e *execution) run(history []*orchpb.HistoryEvent, upTo int64) ([]*orchpb.Command, error) {
+	tasks, err := e.index(history)
+	if err != nil {
+		return nil, err
+	}
+	next := 0
+	feed := func(limit int64) {
+		for next < len(history) && (limit < 0 || history[next].GetEventId() <= limit) {
+			e.applyInput(history[next])
+			next++
+		}
+	}
+	e.replaying = true
+	for _, t := range tasks {
+		if upTo > 0 && t.startedID >= upTo {
+			break
+		}
+		feed(t.startedID)
+		e.now = t.time
+		cmds, err := e.step()
+		if err != nil {
+			return nil, err
+		}
+		if err := match(cmds, t); err != nil {
+			return nil, err
+		}
+		if e.closing != nil {
+			return nil, nil
+		}
+	}
+	if upTo == 0 {
+		return nil, nil
+	}
+	feed(upTo)
+	if upTo > 0 {
+		e.replaying = false
+		for _, ev := range history {
+			if ev.GetEventId() == upTo {
+				e.now = ev.GetEventTime().AsTime()
+			}
+		}
+	}
+	cmds, err := e.step()
+	if err != nil || upTo < 0 {
+		return nil, err
+	}
+	out := make([]*orchpb.Command, len(cmds))
+	for i, c := range cmds {
+		out[i] = c.cmd
+	}
+	return out, nil
+}
+
+// match checks the commands the code issued in a replayed task against
+// the events that recorded the task's commands, in order.
+func match(cmds []*command, t *wfTask) error {
+	for i := range max(len(cmds), len(t.commands)) {
+		if i >= len(t.commands) {
+			return &NonDeterminismError{EventID: t.completedID, EventType: orchpb.EventType_WorkflowTaskCompleted,
+				History: "no further command", Code: describeCommand(cmds[i].cmd)}
+		}
+		ev := t.commands[i]
+		if i >= len(cmds) {
+			return &NonDeterminismError{EventID: ev.GetEventId(), EventType: ev.GetEventType(), History: describeEvent(ev), Code: "no command"}
+		}
+		if !sameCommand(cmds[i].cmd, ev) {
+			return &NonDeterminismError{EventID: ev.GetEventId(), EventType: ev.GetEventType(), History: describeEvent(ev), Code: describeCommand(cmds[i].cmd)}
+		}
+		if cmds[i].matched != nil {
+			cmds[i].matched(ev)
+		}
+	}
+	return nil
+}
+
+// NonDeterminismError says that the workflow code, replayed over its
+// history, did not issue the commands the history recorded: the code
+// changed in a way that breaks runs already under way (or reads the clock,
+// random numbers, map order or the outside world).
+type NonDeterminismError struct {
+	// EventID is the event that does not match; when the code issued a
+	// command the history does not have, the WorkflowTaskCompleted event
+	// after which it would have been recorded.
+	EventID   int64
+	EventType orchpb.EventType
+	// History is what the history recorded there, Code what the code did.
+	History string
+	Code    string
+}
+
+func (e *NonDeterminismError) Error() string {
+	if e.EventType == orchpb.EventType_WorkflowTaskCompleted {
+		return fmt.Sprintf("workflow: non-deterministic: the code issued %s, but the history records no further command after event %d (WorkflowTaskCompleted)", e.Code, e.EventID)
+	}
+	return fmt.Sprintf("workflow: non-deterministic: event %d records %s, but the code issued %s", e.EventID, e.History, e.Code)
+}
+
+func sameCommand(c *orchpb.Command, ev *orchpb.HistoryEvent) bool {
+	switch c.GetCommandType() {
+	case orchpb.CommandType_SCHEDULE_ACTIVITY_TASK:
+		a, b := c.GetScheduleActivityTaskCommandAttributes(), ev.GetActivityTaskScheduledEventAttributes()
+		return b != nil && a.GetActivityId() == b.GetActivityId() && a.GetActivityType().GetName() == b.GetActivityType().GetName()
+	case orchpb.CommandType_REQUEST_CANCEL_ACTIVITY_TASK:
+		b := ev.GetActivityTaskCancelRequestedEventAttributes()
+		return b != nil && c.GetRequestCancelActivityTaskCommandAttributes().GetScheduledEventId() == b.GetScheduledEventId()
+	case orchpb.CommandType_START_TIMER:
+		b := ev.GetTimerStartedEventAttributes()
+		return b != nil && c.GetStartTimerCommandAttributes().GetTimerId() == b.GetTimerId()
+	case orchpb.CommandType_CANCEL_TIMER:
+		b := ev.GetTimerCanceledEventAttributes()
+		return b != nil && c.GetCancelTimerCommandAttributes().GetTimerId() == b.GetTimerId()
+	case orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION:
+		return ev.GetEventType() == orchpb.EventType_WorkflowExecutionCompleted
+	case orchpb.CommandType_FAIL_WORKFLOW_EXECUTION:
+		return ev.GetEventType() == orchpb.EventType_WorkflowExecutionFailed
+	case orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION:
+		return ev.GetEventType() == orchpb.EventType_WorkflowExecutionCanceled
+	case orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
+		return ev.GetEventType() == orchpb.EventType_WorkflowExecutionContinuedAsNew
+	case orchpb.CommandType_RECORD_MARKER:
+		b := ev.GetMarkerRecordedEventAttributes()
+		return b != nil && c.GetRecordMarkerCommandAttributes().GetMarkerName() == b.GetMarkerName()
+	case orchpb.CommandType_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+		return ev.GetEventType() == orchpb.EventType_UpsertWorkflowSearchAttributes
+	}
+	return false
+}
+
+func describeCommand(c *orchpb.Command) string {
+	name := commandName(c.GetCommandType())
+	switch a := c.GetAttributes().(type) {
+	case *orchpb.Command_ScheduleActivityTaskCommandAttributes:
+		return fmt.Sprintf("%s %s (activity id %s)", name, a.ScheduleActivityTaskCommandAttributes.GetActivityType().GetName(), a.ScheduleActivityTaskCommandAttributes.GetActivityId())
+	case *orchpb.Command_StartTimerCommandAttributes:
+		return fmt.Sprintf("%s (timer id %s, %s)", name, a.StartTimerCommandAttributes.GetTimerId(), a.StartTimerCommandAttributes.GetStartToFireTimeout().AsDuration())
+	case *orchpb.Command_CancelTimerCommandAttributes:
+		return fmt.Sprintf("%s (timer id %s)", name, a.CancelTimerCommandAttributes.GetTimerId())
+	case *orchpb.Command_RequestCancelActivityTaskCommandAttributes:
+		return fmt.Sprintf("%s (scheduled event %d)", name, a.RequestCancelActivityTaskCommandAttributes.GetScheduledEventId())
+	case *orchpb.Command_RecordMarkerCommandAttributes:
+		return fmt.Sprintf("%s %s", name, a.RecordMarkerCommandAttributes.GetMarkerName())
+	}
+	return name
+}
+
+// commandName is a command type in the events' spelling:
+// SCHEDULE_ACTIVITY_TASK is ScheduleActivityTask.
+func commandName(t orchpb.CommandType) string {
+	var b strings.Builder
+	for _, w := range strings.Split(strings.ToLower(t.String()), "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+func describeEvent(ev *orchpb.HistoryEvent) string {
+	name := ev.GetEventType().String()
+	switch a := ev.GetAttributes().(type) {
+	case *orchpb.HistoryEvent_ActivityTaskScheduledEventAttributes:
+		return fmt.Sprintf("%s %s (activity id %s)", name, a.ActivityTaskScheduledEventAttributes.GetActivityType().GetName(), a.ActivityTaskScheduledEventAttributes.GetActivityId())
+	case *orchpb.HistoryEvent_TimerStartedEventAttributes:
+		return fmt.Sprintf("%s (timer id %s, %s)", name, a.TimerStartedEventAttributes.GetTimerId(), a.TimerStartedEventAttributes.GetStartToFireTimeout().AsDuration())
+	case *orchpb.HistoryEvent_TimerCanceledEventAttributes:
+		return fmt.Sprintf("%s (timer id %s)", name, a.TimerCanceledEventAttributes.GetTimerId())
+	case *orchpb.HistoryEvent_ActivityTaskCancelRequestedEventAttributes:
+		return fmt.Sprintf("%s (scheduled event %d)", name, a.ActivityTaskCancelRequestedEventAttributes.GetScheduledEventId())
+	case *orchpb.HistoryEvent_MarkerRecordedEventAttributes:
+		return fmt.Sprintf("%s %s", name, a.MarkerRecordedEventAttributes.GetMarkerName())
+	}
+	return name
+}
+
+// bodyOf adapts a typed workflow function.
+func bodyOf[In, Out any](fn func(Context, In) (Out, error)) body {
+	return func(ctx Context, input *orchpb.Payloads) (*orchpb.Command, error) {
+		var in In
+		if len(input.GetPayloads()) > 0 {
+			if err := orch.DecodePayload(input.GetPayloads()[0], &in); err != nil {
+				return orch.FailWorkflowCommand(orch.NonRetryable(fmt.Errorf("workflow %s: input: %w", GetInfo(ctx).WorkflowType, err))), nil
+			}
+		}
+		out, err := fn(ctx, in)
+		var can *ContinueAsNewError
+		switch {
+		case err == nil:
+			return orch.CompleteWorkflowCommand(out)
+		case errors.As(err, &can):
+			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue}
+			if can.WorkflowType != "" {
+				attrs.WorkflowType = &orchpb.WorkflowType{Name: can.WorkflowType}
+			}
+			if can.Input != nil {
+				p, err := orch.EncodePayloads(can.Input)
+				if err != nil {
+					return nil, fmt.Errorf("workflow: continue as new: %w", err)
+				}
+				attrs.Input = p
+			}
+			return &orchpb.Command{CommandType: orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
+				Attributes: &orchpb.Command_ContinueAsNewWorkflowExecutionCommandAttributes{ContinueAsNewWorkflowExecutionCommandAttributes: attrs}}, nil
+		case errors.Is(err, ErrCanceled) && must(ctx).e.root.canceled:
+			return orch.CancelWorkflowCommand(), nil
+		}
+		return orch.FailWorkflowCommand(err), nil
+	}
+}
+
+// New returns the orch.Workflow that runs fn, a workflow written as an
+// ordinary function, on the worker's Decide model: on each workflow task
+// fn is replayed from the start of the history (each completed task's
+// commands are checked against the ones fn issues, a *NonDeterminismError
+// when they differ), then fed the task's new events, and the commands it
+// issues beyond the history are the task's. Its Query replays the history
+// and calls the handler SetQueryHandler registered.
+//
+// fn's input is the workflow's first input payload (JSON; the zero In when
+// there is none). Returning a value completes the run with it; an error
+// fails it (an *orch.ApplicationError sets the failure's type and
+// non-retryable mark); ErrCanceled after a cancel request cancels it; a
+// *ContinueAsNewError continues it as a new run. A panic fails the
+// workflow task, which the service retries.
+func New[In, Out any](fn func(ctx Context, in In) (Out, error)) orch.Workflow {
+	b := bodyOf(fn)
+	return orch.Workflow{
+		Decide: func(_ context.Context, t *orch.WorkflowTask) ([]*orchpb.Command, error) {
+			e := newExecution(b)
+			defer e.stop()
+			e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
+			upTo := t.Raw.GetStartedEventId()
+			if upTo <= 0 {
+				upTo = lastTaskStarted(t.History)
+			}
+			if upTo <= 0 {
+				return nil, errors.New("workflow: the task's history has no WorkflowTaskStarted event")
+			}
+			return e.run(t.History, upTo)
+		},
+		Query: func(_ context.Context, t *orch.WorkflowTask, queryType string, args *orchpb.Payloads) (any, error) {
+			e := newExecution(b)
+			defer e.stop()
+			e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
+			if _, err := e.run(t.History, -1); err != nil {
+				return nil, err
+			}
+			h := e.queries[queryType]
+			if h == nil {
+				known := make([]string, 0, len(e.queries))
+				for k := range e.queries {
+					known = append(known, k)
+				}
+				slices.Sort(known)
+				return nil, fmt.Errorf("unknown query type %q (known: %s)", queryType, strings.Join(known, ", "))
+			}
+			return h(args)
+		},
+	}
+}
+
+func lastTaskStarted(history []*orchpb.HistoryEvent) int64 {
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].GetEventType() == orchpb.EventType_WorkflowTaskStarted {
+			return history[i].GetEventId()
+		}
+	}
+	return 0
+}
+
+// Register registers fn as the workflow type name of w (see New).
+func Register[In, Out any](w *orch.Worker, name string, fn func(ctx Context, in In) (Out, error)) error {
+	if fn == nil {
+		return errors.New("workflow: Register needs a function")
+	}
+	return w.RegisterWorkflow(name, New(fn))
+}
+
+// Replay runs fn over a recorded history (oldest event first, as
+// orch.Client.History gives it): every workflow task the history records
+// as completed is replayed and the commands fn issues are checked against
+// the recorded ones. It returns nil when fn reproduces the history, a
+// *NonDeterminismError naming the first event that differs, or the error
+// of a panic in fn. Run it in tests over histories of runs made with
+// earlier versions of the code, before deploying a change.
+func Replay[In, Out any](history []*orchpb.HistoryEvent, fn func(ctx Context, in In) (Out, error)) error {
+	if fn == nil {
+		return errors.New("workflow: Replay needs a function")
+	}
+	e := newExecution(bodyOf(fn))
+	defer e.stop()
+	_, err := e.run(history, 0)
+	return err
+}
+
+// ReplayRun fetches the history of a run from the service (runID "" is
+// the latest run) and replays fn over it (see Replay).
+func ReplayRun[In, Out any](ctx context.Context, c *orch.Client, workflowID, runID string, fn func(ctx Context, in In) (Out, error)) error {
+	var history []*orchpb.HistoryEvent
+	for ev, err := range c.History(ctx, workflowID, runID, nil) {
+		if err != nil {
+			return err
+		}
+		history = append(history, ev)
+	}
+	return Replay(history, fn)
+}
