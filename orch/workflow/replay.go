@@ -19,7 +19,7 @@ type body func(ctx Context, input *orchpb.Payloads) (*orchpb.Command, error)
 // command is one command the workflow code issued during a step.
 type command struct {
 	cmd     *orchpb.Command
-	dropped bool                         // canceled in the same task: never sent
+	dropped bool                          // canceled in the same task: never sent
 	matched func(ev *orchpb.HistoryEvent) // learns the event that recorded it
 }
 
