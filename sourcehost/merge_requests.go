@@ -30,6 +30,7 @@ type MergeRequest struct {
 	MergeCommitSHA          string     `json:"merge_commit_sha"`
 	DetailedMergeStatus     string     `json:"detailed_merge_status"`
 	ForceRemoveSourceBranch bool       `json:"force_remove_source_branch"`
+	UserNotesCount          int        `json:"user_notes_count"`
 	WebURL                  string     `json:"web_url"`
 	CreatedAt               time.Time  `json:"created_at"`
 	UpdatedAt               time.Time  `json:"updated_at"`

@@ -14,9 +14,13 @@
 // groups and members with access levels (a project's members through
 // /projects/:id/members and /members/all, added, changed and removed by
 // maintainers, owners only for the Owner level; a personal project's owner
-// cannot be removed: 403), projects (by id or path, visibility, owned and starred), issues
-// with per-project iids, merge requests (open, close, reopen, merge with a
-// real three-way file merge), webhooks and their deliveries, pipelines, and
+// cannot be removed: 403), projects (by id or path, visibility, owned and
+// starred), issues with per-project iids, merge requests (open, close,
+// reopen, merge with a real three-way file merge), notes on issues and
+// merge requests (internal ones seen by reporters and above only; a note's
+// author edits it, a maintainer may delete it; the system notes the fake
+// writes itself when an issue or merge request is closed, reopened or
+// merged, "closed", "reopened", "merged", cannot be changed), webhooks and their deliveries, pipelines, and
 // repositories of branches and commits with files.
 //
 // Access levels are enforced as the real service enforces them: a guest

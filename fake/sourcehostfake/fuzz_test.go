@@ -71,6 +71,9 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST /api/v4/projects/1/issues\nPRIVATE-TOKEN: alice-read\n\ntitle=x\n===\nPOST /api/v4/projects/1/star",
 		"POST /api/v4/projects/1/issues\nContent-Type: multipart/form-data; boundary=x\n\n--x\r\n",
 		"GET /api/v4/nowhere\n===\nDELETE /api/v4/projects",
+		// Issue 19: notes.
+		"POST /api/v4/projects/1/issues/1/notes\nContent-Type: application/json\n\n{\"body\":\"hi\",\"internal\":true}\n===\nPUT /api/v4/projects/1/issues/1/notes/1?body=edited\n===\nGET /api/v4/projects/1/issues/1/notes?sort=asc&order_by=updated_at\n===\nDELETE /api/v4/projects/1/issues/1/notes/1",
+		"POST /api/v4/projects/1/merge_requests/1/notes?body=x\n===\nPUT /api/v4/projects/1/merge_requests/1/merge\n===\nGET /api/v4/projects/1/merge_requests/1/notes/2\n===\nPUT /api/v4/projects/1/merge_requests/1/notes/2?body=y",
 		// Issue 19: members.
 		"POST /api/v4/projects/1/members\nContent-Type: application/json\n\n{\"user_id\":2,\"access_level\":30,\"expires_at\":\"2030-01-01\"}\n===\nPUT /api/v4/projects/1/members/2?access_level=50\n===\nGET /api/v4/projects/1/members/all?query=al&user_ids=2,99999999999999999999\n===\nDELETE /api/v4/projects/1/members/2",
 		"POST /api/v4/projects/1/members?username=alice&access_level=25\n===\nGET /api/v4/projects/1/members/all/1\n===\nGET /api/v4/projects/1/members/x",

@@ -73,3 +73,57 @@ func TestGitLabClientProjectMembers(t *testing.T) {
 		t.Fatalf("deleted member: %v", err)
 	}
 }
+
+func TestGitLabClientNotes(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"a.txt": "a"},
+		Branches:      []sourcehostfake.BranchSeed{{Name: "feature", Files: map[string]string{"b.txt": "b"}}},
+		Issues:        []sourcehostfake.IssueSeed{{Title: "bug"}},
+		MergeRequests: []sourcehostfake.MergeRequestSeed{{Title: "B", SourceBranch: "feature"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := gl.Notes.CreateIssueNote(pid, 1, &gitlab.CreateIssueNoteOptions{Body: gitlab.Ptr("first"), Internal: gitlab.Ptr(true)})
+	if err != nil || n.Body != "first" || !n.Internal || n.NoteableType != "Issue" || n.Author.Username != "root" || n.CreatedAt == nil {
+		t.Fatalf("create %+v %v", n, err)
+	}
+	if n, _, err = gl.Notes.UpdateIssueNote(pid, 1, n.ID, &gitlab.UpdateIssueNoteOptions{Body: gitlab.Ptr("edited")}); err != nil || n.Body != "edited" {
+		t.Fatalf("update %+v %v", n, err)
+	}
+	if n, _, err = gl.Notes.GetIssueNote(pid, 1, n.ID); err != nil || n.Body != "edited" {
+		t.Fatalf("get %+v %v", n, err)
+	}
+	if _, _, err := gl.Issues.UpdateIssue(pid, 1, &gitlab.UpdateIssueOptions{StateEvent: gitlab.Ptr("close")}); err != nil {
+		t.Fatal(err)
+	}
+	notes, resp, err := gl.Notes.ListIssueNotes(pid, 1, &gitlab.ListIssueNotesOptions{Sort: gitlab.Ptr("asc")})
+	if err != nil || len(notes) != 2 || resp.TotalItems != 2 || notes[1].Body != "closed" || !notes[1].System {
+		t.Fatalf("list %+v %v", notes, err)
+	}
+	if _, err := gl.Notes.DeleteIssueNote(pid, 1, n.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	mn, _, err := gl.Notes.CreateMergeRequestNote(pid, 1, &gitlab.CreateMergeRequestNoteOptions{Body: gitlab.Ptr("LGTM")})
+	if err != nil || mn.NoteableType != "MergeRequest" || mn.NoteableIID != 1 {
+		t.Fatalf("create MR note %+v %v", mn, err)
+	}
+	if mn, _, err = gl.Notes.UpdateMergeRequestNote(pid, 1, mn.ID, &gitlab.UpdateMergeRequestNoteOptions{Body: gitlab.Ptr("LGTM!")}); err != nil || mn.Body != "LGTM!" {
+		t.Fatalf("update MR note %+v %v", mn, err)
+	}
+	if _, _, err := gl.MergeRequests.AcceptMergeRequest(pid, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	mnotes, _, err := gl.Notes.ListMergeRequestNotes(pid, 1, nil)
+	if err != nil || len(mnotes) != 2 || mnotes[0].Body != "merged" || !mnotes[0].System {
+		t.Fatalf("MR notes %+v %v", mnotes, err)
+	}
+	if _, _, err := gl.Notes.GetMergeRequestNote(pid, 1, mn.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gl.Notes.DeleteMergeRequestNote(pid, 1, mn.ID); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -261,9 +261,11 @@ func (c *call) changeIssueState(is *issue, stateEvent string, now time.Time) str
 	switch {
 	case stateEvent == "close" && is.state == "opened":
 		is.state, is.closedAt, is.closedBy = "closed", &now, c.user
+		c.systemNoteOnIssue(is, "closed")
 		return "close"
 	case stateEvent == "reopen" && is.state == "closed":
 		is.state, is.closedAt, is.closedBy = "opened", nil, nil
+		c.systemNoteOnIssue(is, "reopened")
 		return "reopen"
 	}
 	return "update"

@@ -190,8 +190,10 @@ func (c *call) updateMergeRequest() fakekit.Answer {
 	switch {
 	case stateEvent == "close" && mr.state == "opened":
 		mr.state, mr.closedAt, mr.closedBy, action = "closed", &now, c.user, "close"
+		c.systemNoteOnMR(mr, "closed")
 	case stateEvent == "reopen" && mr.state == "closed":
 		mr.state, mr.closedAt, mr.closedBy, action = "opened", nil, nil, "reopen"
+		c.systemNoteOnMR(mr, "reopened")
 	}
 	mr.updatedAt = now
 	c.queueMREvent(mr, action)
@@ -248,6 +250,7 @@ func (c *call) merge(pr *project, mr *mergeRequest, sha, msg string, removeSourc
 	merged := c.st.commit(pr, mr.targetBranch, []*commit{tgt, src}, changes, msg, c.user.name, c.user.email)
 	now := c.st.clock.Now()
 	mr.state, mr.mergedAt, mr.mergedBy, mr.mergeCommitSHA, mr.updatedAt = "merged", &now, c.user, merged.sha, now
+	c.systemNoteOnMR(mr, "merged")
 	if removeSource && mr.sourceBranch != pr.defaultBranch {
 		delete(pr.repo.branches, mr.sourceBranch)
 	}
@@ -364,6 +367,7 @@ func (s *Server) seedMR(p *project, seed MergeRequestSeed) (*call, error) {
 	switch seed.State {
 	case "closed":
 		mr.state, mr.closedAt, mr.closedBy = "closed", &now, c.user
+		c.systemNoteOnMR(mr, "closed")
 		c.queueMREvent(mr, "close")
 	case "merged":
 		if fail := c.merge(p, mr, "", "", seed.RemoveSourceBranch); fail != nil {

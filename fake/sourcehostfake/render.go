@@ -194,7 +194,7 @@ func (c *call) renderIssue(is *issue) *issueJSON {
 		ID: is.id, IID: is.iid, ProjectID: is.project.id, Title: is.title, Description: is.description, State: is.state,
 		CreatedAt: stamp(is.createdAt), UpdatedAt: stamp(is.updatedAt), ClosedAt: stampPtr(is.closedAt),
 		ClosedBy: c.renderUser(is.closedBy), Labels: append([]string{}, is.labels...), Assignees: c.renderUsers(is.assignees),
-		Author: c.renderUser(is.author), Type: "ISSUE", Confidential: is.confidential,
+		Author: c.renderUser(is.author), Type: "ISSUE", Confidential: is.confidential, UserNotesCount: userNotes(is.notes),
 		WebURL:     c.base + "/" + is.project.fullPath() + "/-/issues/" + strconv.FormatInt(is.iid, 10),
 		References: referencesJSON{Short: ref, Relative: ref, Full: is.project.fullPath() + ref},
 	}
@@ -245,7 +245,7 @@ func (c *call) renderMR(mr *mergeRequest) *mergeRequestJSON {
 		ID: mr.id, IID: mr.iid, ProjectID: mr.project.id, Title: mr.title, Description: mr.description, State: mr.state,
 		CreatedAt: stamp(mr.createdAt), UpdatedAt: stamp(mr.updatedAt), MergedBy: c.renderUser(mr.mergedBy),
 		MergedAt: stampPtr(mr.mergedAt), ClosedBy: c.renderUser(mr.closedBy), ClosedAt: stampPtr(mr.closedAt),
-		TargetBranch: mr.targetBranch, SourceBranch: mr.sourceBranch, Author: c.renderUser(mr.author),
+		TargetBranch: mr.targetBranch, SourceBranch: mr.sourceBranch, Author: c.renderUser(mr.author), UserNotesCount: userNotes(mr.notes),
 		Assignees: c.renderUsers(mr.assignees), Reviewers: []*userJSON{}, SourceProjectID: mr.project.id,
 		TargetProjectID: mr.project.id, Labels: append([]string{}, mr.labels...), MergeStatus: "can_be_merged",
 		DetailedMergeStatus: "mergeable", ForceRemoveSourceBranch: mr.removeSourceBranch,

@@ -48,6 +48,8 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	handle("PUT "+v4+"/projects/{id}/merge_requests/{iid}", needWrite, (*call).updateMergeRequest)
 	handle("PUT "+v4+"/projects/{id}/merge_requests/{iid}/merge", needWrite, (*call).acceptMergeRequest)
 
+	noteRoutes(handle)
+
 	handle("GET "+v4+"/projects/{id}/hooks", needRead, (*call).listHooks)
 	handle("POST "+v4+"/projects/{id}/hooks", needWrite, (*call).addHook)
 	handle("GET "+v4+"/projects/{id}/hooks/{hook_id}", needRead, (*call).getHook)

@@ -136,6 +136,7 @@ type issue struct {
 	updatedAt    time.Time
 	closedAt     *time.Time
 	closedBy     *user
+	notes        []*note
 }
 
 type mergeRequest struct {
@@ -158,6 +159,24 @@ type mergeRequest struct {
 	mergedBy           *user
 	closedAt           *time.Time
 	closedBy           *user
+	notes              []*note
+}
+
+// note is a comment on an issue or a merge request, or a system note the
+// fake wrote itself on a change.
+type note struct {
+	id        int64
+	body      string
+	author    *user
+	system    bool
+	internal  bool
+	createdAt time.Time
+	updatedAt time.Time
+	// The issue or merge request it is on.
+	noteableType string // "Issue" or "MergeRequest"
+	noteableID   int64
+	noteableIID  int64
+	project      *project
 }
 
 type hook struct {
