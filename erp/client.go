@@ -167,11 +167,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	web.Service = "erp"
 	web.BaseURL = root
 	web.DecodeError = decodeError
-	for _, s := range []string{o.key, o.password} {
-		if s != "" {
-			web.Secrets = append(web.Secrets, s)
-		}
-	}
+	// The key and the password, as they are and as they travel (escaped in
+	// JSON, URL-encoded in the login form), never reach an error or a log.
+	web.Secrets = append(web.Secrets, secretForms(o.key, o.password)...)
 	wc, err := rest.New(web)
 	if err != nil {
 		return nil, err
@@ -187,7 +185,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	case o.key != "":
 		api.Authorize = func(h http.Header) { h[APIKeyHeader] = []string{o.key} }
 	case o.login:
-		c.sess = &session{user: o.user, password: o.password}
+		c.sess = &session{user: o.user, password: o.password, redact: redactor(o.password)}
 		api.Authorize = c.sess.authorize
 	}
 	ac, err := rest.New(api)
@@ -232,8 +230,9 @@ func (c *Client) BaseURL() string { return c.root }
 // carried any.
 func (c *Client) RateLimit() RateLimit { return c.api.RateLimit() }
 
-// String describes the client without its credentials.
-func (c *Client) String() string {
+// String describes the client without its credentials. It has a value
+// receiver so that a Client printed by value does not show them either.
+func (c Client) String() string {
 	auth := "none"
 	switch {
 	case c.key != "" && c.bearer:
@@ -247,7 +246,10 @@ func (c *Client) String() string {
 }
 
 // GoString is String, so that %#v does not print credentials either.
-func (c *Client) GoString() string { return c.String() }
+func (c Client) GoString() string { return c.String() }
+
+// LogValue logs the client as String describes it.
+func (c Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
 // Ping checks that the ERP answers: GET on its root URL, which is
 // available when it answers 200.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
 func TestBearerAPIKey(t *testing.T) {
@@ -59,6 +60,43 @@ func TestErrorsAsTheERPWordsThem(t *testing.T) {
 		}
 		if n != 1 {
 			t.Fatalf("a 501 was sent %d times", n)
+		}
+	}
+}
+
+// Every create reads the new record whether the server answers it or its
+// bare id (as most ERP versions do), with numbers as strings or as JSON
+// numbers.
+func TestCreatesReadBareIDs(t *testing.T) {
+	t.Parallel()
+	for _, opts := range [][]erpfake.Option{
+		{erpfake.WithBareCreateIDs()},
+		{erpfake.WithBareCreateIDs(), erpfake.WithNativeNumbers()},
+		{erpfake.WithNativeNumbers()},
+		nil,
+	} {
+		srv := erpfake.Start(t, opts...)
+		c := srv.Client()
+		u, err := c.CreateUser(ctx, &erp.CreateUserRequest{Login: "jdoe", Lastname: "Doe"})
+		if err != nil || u.ID != 2 || u.Lastname != "Doe" {
+			t.Fatalf("%d options: user %+v %v", len(opts), u, err)
+		}
+		tp, err := c.CreateThirdparty(ctx, &erp.CreateThirdpartyRequest{Name: "Acme", Client: erp.Customer})
+		if err != nil || tp.ID != 1 || tp.Name != "Acme" {
+			t.Fatalf("%d options: third party %+v %v", len(opts), tp, err)
+		}
+		p, err := c.CreateProduct(ctx, &erp.CreateProductRequest{Ref: "W", Label: "Widget", Price: dec("2.5")})
+		if err != nil || p.ID != 1 || !p.Price.Equal(dec("2.5")) {
+			t.Fatalf("%d options: product %+v %v", len(opts), p, err)
+		}
+		lines := []erp.LineRequest{{ProductID: p.ID, Qty: dec("2")}}
+		inv, err := c.CreateInvoice(ctx, &erp.CreateInvoiceRequest{SocID: tp.ID, Lines: lines})
+		if err != nil || inv.ID != 1 || !inv.TotalHT.Equal(dec("5")) || len(inv.Lines) != 1 {
+			t.Fatalf("%d options: invoice %+v %v", len(opts), inv, err)
+		}
+		o, err := c.CreateOrder(ctx, &erp.CreateOrderRequest{SocID: tp.ID, Lines: lines})
+		if err != nil || o.ID != 1 || !o.TotalHT.Equal(dec("5")) {
+			t.Fatalf("%d options: order %+v %v", len(opts), o, err)
 		}
 	}
 }

@@ -58,6 +58,12 @@
 // reports with a 200 web page rather than an error status; and
 // [ErrAlreadyExists] for its "…AlreadyExists" codes.
 //
+// Secrets never print: the API key, the login's password (as it is, and
+// URL- or JSON-encoded as it travels) and a password a request carries
+// (CreateUserRequest, UpdateUserRequest) are taken out of errors, even
+// when the server quotes them back, and the types that hold one (Client,
+// Settings, the requests) print and log without it.
+//
 // # Retries
 //
 // A 429 is retried after the wait the server asks for (1 s doubling when

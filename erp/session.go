@@ -18,6 +18,7 @@ import (
 type session struct {
 	user, password string
 	web            *rest.Client
+	redact         *strings.Replacer // hides the password's forms from what the login page says
 
 	mu      sync.Mutex // held while logging in, so concurrent callers log in once
 	cookie  string     // the Cookie header value; "" before the first login
@@ -93,6 +94,9 @@ func (s *session) loginLocked(ctx context.Context) error {
 	if res.StatusCode/100 != 3 || len(s.cookies) == 0 {
 		e := &Error{StatusCode: res.StatusCode, Method: http.MethodPost, Path: "/index.php", loginFailed: true, Message: "the login form refused the username or password"}
 		if msg := loginMessage(page.buf.Bytes()); msg != "" {
+			if s.redact != nil {
+				msg = s.redact.Replace(msg) // a page may echo the form it was sent
+			}
 			e.Message += ": " + msg
 		}
 		if res.StatusCode/100 == 3 {

@@ -377,12 +377,11 @@ func (s *Settings) DBAdminURL() string {
 	return fmt.Sprintf("http://localhost:%d", s.DBAdminPort)
 }
 
-// String describes the settings with the passwords redacted.
-func (s *Settings) String() string {
-	if s == nil {
-		return "<nil>"
-	}
-	c := *s
+// String describes the settings with the passwords redacted. Like GoString
+// and LogValue it has a value receiver, so that settings printed by value
+// (%+v of a Settings) keep their passwords too.
+func (s Settings) String() string {
+	c := s
 	for _, p := range []*string{&c.AdminPassword, &c.DBPassword, &c.DBRootPassword} {
 		if *p != "" {
 			*p = rest.Redacted
@@ -393,10 +392,10 @@ func (s *Settings) String() string {
 }
 
 // GoString is String, for %#v.
-func (s *Settings) GoString() string { return s.String() }
+func (s Settings) GoString() string { return s.String() }
 
 // LogValue logs the settings without their passwords.
-func (s *Settings) LogValue() slog.Value {
+func (s Settings) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("profile", string(s.Profile)), slog.String("url", s.BaseURL()),
 		slog.Int("erp_port", s.ERPPort), slog.Int("dbadmin_port", s.DBAdminPort), slog.Int("db_external_port", s.DBExternalPort),

@@ -2,9 +2,12 @@ package erp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
+	"maps"
 	"net/http"
 
 	"github.com/apitwin/apitwin/internal/rest"
@@ -119,11 +122,18 @@ func (r CreateUserRequest) String() string {
 	if p.Password != "" {
 		p.Password = rest.Redacted
 	}
+	if _, ok := p.Extra["pass"]; ok {
+		p.Extra = maps.Clone(p.Extra)
+		p.Extra["pass"] = rest.Redacted
+	}
 	return fmt.Sprintf("erp.CreateUserRequest%+v", p)
 }
 
 // GoString is String, for %#v.
 func (r CreateUserRequest) GoString() string { return r.String() }
+
+// LogValue logs the request without its password.
+func (r CreateUserRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
 // CreateUser creates a user and returns it. A login already taken is
 // refused with ErrAlreadyExists.
@@ -131,7 +141,14 @@ func (c *Client) CreateUser(ctx context.Context, req *CreateUserRequest) (*User,
 	if req == nil || req.Login == "" {
 		return nil, errors.New("erp: CreateUser needs a login")
 	}
-	return create[User](ctx, c, "/users", req)
+	u, err := create[User](ctx, c, "/users", req)
+	return u, scrub(err, req.Password, extraPassword(req.Extra))
+}
+
+// extraPassword is a password sent through a request's Extra map ("pass").
+func extraPassword(extra map[string]any) string {
+	s, _ := extra["pass"].(string)
+	return s
 }
 
 // UpdateUserRequest is the body of PUT /users/{id}; nil fields are left as
@@ -145,9 +162,29 @@ type UpdateUserRequest struct {
 	Admin     *Bool   `json:"admin,omitempty"`
 	Employee  *Bool   `json:"employee,omitempty"`
 	// Enabled disables (false) or enables (true) the user.
-	Enabled *Bool          `json:"statut,omitempty"`
-	Extra   map[string]any `json:"-"`
+	Enabled *Bool `json:"statut,omitempty"`
+	// Password sets a new password for the web login ("pass").
+	Password *string        `json:"pass,omitempty"`
+	Extra    map[string]any `json:"-"`
 }
+
+// String leaves the password out, so a request printed in a log does not
+// carry it.
+func (r UpdateUserRequest) String() string {
+	type plain UpdateUserRequest
+	p := plain(r)
+	if p.Password != nil {
+		p.Password = Ptr(rest.Redacted)
+	}
+	b, _ := json.Marshal(p) // pointers shown by value, not by address
+	return "erp.UpdateUserRequest" + string(b)
+}
+
+// GoString is String, for %#v.
+func (r UpdateUserRequest) GoString() string { return r.String() }
+
+// LogValue logs the request without its password.
+func (r UpdateUserRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
 // MarshalJSON writes the request with its Extra fields.
 func (r UpdateUserRequest) MarshalJSON() ([]byte, error) {
@@ -160,7 +197,12 @@ func (c *Client) UpdateUser(ctx context.Context, id ID, req *UpdateUserRequest) 
 	if req == nil {
 		return nil, errors.New("erp: UpdateUser needs a request")
 	}
-	return do[User](ctx, c, http.MethodPut, "/users/"+id.String(), nil, req)
+	u, err := do[User](ctx, c, http.MethodPut, "/users/"+id.String(), nil, req)
+	var pw string
+	if req.Password != nil {
+		pw = *req.Password
+	}
+	return u, scrub(err, pw, extraPassword(req.Extra))
 }
 
 // DeleteUser deletes a user; a user that does not exist is ErrNotFound.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -91,6 +92,34 @@ type UserSeed struct {
 	// APIKey is the user's API key, unique; empty: none yet (NewAPIKey
 	// makes one).
 	APIKey string `json:"api_key,omitempty" yaml:"api_key,omitempty"`
+}
+
+// String describes the seed without its password and API key.
+func (u UserSeed) String() string {
+	type plain UserSeed
+	p := plain(u)
+	for _, f := range []*string{&p.Password, &p.APIKey} {
+		if *f != "" {
+			*f = redacted
+		}
+	}
+	return fmt.Sprintf("erpfake.UserSeed%+v", p)
+}
+
+// GoString is String, for %#v.
+func (u UserSeed) GoString() string { return u.String() }
+
+// LogValue logs the seed without its password and API key.
+func (u UserSeed) LogValue() slog.Value { return slog.StringValue(u.String()) }
+
+// redacted stands where a secret was.
+const redacted = "[REDACTED]"
+
+// LogValue logs how many records of each kind the seed holds: its users'
+// passwords and API keys stay out of logs, whichever handler writes them.
+func (s Seed) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("users", len(s.Users)), slog.Int("thirdparties", len(s.Thirdparties)),
+		slog.Int("products", len(s.Products)), slog.Int("invoices", len(s.Invoices)), slog.Int("orders", len(s.Orders)))
 }
 
 // AddUser adds a user and returns its id.

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -208,6 +209,16 @@ func (s *Server) Close() {
 	s.kit.Close()
 	s.ep.Close()
 }
+
+// String describes the fake without admin's password and API key or any
+// user's, which its fields hold.
+func (s *Server) String() string { return "erpfake.Server{URL: " + s.URL() + "}" }
+
+// GoString is String, so that %#v does not print the credentials either.
+func (s *Server) GoString() string { return s.String() }
+
+// LogValue logs the fake as its URL.
+func (s *Server) LogValue() slog.Value { return slog.GroupValue(slog.String("url", s.URL())) }
 
 // URL returns the ERP's root URL ("" before Start or Listen); the API is at
 // URL()+"/api/index.php".
