@@ -183,6 +183,11 @@ type Request struct {
 	Body []byte
 	// BodySize is the size of the whole body received, in bytes.
 	BodySize int64
+	// ResponseBody is the start of the answer's body, at most the log's
+	// body limit (HTTP only: a gRPC answer is not kept).
+	ResponseBody []byte
+	// ResponseSize is the size of the whole answer body written, in bytes.
+	ResponseSize int64
 	// Route is the route the request matched ("GET /api/v4/projects/{id}",
 	// "StartWorkflowExecution"), "" if none.
 	Route string
@@ -204,6 +209,10 @@ type Request struct {
 
 // Truncated reports whether the log kept only the start of the body.
 func (r Request) Truncated() bool { return int64(len(r.Body)) < r.BodySize }
+
+// ResponseTruncated reports whether the log kept only the start of the
+// answer's body.
+func (r Request) ResponseTruncated() bool { return int64(len(r.ResponseBody)) < r.ResponseSize }
 
 // String is a one-line summary ("GET /api/v4/projects?page=2 → 200"). It
 // leaves out headers and body, which may hold credentials.

@@ -160,7 +160,7 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x.req.Query = r.URL.Query()
 	x.req.Route = k.cfg.Routes.Match(r)
 	x.req.BodySize = max(r.ContentLength, 0)
-	rec := &statusRecorder{ResponseWriter: w, x: x}
+	rec := &statusRecorder{ResponseWriter: w, x: x, keep: k.limits.LogBodyBytes}
 	r = r.WithContext(ctx)
 	defer func() {
 		if p := recover(); p != nil {
@@ -173,6 +173,7 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				k.writeError(rec, r, http.StatusInternalServerError, "")
 			}
 		}
+		x.keepResponse(rec.body, rec.written)
 		x.Finish(rec.status)
 	}()
 
@@ -327,6 +328,24 @@ func (x *Exchange) keepBody(body []byte) {
 	x.update(func(r *control.Request) { r.Body = kept })
 }
 
+// keepResponse keeps the start of the answer's body (already a copy, at
+// most the log's body limit) and its full size, and counts them in the
+// log's byte budget.
+func (x *Exchange) keepResponse(body []byte, size int64) {
+	if size == 0 {
+		return
+	}
+	k := x.kit
+	k.logMu.Lock()
+	defer k.logMu.Unlock()
+	x.req.ResponseBody, x.req.ResponseSize = body, size
+	if x.entry != nil && !x.settled {
+		x.entry.req.ResponseBody, x.entry.req.ResponseSize = body, size
+		entry := x.entry
+		k.log.resize(func(e *logEntry) bool { return e == entry }, int64(len(body)))
+	}
+}
+
 // SetRoute names the route or operation the request reached.
 func (x *Exchange) SetRoute(route string) {
 	if x != nil {
@@ -431,12 +450,16 @@ func (x *Exchange) commit() {
 	k.log.add(x.entry, x.entry.size())
 }
 
-// statusRecorder notes the status a handler wrote and logs the request
-// before the status goes out.
+// statusRecorder notes the status a handler wrote, logs the request
+// before the status goes out, and keeps the start of the answer's body
+// (its first keep bytes) for the log.
 type statusRecorder struct {
 	http.ResponseWriter
-	x      *Exchange
-	status int
+	x       *Exchange
+	status  int
+	keep    int
+	body    []byte
+	written int64
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -451,7 +474,12 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.WriteHeader(http.StatusOK)
 	}
-	return s.ResponseWriter.Write(b)
+	if room := s.keep - len(s.body); room > 0 {
+		s.body = append(s.body, b[:min(len(b), room)]...)
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.written += int64(n)
+	return n, err
 }
 
 // Flush passes a flush on (long polls, streamed answers).

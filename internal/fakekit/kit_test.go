@@ -119,6 +119,41 @@ func TestRequestLogIsBounded(t *testing.T) {
 	}
 }
 
+// The log keeps the start of each answer's body beside the request's, cut
+// at the same limit, and counts it in its byte budget.
+func TestRequestLogKeepsAnswers(t *testing.T) {
+	t.Parallel()
+	k := fakekit.New(fakekit.Config{
+		Limits: fakekit.Limits{LogBodyBytes: 8, LogBytes: 4 << 10},
+		Routes: itemRoutes.Bind("answers"),
+	})
+	url := serve(t, k)
+	do(t, "GET", url+"/items/7", "")
+	do(t, "POST", url+"/items", `{"a":"0123456789"}`)
+	got := k.Requests()
+	if len(got) != 2 {
+		t.Fatalf("%d logged", len(got))
+	}
+	if r := got[0]; string(r.ResponseBody) != `{"id":"7` || r.ResponseSize != int64(len(`{"id":"7","owner":"answers"}`)) || !r.ResponseTruncated() {
+		t.Errorf("GET: answer %q of %d", r.ResponseBody, r.ResponseSize)
+	}
+	if r := got[1]; string(r.ResponseBody) != `{"a":"01` || r.ResponseSize != 18 || string(r.Body) != `{"a":"01` {
+		t.Errorf("POST: body %q, answer %q of %d", r.Body, r.ResponseBody, r.ResponseSize)
+	}
+
+	// Answers of 3 KiB each in a 4 KiB log: only the newest is kept, as
+	// the answer's bytes are counted when it ends.
+	big := fakekit.New(fakekit.Config{Limits: fakekit.Limits{LogBodyBytes: 3 << 10, LogBytes: 4 << 10}, Routes: itemRoutes.Bind("big")})
+	bigURL := serve(t, big)
+	payload := strings.Repeat("x", 3<<10)
+	for range 3 {
+		do(t, "POST", bigURL+"/items", payload)
+	}
+	if got := big.Requests(); len(got) != 1 || len(got[0].ResponseBody) != 3<<10 {
+		t.Errorf("%d kept (want 1 within the byte budget)", len(got))
+	}
+}
+
 func TestFaults(t *testing.T) {
 	t.Parallel()
 	k, url := newKit(t)

@@ -13,7 +13,7 @@ type logEntry struct {
 // query and panic report, and a fixed part for the rest.
 func (e *logEntry) size() int64 {
 	r := &e.req
-	n := int64(256 + len(r.Body) + len(r.Path) + len(r.Route) + len(r.Caller) + len(r.Panic))
+	n := int64(256 + len(r.Body) + len(r.ResponseBody) + len(r.Path) + len(r.Route) + len(r.Caller) + len(r.Panic))
 	n += headerSize(r.Header)
 	for k, vs := range r.Query {
 		n += int64(len(k)) + 16

@@ -31,6 +31,24 @@ func (r *ring[T]) add(v T, size int64) {
 	r.bytes += size
 }
 
+// resize changes the size of the newest item for which is reports true
+// (searched from the newest, where an item still growing is) by delta, and
+// drops the oldest items past the byte budget. It reports whether the item
+// was still kept.
+func (r *ring[T]) resize(is func(T) bool, delta int64) bool {
+	for i := len(r.items) - 1; i >= r.head; i-- {
+		if is(r.items[i]) {
+			r.sizes[i] += delta
+			r.bytes += delta
+			for r.len() > 1 && r.bytes > r.maxBytes {
+				r.dropOldest()
+			}
+			return true
+		}
+	}
+	return false
+}
+
 func (r *ring[T]) dropOldest() {
 	var zero T
 	r.bytes -= r.sizes[r.head]
