@@ -64,7 +64,13 @@
 //
 // [Config] holds named [Profile]s (URL, tenant, username) and the current
 // one, in config.json under [DefaultConfigDir], written atomically and
-// readable by its owner only. [ResolveSettings] takes each setting from the
+// readable by its owner only. [UpdateConfig] changes it under a lock
+// (flock on Unix, an exclusive open on Windows), so that cloudctl run many
+// times at once loses no change, and removes the temporary files of a
+// writer that was killed. Fields the file holds that this version does
+// not know are kept and written back; a bad value is refused naming the
+// file, the field and the problem ("config.json: profiles.prod.url: want
+// a string, got a number"). [ResolveSettings] takes each setting from the
 // first place that gives it: flag, environment (CLI_URL, CLI_TENANT,
 // CLI_USERNAME, CLI_PROFILE, CLI_VERIFY_SSL, CLI_CA_CERT, CLI_TOKEN),
 // profile, default.

@@ -1,7 +1,6 @@
 package cloudauth
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,9 +59,23 @@ func CheckURL(raw string) error {
 //	    "prod": {"url": "https://cloud.example.com", "tenant": "vsphere.local", "username": "alice"}
 //	  }
 //	}
+//
+// Fields this version does not know, at the top or in a profile, are kept
+// and ignored: they are written back as they were read (MarshalJSON), so a
+// file a newer cloudctl wrote keeps working with this one. A value of the
+// wrong type, a bad URL or profile name, or a current profile that does
+// not exist is refused with the file, the field and the problem named.
+//
+// Programs that change the file while others may (cloudctl run twice at
+// once) should go through [UpdateConfig], which holds the file's lock.
 type Config struct {
 	Current  string             `json:"current_profile,omitempty"`
 	Profiles map[string]Profile `json:"profiles"`
+
+	// extra and profileExtra are the fields this version does not know,
+	// at the top and by profile name.
+	extra        map[string]json.RawMessage
+	profileExtra map[string]map[string]json.RawMessage
 }
 
 // ConfigFileName is the configuration file's name inside its directory.
@@ -101,28 +114,43 @@ func LoadConfig(dir string) (*Config, error) {
 }
 
 func parseConfig(path string, b []byte) (*Config, error) {
+	if err := json.Unmarshal(b, new(json.RawMessage)); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, syntaxError(b, err))
+	}
 	cfg := &Config{}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(cfg); err != nil {
+	if err := json.Unmarshal(b, cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if cfg.Profiles == nil {
-		cfg.Profiles = map[string]Profile{}
-	}
-	for name, p := range cfg.Profiles {
-		p.Name = name
-		if err := p.Check(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		cfg.Profiles[name] = p
-	}
-	if cfg.Current != "" {
-		if _, ok := cfg.Profiles[cfg.Current]; !ok {
-			return nil, fmt.Errorf("%s: the current profile %q does not exist", path, cfg.Current)
-		}
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, nil
+}
+
+// check validates the values of a configuration read from a file, naming
+// the field of the first bad one (profiles are checked in name order).
+func (c *Config) check() error {
+	if c.Profiles == nil {
+		c.Profiles = map[string]Profile{}
+	}
+	for _, p := range c.List() {
+		path := profilePath(p.Name)
+		if err := ValidProfileName(p.Name); err != nil {
+			return &fieldError{path: path, err: err}
+		}
+		if p.URL == "" {
+			return fieldErr(path+"."+fieldURL, "missing (every profile needs its server's URL)")
+		}
+		if err := CheckURL(p.URL); err != nil {
+			return &fieldError{path: path + "." + fieldURL, err: err}
+		}
+	}
+	if c.Current != "" {
+		if _, ok := c.Profiles[c.Current]; !ok {
+			return fieldErr(fieldCurrent, "profile %q does not exist", c.Current)
+		}
+	}
+	return nil
 }
 
 // Save writes the configuration file in dir atomically (a new file renamed
@@ -132,18 +160,15 @@ func (c *Config) Save(dir string) error {
 	if err := privateDir(dir); err != nil {
 		return err
 	}
-	cp := *c
-	if cp.Profiles == nil {
-		cp.Profiles = map[string]Profile{}
-	}
-	b, err := json.MarshalIndent(&cp, "", "  ")
+	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
 	}
 	return writeFileAtomic(filepath.Join(dir, ConfigFileName), append(b, '\n'))
 }
 
-// Add adds a profile, or replaces the one of the same name.
+// Add adds a profile, or replaces the one of the same name (keeping the
+// fields of the file this version does not know).
 func (c *Config) Add(p Profile) error {
 	if err := p.Check(); err != nil {
 		return err
@@ -152,6 +177,20 @@ func (c *Config) Add(p Profile) error {
 		c.Profiles = map[string]Profile{}
 	}
 	c.Profiles[p.Name] = p
+	return nil
+}
+
+// Delete removes a profile; when it was the current one, no profile is
+// current any more. Deleting a profile that does not exist is an error.
+func (c *Config) Delete(name string) error {
+	if _, ok := c.Profiles[name]; !ok {
+		return fmt.Errorf("profile %q does not exist", name)
+	}
+	delete(c.Profiles, name)
+	delete(c.profileExtra, name)
+	if c.Current == name {
+		c.Current = ""
+	}
 	return nil
 }
 

@@ -1,13 +1,18 @@
 package cloudauth_test
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/apitwin/apitwin/cloudauth"
 )
@@ -38,7 +43,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cfg, got); diff != "" {
+	if diff := cmp.Diff(cfg, got, cmpopts.IgnoreUnexported(cloudauth.Config{})); diff != "" {
 		t.Fatalf("(-saved +loaded):\n%s", diff)
 	}
 	if names := []string{got.List()[0].Name, got.List()[1].Name}; names[0] != "dev" || names[1] != "prod" {
@@ -62,7 +67,6 @@ func TestConfigRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	for name, content := range map[string]string{
 		"not JSON":        `url = "x"`,
-		"unknown field":   `{"profiles":{},"colour":"red"}`,
 		"bad URL":         `{"profiles":{"a":{"url":"ftp://x"}}}`,
 		"bad name":        `{"profiles":{"../x":{"url":"https://x"}}}`,
 		"missing current": `{"current_profile":"b","profiles":{"a":{"url":"https://x"}}}`,
@@ -181,5 +185,137 @@ func TestSettingsSources(t *testing.T) {
 	}
 	if n := len(s.ClientOptions()); n != 0 {
 		t.Fatalf("%d client options for defaults", n)
+	}
+}
+
+// TestConfigKeepsUnknownFields (issue 20, defect 4): a field this version
+// does not know, at the top or in a profile (written by a newer cloudctl,
+// or by hand), is kept and ignored: the file loads, and a save writes it
+// back.
+func TestConfigKeepsUnknownFields(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	content := `{"current_profile":"prod","colour":"red","profiles":{"prod":{"url":"https://cloud.example.com","region":{"name":"eu"}}},"future":[1,2]}`
+	if err := os.WriteFile(filepath.Join(dir, cloudauth.ConfigFileName), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := cloudauth.LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := cfg.Profile("prod"); !ok || p.URL != "https://cloud.example.com" || cfg.Current != "prod" {
+		t.Fatalf("%+v", cfg)
+	}
+	if err := cfg.Add(cloudauth.Profile{Name: "prod", URL: "https://cloud.example.com", Tenant: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Add(cloudauth.Profile{Name: "dev", URL: "https://dev.example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, cloudauth.ConfigFileName))
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"current_profile": "prod", "colour": "red", "future": []any{1.0, 2.0},
+		"profiles": map[string]any{
+			"prod": map[string]any{"url": "https://cloud.example.com", "tenant": "acme", "region": map[string]any{"name": "eu"}},
+			"dev":  map[string]any{"url": "https://dev.example.com"},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("saved file (-want +got):\n%s", diff)
+	}
+}
+
+// TestConfigErrorsNameTheField (issue 20, defect 4): an invalid value is
+// refused with the file, the field and the problem named.
+func TestConfigErrorsNameTheField(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ content, want string }{
+		{`{"profiles":{"prod":{"url":5}}}`, `profiles.prod.url: want a string, got a number`},
+		{`{"profiles":{"prod":{"url":"ftp://x"}}}`, `profiles.prod.url: invalid server URL "ftp://x"`},
+		{`{"profiles":{"prod":{"tenant":"t"}}}`, `profiles.prod.url: missing`},
+		{`{"profiles":{"prod":{"url":"https://x","tenant":["a"]}}}`, `profiles.prod.tenant: want a string, got an array`},
+		{`{"profiles":{"prod":"https://x"}}`, `profiles.prod: want an object, got a string`},
+		{`{"profiles":[]}`, `profiles: want an object, got an array`},
+		{`{"current_profile":true,"profiles":{}}`, `current_profile: want a string, got a boolean`},
+		{`{"current_profile":"b","profiles":{"a":{"url":"https://x"}}}`, `current_profile: profile "b" does not exist`},
+		{`{"profiles":{"../x":{"url":"https://x"}}}`, `profiles["../x"]: invalid profile name "../x"`},
+		{`[]`, `want a JSON object, got an array`},
+		{"{\n  \"profiles\": {\n    \"a\": {\"url\": \"https://x\",}\n  }\n}", `line 3, column 30: invalid character '}'`},
+		{`{"profiles":{}`, `unexpected end of JSON input`},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, cloudauth.ConfigFileName)
+		os.WriteFile(path, []byte(tc.content), 0o600)
+		_, err := cloudauth.LoadConfig(dir)
+		if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %s: …%s…", tc.content, err, path, tc.want)
+		}
+	}
+}
+
+// TestUpdateConfigConcurrently (issue 20, defect 5): twenty writers at once,
+// each adding a profile, lose none: updates take the directory's lock.
+func TestUpdateConfigConcurrently(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cloudctl")
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 20 {
+		wg.Go(func() {
+			_, err := cloudauth.UpdateConfig(dir, func(cfg *cloudauth.Config) error {
+				return cfg.Add(cloudauth.Profile{Name: fmt.Sprintf("p%d", i), URL: "https://x.example.com"})
+			})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := cloudauth.LoadConfig(dir)
+	if err != nil || len(cfg.Profiles) != 20 {
+		t.Fatalf("%d profiles, %v", len(cfg.Profiles), err)
+	}
+	// A refusal of fn writes nothing.
+	_, err = cloudauth.UpdateConfig(dir, func(cfg *cloudauth.Config) error {
+		cfg.Profiles = nil
+		return errors.New("no")
+	})
+	if cfg, _ := cloudauth.LoadConfig(dir); err == nil || len(cfg.Profiles) != 20 {
+		t.Fatalf("a refused update wrote: %v", err)
+	}
+}
+
+// TestUpdateConfigRemovesLeftovers (issue 20, defect 5): the temporary file
+// of a writer killed before its rename is removed by the next update.
+func TestUpdateConfigRemovesLeftovers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	left := filepath.Join(dir, "."+cloudauth.ConfigFileName+".123456.tmp")
+	if err := os.WriteFile(left, []byte(`{"profiles":{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "notes.tmp") // not ours: kept
+	os.WriteFile(other, nil, 0o600)
+	if _, err := cloudauth.UpdateConfig(dir, func(cfg *cloudauth.Config) error {
+		return cfg.Add(cloudauth.Profile{Name: "a", URL: "https://x"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Fatalf("leftover kept: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatalf("a file not ours was removed: %v", err)
 	}
 }

@@ -292,6 +292,9 @@ func (s *FileStore) Save(profile, token string) error {
 	if err := privateDir(s.Dir); err != nil {
 		return err
 	}
+	// A save killed before its rename left its temporary file; one that
+	// old is no running save's.
+	removeLeftovers(p, 10*time.Minute)
 	return writeFileAtomic(p, []byte(token))
 }
 
@@ -428,7 +431,7 @@ func privateDir(dir string) error {
 // owner only, and renames it over path, so readers see the old file or the
 // new one and never a part.
 func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
 	if err != nil {
 		return err
 	}

@@ -560,3 +560,57 @@ func TestBadEnvironment(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// TestParallelProfileCreate (issue 20, defect 5): twenty "profile create"
+// at once keep twenty profiles, and the temporary file of a writer killed
+// before its rename is cleaned up by the next command that writes.
+func TestParallelProfileCreate(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, nil)
+	left := filepath.Join(c.dir, ".config.json.4242.tmp")
+	if err := os.WriteFile(left, []byte(`{"profi`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			name := "p" + string(rune('a'+i))
+			if r := c.run("", "profile", "create", name, "--url", "https://"+name+".example.com"); r.code != 0 {
+				t.Errorf("create %s: %+v", name, r)
+			}
+		})
+	}
+	wg.Wait()
+	cfg, err := cloudauth.LoadConfig(c.dir)
+	if err != nil || len(cfg.Profiles) != 20 {
+		t.Fatalf("%d profiles kept of 20: %v", len(cfg.Profiles), err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Fatalf("leftover temporary file: %v", err)
+	}
+}
+
+// TestConfigWithUnknownFields (issue 20, defect 4): a field cloudctl does
+// not know does not break any command and survives a write; a bad value
+// is refused naming the file, the field and the problem.
+func TestConfigWithUnknownFields(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newCLI(t, srv)
+	path := filepath.Join(c.dir, "config.json")
+	os.WriteFile(path, []byte(`{"current_profile":"dev","theme":"dark","profiles":{"dev":{"url":"`+srv.URL()+`","color":"blue"}}}`), 0o600)
+	c.must("", "profile", "list")
+	c.must("", "profile", "current")
+	c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "-u", "admin", "--tenant", "vsphere.local")
+	c.must("", "profile", "create", "prod", "--url", "https://cloud.example.com")
+	c.must("", "auth", "status")
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), `"theme": "dark"`) || !strings.Contains(string(b), `"color": "blue"`) {
+		t.Fatalf("unknown fields lost:\n%s", b)
+	}
+	os.WriteFile(path, []byte(`{"profiles":{"dev":{"url":42}}}`), 0o600)
+	r := c.run("", "profile", "list")
+	if r.code != 1 || r.stderr != path+": profiles.dev.url: want a string, got a number\n" {
+		t.Fatalf("%+v", r)
+	}
+}

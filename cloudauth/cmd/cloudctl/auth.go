@@ -102,14 +102,17 @@ func (a *app) login(cmd *cobra.Command) error {
 	// The profile in use remembers where its token is from, so that status
 	// and logout speak of the same server.
 	p := cloudauth.Profile{Name: key, URL: s.URL, Tenant: s.Tenant, Username: s.Username}
-	if old, ok := cfg.Profile(key); !ok || old != p {
-		if err := cfg.Add(p); err != nil {
-			return err
-		}
-		if cfg.Current == "" || s.Profile == "" {
-			cfg.Current = key
-		}
-		if err := cfg.Save(a.dir); err != nil {
+	if old, ok := cfg.Profile(key); !ok || old != p || cfg.Current == "" && s.Profile == "" {
+		_, err := cloudauth.UpdateConfig(a.dir, func(cfg *cloudauth.Config) error {
+			if err := cfg.Add(p); err != nil {
+				return err
+			}
+			if cfg.Current == "" || s.Profile == "" {
+				cfg.Current = key
+			}
+			return nil
+		})
+		if err != nil {
 			return fmt.Errorf("logged in, but the profile could not be saved: %w", err)
 		}
 		a.debugf("profile %s: %s", key, describeProfile(p))

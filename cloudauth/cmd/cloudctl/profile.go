@@ -37,20 +37,19 @@ Without --tenant, logins use the default tenant (` + cloudauth.DefaultTenant + `
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, argv []string) error {
 			p.Name = argv[0]
-			cfg, err := cloudauth.LoadConfig(a.dir)
+			cfg, err := cloudauth.UpdateConfig(a.dir, func(cfg *cloudauth.Config) error {
+				if _, exists := cfg.Profile(p.Name); exists && !force {
+					return fmt.Errorf("profile %q already exists (use --force to replace it)", p.Name)
+				}
+				if err := cfg.Add(p); err != nil {
+					return err
+				}
+				if cfg.Current == "" {
+					cfg.Current = p.Name
+				}
+				return nil
+			})
 			if err != nil {
-				return err
-			}
-			if _, exists := cfg.Profile(p.Name); exists && !force {
-				return fmt.Errorf("profile %q already exists (use --force to replace it)", p.Name)
-			}
-			if err := cfg.Add(p); err != nil {
-				return err
-			}
-			if cfg.Current == "" {
-				cfg.Current = p.Name
-			}
-			if err := cfg.Save(a.dir); err != nil {
 				return err
 			}
 			a.printf("Created profile %s (%s)", p.Name, describeProfile(p))
@@ -88,14 +87,7 @@ func (a *app) profileUseCommand() *cobra.Command {
 		Short: "Make a profile the current one",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, argv []string) error {
-			cfg, err := cloudauth.LoadConfig(a.dir)
-			if err != nil {
-				return err
-			}
-			if err := cfg.Use(argv[0]); err != nil {
-				return err
-			}
-			if err := cfg.Save(a.dir); err != nil {
+			if _, err := cloudauth.UpdateConfig(a.dir, func(cfg *cloudauth.Config) error { return cfg.Use(argv[0]) }); err != nil {
 				return err
 			}
 			a.printf("Now using profile %s", argv[0])
