@@ -81,7 +81,7 @@ func TestStartDescribeSignalTerminate(t *testing.T) {
 		}
 		// A closed execution refuses changes; an unknown one is not found.
 		err = run.Signal(t.Context(), "late", nil, nil)
-		if !errors.Is(err, orch.ErrWorkflowExecutionCompleted) || !errors.Is(err, orch.ErrFailedPrecondition) {
+		if !errors.Is(err, orch.ErrWorkflowExecutionCompleted) || !errors.Is(err, orch.ErrNotFound) {
 			t.Errorf("signal after terminate: %v", err)
 		}
 		if err := run.Terminate(t.Context(), nil); !errors.Is(err, orch.ErrWorkflowExecutionCompleted) {

@@ -52,8 +52,13 @@
 // Orch-API-Version (header or gRPC metadata) may be absent, v1 or v1beta1;
 // anything else is INVALID_ARGUMENT naming the header. /api/v1beta1/...
 // serves the v1 operations with "Deprecation: true" and
-// "Sunset: Tue, 31 Dec 2024 23:59:59 GMT" (the same two as gRPC metadata
-// when v1beta1 is asked for by header).
+// "Sunset: Tue, 31 Dec 2024 23:59:59 GMT"; so does a v1 path asked for
+// with the header v1beta1, and, as metadata, a gRPC call that sends it.
+// A body the JSON decoder refuses is INVALID_ARGUMENT with a message
+// naming the field in snake_case and the line and column; a namespace or
+// task queue name holding a control character is INVALID_ARGUMENT. A
+// workflow id or task queue may hold "/": over HTTP it is sent escaped
+// (%2F) and stays one path segment.
 //
 // # Namespaces
 //
@@ -79,17 +84,33 @@
 // repeated with the same workflow_id and request_id answers the run it
 // started, with started=false. A signal or cancel request repeated with
 // the same request_id is recorded once. run_id "" or "-" is the latest
-// run. Operations that change a closed run are WORKFLOW_EXECUTION_COMPLETED;
-// an unknown id is WORKFLOW_EXECUTION_NOT_FOUND. Execution and run
-// timeouts fire on the fake clock and write WorkflowExecutionTimedOut.
+// run. Operations that change a closed run (signal, cancel request,
+// terminate, a task answer) are WORKFLOW_EXECUTION_COMPLETED, "workflow
+// execution already completed", carried as gRPC NotFound and HTTP 404 as
+// the real service answers; an unknown id is WORKFLOW_EXECUTION_NOT_FOUND.
+// Execution and run timeouts fire on the fake clock and write
+// WorkflowExecutionTimedOut; the execution timeout spans the whole chain
+// of continue-as-new runs (each new run keeps what is left of it).
+//
+// A workflow task that fails or times out is retried with its attempt
+// counted. Only the first failure is written: a retry's
+// WorkflowTaskScheduled and WorkflowTaskStarted are shown at the end of the
+// history a poll hands out and written only when it completes (or another
+// event arrives first); its failure or timeout writes nothing. Attempts 1
+// and 2 are queued at once, then 1 s doubling up to 10 minutes on the fake
+// clock. A failure for UNHANDLED_COMMAND (events arrived while the task
+// ran) starts again at attempt 1.
 // cron_schedule is checked (five fields or an @descriptor) and recorded,
 // not run. The workflow retry policy is checked and recorded.
 //
 // History pages hold up to 1,000 events (maximum_page_size); page tokens
 // are opaque (a tag, the position, a CRC-32) and a foreign or damaged one
 // is INVALID_ARGUMENT. With wait_new_event the call waits for the next
-// event (or, with CLOSE_EVENT, for the close) until the caller's deadline,
-// then answers no events and the same token.
+// event (or, with CLOSE_EVENT, for the close) until the caller's deadline
+// or MaxPollWait on the fake clock, then answers no events and the same
+// token. A query no worker answers is DEADLINE_EXCEEDED at the caller's
+// deadline or after MaxPollWait on the fake clock. Every such wait also
+// ends after MaxPollWait of real time when the caller set no deadline.
 //
 // # Search
 //

@@ -72,32 +72,93 @@ type workflowTask struct {
 	startedID   int64 // 0 until a poll starts it
 	attempt     int32
 	scheduled   time.Time
+	started     time.Time
 	identity    string
+	requestID   string
 	token       []byte
 	timeout     *engineTimer
+	delay       *engineTimer // the retry backoff before it is queued
+	// transient: a retry (attempt 2 on) whose WorkflowTaskScheduled and
+	// WorkflowTaskStarted events are not in the history, as the real
+	// service does: a poll shows them at the end of the history it hands
+	// out, and they are written when the task completes or another event
+	// arrives; a failure or timeout of a transient task writes nothing.
+	transient bool
 }
 
 func (t *workflowTask) live() bool {
 	return t.e.open() && t.e.eng.wft == t && t.startedID == 0
 }
 
-// scheduleWorkflowTask appends WorkflowTaskScheduled and queues the task.
-// s.mu must be held.
+// scheduleWorkflowTask schedules the execution's next workflow task: the
+// first attempt writes WorkflowTaskScheduled, a retry is transient; a
+// retry past the second waits out its backoff before it is queued. s.mu
+// must be held.
 func (s *Server) scheduleWorkflowTask(e *execution) {
 	attempt := max(e.eng.wftAttempt, 1)
-	ev := s.add(e, orchpb.EventType_WorkflowTaskScheduled, func(ev *orchpb.HistoryEvent) {
-		ev.Attributes = &orchpb.HistoryEvent_WorkflowTaskScheduledEventAttributes{
-			WorkflowTaskScheduledEventAttributes: &orchpb.WorkflowTaskScheduledEventAttributes{
-				TaskQueue:           &orchpb.TaskQueue{Name: e.queue, Kind: orchpb.TaskQueueKind_NORMAL},
-				StartToCloseTimeout: durationpb.New(e.taskTimeout),
-				Attempt:             attempt,
-			},
-		}
-	})
-	t := &workflowTask{e: e, scheduledID: ev.GetEventId(), attempt: attempt, scheduled: s.clk.Now()}
+	t := &workflowTask{e: e, attempt: attempt, scheduled: s.clk.Now()}
+	if attempt > 1 {
+		t.transient = true
+		t.scheduledID = int64(len(e.history) + 1)
+	} else {
+		ev := s.add(e, orchpb.EventType_WorkflowTaskScheduled, func(ev *orchpb.HistoryEvent) { ev.Attributes = wftScheduledAttrs(e, attempt) })
+		t.scheduledID = ev.GetEventId()
+	}
 	e.eng.wft = t
 	e.eng.newEvents = false
+	if d := workflowTaskRetryDelay(attempt); d > 0 {
+		t.delay = s.after(e, d, func() {
+			t.delay = nil
+			if t.live() {
+				t.scheduled = s.clk.Now()
+				e.ns.queue(e.queue).push(sideWorkflow, t)
+			}
+		})
+		return
+	}
 	e.ns.queue(e.queue).push(sideWorkflow, t)
+}
+
+func wftScheduledAttrs(e *execution, attempt int32) *orchpb.HistoryEvent_WorkflowTaskScheduledEventAttributes {
+	return &orchpb.HistoryEvent_WorkflowTaskScheduledEventAttributes{
+		WorkflowTaskScheduledEventAttributes: &orchpb.WorkflowTaskScheduledEventAttributes{
+			TaskQueue:           &orchpb.TaskQueue{Name: e.queue, Kind: orchpb.TaskQueueKind_NORMAL},
+			StartToCloseTimeout: durationpb.New(e.taskTimeout),
+			Attempt:             attempt,
+		},
+	}
+}
+
+func (t *workflowTask) startedAttrs() *orchpb.HistoryEvent_WorkflowTaskStartedEventAttributes {
+	return &orchpb.HistoryEvent_WorkflowTaskStartedEventAttributes{
+		WorkflowTaskStartedEventAttributes: &orchpb.WorkflowTaskStartedEventAttributes{ScheduledEventId: t.scheduledID, Identity: t.identity, RequestId: t.requestID},
+	}
+}
+
+// transientEvents are the events of a transient task as a poll shows them
+// (and as materialize writes them).
+func (t *workflowTask) transientEvents() []*orchpb.HistoryEvent {
+	evs := []*orchpb.HistoryEvent{{EventId: t.scheduledID, EventTime: timestamppb.New(t.scheduled),
+		EventType: orchpb.EventType_WorkflowTaskScheduled, Attributes: wftScheduledAttrs(t.e, t.attempt)}}
+	if t.startedID != 0 {
+		evs = append(evs, &orchpb.HistoryEvent{EventId: t.startedID, EventTime: timestamppb.New(t.started),
+			EventType: orchpb.EventType_WorkflowTaskStarted, Attributes: t.startedAttrs()})
+	}
+	return evs
+}
+
+// materialize writes the events of the execution's transient workflow
+// task, if it has one, before another event: from then on it is an
+// ordinary task. s.mu must be held.
+func (s *Server) materialize(e *execution) {
+	t := e.eng.wft
+	if t == nil || !t.transient {
+		return
+	}
+	t.transient = false
+	for _, ev := range t.transientEvents() {
+		s.appendEvent(e, ev)
+	}
 }
 
 // newEventsForWorker is called after an event the workflow must see (a
@@ -149,12 +210,16 @@ func (s *Server) pollWorkflowTask(ctx context.Context, req *orchpb.PollWorkflowT
 // start-to-close timer and answers the poll. s.mu must be held.
 func (s *Server) startWorkflowTask(t *workflowTask, identity string) *orchpb.PollWorkflowTaskQueueResponse {
 	e := t.e
-	ev := s.add(e, orchpb.EventType_WorkflowTaskStarted, func(ev *orchpb.HistoryEvent) {
-		ev.Attributes = &orchpb.HistoryEvent_WorkflowTaskStartedEventAttributes{
-			WorkflowTaskStartedEventAttributes: &orchpb.WorkflowTaskStartedEventAttributes{ScheduledEventId: t.scheduledID, Identity: identity, RequestId: newID()},
-		}
-	})
-	t.startedID, t.identity = ev.GetEventId(), identity
+	t.identity, t.requestID, t.started = identity, newID(), s.clk.Now()
+	var history []*orchpb.HistoryEvent
+	if t.transient {
+		t.startedID = t.scheduledID + 1
+		history = append(cloneEvents(e.history), t.transientEvents()...)
+	} else {
+		ev := s.add(e, orchpb.EventType_WorkflowTaskStarted, func(ev *orchpb.HistoryEvent) { ev.Attributes = t.startedAttrs() })
+		t.startedID = ev.GetEventId()
+		history = cloneEvents(e.history)
+	}
 	t.token = encodeTaskToken(taskToken{kind: tokenWorkflow, namespace: e.ns.info.Name, workflowID: e.id, runID: e.runID, scheduledID: t.scheduledID, attempt: t.attempt})
 	t.timeout = s.after(e, e.taskTimeout, func() { s.workflowTaskTimedOut(t) })
 	q := e.ns.queue(e.queue)
@@ -167,8 +232,8 @@ func (s *Server) startWorkflowTask(t *workflowTask, identity string) *orchpb.Pol
 		Attempt:                    t.attempt,
 		BacklogCountHint:           q.backlogCount(sideWorkflow),
 		ScheduledTime:              timestamppb.New(t.scheduled),
-		StartedTime:                ev.GetEventTime(),
-		History:                    cloneEvents(e.history),
+		StartedTime:                timestamppb.New(t.started),
+		History:                    history,
 		WorkflowExecutionTaskQueue: &orchpb.TaskQueue{Name: e.queue, Kind: orchpb.TaskQueueKind_NORMAL},
 		WorkflowTaskTimeout:        durationpb.New(e.taskTimeout),
 	}
@@ -181,11 +246,13 @@ func (s *Server) workflowTaskTimedOut(t *workflowTask) {
 	if !e.open() || e.eng.wft != t {
 		return
 	}
-	s.add(e, orchpb.EventType_WorkflowTaskTimedOut, func(ev *orchpb.HistoryEvent) {
-		ev.Attributes = &orchpb.HistoryEvent_WorkflowTaskTimedOutEventAttributes{
-			WorkflowTaskTimedOutEventAttributes: &orchpb.WorkflowTaskTimedOutEventAttributes{ScheduledEventId: t.scheduledID, StartedEventId: t.startedID, TimeoutType: orchpb.TimeoutType_START_TO_CLOSE},
-		}
-	})
+	if !t.transient {
+		s.add(e, orchpb.EventType_WorkflowTaskTimedOut, func(ev *orchpb.HistoryEvent) {
+			ev.Attributes = &orchpb.HistoryEvent_WorkflowTaskTimedOutEventAttributes{
+				WorkflowTaskTimedOutEventAttributes: &orchpb.WorkflowTaskTimedOutEventAttributes{ScheduledEventId: t.scheduledID, StartedEventId: t.startedID, TimeoutType: orchpb.TimeoutType_START_TO_CLOSE},
+			}
+		})
+	}
 	e.eng.wft = nil
 	e.eng.wftAttempt = t.attempt + 1
 	s.scheduleWorkflowTask(e)
@@ -225,4 +292,14 @@ func (s *Server) currentWorkflowTask(nsName string, tok []byte) (*workflowTask, 
 		return nil, errorf(orchwire.WorkflowTaskTimeout, "workflow task not found: it timed out or was already answered (workflow_id %q, scheduled event %d)", e.id, tt.scheduledID)
 	}
 	return t, nil
+}
+
+// workflowTaskRetryDelay is how long a failed or timed-out workflow task
+// waits before its attempt is queued again: nothing for the first retry,
+// then 1 s doubling up to 10 minutes.
+func workflowTaskRetryDelay(attempt int32) time.Duration {
+	if attempt < 3 {
+		return 0
+	}
+	return min(time.Second<<min(attempt-3, 20), 10*time.Minute)
 }

@@ -3,6 +3,7 @@ package orchfake
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
@@ -47,6 +48,10 @@ type execution struct {
 	wake        chan struct{}   // closed and replaced when an event is added
 	timers      []*clock.Timer  // execution and run timeouts
 	taskTimeout time.Duration
+	// expiry is when the whole execution times out (its first run's start
+	// plus workflow_execution_timeout), kept across continue-as-new; zero
+	// when it has no execution timeout.
+	expiry time.Time
 
 	eng engineState // the worker side: tasks, activities, timers
 }
@@ -64,6 +69,7 @@ func (e *execution) stopTimers() {
 // add appends an event with the next id and the clock's time, and wakes
 // every long poll on the history.
 func (s *Server) add(e *execution, typ orchpb.EventType, set func(*orchpb.HistoryEvent)) *orchpb.HistoryEvent {
+	s.materialize(e) // a transient workflow task's events come first
 	ev := &orchpb.HistoryEvent{
 		EventId:   int64(len(e.history) + 1),
 		EventTime: timestamppb.New(s.clk.Now()),
@@ -72,6 +78,12 @@ func (s *Server) add(e *execution, typ orchpb.EventType, set func(*orchpb.Histor
 	if set != nil {
 		set(ev)
 	}
+	return s.appendEvent(e, ev)
+}
+
+// appendEvent appends ev (its id the next one) and wakes every long poll
+// on the history.
+func (s *Server) appendEvent(e *execution, ev *orchpb.HistoryEvent) *orchpb.HistoryEvent {
 	e.history = append(e.history, ev)
 	close(e.wake)
 	e.wake = make(chan struct{})
@@ -262,8 +274,8 @@ func checkRetryPolicy(v *violations, field string, p *orchpb.RetryPolicy) {
 	}
 	checkDuration(v, field+".initial_interval", p.GetInitialInterval())
 	checkDuration(v, field+".maximum_interval", p.GetMaximumInterval())
-	if c := p.GetBackoffCoefficient(); c != 0 && c < 1 {
-		v.add(field+".backoff_coefficient", "must be at least 1 (0 means 2)")
+	if c := p.GetBackoffCoefficient(); math.IsNaN(c) || math.IsInf(c, 0) || (c != 0 && c < 1) {
+		v.add(field+".backoff_coefficient", "must be a finite number of at least 1 (0 means 2), not %v", c)
 	}
 	if p.GetMaximumAttempts() < 0 {
 		v.add(field+".maximum_attempts", "must not be negative (0 means unlimited)")
@@ -394,9 +406,13 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 		e.taskTimeout = d.AsDuration()
 	}
 	e.firstRunID = e.runID
+	if d := req.GetWorkflowExecutionTimeout().AsDuration(); d > 0 {
+		e.expiry = now.Add(d)
+	}
 	if continued != "" {
 		if c := ns.runs[continued]; c != nil {
 			e.firstRunID = c.firstRunID
+			e.expiry = c.expiry // the execution timeout runs across runs: the new run keeps what is left
 		}
 	}
 	wf.runs = append(wf.runs, e)
@@ -424,9 +440,9 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 		SearchAttributes:         req.GetSearchAttributes(),
 		Header:                   req.GetHeader(),
 	}
-	if d := req.GetWorkflowExecutionTimeout().AsDuration(); d > 0 {
-		attrs.WorkflowExecutionExpirationTime = timestamppb.New(now.Add(d))
-		s.after(e, d, func() { s.timeOut(e) })
+	if !e.expiry.IsZero() {
+		attrs.WorkflowExecutionExpirationTime = timestamppb.New(e.expiry)
+		s.after(e, e.expiry.Sub(now), func() { s.timeOut(e) })
 	}
 	if d := req.GetWorkflowRunTimeout().AsDuration(); d > 0 {
 		s.after(e, d, func() { s.timeOut(e) })
@@ -443,6 +459,7 @@ func (s *Server) timeOut(e *execution) {
 	if !e.open() {
 		return
 	}
+	s.dropTransient(e)
 	s.add(e, orchpb.EventType_WorkflowExecutionTimedOut, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionTimedOutEventAttributes{
 			WorkflowExecutionTimedOutEventAttributes: &orchpb.WorkflowExecutionTimedOutEventAttributes{RetryState: orchpb.RetryState_TIMEOUT},
@@ -497,6 +514,7 @@ func (s *Server) terminateWorkflow(ctx context.Context, req *orchpb.TerminateWor
 }
 
 func (s *Server) terminateLocked(e *execution, reason string, details *orchpb.Payloads, identity string) {
+	s.dropTransient(e)
 	s.add(e, orchpb.EventType_WorkflowExecutionTerminated, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionTerminatedEventAttributes{
 			WorkflowExecutionTerminatedEventAttributes: &orchpb.WorkflowExecutionTerminatedEventAttributes{Reason: reason, Details: details, Identity: identity},
@@ -563,4 +581,14 @@ func (s *Server) requestCancelWorkflow(ctx context.Context, req *orchpb.RequestC
 	})
 	s.newEventsForWorker(e)
 	return &orchpb.RequestCancelWorkflowExecutionResponse{}, nil
+}
+
+// dropTransient withdraws a transient workflow task before the execution
+// closes from outside, so its events are never written.
+func (s *Server) dropTransient(e *execution) {
+	if t := e.eng.wft; t != nil && t.transient {
+		s.cancelTimer(e, t.timeout)
+		s.cancelTimer(e, t.delay)
+		e.eng.wft = nil
+	}
 }

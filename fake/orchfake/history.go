@@ -37,12 +37,13 @@ func (s *Server) getHistory(ctx context.Context, req *orchpb.GetWorkflowExecutio
 	}
 	ctx, cancel := pollContext(ctx)
 	defer cancel()
-	// A long poll ends empty after MaxPollWait on the fake clock, as a task
-	// poll does, whether or not the caller set a deadline.
-	expired := make(chan struct{})
+	// A long poll ends empty after MaxPollWait, as a task poll does, whether
+	// or not the caller set a deadline.
+	var expired <-chan struct{}
 	if req.GetWaitNewEvent() {
-		timer := s.clk.AfterFunc(MaxPollWait, func() { close(expired) })
-		defer timer.Stop()
+		var stop func()
+		expired, stop = s.waitCap(ctx)
+		defer stop()
 	}
 	for {
 		resp, wake, gone, runID, err := s.historyOrWait(req.GetNamespace(), we, next, size, closeOnly, req.GetWaitNewEvent())

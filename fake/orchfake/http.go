@@ -2,9 +2,14 @@ package orchfake
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/internal/orchwire"
@@ -15,7 +20,7 @@ import (
 // newGateway builds the HTTP/JSON side: grpc-gateway handlers that call
 // the same service code as the gRPC side.
 func (s *Server) newGateway() *runtime.ServeMux {
-	m := &runtime.JSONPb{MarshalOptions: orchwire.MarshalJSON, UnmarshalOptions: orchwire.StrictJSON}
+	m := bodyMarshaler{&runtime.JSONPb{MarshalOptions: orchwire.MarshalJSON, UnmarshalOptions: orchwire.StrictJSON}}
 	mux := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, m),
 		runtime.WithErrorHandler(s.httpError),
@@ -24,6 +29,9 @@ func (s *Server) newGateway() *runtime.ServeMux {
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithDisablePathLengthFallback(),
+		// An escaped "/" in a path segment (a workflow id "orders/1" sent as
+		// orders%2F1) stays inside its segment.
+		runtime.WithUnescapingMode(runtime.UnescapingModeAllExceptReserved),
 	)
 	ctx := context.Background()
 	if err := orchpb.RegisterWorkflowServiceHandlerServer(ctx, mux, workflowService{s: s}); err != nil {
@@ -153,4 +161,72 @@ func (s *Server) routingError(ctx context.Context, mux *runtime.ServeMux, m runt
 		return
 	}
 	writeError(w, ae)
+}
+
+// bodyMarshaler is the gateway's JSON codec with the decoder's errors
+// rewritten for people: protojson's own text ("proto: (line 1:17): invalid
+// value for string field workflowId: 5") names the field in camelCase and
+// the place in its own syntax.
+type bodyMarshaler struct{ *runtime.JSONPb }
+
+func (m bodyMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
+	d := m.JSONPb.NewDecoder(r)
+	return runtime.DecoderFunc(func(v any) error { return bodyError(d.Decode(v)) })
+}
+
+func (m bodyMarshaler) Unmarshal(data []byte, v any) error {
+	return bodyError(m.JSONPb.Unmarshal(data, v))
+}
+
+var protojsonError = regexp.MustCompile(`^proto:[\s\p{Zs}]*(syntax error[\s\p{Zs}]*)?\(line (\d+):(\d+)\):[\s\p{Zs}]*(.*)$`)
+
+// bodyError rewrites a JSON decoding error; nil stays nil.
+func bodyError(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if errors.Is(err, io.ErrUnexpectedEOF) || msg == "unexpected EOF" {
+		return errors.New("the request body is not valid JSON: it ends too early")
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return err // the kit answers 413 for it
+	}
+	m := protojsonError.FindStringSubmatch(msg)
+	if m == nil {
+		return fmt.Errorf("the request body is not valid JSON: %s", strings.TrimPrefix(msg, "proto: "))
+	}
+	at := " (line " + m[2] + ", column " + m[3] + ")"
+	what := m[4]
+	if m[1] != "" {
+		return errors.New("the request body is not valid JSON: " + what + at)
+	}
+	// "invalid value for string field workflowId: 5"
+	if i := strings.Index(what, " field "); i >= 0 {
+		rest := what[i+len(" field "):]
+		name, val, _ := strings.Cut(rest, ": ")
+		kind := strings.TrimPrefix(what[:i], "invalid value for ")
+		if strings.HasPrefix(what, "invalid value for ") {
+			return fmt.Errorf("field %s: %s is not a valid %s value%s", snakeCase(name), val, kind, at)
+		}
+	}
+	if name, ok := strings.CutPrefix(what, "unknown field "); ok {
+		return fmt.Errorf("unknown field %s in the request body%s", name, at)
+	}
+	return errors.New("the request body does not fit the operation: " + what + at)
+}
+
+// snakeCase turns a JSON field name (workflowId) into the contract's
+// snake_case (workflow_id).
+func snakeCase(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsUpper(r) {
+			b.WriteByte('_')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

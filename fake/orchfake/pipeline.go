@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -101,6 +103,13 @@ func call[Req proto.Message, Resp proto.Message](s *Server, ctx context.Context,
 	if n, ok := any(req).(namespaced); ok {
 		ns = n.GetNamespace()
 	}
+	if tr, ok := any(req).(interface{ GetTaskToken() []byte }); ok && ns == "" {
+		// A task's namespace is its token's when the request names none: a
+		// token scoped to another namespace must not answer it.
+		if tt, err := decodeTaskToken(tr.GetTaskToken()); err == nil {
+			ns = tt.namespace
+		}
+	}
 	resp, hdr, err := s.run(ctx, o, ns, req, hc, x, func(ctx context.Context) (proto.Message, error) { return h(ctx, req) })
 	for k, v := range hdr {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(k, v))
@@ -141,8 +150,8 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 	}
 	switch version {
 	case "", orchwire.V1:
-	case orchwire.V1Beta1:
-		if hc == nil {
+	case orchwire.V1Beta1: // by the header on either transport (a v1beta1 HTTP path has them already)
+		if hc == nil || !hc.beta {
 			hdr["deprecation"] = "true"
 			hdr["sunset"] = orchwire.Sunset
 		}
@@ -172,10 +181,16 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 	}
 
 	tq := ""
-	if o.limit == orchwire.LimitTaskQueue {
-		if t, ok := req.(taskQueued); ok {
-			tq = t.GetTaskQueue()
-		}
+	if t, ok := req.(taskQueued); ok && o.limit == orchwire.LimitTaskQueue {
+		tq = t.GetTaskQueue()
+	}
+	// Names that travel back in X-RateLimit-Scope (and the request log)
+	// must be printable: a control character is refused, never echoed.
+	if err := printableName("namespace", ns); err != nil {
+		return nil, hdr, err
+	}
+	if err := printableName("task_queue", tq); err != nil {
+		return nil, hdr, err
 	}
 	d := s.limits.admit(o, ns, tq)
 	rateHeader(d, hdr)
@@ -217,4 +232,18 @@ func first(vs []string) string {
 		return ""
 	}
 	return vs[0]
+}
+
+// printableName refuses a name holding a control character or invalid
+// UTF-8: no namespace or task queue can be named so.
+func printableName(field, name string) error {
+	if !utf8.ValidString(name) {
+		return badField(field, "not valid UTF-8")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return badField(field, "contains the control character %U", r)
+		}
+	}
+	return nil
 }

@@ -49,10 +49,13 @@ func (s *Server) queryWorkflow(ctx context.Context, req *orchpb.QueryWorkflowReq
 	if rejected != nil || err != nil {
 		return rejected, err
 	}
+	expired, stop := s.waitCap(ctx)
+	defer stop()
 	select {
 	case a := <-pq.answer:
 		return queryAnswered(a)
 	case <-ctx.Done():
+	case <-expired: // no worker answered in MaxPollWait
 	case <-s.done:
 	case <-gone:
 	}

@@ -3,6 +3,7 @@ package orchfake
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/apitwin/apitwin/internal/orchwire"
@@ -141,9 +142,8 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, s
 
 	pollCtx, cancel := pollContext(ctx)
 	defer cancel()
-	expired := make(chan struct{})
-	timer := s.clk.AfterFunc(MaxPollWait, func() { close(expired) })
-	defer timer.Stop()
+	expired, stop := s.waitCap(ctx)
+	defer stop()
 	for {
 		select {
 		case t := <-w.ch:
@@ -219,6 +219,27 @@ func (s *Server) leavePoll(ctx context.Context, sd *queueSide, w *waiter, start 
 	sd.handed--
 	sd.backlog = append([]task{t}, sd.backlog...)
 	return false
+}
+
+// waitCap bounds a server-side wait (a task poll, a history long poll, a
+// query): its channel closes after MaxPollWait on the fake clock, or, for a
+// caller who set no deadline, after MaxPollWait of real time, whichever
+// comes first, so no call waits for ever even on a clock nobody moves.
+func (s *Server) waitCap(ctx context.Context) (<-chan struct{}, func()) {
+	expired := make(chan struct{})
+	var once sync.Once
+	end := func() { once.Do(func() { close(expired) }) }
+	timer := s.clk.AfterFunc(MaxPollWait, end)
+	var wall *time.Timer
+	if _, ok := ctx.Deadline(); !ok {
+		wall = time.AfterFunc(MaxPollWait, end)
+	}
+	return expired, func() {
+		timer.Stop()
+		if wall != nil {
+			wall.Stop()
+		}
+	}
 }
 
 // pollContext ends a poll a little before the caller's deadline, so its

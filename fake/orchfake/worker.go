@@ -83,16 +83,23 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 func (s *Server) failWorkflowTask(t *workflowTask, cause orchpb.WorkflowTaskFailedCause, f *orchpb.Failure, identity, checksum string) {
 	e := t.e
 	s.cancelTimer(e, t.timeout)
-	s.add(e, orchpb.EventType_WorkflowTaskFailed, func(ev *orchpb.HistoryEvent) {
-		ev.Attributes = &orchpb.HistoryEvent_WorkflowTaskFailedEventAttributes{
-			WorkflowTaskFailedEventAttributes: &orchpb.WorkflowTaskFailedEventAttributes{
-				ScheduledEventId: t.scheduledID, StartedEventId: t.startedID, Cause: cause, Failure: f,
-				Identity: identity, BinaryChecksum: checksum,
-			},
-		}
-	})
+	if !t.transient { // a retry's failure is not written again
+		s.add(e, orchpb.EventType_WorkflowTaskFailed, func(ev *orchpb.HistoryEvent) {
+			ev.Attributes = &orchpb.HistoryEvent_WorkflowTaskFailedEventAttributes{
+				WorkflowTaskFailedEventAttributes: &orchpb.WorkflowTaskFailedEventAttributes{
+					ScheduledEventId: t.scheduledID, StartedEventId: t.startedID, Cause: cause, Failure: f,
+					Identity: identity, BinaryChecksum: checksum,
+				},
+			}
+		})
+	}
 	e.eng.wft = nil
 	e.eng.wftAttempt = t.attempt + 1
+	if cause == orchpb.WorkflowTaskFailedCause_UNHANDLED_COMMAND {
+		// new events, not the worker's code, failed it: the next task is a
+		// first attempt, at once
+		e.eng.wftAttempt = 1
+	}
 	s.scheduleWorkflowTask(e)
 }
 
@@ -389,7 +396,6 @@ func (s *Server) continueAsNew(e *execution, a *orchpb.ContinueAsNewWorkflowExec
 	if a.GetRetryPolicy() != nil {
 		req.RetryPolicy = a.GetRetryPolicy()
 	}
-	req.WorkflowExecutionTimeout = nil // the execution timeout runs across runs; the new run does not restart it
 	var v violations
 	vals := searchValues(&v, e.ns, req.GetSearchAttributes())
 	newRunID := newID()

@@ -70,8 +70,10 @@ var codeTable = map[string]codeInfo{
 	// A running id is a conflict, like ALREADY_EXISTS.
 	WorkflowExecutionAlreadyStarted: {codes.AlreadyExists, http.StatusConflict},
 	WorkflowExecutionNotFound:       {codes.NotFound, http.StatusNotFound},
-	// The execution exists but its state forbids the operation.
-	WorkflowExecutionCompleted: {codes.FailedPrecondition, http.StatusBadRequest},
+	// The run is closed: a signal, cancel request, terminate or task
+	// answer finds no open run, and the real service answers NotFound
+	// ("workflow execution already completed"), which callers check for.
+	WorkflowExecutionCompleted: {codes.NotFound, http.StatusNotFound},
 	// A task that timed out no longer exists: its token is answered as not
 	// found, as a real service answers a stale task token.
 	WorkflowTaskTimeout: {codes.NotFound, http.StatusNotFound},
