@@ -234,3 +234,30 @@ func documentFields[T any](doc func(T) *document, dateColumn string) map[string]
 		"total_ttc":  numField(false, func(v T) *big.Rat { return doc(v).ttc }),
 	}
 }
+
+// docPatch is what an update of an invoice or an order may set: its
+// customer's ref, notes and date (the lines have their own routes).
+type docPatch struct {
+	refClient, notePublic, notePrivate opt[string]
+	date                               opt[time.Time]
+}
+
+func readDocPatch(b *body) docPatch {
+	p := docPatch{refClient: b.optStr("ref_client"), notePublic: b.optStr("note_public"), notePrivate: b.optStr("note_private")}
+	p.date.v, p.date.set = b.unixTime("date")
+	return p
+}
+
+func (p *docPatch) apply(d *document) {
+	p.refClient.to(&d.refClient)
+	p.notePublic.to(&d.notePublic)
+	p.notePrivate.to(&d.notePrivate)
+	if p.date.set {
+		d.date = dayOf(p.date.v)
+	}
+}
+
+// deleted is the ERP's answer to a delete.
+func deleted(msg string) fakekit.Answer {
+	return ok(map[string]any{"success": map[string]any{"code": 200, "message": msg}})
+}

@@ -2,6 +2,9 @@ package erpfake
 
 import (
 	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -29,6 +32,8 @@ type invoiceJSON struct {
 	NotePublic        string          `json:"note_public"`
 	NotePrivate       string          `json:"note_private"`
 	FkUserAuthor      json.RawMessage `json:"fk_user_author"`
+	Totalpaid         json.RawMessage `json:"totalpaid"`
+	Remaintopay       json.RawMessage `json:"remaintopay"`
 	Lines             []*lineJSON     `json:"lines"`
 	ArrayOptions      map[string]any  `json:"array_options"`
 }
@@ -42,6 +47,7 @@ func (c *call) renderInvoice(inv *invoice) any {
 		DateValidation: n.time(inv.dateValidation), TotalHT: n.dec(inv.ht), TotalTVA: n.dec(inv.tva), TotalTTC: n.dec(inv.ttc),
 		MulticurrencyCode: "EUR", NotePublic: inv.notePublic, NotePrivate: inv.notePrivate,
 		FkUserAuthor: json.RawMessage("null"), Lines: c.renderLines(inv.lines), ArrayOptions: map[string]any{},
+		Totalpaid: n.dec(inv.paidSum()), Remaintopay: n.dec(inv.remain()),
 	}
 	if inv.author != nil {
 		j.FkUserAuthor = n.id(inv.author.id)
@@ -146,4 +152,81 @@ func validateInvoice(c *call, id int64) fakekit.Answer {
 		return a
 	}
 	return ok(c.renderInvoice(inv))
+}
+
+// updateInvoice is PUT /invoices/{id}: the customer's ref, notes, dates.
+func updateInvoice(in *input) step {
+	id, fail := in.pathID()
+	if fail != nil {
+		return fails(*fail)
+	}
+	p := readDocPatch(in.body)
+	due, hasDue := in.body.unixTime("date_lim_reglement")
+	return func(c *call) fakekit.Answer {
+		inv, fail := findByID(c.st.invoices, id, "Invoice")
+		if fail != nil {
+			return *fail
+		}
+		if msg := in.body.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		p.apply(&inv.document)
+		if hasDue {
+			inv.due = dayOf(due)
+		}
+		return ok(c.renderInvoice(inv))
+	}
+}
+
+// deleteInvoice is DELETE /invoices/{id}: a draft can be deleted; an
+// invoice with a final ref cannot ("Invoice not erasable").
+func deleteInvoice(c *call, id int64) fakekit.Answer {
+	inv, fail := findByID(c.st.invoices, id, "Invoice")
+	if fail != nil {
+		return *fail
+	}
+	if inv.status != statusDraft {
+		return apiError(http.StatusForbidden, "Invoice not erasable")
+	}
+	c.st.invoices = remove(c.st.invoices, inv)
+	return deleted("Invoice deleted")
+}
+
+// createInvoiceFromOrder is POST /invoices/createfromorder/{orderid}: a
+// draft invoice for the order's third party, with its lines, refs and
+// notes. The route cannot sit in the route table beside
+// /invoices/{id}/lines (http.ServeMux would find them ambiguous), so the
+// table's fallback sends it here.
+func createInvoiceFromOrder(orderID string) operation {
+	return func(in *input) step {
+		n, err := strconv.ParseInt(orderID, 10, 64)
+		if err != nil || n < minInt || n > maxInt {
+			if isDigits(strings.TrimPrefix(orderID, "-")) && orderID != "" && orderID != "-" {
+				return fails(badRequest("Invalid value specified for `orderid`. Expecting integer value from " + intRange))
+			}
+			n = -1
+		}
+		return func(c *call) fakekit.Answer {
+			if n == 0 {
+				return badRequest("Order ID is mandatory")
+			}
+			o, found := byID(c.st.orders, n)
+			if !found {
+				return notFound("Order not found")
+			}
+			now := c.st.now()
+			inv := &invoice{order: o}
+			inv.document = document{refClient: o.refClient, soc: o.soc, date: dayOf(now), datec: now, author: c.user,
+				notePublic: o.notePublic, notePrivate: o.notePrivate}
+			inv.due = inv.date
+			for _, l := range o.lines {
+				cp := *l
+				inv.lines = append(inv.lines, &cp)
+			}
+			inv.computeTotals()
+			c.st.addDocument(&inv.document, "invoice")
+			c.st.invoices = append(c.st.invoices, inv)
+			return ok(c.renderInvoice(inv))
+		}
+	}
 }

@@ -127,3 +127,58 @@ func closeOrder(c *call, id int64) fakekit.Answer {
 	o.closedAt = c.st.now()
 	return ok(c.renderOrder(o))
 }
+
+// updateOrder is PUT /orders/{id}: the customer's ref, notes, dates.
+func updateOrder(in *input) step {
+	id, fail := in.pathID()
+	if fail != nil {
+		return fails(*fail)
+	}
+	p := readDocPatch(in.body)
+	delivery, hasDelivery := in.body.unixTime("delivery_date")
+	return func(c *call) fakekit.Answer {
+		o, fail := findByID(c.st.orders, id, "Order")
+		if fail != nil {
+			return *fail
+		}
+		if msg := in.body.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		p.apply(&o.document)
+		if hasDelivery {
+			o.delivery = dayOf(delivery)
+		}
+		return ok(c.renderOrder(o))
+	}
+}
+
+// deleteOrder is DELETE /orders/{id}. The ERP lets whoever may delete
+// orders delete one in any state; the invoices made from it stay.
+func deleteOrder(c *call, id int64) fakekit.Answer {
+	o, fail := findByID(c.st.orders, id, "Order")
+	if fail != nil {
+		return *fail
+	}
+	for _, inv := range c.st.invoices {
+		if inv.order == o {
+			inv.order = nil
+		}
+	}
+	c.st.orders = remove(c.st.orders, o)
+	return deleted("Order deleted")
+}
+
+// reopenOrder is POST /orders/{id}/reopen: a closed (or canceled) order is
+// validated again; any other is nothing done. The ERP answers 1.
+func reopenOrder(c *call, id int64) fakekit.Answer {
+	o, fail := findByID(c.st.orders, id, "Order")
+	if fail != nil {
+		return *fail
+	}
+	if o.status != orderClosed && o.status != orderCanceled {
+		return nothingDone()
+	}
+	o.status = statusValidated
+	o.closedAt = time.Time{}
+	return ok(c.num.int(1))
+}

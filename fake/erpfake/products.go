@@ -242,3 +242,32 @@ func updateProduct(in *input) step {
 		return ok(c.renderProduct(pr))
 	}
 }
+
+// deleteProduct is DELETE /products/{id}. A product on a line of an
+// invoice or an order is in use and stays (409, the ERP's words).
+func deleteProduct(c *call, id int64) fakekit.Answer {
+	p, fail := findByID(c.st.products, id, "Product")
+	if fail != nil {
+		return *fail
+	}
+	used := func(lines []*line) bool {
+		for _, l := range lines {
+			if l.product == p {
+				return true
+			}
+		}
+		return false
+	}
+	for _, inv := range c.st.invoices {
+		if used(inv.lines) {
+			return apiError(http.StatusConflict, "Can't delete, that product is probably used")
+		}
+	}
+	for _, o := range c.st.orders {
+		if used(o.lines) {
+			return apiError(http.StatusConflict, "Can't delete, that product is probably used")
+		}
+	}
+	c.st.products = remove(c.st.products, p)
+	return deleted("Object deleted")
+}

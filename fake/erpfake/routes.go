@@ -94,12 +94,21 @@ var routeTable = sync.OnceValue(func() *routeSet {
 	api("GET", "/thirdparties/{id}", "Get a third party", []param{idParam}, byPath(getThirdparty))
 	api("POST", "/thirdparties", "Create a third party (name required)", []param{bodyParam}, createThirdparty)
 	api("PUT", "/thirdparties/{id}", "Update a third party", []param{idParam, bodyParam}, updateThirdparty)
+	api("DELETE", "/thirdparties/{id}", "Delete a third party that no invoice or order names (its contacts go with it)", []param{idParam}, byPath(deleteThirdparty))
+
+	api("GET", "/contacts", "List contacts", listParams(param{name: "thirdparty_ids", in: "query", typ: "string",
+		description: "Third party ids, comma-separated"}), listContacts)
+	api("GET", "/contacts/{id}", "Get a contact", []param{idParam}, byPath(getContact))
+	api("POST", "/contacts", "Create a contact (lastname required; socid names its third party)", []param{bodyParam}, createContact)
+	api("PUT", "/contacts/{id}", "Update a contact", []param{idParam, bodyParam}, updateContact)
+	api("DELETE", "/contacts/{id}", "Delete a contact", []param{idParam}, byPath(deleteContact))
 
 	api("GET", "/products", "List products", listParams(param{name: "mode", in: "query", typ: "integer",
 		description: "1 products only, 2 services only"}), listProducts)
 	api("GET", "/products/{id}", "Get a product", []param{idParam}, byPath(getProduct))
 	api("POST", "/products", "Create a product (ref, unique, and label required)", []param{bodyParam}, createProduct)
 	api("PUT", "/products/{id}", "Update a product", []param{idParam, bodyParam}, updateProduct)
+	api("DELETE", "/products/{id}", "Delete a product that no line uses", []param{idParam}, byPath(deleteProduct))
 
 	thirdpartyIDs := param{name: "thirdparty_ids", in: "query", typ: "string", description: "Third party ids, comma-separated"}
 	api("GET", "/invoices", "List invoices", listParams(thirdpartyIDs, param{name: "status", in: "query", typ: "string",
@@ -107,12 +116,35 @@ var routeTable = sync.OnceValue(func() *routeSet {
 	api("GET", "/invoices/{id}", "Get an invoice", []param{idParam}, byPath(getInvoice))
 	api("POST", "/invoices", "Create a draft invoice (socid, type, lines)", []param{bodyParam}, createInvoice)
 	api("POST", "/invoices/{id}/validate", "Validate a draft invoice: it gets its final ref", []param{idParam, bodyParam}, byPath(validateInvoice))
+	api("PUT", "/invoices/{id}", "Update an invoice (ref_client, notes, dates)", []param{idParam, bodyParam}, updateInvoice)
+	api("DELETE", "/invoices/{id}", "Delete a draft invoice", []param{idParam}, byPath(deleteInvoice))
+	lineID := param{name: "lineid", in: "path", typ: "integer", required: true, description: "Id of the line"}
+	api("GET", "/invoices/{id}/lines", "List the lines of an invoice", []param{idParam}, listLines(findInvoiceDoc))
+	api("POST", "/invoices/{id}/lines", "Add a line to a draft invoice; answers the line's id", []param{idParam, bodyParam}, addLine(findInvoiceDoc))
+	api("PUT", "/invoices/{id}/lines/{lineid}", "Change a line of a draft invoice (every value is set)", []param{idParam, lineID, bodyParam},
+		updateLine(findInvoiceDoc, getInvoice))
+	api("DELETE", "/invoices/{id}/lines/{lineid}", "Delete a line of a draft invoice", []param{idParam, lineID}, deleteLine(findInvoiceDoc, getInvoice))
+	api("GET", "/invoices/{id}/payments", "List the payments of an invoice", []param{idParam}, byPath(listPayments))
+	api("POST", "/invoices/{id}/payments", "Pay what remains to pay on an invoice (paymentid, closepaidinvoices, datepaye)",
+		[]param{idParam, bodyParam}, addPayment)
+	api("POST", "/invoices/paymentsdistributed", "One payment of several invoices (arrayofamounts, paymentid, closepaidinvoices)",
+		[]param{bodyParam}, addDistributedPayment)
+	set.ops = append(set.ops, apiOp{method: "POST", path: "/invoices/createfromorder/{orderid}",
+		summary: "Create a draft invoice from an order", params: []param{{name: "orderid", in: "path", typ: "integer", required: true, description: "Id of the order"}}})
 
 	api("GET", "/orders", "List orders", listParams(thirdpartyIDs), listOrders)
 	api("GET", "/orders/{id}", "Get an order", []param{idParam}, byPath(getOrder))
 	api("POST", "/orders", "Create a draft order (socid, lines)", []param{bodyParam}, createOrder)
 	api("POST", "/orders/{id}/validate", "Validate a draft order: it gets its final ref", []param{idParam, bodyParam}, byPath(validateOrder))
 	api("POST", "/orders/{id}/close", "Close a validated order", []param{idParam, bodyParam}, byPath(closeOrder))
+	api("POST", "/orders/{id}/reopen", "Reopen a closed order (validated again); answers 1", []param{idParam}, byPath(reopenOrder))
+	api("PUT", "/orders/{id}", "Update an order (ref_client, notes, dates)", []param{idParam, bodyParam}, updateOrder)
+	api("DELETE", "/orders/{id}", "Delete an order", []param{idParam}, byPath(deleteOrder))
+	api("GET", "/orders/{id}/lines", "List the lines of an order", []param{idParam}, listLines(findOrderDoc))
+	api("POST", "/orders/{id}/lines", "Add a line to a draft order; answers the line's id", []param{idParam, bodyParam}, addLine(findOrderDoc))
+	api("PUT", "/orders/{id}/lines/{lineid}", "Change a line of a draft order (every value is set)", []param{idParam, lineID, bodyParam},
+		updateLine(findOrderDoc, getOrder))
+	api("DELETE", "/orders/{id}/lines/{lineid}", "Delete a line of a draft order", []param{idParam, lineID}, deleteLine(findOrderDoc, getOrder))
 
 	explorer := func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorer(w, r, set.ops) }
 	rt.Handle("GET "+apiRoot+"/explorer", explorer)
@@ -130,6 +162,10 @@ var routeTable = sync.OnceValue(func() *routeSet {
 		}
 		if !s.APIEnabled() {
 			fakekit.WriteAnswer(w, moduleOff())
+			return
+		}
+		if orderID, ok := strings.CutPrefix(r.URL.Path, apiRoot+"/invoices/createfromorder/"); ok && r.Method == http.MethodPost && !strings.Contains(orderID, "/") {
+			s.serve(w, r, createInvoiceFromOrder(orderID))
 			return
 		}
 		if !set.knownAPI(r.URL.Path) {

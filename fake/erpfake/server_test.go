@@ -75,7 +75,7 @@ func TestErrorShapesAndStatuses(t *testing.T) {
 		{"bad sort field", "GET", api + "/products?sortfield=t.nope", "", "", nil, 400,
 			`{"error":{"code":400,"message":"Bad Request: Error when validating parameter sortfield -\u003e unknown field t.nope"}}`},
 		{"unknown route", "GET", api + "/invoices/1/nowhere", "", "", nil, 404, `{"error":{"code":404,"message":"Not Found"}}`},
-		{"wrong method", "DELETE", api + "/invoices/1", "", "", nil, 405, `{"error":{"code":405,"message":"Method Not Allowed"}}`},
+		{"wrong method", "DELETE", api + "/invoices/1/validate", "", "", nil, 405, `{"error":{"code":405,"message":"Method Not Allowed"}}`},
 		{"key in the URL", "GET", api + "/users/1?ERPAPIKEY=" + srv.APIKey(), "", "", []string{"ERPAPIKEY", ""}, 200, ""},
 		{"api_key in the URL", "GET", api + "/users/1?api_key=" + srv.APIKey(), "", "", []string{"ERPAPIKEY", ""}, 200, ""},
 	} {
@@ -87,7 +87,7 @@ func TestErrorShapesAndStatuses(t *testing.T) {
 			t.Errorf("%s: Content-Type %q", tc.name, a.header.Get("Content-Type"))
 		}
 	}
-	if a := send(t, srv, "DELETE", api+"/invoices/1", "", ""); !strings.Contains(a.header.Get("Allow"), "GET") {
+	if a := send(t, srv, "DELETE", api+"/invoices/1/validate", "", ""); !strings.Contains(a.header.Get("Allow"), "POST") {
 		t.Errorf("405 without Allow: %v", a.header)
 	}
 }
@@ -155,10 +155,10 @@ func TestExplorerDescribesTheFake(t *testing.T) {
 			BasePath string                                `json:"basePath"`
 			Paths    map[string]map[string]json.RawMessage `json:"paths"`
 		}
-		if a.status != 200 || json.Unmarshal([]byte(a.body), &doc) != nil || doc.Swagger != "2.0" || doc.BasePath != api || len(doc.Paths) != 13 {
+		if a.status != 200 || json.Unmarshal([]byte(a.body), &doc) != nil || doc.Swagger != "2.0" || doc.BasePath != api || len(doc.Paths) != 23 {
 			t.Fatalf("%s: %d %.200s", path, a.status, a.body)
 		}
-		if _, ok := doc.Paths["/orders/{id}/close"]["post"]; !ok {
+		if _, ok := doc.Paths["/orders/{id}/close"]["post"]; !ok || doc.Paths["/invoices/createfromorder/{orderid}"]["post"] == nil {
 			t.Fatalf("close not described: %v", doc.Paths)
 		}
 	}

@@ -24,6 +24,7 @@ type state struct {
 	products     []*product
 	invoices     []*invoice
 	orders       []*order
+	contacts     []*contact
 }
 
 func newState(clk *clock.Fake) *state {
@@ -258,9 +259,11 @@ func (d *document) recID() int64 { return d.id }
 
 type invoice struct {
 	document
-	typ  int64
-	paid bool
-	due  time.Time
+	typ      int64
+	paid     bool
+	due      time.Time
+	payments []paymentPart // oldest first
+	order    *order        // the order it was made from, if any
 }
 
 type order struct {

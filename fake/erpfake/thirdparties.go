@@ -231,3 +231,32 @@ func updateThirdparty(in *input) step {
 		return ok(c.renderThirdparty(t))
 	}
 }
+
+// deleteThirdparty is DELETE /thirdparties/{id}. A third party that
+// invoices or orders name is in use and stays (409, the ERP's words); its
+// contacts go with it.
+func deleteThirdparty(c *call, id int64) fakekit.Answer {
+	t, fail := findByID(c.st.thirdparties, id, "Thirdparty")
+	if fail != nil {
+		return *fail
+	}
+	for _, inv := range c.st.invoices {
+		if inv.soc == t {
+			return apiError(http.StatusConflict, "Can't delete, that product is probably used")
+		}
+	}
+	for _, o := range c.st.orders {
+		if o.soc == t {
+			return apiError(http.StatusConflict, "Can't delete, that product is probably used")
+		}
+	}
+	kept := c.st.contacts[:0:0]
+	for _, ct := range c.st.contacts {
+		if ct.soc != t {
+			kept = append(kept, ct)
+		}
+	}
+	c.st.contacts = kept
+	c.st.thirdparties = remove(c.st.thirdparties, t)
+	return deleted("Object deleted")
+}
