@@ -28,6 +28,7 @@ type Issue struct {
 	Description    string     `json:"description"`
 	State          string     `json:"state"` // opened or closed
 	Labels         []string   `json:"labels"`
+	Milestone      *Milestone `json:"milestone"`
 	Author         *User      `json:"author"`
 	Assignee       *User      `json:"assignee"`
 	Assignees      []*User    `json:"assignees"`
@@ -47,9 +48,11 @@ type ListIssuesOptions struct {
 	Labels     []string `url:"labels,comma,omitempty"` // issues carrying every label named
 	AssigneeID *int64   `url:"assignee_id,omitempty"`
 	AuthorID   *int64   `url:"author_id,omitempty"`
-	Search     string   `url:"search,omitempty"`   // in title and description
-	OrderBy    string   `url:"order_by,omitempty"` // created_at (default) or updated_at
-	Sort       string   `url:"sort,omitempty"`     // asc or desc (default)
+	Search     string   `url:"search,omitempty"` // in title and description
+	// Milestone is a milestone's title, or "None" or "Any".
+	Milestone string `url:"milestone,omitempty"`
+	OrderBy   string `url:"order_by,omitempty"` // created_at (default) or updated_at
+	Sort      string `url:"sort,omitempty"`     // asc or desc (default)
 	// Scope applies to ListAllIssues only: created_by_me (the server's
 	// default), assigned_to_me or all.
 	Scope string `url:"scope,omitempty"`
@@ -95,6 +98,7 @@ type CreateIssueRequest struct {
 	AssigneeID   *int64  `json:"assignee_id,omitempty"`
 	AssigneeIDs  []int64 `json:"assignee_ids,omitempty"`
 	Confidential bool    `json:"confidential,omitempty"`
+	MilestoneID  *int64  `json:"milestone_id,omitempty"`
 }
 
 // CreateIssue opens an issue in a project.
@@ -123,6 +127,8 @@ type UpdateIssueRequest struct {
 	Labels      *Labels `json:"labels,omitempty"`
 	AssigneeIDs []int64 `json:"assignee_ids,omitempty"`
 	StateEvent  string  `json:"state_event,omitempty"` // close or reopen
+	// MilestoneID sets the milestone; a pointer to 0 removes it.
+	MilestoneID *int64 `json:"milestone_id,omitempty"`
 }
 
 // UpdateIssue changes an issue; StateEvent closes or reopens it.

@@ -22,6 +22,7 @@ type MergeRequest struct {
 	SourceProjectID         int64      `json:"source_project_id"`
 	TargetProjectID         int64      `json:"target_project_id"`
 	Labels                  []string   `json:"labels"`
+	Milestone               *Milestone `json:"milestone"`
 	Draft                   bool       `json:"draft"`
 	Author                  *User      `json:"author"`
 	Assignee                *User      `json:"assignee"`
@@ -47,6 +48,7 @@ type ListMergeRequestsOptions struct {
 	SourceBranch string   `url:"source_branch,omitempty"`
 	TargetBranch string   `url:"target_branch,omitempty"`
 	Labels       []string `url:"labels,comma,omitempty"`
+	Milestone    string   `url:"milestone,omitempty"` // a title, "None" or "Any"
 	Search       string   `url:"search,omitempty"`
 	OrderBy      string   `url:"order_by,omitempty"`
 	Sort         string   `url:"sort,omitempty"`
@@ -81,6 +83,7 @@ type CreateMergeRequestRequest struct {
 	AssigneeIDs        []int64 `json:"assignee_ids,omitempty"`
 	Labels             Labels  `json:"labels,omitempty"`
 	RemoveSourceBranch *bool   `json:"remove_source_branch,omitempty"`
+	MilestoneID        *int64  `json:"milestone_id,omitempty"`
 }
 
 // CreateMergeRequest opens a merge request.
@@ -102,7 +105,8 @@ type UpdateMergeRequestRequest struct {
 	Description  *string `json:"description,omitempty"`
 	TargetBranch string  `json:"target_branch,omitempty"`
 	Labels       *Labels `json:"labels,omitempty"`
-	StateEvent   string  `json:"state_event,omitempty"` // close or reopen
+	StateEvent   string  `json:"state_event,omitempty"`  // close or reopen
+	MilestoneID  *int64  `json:"milestone_id,omitempty"` // a pointer to 0 removes it
 }
 
 // UpdateMergeRequest changes a merge request; StateEvent closes or reopens it.

@@ -20,7 +20,14 @@
 // merge requests (internal ones seen by reporters and above only; a note's
 // author edits it, a maintainer may delete it; the system notes the fake
 // writes itself when an issue or merge request is closed, reopened or
-// merged, "closed", "reopened", "merged", cannot be changed), webhooks and their deliveries, pipelines, and
+// merged, "closed", "reopened", "merged", cannot be changed), labels
+// (names unique in any case, without commas or control characters, at most
+// 255 characters; colors "#RGB", "#RRGGBB" or a basic CSS name; made on
+// the fly, in "#6699cc", when an issue or merge request names one the
+// project lacks; renamed and deleted on their issues and merge requests
+// too; managed by reporters), milestones (titles unique per project, dates
+// YYYY-MM-DD, listed soonest due first; deleting one takes it off its
+// issues and merge requests), webhooks and their deliveries, pipelines, and
 // repositories of branches and commits with files.
 //
 // Access levels are enforced as the real service enforces them: a guest

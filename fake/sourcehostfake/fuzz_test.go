@@ -71,6 +71,9 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST /api/v4/projects/1/issues\nPRIVATE-TOKEN: alice-read\n\ntitle=x\n===\nPOST /api/v4/projects/1/star",
 		"POST /api/v4/projects/1/issues\nContent-Type: multipart/form-data; boundary=x\n\n--x\r\n",
 		"GET /api/v4/nowhere\n===\nDELETE /api/v4/projects",
+		// Issue 19: labels and milestones.
+		"POST /api/v4/projects/1/labels?name=ui&color=%23abc&priority=-1\n===\nPOST /api/v4/projects/1/labels?name=a%2Cb&color=red\n===\nPUT /api/v4/projects/1/labels/bug?new_name=defect&color=blue\n===\nGET /api/v4/projects/1/labels?with_counts=true\n===\nDELETE /api/v4/projects/1/labels/defect",
+		"POST /api/v4/projects/1/milestones?title=v1&due_date=2030-01-01&start_date=2031-01-01\n===\nPOST /api/v4/projects/1/milestones?title=v1\n===\nPOST /api/v4/projects/1/issues?title=t&milestone_id=1\n===\nGET /api/v4/projects/1/issues?milestone=v1\n===\nPUT /api/v4/projects/1/milestones/1?state_event=close\n===\nDELETE /api/v4/projects/1/milestones/1",
 		// Issue 19: notes.
 		"POST /api/v4/projects/1/issues/1/notes\nContent-Type: application/json\n\n{\"body\":\"hi\",\"internal\":true}\n===\nPUT /api/v4/projects/1/issues/1/notes/1?body=edited\n===\nGET /api/v4/projects/1/issues/1/notes?sort=asc&order_by=updated_at\n===\nDELETE /api/v4/projects/1/issues/1/notes/1",
 		"POST /api/v4/projects/1/merge_requests/1/notes?body=x\n===\nPUT /api/v4/projects/1/merge_requests/1/merge\n===\nGET /api/v4/projects/1/merge_requests/1/notes/2\n===\nPUT /api/v4/projects/1/merge_requests/1/notes/2?body=y",

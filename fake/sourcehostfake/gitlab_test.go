@@ -2,6 +2,7 @@ package sourcehostfake_test
 
 import (
 	"testing"
+	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
@@ -124,6 +125,76 @@ func TestGitLabClientNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := gl.Notes.DeleteMergeRequestNote(pid, 1, mn.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGitLabClientLabelsAndMilestones(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"a.txt": "a"},
+		Branches: []sourcehostfake.BranchSeed{{Name: "feature"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := gl.Labels.CreateLabel(pid, &gitlab.CreateLabelOptions{Name: gitlab.Ptr("bug"), Color: gitlab.Ptr("#d9534f"), Description: gitlab.Ptr("broken"), Priority: gitlab.Ptr[int64](2)})
+	if err != nil || l.Name != "bug" || l.Color != "#d9534f" || l.Description != "broken" || l.Priority != 2 || !l.IsProjectLabel {
+		t.Fatalf("create label %+v %v", l, err)
+	}
+	if _, resp, err := gl.Labels.CreateLabel(pid, &gitlab.CreateLabelOptions{Name: gitlab.Ptr("bug"), Color: gitlab.Ptr("#000")}); err == nil || resp.StatusCode != 409 {
+		t.Fatalf("label twice: %v", err)
+	}
+	if l, _, err = gl.Labels.UpdateLabel(pid, "bug", &gitlab.UpdateLabelOptions{NewName: gitlab.Ptr("defect"), Color: gitlab.Ptr("#ff0000")}); err != nil || l.Name != "defect" {
+		t.Fatalf("update label %+v %v", l, err)
+	}
+	if l, _, err = gl.Labels.GetLabel(pid, l.ID); err != nil || l.Name != "defect" {
+		t.Fatalf("get label %+v %v", l, err)
+	}
+	due := gitlab.ISOTime(time.Date(2031, 1, 31, 0, 0, 0, 0, time.UTC))
+	m, _, err := gl.Milestones.CreateMilestone(pid, &gitlab.CreateMilestoneOptions{Title: gitlab.Ptr("v1"), DueDate: &due})
+	if err != nil || m.Title != "v1" || m.State != "active" || m.DueDate == nil || m.DueDate.String() != "2031-01-31" {
+		t.Fatalf("create milestone %+v %v", m, err)
+	}
+	is, _, err := gl.Issues.CreateIssue(pid, &gitlab.CreateIssueOptions{Title: gitlab.Ptr("x"), Labels: &gitlab.LabelOptions{"defect", "new"}, MilestoneID: &m.ID})
+	if err != nil || is.Milestone == nil || is.Milestone.ID != m.ID || len(is.Labels) != 2 {
+		t.Fatalf("issue %+v %v", is, err)
+	}
+	mr, _, err := gl.MergeRequests.CreateMergeRequest(pid, &gitlab.CreateMergeRequestOptions{Title: gitlab.Ptr("F"), SourceBranch: gitlab.Ptr("feature"), TargetBranch: gitlab.Ptr("main"), MilestoneID: &m.ID, Labels: &gitlab.LabelOptions{"defect"}})
+	if err != nil || mr.Milestone == nil || mr.Milestone.Title != "v1" {
+		t.Fatalf("merge request %+v %v", mr, err)
+	}
+	issues, _, err := gl.Issues.ListProjectIssues(pid, &gitlab.ListProjectIssuesOptions{Milestone: gitlab.Ptr("v1"), Labels: &gitlab.LabelOptions{"defect"}})
+	if err != nil || len(issues) != 1 {
+		t.Fatalf("issues by milestone and label %+v %v", issues, err)
+	}
+	mrs, _, err := gl.MergeRequests.ListProjectMergeRequests(pid, &gitlab.ListProjectMergeRequestsOptions{Milestone: gitlab.Ptr("v1")})
+	if err != nil || len(mrs) != 1 {
+		t.Fatalf("merge requests by milestone %+v %v", mrs, err)
+	}
+	labels, _, err := gl.Labels.ListLabels(pid, &gitlab.ListLabelsOptions{WithCounts: gitlab.Ptr(true)})
+	if err != nil || len(labels) != 2 || labels[0].Name != "defect" || labels[0].OpenIssuesCount != 1 || labels[0].OpenMergeRequestsCount != 1 {
+		t.Fatalf("labels %+v %v", labels, err)
+	}
+	if m, _, err = gl.Milestones.UpdateMilestone(pid, m.ID, &gitlab.UpdateMilestoneOptions{StateEvent: gitlab.Ptr("close")}); err != nil || m.State != "closed" {
+		t.Fatalf("close milestone %+v %v", m, err)
+	}
+	if ms, _, err := gl.Milestones.ListMilestones(pid, &gitlab.ListMilestonesOptions{State: gitlab.Ptr("closed")}); err != nil || len(ms) != 1 {
+		t.Fatalf("milestones %+v %v", ms, err)
+	}
+	if got, _, err := gl.Milestones.GetMilestone(pid, m.ID); err != nil || got.ID != m.ID {
+		t.Fatalf("get milestone %+v %v", got, err)
+	}
+	if got, _, err := gl.Milestones.GetMilestoneIssues(pid, m.ID, nil); err != nil || len(got) != 1 {
+		t.Fatalf("milestone issues %+v %v", got, err)
+	}
+	if got, _, err := gl.Milestones.GetMilestoneMergeRequests(pid, m.ID, nil); err != nil || len(got) != 1 {
+		t.Fatalf("milestone merge requests %+v %v", got, err)
+	}
+	if _, err := gl.Milestones.DeleteMilestone(pid, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gl.Labels.DeleteLabel(pid, "defect", nil); err != nil {
 		t.Fatal(err)
 	}
 }

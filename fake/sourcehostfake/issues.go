@@ -14,13 +14,14 @@ import (
 
 // issueFilter is the filters list endpoints share.
 type issueFilter struct {
-	state    string
-	labels   []string
-	assignee string // an id, "None" or "Any"
-	authorID int64
-	search   string
-	orderBy  string
-	desc     bool
+	state     string
+	labels    []string
+	assignee  string // an id, "None" or "Any"
+	authorID  int64
+	search    string
+	milestone string // a title, "None" or "Any"
+	orderBy   string
+	desc      bool
 }
 
 func readIssueFilter(p *params) issueFilter {
@@ -37,6 +38,7 @@ func readIssueFilter(p *params) issueFilter {
 	}
 	f.authorID, _ = p.int("author_id")
 	f.search, _ = p.str("search")
+	f.milestone = milestoneFilter(p)
 	f.orderBy, f.desc = sortOrder(p, "created_at", "updated_at")
 	return f
 }
@@ -75,7 +77,7 @@ func (f issueFilter) match(is *issue) bool {
 			return false
 		}
 	}
-	if f.authorID != 0 && is.author.id != f.authorID {
+	if f.authorID != 0 && is.author.id != f.authorID || !milestoneMatches(f.milestone, is.milestone) {
 		return false
 	}
 	return f.search == "" || containsFold(is.title, f.search) || containsFold(is.description, f.search)
@@ -210,13 +212,15 @@ func (c *call) createIssue() fakekit.Answer {
 	labels, _ := p.list("labels")
 	confidential, _ := p.boolean("confidential")
 	assignees, _ := c.assignees()
+	ms, _ := c.milestoneParam(pr)
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
 	if fail := checkTexts(title, description); fail != nil {
 		return *fail
 	}
-	return created(c.renderIssue(c.openIssue(pr, title, description, labels, assignees, confidential)))
+	is := c.openIssue(pr, title, description, labels, assignees, confidential, ms)
+	return created(c.renderIssue(is))
 }
 
 // The lengths the real service allows.
@@ -243,11 +247,11 @@ func checkTexts(title, description string) *fakekit.Answer {
 
 // openIssue adds an issue to pr, by c.user, and queues its "open" event.
 // s.mu must be held.
-func (c *call) openIssue(pr *project, title, description string, labels []string, assignees []*user, confidential bool) *issue {
+func (c *call) openIssue(pr *project, title, description string, labels []string, assignees []*user, confidential bool, ms *milestone) *issue {
 	now := c.st.clock.Now()
 	is := &issue{id: c.st.next("issue"), iid: nextIID(pr.issues, func(i *issue) int64 { return i.iid }), project: pr,
-		title: title, description: description, state: "opened", labels: labels, author: c.user, assignees: assignees,
-		confidential: confidential, createdAt: now, updatedAt: now}
+		title: title, description: description, state: "opened", labels: c.st.ensureLabels(pr, labels), author: c.user,
+		assignees: assignees, confidential: confidential, milestone: ms, createdAt: now, updatedAt: now}
 	pr.issues = append(pr.issues, is)
 	pr.lastActivity = now
 	c.queueIssueEvent(is, "open")
@@ -300,6 +304,7 @@ func (c *call) updateIssue() fakekit.Answer {
 	labels, hasLabels := p.list("labels")
 	assignees, hasAssignees := c.assignees()
 	stateEvent, _ := p.oneOf("state_event", "close", "reopen")
+	ms, hasMilestone := c.milestoneParam(pr)
 	if hasTitle && strings.TrimSpace(title) == "" {
 		p.fail("title", "is empty")
 	}
@@ -309,7 +314,7 @@ func (c *call) updateIssue() fakekit.Answer {
 	if fail := checkTexts(title, description); fail != nil {
 		return *fail
 	}
-	if !hasTitle && !hasDesc && !hasLabels && !hasAssignees && stateEvent == "" && !p.has("confidential") {
+	if !hasTitle && !hasDesc && !hasLabels && !hasAssignees && stateEvent == "" && !p.has("confidential") && !p.has("milestone_id") {
 		return badRequest("title, description, labels, assignee_id, assignee_ids, state_event, confidential are missing, at least one parameter must be provided")
 	}
 	now := c.st.clock.Now()
@@ -320,7 +325,10 @@ func (c *call) updateIssue() fakekit.Answer {
 		is.description = description
 	}
 	if hasLabels {
-		is.labels = labels
+		is.labels = c.st.ensureLabels(pr, labels)
+	}
+	if hasMilestone {
+		is.milestone = ms
 	}
 	if hasAssignees {
 		is.assignees = assignees
@@ -383,7 +391,7 @@ func (s *Server) seedIssue(p *project, seed IssueSeed) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	is := c.openIssue(p, seed.Title, seed.Description, cleanList(seed.Labels), assignees, seed.Confidential)
+	is := c.openIssue(p, seed.Title, seed.Description, cleanList(seed.Labels), assignees, seed.Confidential, nil)
 	if seed.State == "closed" {
 		c.queueIssueEvent(is, c.changeIssueState(is, "close", c.st.clock.Now()))
 	}

@@ -23,13 +23,14 @@ func (c *call) listMergeRequests() fakekit.Answer {
 	target, _ := p.str("target_branch")
 	labels, _ := p.list("labels")
 	search, _ := p.str("search")
+	ms := milestoneFilter(p)
 	orderBy, desc := sortOrder(p, "created_at", "updated_at", "title")
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
 	items := keep(pr.mrs, func(mr *mergeRequest) bool {
 		if state != "" && state != "all" && mr.state != state || source != "" && mr.sourceBranch != source ||
-			target != "" && mr.targetBranch != target {
+			target != "" && mr.targetBranch != target || !milestoneMatches(ms, mr.milestone) {
 			return false
 		}
 		for _, l := range labels {
@@ -97,6 +98,7 @@ func (c *call) createMergeRequest() fakekit.Answer {
 	labels, _ := p.list("labels")
 	removeSource, _ := p.boolean("remove_source_branch")
 	assignees, _ := c.assignees()
+	ms, _ := c.milestoneParam(pr)
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
@@ -107,6 +109,7 @@ func (c *call) createMergeRequest() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
+	mr.milestone = ms
 	return created(c.renderMR(mr))
 }
 
@@ -130,7 +133,7 @@ func (c *call) openMR(pr *project, source, target, title, description string, la
 	now := c.st.clock.Now()
 	mr := &mergeRequest{id: c.st.next("merge_request"), iid: nextIID(pr.mrs, func(m *mergeRequest) int64 { return m.iid }),
 		project: pr, title: title, description: description, state: "opened", sourceBranch: source, targetBranch: target,
-		labels: labels, author: c.user, assignees: assignees, removeSourceBranch: removeSource, createdAt: now, updatedAt: now}
+		labels: c.st.ensureLabels(pr, labels), author: c.user, assignees: assignees, removeSourceBranch: removeSource, createdAt: now, updatedAt: now}
 	pr.mrs = append(pr.mrs, mr)
 	pr.lastActivity = now
 	c.queueMREvent(mr, "open")
@@ -158,13 +161,14 @@ func (c *call) updateMergeRequest() fakekit.Answer {
 	labels, hasLabels := p.list("labels")
 	assignees, hasAssignees := c.assignees()
 	stateEvent, _ := p.oneOf("state_event", "close", "reopen")
+	ms, hasMilestone := c.milestoneParam(pr)
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
 	if fail := checkTexts(title, description); fail != nil {
 		return *fail
 	}
-	if !hasTitle && !hasDesc && !hasTarget && !hasLabels && !hasAssignees && stateEvent == "" {
+	if !hasTitle && !hasDesc && !hasTarget && !hasLabels && !hasAssignees && stateEvent == "" && !p.has("milestone_id") {
 		return badRequest("title, description, target_branch, labels, assignee_id, assignee_ids, state_event are missing, at least one parameter must be provided")
 	}
 	if hasTarget && pr.repo.branches[target] == nil {
@@ -181,7 +185,10 @@ func (c *call) updateMergeRequest() fakekit.Answer {
 		mr.targetBranch = target
 	}
 	if hasLabels {
-		mr.labels = labels
+		mr.labels = c.st.ensureLabels(pr, labels)
+	}
+	if hasMilestone {
+		mr.milestone = ms
 	}
 	if hasAssignees {
 		mr.assignees = assignees

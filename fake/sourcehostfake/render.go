@@ -195,6 +195,7 @@ func (c *call) renderIssue(is *issue) *issueJSON {
 		CreatedAt: stamp(is.createdAt), UpdatedAt: stamp(is.updatedAt), ClosedAt: stampPtr(is.closedAt),
 		ClosedBy: c.renderUser(is.closedBy), Labels: append([]string{}, is.labels...), Assignees: c.renderUsers(is.assignees),
 		Author: c.renderUser(is.author), Type: "ISSUE", Confidential: is.confidential, UserNotesCount: userNotes(is.notes),
+		Milestone:  c.renderMilestone(is.milestone),
 		WebURL:     c.base + "/" + is.project.fullPath() + "/-/issues/" + strconv.FormatInt(is.iid, 10),
 		References: referencesJSON{Short: ref, Relative: ref, Full: is.project.fullPath() + ref},
 	}
@@ -227,6 +228,7 @@ type mergeRequestJSON struct {
 	SourceProjectID           int64          `json:"source_project_id"`
 	TargetProjectID           int64          `json:"target_project_id"`
 	Labels                    []string       `json:"labels"`
+	Milestone                 *milestoneJSON `json:"milestone"`
 	Draft                     bool           `json:"draft"`
 	WorkInProgress            bool           `json:"work_in_progress"`
 	MergeWhenPipelineSucceeds bool           `json:"merge_when_pipeline_succeeds"`
@@ -247,7 +249,7 @@ func (c *call) renderMR(mr *mergeRequest) *mergeRequestJSON {
 		MergedAt: stampPtr(mr.mergedAt), ClosedBy: c.renderUser(mr.closedBy), ClosedAt: stampPtr(mr.closedAt),
 		TargetBranch: mr.targetBranch, SourceBranch: mr.sourceBranch, Author: c.renderUser(mr.author), UserNotesCount: userNotes(mr.notes),
 		Assignees: c.renderUsers(mr.assignees), Reviewers: []*userJSON{}, SourceProjectID: mr.project.id,
-		TargetProjectID: mr.project.id, Labels: append([]string{}, mr.labels...), MergeStatus: "can_be_merged",
+		TargetProjectID: mr.project.id, Labels: append([]string{}, mr.labels...), Milestone: c.renderMilestone(mr.milestone), MergeStatus: "can_be_merged",
 		DetailedMergeStatus: "mergeable", ForceRemoveSourceBranch: mr.removeSourceBranch,
 		WebURL:     c.base + "/" + mr.project.fullPath() + "/-/merge_requests/" + strconv.FormatInt(mr.iid, 10),
 		References: referencesJSON{Short: ref, Relative: ref, Full: mr.project.fullPath() + ref},

@@ -50,6 +50,20 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 
 	noteRoutes(handle)
 
+	handle("GET "+v4+"/projects/{id}/labels", needRead, (*call).listLabels)
+	handle("POST "+v4+"/projects/{id}/labels", needWrite, (*call).createLabel)
+	handle("GET "+v4+"/projects/{id}/labels/{label_id}", needRead, (*call).getLabel)
+	handle("PUT "+v4+"/projects/{id}/labels/{label_id}", needWrite, (*call).updateLabel)
+	handle("DELETE "+v4+"/projects/{id}/labels/{label_id}", needWrite, (*call).deleteLabel)
+
+	handle("GET "+v4+"/projects/{id}/milestones", needRead, (*call).listMilestones)
+	handle("POST "+v4+"/projects/{id}/milestones", needWrite, (*call).createMilestone)
+	handle("GET "+v4+"/projects/{id}/milestones/{milestone_id}", needRead, (*call).getMilestone)
+	handle("PUT "+v4+"/projects/{id}/milestones/{milestone_id}", needWrite, (*call).updateMilestone)
+	handle("DELETE "+v4+"/projects/{id}/milestones/{milestone_id}", needWrite, (*call).deleteMilestone)
+	handle("GET "+v4+"/projects/{id}/milestones/{milestone_id}/issues", needRead, (*call).milestoneIssues)
+	handle("GET "+v4+"/projects/{id}/milestones/{milestone_id}/merge_requests", needRead, (*call).milestoneMergeRequests)
+
 	handle("GET "+v4+"/projects/{id}/hooks", needRead, (*call).listHooks)
 	handle("POST "+v4+"/projects/{id}/hooks", needWrite, (*call).addHook)
 	handle("GET "+v4+"/projects/{id}/hooks/{hook_id}", needRead, (*call).getHook)

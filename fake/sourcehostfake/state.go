@@ -111,11 +111,13 @@ type project struct {
 	createdAt     time.Time
 	lastActivity  time.Time
 
-	issues    []*issue
-	mrs       []*mergeRequest
-	hooks     []*hook
-	pipelines []*pipeline
-	repo      repo
+	issues     []*issue
+	mrs        []*mergeRequest
+	labels     []*label     // by name, case-insensitively unique
+	milestones []*milestone // in id order
+	hooks      []*hook
+	pipelines  []*pipeline
+	repo       repo
 }
 
 func (p *project) fullPath() string { return p.ns.fullPath + "/" + p.path }
@@ -137,6 +139,7 @@ type issue struct {
 	closedAt     *time.Time
 	closedBy     *user
 	notes        []*note
+	milestone    *milestone
 }
 
 type mergeRequest struct {
@@ -160,6 +163,30 @@ type mergeRequest struct {
 	closedAt           *time.Time
 	closedBy           *user
 	notes              []*note
+	milestone          *milestone
+}
+
+// label is a project's label.
+type label struct {
+	id          int64
+	name        string
+	color       string
+	description string
+	priority    *int64
+}
+
+// milestone is a project's milestone.
+type milestone struct {
+	id          int64
+	iid         int64
+	project     *project
+	title       string
+	description string
+	state       string // active or closed
+	dueDate     string // YYYY-MM-DD or ""
+	startDate   string
+	createdAt   time.Time
+	updatedAt   time.Time
 }
 
 // note is a comment on an issue or a merge request, or a system note the
