@@ -80,6 +80,7 @@ type callInfo struct {
 	sent       bool          // false when the transport knows the request never left
 	deprecated bool          // the answer said its API version is deprecated
 	permanent  bool          // a transport failure no retry can cure (a bad certificate)
+	status     int           // the HTTP status of the answer (HTTP transport only)
 }
 
 // Dial returns a client of the gRPC service at target ("host", "host:port"
@@ -406,15 +407,20 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 }
 
 // failure reads a failed call as the retry policy sees it.
-// RESOURCE_EXHAUSTED is a refusal for rate: sent again whatever the call
-// (the server did not do it); UNAVAILABLE only for a call that is harmless
-// to repeat, or that the transport knows never left. The wait the server
-// asked for comes from the RateLimitExceeded detail, then Retry-After, then
-// (for RESOURCE_EXHAUSTED) the rate-limit reset.
+// RESOURCE_EXHAUSTED for rate (see rateRefusal) is sent again whatever the
+// call (the server did not do it); any other RESOURCE_EXHAUSTED (a message
+// too large, a quota) never succeeds on retry and is not retried.
+// UNAVAILABLE is retried only for a call that is harmless to repeat, or
+// that the transport knows never left. The wait the server asked for comes
+// from the RateLimitExceeded detail, then Retry-After, then (for
+// RESOURCE_EXHAUSTED) the rate-limit reset.
 func (c *Client) failure(m *method, req proto.Message, e *Error, info callInfo) retry.Failure {
 	var f retry.Failure
 	switch e.Code {
 	case CodeResourceExhausted:
+		if !rateRefusal(e, info) {
+			return f
+		}
 		f.Throttled, f.Safe = true, true
 	case CodeUnavailable:
 		f.Transient, f.Permanent = true, info.permanent
@@ -431,6 +437,22 @@ func (c *Client) failure(m *method, req proto.Message, e *Error, info callInfo) 
 		f.ServerWait = e.RateLimit.Reset.Sub(c.clk.Now())
 	}
 	return f
+}
+
+// rateRefusal reports whether a RESOURCE_EXHAUSTED answer refused the call
+// for its rate: it carries the RateLimitExceeded detail or a Retry-After;
+// over HTTP it is a 429 (not a 413, a body too large); over gRPC it is not
+// gRPC's own refusal of a message over the size limit ("grpc: received
+// message larger than max", "trying to send message larger than max"),
+// which is how Temporal's SDKs tell the two apart.
+func rateRefusal(e *Error, info callInfo) bool {
+	switch {
+	case e.RateLimitExceeded != nil || info.retryAfter > 0:
+		return true
+	case info.status != 0:
+		return info.status == http.StatusTooManyRequests
+	}
+	return !strings.Contains(e.Message, "larger than max")
 }
 
 // asError turns whatever a transport returned into an *Error.

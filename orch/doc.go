@@ -99,8 +99,12 @@
 //
 // # Retries and rate limits
 //
-// RESOURCE_EXHAUSTED is retried for every call (the server refused it
-// without doing it): after the RateLimitExceeded detail's retry_after, else
+// RESOURCE_EXHAUSTED for rate is retried for every call (the server
+// refused it without doing it); other exhaustion, which no retry cures and
+// which may not be safe to repeat (a message over the size limit: HTTP 413
+// or gRPC's "message larger than max"), is returned at once. A rate refusal
+// is one with the RateLimitExceeded detail or a Retry-After, an HTTP 429,
+// or over gRPC any RESOURCE_EXHAUSTED but the size refusal. The wait: after the RateLimitExceeded detail's retry_after, else
 // the answer's Retry-After, else its X-RateLimit-Reset, else 1 s doubling; at
 // most 3 retries, a wait of at most 60 s ([RetryPolicy], [WithRetry],
 // [WithoutRetries]), never past the context's deadline. UNAVAILABLE is

@@ -94,7 +94,7 @@ func (t *httpTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 	}
 	var buf bytes.Buffer
 	res, err := t.rest.Do(ctx, r, &buf)
-	info.rateLimit, info.retryAfter, info.header = res.RateLimit, res.RateLimit.RetryAfter, res.Header
+	info.rateLimit, info.retryAfter, info.header, info.status = res.RateLimit, res.RateLimit.RetryAfter, res.Header, res.StatusCode
 	info.deprecated = res.Header.Get("Deprecation") != ""
 	if err != nil {
 		var e *Error

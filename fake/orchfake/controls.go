@@ -14,7 +14,9 @@ import (
 // both transports: f.Code is one of orchwire's codes ("UNAVAILABLE",
 // "RESOURCE_EXHAUSTED", …), or f.Status an HTTP status the code is read
 // from (503 is UNAVAILABLE); f.Latency delays the call first (on the fake
-// clock with OnClock). Body, Header and Drop belong to HTTP routes and are
+// clock with OnClock). An injected RESOURCE_EXHAUSTED is a rate refusal:
+// it carries the RateLimitExceeded detail (scope "fault"), as the fake's own
+// limits do. Body, Header and Drop belong to HTTP routes and are
 // refused. Faults apply in the order they were injected; the first that
 // matches and has calls left wins.
 func (s *Server) InjectFault(op string, f control.Fault) error { return s.kit.InjectFault(op, f) }

@@ -224,7 +224,14 @@ func (s *Server) applyFault(ctx context.Context, f control.Fault) error {
 	if msg == "" {
 		msg = "injected fault"
 	}
-	return &apiError{code: code, msg: msg}
+	ae := &apiError{code: code, msg: msg}
+	if code == orchwire.ResourceExhausted {
+		// an injected RESOURCE_EXHAUSTED plays a rate refusal, which a
+		// client tells from other exhaustion (a message too large) by its
+		// detail
+		ae.details = []*orchpb.ErrorDetail{{Type: orchwire.DetailRateLimitExceeded, Scope: "fault", Window: limitWindowName}}
+	}
+	return ae
 }
 
 func first(vs []string) string {
