@@ -404,3 +404,10 @@ func all[T any](ctx context.Context, c *Client, path string, o *ListOptions, ext
 		return p.Items, page + 1, p.More, nil
 	})
 }
+
+// deleteRecord sends DELETE path; the answer ({"success":…}, or 1) is
+// dropped.
+func (c *Client) deleteRecord(ctx context.Context, path string) error {
+	_, err := c.call(ctx, &rest.Request{Method: http.MethodDelete, Path: path}, nil)
+	return err
+}

@@ -45,6 +45,10 @@ func TestDescribeAPI(t *testing.T) {
 		{"GET", "/products"}, {"GET", "/products/{id}"}, {"POST", "/products"}, {"PUT", "/products/{id}"},
 		{"GET", "/invoices"}, {"GET", "/invoices/{id}"}, {"POST", "/invoices"}, {"POST", "/invoices/{id}/validate"},
 		{"GET", "/orders"}, {"GET", "/orders/{id}"}, {"POST", "/orders"}, {"POST", "/orders/{id}/validate"}, {"POST", "/orders/{id}/close"},
+		{"POST", "/orders/{id}/reopen"}, {"POST", "/invoices/{id}/payments"}, {"GET", "/invoices/{id}/payments"},
+		{"POST", "/invoices/{id}/lines"}, {"PUT", "/invoices/{id}/lines/{lineid}"}, {"DELETE", "/invoices/{id}/lines/{lineid}"},
+		{"POST", "/invoices/createfromorder/{orderid}"}, {"DELETE", "/invoices/{id}"}, {"DELETE", "/thirdparties/{id}"},
+		{"DELETE", "/products/{id}"}, {"GET", "/contacts"}, {"POST", "/contacts"}, {"PUT", "/contacts/{id}"}, {"DELETE", "/contacts/{id}"},
 	} {
 		if !d.Has(ep.method, ep.path) {
 			t.Errorf("%s %s not described", ep.method, ep.path)
@@ -53,10 +57,10 @@ func TestDescribeAPI(t *testing.T) {
 	if tg.fake == nil {
 		return
 	}
-	if d.Swagger != "2.0" || d.BasePath != "/api/index.php" || len(d.Endpoints()) != 22 || len(d.Raw) == 0 {
+	if d.Swagger != "2.0" || d.BasePath != "/api/index.php" || len(d.Endpoints()) != 46 || len(d.Raw) == 0 {
 		t.Fatalf("description %s %s %d", d.Swagger, d.BasePath, len(d.Endpoints()))
 	}
-	if first := d.Endpoints()[0]; first.Method != "GET" || first.Path != "/invoices" || first.Summary == "" {
+	if first := d.Endpoints()[0]; first.Method != "GET" || first.Path != "/contacts" || first.Summary == "" {
 		t.Fatalf("first endpoint %+v", first)
 	}
 	// Not a description: refused.

@@ -106,8 +106,12 @@ type Invoice struct {
 	NotePrivate    string  `json:"note_private"`
 	AuthorID       ID      `json:"fk_user_author"`
 	Entity         ID      `json:"entity"`
-	Lines          []Line  `json:"lines"`
-	Extra          Extra   `json:"-"`
+	// TotalPaid is what payments have paid; RemainToPay what remains of
+	// TotalTTC.
+	TotalPaid   Decimal `json:"totalpaid"`
+	RemainToPay Decimal `json:"remaintopay"`
+	Lines       []Line  `json:"lines"`
+	Extra       Extra   `json:"-"`
 }
 
 var invoiceKeys = keysOf[Invoice]("statut")
@@ -255,4 +259,47 @@ func (o *ValidateOptions) body() map[string]int64 {
 // invoice that is not a draft is ErrNothingDone.
 func (c *Client) ValidateInvoice(ctx context.Context, id ID, opts *ValidateOptions) (*Invoice, error) {
 	return do[Invoice](ctx, c, http.MethodPost, "/invoices/"+id.String()+"/validate", nil, opts.body())
+}
+
+// UpdateInvoiceRequest is the body of PUT /invoices/{id}: the invoice's
+// own fields (its lines have their own calls); nil fields are left as they
+// are.
+type UpdateInvoiceRequest struct {
+	RefClient   *string        `json:"ref_client,omitempty"`
+	Date        *Time          `json:"date,omitempty"`
+	DueDate     *Time          `json:"date_lim_reglement,omitempty"`
+	NotePublic  *string        `json:"note_public,omitempty"`
+	NotePrivate *string        `json:"note_private,omitempty"`
+	Extra       map[string]any `json:"-"`
+}
+
+// MarshalJSON writes the request with its Extra fields.
+func (r UpdateInvoiceRequest) MarshalJSON() ([]byte, error) {
+	type plain UpdateInvoiceRequest
+	return withExtra(plain(r), r.Extra)
+}
+
+// UpdateInvoice changes an invoice's own fields and returns it as it now
+// is.
+func (c *Client) UpdateInvoice(ctx context.Context, id ID, req *UpdateInvoiceRequest) (*Invoice, error) {
+	if req == nil {
+		return nil, errors.New("erp: UpdateInvoice needs a request")
+	}
+	return do[Invoice](ctx, c, http.MethodPut, "/invoices/"+id.String(), nil, req)
+}
+
+// DeleteInvoice deletes a draft invoice. An invoice with its final ref is
+// not erasable: the ERP refuses it with 403 (ErrForbidden).
+func (c *Client) DeleteInvoice(ctx context.Context, id ID) error {
+	return c.deleteRecord(ctx, "/invoices/"+id.String())
+}
+
+// CreateInvoiceFromOrder makes a draft invoice from an order: the order's
+// third party, lines, customer ref and notes (POST
+// /invoices/createfromorder/{orderid}).
+func (c *Client) CreateInvoiceFromOrder(ctx context.Context, orderID ID) (*Invoice, error) {
+	if orderID <= 0 {
+		return nil, errors.New("erp: CreateInvoiceFromOrder needs an order id")
+	}
+	return do[Invoice](ctx, c, http.MethodPost, "/invoices/createfromorder/"+orderID.String(), nil, nil)
 }

@@ -1,6 +1,13 @@
 package erp
 
-import "slices"
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/apitwin/apitwin/internal/rest"
+)
 
 // Line is a line of an invoice or an order.
 type Line struct {
@@ -122,4 +129,84 @@ type LineRequest struct {
 	Discount    *Decimal     `json:"remise_percent,omitempty"`
 	Description string       `json:"desc,omitempty"`
 	ProductType *ProductType `json:"product_type,omitempty"`
+}
+
+// UpdateLineRequest is the body of PUT /{invoices,orders}/{id}/lines/{lineid}.
+// The ERP sets every value of the line from it, so all are sent: a zero
+// Subprice is a free line, a zero VATRate no tax. The line's product stays.
+type UpdateLineRequest struct {
+	Qty         Decimal `json:"qty"`
+	Subprice    Decimal `json:"subprice"`
+	VATRate     Decimal `json:"tva_tx"`
+	Discount    Decimal `json:"remise_percent"`
+	Description string  `json:"desc"`
+}
+
+// lineRequestOf is the update that keeps a line as it is: a start for
+// changing one value.
+func lineRequestOf(l *Line) *UpdateLineRequest {
+	return &UpdateLineRequest{Qty: l.Qty, Subprice: l.Subprice, VATRate: l.VATRate, Discount: l.Discount, Description: l.Description}
+}
+
+// Update returns the request that sets the line to what it is now, to
+// change one value of it:
+//
+//	u := inv.Lines[0].Update()
+//	u.Qty = erp.MustDecimal("5")
+//	inv, err = c.UpdateInvoiceLine(ctx, inv.ID, inv.Lines[0].ID, u)
+func (l Line) Update() *UpdateLineRequest { return lineRequestOf(&l) }
+
+// addLine posts a line to a document and returns the new line's id, which
+// the ERP answers.
+func (c *Client) addLine(ctx context.Context, doc string, id ID, req *LineRequest) (ID, error) {
+	if req == nil {
+		return 0, errors.New("erp: adding a line needs a request")
+	}
+	var out ID
+	if _, err := c.call(ctx, &rest.Request{Method: http.MethodPost, Path: doc + id.String() + "/lines", JSON: req}, &out); err != nil {
+		return 0, err
+	}
+	return out, nil
+}
+
+// AddInvoiceLine adds a line to a draft invoice and returns the new line's
+// id. A validated invoice's lines cannot change: the ERP refuses with 400
+// ErrBadRequest.
+func (c *Client) AddInvoiceLine(ctx context.Context, invoiceID ID, req *LineRequest) (ID, error) {
+	return c.addLine(ctx, "/invoices/", invoiceID, req)
+}
+
+// UpdateInvoiceLine sets a line of a draft invoice and returns the invoice.
+// The ERP answers a validated invoice's line with 304, ErrNothingDone.
+func (c *Client) UpdateInvoiceLine(ctx context.Context, invoiceID, lineID ID, req *UpdateLineRequest) (*Invoice, error) {
+	if req == nil {
+		return nil, errors.New("erp: UpdateInvoiceLine needs a request")
+	}
+	return do[Invoice](ctx, c, http.MethodPut, "/invoices/"+invoiceID.String()+"/lines/"+lineID.String(), nil, req)
+}
+
+// DeleteInvoiceLine deletes a line of a draft invoice and returns the
+// invoice. A validated invoice's line is refused with 405.
+func (c *Client) DeleteInvoiceLine(ctx context.Context, invoiceID, lineID ID) (*Invoice, error) {
+	return do[Invoice](ctx, c, http.MethodDelete, "/invoices/"+invoiceID.String()+"/lines/"+lineID.String(), nil, nil)
+}
+
+// AddOrderLine adds a line to a draft order and returns the new line's id.
+// A validated order's lines cannot change (ErrBadRequest).
+func (c *Client) AddOrderLine(ctx context.Context, orderID ID, req *LineRequest) (ID, error) {
+	return c.addLine(ctx, "/orders/", orderID, req)
+}
+
+// UpdateOrderLine sets a line of a draft order and returns the order.
+func (c *Client) UpdateOrderLine(ctx context.Context, orderID, lineID ID, req *UpdateLineRequest) (*Order, error) {
+	if req == nil {
+		return nil, errors.New("erp: UpdateOrderLine needs a request")
+	}
+	return do[Order](ctx, c, http.MethodPut, "/orders/"+orderID.String()+"/lines/"+lineID.String(), nil, req)
+}
+
+// DeleteOrderLine deletes a line of a draft order and returns the order. A
+// validated order's line is refused with 405.
+func (c *Client) DeleteOrderLine(ctx context.Context, orderID, lineID ID) (*Order, error) {
+	return do[Order](ctx, c, http.MethodDelete, "/orders/"+orderID.String()+"/lines/"+lineID.String(), nil, nil)
 }

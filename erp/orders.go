@@ -7,6 +7,8 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+
+	"github.com/apitwin/apitwin/internal/rest"
 )
 
 // OrderStatus is where a customer order is in its life: draft → validated →
@@ -185,4 +187,46 @@ func (c *Client) CloseOrder(ctx context.Context, id ID, opts *CloseOrderOptions)
 		body["notrigger"] = 1
 	}
 	return do[Order](ctx, c, http.MethodPost, "/orders/"+id.String()+"/close", nil, body)
+}
+
+// UpdateOrderRequest is the body of PUT /orders/{id}: the order's own
+// fields (its lines have their own calls); nil fields are left as they
+// are.
+type UpdateOrderRequest struct {
+	RefClient    *string        `json:"ref_client,omitempty"`
+	Date         *Time          `json:"date,omitempty"`
+	DeliveryDate *Time          `json:"delivery_date,omitempty"`
+	NotePublic   *string        `json:"note_public,omitempty"`
+	NotePrivate  *string        `json:"note_private,omitempty"`
+	Extra        map[string]any `json:"-"`
+}
+
+// MarshalJSON writes the request with its Extra fields.
+func (r UpdateOrderRequest) MarshalJSON() ([]byte, error) {
+	type plain UpdateOrderRequest
+	return withExtra(plain(r), r.Extra)
+}
+
+// UpdateOrder changes an order's own fields and returns it as it now is.
+func (c *Client) UpdateOrder(ctx context.Context, id ID, req *UpdateOrderRequest) (*Order, error) {
+	if req == nil {
+		return nil, errors.New("erp: UpdateOrder needs a request")
+	}
+	return do[Order](ctx, c, http.MethodPut, "/orders/"+id.String(), nil, req)
+}
+
+// DeleteOrder deletes an order, in whatever state it is (the ERP lets
+// whoever may delete orders do so); invoices made from it stay.
+func (c *Client) DeleteOrder(ctx context.Context, id ID) error {
+	return c.deleteRecord(ctx, "/orders/"+id.String())
+}
+
+// ReopenOrder reopens a closed order: it is validated again. An order that
+// is not closed (or canceled) is ErrNothingDone. The ERP answers the call
+// with 1; the order is then read back and returned.
+func (c *Client) ReopenOrder(ctx context.Context, id ID) (*Order, error) {
+	if _, err := c.call(ctx, &rest.Request{Method: http.MethodPost, Path: "/orders/" + id.String() + "/reopen"}, nil); err != nil {
+		return nil, err
+	}
+	return c.GetOrder(ctx, id)
 }

@@ -191,3 +191,10 @@ func (c *Client) UpdateProduct(ctx context.Context, id ID, req *UpdateProductReq
 	}
 	return do[Product](ctx, c, http.MethodPut, "/products/"+id.String(), nil, req)
 }
+
+// DeleteProduct deletes a product. One that a line of an invoice or an
+// order uses is refused with 409 ("Can't delete, that product is probably
+// used").
+func (c *Client) DeleteProduct(ctx context.Context, id ID) error {
+	return c.deleteRecord(ctx, "/products/"+id.String())
+}

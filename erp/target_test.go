@@ -14,9 +14,9 @@ import (
 )
 
 // target is where a behaviour test runs: the fake by default, or a real ERP
-// when ERP_TEST_URL and ERP_TEST_API_KEY are set (an administrator's key;
-// tests create records with unique names and refs, and tests that need the
-// fake's controls skip).
+// when ERP_TEST_URL and ERP_TEST_API_KEY (or ERP_URL and ERP_API_KEY) are
+// set (an administrator's key; tests create records with unique names and
+// refs, and tests that need the fake's controls skip).
 type target struct {
 	c    *erp.Client
 	fake *erpfake.Server // nil against a real server
@@ -24,7 +24,11 @@ type target struct {
 
 func newTarget(t *testing.T, opts ...erpfake.Option) *target {
 	t.Helper()
-	if url, key := os.Getenv("ERP_TEST_URL"), os.Getenv("ERP_TEST_API_KEY"); url != "" && key != "" {
+	url, key := os.Getenv("ERP_TEST_URL"), os.Getenv("ERP_TEST_API_KEY")
+	if url == "" || key == "" {
+		url, key = os.Getenv("ERP_URL"), os.Getenv("ERP_API_KEY")
+	}
+	if url != "" && key != "" {
 		c, err := erp.New(url, erp.WithAPIKey(key))
 		if err != nil {
 			t.Fatal(err)

@@ -206,3 +206,10 @@ func (c *Client) UpdateThirdparty(ctx context.Context, id ID, req *UpdateThirdpa
 	}
 	return do[Thirdparty](ctx, c, http.MethodPut, "/thirdparties/"+id.String(), nil, req)
 }
+
+// DeleteThirdparty deletes a third party and its contacts. One that
+// invoices or orders name is in use: the ERP refuses it with 409 ("Can't
+// delete, that product is probably used", its words for every object).
+func (c *Client) DeleteThirdparty(ctx context.Context, id ID) error {
+	return c.deleteRecord(ctx, "/thirdparties/"+id.String())
+}

@@ -207,6 +207,5 @@ func (c *Client) UpdateUser(ctx context.Context, id ID, req *UpdateUserRequest) 
 
 // DeleteUser deletes a user; a user that does not exist is ErrNotFound.
 func (c *Client) DeleteUser(ctx context.Context, id ID) error {
-	_, err := c.call(ctx, &rest.Request{Method: http.MethodDelete, Path: "/users/" + id.String()}, nil)
-	return err
+	return c.deleteRecord(ctx, "/users/"+id.String())
 }
