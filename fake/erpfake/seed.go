@@ -521,6 +521,16 @@ func (s *Server) Orders() []*erp.Order {
 	return readAll[erp.Order](s, func(st *state) []*order { return st.orders }, (*call).renderOrder)
 }
 
+// Contact returns a contact.
+func (s *Server) Contact(id int64) *erp.Contact {
+	return readOne[erp.Contact](s, func(st *state) (*contact, bool) { return byID(st.contacts, id) }, (*call).renderContact)
+}
+
+// Contacts returns every contact in id order.
+func (s *Server) Contacts() []*erp.Contact {
+	return readAll[erp.Contact](s, func(st *state) []*contact { return st.contacts }, (*call).renderContact)
+}
+
 // readOne renders a record under the lock and decodes it into the client's
 // type, so what a test reads back is exactly what the API would answer.
 func readOne[T any, R any](s *Server, find func(*state) (R, bool), render func(*call, R) any) *T {
