@@ -89,17 +89,52 @@ type Keyring interface {
 // SystemKeyring returns the operating system's keyring: the macOS
 // Keychain, the Windows Credential Manager, or the Secret Service (GNOME
 // Keyring, KWallet) over D-Bus elsewhere.
+//
+// Where the Secret Service is used, a machine without a D-Bus session bus
+// (no DBUS_SESSION_BUS_ADDRESS, no bus socket in the user's runtime
+// directory, or an address naming a socket that does not exist: a server,
+// a container, an SSH session) has no keyring: every call then fails at
+// once with a [*KeyringUnavailableError], instead of trying to start a
+// bus with dbus-launch.
 func SystemKeyring() Keyring { return systemKeyring{} }
 
 type systemKeyring struct{}
 
 func (systemKeyring) Set(service, user, secret string) error {
+	if err := keyringProblem(os.Getenv, os.Getuid()); err != nil {
+		return err
+	}
 	return keyring.Set(service, user, secret)
 }
 func (systemKeyring) Get(service, user string) (string, error) {
+	if err := keyringProblem(os.Getenv, os.Getuid()); err != nil {
+		return "", err
+	}
 	return keyring.Get(service, user)
 }
-func (systemKeyring) Delete(service, user string) error { return keyring.Delete(service, user) }
+func (systemKeyring) Delete(service, user string) error {
+	if err := keyringProblem(os.Getenv, os.Getuid()); err != nil {
+		return err
+	}
+	return keyring.Delete(service, user)
+}
+
+// KeyringUnavailableError is the error of a keyring that is not there at
+// all, as opposed to one that refused: its text is "no keyring available:
+// " and the reason. errors.Is matches ErrNoKeyring.
+type KeyringUnavailableError struct {
+	// Reason says what is missing ("no D-Bus session bus
+	// (DBUS_SESSION_BUS_ADDRESS is not set)").
+	Reason string
+}
+
+func (e *KeyringUnavailableError) Error() string { return "no keyring available: " + e.Reason }
+
+// Is matches ErrNoKeyring.
+func (e *KeyringUnavailableError) Is(target error) bool { return target == ErrNoKeyring }
+
+// ErrNoKeyring matches a [*KeyringUnavailableError].
+var ErrNoKeyring = errors.New("no keyring available")
 
 // MemoryKeyring is a Keyring in memory, for tests: it lets a test run the
 // real KeyringStore and FallbackStore without the machine's keyring. Fail,

@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
+	"github.com/apitwin/apitwin/internal/version"
 )
 
 // keyringService names cloudctl's keyring entries.
@@ -62,18 +65,25 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
-// Exit statuses.
+// Exit statuses, as "cloudctl --help" documents them.
 const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	exitOK               = 0 // done
+	exitFailure          = 1 // an error: the server refused, could not be reached, a file could not be read, …
+	exitUsage            = 2 // a command line that cannot be run as written
+	exitNotAuthenticated = 4 // no usable token: none stored, expired, or refused by the server
 )
+
+// notAuthenticated ends a command that needs a usable token and has none,
+// after it said why.
+var notAuthenticated = &exitError{code: exitNotAuthenticated}
 
 // app is one run of cloudctl.
 type app struct {
 	env     Env
 	in      *bufio.Reader
 	verbose bool
+	output  string        // --output: "text" or "json"
+	timeout time.Duration // --timeout; 0 leaves Env.Timeout or the library's default
 	flags   cloudauth.Overrides
 	dir     string
 	store   cloudauth.TokenStore
@@ -99,17 +109,18 @@ func run(ctx context.Context, args []string, env Env) int {
 	a := &app{env: env, in: bufio.NewReader(env.Stdin)}
 	root := a.rootCommand()
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
-	return a.report(err)
+	return a.report(cmd, err)
 }
 
 // report prints an error as cloudctl shows errors (its text alone, the
 // specification's where it has one; more with --verbose) and returns the
-// exit status.
-func (a *app) report(err error) int {
+// exit status. A usage error points at the help of the command it is
+// about.
+func (a *app) report(cmd *cobra.Command, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
@@ -119,7 +130,11 @@ func (a *app) report(err error) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintf(a.env.Stderr, "Error: %v\nRun 'cloudctl --help' for usage.\n", err)
+		help := "cloudctl --help"
+		if cmd != nil {
+			help = cmd.CommandPath() + " --help"
+		}
+		fmt.Fprintf(a.env.Stderr, "Error: %v\nRun '%s' for usage.\n", err, help)
 		return exitUsage
 	}
 	a.printErr(err)
@@ -149,11 +164,38 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-// args wraps a cobra argument check so its failure is a usage error.
-func args(check cobra.PositionalArgs) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, a []string) error {
-		if err := check(cmd, a); err != nil {
-			return &usageError{err}
+// cmdName is a command's path without the program's name ("profile use").
+func cmdName(cmd *cobra.Command) string {
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+}
+
+// quoted lists arguments as the user typed them, each quoted.
+func quoted(argv []string) string {
+	q := make([]string, len(argv))
+	for i, s := range argv {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, " ")
+}
+
+// noArgs refuses arguments to a command that takes none.
+func noArgs(cmd *cobra.Command, argv []string) error {
+	if len(argv) > 0 {
+		return &usageError{fmt.Errorf("%s takes no arguments, not %s", cmdName(cmd), quoted(argv))}
+	}
+	return nil
+}
+
+// oneArg wants exactly one argument, described by what ("a profile
+// name").
+func oneArg(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, argv []string) error {
+		switch {
+		case len(argv) == 0:
+			return &usageError{fmt.Errorf("%s needs %s", cmdName(cmd), what)}
+		case len(argv) > 1:
+			return &usageError{fmt.Errorf("%s takes 1 argument (%s), not %d: %s", cmdName(cmd),
+				strings.Replace(what, "a ", "the ", 1), len(argv), quoted(argv))}
 		}
 		return nil
 	}
@@ -176,16 +218,37 @@ then defaults:
   CLI_PROFILE     profile to use instead of the current one
   CLI_VERIFY_SSL  "false" turns certificate verification off
   CLI_CA_CERT     PEM file of certificate authorities to trust
-  CLI_TOKEN       token to use instead of a stored one`,
+  CLI_TOKEN       token to use instead of a stored one
+
+Commands that show something (auth status, auth whoami, auth token,
+profile list, profile current) print JSON with --output json.
+
+Exit status:
+
+  0  done
+  1  an error (the server refused or could not be reached, a file could
+     not be read or written, ...)
+  2  a command line that cannot be run as written
+  4  not authenticated: no token, an expired one, or one the server
+     refuses (auth status, auth token, auth whoami)`,
+		Version:       version.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          args(cobra.NoArgs),
-		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// No Args: cobra's own check says "unknown command" of a word
+		// that is not a subcommand.
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if a.output != "text" && a.output != "json" {
+				return &usageError{fmt.Errorf("--output %q: want text or json", a.output)}
+			}
+			if a.timeout < 0 {
+				return &usageError{fmt.Errorf("--timeout %v: want a positive duration such as 10s", a.timeout)}
+			}
 			return a.setup()
 		},
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
+	root.SetVersionTemplate("cloudctl version {{.Version}}\n")
 	root.SetIn(a.env.Stdin)
 	root.SetOut(a.env.Stdout)
 	root.SetErr(a.env.Stderr)
@@ -195,7 +258,11 @@ then defaults:
 	pf.BoolVar(&a.flags.NoVerifySSL, "no-verify-ssl", false, "do not verify the server's TLS certificate (insecure)")
 	pf.StringVar(&a.flags.Profile, "profile", "", "profile to use (default: $CLI_PROFILE, else the current profile)")
 	pf.StringVar(&a.flags.CACert, "ca-cert", "", "PEM file of certificate authorities to trust (default: $CLI_CA_CERT)")
-	root.AddCommand(a.authCommand(), a.profileCommand())
+	pf.StringVarP(&a.output, "output", "o", "text", "output format of the commands that show something: text or json")
+	pf.DurationVar(&a.timeout, "timeout", 0, "how long each call to the server may take, retries included (default 30s)")
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
+	root.AddCommand(a.authCommand(), a.profileCommand(), a.completionCommand())
 	return root
 }
 
@@ -245,7 +312,10 @@ func (a *app) client(s *cloudauth.Settings) (*cloudauth.Client, error) {
 		// A person is waiting: one retry after a second, not the library's
 		// three over seven seconds, before saying the server is unreachable.
 		cloudauth.WithRetry(cloudauth.RetryPolicy{MaxRetries: 1}))
-	if a.env.Timeout > 0 {
+	switch {
+	case a.timeout > 0:
+		opts = append(opts, cloudauth.WithTimeout(a.timeout))
+	case a.env.Timeout > 0:
 		opts = append(opts, cloudauth.WithTimeout(a.env.Timeout))
 	}
 	if a.verbose {
@@ -258,6 +328,16 @@ func (a *app) client(s *cloudauth.Settings) (*cloudauth.Client, error) {
 }
 
 func (a *app) printf(format string, v ...any) { fmt.Fprintf(a.env.Stdout, format+"\n", v...) }
+
+// json reports whether --output json asked for JSON.
+func (a *app) json() bool { return a.output == "json" }
+
+// printJSON writes v as indented JSON on standard output.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.env.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
 
 func (a *app) warnf(format string, v ...any) {
 	fmt.Fprintf(a.env.Stderr, "Warning: "+format+"\n", v...)

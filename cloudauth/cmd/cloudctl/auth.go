@@ -1,28 +1,37 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apitwin/apitwin/cloudauth"
+	"github.com/apitwin/apitwin/internal/rest"
 )
 
 func (a *app) authCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth",
-		Short: "Log in, check the login, log out",
-		Args:  args(cobra.NoArgs),
+		Short: "Log in, check the login, print the token, log out",
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.loginCommand(), a.statusCommand(), a.logoutCommand())
+	cmd.AddCommand(a.loginCommand(), a.statusCommand(), a.whoamiCommand(), a.tokenCommand(), a.logoutCommand())
 	return cmd
 }
 
+// maxPasswordSize bounds what --password-stdin reads.
+const maxPasswordSize = 64 << 10
+
 func (a *app) loginCommand() *cobra.Command {
-	var o cloudauth.Overrides
+	var (
+		o             cloudauth.Overrides
+		passwordStdin bool
+	)
 	cmd := &cobra.Command{
 		Use:   "login",
 		Short: "Log in and store the token",
@@ -34,49 +43,70 @@ later commands speak of the same server.
 Whatever the flags, the environment and the profile do not give is asked
 for: username, password, server URL, tenant. The password is read without
 echo on a terminal; without a terminal it is the next line of standard
-input:
+input. In scripts, --password-stdin reads the password from all of
+standard input and asks for nothing (username and server URL must then be
+given; the tenant defaults to ` + cloudauth.DefaultTenant + `):
 
-  echo "$PASSWORD" | cloudctl auth login --url https://cloud.example.com --username alice`,
-		Args: args(cobra.NoArgs),
+  printf '%s' "$PASSWORD" | cloudctl auth login --url https://cloud.example.com --username alice --password-stdin`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a.flags.URL, a.flags.Tenant, a.flags.Username = o.URL, o.Tenant, o.Username
-			return a.login(cmd)
+			return a.login(cmd, passwordStdin)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Username, "username", "u", "", "username (default: $CLI_USERNAME, else the profile's, else asked)")
 	f.StringVar(&o.URL, "url", "", "server URL (default: $CLI_URL, else the profile's, else asked)")
 	f.StringVar(&o.Tenant, "tenant", "", "tenant (default: $CLI_TENANT, else the profile's, else asked, "+cloudauth.DefaultTenant+" if left empty)")
+	f.BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input and ask for nothing")
 	return cmd
 }
 
-func (a *app) login(cmd *cobra.Command) error {
+func (a *app) login(cmd *cobra.Command, passwordStdin bool) error {
 	cfg, s, err := a.settings()
 	if err != nil {
 		return err
 	}
-	if s.Username == "" {
-		if s.Username, err = a.prompt("Username", ""); err != nil {
+	// A CA file that cannot be used is said before anything is asked.
+	if s.VerifySSL && s.CACert != "" {
+		if _, err := rest.LoadCAFile(s.CACert); err != nil {
 			return err
 		}
 	}
-	password, err := a.promptPassword()
-	if err != nil {
-		return err
-	}
-	if s.URL == "" {
-		u, err := a.prompt("Server URL", "")
-		if err != nil {
+	var password string
+	if passwordStdin {
+		switch {
+		case s.Username == "":
+			return &usageError{errors.New("--password-stdin needs a username: give --username, set " + cloudauth.EnvUsername + ", or use a profile that has one")}
+		case s.URL == "":
+			return &usageError{errors.New("--password-stdin needs a server URL: give --url, set " + cloudauth.EnvURL + ", or use a profile")}
+		}
+		if password, err = a.readPasswordStdin(); err != nil {
 			return err
 		}
-		if err := cloudauth.CheckURL(u); err != nil {
+	} else {
+		if s.Username == "" {
+			if s.Username, err = a.prompt("Username", ""); err != nil {
+				return err
+			}
+		}
+		if password, err = a.promptPassword(); err != nil {
 			return err
 		}
-		s.URL = u
-	}
-	if s.Sources["tenant"] == "default" {
-		if s.Tenant, err = a.prompt("Tenant", cloudauth.DefaultTenant); err != nil {
-			return err
+		if s.URL == "" {
+			u, err := a.prompt("Server URL", "")
+			if err != nil {
+				return err
+			}
+			if err := cloudauth.CheckURL(u); err != nil {
+				return err
+			}
+			s.URL = strings.TrimRight(u, "/")
+		}
+		if s.Sources["tenant"] == "default" {
+			if s.Tenant, err = a.prompt("Tenant", cloudauth.DefaultTenant); err != nil {
+				return err
+			}
 		}
 	}
 	c, err := a.client(s)
@@ -93,8 +123,8 @@ func (a *app) login(cmd *cobra.Command) error {
 		if !errors.As(err, &w) {
 			return fmt.Errorf("logged in, but the token could not be stored: %w", err)
 		}
-		a.warnf("%v", w)
-		a.debugf("keyring: %v", w.Err)
+		// The specification's warning, with its reason, once.
+		a.warnf("%v (%s)", w, keyringReason(w.Err))
 		if w.Location != "" {
 			a.debugf("the token is kept in %s, readable only by you", w.Location)
 		}
@@ -128,59 +158,186 @@ func (a *app) login(cmd *cobra.Command) error {
 	return nil
 }
 
+// keyringReason says why the keyring did not keep a token: "no keyring
+// available: …" when there is none, else the keyring's error.
+func keyringReason(err error) string {
+	var ku *cloudauth.KeyringUnavailableError
+	if errors.As(err, &ku) {
+		return ku.Error()
+	}
+	return err.Error()
+}
+
+// readPasswordStdin reads the password from all of standard input, less
+// one line ending.
+func (a *app) readPasswordStdin() (string, error) {
+	b, err := io.ReadAll(io.LimitReader(a.in, maxPasswordSize+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the password from standard input: %w", err)
+	}
+	if len(b) > maxPasswordSize {
+		return "", fmt.Errorf("--password-stdin: standard input holds more than %d bytes", maxPasswordSize)
+	}
+	pw := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if pw == "" {
+		return "", errors.New("--password-stdin: standard input is empty")
+	}
+	return pw, nil
+}
+
 func (a *app) statusCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Say whether you are logged in (exit status 0 only if so)",
-		Long: `Say whether you are logged in: whether a token is stored for the profile in
-use (or given in CLI_TOKEN) and has not expired. --verbose adds when it
-expires. The exit status is 0 when logged in and 1 otherwise.`,
-		Args: args(cobra.NoArgs),
-		RunE: func(*cobra.Command, []string) error { return a.status() },
+		Short: "Say whether you are logged in (exit status 0 if so, 4 if not)",
+		Long: `Say whether you are logged in: whether the token stored for the profile in
+use (or given in CLI_TOKEN) is one the server stands behind. The token's
+signature is checked against the keys the server publishes, and the server
+is asked whether it still accepts the token; a token that cannot be checked
+(no server URL, server unreachable) is said to be so.
+
+The server the token names as its issuer is where you are logged in; when
+the server URL in use differs, both are shown. --verbose adds the expiry
+and where the settings came from; --output json gives it all as JSON.
+
+Exit status: 0 when logged in, 4 when not, 1 when it could not be checked.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.status(cmd.Context()) },
 	}
 }
 
-func (a *app) status() error {
+// statusReport is what status found, and its JSON form.
+type statusReport struct {
+	LoggedIn    bool   `json:"logged_in"`
+	Profile     string `json:"profile"`
+	ServerURL   string `json:"server_url,omitempty"`
+	Issuer      string `json:"issuer,omitempty"`
+	Subject     string `json:"subject,omitempty"`
+	Tenant      string `json:"tenant,omitempty"`
+	ExpiresAt   string `json:"expires_at,omitempty"`
+	TokenSource string `json:"token_source,omitempty"`
+	// Reason says why the user is not logged in.
+	Reason string `json:"reason,omitempty"`
+}
+
+func (a *app) status(ctx context.Context) error {
 	_, s, err := a.settings()
 	if err != nil {
 		return err
 	}
-	raw, source, err := a.token(s)
-	if errors.Is(err, cloudauth.ErrNoToken) {
-		a.printf("Not logged in (profile %s). Log in with: cloudctl auth login", s.TokenKey())
-		a.debugf("%v", err)
-		return &exitError{code: exitFailure}
-	}
+	rep := &statusReport{Profile: s.TokenKey(), ServerURL: s.URL}
+	tok, source, err := a.checkedToken(ctx, s, rep)
 	if err != nil {
 		return err
 	}
-	tok, err := cloudauth.ParseToken(raw)
-	if err != nil {
-		a.printf("Not logged in: the token from %s is not valid", source)
-		a.debugf("%v", err)
-		return &exitError{code: exitFailure}
+	if tok == nil {
+		if a.json() {
+			if err := a.printJSON(rep); err != nil {
+				return err
+			}
+		} else {
+			a.printf("Not logged in: %s", rep.Reason)
+		}
+		return notAuthenticated
 	}
-	now := a.env.Clock.Now()
-	if tok.Expired(now) {
-		a.printf("Not logged in: the token from %s expired at %s", source, tok.ExpiresAt.UTC().Format(time.RFC3339))
-		return &exitError{code: exitFailure}
+	rep.LoggedIn = true
+	if a.json() {
+		return a.printJSON(rep)
 	}
-	where := s.URL
+	where := tok.Issuer
 	if where == "" {
-		where = tok.Issuer
+		where = s.URL
 	}
-	a.printf("Logged in to %s as %s (tenant %s)", where, tok.Subject, tok.Tenant)
+	line := fmt.Sprintf("Logged in to %s as %s (tenant %s)", where, tok.Subject, tok.Tenant)
+	if tok.Issuer != "" && strings.TrimRight(tok.Issuer, "/") != s.URL {
+		line += "; the server URL in use is " + s.URL
+	}
+	a.printf("%s", line)
 	if a.verbose {
 		a.printf("Profile: %s", s.TokenKey())
 		a.printf("Token from: %s", source)
-		if tok.ExpiresAt.IsZero() {
-			a.printf("Token expires: never (it carries no expiry)")
-		} else {
-			a.printf("Token expires at %s", describeExpiry(tok, now))
-		}
+		a.printf("Token expires at %s", describeExpiry(tok, a.env.Clock.Now()))
 	}
 	return nil
 }
+
+// checkedToken finds the token in use and checks it: a JWT, not expired,
+// signed by a key the server at the URL in use publishes, and still
+// accepted by that server. It returns the token verified, or nil with
+// rep.Reason saying why the user is not logged in; an error when the token
+// could not be checked. rep gets what was learnt on the way.
+func (a *app) checkedToken(ctx context.Context, s *cloudauth.Settings, rep *statusReport) (*cloudauth.Token, string, error) {
+	raw, source, err := a.token(s)
+	rep.TokenSource = source
+	if errors.Is(err, cloudauth.ErrNoToken) {
+		a.debugf("%v", err)
+		rep.TokenSource = ""
+		rep.Reason = fmt.Sprintf("no token for profile %s. Log in with: cloudctl auth login", s.TokenKey())
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	tok, err := cloudauth.ParseToken(raw)
+	if err != nil {
+		a.debugf("%v", err)
+		rep.Reason = fmt.Sprintf("the token from %s is not a token the server issued (%v)", source, err)
+		return nil, source, nil
+	}
+	rep.Issuer, rep.Subject, rep.Tenant = tok.Issuer, tok.Subject, tok.Tenant
+	if !tok.ExpiresAt.IsZero() {
+		rep.ExpiresAt = tok.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	now := a.env.Clock.Now()
+	if tok.Expired(now) {
+		rep.Reason = fmt.Sprintf("the token from %s expired at %s", source, tok.ExpiresAt.UTC().Format(time.RFC3339))
+		return nil, source, nil
+	}
+	if s.URL == "" {
+		return nil, source, &checkError{"Could not check the token from " + source,
+			fmt.Errorf("no server URL (set %s or use a profile)", cloudauth.EnvURL)}
+	}
+	c, err := a.client(s)
+	if err != nil {
+		return nil, source, err
+	}
+	couldNot := func(err error) error {
+		return &checkError{fmt.Sprintf("Could not check the token from %s with %s", source, s.URL), err}
+	}
+	// The signature, against the keys of the server in use (the token's
+	// own issuer is not trusted to say where its keys are).
+	keys, err := c.PublicKeys(ctx)
+	if err != nil {
+		return nil, source, couldNot(err)
+	}
+	verified, err := keys.Verify(raw, cloudauth.VerifyOptions{Now: now, Leeway: cloudauth.DefaultLeeway})
+	if err != nil {
+		a.debugf("%v", err)
+		rep.Reason = fmt.Sprintf("the token from %s does not verify against %s's keys (%v)", source, s.URL, err)
+		if errors.Is(err, cloudauth.ErrTokenExpired) {
+			rep.Reason = fmt.Sprintf("the token from %s has expired", source)
+		}
+		return nil, source, nil
+	}
+	// The server's word: a token logged out elsewhere verifies still.
+	if _, err := c.UserInfo(ctx, verified); err != nil {
+		if errors.Is(err, cloudauth.ErrUnauthorized) {
+			rep.Reason = fmt.Sprintf("%s no longer accepts the token from %s (logged out, or revoked)", s.URL, source)
+			return nil, source, nil
+		}
+		return nil, source, couldNot(err)
+	}
+	return verified, source, nil
+}
+
+// checkError is a token that could not be checked: what was tried and why
+// it failed. With --verbose, the cause of a *cloudauth.Error shows too.
+type checkError struct {
+	what string
+	err  error
+}
+
+func (e *checkError) Error() string { return e.what + ": " + e.err.Error() }
+func (e *checkError) Unwrap() error { return e.err }
 
 // token returns the token in use: CLI_TOKEN, else the stored one.
 func (a *app) token(s *cloudauth.Settings) (raw, source string, err error) {
@@ -192,81 +349,256 @@ func (a *app) token(s *cloudauth.Settings) (raw, source string, err error) {
 }
 
 func describeExpiry(tok *cloudauth.Token, now time.Time) string {
+	if tok.ExpiresAt.IsZero() {
+		return "never (the token carries no expiry)"
+	}
 	left := tok.TimeLeft(now).Round(time.Second)
 	return fmt.Sprintf("%s (in %s)", tok.ExpiresAt.UTC().Format(time.RFC3339), left)
+}
+
+func (a *app) whoamiCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "whoami",
+		Short: "Show who the server says you are (exit status 4 if not logged in)",
+		Long: `Ask the server who the token in use belongs to: username, name, e-mail,
+tenant and roles, as the server's userinfo answers. --output json gives the
+server's answer as JSON.
+
+Exit status: 0 when the server answered, 4 when there is no token or the
+server refuses it, 1 when the server could not be asked.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.whoami(cmd.Context()) },
+	}
+}
+
+// whoamiReport is whoami's JSON: the server's userinfo and where it was
+// asked.
+type whoamiReport struct {
+	cloudauth.UserInfo
+	ServerURL string `json:"server_url"`
+}
+
+func (a *app) whoami(ctx context.Context) error {
+	_, s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	raw, source, err := a.token(s)
+	if errors.Is(err, cloudauth.ErrNoToken) {
+		fmt.Fprintf(a.env.Stderr, "Not logged in (profile %s). Log in with: cloudctl auth login\n", s.TokenKey())
+		return notAuthenticated
+	}
+	if err != nil {
+		return err
+	}
+	tok, err := cloudauth.ParseToken(raw)
+	if err != nil {
+		fmt.Fprintf(a.env.Stderr, "Not logged in: the token from %s is not a token the server issued\n", source)
+		return notAuthenticated
+	}
+	if s.URL == "" {
+		return fmt.Errorf("no server URL to ask: set %s or use a profile", cloudauth.EnvURL)
+	}
+	c, err := a.client(s)
+	if err != nil {
+		return err
+	}
+	info, err := c.UserInfo(ctx, tok)
+	if errors.Is(err, cloudauth.ErrUnauthorized) {
+		fmt.Fprintf(a.env.Stderr, "Not logged in: %s does not accept the token from %s (expired, logged out, or revoked)\n", s.URL, source)
+		return notAuthenticated
+	}
+	if err != nil {
+		return err
+	}
+	if a.json() {
+		return a.printJSON(whoamiReport{UserInfo: *info, ServerURL: s.URL})
+	}
+	a.printf("Username: %s", info.Username)
+	if info.Name != "" {
+		a.printf("Name:     %s", info.Name)
+	}
+	if info.Email != "" {
+		a.printf("Email:    %s", info.Email)
+	}
+	a.printf("Tenant:   %s", info.Tenant)
+	if len(info.Roles) > 0 {
+		a.printf("Roles:    %s", strings.Join(info.Roles, ", "))
+	}
+	a.printf("Server:   %s", s.URL)
+	return nil
+}
+
+func (a *app) tokenCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "token",
+		Short: "Print the token, for scripts (exit status 4 if there is none)",
+		Long: `Print the token in use (the profile's stored token, or CLI_TOKEN) on standard
+output, alone on its line, for scripts and other tools:
+
+  curl -H "Authorization: Bearer $(cloudctl auth token)" https://cloud.example.com/...
+
+The token is not checked with the server (use auth status for that), but an
+expired one is not printed. --output json adds its expiry, its profile and
+where it came from.
+
+Exit status: 0 when printed, 4 when there is no token or it has expired.`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return a.printToken() },
+	}
+}
+
+func (a *app) printToken() error {
+	_, s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	raw, source, err := a.token(s)
+	if errors.Is(err, cloudauth.ErrNoToken) {
+		fmt.Fprintf(a.env.Stderr, "Not logged in (profile %s). Log in with: cloudctl auth login\n", s.TokenKey())
+		return notAuthenticated
+	}
+	if err != nil {
+		return err
+	}
+	tok, err := cloudauth.ParseToken(raw)
+	if err != nil {
+		fmt.Fprintf(a.env.Stderr, "Not logged in: the token from %s is not a token the server issued\n", source)
+		return notAuthenticated
+	}
+	if tok.Expired(a.env.Clock.Now()) {
+		fmt.Fprintf(a.env.Stderr, "Not logged in: the token from %s expired at %s\n", source, tok.ExpiresAt.UTC().Format(time.RFC3339))
+		return notAuthenticated
+	}
+	if a.json() {
+		out := struct {
+			Token       string `json:"token"`
+			Profile     string `json:"profile"`
+			TokenSource string `json:"token_source"`
+			ExpiresAt   string `json:"expires_at,omitempty"`
+		}{Token: raw, Profile: s.TokenKey(), TokenSource: source}
+		if !tok.ExpiresAt.IsZero() {
+			out.ExpiresAt = tok.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		return a.printJSON(out)
+	}
+	a.printf("%s", raw)
+	return nil
 }
 
 func (a *app) logoutCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "logout",
-		Short: "Log out on the server and forget the stored token",
-		Long: `Ask the server to end the token's session, then remove the stored token.
-The token is removed even when the server cannot be reached, and cloudctl
-says so.`,
-		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.logout(cmd) },
+		Short: "Revoke the token on the server and forget the stored one",
+		Long: `Ask the server to revoke the token in use, then remove the stored token.
+Both are revoked when CLI_TOKEN is set and a token is stored too; the one in
+CLI_TOKEN cannot be removed from the environment by cloudctl, which says so.
+cloudctl says what it did with each token. A stored token is removed even
+when the server cannot be reached, and cloudctl says it was not revoked.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.logout(cmd.Context()) },
 	}
 }
 
-func (a *app) logout(cmd *cobra.Command) error {
+func (a *app) logout(ctx context.Context) error {
 	_, s, err := a.settings()
 	if err != nil {
 		return err
 	}
-	raw, _, err := a.token(s)
-	if errors.Is(err, cloudauth.ErrNoToken) {
-		a.printf("Not logged in (profile %s); nothing to do", s.TokenKey())
-		return nil
-	}
-	if err != nil {
+	key := s.TokenKey()
+	stored, err := a.store.Load(key)
+	if err != nil && !errors.Is(err, cloudauth.ErrNoToken) {
 		a.warnf("the stored token could not be read: %v", err)
 	}
-	serverSaid := a.serverLogout(cmd, s, raw)
-	if err := a.store.Delete(s.TokenKey()); err != nil {
-		// A keyring that cannot be reached cannot be cleared either; what
-		// matters is that no token can be read any more.
-		if _, lerr := a.store.Load(s.TokenKey()); !errors.Is(lerr, cloudauth.ErrNoToken) {
-			return fmt.Errorf("the stored token could not be removed: %w", err)
-		}
-		a.warnf("%v", err)
+	if s.Token == "" && stored == "" {
+		a.printf("Not logged in (profile %s); nothing to do", key)
+		return nil
 	}
-	a.printf("Logged out%s", serverSaid)
+	storedName := fmt.Sprintf("the stored token (profile %s)", key)
+	revokedAll, where := true, ""
+	// First revoke, each token once: CLI_TOKEN's, then the stored one.
 	if s.Token != "" {
-		a.warnf("%s is set in the environment; unset it to stop using that token", cloudauth.EnvToken)
+		ok, u := a.revoke(ctx, s, s.Token, "the token from "+cloudauth.EnvToken)
+		revokedAll, where = revokedAll && ok, u
+	}
+	if stored != "" && stored != s.Token {
+		ok, u := a.revoke(ctx, s, stored, storedName)
+		revokedAll, where = revokedAll && ok, u
+	}
+	// Then clear.
+	removed := false
+	if stored != "" || err != nil {
+		if derr := a.store.Delete(key); derr != nil {
+			// A keyring that cannot be reached cannot be cleared either;
+			// what matters is that no token can be read any more.
+			if _, lerr := a.store.Load(key); !errors.Is(lerr, cloudauth.ErrNoToken) {
+				return fmt.Errorf("%s could not be removed: %w", storedName, derr)
+			}
+			a.debugf("%v", derr)
+		}
+		removed = stored != ""
+		if removed {
+			a.printf("Removed %s", storedName)
+		}
+	}
+	if s.Token != "" {
+		a.warnf("%s is still set in the environment; unset it, cloudctl cannot", cloudauth.EnvToken)
+	}
+	switch {
+	case revokedAll:
+		a.printf("Logged out of %s", where)
+	case removed:
+		a.printf("Logged out (locally)")
+	default:
+		return errors.New("not logged out: the token could not be revoked")
 	}
 	return nil
 }
 
-// serverLogout asks the server to end the session and describes the
-// outcome for the logout message.
-func (a *app) serverLogout(cmd *cobra.Command, s *cloudauth.Settings, raw string) string {
-	if raw == "" {
-		return ""
-	}
+// revoke asks the server to revoke a token and says what came of it. It
+// reports whether the token is of no more use on the server (revoked now,
+// or already), and the server asked.
+func (a *app) revoke(ctx context.Context, s *cloudauth.Settings, raw, what string) (bool, string) {
 	tok, err := cloudauth.ParseToken(raw)
 	if err != nil {
-		a.warnf("the token is not valid, so the server was not told: %v", err)
-		return " (locally)"
+		a.warnf("%s is not a token the server issued, so the server was not asked to revoke it: %v", what, err)
+		return false, ""
 	}
-	if s.URL == "" && tok.Issuer != "" && cloudauth.CheckURL(tok.Issuer) == nil {
-		s.URL = tok.Issuer
+	u := s.URL
+	if u == "" && tok.Issuer != "" && cloudauth.CheckURL(tok.Issuer) == nil {
+		u = strings.TrimRight(tok.Issuer, "/")
 	}
-	c, err := a.client(s)
+	if u == "" {
+		a.warnf("could not revoke %s: no server URL (set %s or use a profile)", what, cloudauth.EnvURL)
+		return false, ""
+	}
+	cs := *s
+	cs.URL = u
+	c, err := a.client(&cs)
 	if err != nil {
-		a.warnf("the server was not told: %v", err)
-		return " (locally)"
+		a.warnf("could not revoke %s: %v", what, err)
+		return false, u
 	}
-	err = c.Logout(cmd.Context(), tok)
+	err = c.Logout(ctx, tok)
 	switch {
 	case err == nil:
-		return " of " + s.URL
+		a.printf("Revoked %s on %s", what, u)
+		return true, u
 	case errors.Is(err, cloudauth.ErrUnauthorized):
-		return " of " + s.URL + " (the server had already ended the session)"
+		a.printf("%s had already been ended by %s", capitalize(what), u)
+		return true, u
 	}
-	a.warnf("the server could not be told: %v; the stored token is removed all the same", err)
+	a.warnf("could not revoke %s on %s: %v", what, u, err)
 	var ce *cloudauth.Error
 	if errors.As(err, &ce) {
 		a.debugf("cause: %s", ce.Detail())
 	}
-	return " (locally)"
+	return false, u
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
