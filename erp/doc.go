@@ -1,6 +1,7 @@
 // Package erp is a client for a business-management (ERP/CRM) application's
 // REST API, modelled on an ERP with a PHP REST layer: users, third parties
-// (customers, prospects, suppliers), products, invoices and orders, at
+// (customers, prospects, suppliers) and their contacts, products, invoices
+// (with their lines and payments) and orders, at
 // {root}/api/index.php, authenticated by an API key or by a web session.
 //
 //	c, err := erp.New("https://erp.example.com", erp.WithAPIKey(os.Getenv("ERP_API_KEY")))
@@ -94,6 +95,26 @@
 //     of the document's date, and a counter that runs on across months:
 //     FA2611-0001. Orders go draft → validated → closed; a draft cannot be
 //     closed (400).
+//   - Deletes answer {"success":{"code":200,…}} (contacts: 1). A draft
+//     invoice can be deleted, one with its final ref cannot (403 "Invoice
+//     not erasable"); an order can be deleted in any state, as the ERP lets
+//     whoever may delete orders; a product on a line, or a third party
+//     that invoices or orders name, is in use (409 "Can't delete, that
+//     product is probably used", the ERP's words for every object); a
+//     third party's contacts go with it.
+//   - Lines: adding one answers the new line's id; updating one sets every
+//     value of the line from the request, as the ERP's updateline does
+//     (UpdateLineRequest sends them all; Line.Update starts from the line
+//     as it is); a validated document's lines cannot change: adding is 400,
+//     updating an invoice's is 304 (ErrNothingDone), deleting is 405
+//     ErrorDeleteLineNotAllowedByObjectStatus.
+//   - Payments: POST /invoices/{id}/payments pays what remains to pay (the
+//     ERP takes no amount there); PayInvoices (POST
+//     /invoices/paymentsdistributed) pays given amounts over invoices, the
+//     way to pay part of one. A payment moves an invoice it pays in full to
+//     paid only with ClosePaid (closepaidinvoices "yes"). A draft, or an
+//     invoice with nothing left to pay, is refused with 400.
+//   - ReopenOrder: the ERP answers 1; the order is read back.
 //   - Login: the ERP answers a good login with a redirect and a refused one
 //     with the login page (200); the client tells them apart by that, not by
 //     the cookie, which both set. Sessions end after 1440 s without use

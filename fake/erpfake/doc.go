@@ -11,8 +11,8 @@
 //
 // What it keeps: users (admin, with the password of WithAdminPassword, and
 // others) with API keys and passwords, web sessions, third parties with
-// their customer and supplier codes, products, invoices and orders with
-// their lines.
+// their customer and supplier codes and their contacts, products, invoices
+// and orders with their lines, and payments of invoices.
 //
 // What it checks, as the ERP does: an API key (header ERPAPIKEY, else the
 // ERPAPIKEY or api_key query parameter, else "Authorization: Bearer
@@ -24,7 +24,19 @@
 // to the cent); invoices and orders start as drafts with the ref "(PROVn)"
 // and get their final ref when validated (FA2611-0001, CO2611-0001); a
 // second validation is 304, nothing done; orders go draft → validated →
-// closed, and a draft cannot be closed; only administrators manage users,
+// closed, and a draft cannot be closed; a closed order can be reopened
+// (validated again); the lines of a draft can be added, changed (every
+// value set from the request, as the ERP's updateline does) and deleted,
+// a validated document's cannot (400, 304, 405); a draft invoice can be
+// deleted, a validated one cannot (403 "Invoice not erasable"); a payment
+// pays what remains (POST /invoices/{id}/payments) or given amounts over
+// invoices (/invoices/paymentsdistributed, never more than remains), is
+// refused for a draft, and with closepaidinvoices "yes" moves an invoice
+// it pays in full to paid; an invoice can be made from an order
+// (/invoices/createfromorder/{orderid}: its third party, lines, refs and
+// notes); a product on a line and a third party with invoices or orders
+// are in use (409), and a third party's contacts go with it; a contact
+// needs a lastname and an existing socid; only administrators manage users,
 // and no user can delete or disable their own account, nor can anyone take
 // a user's admin flag away ("Reseting the admin status of a user is not
 // possible using the API"), so the last administrator stays one; a missing
@@ -136,8 +148,16 @@
 // please report it.
 //
 // Known differences from the ERP: permissions are all or nothing (admins
-// manage users, everyone else can do the rest); there are no payments,
-// warehouses, categories, contacts or extra fields; document dates are days
+// manage users, everyone else can do the rest); there are no warehouses,
+// categories, bank accounts or extra fields (a payment's accountid is
+// checked for form only, and the payment modes are the standard ones:
+// 1 TIP, 2 VIR, 3 PRE, 4 LIQ, 6 CB, 7 CHQ, 50–53); changing a validated
+// order's line is refused with 400 where the ERP answers 200 false; an
+// unknown line is 404 "Line not found"; the route
+// POST /api/index.php/invoices/createfromorder/{orderid} is served by the
+// route table's fallback (http.ServeMux finds it ambiguous beside
+// /invoices/{id}/lines), so its request-log entries and faults use the
+// pattern "/"; document dates are days
 // in UTC; the login form needs no CSRF token; text fields are not held to
 // their columns' lengths (only the body limit bounds them).
 package erpfake
