@@ -94,6 +94,29 @@ func ParseSeed(data []byte, name string) (*Seed, error) {
 	return &s, nil
 }
 
+// Load loads seed into the running fakes: what apitwin-fake's --seed and
+// its control API's seed do. The seed is tried first on empty fakes of its
+// own, so that one any fake refuses changes nothing and the error names
+// the entry ("fake: seed erp.products[1]: …"); a seed is therefore
+// self-contained (it names only what it adds and what it brings along), as
+// a --seed file is.
+func (f *Fakes) Load(seed *Seed) error {
+	if seed == nil {
+		return nil
+	}
+	trial := &Fakes{
+		ERP:        erpfake.New(),
+		CloudAuth:  cloudauthfake.New(),
+		Orch:       orchfake.New(),
+		SourceHost: sourcehostfake.New(),
+	}
+	defer trial.Close()
+	if err := seed.apply(trial); err != nil {
+		return err
+	}
+	return seed.apply(f)
+}
+
 // apply loads the seed into running fakes, through each fake's Load. The
 // first refusal stops it, named by service and entry
 // ("fake: seed erp.products[1]: …").

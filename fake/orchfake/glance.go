@@ -55,7 +55,7 @@ func (s *Server) History(namespace, workflowID, runID string) ([]control.History
 	for _, ev := range st.History {
 		rec := control.HistoryEventRecord{
 			EventID: ev.GetEventId(), Time: ev.GetEventTime().AsTime(),
-			Type: strings.TrimPrefix(ev.GetEventType().String(), "EVENT_TYPE_"),
+			Type: ev.GetEventType().String(),
 		}
 		// The event without its id, time and type: its attributes.
 		attrs := &orchpb.HistoryEvent{Attributes: ev.GetAttributes()}

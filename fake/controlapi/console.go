@@ -1,0 +1,306 @@
+package controlapi
+
+import (
+	"crypto/hmac"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apitwin/apitwin/fake/control"
+)
+
+// The console: server-rendered pages that read without JavaScript; a
+// little script (static/console.js) refreshes the request log live.
+
+//go:embed templates/*.html static/*
+var assets embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"ms":      func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"query":   func(v url.Values) string { return v.Encode() },
+	"deref":   func(p *int) int { return *p },
+}).ParseFS(assets, "templates/*.html"))
+
+// cookieName holds the console's token.
+const cookieName = "apitwin_control"
+
+func (s *Server) cookieOK(r *http.Request) bool {
+	c, err := r.Cookie(cookieName)
+	return err == nil && s.tokenOK(c.Value)
+}
+
+func (s *Server) consoleRoutes() {
+	s.mux.Handle("GET /static/", http.FileServerFS(assets))
+	s.mux.HandleFunc("GET /login", s.loginPage)
+	s.mux.HandleFunc("POST /login", s.login)
+	s.mux.HandleFunc("GET /{$}", s.page(func(r *http.Request) (*view, error) { return s.overview(), nil }))
+	s.mux.HandleFunc("GET /s/{service}", s.page(s.servicePage))
+	s.mux.HandleFunc("POST /console/{action...}", s.form)
+}
+
+// view is what a page shows.
+type view struct {
+	Title     string
+	Services  []control.ServiceInfo
+	Clock     control.ClockState
+	Check     string // the forms' check value
+	Service   string // the service page's service, "" for the overview
+	Tables    []table
+	Faults    []control.FaultSpec
+	Requests  []control.RequestRecord
+	Workflows []workflowView
+	Message   string // the outcome of the last form, from the redirect
+}
+
+// table is a block of a service's state.
+type table struct {
+	Title   string
+	Columns []string
+	Rows    [][]string
+}
+
+type workflowView struct {
+	control.WorkflowRecord
+	History []control.HistoryEventRecord
+}
+
+// consoleListed is how many requests and workflows a page shows.
+const consoleListed = 100
+
+func (s *Server) page(build func(*http.Request) (*view, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.cookieOK(r) {
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			return
+		}
+		v, err := build(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		services, _ := s.listServices(nil, nil)
+		v.Services = services.([]control.ServiceInfo)
+		v.Clock = s.clock.State()
+		v.Check = s.formCheck()
+		v.Message = r.URL.Query().Get("msg")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'")
+		if err := pages.ExecuteTemplate(w, "page.html", v); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	}
+}
+
+func (s *Server) overview() *view { return &view{Title: "apitwin-fake"} }
+
+func (s *Server) servicePage(r *http.Request) (*view, error) {
+	sv, err := s.service(r)
+	if err != nil {
+		return nil, err
+	}
+	v := &view{Title: sv.name, Service: sv.name}
+	for _, af := range sv.ctl.Faults() {
+		v.Faults = append(v.Faults, control.SpecOf(af))
+	}
+	v.Requests = requestQuery{route: "\x00any", limit: consoleListed}.selectFrom(sv.ctl.Requests())
+	// Newest first, as a log is read.
+	for i, j := 0, len(v.Requests)-1; i < j; i, j = i+1, j-1 {
+		v.Requests[i], v.Requests[j] = v.Requests[j], v.Requests[i]
+	}
+	v.Tables = s.state(sv.name)
+	if sv.name == "orch" {
+		for _, wf := range s.f.Orch.Workflows("") {
+			if len(v.Workflows) == consoleListed {
+				break
+			}
+			h, _ := s.f.Orch.History(wf.Namespace, wf.WorkflowID, wf.RunID)
+			v.Workflows = append(v.Workflows, workflowView{WorkflowRecord: wf, History: h})
+		}
+	}
+	return v, nil
+}
+
+// state is a service's data as tables.
+func (s *Server) state(name string) []table {
+	f := s.f
+	switch name {
+	case "erp":
+		tp := table{Title: "Third parties", Columns: []string{"id", "name", "email", "town"}}
+		for _, t := range f.ERP.Thirdparties() {
+			tp.Rows = append(tp.Rows, []string{fmt.Sprint(t.ID), t.Name, t.Email, t.Town})
+		}
+		pr := table{Title: "Products", Columns: []string{"id", "ref", "label", "price"}}
+		for _, p := range f.ERP.Products() {
+			pr.Rows = append(pr.Rows, []string{fmt.Sprint(p.ID), p.Ref, p.Label, p.Price.String()})
+		}
+		inv := table{Title: "Invoices", Columns: []string{"id", "ref", "customer", "status", "paid", "total"}}
+		for _, i := range f.ERP.Invoices() {
+			inv.Rows = append(inv.Rows, []string{fmt.Sprint(i.ID), i.Ref, fmt.Sprint(i.SocID), fmt.Sprint(i.Status), fmt.Sprint(bool(i.Paid)), i.TotalTTC.String()})
+		}
+		ord := table{Title: "Orders", Columns: []string{"id", "ref", "customer", "status", "total"}}
+		for _, o := range f.ERP.Orders() {
+			ord.Rows = append(ord.Rows, []string{fmt.Sprint(o.ID), o.Ref, fmt.Sprint(o.SocID), fmt.Sprint(o.Status), o.TotalTTC.String()})
+		}
+		us := table{Title: "Users", Columns: []string{"id", "login", "admin", "enabled"}}
+		for _, u := range f.ERP.Users() {
+			us.Rows = append(us.Rows, []string{fmt.Sprint(u.ID), u.Login, fmt.Sprint(bool(u.Admin)), fmt.Sprint(bool(u.Enabled))})
+		}
+		return []table{tp, pr, inv, ord, us}
+	case "cloudauth":
+		return []table{{Title: "Tokens", Columns: []string{"issued", "lifetime", "signing key", "default tenant"},
+			Rows: [][]string{{strconv.Itoa(f.CloudAuth.Issued()), f.CloudAuth.TokenLifetime().String(), f.CloudAuth.KeyID(), f.CloudAuth.DefaultTenant()}}}}
+	case "orch":
+		tq := table{Title: "Task queues", Columns: []string{"namespace", "name", "workflow backlog", "activity backlog", "workflow pollers", "activity pollers"}}
+		for _, q := range f.Orch.TaskQueues() {
+			tq.Rows = append(tq.Rows, []string{q.Namespace, q.Name, strconv.Itoa(q.WorkflowBacklog), strconv.Itoa(q.ActivityBacklog), strconv.Itoa(q.WorkflowPollers), strconv.Itoa(q.ActivityPollers)})
+		}
+		return []table{tq}
+	case "sourcehost":
+		pr := table{Title: "Projects", Columns: []string{"id", "path", "visibility", "default branch"}}
+		is := table{Title: "Issues", Columns: []string{"project", "iid", "title", "state"}}
+		mr := table{Title: "Merge requests", Columns: []string{"project", "iid", "title", "state"}}
+		pl := table{Title: "Pipelines", Columns: []string{"project", "id", "ref", "status"}}
+		for _, p := range f.SourceHost.Projects() {
+			pr.Rows = append(pr.Rows, []string{fmt.Sprint(p.ID), p.PathWithNamespace, string(p.Visibility), p.DefaultBranch})
+			for _, i := range f.SourceHost.Issues(p.ID) {
+				is.Rows = append(is.Rows, []string{p.PathWithNamespace, fmt.Sprint(i.IID), i.Title, string(i.State)})
+			}
+			for _, m := range f.SourceHost.MergeRequests(p.ID) {
+				mr.Rows = append(mr.Rows, []string{p.PathWithNamespace, fmt.Sprint(m.IID), m.Title, string(m.State)})
+			}
+			for _, x := range f.SourceHost.Pipelines(p.ID) {
+				pl.Rows = append(pl.Rows, []string{p.PathWithNamespace, fmt.Sprint(x.ID), x.Ref, string(x.Status)})
+			}
+		}
+		dl := table{Title: "Webhook deliveries", Columns: []string{"time", "event", "url", "state", "status"}}
+		for _, d := range f.SourceHost.Deliveries() {
+			dl.Rows = append(dl.Rows, []string{d.Time.UTC().Format(time.RFC3339), d.Event, d.URL, d.State, strconv.Itoa(d.Status)})
+		}
+		return []table{pr, is, mr, pl, dl}
+	case "mcp":
+		m := f.MCP.Gateway().Metrics()
+		return []table{{Title: "Gateway", Columns: []string{"requests", "refused", "calls", "upstream calls", "cache hits", "rate limited"},
+			Rows: [][]string{{fmt.Sprint(m.Requests), fmt.Sprint(m.Refused), fmt.Sprint(m.Calls), fmt.Sprint(m.UpstreamCalls), fmt.Sprint(m.CacheHits), fmt.Sprint(m.RateLimited)}}}}
+	}
+	return nil
+}
+
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	if tok := r.URL.Query().Get("token"); tok != "" {
+		s.loginWith(w, r, tok)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = pages.ExecuteTemplate(w, "login.html", nil)
+}
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	s.loginWith(w, r, r.PostFormValue("token"))
+}
+
+func (s *Server) loginWith(w http.ResponseWriter, r *http.Request, tok string) {
+	if !s.tokenOK(tok) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = pages.ExecuteTemplate(w, "login.html", "That is not the token apitwin-fake printed.")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// form runs one of the console's forms, through the same handlers as the
+// API, and redirects back to the page with the outcome.
+func (s *Server) form(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	if !s.cookieOK(r) || !s.tokenCheckOK(r.PostFormValue("check")) {
+		http.Error(w, "the console's session or form check is missing: log in again", http.StatusForbidden)
+		return
+	}
+	back := r.PostFormValue("back")
+	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") {
+		back = "/"
+	}
+	msg, err := s.runForm(r, r.PathValue("action"))
+	if err != nil {
+		msg = "refused: " + err.Error()
+	}
+	u, _ := url.Parse(back)
+	q := u.Query()
+	q.Set("msg", msg)
+	u.RawQuery = q.Encode()
+	http.Redirect(w, r, u.String(), http.StatusSeeOther)
+}
+
+func (s *Server) tokenCheckOK(v string) bool {
+	return hmac.Equal([]byte(v), []byte(s.formCheck()))
+}
+
+func (s *Server) runForm(r *http.Request, action string) (string, error) {
+	switch action {
+	case "clock/advance":
+		d, err := parseAdvance(r.PostFormValue("by"))
+		if err != nil {
+			return "", err
+		}
+		st := s.clock.Advance(d)
+		return "clock advanced by " + d.String() + " to " + st.Now.UTC().Format(time.RFC3339), nil
+	case "clock/freeze":
+		s.clock.Freeze()
+		return "clock frozen", nil
+	case "clock/follow":
+		s.clock.Follow()
+		return "clock follows the wall clock", nil
+	}
+	name, op, _ := strings.Cut(action, "/")
+	sv, err := s.service(withService(name))
+	if err != nil {
+		return "", err
+	}
+	switch op {
+	case "reset":
+		sv.ctl.Reset()
+		return name + " reset", nil
+	case "faults/clear":
+		sv.ctl.ClearFaults()
+		return name + ": faults cleared", nil
+	case "requests/clear":
+		sv.ctl.ResetRequests()
+		return name + ": request log cleared", nil
+	case "faults":
+		spec := control.FaultSpec{Route: r.PostFormValue("route"), Code: r.PostFormValue("code"),
+			Message: r.PostFormValue("message"), Body: r.PostFormValue("body"), Latency: r.PostFormValue("latency"),
+			OnClock: r.PostFormValue("on_clock") != "", Drop: r.PostFormValue("drop") != ""}
+		for _, p := range []struct {
+			name string
+			v    *int
+		}{{"status", &spec.Status}, {"times", &spec.Times}} {
+			if v := strings.TrimSpace(r.PostFormValue(p.name)); v != "" {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return "", fmt.Errorf("%s %q is not a whole number", p.name, v)
+				}
+				*p.v = n
+			}
+		}
+		if _, err := s.inject(sv, spec); err != nil {
+			return "", err
+		}
+		return name + ": fault added on " + routeName(spec.Route), nil
+	}
+	return "", notFound("no console action %q", action)
+}
+
+func routeName(route string) string {
+	if route == "" {
+		return "every request"
+	}
+	return route
+}
