@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -142,5 +143,39 @@ func TestLastAdminCannotLockEveryoneOut(t *testing.T) {
 	// Keeping the flag as it is, or giving it, is no reset.
 	if a := send(t, srv, "PUT", api+"/users/1", "application/json", `{"admin":1,"statut":1}`); a.status != 200 {
 		t.Fatalf("admin 1 on an admin: %d %s", a.status, a.body)
+	}
+}
+
+func TestSeedContactsAndPaidInvoices(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	err := srv.Load(erpfake.Seed{
+		Thirdparties: []erpfake.ThirdpartySeed{{Name: "Acme", Customer: true}},
+		Contacts:     []erpfake.ContactSeed{{Thirdparty: "Acme", Lastname: "Doe", Firstname: "Jane", Job: "Buyer"}, {Lastname: "Solo"}},
+		Invoices:     []erpfake.InvoiceSeed{{Thirdparty: "Acme", Paid: true, Lines: []erpfake.LineSeed{{Qty: "2", Subprice: "10", VATRate: "20"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := srv.Contact(1); ct == nil || ct.ThirdpartyID != 1 || ct.Lastname != "Doe" || ct.Job != "Buyer" || srv.Contact(2).ThirdpartyID != 0 {
+		t.Fatalf("contacts %+v", srv.Contacts())
+	}
+	for name, err := range map[string]error{
+		"no lastname":           second(srv.AddContact(erpfake.ContactSeed{Thirdparty: "Acme"})),
+		"unknown third party":   second(srv.AddContact(erpfake.ContactSeed{Thirdparty: "Nobody", Lastname: "X"})),
+		"unknown third party 2": second(srv.AddContact(erpfake.ContactSeed{SocID: 9, Lastname: "X"})),
+	} {
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	// A seeded paid invoice was paid by a payment of its total.
+	inv := srv.Invoice(1)
+	if !bool(inv.Paid) || !inv.TotalPaid.Equal(erp.MustDecimal("24")) || !inv.RemainToPay.Equal(erp.MustDecimal("0")) {
+		t.Fatalf("paid invoice %+v", inv)
+	}
+	payments, err := srv.Client().ListInvoicePayments(t.Context(), 1)
+	if err != nil || len(payments) != 1 || payments[0].Type != "VIR" || !payments[0].Date.Equal(inv.Date) {
+		t.Fatalf("payments %+v %v", payments, err)
 	}
 }

@@ -180,5 +180,6 @@ func reopenOrder(c *call, id int64) fakekit.Answer {
 	}
 	o.status = statusValidated
 	o.closedAt = time.Time{}
+	o.billed = false // as the ERP's set_reopen does
 	return ok(c.num.int(1))
 }

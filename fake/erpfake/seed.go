@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strings"
@@ -27,12 +28,14 @@ import (
 //
 //	users:        [{login: jdoe, password: s3cret, api_key: jdoe-key}]
 //	thirdparties: [{name: Acme Corp, customer: true, town: Lyon}]
+//	contacts:     [{thirdparty: Acme Corp, lastname: Doe, firstname: Jane}]
 //	products:     [{ref: WIDGET-1, label: Widget, price: "12.50", vat_rate: "20"}]
 //	invoices:     [{thirdparty: Acme Corp, validated: true, lines: [{product: WIDGET-1, qty: "4"}]}]
 //	orders:       [{thirdparty: Acme Corp, lines: [{description: Setup, qty: "1", subprice: "90"}]}]
 type Seed struct {
 	Users        []UserSeed       `json:"users,omitempty" yaml:"users,omitempty"`
 	Thirdparties []ThirdpartySeed `json:"thirdparties,omitempty" yaml:"thirdparties,omitempty"`
+	Contacts     []ContactSeed    `json:"contacts,omitempty" yaml:"contacts,omitempty"`
 	Products     []ProductSeed    `json:"products,omitempty" yaml:"products,omitempty"`
 	Invoices     []InvoiceSeed    `json:"invoices,omitempty" yaml:"invoices,omitempty"`
 	Orders       []OrderSeed      `json:"orders,omitempty" yaml:"orders,omitempty"`
@@ -50,6 +53,11 @@ func (s *Server) Load(seed Seed) error {
 	for i, t := range seed.Thirdparties {
 		if _, err := s.addThirdparty(t); err != nil {
 			return fmt.Errorf("thirdparties[%d]: %w", i, err)
+		}
+	}
+	for i, ct := range seed.Contacts {
+		if _, err := s.addContact(ct); err != nil {
+			return fmt.Errorf("contacts[%d]: %w", i, err)
 		}
 	}
 	for i, p := range seed.Products {
@@ -206,6 +214,37 @@ func (s *Server) addThirdparty(seed ThirdpartySeed) (int64, error) {
 		"fournisseur": seed.Supplier, "email": seed.Email, "town": seed.Town, "country_code": seed.CountryCode})
 }
 
+// ContactSeed describes a contact to add.
+type ContactSeed struct {
+	// Thirdparty is an existing third party's name; SocID its id;
+	// neither: a contact of no third party.
+	Thirdparty string `json:"thirdparty,omitempty" yaml:"thirdparty,omitempty"`
+	SocID      int64  `json:"socid,omitempty" yaml:"socid,omitempty"`
+	Lastname   string `json:"lastname" yaml:"lastname"` // required
+	Firstname  string `json:"firstname,omitempty" yaml:"firstname,omitempty"`
+	Email      string `json:"email,omitempty" yaml:"email,omitempty"`
+	Phone      string `json:"phone,omitempty" yaml:"phone,omitempty"`
+	Job        string `json:"job,omitempty" yaml:"job,omitempty"`
+}
+
+// AddContact adds a contact and returns its id.
+func (s *Server) AddContact(seed ContactSeed) (int64, error) { return seedErr(s.addContact(seed)) }
+
+func (s *Server) addContact(seed ContactSeed) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fields := map[string]any{"lastname": seed.Lastname, "firstname": seed.Firstname, "email": seed.Email,
+		"phone_pro": seed.Phone, "poste": seed.Job}
+	if seed.Thirdparty != "" || seed.SocID != 0 {
+		socid, err := s.st.thirdpartyRef(seed.Thirdparty, seed.SocID)
+		if err != nil {
+			return 0, err
+		}
+		fields["socid"] = socid
+	}
+	return s.seedLocked(createContact, "contact", fields)
+}
+
 // ProductSeed describes a product to add. Lines of a seed name it by its
 // ref.
 type ProductSeed struct {
@@ -269,7 +308,8 @@ type InvoiceSeed struct {
 	// Validated validates it (it gets its final ref); else it is a draft.
 	// A validated invoice needs lines.
 	Validated bool `json:"validated,omitempty" yaml:"validated,omitempty"`
-	// Paid makes it validated and paid.
+	// Paid makes it validated and paid, by one transfer of its total on
+	// its date.
 	Paid bool `json:"paid,omitempty" yaml:"paid,omitempty"`
 }
 
@@ -296,7 +336,8 @@ func (s *Server) addInvoice(seed InvoiceSeed) (int64, error) {
 		s.seedCall().validate(&inv.document, invoicePrefix(inv.typ), "Invoice")
 	}
 	if seed.Paid {
-		inv.status, inv.paid = invoicePaid, true
+		// Paid by one transfer of the whole, on the invoice's date.
+		s.seedCall().pay(paymentInput{mode: 2, closePaid: true, date: inv.date, hasDate: true}, []*invoice{inv}, []*big.Rat{inv.remain()})
 	}
 	return id, nil
 }
