@@ -251,10 +251,11 @@ func (s *KeyringStore) Load(profile string) (string, error) {
 	return s.call("reading", func(kr Keyring) (string, error) { return kr.Get(s.Service, profile) })
 }
 
-// Delete removes the token from the keyring.
+// Delete removes the token from the keyring. A keyring that is not there
+// at all (ErrNoKeyring) holds no token, so there is nothing to delete.
 func (s *KeyringStore) Delete(profile string) error {
 	_, err := s.call("deleting", func(kr Keyring) (string, error) { return "", kr.Delete(s.Service, profile) })
-	if errors.Is(err, ErrNoToken) {
+	if errors.Is(err, ErrNoToken) || errors.Is(err, ErrNoKeyring) {
 		return nil
 	}
 	return err

@@ -212,3 +212,24 @@ func TestStoresConcurrently(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestFallbackStoreWithoutKeyring: on a machine with no keyring at all, the
+// token lives in the file, and Delete removes it without an error for the
+// keyring that is not there.
+func TestFallbackStoreWithoutKeyring(t *testing.T) {
+	t.Parallel()
+	kr := cloudauth.NewMemoryKeyring()
+	kr.SetFailure(&cloudauth.KeyringUnavailableError{Reason: "no D-Bus session bus"})
+	s := cloudauth.NewStore("cloudctl", filepath.Join(t.TempDir(), "tokens"), kr)
+	err := s.Save("dev", "tok")
+	var w *cloudauth.InsecureStorageError
+	if !errors.As(err, &w) || !errors.Is(w.Err, cloudauth.ErrNoKeyring) || !strings.Contains(w.Err.Error(), "no keyring available: no D-Bus session bus") {
+		t.Fatalf("save: %v", err)
+	}
+	if err := s.Delete("dev"); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, err := s.Load("dev"); !errors.Is(err, cloudauth.ErrNoToken) {
+		t.Fatalf("after delete: %v", err)
+	}
+}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
@@ -28,15 +30,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 		t.Skip("the process could reach this machine's keyring")
 	}
 	t.Parallel()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command on PATH: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "cloudctl")
-	build := exec.Command(goBin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCloudctl(t)
 
 	// The process reads the wall clock, so the fake runs on a clock set
 	// to the wall time it starts at (its default).
@@ -119,4 +113,62 @@ func TestBinaryEndToEnd(t *testing.T) {
 	if code, _, _ = cloudctl("", "--help"); code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
+}
+
+// binaries are the programs the process tests build, each once per run
+// of the test binary, into one directory TestMain removes.
+var binaries struct {
+	mu    sync.Mutex
+	dir   string
+	built map[string]*build // by package
+}
+
+// build is one program: where it goes, and how its build went.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildProgram builds a main package ("." or an import path) once and
+// returns the program's path.
+func buildProgram(t *testing.T, pkg, name string) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command on PATH: %v", err)
+	}
+	binaries.mu.Lock()
+	if binaries.dir == "" {
+		if binaries.dir, err = os.MkdirTemp("", "cloudctl-test-"); err != nil {
+			binaries.mu.Unlock()
+			t.Fatal(err)
+		}
+		binaries.built = map[string]*build{}
+	}
+	b, ok := binaries.built[pkg]
+	if !ok {
+		b = &build{path: filepath.Join(binaries.dir, name)}
+		binaries.built[pkg] = b
+	}
+	binaries.mu.Unlock()
+	b.once.Do(func() {
+		if out, err := exec.Command(goBin, "build", "-o", b.path, pkg).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+func buildCloudctl(t *testing.T) string { return buildProgram(t, ".", "cloudctl") }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaries.dir != "" {
+		os.RemoveAll(binaries.dir)
+	}
+	os.Exit(code)
 }

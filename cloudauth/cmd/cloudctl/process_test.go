@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/apitwin/apitwin/internal/version"
+)
+
+// startApitwinFake builds apitwin-fake and runs it as its own process on
+// free ports until the test ends; it returns what it printed for the
+// cloud login gateway (url, username, password, tenant).
+func startApitwinFake(t *testing.T) map[string]string {
+	t.Helper()
+	bin := buildProgram(t, "github.com/apitwin/apitwin/fake/cmd/apitwin-fake", "apitwin-fake")
+	cmd := exec.Command(bin, "--erp-port", "0", "--cloudauth-port", "0", "--orch-grpc-port", "0",
+		"--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_, _ = io.Copy(io.Discard, stdout)
+		_ = cmd.Wait()
+	})
+	var cloud map[string]string
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && lines.Text() != "ready" {
+		fields := strings.Fields(lines.Text())
+		if len(fields) == 0 || fields[0] != "cloudauth" {
+			continue
+		}
+		cloud = map[string]string{}
+		for _, f := range fields[1:] {
+			k, v, _ := strings.Cut(f, "=")
+			cloud[k] = v
+		}
+	}
+	if cloud["url"] == "" {
+		t.Fatalf("apitwin-fake printed no cloudauth url; stderr:\n%s", stderr.String())
+	}
+	return cloud
+}
+
+// TestCommandsAgainstApitwinFake drives every command of cloudctl, built
+// and run as a process, against apitwin-fake run as another process: the
+// way a user without Go tries cloudctl. Each command's output and exit
+// status are checked, JSON output is parsed.
+func TestCommandsAgainstApitwinFake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs two programs")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the process could reach this machine's keyring")
+	}
+	t.Parallel()
+	bin := buildCloudctl(t)
+	cloud := startApitwinFake(t)
+	u := cloud["url"]
+
+	home, config := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + config, "PATH=", "DBUS_SESSION_BUS_ADDRESS="}
+	type out struct {
+		code           int
+		stdout, stderr string
+	}
+	cloudctl := func(stdin string, args ...string) out {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env, cmd.Dir, cmd.Stdin = env, home, strings.NewReader(stdin)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(e.String(), "goroutine ") {
+			t.Fatalf("cloudctl %v: stack trace:\n%s", args, e.String())
+		}
+		return out{code, o.String(), e.String()}
+	}
+	expect := func(r out, code int, stdoutHas string, args ...string) {
+		t.Helper()
+		if r.code != code || !strings.Contains(r.stdout, stdoutHas) {
+			t.Fatalf("cloudctl %s: exit %d (want %d)\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, code, r.stdout, r.stderr)
+		}
+	}
+	run := func(stdin string, code int, stdoutHas string, args ...string) out {
+		t.Helper()
+		r := cloudctl(stdin, args...)
+		expect(r, code, stdoutHas, args...)
+		return r
+	}
+	jsonOf := func(r out) map[string]any {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &m); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, r.stdout)
+		}
+		return m
+	}
+
+	run("", 0, "cloudctl version "+version.Version, "--version")
+	help := cloudctl("", "--help").stdout + cloudctl("", "auth", "--help").stdout + cloudctl("", "profile", "--help").stdout
+	for _, c := range []string{"whoami", "token", "delete", "completion", "--output", "--timeout", "--version", "Exit status:"} {
+		if !strings.Contains(help, c) {
+			t.Errorf("--help does not name %s", c)
+		}
+	}
+	run("", 4, "Not logged in", "auth", "status")
+	run("", 4, "", "auth", "token")
+	run("", 4, "", "auth", "whoami")
+
+	// Profiles, then a scripted login into one.
+	run("", 0, "Created profile fake", "profile", "create", "fake", "--url", u, "--tenant", cloud["tenant"], "-u", cloud["username"])
+	run("", 0, "Created profile other", "profile", "create", "other", "--url", silentServer(t), "-u", "admin")
+	r := run("", 0, "", "profile", "list", "--output", "json")
+	if m := jsonOf(r); m["current_profile"] != "fake" || len(m["profiles"].([]any)) != 2 {
+		t.Fatalf("profile list: %v", m)
+	}
+	if m := jsonOf(run("", 0, "", "profile", "current", "-o", "json")); m["name"] != "fake" || m["url"] != u {
+		t.Fatalf("profile current: %v", m)
+	}
+	r = run(cloud["password"]+"\n", 0, "Logged in to "+u+" as admin", "auth", "login", "--password-stdin", "--timeout", "10s")
+	if strings.Contains(r.stderr, "Password") || !strings.Contains(r.stderr, "Warning: Could not store token securely (no keyring available: ") ||
+		strings.Count(r.stderr, "keyring") != 1 {
+		t.Fatalf("login stderr %q", r.stderr)
+	}
+	run("", 0, "Logged in to "+u+" as admin (tenant "+cloud["tenant"]+")", "auth", "status")
+	if m := jsonOf(run("", 0, "", "auth", "status", "-o", "json")); m["logged_in"] != true || m["issuer"] != u {
+		t.Fatalf("status json: %v", m)
+	}
+	run("", 0, "Username: admin", "auth", "whoami")
+	if m := jsonOf(run("", 0, "", "auth", "whoami", "-o", "json")); m["username"] != "admin" || m["server_url"] != u {
+		t.Fatalf("whoami json: %v", m)
+	}
+	tok := strings.TrimSpace(run("", 0, "", "auth", "token").stdout)
+	if strings.Count(tok, ".") != 2 {
+		t.Fatalf("auth token printed %q", tok)
+	}
+	if m := jsonOf(run("", 0, "", "auth", "token", "-o", "json")); m["token"] != tok || m["profile"] != "fake" {
+		t.Fatalf("token json: %v", m)
+	}
+	if data, err := readFile(filepath.Join(config, "cloudctl", "tokens", "fake.token")); err != nil || data != tok {
+		t.Fatalf("the fallback token file: %v", err)
+	}
+
+	// Completion scripts for each shell, and the answers they ask for.
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		if r := run("", 0, "cloudctl", "completion", sh); len(r.stdout) < 500 {
+			t.Errorf("completion %s: %d bytes", sh, len(r.stdout))
+		}
+	}
+	run("", 0, "fake\t"+u, "__complete", "profile", "use", "")
+
+	// Usage and errors: 2 and 1.
+	run("", 2, "", "auth", "status", "--output", "yaml")
+	run("", 2, "", "bogus")
+	run("", 1, "", "profile", "use", "nope")
+	// A server that does not answer in time: --timeout.
+	if r := run("pw", 1, "", "auth", "login", "--password-stdin", "--profile", "other", "--timeout", "100ms"); r.stderr != "Authentication failed: Connection timeout\n" {
+		t.Fatalf("--timeout: %q", r.stderr)
+	}
+
+	// Deleting a profile revokes its token: the token is refused after.
+	run("", 0, "Deleted profile fake", "profile", "delete", "fake")
+	env = append(env, "CLI_TOKEN="+tok, "CLI_URL="+u)
+	r = run("", 4, "no longer accepts the token from CLI_TOKEN", "auth", "status")
+	run("", 4, "", "auth", "whoami")
+
+	// Logout of a fresh login, with CLI_TOKEN set too.
+	env = env[:len(env)-2]
+	run(cloud["password"], 0, "Logged in", "auth", "login", "--password-stdin", "--url", u, "-u", "admin", "--tenant", cloud["tenant"])
+	r = run("", 0, "Revoked the stored token (profile default) on "+u, "auth", "logout")
+	if !strings.Contains(r.stdout, "Removed the stored token (profile default)\nLogged out of "+u+"\n") {
+		t.Fatalf("logout: %q", r.stdout)
+	}
+	run("", 4, "Not logged in", "auth", "status")
+}
+
+func readFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return strings.TrimSpace(string(b)), err
+}
