@@ -118,3 +118,26 @@ func BenchmarkDecodeInvoices100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAddAndDeleteInvoiceLine adds a line to a draft through the
+// client and deletes it again (the delete answers the whole invoice).
+func BenchmarkAddAndDeleteInvoiceLine(b *testing.B) {
+	srv := benchInvoices(b, 0)
+	c := srv.Client()
+	ctx := context.Background()
+	inv, err := c.CreateInvoice(ctx, &erp.CreateInvoiceRequest{SocID: 1, Lines: []erp.LineRequest{{ProductID: 1, Qty: erp.MustDecimal("3")}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := &erp.LineRequest{ProductID: 2, Qty: erp.MustDecimal("2"), Discount: erp.Ptr(erp.MustDecimal("5"))}
+	b.ReportAllocs()
+	for b.Loop() {
+		id, err := c.AddInvoiceLine(ctx, inv.ID, line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.DeleteInvoiceLine(ctx, inv.ID, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

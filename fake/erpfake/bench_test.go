@@ -4,8 +4,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -45,5 +47,53 @@ func BenchmarkFakeStart(b *testing.B) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		ts.Close()
+	}
+}
+
+// BenchmarkFakeInvoiceLineCycle is the fake alone adding a line to a draft
+// of three lines and deleting it again (totals computed each time).
+func BenchmarkFakeInvoiceLineCycle(b *testing.B) {
+	srv := erpfake.New()
+	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
+	p, _ := srv.AddProduct(erpfake.ProductSeed{Ref: "W", Label: "Widget", Price: "19.99", VATRate: "20"})
+	inv, _ := srv.AddInvoice(erpfake.InvoiceSeed{SocID: soc, Lines: []erpfake.LineSeed{{ProductID: p, Qty: "3"}, {ProductID: p, Qty: "1"}, {ProductID: p, Qty: "2"}}})
+	path := "/api/index.php/invoices/" + erp.ID(inv).String() + "/lines"
+	b.ReportAllocs()
+	for b.Loop() {
+		add := httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"fk_product":1,"qty":"2","remise_percent":"5"}`))
+		add.Header.Set("ERPAPIKEY", srv.APIKey())
+		add.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, add)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code, rec.Body.String())
+		}
+		del := httptest.NewRequest(http.MethodDelete, path+"/"+strings.Trim(rec.Body.String(), `"`), nil)
+		del.Header.Set("ERPAPIKEY", srv.APIKey())
+		rec = httptest.NewRecorder()
+		srv.ServeHTTP(rec, del)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code, rec.Body.String())
+		}
+	}
+}
+
+// BenchmarkFakeListContacts100 is the fake alone answering a page of 100
+// contacts of one third party.
+func BenchmarkFakeListContacts100(b *testing.B) {
+	srv := erpfake.New()
+	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
+	for range 100 {
+		srv.AddContact(erpfake.ContactSeed{SocID: soc, Lastname: "Doe", Firstname: "Jane", Email: "jane@example.com"})
+	}
+	req := httptest.NewRequest(http.MethodGet, "/api/index.php/contacts?limit=100&thirdparty_ids=1", nil)
+	req.Header.Set("ERPAPIKEY", srv.APIKey())
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
 	}
 }
