@@ -57,8 +57,12 @@
 // the keyring fails, a private file ([FileStore], 0600 in a 0700
 // directory), and Save returns an [*InsecureStorageError], whose text is
 // the specification's warning "Could not store token securely"
-// ([ErrInsecureStorage]). [MemoryStore] and [MemoryKeyring] are for tests,
-// which must never touch the machine's keyring.
+// ([ErrInsecureStorage]). A machine without a keyring at all (on Linux and
+// the BSDs: no D-Bus session bus) is told apart: the keyring's calls fail
+// at once with a [*KeyringUnavailableError] ("no keyring available: …",
+// [ErrNoKeyring]) rather than running dbus-launch, and deleting from it
+// succeeds, as it holds nothing. [MemoryStore] and [MemoryKeyring] are for
+// tests, which must never touch the machine's keyring.
 //
 // # Profiles and settings
 //

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
@@ -134,4 +136,36 @@ func ExampleResolveSettings() {
 	// Output:
 	// prod https://cloud.example.com acme-test alice false
 	// profile prod | flag | env CLI_USERNAME
+}
+
+// UpdateConfig changes the configuration file under its lock, so that
+// programs run at once lose none of each other's changes; fields of the
+// file it does not know are kept.
+func ExampleUpdateConfig() {
+	dir, err := os.MkdirTemp("", "cloudctl-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, cloudauth.ConfigFileName),
+		[]byte(`{"profiles":{"dev":{"url":"https://dev.example.com","colour":"blue"}}}`), 0o600)
+
+	cfg, err := cloudauth.UpdateConfig(dir, func(cfg *cloudauth.Config) error {
+		if err := cfg.Add(cloudauth.Profile{Name: "prod", URL: "https://cloud.example.com", Tenant: "acme"}); err != nil {
+			return err
+		}
+		return cfg.Use("prod")
+	})
+	fmt.Println(cfg.Current, len(cfg.Profiles), err)
+	b, _ := os.ReadFile(filepath.Join(dir, cloudauth.ConfigFileName))
+	fmt.Println(strings.Contains(string(b), `"colour": "blue"`))
+
+	// A bad value is refused, naming the field.
+	os.WriteFile(filepath.Join(dir, cloudauth.ConfigFileName), []byte(`{"profiles":{"dev":{"url":42}}}`), 0o600)
+	_, err = cloudauth.LoadConfig(dir)
+	fmt.Println(strings.TrimPrefix(err.Error(), filepath.Join(dir, cloudauth.ConfigFileName)+": "))
+	// Output:
+	// prod 2 <nil>
+	// true
+	// profiles.dev.url: want a string, got a number
 }

@@ -99,3 +99,33 @@ func ExampleServer_InjectFault() {
 	// 503 true
 	// 200 false
 }
+
+// Rotating the signing key: new tokens name the new key, the key document
+// lists both, and a token of the old key still verifies until the next
+// rotation drops that key.
+func ExampleServer_RotateKey() {
+	srv := startExampleFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c := srv.Client()
+	login := &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword}
+	before, _ := c.Login(ctx, login)
+
+	kid, err := srv.RotateKey(nil, "key-2") // nil: a fresh key
+	if err != nil {
+		panic(err)
+	}
+	after, _ := c.Login(ctx, login)
+	keys, _ := c.PublicKeys(ctx)
+	fmt.Println(kid, after.KeyID == kid, before.KeyID == kid, len(keys.KeyIDs()))
+	_, err = c.VerifyToken(ctx, before.Raw())
+	fmt.Println("old token:", err)
+
+	srv.RotateKey(nil, "key-3")
+	_, err = c.UserInfo(ctx, before)
+	fmt.Println("old token after a second rotation:", err)
+	// Output:
+	// key-2 true false 2
+	// old token: <nil>
+	// old token after a second rotation: Authentication failed: 401 Unauthorized
+}

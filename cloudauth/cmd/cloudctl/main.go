@@ -3,12 +3,35 @@
 //
 //	cloudctl profile create prod --url https://cloud.example.com --tenant vsphere.local
 //	cloudctl auth login --username alice      # prompts for the password, hidden
-//	cloudctl auth status --verbose            # exit status 0 only when logged in
-//	cloudctl auth logout
+//	printf '%s' "$PW" | cloudctl auth login --username alice --password-stdin   # in scripts
+//	cloudctl auth status --verbose            # checks the token with the server
+//	cloudctl auth whoami                      # who the server says you are
+//	curl -H "Authorization: Bearer $(cloudctl auth token)" …
+//	cloudctl auth logout                      # revokes, then forgets the token
+//	cloudctl profile list --output json
+//	cloudctl profile delete prod
+//	source <(cloudctl completion bash)        # or zsh, fish, powershell
 //
 // Settings come from flags, then the environment (CLI_URL, CLI_TENANT,
 // CLI_USERNAME, CLI_PROFILE, CLI_VERIFY_SSL, CLI_CA_CERT, CLI_TOKEN), then
-// the profile, then defaults. See "cloudctl --help" and package cloudauth.
+// the profile, then defaults. Global flags: --profile, --no-verify-ssl,
+// --ca-cert, --verbose, --output text|json (auth status, auth whoami, auth
+// token, profile list, profile current), --timeout (each call to the
+// server, 30 s by default), --version.
+//
+// Exit status: 0 done; 1 an error (the server refused or could not be
+// reached, a file could not be read); 2 a command line that cannot be run
+// as written; 4 not authenticated (no token, an expired one, or one the
+// server refuses: auth status, auth token, auth whoami).
+//
+// auth status trusts no token on its own word: it checks the signature
+// against the keys the server in use publishes, then asks the server
+// (userinfo) whether it still accepts the token, and says so when it could
+// not check. auth logout revokes every token in use (the stored one, and
+// CLI_TOKEN's) before removing the stored one. On a machine without a
+// keyring (no D-Bus session bus) the token goes to a file only the user can
+// read, with the warning "Could not store token securely (no keyring
+// available: …)". See "cloudctl --help" and package cloudauth.
 package main
 
 import (
