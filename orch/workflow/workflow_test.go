@@ -1,0 +1,500 @@
+package workflow_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"github.com/apitwin/apitwin/orch/workflow"
+)
+
+var minute = orch.ActivityOptions{StartToCloseTimeout: time.Minute}
+
+func result(t *testing.T, c *orchpb.Command, out any) {
+	t.Helper()
+	a := c.GetCompleteWorkflowExecutionCommandAttributes()
+	if a == nil {
+		t.Fatalf("not a completion: %v", c)
+	}
+	if err := orch.DecodePayloads(a.GetResult(), out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// greet: an activity, a signal, a timer, then the result; each task's
+// commands are exactly the ones beyond the history.
+func greet(ctx workflow.Context, name string) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, minute)
+	var greeting string
+	if err := workflow.ExecuteActivity(ctx, "Greet", name).Get(ctx, &greeting); err != nil {
+		return "", err
+	}
+	var suffix string
+	workflow.GetSignalChannel(ctx, "suffix").Receive(ctx, &suffix)
+	if err := workflow.Sleep(ctx, time.Hour); err != nil {
+		return "", err
+	}
+	return greeting + suffix + " at " + workflow.Now(ctx).Format(time.Kitchen), nil
+}
+
+func TestTasksEmitOnlyNewCommands(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, workflow.New(greet), "Ada")
+	if diff := cmp.Diff([]string{"SCHEDULE_ACTIVITY_TASK Greet#1"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	s.activityCompleted("1", "Hello, Ada")
+	if got := s.task(); len(got) != 0 {
+		t.Fatalf("waiting for the signal, the task issued %v", kinds(got))
+	}
+	s.signal("suffix", "!")
+	if diff := cmp.Diff([]string{"START_TIMER #2 1h0m0s"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	s.now = s.now.Add(time.Hour)
+	s.timerFired("2")
+	cmds := s.task()
+	if len(cmds) != 1 {
+		t.Fatalf("commands %v", kinds(cmds))
+	}
+	var got string
+	result(t, cmds[0], &got)
+	if want := "Hello, Ada! at 1:00PM"; got != want {
+		t.Errorf("result %q, want %q", got, want)
+	}
+	if err := workflow.Replay(s.events, greet); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
+
+// TestEventsDuringATask: a signal recorded while a task ran (after its
+// WorkflowTaskStarted) is not seen by that task on replay, only by the
+// next, as it was the first time.
+func TestEventsDuringATask(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, workflow.New(greet), "Bo")
+	task := s.startTask()
+	s.signal("suffix", "?") // arrives while the worker decides
+	cmds, err := s.wf.Decide(t.Context(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.complete(task.Raw.GetStartedEventId(), cmds)
+	s.activityCompleted("1", "Hi, Bo")
+	if diff := cmp.Diff([]string{"START_TIMER #2 1h0m0s"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	if err := workflow.Replay(s.events, greet); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
+
+func TestSelectorPicksWhatCameFirst(t *testing.T) {
+	t.Parallel()
+	race := func(ctx workflow.Context, _ struct{}) (string, error) {
+		winner := ""
+		workflow.NewSelector(ctx).
+			AddFuture(workflow.NewTimer(ctx, time.Minute), func(workflow.Future) { winner = "timer" }).
+			AddReceive(workflow.GetSignalChannel(ctx, "go"), func(c workflow.ReceiveChannel, more bool) {
+				c.Receive(ctx, nil)
+				winner = "signal"
+			}).
+			Select(ctx)
+		return winner, nil
+	}
+	for _, signalFirst := range []bool{true, false} {
+		t.Run(fmt.Sprint("signalFirst=", signalFirst), func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, workflow.New(race), nil)
+			s.task()
+			if signalFirst {
+				s.signal("go", 1)
+				s.timerFired("1")
+			} else {
+				s.timerFired("1")
+				s.signal("go", 1)
+			}
+			var got string
+			result(t, s.task()[0], &got)
+			if want := map[bool]string{true: "signal", false: "timer"}[signalFirst]; got != want {
+				t.Errorf("winner %q, want %q", got, want)
+			}
+			if err := workflow.Replay(s.events, race); err != nil {
+				t.Errorf("Replay: %v", err)
+			}
+		})
+	}
+}
+
+// TestCancelRequest: the workflow's cancel request cancels the root
+// context: the running timer is canceled, the activity asked to stop, and
+// returning ErrCanceled cancels the run; clean-up runs in a disconnected
+// context.
+func TestCancelRequest(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (string, error) {
+		ctx = workflow.WithActivityOptions(ctx, minute)
+		act := workflow.ExecuteActivity(ctx, "Long", nil)
+		err := workflow.Sleep(ctx, time.Hour)
+		if !errors.Is(err, workflow.ErrCanceled) || !errors.Is(ctx.Err(), workflow.ErrCanceled) {
+			return "", fmt.Errorf("sleep: %v", err)
+		}
+		var aerr *workflow.ActivityError
+		if err := act.Get(ctx, nil); !errors.As(err, &aerr) || !errors.Is(err, workflow.ErrCanceled) || aerr.ScheduledEventID == 0 {
+			return "", fmt.Errorf("activity: %v", err)
+		}
+		cleanup := workflow.NewDisconnectedContext(ctx)
+		if err := workflow.ExecuteActivity(cleanup, "Cleanup", nil).Get(cleanup, nil); err != nil {
+			return "", err
+		}
+		return "", err
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	if diff := cmp.Diff([]string{"SCHEDULE_ACTIVITY_TASK Long#1", "START_TIMER #2 1h0m0s"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	s.cancelRequested()
+	cmds := s.task()
+	if diff := cmp.Diff([]string{"REQUEST_CANCEL_ACTIVITY_TASK", "CANCEL_TIMER #2", "SCHEDULE_ACTIVITY_TASK Cleanup#3"}, kinds(cmds)); diff != "" {
+		t.Fatal(diff)
+	}
+	if got := cmds[0].GetRequestCancelActivityTaskCommandAttributes().GetScheduledEventId(); got != s.scheduled("1") {
+		t.Errorf("cancel names scheduled event %d, want %d", got, s.scheduled("1"))
+	}
+	s.activityCompleted("3", nil)
+	if diff := cmp.Diff([]string{"CANCEL_WORKFLOW_EXECUTION"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
+
+// TestCanceledInTheSameTask: a timer canceled in the task that started it
+// is never sent.
+func TestCanceledInTheSameTask(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
+		tctx, cancel := workflow.WithCancel(ctx)
+		f := workflow.NewTimer(tctx, time.Hour)
+		cancel()
+		if err := f.Get(ctx, nil); !errors.Is(err, workflow.ErrCanceled) {
+			return 0, fmt.Errorf("timer: %v", err)
+		}
+		return 7, workflow.Sleep(ctx, time.Minute)
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	if diff := cmp.Diff([]string{"START_TIMER #2 1m0s"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	s.timerFired("2")
+	var got int
+	result(t, s.task()[0], &got)
+	if got != 7 {
+		t.Errorf("result %d", got)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
+
+func TestNonDeterminism(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, workflow.New(greet), "Cy")
+	s.task()
+	s.activityCompleted("1", "Hey, Cy")
+	s.task()
+	s.signal("suffix", ".")
+	s.task()
+	s.timerFired("2")
+	s.task()
+	timer := int64(0)
+	for _, ev := range s.events {
+		if ev.GetEventType() == orchpb.EventType_TimerStarted {
+			timer = ev.GetEventId()
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		fn   func(workflow.Context, string) (string, error)
+		want string
+	}{
+		{"other activity", func(ctx workflow.Context, name string) (string, error) {
+			ctx = workflow.WithActivityOptions(ctx, minute)
+			return "", workflow.ExecuteActivity(ctx, "Wave", name).Get(ctx, nil)
+		}, "workflow: non-deterministic: event 5 records ActivityTaskScheduled Greet (activity id 1), but the code issued ScheduleActivityTask Wave (activity id 1)"},
+		{"command removed", func(ctx workflow.Context, name string) (string, error) {
+			ctx = workflow.WithActivityOptions(ctx, minute)
+			var g string
+			if err := workflow.ExecuteActivity(ctx, "Greet", name).Get(ctx, &g); err != nil {
+				return "", err
+			}
+			workflow.GetSignalChannel(ctx, "suffix").Receive(ctx, nil)
+			return g, nil
+		}, fmt.Sprintf("workflow: non-deterministic: event %d records TimerStarted (timer id 2, 1h0m0s), but the code issued CompleteWorkflowExecution", timer)},
+		{"command added", func(ctx workflow.Context, name string) (string, error) {
+			ctx = workflow.WithActivityOptions(ctx, minute)
+			f := workflow.ExecuteActivity(ctx, "Greet", name)
+			workflow.NewTimer(ctx, time.Second)
+			return "", f.Get(ctx, nil)
+		}, "workflow: non-deterministic: the code issued StartTimer (timer id 2, 1s), but the history records no further command after event 4 (WorkflowTaskCompleted)"},
+		{"blocks where it did not", func(ctx workflow.Context, name string) (string, error) {
+			ctx = workflow.WithActivityOptions(ctx, minute)
+			workflow.GetSignalChannel(ctx, "never").Receive(ctx, nil)
+			return greet(ctx, name)
+		}, "workflow: non-deterministic: event 5 records ActivityTaskScheduled Greet (activity id 1), but the code issued no command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := workflow.Replay(s.events, tc.fn)
+			var nde *workflow.NonDeterminismError
+			if !errors.As(err, &nde) || err.Error() != tc.want {
+				t.Fatalf("got  %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+	// The worker's Decide reports it as the task's error.
+	bad := newSim(t, workflow.New(greet), "Di")
+	bad.task()
+	bad.wf = workflow.New(func(ctx workflow.Context, name string) (string, error) {
+		return "", workflow.Sleep(ctx, time.Second)
+	})
+	if _, err := bad.try(); err == nil || !strings.Contains(err.Error(), "event 5 records ActivityTaskScheduled Greet") {
+		t.Errorf("Decide: %v", err)
+	}
+}
+
+func TestActivityFailure(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (string, error) {
+		ctx = workflow.WithActivityOptions(ctx, minute)
+		err := workflow.ExecuteActivity(ctx, "Charge", 10).Get(ctx, nil)
+		var aerr *workflow.ActivityError
+		var app *orch.ApplicationError
+		if !errors.As(err, &aerr) || !errors.As(err, &app) {
+			return "", fmt.Errorf("not an activity error: %v", err)
+		}
+		return fmt.Sprintf("%s %s %s %v %v", aerr.ActivityType, aerr.ActivityID, app.Type, app.NonRetryable, aerr.RetryState), err
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.task()
+	s.activityFailed("1", &orchpb.Failure{Message: "card declined", FailureInfo: &orchpb.Failure_ApplicationFailureInfo{
+		ApplicationFailureInfo: &orchpb.ApplicationFailureInfo{Type: "Declined", NonRetryable: true}}})
+	cmds := s.task()
+	f := cmds[0].GetFailWorkflowExecutionCommandAttributes().GetFailure()
+	if want := "activity Charge (id 1) failed: card declined"; f.GetMessage() != want {
+		t.Errorf("workflow failure %q, want %q", f.GetMessage(), want)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
+
+func TestMissingActivityOptions(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (string, error) {
+		return "", workflow.ExecuteActivity(ctx, "Charge", 10).Get(ctx, nil)
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	f := s.task()[0].GetFailWorkflowExecutionCommandAttributes().GetFailure()
+	if !strings.Contains(f.GetMessage(), "need StartToCloseTimeout or ScheduleToCloseTimeout") {
+		t.Errorf("failure %q", f.GetMessage())
+	}
+}
+
+func TestBadInputFailsTheRun(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, n int) (int, error) { return n, nil }
+	s := newSim(t, workflow.New(wf), "not a number")
+	f := s.task()[0].GetFailWorkflowExecutionCommandAttributes().GetFailure()
+	if !strings.Contains(f.GetMessage(), "workflow Test: input:") || !f.GetApplicationFailureInfo().GetNonRetryable() {
+		t.Errorf("failure %v", f)
+	}
+}
+
+// TestQuery: a query replays the history known and reads the state the
+// code keeps; an unknown type names the known ones.
+func TestQuery(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
+		total := 0
+		workflow.SetQueryHandler(ctx, "total", func() (any, error) { return total, nil })
+		workflow.SetQueryHandlerWithArg(ctx, "plus", func(n int) (any, error) { return total + n, nil })
+		ch := workflow.GetSignalChannel(ctx, "add")
+		for total < 10 {
+			var n int
+			ch.Receive(ctx, &n)
+			total += n
+		}
+		return total, nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.task()
+	s.signal("add", 3)
+	s.task()
+	s.signal("add", 4) // not yet handled by a task: the query sees it too
+	if got, err := s.query("total", nil); err != nil || got != 7 {
+		t.Errorf("total %v, %v", got, err)
+	}
+	if got, err := s.query("plus", 100); err != nil || got != 107 {
+		t.Errorf("plus %v, %v", got, err)
+	}
+	if _, err := s.query("nope", nil); err == nil || err.Error() != `unknown query type "nope" (known: plus, total)` {
+		t.Errorf("unknown query: %v", err)
+	}
+}
+
+// TestSignalsBeforeTheChannel: signals that arrived before the code asked
+// for their channel wait in it, in order; one that does not decode is
+// skipped and counted.
+func TestSignalsBeforeTheChannel(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) ([]int, error) {
+		if err := workflow.Sleep(ctx, time.Minute); err != nil {
+			return nil, err
+		}
+		ch := workflow.GetSignalChannel(ctx, "n")
+		var got []int
+		for ch.Len() > 0 {
+			var n int
+			if ch.ReceiveAsync(&n) {
+				got = append(got, n)
+			}
+		}
+		got = append(got, workflow.SkippedSignals(ch))
+		return got, nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.signal("n", 1)
+	s.task()
+	s.signal("n", "two")
+	s.signal("n", 3)
+	s.timerFired("1")
+	var got []int
+	result(t, s.task()[0], &got)
+	if diff := cmp.Diff([]int{1, 3, 1}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestCoroutines: Go and NewChannel run in a fixed order, so the commands
+// of several coroutines replay.
+func TestCoroutines(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, n int) ([]string, error) {
+		ctx = workflow.WithActivityOptions(ctx, minute)
+		results := workflow.NewChannel(ctx, "results")
+		for i := range n {
+			workflow.Go(ctx, func(ctx workflow.Context) {
+				var s string
+				err := workflow.ExecuteActivity(ctx, "Work", i).Get(ctx, &s)
+				if err != nil {
+					s = err.Error()
+				}
+				results.Send(ctx, s)
+			})
+		}
+		var out []string
+		for range n {
+			var s string
+			results.Receive(ctx, &s)
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	s := newSim(t, workflow.New(wf), 3)
+	if diff := cmp.Diff([]string{"SCHEDULE_ACTIVITY_TASK Work#1", "SCHEDULE_ACTIVITY_TASK Work#2", "SCHEDULE_ACTIVITY_TASK Work#3"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	s.activityCompleted("3", "c")
+	s.activityCompleted("1", "a")
+	s.task()
+	s.activityCompleted("2", "b")
+	var got []string
+	result(t, s.task()[0], &got)
+	// Work#3 and Work#1 completed before the same task: their coroutines
+	// then run in the order they were started, so "a" is sent first.
+	if diff := cmp.Diff([]string{"a", "c", "b"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
+
+func TestContinueAsNew(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, n int) (int, error) {
+		if n < 3 {
+			return 0, workflow.NewContinueAsNewError(ctx, n+1)
+		}
+		return n, nil
+	}
+	s := newSim(t, workflow.New(wf), 1)
+	a := s.task()[0].GetContinueAsNewWorkflowExecutionCommandAttributes()
+	var next int
+	if err := orch.DecodePayloads(a.GetInput(), &next); err != nil || next != 2 || a.GetWorkflowType().GetName() != "Test" {
+		t.Errorf("continue as new %v (input %d, %v)", a, next, err)
+	}
+}
+
+// TestPanicFailsTheTask: a panic is the task's error (the run goes on);
+// coroutines blocked in deferred calls do not hold the task.
+func TestPanicFailsTheTask(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			defer workflow.Sleep(ctx, time.Hour) //nolint:errcheck // blocks during teardown
+			workflow.GetSignalChannel(ctx, "never").Receive(ctx, nil)
+		})
+		if err := workflow.Sleep(ctx, time.Minute); err != nil {
+			return 0, err
+		}
+		panic("boom")
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.task()
+	s.timerFired("1")
+	_, err := s.try()
+	if err == nil || !strings.Contains(err.Error(), `coroutine "root" panicked: boom`) {
+		t.Fatalf("Decide: %v", err)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay of the completed tasks: %v", err)
+	}
+}
+
+func TestInfo(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (workflow.Info, error) {
+		if workflow.IsReplaying(ctx) {
+			return workflow.Info{}, fmt.Errorf("replaying in the first task")
+		}
+		return workflow.GetInfo(ctx), nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	var got workflow.Info
+	result(t, s.task()[0], &got)
+	want := workflow.Info{WorkflowID: "wf", RunID: "run", WorkflowType: "Test", TaskQueue: "q", Attempt: 1, StartTime: epoch}
+	if got != want {
+		t.Errorf("info %+v, want %+v", got, want)
+	}
+}
+
+func TestReplayRefusesABadHistory(t *testing.T) {
+	t.Parallel()
+	if err := workflow.Replay(nil, greet); err == nil {
+		t.Error("empty history accepted")
+	}
+	s := newSim(t, workflow.New(greet), "x")
+	s.task()
+	if err := workflow.Replay(s.events[1:], greet); err == nil || !strings.Contains(err.Error(), "not WorkflowExecutionStarted") {
+		t.Errorf("history without its start: %v", err)
+	}
+}
