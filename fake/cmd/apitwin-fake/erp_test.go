@@ -18,7 +18,7 @@ func TestERPBareCreateIDsFlag(t *testing.T) {
 	t.Parallel()
 	for _, bare := range []bool{false, true} {
 		args := []string{"--erp-port", "0", "--cloudauth-port", "0", "--orch-grpc-port", "0", "--orch-http-port", "0",
-			"--sourcehost-port", "0", "--mcp-port", "0", "--frozen-clock"}
+			"--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0", "--frozen-clock"}
 		if bare {
 			args = append(args, "--erp-bare-create-ids")
 		}

@@ -57,7 +57,7 @@ func startProcess(t *testing.T, args ...string) *process {
 		t.Fatal(err)
 	}
 	args = append([]string{"--erp-port", "0", "--cloudauth-port", "0", "--orch-grpc-port", "0", "--orch-http-port", "0",
-		"--sourcehost-port", "0", "--mcp-port", "0"}, args...)
+		"--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0"}, args...)
 	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -79,7 +79,7 @@ func startProcess(t *testing.T, args ...string) *process {
 		}
 		p.services[fields[0]] = kv
 	}
-	if len(p.services) != 5 {
+	if len(p.services) != 6 {
 		t.Fatalf("services printed: %v; stderr:\n%s", p.services, p.stderr)
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
@@ -177,7 +177,8 @@ func (h hostileCall) do(t *testing.T) (int, string, error) {
 // slashes and control characters. Afterwards every service answers a
 // normal request in under a second, the memory is within 50 MB of where it
 // started, the slow clients have been cut off, and SIGTERM ends the
-// process within 5 seconds although 100 more slow clients are connected.
+// process within 5 seconds although 120 more slow clients are connected.
+// The control port is attacked with the rest (and with made-up tokens).
 func TestHostileRequestsAgainstTheProcess(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -192,6 +193,8 @@ func TestHostileRequestsAgainstTheProcess(t *testing.T) {
 	// …/mcp); these calls write the paths out.
 	shURL, shToken := strings.TrimSuffix(p.services["sourcehost"]["url"], "/api/v4"), p.services["sourcehost"]["token"]
 	mcpURL, orchURL := strings.TrimSuffix(p.services["mcp"]["url"], "/mcp"), p.services["orch"]["url"]
+	ctlURL := p.services["control"]["url"]
+	ctlAuth := map[string]string{"Authorization": "Bearer " + p.services["control"]["token"], "Content-Type": "application/json"}
 	erpKey := map[string]string{"ERPAPIKEY": p.services["erp"]["api_key"], "Content-Type": "application/json"}
 	shAuth := map[string]string{"PRIVATE-TOKEN": shToken, "Content-Type": "application/json"}
 	mcpAuth := map[string]string{"Authorization": "Bearer " + p.services["mcp"]["token"], "Content-Type": "application/json"}
@@ -199,7 +202,7 @@ func TestHostileRequestsAgainstTheProcess(t *testing.T) {
 
 	// 160 clients sending their headers a byte at a time, on every HTTP
 	// listener; the server must cut them off (ReadHeaderTimeout).
-	held := slowClients(t, 32, hostOf(t, erpURL), hostOf(t, cloudURL), hostOf(t, shURL), hostOf(t, mcpURL), hostOf(t, orchURL))
+	held := slowClients(t, 32, hostOf(t, erpURL), hostOf(t, cloudURL), hostOf(t, shURL), hostOf(t, mcpURL), hostOf(t, orchURL), hostOf(t, ctlURL))
 
 	// A webhook receiver that accepts and never answers.
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
@@ -244,6 +247,18 @@ func TestHostileRequestsAgainstTheProcess(t *testing.T) {
 		{name: "cloudauth username with control characters", method: "POST", url: cloudURL + "/csp/gateway/am/api/login", length: -1,
 			body: strings.NewReader(`{"username":"ad\u0000min\r\n","password":"x"}`), ok: status(401)},
 		{name: "orch workflow id with slashes", method: "GET", url: orchURL + "/api/v1/namespaces/default/workflows/a%2Fb%2F..", ok: status(200, 400, 404)},
+		{name: "control: a 9 MiB seed", method: "POST", url: ctlURL + "/api/seed", header: ctlAuth, length: -1,
+			body: bytes.NewReader(bytes.Repeat([]byte(" "), 9<<20)), ok: status(413)},
+		{name: "control: a fault that would hold requests a day", method: "POST", url: ctlURL + "/api/erp/faults", header: ctlAuth, length: -1,
+			body: strings.NewReader(`{"latency":"24h"}`), ok: status(400)},
+		{name: "control: an advance of a century", method: "POST", url: ctlURL + "/api/clock/advance", header: ctlAuth, length: -1,
+			body: strings.NewReader(`{"by":"876000h"}`), ok: status(400)},
+		{name: "control: a service name with a slash", method: "POST", url: ctlURL + "/api/erp%2F..%2Fclock/reset", header: ctlAuth, ok: status(404)},
+	}
+	// A flood of made-up control tokens: each refused, none changes anything.
+	for i := range 500 {
+		calls = append(calls, hostileCall{name: fmt.Sprintf("control: made-up token %d", i), method: "POST", url: ctlURL + "/api/erp/reset",
+			header: map[string]string{"Authorization": fmt.Sprintf("Bearer made-up-token-%08d", i)}, ok: status(401)})
 	}
 	// 40 bodies of 8 MiB, 8 to each HTTP service, half announced by
 	// Content-Length (refused before a byte is read), half streamed.
@@ -301,6 +316,7 @@ func TestHostileRequestsAgainstTheProcess(t *testing.T) {
 		{name: "mcp", method: "POST", url: mcpURL + "/mcp", header: mcpAuth, length: -1,
 			body: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"list_projects","params":{}}`)},
 		{name: "orch", method: "GET", url: orchURL + "/api/v1/namespaces/default"},
+		{name: "control", method: "GET", url: ctlURL + "/api/services", header: ctlAuth},
 	}
 	for _, c := range normal {
 		start := time.Now()
@@ -329,15 +345,20 @@ func TestHostileRequestsAgainstTheProcess(t *testing.T) {
 		}
 	}
 
-	// SIGTERM with 100 slow clients connected: out within 5 seconds.
-	slowClients(t, 20, hostOf(t, erpURL), hostOf(t, cloudURL), hostOf(t, shURL), hostOf(t, mcpURL), hostOf(t, orchURL))
+	// The demo's data is still there: no made-up token reset the ERP.
+	if st, body, _ := (hostileCall{method: "GET", url: erpURL + "/api/index.php/products", header: erpKey}).do(t); st != 200 || !strings.Contains(body, "WIDGET") {
+		t.Errorf("the ERP's products after the token flood: %d %.200s", st, body)
+	}
+
+	// SIGTERM with 120 slow clients connected: out within 5 seconds.
+	slowClients(t, 20, hostOf(t, erpURL), hostOf(t, cloudURL), hostOf(t, shURL), hostOf(t, mcpURL), hostOf(t, orchURL), hostOf(t, ctlURL))
 	start = time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	err = p.cmd.Wait()
 	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("SIGTERM took %v with 100 slow clients", d)
+		t.Errorf("SIGTERM took %v with 120 slow clients", d)
 	}
 	if err != nil {
 		t.Errorf("exit after SIGTERM: %v; stderr:\n%s", err, p.stderr)

@@ -12,6 +12,7 @@
 //	orch        7233 gRPC, 7243 HTTP the orchestration service (gRPC with reflection; HTTP under /api/v1)
 //	sourcehost  8929                 the source-hosting API at /api/v4
 //	mcp         8930                 the tool gateway at /mcp, in front of sourcehost
+//	control     8999                 the control API (/api/…, /openapi.json) and the web console (/)
 //
 // ERP_ADMIN_PASSWORD sets the ERP admin's password, as in a deployment.
 // --seed loads data: "demo" for the built-in demo, or a JSON or YAML file in
@@ -23,10 +24,21 @@
 // cleanly. The fakes' shared clock follows the wall clock, so tokens expire
 // and pipelines move on as they would for real. A port already in use is an
 // error that names it.
+//
+// The control line, "control url=<url> token=<token>", is where a test
+// suite in any language drives the fakes (reset, seed, faults, the clock,
+// the request logs; see <url>/openapi.json) with the token as
+// "Authorization: Bearer <token>", and where a person opens the console
+// (<url>/login?token=<token>). It listens on loopback unless
+// --control-host says otherwise; the token is new at every start unless
+// APITWIN_CONTROL_TOKEN gives one (at least 16 characters).
+// --control-port -1 serves no control API.
 package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,7 +53,9 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 func main() {
@@ -77,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	mcpPort := fs.Int("mcp-port", 8930, "port of the mcp tool gateway (/mcp)")
 	seedArg := fs.String("seed", "", `data to load: "demo", or a JSON or YAML file (see fake.Seed)`)
 	frozen := fs.Bool("frozen-clock", false, "keep the fakes' clock still instead of following the wall clock")
+	controlHost := fs.String("control-host", "127.0.0.1", "address the control API and console listen on (loopback unless you mean otherwise: it can reset and fault every fake)")
+	controlPort := fs.Int("control-port", 8999, "port of the control API and web console; -1 serves none")
 	erpBareIDs := fs.Bool("erp-bare-create-ids", false, "the ERP answers a create with the new record's bare id (12), as most ERP versions do, instead of the record")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apitwin-fake [flags]\n\nServes every apitwin fake on local ports until interrupted.\n\nFlags:")
@@ -113,6 +129,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}
 		opts = append(opts, fake.WithSeed(seed))
 	}
+	controlToken := getenv("APITWIN_CONTROL_TOKEN")
+	if controlToken == "" {
+		controlToken = randomToken()
+	} else if len(controlToken) < controlapi.MinTokenLength {
+		return fmt.Errorf("APITWIN_CONTROL_TOKEN must be at least %d characters", controlapi.MinTokenLength)
+	}
 	clk := clock.NewFake(time.Now())
 	opts = append(opts, fake.WithClock(clk))
 
@@ -121,6 +143,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	defer f.Close()
+	wall := controlapi.NewWallClock(clk, !*frozen)
+	controlURL := ""
+	if *controlPort >= 0 {
+		srv, err := controlapi.New(f, wall, controlToken)
+		if err != nil {
+			return err
+		}
+		var ep fakekit.Endpoint
+		if controlURL, err = ep.Listen(hostPort(*controlHost, *controlPort), srv); err != nil {
+			return fmt.Errorf("control API: %w", err)
+		}
+		defer ep.Close()
+	}
 
 	fmt.Fprintf(stdout, "erp         url=%s api_key=%s admin_user=admin admin_password=%s\n",
 		f.ERP.URL(), f.ERP.APIKey(), f.ERP.AdminPassword())
@@ -129,33 +164,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fmt.Fprintf(stdout, "orch        grpc=%s url=%s namespace=default auth=off\n", f.Orch.GRPCAddr(), f.Orch.URL())
 	fmt.Fprintf(stdout, "sourcehost  url=%s/api/v4 token=%s\n", f.SourceHost.URL(), f.SourceHost.Token())
 	fmt.Fprintf(stdout, "mcp         url=%s/mcp token=%s\n", f.MCP.URL(), f.MCP.Token())
+	if controlURL != "" {
+		fmt.Fprintf(stdout, "control     url=%s token=%s\n", controlURL, controlToken)
+	}
 	fmt.Fprintln(stdout, "ready")
 
-	if *frozen {
-		<-ctx.Done()
-	} else {
-		followWallClock(ctx, clk)
-	}
+	wall.Run(ctx)
 	fmt.Fprintln(stderr, "apitwin-fake: shutting down")
 	return nil
 }
 
-// followWallClock moves the fakes' clock to the wall clock's time every
-// tenth of a second, so that whatever is due (expiries, timers, pipeline
-// steps) happens at about the time it would for real, until ctx ends.
-func followWallClock(ctx context.Context, clk *clock.Fake) {
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			if now.After(clk.Now()) {
-				clk.Set(now)
-			}
-		}
-	}
+// randomToken is a new control token: 128 random bits in hex.
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // erpOptions are the ERP fake's options the flags set.

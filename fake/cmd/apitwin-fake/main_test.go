@@ -12,11 +12,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -33,7 +36,7 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "--seed", "demo", "--erp-port", "0", "--cloudauth-port", "0",
-		"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
+		"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0")
 	cmd.Env = append(os.Environ(), "ERP_ADMIN_PASSWORD=from-the-environment")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -136,6 +139,33 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 		t.Errorf("mcp get_project %d: %v, %v", p.ID, got, err)
 	}
 
+	// The control line: a 503 fault on the ERP through the control API
+	// fails the next ERP call, which the request log shows; an advance of
+	// the clock fires the orch run's timeout.
+	ctl := control.NewClient(services["control"]["url"], services["control"]["token"], nil)
+	if err := ctl.InjectFault(ctx, "erp", control.FaultSpec{Status: 503, Times: 1}); err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	noRetry, _ := erp.New(services["erp"]["url"], erp.WithAPIKey(services["erp"]["api_key"]), erp.WithoutRetries())
+	if _, err := noRetry.ListProducts(ctx, nil); err == nil {
+		t.Error("the ERP answered through a 503 fault")
+	}
+	if reqs, err := ctl.Requests(ctx, "erp", control.RequestFilter{Status: 503}); err != nil || len(reqs) != 1 || !reqs[0].Fault {
+		t.Errorf("control: the ERP's log: %+v %v", reqs, err)
+	}
+	if _, err := og.StartWorkflow(ctx, "Timed", "orders", nil, &orch.StartWorkflowOptions{ID: "timed", ExecutionTimeout: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctl.Freeze(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctl.Advance(ctx, 2*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := oh.DescribeWorkflow(ctx, "timed", ""); err != nil || info.GetStatus() != orchpb.WorkflowExecutionStatus_TIMED_OUT {
+		t.Errorf("after advancing 2h through the control API: %v %v", info.GetStatus(), err)
+	}
+
 	// SIGTERM: a clean shutdown, exit status 0.
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -190,7 +220,7 @@ func TestRunStopsWhenTheContextEnds(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--erp-port", "0", "--cloudauth-port", "0",
-			"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--frozen-clock"},
+			"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0", "--frozen-clock"},
 			pw, io.Discard, func(string) string { return "" })
 		pw.Close()
 	}()

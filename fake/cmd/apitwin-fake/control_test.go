@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// requireTool finds a program a test needs, or skips the test; with
+// APITWIN_REQUIRE_TOOLS=1 (as .ci/run sets it, having installed them) a
+// missing one fails it instead.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("APITWIN_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("%s is not installed (APITWIN_REQUIRE_TOOLS=1)", name)
+		}
+		t.Skipf("%s is not installed", name)
+	}
+	return path
+}
+
+// TestControlWithCurl runs testdata/control-with-curl.sh, which drives
+// every control with curl alone (as the README shows a shell or Python
+// suite doing), against apitwin-fake as a process.
+func TestControlWithCurl(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a binary")
+	}
+	requireTool(t, "curl")
+	p := startProcess(t, "--frozen-clock")
+	cmd := exec.Command("sh", "testdata/control-with-curl.sh")
+	cmd.Env = append(os.Environ(),
+		"CONTROL_URL="+p.services["control"]["url"], "CONTROL_TOKEN="+p.services["control"]["token"],
+		"ERP_URL="+p.services["erp"]["url"], "ERP_KEY="+p.services["erp"]["api_key"])
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(out)), "ok") {
+		t.Fatalf("control-with-curl.sh: %v\n%s\nstderr of apitwin-fake:\n%s", err, out, p.stderr)
+	}
+}
