@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/internal/version"
 )
 
@@ -199,4 +201,37 @@ func TestCommandsAgainstApitwinFake(t *testing.T) {
 func readFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return strings.TrimSpace(string(b)), err
+}
+
+// TestParallelProcesses (issue 20, defect 5): twenty cloudctl processes
+// creating a profile each at once keep all twenty.
+func TestParallelProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	t.Parallel()
+	bin := buildCloudctl(t)
+	home, config := t.TempDir(), t.TempDir()
+	errs := make(chan error, 20)
+	for i := range 20 {
+		go func() {
+			name := fmt.Sprintf("p%02d", i)
+			cmd := exec.Command(bin, "profile", "create", name, "--url", "https://"+name+".example.com")
+			cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + config, "PATH="}
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				err = fmt.Errorf("%s: %v\n%s", name, err, out)
+			}
+			errs <- err
+		}()
+	}
+	for range 20 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	cfg, err := cloudauth.LoadConfig(filepath.Join(config, "cloudctl"))
+	if err != nil || len(cfg.Profiles) != 20 {
+		t.Fatalf("%d profiles of 20: %v", len(cfg.Profiles), err)
+	}
 }
