@@ -114,6 +114,8 @@
 //     way to pay part of one. A payment moves an invoice it pays in full to
 //     paid only with ClosePaid (closepaidinvoices "yes"). A draft, or an
 //     invoice with nothing left to pay, is refused with 400.
+//     SetInvoicePaid classifies a validated invoice paid whatever remains
+//     (with a close code saying why), SetInvoiceUnpaid undoes it.
 //   - ReopenOrder: the ERP answers 1; the order is read back.
 //   - Login: the ERP answers a good login with a redirect and a refused one
 //     with the login page (200); the client tells them apart by that, not by

@@ -185,3 +185,23 @@ func ExampleWithBearerAPIKey() {
 	fmt.Println(me.Login, srv.Requests()[0].Header.Get("Authorization") == "Bearer "+srv.APIKey())
 	// Output: admin true
 }
+
+func ExampleClient_SetInvoicePaid() {
+	srv, c := seedShop()
+	defer srv.Close()
+	ctx := context.Background()
+	inv, _ := c.CreateInvoice(ctx, &erp.CreateInvoiceRequest{SocID: 1, Lines: []erp.LineRequest{{ProductID: 1, Qty: erp.MustDecimal("1")}}})
+	inv, _ = c.ValidateInvoice(ctx, inv.ID, nil)
+	// The customer paid 11.50 of 12.00; the rest went in bank charges.
+	c.PayInvoices(ctx, map[erp.ID]*erp.Decimal{inv.ID: erp.Ptr(erp.MustDecimal("11.50"))}, &erp.PaymentRequest{Mode: erp.PaymentTransfer})
+	inv, err := c.SetInvoicePaid(ctx, inv.ID, &erp.SetPaidOptions{CloseCode: erp.CloseBankCharge})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(inv.Status, inv.TotalPaid.Round(2), inv.RemainToPay.Round(2), inv.CloseCode)
+	inv, _ = c.SetInvoiceUnpaid(ctx, inv.ID)
+	fmt.Println(inv.Status)
+	// Output:
+	// paid 11.50 0.50 bankcharge
+	// validated
+}

@@ -110,8 +110,12 @@ type Invoice struct {
 	// TotalTTC.
 	TotalPaid   Decimal `json:"totalpaid"`
 	RemainToPay Decimal `json:"remaintopay"`
-	Lines       []Line  `json:"lines"`
-	Extra       Extra   `json:"-"`
+	// CloseCode and CloseNote say why an invoice was classified paid that
+	// its payments do not cover (see SetInvoicePaid).
+	CloseCode string `json:"close_code"`
+	CloseNote string `json:"close_note"`
+	Lines     []Line `json:"lines"`
+	Extra     Extra  `json:"-"`
 }
 
 var invoiceKeys = keysOf[Invoice]("statut")

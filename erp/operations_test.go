@@ -396,3 +396,37 @@ func TestContactRefusals(t *testing.T) {
 		t.Fatalf("%d creates sent", n)
 	}
 }
+
+func TestSetInvoicePaidAndUnpaid(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	soc, p := tg.customer(t), tg.product(t, "50", "20")
+	inv := tg.draftInvoice(t, soc, p)
+	if _, err := tg.c.SetInvoicePaid(ctx, inv.ID, nil); !errors.Is(err, erp.ErrServer) {
+		t.Fatalf("classifying a draft paid: %v", err)
+	}
+	if _, err := tg.c.ValidateInvoice(ctx, inv.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.c.SetInvoiceUnpaid(ctx, inv.ID); !errors.Is(err, erp.ErrNothingDone) {
+		t.Fatalf("unpaying an unpaid invoice: %v", err)
+	}
+	got, err := tg.c.SetInvoicePaid(ctx, inv.ID, &erp.SetPaidOptions{CloseCode: erp.CloseBadCustomer, CloseNote: "went bust"})
+	if err != nil || got.Status != erp.InvoicePaid || !bool(got.Paid) || got.CloseCode != erp.CloseBadCustomer || got.CloseNote != "went bust" ||
+		!got.RemainToPay.Equal(dec("120")) {
+		t.Fatalf("classified paid: %+v %v", got, err)
+	}
+	if _, err := tg.c.SetInvoicePaid(ctx, inv.ID, nil); !errors.Is(err, erp.ErrNothingDone) {
+		t.Fatalf("paid twice: %v", err)
+	}
+	if _, err := tg.c.AddInvoicePayment(ctx, inv.ID, &erp.PaymentRequest{Mode: erp.PaymentCash}); !errors.Is(err, erp.ErrBadRequest) {
+		t.Fatalf("paying a paid invoice: %v", err)
+	}
+	got, err = tg.c.SetInvoiceUnpaid(ctx, inv.ID)
+	if err != nil || got.Status != erp.InvoiceValidated || bool(got.Paid) {
+		t.Fatalf("unpaid again: %+v %v", got, err)
+	}
+	if _, err := tg.c.SetInvoicePaid(ctx, 987654321, nil); !errors.Is(err, erp.ErrNotFound) {
+		t.Fatalf("missing invoice: %v", err)
+	}
+}

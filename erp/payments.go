@@ -146,3 +146,43 @@ func (c *Client) ListInvoicePayments(ctx context.Context, invoiceID ID) ([]*Paym
 	}
 	return *out, nil
 }
+
+// Reasons for classifying an invoice paid that its payments do not cover
+// (SetPaidOptions.CloseCode).
+const (
+	CloseDiscountVAT = "discount_vat" // an early-payment discount
+	CloseBadCustomer = "badcustomer"  // the customer will not pay
+	CloseBankCharge  = "bankcharge"   // bank charges took the rest
+	CloseWithholding = "withdraw"     // a withholding
+	CloseOtherReason = "other"
+)
+
+// SetPaidOptions say why an invoice is classified paid when its payments
+// do not cover it.
+type SetPaidOptions struct {
+	CloseCode string // one of the Close… constants
+	CloseNote string
+}
+
+// SetInvoicePaid classifies a validated invoice paid, whatever remains to
+// pay (POST /invoices/{id}/settopaid), and returns it. One paid already is
+// ErrNothingDone.
+func (c *Client) SetInvoicePaid(ctx context.Context, invoiceID ID, opts *SetPaidOptions) (*Invoice, error) {
+	body := map[string]string{}
+	if opts != nil {
+		if opts.CloseCode != "" {
+			body["close_code"] = opts.CloseCode
+		}
+		if opts.CloseNote != "" {
+			body["close_note"] = opts.CloseNote
+		}
+	}
+	return do[Invoice](ctx, c, http.MethodPost, "/invoices/"+invoiceID.String()+"/settopaid", nil, body)
+}
+
+// SetInvoiceUnpaid classifies a paid invoice unpaid (validated) again
+// (POST /invoices/{id}/settounpaid) and returns it; its payments stay. An
+// invoice that is not paid is ErrNothingDone.
+func (c *Client) SetInvoiceUnpaid(ctx context.Context, invoiceID ID) (*Invoice, error) {
+	return do[Invoice](ctx, c, http.MethodPost, "/invoices/"+invoiceID.String()+"/settounpaid", nil, nil)
+}

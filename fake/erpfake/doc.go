@@ -32,7 +32,10 @@
 // pays what remains (POST /invoices/{id}/payments) or given amounts over
 // invoices (/invoices/paymentsdistributed, never more than remains), is
 // refused for a draft, and with closepaidinvoices "yes" moves an invoice
-// it pays in full to paid; an invoice can be made from an order
+// it pays in full to paid; /settopaid classifies a validated invoice paid
+// whatever remains (close_code discount_vat, badcustomer, bankcharge,
+// withdraw or other), /settounpaid undoes it (304 when there is nothing
+// to do); an invoice can be made from an order
 // (/invoices/createfromorder/{orderid}: its third party, lines, refs and
 // notes); a product on a line and a third party with invoices or orders
 // are in use (409), and a third party's contacts go with it; a contact

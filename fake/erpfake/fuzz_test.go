@@ -57,7 +57,8 @@ func FuzzFrontDoor(f *testing.F) {
 			"\n===\nPUT " + api + "/invoices/1/lines/1\n" + json + `{"qty":1}` + "\n===\nDELETE " + api + "/invoices/1/lines/1\n===\nDELETE " + api + "/invoices/1\n===\nDELETE " + api + "/invoices/2",
 		"POST " + api + "/invoices/1/payments\n" + json + `{"paymentid":2,"closepaidinvoices":"yes","datepaye":"2026-11-20"}` +
 			"\n===\nPOST " + api + "/invoices/paymentsdistributed\n" + json + `{"arrayofamounts":{"1":{"amount":"10"},"2":{"amount":"remain"},"x":{}},"paymentid":"7","closepaidinvoices":"no"}` +
-			"\n===\nGET " + api + "/invoices/1/payments\n===\nPOST " + api + "/invoices/2/payments\n" + json + `{"paymentid":99,"accountid":0}`,
+			"\n===\nGET " + api + "/invoices/1/payments\n===\nPOST " + api + "/invoices/2/payments\n" + json + `{"paymentid":99,"accountid":0}` +
+			"\n===\nPOST " + api + "/invoices/1/settounpaid\n===\nPOST " + api + "/invoices/1/settopaid\n" + json + `{"close_code":"badcustomer","close_note":"gone"}`,
 		"POST " + api + "/invoices/createfromorder/2\n===\nPOST " + api + "/invoices/createfromorder/99999999999\n===\nPOST " + api + "/invoices/createfromorder/x/y" +
 			"\n===\nPOST " + api + "/orders/2/close\n===\nPOST " + api + "/orders/2/reopen\n===\nPUT " + api + "/orders/1\n" + json + `{"ref_client":"PO","date":"2026-11-01"}` +
 			"\n===\nPOST " + api + "/orders/1/lines\n" + json + `{"fk_product":2,"qty":1}` + "\n===\nDELETE " + api + "/orders/1",
@@ -242,10 +243,10 @@ func checkInvariants(srv *erpfake.Server) error {
 	var invoiceIDs []erp.ID
 	for _, inv := range srv.Invoices() {
 		invoiceIDs = append(invoiceIDs, inv.ID)
-		// Payments never pay more than the total; a paid invoice owes
-		// nothing.
+		// Payments never pay more than the total, nor a draft; paid and
+		// status agree.
 		if inv.TotalPaid.Rat().Cmp(inv.TotalTTC.Rat()) > 0 || inv.TotalPaid.Rat().Sign() < 0 ||
-			inv.Status == erp.InvoicePaid && inv.RemainToPay.Rat().Sign() > 0 || inv.Status == erp.InvoiceDraft && inv.TotalPaid.Rat().Sign() != 0 {
+			bool(inv.Paid) != (inv.Status == erp.InvoicePaid) || inv.Status == erp.InvoiceDraft && inv.TotalPaid.Rat().Sign() != 0 {
 			fail("invoice %d: status %v, paid %s of %s", inv.ID, inv.Status, inv.TotalPaid, inv.TotalTTC)
 		}
 		document("invoice", inv.ID, inv.SocID, inv.Ref, inv.Status == erp.InvoiceDraft, invoiceRef, inv.TotalHT, inv.TotalTVA, inv.TotalTTC, inv.Lines)

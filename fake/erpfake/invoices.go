@@ -32,6 +32,8 @@ type invoiceJSON struct {
 	NotePublic        string          `json:"note_public"`
 	NotePrivate       string          `json:"note_private"`
 	FkUserAuthor      json.RawMessage `json:"fk_user_author"`
+	CloseCode         string          `json:"close_code"`
+	CloseNote         string          `json:"close_note"`
 	Totalpaid         json.RawMessage `json:"totalpaid"`
 	Remaintopay       json.RawMessage `json:"remaintopay"`
 	Lines             []*lineJSON     `json:"lines"`
@@ -47,7 +49,7 @@ func (c *call) renderInvoice(inv *invoice) any {
 		DateValidation: n.time(inv.dateValidation), TotalHT: n.dec(inv.ht), TotalTVA: n.dec(inv.tva), TotalTTC: n.dec(inv.ttc),
 		MulticurrencyCode: "EUR", NotePublic: inv.notePublic, NotePrivate: inv.notePrivate,
 		FkUserAuthor: json.RawMessage("null"), Lines: c.renderLines(inv.lines), ArrayOptions: map[string]any{},
-		Totalpaid: n.dec(inv.paidSum()), Remaintopay: n.dec(inv.remain()),
+		Totalpaid: n.dec(inv.paidSum()), Remaintopay: n.dec(inv.remain()), CloseCode: inv.closeCode, CloseNote: inv.closeNote,
 	}
 	if inv.author != nil {
 		j.FkUserAuthor = n.id(inv.author.id)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -251,4 +252,52 @@ func addDistributedPayment(in *input) step {
 		}
 		return c.pay(p, invs, amts)
 	}
+}
+
+// closeCodes are the reasons the ERP takes for classifying an invoice paid
+// when payments do not cover it (close_code).
+var closeCodes = map[string]bool{"": true, "discount_vat": true, "badcustomer": true, "bankcharge": true, "withdraw": true, "other": true}
+
+// setPaid is POST /invoices/{id}/settopaid: a validated invoice is
+// classified paid, whatever remains (with close_code and close_note saying
+// why); one paid already is nothing done.
+func setPaid(in *input) step {
+	id, fail := in.pathID()
+	if fail != nil {
+		return fails(*fail)
+	}
+	code, _ := in.body.str("close_code")
+	note, _ := in.body.str("close_note")
+	return func(c *call) fakekit.Answer {
+		inv, fail := findByID(c.st.invoices, id, "Invoice")
+		if fail != nil {
+			return *fail
+		}
+		switch {
+		case in.body.problem() != "":
+			return badRequest(in.body.problem())
+		case !closeCodes[code]:
+			return badRequest("Invalid value specified for `close_code`. Expecting one of discount_vat, badcustomer, bankcharge, withdraw, other")
+		case inv.paid:
+			return nothingDone()
+		case inv.status != statusValidated:
+			return apiError(http.StatusInternalServerError, "Error : "+inv.ref+" is not validated; only a validated invoice can be classified paid")
+		}
+		inv.status, inv.paid, inv.closeCode, inv.closeNote = invoicePaid, true, code, note
+		return ok(c.renderInvoice(inv))
+	}
+}
+
+// setUnpaid is POST /invoices/{id}/settounpaid: a paid invoice is unpaid
+// (validated) again; any other is nothing done.
+func setUnpaid(c *call, id int64) fakekit.Answer {
+	inv, fail := findByID(c.st.invoices, id, "Invoice")
+	if fail != nil {
+		return *fail
+	}
+	if !inv.paid {
+		return nothingDone()
+	}
+	inv.status, inv.paid, inv.closeCode, inv.closeNote = statusValidated, false, "", ""
+	return ok(c.renderInvoice(inv))
 }

@@ -127,6 +127,9 @@ var routeTable = sync.OnceValue(func() *routeSet {
 	api("GET", "/invoices/{id}/payments", "List the payments of an invoice", []param{idParam}, byPath(listPayments))
 	api("POST", "/invoices/{id}/payments", "Pay what remains to pay on an invoice (paymentid, closepaidinvoices, datepaye)",
 		[]param{idParam, bodyParam}, addPayment)
+	api("POST", "/invoices/{id}/settopaid", "Classify a validated invoice paid (close_code, close_note when payments do not cover it)",
+		[]param{idParam, bodyParam}, setPaid)
+	api("POST", "/invoices/{id}/settounpaid", "Classify a paid invoice unpaid again", []param{idParam}, byPath(setUnpaid))
 	api("POST", "/invoices/paymentsdistributed", "One payment of several invoices (arrayofamounts, paymentid, closepaidinvoices)",
 		[]param{bodyParam}, addDistributedPayment)
 	set.ops = append(set.ops, apiOp{method: "POST", path: "/invoices/createfromorder/{orderid}",

@@ -264,6 +264,9 @@ type invoice struct {
 	due      time.Time
 	payments []paymentPart // oldest first
 	order    *order        // the order it was made from, if any
+	// closeCode and closeNote say why an invoice was classified paid
+	// without its payments covering it.
+	closeCode, closeNote string
 }
 
 type order struct {
