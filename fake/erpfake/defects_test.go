@@ -179,3 +179,20 @@ func TestSeedContactsAndPaidInvoices(t *testing.T) {
 		t.Fatalf("payments %+v %v", payments, err)
 	}
 }
+
+// One payment cannot name an invoice twice ("1" and "01") and so pay it
+// past its total.
+func TestDistributedPaymentNamesEachInvoiceOnce(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
+	srv.AddInvoice(erpfake.InvoiceSeed{SocID: 1, Validated: true, Lines: []erpfake.LineSeed{{Qty: "1", Subprice: "10"}}})
+	a := send(t, srv, "POST", api+"/invoices/paymentsdistributed", "application/json",
+		`{"arrayofamounts":{"1":{"amount":"8"},"01":{"amount":"8"}},"paymentid":2,"closepaidinvoices":"yes"}`)
+	if a.status != 400 || !strings.Contains(a.body, "arrayofamounts names invoice 1 twice") {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	if inv := srv.Invoice(1); !inv.TotalPaid.Equal(erp.MustDecimal("0")) {
+		t.Fatalf("paid %s", inv.TotalPaid)
+	}
+}

@@ -199,12 +199,18 @@ func addDistributedPayment(in *input) step {
 	case !given || json.Unmarshal(raw, &amounts) != nil || len(amounts) == 0:
 		b.fail(`arrayofamounts must be an object of invoice ids to {"amount": "…"}, for example {"1": {"amount": "99.99"}}`)
 	default:
+		seen := map[int64]bool{}
 		for key, a := range amounts {
 			id, err := strconv.ParseInt(key, 10, 64)
 			if err != nil || id <= 0 || id > maxInt {
 				b.fail(`Invoice ID is mandatory. Fill the invoice id and amount into arrayofamounts parameter. For example: {"1": "99.99", "2": "10"}`)
 				break
 			}
+			if seen[id] { // "1" and "01": PHP's array would keep one
+				b.fail(fmt.Sprintf("arrayofamounts names invoice %d twice", id))
+				break
+			}
+			seen[id] = true
 			ab := &body{fields: a}
 			pt := part{id: id}
 			if s, _ := ab.str("amount"); s != "remain" {
