@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -98,5 +99,22 @@ func TestCreatesReadBareIDs(t *testing.T) {
 		if err != nil || o.ID != 1 || !o.TotalHT.Equal(dec("5")) {
 			t.Fatalf("%d options: order %+v %v", len(opts), o, err)
 		}
+	}
+}
+
+// ErrAlreadyExists matches the ERP's code and the translation some
+// objects send in its place.
+func TestAlreadyExistsTranslated(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	srv.InjectFault("POST /api/index.php/users", control.Fault{Status: 500, Times: 1, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: `{"error":{"code":500,"message":"Internal Server Error: Error creating","0":"Login jdoe already exists."}}`})
+	_, err := srv.Client().CreateUser(ctx, &erp.CreateUserRequest{Login: "jdoe"})
+	if !errors.Is(err, erp.ErrAlreadyExists) || !errors.Is(err, erp.ErrServer) {
+		t.Fatalf("translated: %v", err)
+	}
+	_, err = srv.Client().GetUser(ctx, 99)
+	if errors.Is(err, erp.ErrAlreadyExists) {
+		t.Fatalf("a 404 matched: %v", err)
 	}
 }

@@ -33,8 +33,9 @@ var (
 	// answered instead of JSON.
 	ErrAPINotEnabled = errors.New("erp: API not enabled")
 	// ErrAlreadyExists matches the ERP's "…AlreadyExists" error codes
-	// (ErrorProductAlreadyExists, ErrorLoginAlreadyExists, …), which it
-	// answers with 500.
+	// (ErrorProductAlreadyExists, ErrorLoginAlreadyExists, …) and their
+	// translations ("Login jdoe already exists."), which it answers with
+	// 500.
 	ErrAlreadyExists = errors.New("erp: already exists")
 )
 
@@ -102,7 +103,11 @@ func (e *Error) Is(target error) bool {
 	case ErrNothingDone:
 		return e.StatusCode == http.StatusNotModified || strings.Contains(strings.ToLower(e.Message), "nothing done")
 	case ErrAlreadyExists:
-		return slices.ContainsFunc(append([]string{e.Message}, e.Details...), func(s string) bool { return strings.Contains(s, "AlreadyExists") })
+		// The code ("ErrorLoginAlreadyExists"), or its translation
+		// ("Login jdoe already exists."), which some objects send instead.
+		return slices.ContainsFunc(append([]string{e.Message}, e.Details...), func(s string) bool {
+			return strings.Contains(s, "AlreadyExists") || strings.Contains(strings.ToLower(s), "already exists")
+		})
 	case ErrBadRequest:
 		return e.StatusCode == http.StatusBadRequest
 	case ErrUnauthorized:

@@ -199,7 +199,9 @@ func createProduct(in *input) step {
 			return badRequest("label field missing")
 		}
 		if c.st.productByRef(pr.ref) != nil {
-			return apiError(http.StatusInternalServerError, "Error creating product", "ErrorProductAlreadyExists")
+			// The ERP sends its error and its list of errors, which holds
+			// the same code again.
+			return apiError(http.StatusInternalServerError, "Error creating product", "ErrorProductAlreadyExists", "ErrorProductAlreadyExists")
 		}
 		c.st.addProduct(pr)
 		return c.created(pr.id, c.renderProduct(pr))

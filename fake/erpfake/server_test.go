@@ -69,7 +69,7 @@ func TestErrorShapesAndStatuses(t *testing.T) {
 		{"malformed JSON", "POST", api + "/thirdparties", "application/json", `{"name":`, nil, 400, `{"error":{"code":400,"message":"Bad Request: Error parsing JSON"}}`},
 		{"validated twice", "POST", api + "/invoices/" + itoa(inv) + "/validate", "application/json", `{}`, nil, 304, ``},
 		{"duplicate ref", "POST", api + "/products", "application/json", `{"ref":"w","label":"x"}`, nil, 500,
-			`{"error":{"0":"ErrorProductAlreadyExists","code":500,"message":"Internal Server Error: Error creating product"}}`},
+			`{"error":{"0":"ErrorProductAlreadyExists","1":"ErrorProductAlreadyExists","code":500,"message":"Internal Server Error: Error creating product"}}`},
 		{"bad limit", "GET", api + "/products?limit=ten", "", "", nil, 400,
 			"{\"error\":{\"code\":400,\"message\":\"Bad Request: Invalid value specified for `limit`. Expecting integer value\"}}"},
 		{"bad sort field", "GET", api + "/products?sortfield=t.nope", "", "", nil, 400,
