@@ -426,7 +426,10 @@ func (s *FallbackStore) Save(profile, token string) error {
 	return w
 }
 
-// Load returns the token from Secure, else from Fallback.
+// Load returns the token from Secure, else from Fallback. When neither
+// gives one and either said it holds none, the error matches ErrNoToken:
+// a keyring that fails (no Secret Service running, a locked one) is taken
+// to hold none, as the token went to Fallback when it failed at Save.
 func (s *FallbackStore) Load(profile string) (string, error) {
 	tok, err := s.Secure.Load(profile)
 	if err == nil {

@@ -507,16 +507,18 @@ func (a *app) logout(ctx context.Context) error {
 	}
 	key := s.TokenKey()
 	stored, err := a.store.Load(key)
-	if err != nil && !errors.Is(err, cloudauth.ErrNoToken) {
-		a.warnf("the stored token could not be read: %v", err)
+	if errors.Is(err, cloudauth.ErrNoToken) {
+		err = nil
+	} else if err != nil {
+		a.warnf("the stored token could not be read, so it cannot be revoked: %v", err)
 	}
-	if s.Token == "" && stored == "" {
+	if s.Token == "" && stored == "" && err == nil {
 		a.printf("Not logged in (profile %s); nothing to do", key)
 		return nil
 	}
 	storedName := fmt.Sprintf("the stored token (profile %s)", key)
-	revokedAll, where := true, ""
 	// First revoke, each token once: CLI_TOKEN's, then the stored one.
+	revokedAll, where := err == nil, ""
 	if s.Token != "" {
 		ok, u := a.revoke(ctx, s, s.Token, "the token from "+cloudauth.EnvToken)
 		revokedAll, where = revokedAll && ok, u
@@ -536,16 +538,14 @@ func (a *app) logout(ctx context.Context) error {
 			}
 			a.debugf("%v", derr)
 		}
-		removed = stored != ""
-		if removed {
-			a.printf("Removed %s", storedName)
-		}
+		removed = true
+		a.printf("Removed %s", storedName)
 	}
 	if s.Token != "" {
 		a.warnf("%s is still set in the environment; unset it, cloudctl cannot", cloudauth.EnvToken)
 	}
 	switch {
-	case revokedAll:
+	case revokedAll && where != "":
 		a.printf("Logged out of %s", where)
 	case removed:
 		a.printf("Logged out (locally)")
