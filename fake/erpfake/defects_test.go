@@ -196,3 +196,17 @@ func TestDistributedPaymentNamesEachInvoiceOnce(t *testing.T) {
 		t.Fatalf("paid %s", inv.TotalPaid)
 	}
 }
+
+// A PUT that the ERP's object refuses answers the object's error as the
+// message, as the ERP's thirdparties API does.
+func TestThirdpartyUpdateRefusedAsTheERPWordsIt(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "A", Client: 1})
+	srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "B", Client: 1})
+	code := srv.Thirdparty(1).CustomerCode
+	a := send(t, srv, "PUT", api+"/thirdparties/2", "application/json", `{"code_client":"`+code+`"}`)
+	if want := `{"error":{"code":500,"message":"Internal Server Error: ErrorCustomerCodeAlreadyUsed"}}`; a.status != 500 || a.body != want {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+}

@@ -223,7 +223,8 @@ func updateThirdparty(in *input) step {
 			return badRequest("name field missing")
 		}
 		if code := c.codeTaken(&next, t); code != "" {
-			return apiError(http.StatusInternalServerError, "Error updating thirdparty", code)
+			// The ERP's PUT answers its object's error as the message.
+			return apiError(http.StatusInternalServerError, code)
 		}
 		next.datem = c.st.now()
 		*t = next
