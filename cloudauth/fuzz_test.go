@@ -126,7 +126,8 @@ func mustJSONf(f *testing.F, v any) []byte {
 // content never panics, and what loads saves and loads again the same.
 func FuzzConfig(f *testing.F) {
 	for _, s := range []string{`{"current_profile":"a","profiles":{"a":{"url":"https://x","tenant":"t","username":"u"}}}`,
-		`{}`, `{"profiles":null}`, `{"profiles":{"a":{"url":"http://[::1]:80"}}}`, `[]`, `{"profiles":{"":{}}}`} {
+		`{}`, `{"profiles":null}`, `{"profiles":{"a":{"url":"http://[::1]:80"}}}`, `[]`, `{"profiles":{"":{}}}`,
+		`{"x":{"y":[1]},"profiles":{"a":{"url":"https://x","z":null}},"current_profile":null}`, `{"profiles":{"a":{"url":5}}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, content string) {

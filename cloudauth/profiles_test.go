@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -317,5 +318,25 @@ func TestUpdateConfigRemovesLeftovers(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Fatalf("a file not ours was removed: %v", err)
+	}
+}
+
+// TestSettingsHideTheToken: CLI_TOKEN's value never prints, in any verb or
+// through slog.
+func TestSettingsHideTheToken(t *testing.T) {
+	t.Parallel()
+	const secret = "eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.c2lnbmF0dXJl"
+	s, err := cloudauth.ResolveSettings(cloudauth.Overrides{URL: "https://x.example.com"},
+		func(k string) string { return map[string]string{"CLI_TOKEN": secret}[k] }, nil)
+	if err != nil || s.Token != secret {
+		t.Fatalf("%v %v", s, err)
+	}
+	var logged strings.Builder
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("settings", "s", s, "v", *s)
+	for _, out := range []string{fmt.Sprintf("%v", s), fmt.Sprintf("%+v", s), fmt.Sprintf("%#v", s), fmt.Sprintf("%v", *s),
+		fmt.Sprintf("%+v", *s), fmt.Sprintf("%#v", *s), fmt.Sprint(s), logged.String()} {
+		if strings.Contains(out, secret) || strings.Contains(out, "c2VjcmV0") || !strings.Contains(out, "REDACTED") {
+			t.Errorf("prints the token: %s", out)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package cloudauth
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 )
 
@@ -50,6 +51,32 @@ type Settings struct {
 	// Sources says where each setting came from ("flag", "env CLI_URL",
 	// "profile prod", "default"), by setting name, for --verbose.
 	Sources map[string]string
+}
+
+// String describes the settings without the token: Token shows as
+// [REDACTED] when set.
+func (s Settings) String() string {
+	tok := ""
+	if s.Token != "" {
+		tok = "[REDACTED]"
+	}
+	return fmt.Sprintf("Settings{Profile: %q, URL: %q, Tenant: %q, Username: %q, VerifySSL: %t, CACert: %q, Token: %s}",
+		s.Profile, s.URL, s.Tenant, s.Username, s.VerifySSL, s.CACert, tok)
+}
+
+// GoString is String, so that %#v does not print the token either.
+func (s Settings) GoString() string { return s.String() }
+
+// LogValue is what slog logs of the settings: String's fields, the token
+// redacted.
+func (s Settings) LogValue() slog.Value {
+	tok := ""
+	if s.Token != "" {
+		tok = "[REDACTED]"
+	}
+	return slog.GroupValue(slog.String("profile", s.Profile), slog.String("url", s.URL), slog.String("tenant", s.Tenant),
+		slog.String("username", s.Username), slog.Bool("verify_ssl", s.VerifySSL), slog.String("ca_cert", s.CACert),
+		slog.String("token", tok))
 }
 
 // TokenKey is the name the token is stored under: the profile's, or
