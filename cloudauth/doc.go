@@ -93,6 +93,10 @@
 //   - Error answers are {"statusCode","message","requestId"}, the request
 //     id also in X-Request-Id; every refused login is the same 401
 //     "Unauthorized", so the answer does not tell which part was wrong.
+//     A login body must be JSON: another Content-Type is 415 "Content
+//     type 'text/plain' not supported", and anything after the JSON
+//     object is 400 "The request body is not valid JSON", as the
+//     gateway's JSON reader refuses them. The client always sends JSON.
 //   - The public key is published in JWKS form ({"keys":[{"kty":"RSA",
 //     "alg":"RS256","use":"sig","kid","n","e"}]}); keys shorter than 2048
 //     bits are ignored. The expected issuer is the base URL
