@@ -1,0 +1,156 @@
+package controlapi_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds Debian's chromium (or Chrome), or skips; with
+// APITWIN_REQUIRE_TOOLS=1 (as .ci/run sets it, having installed it) a
+// missing browser fails the test instead.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	if os.Getenv("APITWIN_REQUIRE_TOOLS") == "1" {
+		t.Fatal("no chromium installed (APITWIN_REQUIRE_TOOLS=1)")
+	}
+	t.Skip("no chromium installed")
+	return ""
+}
+
+// TestConsoleInABrowser drives the console in headless chromium as a
+// person would: log in, add a 503 fault on the ERP through the form, see an
+// ERP call from Go fail and the request in the page's log, advance the
+// clock with the button and see an orch workflow's timer fire. A screenshot
+// of each page is kept in the test's artifact directory (go test
+// -artifacts keeps them).
+func TestConsoleInABrowser(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	exe := chromium(t)
+	e := start(t)
+	ctx := t.Context()
+
+	// An orch run waiting on a one-hour timer: its workflow task is
+	// answered here with the StartTimer command.
+	if _, err := e.f.Clients.Orch.StartWorkflow(ctx, "Sleeper", "naps", nil, &orch.StartWorkflowOptions{ID: "sleeper"}); err != nil {
+		t.Fatal(err)
+	}
+	wsc := orchpb.NewWorkflowServiceClient(e.f.Orch.Conn())
+	task, err := wsc.PollWorkflowTaskQueue(ctx, &orchpb.PollWorkflowTaskQueueRequest{Namespace: "default", TaskQueue: "naps", Identity: "browser-test"})
+	if err != nil || len(task.GetTaskToken()) == 0 {
+		t.Fatalf("poll: %v %v", task, err)
+	}
+	if _, err := wsc.RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default", TaskToken: task.GetTaskToken(),
+		Commands: []*orchpb.Command{orch.StartTimerCommand("nap", time.Hour)}, Identity: "browser-test"}); err != nil {
+		t.Fatal(err)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 1000), chromedp.UserDataDir(t.TempDir()))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	// A bound for a failing test (a browser that never answers), not a
+	// measure: every step below waits on the page, not on time.
+	browserCtx, cancel := context.WithTimeout(alloc, 2*time.Minute)
+	defer cancel()
+	b, cancelBrowser := chromedp.NewContext(browserCtx)
+	defer cancelBrowser()
+
+	dir := t.ArtifactDir()
+	shot := func(name string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			var png []byte
+			if err := chromedp.FullScreenshot(&png, 100).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+		})
+	}
+
+	var overview string
+	if err := chromedp.Run(b,
+		chromedp.Navigate(e.url+"/login?token="+token),
+		chromedp.WaitVisible("#services"),
+		chromedp.Text("#services", &overview),
+		shot("overview"),
+	); err != nil {
+		t.Fatalf("log in: %v", err)
+	}
+	for _, name := range []string{"erp", "cloudauth", "orch", "sourcehost", "mcp"} {
+		if !strings.Contains(overview, name) {
+			t.Errorf("the overview lacks %s: %q", name, overview)
+		}
+	}
+
+	// The fault, through the form.
+	var msg string
+	if err := chromedp.Run(b,
+		chromedp.Navigate(e.url+"/s/erp"),
+		chromedp.WaitVisible("#fault-form"),
+		chromedp.SetValue("#fault-status", "503"),
+		chromedp.SetValue("#fault-times", "1"),
+		chromedp.Click("#add-fault"),
+		chromedp.WaitVisible("#message"),
+		chromedp.Text("#message", &msg),
+	); err != nil {
+		t.Fatalf("the fault form: %v", err)
+	}
+	if !strings.Contains(msg, "fault added") || len(e.f.ERP.Faults()) != 1 {
+		t.Fatalf("after the form: %q, %d faults", msg, len(e.f.ERP.Faults()))
+	}
+	if _, err := e.f.ERP.Client(erp.WithoutRetries()).ListProducts(ctx, nil); err == nil {
+		t.Fatal("the ERP answered through the console's 503 fault")
+	}
+	var log string
+	if err := chromedp.Run(b,
+		chromedp.Navigate(e.url+"/s/erp"),
+		chromedp.WaitVisible("#request-log"),
+		chromedp.Text("#request-log", &log),
+		shot("erp"),
+	); err != nil {
+		t.Fatalf("the ERP page: %v", err)
+	}
+	if !strings.Contains(log, "/api/index.php/products") || !strings.Contains(log, "503 (fault)") {
+		t.Errorf("the page's request log lacks the failed call: %q", log)
+	}
+
+	// The clock, through the advance button: the timer fires.
+	var workflows string
+	if err := chromedp.Run(b,
+		chromedp.Navigate(e.url+"/s/orch"),
+		chromedp.WaitVisible("#workflows"),
+		chromedp.SetValue("#advance-by", "1h"),
+		chromedp.Click("#advance"),
+		chromedp.WaitVisible("#message"),
+		chromedp.Text("#message", &msg),
+		chromedp.OuterHTML("#workflows", &workflows),
+		shot("orch"),
+	); err != nil {
+		t.Fatalf("the orch page: %v", err)
+	}
+	if !strings.Contains(msg, "clock advanced by 1h0m0s") || !strings.Contains(workflows, "TimerFired") {
+		t.Errorf("after the advance: %q; workflows: %s", msg, workflows)
+	}
+	for _, name := range []string{"cloudauth", "sourcehost", "mcp"} {
+		if err := chromedp.Run(b, chromedp.Navigate(e.url+"/s/"+name), chromedp.WaitVisible("#requests"), shot(name)); err != nil {
+			t.Errorf("the %s page: %v", name, err)
+		}
+	}
+}
