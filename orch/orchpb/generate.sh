@@ -30,7 +30,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin" "$work/proto" "$work/googleapis/google/api" "$work/out"
 
 if ! command -v protoc >/dev/null; then
-  apt-get update >/dev/null && apt-get install -y protobuf-compiler >/dev/null
+  apt-get update >/dev/null && apt-get install -y protobuf-compiler libprotobuf-dev >/dev/null
 fi
 if [ "$(protoc --version)" != "$PROTOC_VERSION" ]; then
   echo "protoc is $(protoc --version); the committed code was made with $PROTOC_VERSION" >&2
