@@ -186,6 +186,16 @@ func noArgs(cmd *cobra.Command, argv []string) error {
 	return nil
 }
 
+// subcommandOnly refuses a word that is none of a group command's
+// subcommands ("cloudctl auth bogus"), which cobra would otherwise take as
+// an argument of the group and answer with its help.
+func subcommandOnly(cmd *cobra.Command, argv []string) error {
+	if len(argv) > 0 {
+		return &usageError{fmt.Errorf("unknown command %q for %q", argv[0], cmd.CommandPath())}
+	}
+	return nil
+}
+
 // oneArg wants exactly one argument, described by what ("a profile
 // name").
 func oneArg(what string) cobra.PositionalArgs {
@@ -259,6 +269,7 @@ Exit status:
 	pf.StringVar(&a.flags.Profile, "profile", "", "profile to use (default: $CLI_PROFILE, else the current profile)")
 	pf.StringVar(&a.flags.CACert, "ca-cert", "", "PEM file of certificate authorities to trust (default: $CLI_CA_CERT)")
 	pf.StringVarP(&a.output, "output", "o", "text", "output format of the commands that show something: text or json")
+	root.Flags().Bool("version", false, "print cloudctl's version")
 	pf.DurationVar(&a.timeout, "timeout", 0, "how long each call to the server may take, retries included (default 30s)")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("profile", a.completeProfiles)

@@ -18,6 +18,7 @@ func (a *app) authCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth",
 		Short: "Log in, check the login, print the token, log out",
+		Args:  subcommandOnly,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.loginCommand(), a.statusCommand(), a.whoamiCommand(), a.tokenCommand(), a.logoutCommand())

@@ -174,6 +174,8 @@ func TestTexts(t *testing.T) {
 		"bogus":                     "Error: unknown command \"bogus\" for \"cloudctl\"\nRun 'cloudctl --help' for usage.\n",
 		"auth login --bogus":        "Error: unknown flag: --bogus\nRun 'cloudctl auth login --help' for usage.\n",
 		"profile delete":            "Error: profile delete needs a profile name\nRun 'cloudctl profile delete --help' for usage.\n",
+		"auth bogus":                "Error: unknown command \"bogus\" for \"cloudctl auth\"\nRun 'cloudctl auth --help' for usage.\n",
+		"profile bogus x":           "Error: unknown command \"bogus\" for \"cloudctl profile\"\nRun 'cloudctl profile --help' for usage.\n",
 		"--output yaml auth status": "Error: --output \"yaml\": want text or json\nRun 'cloudctl auth status --help' for usage.\n",
 	} {
 		if r := c.run("", strings.Fields(args)...); r.code != 2 || r.stderr != want {

@@ -19,6 +19,7 @@ func (a *app) profileCommand() *cobra.Command {
 username. Profiles are kept in config.json in cloudctl's configuration
 directory; the current one is used unless --profile or CLI_PROFILE names
 another.`,
+		Args: subcommandOnly,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.profileCreateCommand(), a.profileUseCommand(), a.profileListCommand(), a.profileCurrentCommand(),
