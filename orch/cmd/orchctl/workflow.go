@@ -294,7 +294,10 @@ recorded until the workflow closes (Ctrl-C stops). --output json prints
 				defer cancel()
 			}
 			var events []*orchpb.HistoryEvent
-			tw := a.eventTable()
+			var tw eventTable
+			if !a.json() {
+				tw = a.eventTable()
+			}
 			for ev, err := range c.History(ctx, argv[0], runID, &orch.HistoryOptions{Wait: follow}) {
 				if err != nil {
 					return err
