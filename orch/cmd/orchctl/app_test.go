@@ -159,7 +159,7 @@ func TestWorkflowCommands(t *testing.T) {
 		}
 		var desc struct {
 			ExecutionInfo struct {
-				Status string `json:"status"`
+				Status string                `json:"status"`
 				Type   struct{ Name string } `json:"type"`
 			} `json:"execution_info"`
 		}
