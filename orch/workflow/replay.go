@@ -1,13 +1,16 @@
 package workflow
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
@@ -520,4 +523,35 @@ func ReplayRun[In, Out any](ctx context.Context, c *orch.Client, workflowID, run
 		history = append(history, ev)
 	}
 	return Replay(history, fn)
+}
+
+// ParseHistoryJSON reads a history saved as JSON: the answer of the HTTP
+// API's GetWorkflowExecutionHistory ({"history": [...]}, what
+// "orchctl workflow show --output json" prints), or a bare array of
+// events. Fields it does not know are skipped.
+func ParseHistoryJSON(data []byte) ([]*orchpb.HistoryEvent, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(trimmed, &raw); err != nil {
+			return nil, fmt.Errorf("workflow: history JSON: %w", err)
+		}
+		out := make([]*orchpb.HistoryEvent, 0, len(raw))
+		for i, r := range raw {
+			ev := &orchpb.HistoryEvent{}
+			if err := orchwire.LenientJSON.Unmarshal(r, ev); err != nil {
+				return nil, fmt.Errorf("workflow: history JSON: event %d: %w", i, err)
+			}
+			out = append(out, ev)
+		}
+		return out, nil
+	}
+	var resp orchpb.GetWorkflowExecutionHistoryResponse
+	if err := orchwire.LenientJSON.Unmarshal(trimmed, &resp); err != nil {
+		return nil, fmt.Errorf("workflow: history JSON: %w", err)
+	}
+	if len(resp.GetHistory()) == 0 {
+		return nil, errors.New(`workflow: history JSON: no events (want {"history": [...]} or an array)`)
+	}
+	return resp.GetHistory(), nil
 }

@@ -18,7 +18,7 @@ var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // what happens (a signal, an activity's result, time passing), runs a
 // workflow task, and the commands are recorded as the service records them.
 type sim struct {
-	t      *testing.T
+	t      testing.TB
 	wf     orch.Workflow
 	events []*orchpb.HistoryEvent
 	now    time.Time
@@ -26,7 +26,7 @@ type sim struct {
 	lastCompleted int64
 }
 
-func newSim(t *testing.T, wf orch.Workflow, input any) *sim {
+func newSim(t testing.TB, wf orch.Workflow, input any) *sim {
 	t.Helper()
 	s := &sim{t: t, wf: wf, now: epoch}
 	p, err := orch.EncodePayloads(input)

@@ -204,9 +204,16 @@ func TestWorkflowCommands(t *testing.T) {
 				EventType string `json:"event_type"`
 			} `json:"history"`
 		}
-		decode(t, c.ok("-o", "json", "workflow", "history", "h-1"), &hist)
+		saved := c.ok("-o", "json", "workflow", "history", "h-1")
+		decode(t, saved, &hist)
 		if n := len(hist.History); n == 0 || hist.History[0].EventID != "1" || hist.History[n-1].EventType != "WorkflowExecutionCompleted" {
 			t.Errorf("show -o json: %+v", hist.History)
+		}
+		// The history saved as JSON replays against the workflow's code.
+		if h, err := workflow.ParseHistoryJSON([]byte(saved)); err != nil {
+			t.Error(err)
+		} else if err := workflow.Replay(h, hold); err != nil {
+			t.Errorf("Replay of the saved history: %v", err)
 		}
 		if got := c.ok("workflow", "result", "e-1", "-o", "json"); got != "{\n  \"n\": 1\n}\n" {
 			t.Errorf("result of e-1 printed %q", got)
