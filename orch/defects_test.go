@@ -56,3 +56,57 @@ func TestMessageTooLargeIsNotRetried(t *testing.T) {
 		}
 	}, orchfake.WithMaxBody(64<<10))
 }
+
+// A stopped worker's polls are ended by the service (ShutdownWorker), not
+// cancelled on the way, so no task handed to them is lost; workflows
+// started around a stop and a restart all complete without the clock
+// moving (a lost workflow task would wait for its 10 s timeout).
+func TestWorkerRestartLosesNoTask(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, e *env) {
+		srv := e.fake(t)
+		c := e.client(t, orch.WithClientLimits(orch.ClientLimits{RequestsPerSecond: orch.Unlimited}))
+		q := uid("restart")
+		newWorker := func() *orch.Worker {
+			w, err := orch.NewWorker(c, q, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.RegisterWorkflow("Done", orch.Sequence()); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		before := srv.Clock().Now()
+		var runs []*orch.WorkflowRun
+		for range 5 {
+			w := newWorker()
+			for range 10 {
+				run, err := c.StartWorkflow(t.Context(), "Done", q, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs = append(runs, run)
+			}
+			w.Stop()
+		}
+		w := newWorker()
+		defer w.Stop()
+		for _, run := range runs {
+			if err := run.Get(t.Context(), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !srv.Clock().Now().Equal(before) {
+			t.Errorf("the clock moved %v: a task waited for its timeout", srv.Clock().Now().Sub(before))
+		}
+		for _, r := range srv.RequestsTo("PollWorkflowTaskQueue") {
+			if r.Code == "CANCELLED" || r.Status == 499 {
+				t.Fatalf("a poll was cancelled: %v", r)
+			}
+		}
+	}, orchfake.WithoutLimits())
+}

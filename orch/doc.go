@@ -171,9 +171,12 @@
 // registers the worker's types (RegisterWorker) and begins polling; Stop ends
 // the polls and waits for running tasks to finish and report; Shutdown(ctx)
 // bounds that wait, then cancels the activities still running (they report
-// a canceled failure). A task handed to a poll at the very moment the poll
-// was abandoned is not lost for good: the service times it out and hands it
-// out again.
+// a canceled failure). Stop asks the service to end the worker's polls
+// (ShutdownWorker, by the worker instance key its polls carry) rather than
+// cancelling them, so a task handed to a poll as the worker stops is run,
+// not dropped on the way; against a service without ShutdownWorker, or for
+// a poll still open 5 s after it, the polls are cancelled, and a task lost
+// that way comes back only when the service times it out.
 //
 // # Versions, security, logging
 //

@@ -198,6 +198,22 @@ func (r Raw) RegisterWorker(ctx context.Context, req *orchpb.RegisterWorkerReque
 	return call[orchpb.RegisterWorkerResponse](ctx, r.c, orchpb.WorkflowService_RegisterWorker_FullMethodName, req)
 }
 
+// ShutdownWorker calls WorkflowService.ShutdownWorker.
+func (r Raw) ShutdownWorker(ctx context.Context, req *orchpb.ShutdownWorkerRequest) (*orchpb.ShutdownWorkerResponse, error) {
+	if req == nil {
+		req = &orchpb.ShutdownWorkerRequest{}
+	}
+	return call[orchpb.ShutdownWorkerResponse](ctx, r.c, orchpb.WorkflowService_ShutdownWorker_FullMethodName, req)
+}
+
+// SignalWithStartWorkflowExecution calls WorkflowService.SignalWithStartWorkflowExecution.
+func (r Raw) SignalWithStartWorkflowExecution(ctx context.Context, req *orchpb.SignalWithStartWorkflowExecutionRequest) (*orchpb.SignalWithStartWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.SignalWithStartWorkflowExecutionRequest{}
+	}
+	return call[orchpb.SignalWithStartWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_SignalWithStartWorkflowExecution_FullMethodName, req)
+}
+
 // DescribeTaskQueue calls WorkflowService.DescribeTaskQueue.
 func (r Raw) DescribeTaskQueue(ctx context.Context, req *orchpb.DescribeTaskQueueRequest) (*orchpb.DescribeTaskQueueResponse, error) {
 	if req == nil {
@@ -244,6 +260,30 @@ func (r Raw) CloseShard(ctx context.Context, req *orchpb.CloseShardRequest) (*or
 		req = &orchpb.CloseShardRequest{}
 	}
 	return call[orchpb.CloseShardResponse](ctx, r.c, orchpb.AdminService_CloseShard_FullMethodName, req)
+}
+
+// AddSearchAttributes calls AdminService.AddSearchAttributes.
+func (r Raw) AddSearchAttributes(ctx context.Context, req *orchpb.AddSearchAttributesRequest) (*orchpb.AddSearchAttributesResponse, error) {
+	if req == nil {
+		req = &orchpb.AddSearchAttributesRequest{}
+	}
+	return call[orchpb.AddSearchAttributesResponse](ctx, r.c, orchpb.AdminService_AddSearchAttributes_FullMethodName, req)
+}
+
+// RemoveSearchAttributes calls AdminService.RemoveSearchAttributes.
+func (r Raw) RemoveSearchAttributes(ctx context.Context, req *orchpb.RemoveSearchAttributesRequest) (*orchpb.RemoveSearchAttributesResponse, error) {
+	if req == nil {
+		req = &orchpb.RemoveSearchAttributesRequest{}
+	}
+	return call[orchpb.RemoveSearchAttributesResponse](ctx, r.c, orchpb.AdminService_RemoveSearchAttributes_FullMethodName, req)
+}
+
+// ListSearchAttributes calls AdminService.ListSearchAttributes.
+func (r Raw) ListSearchAttributes(ctx context.Context, req *orchpb.ListSearchAttributesRequest) (*orchpb.ListSearchAttributesResponse, error) {
+	if req == nil {
+		req = &orchpb.ListSearchAttributesRequest{}
+	}
+	return call[orchpb.ListSearchAttributesResponse](ctx, r.c, orchpb.AdminService_ListSearchAttributes_FullMethodName, req)
 }
 
 // protoMessage is proto.Message, named here so call's constraint reads well.

@@ -44,7 +44,10 @@ type Worker struct {
 	workflows  map[string]Workflow
 	started    bool
 
-	pollCtx    context.Context // ends the long polls
+	key        string          // worker_instance_key of its polls, for ShutdownWorker
+	stopping   context.Context // ends when a stop begins: no new poll, no backoff
+	beginStop  context.CancelFunc
+	pollCtx    context.Context // ends the long polls in flight (a fallback: see Shutdown)
 	stopPolls  context.CancelFunc
 	taskCtx    context.Context // ends running activities on a hard stop
 	stopTasks  context.CancelFunc
@@ -231,6 +234,8 @@ func (w *Worker) Start(ctx context.Context) error {
 		return err
 	}
 	w.started = true
+	w.key = newUUID()
+	w.stopping, w.beginStop = context.WithCancel(context.Background())
 	w.pollCtx, w.stopPolls = context.WithCancel(context.Background())
 	w.taskCtx, w.stopTasks = context.WithCancel(context.Background())
 	if len(w.workflows) > 0 {
@@ -264,10 +269,20 @@ func (w *Worker) Run(ctx context.Context) error {
 // bound the wait.
 func (w *Worker) Stop() { _ = w.Shutdown(context.Background()) }
 
+// pollGrace is how long Shutdown lets the long polls end by themselves
+// after ShutdownWorker before it cancels them.
+const pollGrace = 5 * time.Second
+
 // Shutdown ends the long polls and waits for the running tasks to finish and
 // report, until ctx ends; then it cancels the activities still running
 // (their context ends; they report a canceled failure) and waits for them.
 // It returns ctx's error when it had to cancel.
+//
+// The polls are ended by the service (ShutdownWorker: the polls carrying
+// this worker's instance key answer empty), not by cancelling them, so a
+// task the service handed to a poll just then is run rather than lost on
+// the way. A service that does not know ShutdownWorker gets its polls
+// cancelled, as do polls still open pollGrace after it.
 func (w *Worker) Shutdown(ctx context.Context) error {
 	w.mu.Lock()
 	started := w.started
@@ -276,7 +291,17 @@ func (w *Worker) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	w.stopOnce.Do(func() {
-		w.stopPolls()
+		w.beginStop()
+		sctx, cancel := context.WithTimeout(ctx, pollGrace)
+		_, err := w.c.Raw().ShutdownWorker(sctx, &orchpb.ShutdownWorkerRequest{
+			Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity, WorkerInstanceKey: w.key, Reason: "worker stopping"})
+		cancel()
+		if err != nil {
+			w.stopPolls()
+		} else {
+			grace := time.AfterFunc(pollGrace, w.stopPolls)
+			defer grace.Stop()
+		}
 		w.pollers.Wait()
 		done := make(chan struct{})
 		go func() { w.running.Wait(); close(done) }()
@@ -292,12 +317,19 @@ func (w *Worker) Shutdown(ctx context.Context) error {
 	return w.stopResult
 }
 
-// acquire takes a slot, or fails when the polls are ending.
+// acquire takes a slot, or fails when the worker is stopping.
 func (w *Worker) acquire(slots chan struct{}) bool {
+	if w.stopping.Err() != nil {
+		return false
+	}
 	select {
 	case slots <- struct{}{}:
+		if w.stopping.Err() != nil {
+			<-slots
+			return false
+		}
 		return true
-	case <-w.pollCtx.Done():
+	case <-w.stopping.Done():
 		return false
 	}
 }
@@ -306,7 +338,7 @@ func (w *Worker) acquire(slots chan struct{}) bool {
 // client's clock.
 func (w *Worker) pollBackoff(failures int) {
 	d := 100 * time.Millisecond << min(failures, 7)
-	_ = w.c.clk.Sleep(w.pollCtx, min(d, 10*time.Second))
+	_ = w.c.clk.Sleep(w.stopping, min(d, 10*time.Second))
 }
 
 func (w *Worker) logError(msg string, err error, attrs ...slog.Attr) {
@@ -321,11 +353,11 @@ func (w *Worker) pollWorkflowTasks() {
 	failures := 0
 	for w.acquire(w.wfSlots) {
 		task, err := w.c.Raw().PollWorkflowTaskQueue(w.pollCtx, &orchpb.PollWorkflowTaskQueueRequest{
-			Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity,
+			Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity, WorkerInstanceKey: w.key,
 		})
 		if err != nil || len(task.GetTaskToken()) == 0 {
 			<-w.wfSlots
-			if err != nil && w.pollCtx.Err() == nil {
+			if err != nil && w.stopping.Err() == nil {
 				w.logError("workflow task poll failed", err)
 				w.pollBackoff(failures)
 				failures++
@@ -344,11 +376,11 @@ func (w *Worker) pollActivityTasks() {
 	failures := 0
 	for w.acquire(w.actSlots) {
 		task, err := w.c.Raw().PollActivityTaskQueue(w.pollCtx, &orchpb.PollActivityTaskQueueRequest{
-			Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity,
+			Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity, WorkerInstanceKey: w.key,
 		})
 		if err != nil || len(task.GetTaskToken()) == 0 {
 			<-w.actSlots
-			if err != nil && w.pollCtx.Err() == nil {
+			if err != nil && w.stopping.Err() == nil {
 				w.logError("activity task poll failed", err)
 				w.pollBackoff(failures)
 				failures++

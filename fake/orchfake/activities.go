@@ -128,7 +128,7 @@ func (s *Server) queueAttempt(a *activity) {
 
 func (s *Server) pollActivityTask(ctx context.Context, req *orchpb.PollActivityTaskQueueRequest) (*orchpb.PollActivityTaskQueueResponse, error) {
 	var resp *orchpb.PollActivityTaskQueueResponse
-	got, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), sideActivity, req.GetTaskQueueMetadata(),
+	got, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), req.GetWorkerInstanceKey(), sideActivity, req.GetTaskQueueMetadata(),
 		func(t task) { resp = s.startActivityTask(t.(*activity), req.GetIdentity()) })
 	if err != nil || !got {
 		return &orchpb.PollActivityTaskQueueResponse{}, err

@@ -136,7 +136,9 @@
 // mod 4, plus 1. A shard id outside 1–4 is OUT_OF_RANGE. CloseShard gives
 // the shard up and takes it back at once: range_id rises by one and
 // acquired_time is now. A task queue exists once a worker has polled it
-// or named it in RegisterWorker; before that DescribeTaskQueue and
+// or named it in RegisterWorker. ShutdownWorker ends at once, empty, the
+// waiting polls that carry its worker_instance_key, and answers later
+// polls of that key empty for PollerTTL. Before a queue is known, DescribeTaskQueue and
 // ListTaskQueuePartitions are TASK_QUEUE_NOT_FOUND ("Task queue not
 // found: …"). DescribeTaskQueue lists the pollers seen in the last five
 // minutes (fake clock) of the side asked for (workflow by default);
@@ -171,10 +173,13 @@
 //	RequestCancelWorkflowExecution            orch:workflow:cancel
 //	List/Scan/CountWorkflowExecutions         orch:workflow:list
 //	Poll*, Respond*, RecordActivityTaskHeartbeat,
-//	RegisterWorker                            orch:workflow:worker (the fake's addition; under orch:workflow:*)
+//	RegisterWorker, ShutdownWorker            orch:workflow:worker (the fake's addition; under orch:workflow:*)
 //	DescribeCluster, ListClusterMembers,
 //	DescribeShard                             orch:cluster:read
 //	CloseShard                                orch:cluster:write
+//	SignalWithStartWorkflowExecution          orch:workflow:start
+//	Add/RemoveSearchAttributes                orch:namespace:update
+//	ListSearchAttributes                      orch:namespace:read
 //
 // orch:namespace:update and :delete exist in the hierarchy; no operation
 // of the contract needs them.

@@ -190,7 +190,7 @@ func (s *Server) engineClosed(e *execution) {
 
 func (s *Server) pollWorkflowTask(ctx context.Context, req *orchpb.PollWorkflowTaskQueueRequest) (*orchpb.PollWorkflowTaskQueueResponse, error) {
 	resp := &orchpb.PollWorkflowTaskQueueResponse{}
-	got, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), sideWorkflow, req.GetTaskQueueMetadata(),
+	got, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), req.GetWorkerInstanceKey(), sideWorkflow, req.GetTaskQueueMetadata(),
 		func(t task) {
 			switch t := t.(type) {
 			case *workflowTask:

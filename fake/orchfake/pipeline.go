@@ -66,6 +66,7 @@ var (
 	opRespondActivityDone     = opOf("RespondActivityTaskCompleted")
 	opRespondActivityFail     = opOf("RespondActivityTaskFailed")
 	opRegisterWorker          = opOf("RegisterWorker")
+	opShutdownWorker          = opOf("ShutdownWorker")
 	opDescribeTaskQueue       = opOf("DescribeTaskQueue")
 	opListPartitions          = opOf("ListTaskQueuePartitions")
 	opDescribeCluster         = opOf("DescribeCluster")

@@ -108,6 +108,10 @@ func (w workflowService) RegisterWorker(ctx context.Context, req *orchpb.Registe
 	return call(w.s, ctx, opRegisterWorker, req, w.s.registerWorker)
 }
 
+func (w workflowService) ShutdownWorker(ctx context.Context, req *orchpb.ShutdownWorkerRequest) (*orchpb.ShutdownWorkerResponse, error) {
+	return call(w.s, ctx, opShutdownWorker, req, w.s.shutdownWorker)
+}
+
 func (w workflowService) DescribeTaskQueue(ctx context.Context, req *orchpb.DescribeTaskQueueRequest) (*orchpb.DescribeTaskQueueResponse, error) {
 	return call(w.s, ctx, opDescribeTaskQueue, req, w.s.describeTaskQueue)
 }

@@ -38,6 +38,9 @@ type taskQueue struct {
 
 	workflowTypes map[string]bool
 	activityTypes map[string]bool
+	// shutdown holds the worker instance keys ShutdownWorker named, with
+	// when: their polls answer empty at once (kept PollerTTL).
+	shutdown map[string]time.Time
 }
 
 type queueSide struct {
@@ -63,7 +66,9 @@ type task interface {
 
 // waiter is one poll waiting for a task.
 type waiter struct {
-	ch chan task // buffered 1; receives the task handed to this poll
+	ch  chan task     // buffered 1; receives the task handed to this poll
+	key string        // the poller's worker_instance_key
+	end chan struct{} // closed by ShutdownWorker: the poll ends empty
 }
 
 // queue returns ns's queue name, creating it (unknown until polled).
@@ -125,19 +130,20 @@ func (q *taskQueue) backlogCount(side int) int64 {
 // deadline (less a margin, so the empty answer arrives in time), the fake
 // clock's MaxPollWait, Reset or Close. It hands the task to start, under
 // s.mu, and reports whether there was one.
-func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, side int, meta *orchpb.TaskQueueMetadata, start func(task)) (bool, error) {
+func (s *Server) poll(ctx context.Context, nsName, queueName, identity, key string, side int, meta *orchpb.TaskQueueMetadata, start func(task)) (bool, error) {
 	var v violations
 	checkName(&v, "task_queue", queueName, true)
 	checkName(&v, "identity", identity, false)
+	checkName(&v, "worker_instance_key", key, false)
 	if r := meta.GetMaxTasksPerSecond(); r != nil && r.GetValue() <= 0 {
 		v.add("task_queue_metadata.max_tasks_per_second", "must be positive")
 	}
 	if err := v.err(); err != nil {
 		return false, err
 	}
-	w, sd, gone, err := s.enterPoll(nsName, queueName, identity, side, meta, start)
+	w, sd, gone, got, err := s.enterPoll(nsName, queueName, identity, key, side, meta, start)
 	if err != nil || w == nil {
-		return w == nil && err == nil, err
+		return got, err
 	}
 
 	pollCtx, cancel := pollContext(ctx)
@@ -152,6 +158,7 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, s
 			}
 			continue // a task withdrawn while on its way: wait again
 		case <-pollCtx.Done():
+		case <-w.end:
 		case <-expired:
 		case <-s.done:
 		case <-gone:
@@ -160,17 +167,21 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity string, s
 	}
 }
 
-// enterPoll records the poller and hands it a task of the backlog at once,
-// or queues it as a waiter (w nil: it had a task).
-func (s *Server) enterPoll(nsName, queueName, identity string, side int, meta *orchpb.TaskQueueMetadata, start func(task)) (w *waiter, sd *queueSide, gone chan struct{}, err error) {
+// enterPoll records the poller and hands it a task of the backlog at once
+// (got), or queues it as a waiter; a poll of a worker instance that was
+// shut down gets neither (w nil, got false).
+func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, meta *orchpb.TaskQueueMetadata, start func(task)) (w *waiter, sd *queueSide, gone chan struct{}, got bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns, err := s.st.namespace(nsName)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, false, err
 	}
 	q := ns.queue(queueName)
 	q.known = true
+	if _, down := q.shutdown[key]; down && key != "" {
+		return nil, nil, nil, false, nil
+	}
 	sd = &q.sides[side]
 	sd.pollers[identity] = &orchpb.PollerInfo{LastAccessTime: timestamppb.New(s.clk.Now()), Identity: identity, RatePerSecond: DefaultDispatchRate}
 	if r := meta.GetMaxTasksPerSecond(); r != nil {
@@ -179,11 +190,54 @@ func (s *Server) enterPoll(nsName, queueName, identity string, side int, meta *o
 	}
 	if t := q.pop(side); t != nil {
 		start(t)
-		return nil, nil, nil, nil
+		return nil, nil, nil, true, nil
 	}
-	w = &waiter{ch: make(chan task, 1)}
+	w = &waiter{ch: make(chan task, 1), key: key, end: make(chan struct{})}
 	sd.waiters = append(sd.waiters, w)
-	return w, sd, s.st.gone, nil
+	return w, sd, s.st.gone, false, nil
+}
+
+// maxShutdownKeys bounds the worker instance keys a queue remembers.
+const maxShutdownKeys = 1000
+
+func (s *Server) shutdownWorker(ctx context.Context, req *orchpb.ShutdownWorkerRequest) (*orchpb.ShutdownWorkerResponse, error) {
+	var v violations
+	checkName(&v, "task_queue", req.GetTaskQueue(), true)
+	checkName(&v, "identity", req.GetIdentity(), false)
+	checkName(&v, "worker_instance_key", req.GetWorkerInstanceKey(), true)
+	v.check(len(req.GetReason()) <= 4096, "reason", "longer than 4096 bytes")
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ns, err := s.st.namespace(req.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	q := ns.queue(req.GetTaskQueue())
+	now := s.clk.Now()
+	if q.shutdown == nil {
+		q.shutdown = map[string]time.Time{}
+	}
+	for k, at := range q.shutdown {
+		if now.Sub(at) > PollerTTL || len(q.shutdown) >= maxShutdownKeys {
+			delete(q.shutdown, k)
+		}
+	}
+	key := req.GetWorkerInstanceKey()
+	q.shutdown[key] = now
+	for i := range q.sides {
+		sd := &q.sides[i]
+		sd.waiters = slices.DeleteFunc(sd.waiters, func(w *waiter) bool {
+			if w.key != key {
+				return false
+			}
+			close(w.end)
+			return true
+		})
+	}
+	return &orchpb.ShutdownWorkerResponse{}, nil
 }
 
 // takeHanded starts a task handed to a waiting poll, unless it was
@@ -210,7 +264,12 @@ func (s *Server) leavePoll(ctx context.Context, sd *queueSide, w *waiter, start 
 		sd.waiters = slices.Delete(sd.waiters, i, i+1)
 		return false
 	}
-	t := <-w.ch // handed under s.mu, so already in the buffer
+	var t task
+	select {
+	case t = <-w.ch: // handed under s.mu, so already in the buffer
+	default: // ended by ShutdownWorker, which took it off the waiters
+		return false
+	}
 	sd.inFlight--
 	if ctx.Err() == nil && t.live() {
 		start(t)

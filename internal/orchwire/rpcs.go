@@ -97,6 +97,7 @@ var rpcs = sync.OnceValues(func() ([]RPC, map[string]*RPC) {
 		{orchpb.WorkflowService_DescribeNamespace_FullMethodName, Always, KindNormal, PermNamespaceRead, LimitNone},
 		{orchpb.WorkflowService_ListNamespaces_FullMethodName, Always, KindNormal, PermNamespaceRead, LimitNone},
 		{orchpb.WorkflowService_StartWorkflowExecution_FullMethodName, WithRequestID, KindNormal, PermWorkflowStart, LimitStart},
+		{orchpb.WorkflowService_SignalWithStartWorkflowExecution_FullMethodName, WithRequestID, KindNormal, PermWorkflowStart, LimitStart},
 		{orchpb.WorkflowService_GetWorkflowExecution_FullMethodName, Always, KindNormal, PermWorkflowRead, LimitNone},
 		{orchpb.WorkflowService_TerminateWorkflowExecution_FullMethodName, Never, KindNormal, PermWorkflowTerminate, LimitNone},
 		{orchpb.WorkflowService_SignalWorkflowExecution_FullMethodName, WithRequestID, KindNormal, PermWorkflowSignal, LimitNone},
@@ -114,12 +115,16 @@ var rpcs = sync.OnceValues(func() ([]RPC, map[string]*RPC) {
 		{orchpb.WorkflowService_RespondActivityTaskCompleted_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},
 		{orchpb.WorkflowService_RespondActivityTaskFailed_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},
 		{orchpb.WorkflowService_RegisterWorker_FullMethodName, Always, KindNormal, PermWorkflowWorker, LimitTaskQueue},
+		{orchpb.WorkflowService_ShutdownWorker_FullMethodName, Always, KindNormal, PermWorkflowWorker, LimitNone},
 		{orchpb.WorkflowService_DescribeTaskQueue_FullMethodName, Always, KindNormal, PermWorkflowRead, LimitTaskQueue},
 		{orchpb.WorkflowService_ListTaskQueuePartitions_FullMethodName, Always, KindNormal, PermWorkflowRead, LimitTaskQueue},
 		{orchpb.AdminService_DescribeCluster_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},
 		{orchpb.AdminService_ListClusterMembers_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},
 		{orchpb.AdminService_DescribeShard_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},
 		{orchpb.AdminService_CloseShard_FullMethodName, Never, KindNormal, PermClusterWrite, LimitNone},
+		{orchpb.AdminService_AddSearchAttributes_FullMethodName, Always, KindNormal, PermNamespaceUpdate, LimitNone},
+		{orchpb.AdminService_RemoveSearchAttributes_FullMethodName, Never, KindNormal, PermNamespaceUpdate, LimitNone},
+		{orchpb.AdminService_ListSearchAttributes_FullMethodName, Always, KindNormal, PermNamespaceRead, LimitNone},
 	}
 	list := make([]RPC, 0, len(rows))
 	byName := make(map[string]*RPC, 2*len(rows))

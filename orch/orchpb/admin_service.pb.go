@@ -393,6 +393,280 @@ func (*CloseShardResponse) Descriptor() ([]byte, []int) {
 	return file_apitwin_orch_v1_admin_service_proto_rawDescGZIP(), []int{7}
 }
 
+type AddSearchAttributesRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Name to type. A name already registered with the same type is
+	// accepted; with another type it is ALREADY_EXISTS.
+	SearchAttributes map[string]IndexedValueType `protobuf:"bytes,2,rep,name=search_attributes,json=searchAttributes,proto3" json:"search_attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value,enum=apitwin.orch.v1.IndexedValueType"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *AddSearchAttributesRequest) Reset() {
+	*x = AddSearchAttributesRequest{}
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddSearchAttributesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddSearchAttributesRequest) ProtoMessage() {}
+
+func (x *AddSearchAttributesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddSearchAttributesRequest.ProtoReflect.Descriptor instead.
+func (*AddSearchAttributesRequest) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_admin_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *AddSearchAttributesRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *AddSearchAttributesRequest) GetSearchAttributes() map[string]IndexedValueType {
+	if x != nil {
+		return x.SearchAttributes
+	}
+	return nil
+}
+
+type AddSearchAttributesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddSearchAttributesResponse) Reset() {
+	*x = AddSearchAttributesResponse{}
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddSearchAttributesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddSearchAttributesResponse) ProtoMessage() {}
+
+func (x *AddSearchAttributesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddSearchAttributesResponse.ProtoReflect.Descriptor instead.
+func (*AddSearchAttributesResponse) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_admin_service_proto_rawDescGZIP(), []int{9}
+}
+
+type RemoveSearchAttributesRequest struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Namespace        string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	SearchAttributes []string               `protobuf:"bytes,2,rep,name=search_attributes,json=searchAttributes,proto3" json:"search_attributes,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *RemoveSearchAttributesRequest) Reset() {
+	*x = RemoveSearchAttributesRequest{}
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveSearchAttributesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveSearchAttributesRequest) ProtoMessage() {}
+
+func (x *RemoveSearchAttributesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveSearchAttributesRequest.ProtoReflect.Descriptor instead.
+func (*RemoveSearchAttributesRequest) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_admin_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *RemoveSearchAttributesRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *RemoveSearchAttributesRequest) GetSearchAttributes() []string {
+	if x != nil {
+		return x.SearchAttributes
+	}
+	return nil
+}
+
+type RemoveSearchAttributesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveSearchAttributesResponse) Reset() {
+	*x = RemoveSearchAttributesResponse{}
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveSearchAttributesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveSearchAttributesResponse) ProtoMessage() {}
+
+func (x *RemoveSearchAttributesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveSearchAttributesResponse.ProtoReflect.Descriptor instead.
+func (*RemoveSearchAttributesResponse) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_admin_service_proto_rawDescGZIP(), []int{11}
+}
+
+type ListSearchAttributesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Namespace     string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSearchAttributesRequest) Reset() {
+	*x = ListSearchAttributesRequest{}
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSearchAttributesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSearchAttributesRequest) ProtoMessage() {}
+
+func (x *ListSearchAttributesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSearchAttributesRequest.ProtoReflect.Descriptor instead.
+func (*ListSearchAttributesRequest) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_admin_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListSearchAttributesRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+type ListSearchAttributesResponse struct {
+	state            protoimpl.MessageState      `protogen:"open.v1"`
+	CustomAttributes map[string]IndexedValueType `protobuf:"bytes,1,rep,name=custom_attributes,json=customAttributes,proto3" json:"custom_attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value,enum=apitwin.orch.v1.IndexedValueType"`
+	SystemAttributes map[string]IndexedValueType `protobuf:"bytes,2,rep,name=system_attributes,json=systemAttributes,proto3" json:"system_attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value,enum=apitwin.orch.v1.IndexedValueType"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ListSearchAttributesResponse) Reset() {
+	*x = ListSearchAttributesResponse{}
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSearchAttributesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSearchAttributesResponse) ProtoMessage() {}
+
+func (x *ListSearchAttributesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_admin_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSearchAttributesResponse.ProtoReflect.Descriptor instead.
+func (*ListSearchAttributesResponse) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_admin_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListSearchAttributesResponse) GetCustomAttributes() map[string]IndexedValueType {
+	if x != nil {
+		return x.CustomAttributes
+	}
+	return nil
+}
+
+func (x *ListSearchAttributesResponse) GetSystemAttributes() map[string]IndexedValueType {
+	if x != nil {
+		return x.SystemAttributes
+	}
+	return nil
+}
+
 var File_apitwin_orch_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_admin_service_proto_rawDesc = "" +
@@ -416,13 +690,38 @@ const file_apitwin_orch_v1_admin_service_proto_rawDesc = "" +
 	"shard_info\x18\x01 \x01(\v2\x1a.apitwin.orch.v1.ShardInfoR\tshardInfo\".\n" +
 	"\x11CloseShardRequest\x12\x19\n" +
 	"\bshard_id\x18\x01 \x01(\x05R\ashardId\"\x14\n" +
-	"\x12CloseShardResponse2\xa2\x04\n" +
+	"\x12CloseShardResponse\"\x92\x02\n" +
+	"\x1aAddSearchAttributesRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12n\n" +
+	"\x11search_attributes\x18\x02 \x03(\v2A.apitwin.orch.v1.AddSearchAttributesRequest.SearchAttributesEntryR\x10searchAttributes\x1af\n" +
+	"\x15SearchAttributesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
+	"\x05value\x18\x02 \x01(\x0e2!.apitwin.orch.v1.IndexedValueTypeR\x05value:\x028\x01\"\x1d\n" +
+	"\x1bAddSearchAttributesResponse\"j\n" +
+	"\x1dRemoveSearchAttributesRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12+\n" +
+	"\x11search_attributes\x18\x02 \x03(\tR\x10searchAttributes\" \n" +
+	"\x1eRemoveSearchAttributesResponse\";\n" +
+	"\x1bListSearchAttributesRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\"\xd2\x03\n" +
+	"\x1cListSearchAttributesResponse\x12p\n" +
+	"\x11custom_attributes\x18\x01 \x03(\v2C.apitwin.orch.v1.ListSearchAttributesResponse.CustomAttributesEntryR\x10customAttributes\x12p\n" +
+	"\x11system_attributes\x18\x02 \x03(\v2C.apitwin.orch.v1.ListSearchAttributesResponse.SystemAttributesEntryR\x10systemAttributes\x1af\n" +
+	"\x15CustomAttributesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
+	"\x05value\x18\x02 \x01(\x0e2!.apitwin.orch.v1.IndexedValueTypeR\x05value:\x028\x01\x1af\n" +
+	"\x15SystemAttributesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
+	"\x05value\x18\x02 \x01(\x0e2!.apitwin.orch.v1.IndexedValueTypeR\x05value:\x028\x012\xc2\b\n" +
 	"\fAdminService\x12}\n" +
 	"\x0fDescribeCluster\x12'.apitwin.orch.v1.DescribeClusterRequest\x1a(.apitwin.orch.v1.DescribeClusterResponse\"\x17\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/cluster\x12\x8e\x01\n" +
 	"\x12ListClusterMembers\x12*.apitwin.orch.v1.ListClusterMembersRequest\x1a+.apitwin.orch.v1.ListClusterMembersResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/cluster/members\x12\x81\x01\n" +
 	"\rDescribeShard\x12%.apitwin.orch.v1.DescribeShardRequest\x1a&.apitwin.orch.v1.DescribeShardResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v1/shards/{shard_id}\x12~\n" +
 	"\n" +
-	"CloseShard\x12\".apitwin.orch.v1.CloseShardRequest\x1a#.apitwin.orch.v1.CloseShardResponse\"'\x82\xd3\xe4\x93\x02!\"\x1f/api/v1/shards/{shard_id}/closeB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
+	"CloseShard\x12\".apitwin.orch.v1.CloseShardRequest\x1a#.apitwin.orch.v1.CloseShardResponse\"'\x82\xd3\xe4\x93\x02!\"\x1f/api/v1/shards/{shard_id}/close\x12\xad\x01\n" +
+	"\x13AddSearchAttributes\x12+.apitwin.orch.v1.AddSearchAttributesRequest\x1a,.apitwin.orch.v1.AddSearchAttributesResponse\";\x82\xd3\xe4\x93\x025:\x01*\"0/api/v1/namespaces/{namespace}/search-attributes\x12\xbd\x01\n" +
+	"\x16RemoveSearchAttributes\x12..apitwin.orch.v1.RemoveSearchAttributesRequest\x1a/.apitwin.orch.v1.RemoveSearchAttributesResponse\"B\x82\xd3\xe4\x93\x02<:\x01*\"7/api/v1/namespaces/{namespace}/search-attributes/remove\x12\xad\x01\n" +
+	"\x14ListSearchAttributes\x12,.apitwin.orch.v1.ListSearchAttributesRequest\x1a-.apitwin.orch.v1.ListSearchAttributesResponse\"8\x82\xd3\xe4\x93\x022\x120/api/v1/namespaces/{namespace}/search-attributesB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
 var (
 	file_apitwin_orch_v1_admin_service_proto_rawDescOnce sync.Once
@@ -436,40 +735,62 @@ func file_apitwin_orch_v1_admin_service_proto_rawDescGZIP() []byte {
 	return file_apitwin_orch_v1_admin_service_proto_rawDescData
 }
 
-var file_apitwin_orch_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_apitwin_orch_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_apitwin_orch_v1_admin_service_proto_goTypes = []any{
-	(*DescribeClusterRequest)(nil),     // 0: apitwin.orch.v1.DescribeClusterRequest
-	(*DescribeClusterResponse)(nil),    // 1: apitwin.orch.v1.DescribeClusterResponse
-	(*ListClusterMembersRequest)(nil),  // 2: apitwin.orch.v1.ListClusterMembersRequest
-	(*ListClusterMembersResponse)(nil), // 3: apitwin.orch.v1.ListClusterMembersResponse
-	(*DescribeShardRequest)(nil),       // 4: apitwin.orch.v1.DescribeShardRequest
-	(*DescribeShardResponse)(nil),      // 5: apitwin.orch.v1.DescribeShardResponse
-	(*CloseShardRequest)(nil),          // 6: apitwin.orch.v1.CloseShardRequest
-	(*CloseShardResponse)(nil),         // 7: apitwin.orch.v1.CloseShardResponse
-	(*ClusterInfo)(nil),                // 8: apitwin.orch.v1.ClusterInfo
-	(*ClusterMember)(nil),              // 9: apitwin.orch.v1.ClusterMember
-	(ClusterMemberRole)(0),             // 10: apitwin.orch.v1.ClusterMemberRole
-	(*ShardInfo)(nil),                  // 11: apitwin.orch.v1.ShardInfo
+	(*DescribeClusterRequest)(nil),         // 0: apitwin.orch.v1.DescribeClusterRequest
+	(*DescribeClusterResponse)(nil),        // 1: apitwin.orch.v1.DescribeClusterResponse
+	(*ListClusterMembersRequest)(nil),      // 2: apitwin.orch.v1.ListClusterMembersRequest
+	(*ListClusterMembersResponse)(nil),     // 3: apitwin.orch.v1.ListClusterMembersResponse
+	(*DescribeShardRequest)(nil),           // 4: apitwin.orch.v1.DescribeShardRequest
+	(*DescribeShardResponse)(nil),          // 5: apitwin.orch.v1.DescribeShardResponse
+	(*CloseShardRequest)(nil),              // 6: apitwin.orch.v1.CloseShardRequest
+	(*CloseShardResponse)(nil),             // 7: apitwin.orch.v1.CloseShardResponse
+	(*AddSearchAttributesRequest)(nil),     // 8: apitwin.orch.v1.AddSearchAttributesRequest
+	(*AddSearchAttributesResponse)(nil),    // 9: apitwin.orch.v1.AddSearchAttributesResponse
+	(*RemoveSearchAttributesRequest)(nil),  // 10: apitwin.orch.v1.RemoveSearchAttributesRequest
+	(*RemoveSearchAttributesResponse)(nil), // 11: apitwin.orch.v1.RemoveSearchAttributesResponse
+	(*ListSearchAttributesRequest)(nil),    // 12: apitwin.orch.v1.ListSearchAttributesRequest
+	(*ListSearchAttributesResponse)(nil),   // 13: apitwin.orch.v1.ListSearchAttributesResponse
+	nil,                                    // 14: apitwin.orch.v1.AddSearchAttributesRequest.SearchAttributesEntry
+	nil,                                    // 15: apitwin.orch.v1.ListSearchAttributesResponse.CustomAttributesEntry
+	nil,                                    // 16: apitwin.orch.v1.ListSearchAttributesResponse.SystemAttributesEntry
+	(*ClusterInfo)(nil),                    // 17: apitwin.orch.v1.ClusterInfo
+	(*ClusterMember)(nil),                  // 18: apitwin.orch.v1.ClusterMember
+	(ClusterMemberRole)(0),                 // 19: apitwin.orch.v1.ClusterMemberRole
+	(*ShardInfo)(nil),                      // 20: apitwin.orch.v1.ShardInfo
+	(IndexedValueType)(0),                  // 21: apitwin.orch.v1.IndexedValueType
 }
 var file_apitwin_orch_v1_admin_service_proto_depIdxs = []int32{
-	8,  // 0: apitwin.orch.v1.DescribeClusterResponse.cluster_info:type_name -> apitwin.orch.v1.ClusterInfo
-	9,  // 1: apitwin.orch.v1.DescribeClusterResponse.membership_info:type_name -> apitwin.orch.v1.ClusterMember
-	10, // 2: apitwin.orch.v1.ListClusterMembersRequest.role:type_name -> apitwin.orch.v1.ClusterMemberRole
-	9,  // 3: apitwin.orch.v1.ListClusterMembersResponse.members:type_name -> apitwin.orch.v1.ClusterMember
-	11, // 4: apitwin.orch.v1.DescribeShardResponse.shard_info:type_name -> apitwin.orch.v1.ShardInfo
-	0,  // 5: apitwin.orch.v1.AdminService.DescribeCluster:input_type -> apitwin.orch.v1.DescribeClusterRequest
-	2,  // 6: apitwin.orch.v1.AdminService.ListClusterMembers:input_type -> apitwin.orch.v1.ListClusterMembersRequest
-	4,  // 7: apitwin.orch.v1.AdminService.DescribeShard:input_type -> apitwin.orch.v1.DescribeShardRequest
-	6,  // 8: apitwin.orch.v1.AdminService.CloseShard:input_type -> apitwin.orch.v1.CloseShardRequest
-	1,  // 9: apitwin.orch.v1.AdminService.DescribeCluster:output_type -> apitwin.orch.v1.DescribeClusterResponse
-	3,  // 10: apitwin.orch.v1.AdminService.ListClusterMembers:output_type -> apitwin.orch.v1.ListClusterMembersResponse
-	5,  // 11: apitwin.orch.v1.AdminService.DescribeShard:output_type -> apitwin.orch.v1.DescribeShardResponse
-	7,  // 12: apitwin.orch.v1.AdminService.CloseShard:output_type -> apitwin.orch.v1.CloseShardResponse
-	9,  // [9:13] is the sub-list for method output_type
-	5,  // [5:9] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	17, // 0: apitwin.orch.v1.DescribeClusterResponse.cluster_info:type_name -> apitwin.orch.v1.ClusterInfo
+	18, // 1: apitwin.orch.v1.DescribeClusterResponse.membership_info:type_name -> apitwin.orch.v1.ClusterMember
+	19, // 2: apitwin.orch.v1.ListClusterMembersRequest.role:type_name -> apitwin.orch.v1.ClusterMemberRole
+	18, // 3: apitwin.orch.v1.ListClusterMembersResponse.members:type_name -> apitwin.orch.v1.ClusterMember
+	20, // 4: apitwin.orch.v1.DescribeShardResponse.shard_info:type_name -> apitwin.orch.v1.ShardInfo
+	14, // 5: apitwin.orch.v1.AddSearchAttributesRequest.search_attributes:type_name -> apitwin.orch.v1.AddSearchAttributesRequest.SearchAttributesEntry
+	15, // 6: apitwin.orch.v1.ListSearchAttributesResponse.custom_attributes:type_name -> apitwin.orch.v1.ListSearchAttributesResponse.CustomAttributesEntry
+	16, // 7: apitwin.orch.v1.ListSearchAttributesResponse.system_attributes:type_name -> apitwin.orch.v1.ListSearchAttributesResponse.SystemAttributesEntry
+	21, // 8: apitwin.orch.v1.AddSearchAttributesRequest.SearchAttributesEntry.value:type_name -> apitwin.orch.v1.IndexedValueType
+	21, // 9: apitwin.orch.v1.ListSearchAttributesResponse.CustomAttributesEntry.value:type_name -> apitwin.orch.v1.IndexedValueType
+	21, // 10: apitwin.orch.v1.ListSearchAttributesResponse.SystemAttributesEntry.value:type_name -> apitwin.orch.v1.IndexedValueType
+	0,  // 11: apitwin.orch.v1.AdminService.DescribeCluster:input_type -> apitwin.orch.v1.DescribeClusterRequest
+	2,  // 12: apitwin.orch.v1.AdminService.ListClusterMembers:input_type -> apitwin.orch.v1.ListClusterMembersRequest
+	4,  // 13: apitwin.orch.v1.AdminService.DescribeShard:input_type -> apitwin.orch.v1.DescribeShardRequest
+	6,  // 14: apitwin.orch.v1.AdminService.CloseShard:input_type -> apitwin.orch.v1.CloseShardRequest
+	8,  // 15: apitwin.orch.v1.AdminService.AddSearchAttributes:input_type -> apitwin.orch.v1.AddSearchAttributesRequest
+	10, // 16: apitwin.orch.v1.AdminService.RemoveSearchAttributes:input_type -> apitwin.orch.v1.RemoveSearchAttributesRequest
+	12, // 17: apitwin.orch.v1.AdminService.ListSearchAttributes:input_type -> apitwin.orch.v1.ListSearchAttributesRequest
+	1,  // 18: apitwin.orch.v1.AdminService.DescribeCluster:output_type -> apitwin.orch.v1.DescribeClusterResponse
+	3,  // 19: apitwin.orch.v1.AdminService.ListClusterMembers:output_type -> apitwin.orch.v1.ListClusterMembersResponse
+	5,  // 20: apitwin.orch.v1.AdminService.DescribeShard:output_type -> apitwin.orch.v1.DescribeShardResponse
+	7,  // 21: apitwin.orch.v1.AdminService.CloseShard:output_type -> apitwin.orch.v1.CloseShardResponse
+	9,  // 22: apitwin.orch.v1.AdminService.AddSearchAttributes:output_type -> apitwin.orch.v1.AddSearchAttributesResponse
+	11, // 23: apitwin.orch.v1.AdminService.RemoveSearchAttributes:output_type -> apitwin.orch.v1.RemoveSearchAttributesResponse
+	13, // 24: apitwin.orch.v1.AdminService.ListSearchAttributes:output_type -> apitwin.orch.v1.ListSearchAttributesResponse
+	18, // [18:25] is the sub-list for method output_type
+	11, // [11:18] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_admin_service_proto_init() }
@@ -485,7 +806,7 @@ func file_apitwin_orch_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_apitwin_orch_v1_admin_service_proto_rawDesc), len(file_apitwin_orch_v1_admin_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

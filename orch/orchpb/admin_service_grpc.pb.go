@@ -21,10 +21,13 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AdminService_DescribeCluster_FullMethodName    = "/apitwin.orch.v1.AdminService/DescribeCluster"
-	AdminService_ListClusterMembers_FullMethodName = "/apitwin.orch.v1.AdminService/ListClusterMembers"
-	AdminService_DescribeShard_FullMethodName      = "/apitwin.orch.v1.AdminService/DescribeShard"
-	AdminService_CloseShard_FullMethodName         = "/apitwin.orch.v1.AdminService/CloseShard"
+	AdminService_DescribeCluster_FullMethodName        = "/apitwin.orch.v1.AdminService/DescribeCluster"
+	AdminService_ListClusterMembers_FullMethodName     = "/apitwin.orch.v1.AdminService/ListClusterMembers"
+	AdminService_DescribeShard_FullMethodName          = "/apitwin.orch.v1.AdminService/DescribeShard"
+	AdminService_CloseShard_FullMethodName             = "/apitwin.orch.v1.AdminService/CloseShard"
+	AdminService_AddSearchAttributes_FullMethodName    = "/apitwin.orch.v1.AdminService/AddSearchAttributes"
+	AdminService_RemoveSearchAttributes_FullMethodName = "/apitwin.orch.v1.AdminService/RemoveSearchAttributes"
+	AdminService_ListSearchAttributes_FullMethodName   = "/apitwin.orch.v1.AdminService/ListSearchAttributes"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -37,6 +40,11 @@ type AdminServiceClient interface {
 	// Closes a shard: its owner lets it go and takes it back at once, with a
 	// higher range_id (as a real cluster does when it rebalances).
 	CloseShard(ctx context.Context, in *CloseShardRequest, opts ...grpc.CallOption) (*CloseShardResponse, error)
+	// Custom search attributes of a namespace: registered with a type,
+	// which the query language checks comparisons against.
+	AddSearchAttributes(ctx context.Context, in *AddSearchAttributesRequest, opts ...grpc.CallOption) (*AddSearchAttributesResponse, error)
+	RemoveSearchAttributes(ctx context.Context, in *RemoveSearchAttributesRequest, opts ...grpc.CallOption) (*RemoveSearchAttributesResponse, error)
+	ListSearchAttributes(ctx context.Context, in *ListSearchAttributesRequest, opts ...grpc.CallOption) (*ListSearchAttributesResponse, error)
 }
 
 type adminServiceClient struct {
@@ -87,6 +95,36 @@ func (c *adminServiceClient) CloseShard(ctx context.Context, in *CloseShardReque
 	return out, nil
 }
 
+func (c *adminServiceClient) AddSearchAttributes(ctx context.Context, in *AddSearchAttributesRequest, opts ...grpc.CallOption) (*AddSearchAttributesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddSearchAttributesResponse)
+	err := c.cc.Invoke(ctx, AdminService_AddSearchAttributes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) RemoveSearchAttributes(ctx context.Context, in *RemoveSearchAttributesRequest, opts ...grpc.CallOption) (*RemoveSearchAttributesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveSearchAttributesResponse)
+	err := c.cc.Invoke(ctx, AdminService_RemoveSearchAttributes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListSearchAttributes(ctx context.Context, in *ListSearchAttributesRequest, opts ...grpc.CallOption) (*ListSearchAttributesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSearchAttributesResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListSearchAttributes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -97,6 +135,11 @@ type AdminServiceServer interface {
 	// Closes a shard: its owner lets it go and takes it back at once, with a
 	// higher range_id (as a real cluster does when it rebalances).
 	CloseShard(context.Context, *CloseShardRequest) (*CloseShardResponse, error)
+	// Custom search attributes of a namespace: registered with a type,
+	// which the query language checks comparisons against.
+	AddSearchAttributes(context.Context, *AddSearchAttributesRequest) (*AddSearchAttributesResponse, error)
+	RemoveSearchAttributes(context.Context, *RemoveSearchAttributesRequest) (*RemoveSearchAttributesResponse, error)
+	ListSearchAttributes(context.Context, *ListSearchAttributesRequest) (*ListSearchAttributesResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -118,6 +161,15 @@ func (UnimplementedAdminServiceServer) DescribeShard(context.Context, *DescribeS
 }
 func (UnimplementedAdminServiceServer) CloseShard(context.Context, *CloseShardRequest) (*CloseShardResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CloseShard not implemented")
+}
+func (UnimplementedAdminServiceServer) AddSearchAttributes(context.Context, *AddSearchAttributesRequest) (*AddSearchAttributesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddSearchAttributes not implemented")
+}
+func (UnimplementedAdminServiceServer) RemoveSearchAttributes(context.Context, *RemoveSearchAttributesRequest) (*RemoveSearchAttributesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemoveSearchAttributes not implemented")
+}
+func (UnimplementedAdminServiceServer) ListSearchAttributes(context.Context, *ListSearchAttributesRequest) (*ListSearchAttributesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSearchAttributes not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -212,6 +264,60 @@ func _AdminService_CloseShard_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_AddSearchAttributes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddSearchAttributesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).AddSearchAttributes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_AddSearchAttributes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).AddSearchAttributes(ctx, req.(*AddSearchAttributesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_RemoveSearchAttributes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveSearchAttributesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).RemoveSearchAttributes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_RemoveSearchAttributes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).RemoveSearchAttributes(ctx, req.(*RemoveSearchAttributesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListSearchAttributes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSearchAttributesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListSearchAttributes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListSearchAttributes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListSearchAttributes(ctx, req.(*ListSearchAttributesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -234,6 +340,18 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CloseShard",
 			Handler:    _AdminService_CloseShard_Handler,
+		},
+		{
+			MethodName: "AddSearchAttributes",
+			Handler:    _AdminService_AddSearchAttributes_Handler,
+		},
+		{
+			MethodName: "RemoveSearchAttributes",
+			Handler:    _AdminService_RemoveSearchAttributes_Handler,
+		},
+		{
+			MethodName: "ListSearchAttributes",
+			Handler:    _AdminService_ListSearchAttributes_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

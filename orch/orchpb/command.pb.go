@@ -43,6 +43,8 @@ type Command struct {
 	//	*Command_RecordMarkerCommandAttributes
 	//	*Command_ContinueAsNewWorkflowExecutionCommandAttributes
 	//	*Command_UpsertWorkflowSearchAttributesCommandAttributes
+	//	*Command_StartChildWorkflowExecutionCommandAttributes
+	//	*Command_RequestCancelExternalWorkflowExecutionCommandAttributes
 	Attributes    isCommand_Attributes `protobuf_oneof:"attributes"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -182,6 +184,24 @@ func (x *Command) GetUpsertWorkflowSearchAttributesCommandAttributes() *UpsertWo
 	return nil
 }
 
+func (x *Command) GetStartChildWorkflowExecutionCommandAttributes() *StartChildWorkflowExecutionCommandAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*Command_StartChildWorkflowExecutionCommandAttributes); ok {
+			return x.StartChildWorkflowExecutionCommandAttributes
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetRequestCancelExternalWorkflowExecutionCommandAttributes() *RequestCancelExternalWorkflowExecutionCommandAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*Command_RequestCancelExternalWorkflowExecutionCommandAttributes); ok {
+			return x.RequestCancelExternalWorkflowExecutionCommandAttributes
+		}
+	}
+	return nil
+}
+
 type isCommand_Attributes interface {
 	isCommand_Attributes()
 }
@@ -226,6 +246,14 @@ type Command_UpsertWorkflowSearchAttributesCommandAttributes struct {
 	UpsertWorkflowSearchAttributesCommandAttributes *UpsertWorkflowSearchAttributesCommandAttributes `protobuf:"bytes,11,opt,name=upsert_workflow_search_attributes_command_attributes,json=upsertWorkflowSearchAttributesCommandAttributes,proto3,oneof"`
 }
 
+type Command_StartChildWorkflowExecutionCommandAttributes struct {
+	StartChildWorkflowExecutionCommandAttributes *StartChildWorkflowExecutionCommandAttributes `protobuf:"bytes,12,opt,name=start_child_workflow_execution_command_attributes,json=startChildWorkflowExecutionCommandAttributes,proto3,oneof"`
+}
+
+type Command_RequestCancelExternalWorkflowExecutionCommandAttributes struct {
+	RequestCancelExternalWorkflowExecutionCommandAttributes *RequestCancelExternalWorkflowExecutionCommandAttributes `protobuf:"bytes,13,opt,name=request_cancel_external_workflow_execution_command_attributes,json=requestCancelExternalWorkflowExecutionCommandAttributes,proto3,oneof"`
+}
+
 func (*Command_ScheduleActivityTaskCommandAttributes) isCommand_Attributes() {}
 
 func (*Command_RequestCancelActivityTaskCommandAttributes) isCommand_Attributes() {}
@@ -245,6 +273,10 @@ func (*Command_RecordMarkerCommandAttributes) isCommand_Attributes() {}
 func (*Command_ContinueAsNewWorkflowExecutionCommandAttributes) isCommand_Attributes() {}
 
 func (*Command_UpsertWorkflowSearchAttributesCommandAttributes) isCommand_Attributes() {}
+
+func (*Command_StartChildWorkflowExecutionCommandAttributes) isCommand_Attributes() {}
+
+func (*Command_RequestCancelExternalWorkflowExecutionCommandAttributes) isCommand_Attributes() {}
 
 type ScheduleActivityTaskCommandAttributes struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -859,11 +891,264 @@ func (x *UpsertWorkflowSearchAttributesCommandAttributes) GetSearchAttributes() 
 	return nil
 }
 
+type StartChildWorkflowExecutionCommandAttributes struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Empty means the parent's namespace.
+	Namespace    string        `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowId   string        `protobuf:"bytes,2,opt,name=workflow_id,json=workflowId,proto3" json:"workflow_id,omitempty"`
+	WorkflowType *WorkflowType `protobuf:"bytes,3,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	// Empty means the parent's task queue.
+	TaskQueue                string                `protobuf:"bytes,4,opt,name=task_queue,json=taskQueue,proto3" json:"task_queue,omitempty"`
+	Input                    *Payloads             `protobuf:"bytes,5,opt,name=input,proto3" json:"input,omitempty"`
+	WorkflowExecutionTimeout *durationpb.Duration  `protobuf:"bytes,6,opt,name=workflow_execution_timeout,json=workflowExecutionTimeout,proto3" json:"workflow_execution_timeout,omitempty"`
+	WorkflowRunTimeout       *durationpb.Duration  `protobuf:"bytes,7,opt,name=workflow_run_timeout,json=workflowRunTimeout,proto3" json:"workflow_run_timeout,omitempty"`
+	WorkflowTaskTimeout      *durationpb.Duration  `protobuf:"bytes,8,opt,name=workflow_task_timeout,json=workflowTaskTimeout,proto3" json:"workflow_task_timeout,omitempty"`
+	ParentClosePolicy        ParentClosePolicy     `protobuf:"varint,9,opt,name=parent_close_policy,json=parentClosePolicy,proto3,enum=apitwin.orch.v1.ParentClosePolicy" json:"parent_close_policy,omitempty"`
+	Control                  string                `protobuf:"bytes,10,opt,name=control,proto3" json:"control,omitempty"`
+	WorkflowIdReusePolicy    WorkflowIdReusePolicy `protobuf:"varint,11,opt,name=workflow_id_reuse_policy,json=workflowIdReusePolicy,proto3,enum=apitwin.orch.v1.WorkflowIdReusePolicy" json:"workflow_id_reuse_policy,omitempty"`
+	RetryPolicy              *RetryPolicy          `protobuf:"bytes,12,opt,name=retry_policy,json=retryPolicy,proto3" json:"retry_policy,omitempty"`
+	CronSchedule             string                `protobuf:"bytes,13,opt,name=cron_schedule,json=cronSchedule,proto3" json:"cron_schedule,omitempty"`
+	Header                   *Header               `protobuf:"bytes,14,opt,name=header,proto3" json:"header,omitempty"`
+	Memo                     *Memo                 `protobuf:"bytes,15,opt,name=memo,proto3" json:"memo,omitempty"`
+	SearchAttributes         *SearchAttributes     `protobuf:"bytes,16,opt,name=search_attributes,json=searchAttributes,proto3" json:"search_attributes,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) Reset() {
+	*x = StartChildWorkflowExecutionCommandAttributes{}
+	mi := &file_apitwin_orch_v1_command_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartChildWorkflowExecutionCommandAttributes) ProtoMessage() {}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_command_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartChildWorkflowExecutionCommandAttributes.ProtoReflect.Descriptor instead.
+func (*StartChildWorkflowExecutionCommandAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_command_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetWorkflowId() string {
+	if x != nil {
+		return x.WorkflowId
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetTaskQueue() string {
+	if x != nil {
+		return x.TaskQueue
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetInput() *Payloads {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetWorkflowExecutionTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowExecutionTimeout
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetWorkflowRunTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowRunTimeout
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetWorkflowTaskTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowTaskTimeout
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetParentClosePolicy() ParentClosePolicy {
+	if x != nil {
+		return x.ParentClosePolicy
+	}
+	return ParentClosePolicy_PARENT_CLOSE_POLICY_UNSPECIFIED
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetWorkflowIdReusePolicy() WorkflowIdReusePolicy {
+	if x != nil {
+		return x.WorkflowIdReusePolicy
+	}
+	return WorkflowIdReusePolicy_WORKFLOW_ID_REUSE_POLICY_UNSPECIFIED
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetRetryPolicy() *RetryPolicy {
+	if x != nil {
+		return x.RetryPolicy
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetCronSchedule() string {
+	if x != nil {
+		return x.CronSchedule
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetHeader() *Header {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetMemo() *Memo {
+	if x != nil {
+		return x.Memo
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionCommandAttributes) GetSearchAttributes() *SearchAttributes {
+	if x != nil {
+		return x.SearchAttributes
+	}
+	return nil
+}
+
+type RequestCancelExternalWorkflowExecutionCommandAttributes struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Empty means the workflow's own namespace.
+	Namespace  string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowId string `protobuf:"bytes,2,opt,name=workflow_id,json=workflowId,proto3" json:"workflow_id,omitempty"`
+	// Empty means the latest run.
+	RunId   string `protobuf:"bytes,3,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	Control string `protobuf:"bytes,4,opt,name=control,proto3" json:"control,omitempty"`
+	// Only a child of this workflow may be named.
+	ChildWorkflowOnly bool   `protobuf:"varint,5,opt,name=child_workflow_only,json=childWorkflowOnly,proto3" json:"child_workflow_only,omitempty"`
+	Reason            string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) Reset() {
+	*x = RequestCancelExternalWorkflowExecutionCommandAttributes{}
+	mi := &file_apitwin_orch_v1_command_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestCancelExternalWorkflowExecutionCommandAttributes) ProtoMessage() {}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_command_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestCancelExternalWorkflowExecutionCommandAttributes.ProtoReflect.Descriptor instead.
+func (*RequestCancelExternalWorkflowExecutionCommandAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_command_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) GetWorkflowId() string {
+	if x != nil {
+		return x.WorkflowId
+	}
+	return ""
+}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) GetChildWorkflowOnly() bool {
+	if x != nil {
+		return x.ChildWorkflowOnly
+	}
+	return false
+}
+
+func (x *RequestCancelExternalWorkflowExecutionCommandAttributes) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 var File_apitwin_orch_v1_command_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dapitwin/orch/v1/command.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1egoogle/protobuf/duration.proto\"\xbd\f\n" +
+	"\x1dapitwin/orch/v1/command.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1egoogle/protobuf/duration.proto\"\xb5\x0f\n" +
 	"\aCommand\x12?\n" +
 	"\fcommand_type\x18\x01 \x01(\x0e2\x1c.apitwin.orch.v1.CommandTypeR\vcommandType\x12\x92\x01\n" +
 	")schedule_activity_task_command_attributes\x18\x02 \x01(\v26.apitwin.orch.v1.ScheduleActivityTaskCommandAttributesH\x00R%scheduleActivityTaskCommandAttributes\x12\xa2\x01\n" +
@@ -876,7 +1161,9 @@ const file_apitwin_orch_v1_command_proto_rawDesc = "" +
 	" record_marker_command_attributes\x18\t \x01(\v2..apitwin.orch.v1.RecordMarkerCommandAttributesH\x00R\x1drecordMarkerCommandAttributes\x12\xb2\x01\n" +
 	"5continue_as_new_workflow_execution_command_attributes\x18\n" +
 	" \x01(\v2@.apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributesH\x00R/continueAsNewWorkflowExecutionCommandAttributes\x12\xb1\x01\n" +
-	"4upsert_workflow_search_attributes_command_attributes\x18\v \x01(\v2@.apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributesH\x00R/upsertWorkflowSearchAttributesCommandAttributesB\f\n" +
+	"4upsert_workflow_search_attributes_command_attributes\x18\v \x01(\v2@.apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributesH\x00R/upsertWorkflowSearchAttributesCommandAttributes\x12\xa8\x01\n" +
+	"1start_child_workflow_execution_command_attributes\x18\f \x01(\v2=.apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributesH\x00R,startChildWorkflowExecutionCommandAttributes\x12\xca\x01\n" +
+	"=request_cancel_external_workflow_execution_command_attributes\x18\r \x01(\v2H.apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributesH\x00R7requestCancelExternalWorkflowExecutionCommandAttributesB\f\n" +
 	"\n" +
 	"attributes\"\x92\x05\n" +
 	"%ScheduleActivityTaskCommandAttributes\x12\x1f\n" +
@@ -927,7 +1214,35 @@ const file_apitwin_orch_v1_command_proto_rawDesc = "" +
 	"\x11search_attributes\x18\b \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\x12?\n" +
 	"\fretry_policy\x18\t \x01(\v2\x1c.apitwin.orch.v1.RetryPolicyR\vretryPolicy\"\x81\x01\n" +
 	"/UpsertWorkflowSearchAttributesCommandAttributes\x12N\n" +
-	"\x11search_attributes\x18\x01 \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributesB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
+	"\x11search_attributes\x18\x01 \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\"\xd7\a\n" +
+	",StartChildWorkflowExecutionCommandAttributes\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1f\n" +
+	"\vworkflow_id\x18\x02 \x01(\tR\n" +
+	"workflowId\x12B\n" +
+	"\rworkflow_type\x18\x03 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12\x1d\n" +
+	"\n" +
+	"task_queue\x18\x04 \x01(\tR\ttaskQueue\x12/\n" +
+	"\x05input\x18\x05 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05input\x12W\n" +
+	"\x1aworkflow_execution_timeout\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x18workflowExecutionTimeout\x12K\n" +
+	"\x14workflow_run_timeout\x18\a \x01(\v2\x19.google.protobuf.DurationR\x12workflowRunTimeout\x12M\n" +
+	"\x15workflow_task_timeout\x18\b \x01(\v2\x19.google.protobuf.DurationR\x13workflowTaskTimeout\x12R\n" +
+	"\x13parent_close_policy\x18\t \x01(\x0e2\".apitwin.orch.v1.ParentClosePolicyR\x11parentClosePolicy\x12\x18\n" +
+	"\acontrol\x18\n" +
+	" \x01(\tR\acontrol\x12_\n" +
+	"\x18workflow_id_reuse_policy\x18\v \x01(\x0e2&.apitwin.orch.v1.WorkflowIdReusePolicyR\x15workflowIdReusePolicy\x12?\n" +
+	"\fretry_policy\x18\f \x01(\v2\x1c.apitwin.orch.v1.RetryPolicyR\vretryPolicy\x12#\n" +
+	"\rcron_schedule\x18\r \x01(\tR\fcronSchedule\x12/\n" +
+	"\x06header\x18\x0e \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\x12)\n" +
+	"\x04memo\x18\x0f \x01(\v2\x15.apitwin.orch.v1.MemoR\x04memo\x12N\n" +
+	"\x11search_attributes\x18\x10 \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\"\xf1\x01\n" +
+	"7RequestCancelExternalWorkflowExecutionCommandAttributes\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1f\n" +
+	"\vworkflow_id\x18\x02 \x01(\tR\n" +
+	"workflowId\x12\x15\n" +
+	"\x06run_id\x18\x03 \x01(\tR\x05runId\x12\x18\n" +
+	"\acontrol\x18\x04 \x01(\tR\acontrol\x12.\n" +
+	"\x13child_workflow_only\x18\x05 \x01(\bR\x11childWorkflowOnly\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reasonB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
 var (
 	file_apitwin_orch_v1_command_proto_rawDescOnce sync.Once
@@ -941,33 +1256,37 @@ func file_apitwin_orch_v1_command_proto_rawDescGZIP() []byte {
 	return file_apitwin_orch_v1_command_proto_rawDescData
 }
 
-var file_apitwin_orch_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_apitwin_orch_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_apitwin_orch_v1_command_proto_goTypes = []any{
 	(*Command)(nil), // 0: apitwin.orch.v1.Command
-	(*ScheduleActivityTaskCommandAttributes)(nil),           // 1: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes
-	(*RequestCancelActivityTaskCommandAttributes)(nil),      // 2: apitwin.orch.v1.RequestCancelActivityTaskCommandAttributes
-	(*StartTimerCommandAttributes)(nil),                     // 3: apitwin.orch.v1.StartTimerCommandAttributes
-	(*CompleteWorkflowExecutionCommandAttributes)(nil),      // 4: apitwin.orch.v1.CompleteWorkflowExecutionCommandAttributes
-	(*FailWorkflowExecutionCommandAttributes)(nil),          // 5: apitwin.orch.v1.FailWorkflowExecutionCommandAttributes
-	(*CancelTimerCommandAttributes)(nil),                    // 6: apitwin.orch.v1.CancelTimerCommandAttributes
-	(*CancelWorkflowExecutionCommandAttributes)(nil),        // 7: apitwin.orch.v1.CancelWorkflowExecutionCommandAttributes
-	(*RecordMarkerCommandAttributes)(nil),                   // 8: apitwin.orch.v1.RecordMarkerCommandAttributes
-	(*ContinueAsNewWorkflowExecutionCommandAttributes)(nil), // 9: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes
-	(*UpsertWorkflowSearchAttributesCommandAttributes)(nil), // 10: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes
-	nil,                         // 11: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
-	(CommandType)(0),            // 12: apitwin.orch.v1.CommandType
-	(*ActivityType)(nil),        // 13: apitwin.orch.v1.ActivityType
-	(*Header)(nil),              // 14: apitwin.orch.v1.Header
-	(*Payloads)(nil),            // 15: apitwin.orch.v1.Payloads
-	(*durationpb.Duration)(nil), // 16: google.protobuf.Duration
-	(*RetryPolicy)(nil),         // 17: apitwin.orch.v1.RetryPolicy
-	(*Failure)(nil),             // 18: apitwin.orch.v1.Failure
-	(*WorkflowType)(nil),        // 19: apitwin.orch.v1.WorkflowType
-	(*Memo)(nil),                // 20: apitwin.orch.v1.Memo
-	(*SearchAttributes)(nil),    // 21: apitwin.orch.v1.SearchAttributes
+	(*ScheduleActivityTaskCommandAttributes)(nil),                   // 1: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes
+	(*RequestCancelActivityTaskCommandAttributes)(nil),              // 2: apitwin.orch.v1.RequestCancelActivityTaskCommandAttributes
+	(*StartTimerCommandAttributes)(nil),                             // 3: apitwin.orch.v1.StartTimerCommandAttributes
+	(*CompleteWorkflowExecutionCommandAttributes)(nil),              // 4: apitwin.orch.v1.CompleteWorkflowExecutionCommandAttributes
+	(*FailWorkflowExecutionCommandAttributes)(nil),                  // 5: apitwin.orch.v1.FailWorkflowExecutionCommandAttributes
+	(*CancelTimerCommandAttributes)(nil),                            // 6: apitwin.orch.v1.CancelTimerCommandAttributes
+	(*CancelWorkflowExecutionCommandAttributes)(nil),                // 7: apitwin.orch.v1.CancelWorkflowExecutionCommandAttributes
+	(*RecordMarkerCommandAttributes)(nil),                           // 8: apitwin.orch.v1.RecordMarkerCommandAttributes
+	(*ContinueAsNewWorkflowExecutionCommandAttributes)(nil),         // 9: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes
+	(*UpsertWorkflowSearchAttributesCommandAttributes)(nil),         // 10: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes
+	(*StartChildWorkflowExecutionCommandAttributes)(nil),            // 11: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes
+	(*RequestCancelExternalWorkflowExecutionCommandAttributes)(nil), // 12: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributes
+	nil,                         // 13: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
+	(CommandType)(0),            // 14: apitwin.orch.v1.CommandType
+	(*ActivityType)(nil),        // 15: apitwin.orch.v1.ActivityType
+	(*Header)(nil),              // 16: apitwin.orch.v1.Header
+	(*Payloads)(nil),            // 17: apitwin.orch.v1.Payloads
+	(*durationpb.Duration)(nil), // 18: google.protobuf.Duration
+	(*RetryPolicy)(nil),         // 19: apitwin.orch.v1.RetryPolicy
+	(*Failure)(nil),             // 20: apitwin.orch.v1.Failure
+	(*WorkflowType)(nil),        // 21: apitwin.orch.v1.WorkflowType
+	(*Memo)(nil),                // 22: apitwin.orch.v1.Memo
+	(*SearchAttributes)(nil),    // 23: apitwin.orch.v1.SearchAttributes
+	(ParentClosePolicy)(0),      // 24: apitwin.orch.v1.ParentClosePolicy
+	(WorkflowIdReusePolicy)(0),  // 25: apitwin.orch.v1.WorkflowIdReusePolicy
 }
 var file_apitwin_orch_v1_command_proto_depIdxs = []int32{
-	12, // 0: apitwin.orch.v1.Command.command_type:type_name -> apitwin.orch.v1.CommandType
+	14, // 0: apitwin.orch.v1.Command.command_type:type_name -> apitwin.orch.v1.CommandType
 	1,  // 1: apitwin.orch.v1.Command.schedule_activity_task_command_attributes:type_name -> apitwin.orch.v1.ScheduleActivityTaskCommandAttributes
 	2,  // 2: apitwin.orch.v1.Command.request_cancel_activity_task_command_attributes:type_name -> apitwin.orch.v1.RequestCancelActivityTaskCommandAttributes
 	3,  // 3: apitwin.orch.v1.Command.start_timer_command_attributes:type_name -> apitwin.orch.v1.StartTimerCommandAttributes
@@ -978,36 +1297,49 @@ var file_apitwin_orch_v1_command_proto_depIdxs = []int32{
 	8,  // 8: apitwin.orch.v1.Command.record_marker_command_attributes:type_name -> apitwin.orch.v1.RecordMarkerCommandAttributes
 	9,  // 9: apitwin.orch.v1.Command.continue_as_new_workflow_execution_command_attributes:type_name -> apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes
 	10, // 10: apitwin.orch.v1.Command.upsert_workflow_search_attributes_command_attributes:type_name -> apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes
-	13, // 11: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	14, // 12: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	15, // 13: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	16, // 14: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	16, // 15: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
-	16, // 16: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	16, // 17: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
-	17, // 18: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	16, // 19: apitwin.orch.v1.StartTimerCommandAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
-	15, // 20: apitwin.orch.v1.CompleteWorkflowExecutionCommandAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	18, // 21: apitwin.orch.v1.FailWorkflowExecutionCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	15, // 22: apitwin.orch.v1.CancelWorkflowExecutionCommandAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	11, // 23: apitwin.orch.v1.RecordMarkerCommandAttributes.details:type_name -> apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
-	14, // 24: apitwin.orch.v1.RecordMarkerCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	18, // 25: apitwin.orch.v1.RecordMarkerCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	19, // 26: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	15, // 27: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	16, // 28: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	16, // 29: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	14, // 30: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	20, // 31: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	21, // 32: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	17, // 33: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	21, // 34: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	15, // 35: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	36, // [36:36] is the sub-list for method output_type
-	36, // [36:36] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	11, // 11: apitwin.orch.v1.Command.start_child_workflow_execution_command_attributes:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes
+	12, // 12: apitwin.orch.v1.Command.request_cancel_external_workflow_execution_command_attributes:type_name -> apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributes
+	15, // 13: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	16, // 14: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	17, // 15: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	18, // 16: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	18, // 17: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
+	18, // 18: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	18, // 19: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
+	19, // 20: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	18, // 21: apitwin.orch.v1.StartTimerCommandAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
+	17, // 22: apitwin.orch.v1.CompleteWorkflowExecutionCommandAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	20, // 23: apitwin.orch.v1.FailWorkflowExecutionCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	17, // 24: apitwin.orch.v1.CancelWorkflowExecutionCommandAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	13, // 25: apitwin.orch.v1.RecordMarkerCommandAttributes.details:type_name -> apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
+	16, // 26: apitwin.orch.v1.RecordMarkerCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	20, // 27: apitwin.orch.v1.RecordMarkerCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	21, // 28: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	17, // 29: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	18, // 30: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	18, // 31: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	16, // 32: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	22, // 33: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	23, // 34: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	19, // 35: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	23, // 36: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	21, // 37: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	17, // 38: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	18, // 39: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	18, // 40: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	18, // 41: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	24, // 42: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
+	25, // 43: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	19, // 44: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	16, // 45: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	22, // 46: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	23, // 47: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	17, // 48: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	49, // [49:49] is the sub-list for method output_type
+	49, // [49:49] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_command_proto_init() }
@@ -1028,6 +1360,8 @@ func file_apitwin_orch_v1_command_proto_init() {
 		(*Command_RecordMarkerCommandAttributes)(nil),
 		(*Command_ContinueAsNewWorkflowExecutionCommandAttributes)(nil),
 		(*Command_UpsertWorkflowSearchAttributesCommandAttributes)(nil),
+		(*Command_StartChildWorkflowExecutionCommandAttributes)(nil),
+		(*Command_RequestCancelExternalWorkflowExecutionCommandAttributes)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1035,7 +1369,7 @@ func file_apitwin_orch_v1_command_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_apitwin_orch_v1_command_proto_rawDesc), len(file_apitwin_orch_v1_command_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1013,8 +1013,11 @@ type WorkflowExecutionInfo struct {
 	TaskQueue        string                 `protobuf:"bytes,10,opt,name=task_queue,json=taskQueue,proto3" json:"task_queue,omitempty"`
 	// The run this one continued (continue-as-new, retry or cron), if any.
 	FirstExecutionRunId string `protobuf:"bytes,11,opt,name=first_execution_run_id,json=firstExecutionRunId,proto3" json:"first_execution_run_id,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The parent of a child workflow.
+	ParentNamespace string             `protobuf:"bytes,12,opt,name=parent_namespace,json=parentNamespace,proto3" json:"parent_namespace,omitempty"`
+	ParentExecution *WorkflowExecution `protobuf:"bytes,13,opt,name=parent_execution,json=parentExecution,proto3" json:"parent_execution,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *WorkflowExecutionInfo) Reset() {
@@ -1122,6 +1125,20 @@ func (x *WorkflowExecutionInfo) GetFirstExecutionRunId() string {
 		return x.FirstExecutionRunId
 	}
 	return ""
+}
+
+func (x *WorkflowExecutionInfo) GetParentNamespace() string {
+	if x != nil {
+		return x.ParentNamespace
+	}
+	return ""
+}
+
+func (x *WorkflowExecutionInfo) GetParentExecution() *WorkflowExecution {
+	if x != nil {
+		return x.ParentExecution
+	}
+	return nil
 }
 
 // An activity scheduled and not yet closed, as DescribeWorkflowExecution-style
@@ -1903,7 +1920,7 @@ const file_apitwin_orch_v1_common_proto_rawDesc = "" +
 	"\x0flang_used_flags\x18\x02 \x03(\rR\rlangUsedFlags\x12\x19\n" +
 	"\bsdk_name\x18\x03 \x01(\tR\asdkName\x12\x1f\n" +
 	"\vsdk_version\x18\x04 \x01(\tR\n" +
-	"sdkVersion\"\xfd\x04\n" +
+	"sdkVersion\"\xf7\x05\n" +
 	"\x15WorkflowExecutionInfo\x12@\n" +
 	"\texecution\x18\x01 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\texecution\x121\n" +
 	"\x04type\x18\x02 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\x04type\x129\n" +
@@ -1919,7 +1936,9 @@ const file_apitwin_orch_v1_common_proto_rawDesc = "" +
 	"\n" +
 	"task_queue\x18\n" +
 	" \x01(\tR\ttaskQueue\x123\n" +
-	"\x16first_execution_run_id\x18\v \x01(\tR\x13firstExecutionRunId\"\xf0\x03\n" +
+	"\x16first_execution_run_id\x18\v \x01(\tR\x13firstExecutionRunId\x12)\n" +
+	"\x10parent_namespace\x18\f \x01(\tR\x0fparentNamespace\x12M\n" +
+	"\x10parent_execution\x18\r \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x0fparentExecution\"\xf0\x03\n" +
 	"\x13PendingActivityInfo\x12\x1f\n" +
 	"\vactivity_id\x18\x01 \x01(\tR\n" +
 	"activityId\x12B\n" +
@@ -2052,33 +2071,34 @@ var file_apitwin_orch_v1_common_proto_depIdxs = []int32{
 	36, // 19: apitwin.orch.v1.WorkflowExecutionInfo.execution_time:type_name -> google.protobuf.Timestamp
 	5,  // 20: apitwin.orch.v1.WorkflowExecutionInfo.memo:type_name -> apitwin.orch.v1.Memo
 	6,  // 21: apitwin.orch.v1.WorkflowExecutionInfo.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	2,  // 22: apitwin.orch.v1.PendingActivityInfo.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	4,  // 23: apitwin.orch.v1.PendingActivityInfo.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
-	36, // 24: apitwin.orch.v1.PendingActivityInfo.last_heartbeat_time:type_name -> google.protobuf.Timestamp
-	36, // 25: apitwin.orch.v1.PendingActivityInfo.scheduled_time:type_name -> google.protobuf.Timestamp
-	36, // 26: apitwin.orch.v1.PendingActivityInfo.last_started_time:type_name -> google.protobuf.Timestamp
-	20, // 27: apitwin.orch.v1.PendingActivityInfo.last_failure:type_name -> apitwin.orch.v1.Failure
-	20, // 28: apitwin.orch.v1.Failure.cause:type_name -> apitwin.orch.v1.Failure
-	21, // 29: apitwin.orch.v1.Failure.application_failure_info:type_name -> apitwin.orch.v1.ApplicationFailureInfo
-	22, // 30: apitwin.orch.v1.Failure.timeout_failure_info:type_name -> apitwin.orch.v1.TimeoutFailureInfo
-	23, // 31: apitwin.orch.v1.Failure.canceled_failure_info:type_name -> apitwin.orch.v1.CanceledFailureInfo
-	24, // 32: apitwin.orch.v1.Failure.terminated_failure_info:type_name -> apitwin.orch.v1.TerminatedFailureInfo
-	25, // 33: apitwin.orch.v1.Failure.server_failure_info:type_name -> apitwin.orch.v1.ServerFailureInfo
-	26, // 34: apitwin.orch.v1.Failure.activity_failure_info:type_name -> apitwin.orch.v1.ActivityFailureInfo
-	4,  // 35: apitwin.orch.v1.ApplicationFailureInfo.details:type_name -> apitwin.orch.v1.Payloads
-	37, // 36: apitwin.orch.v1.TimeoutFailureInfo.timeout_type:type_name -> apitwin.orch.v1.TimeoutType
-	4,  // 37: apitwin.orch.v1.TimeoutFailureInfo.last_heartbeat_details:type_name -> apitwin.orch.v1.Payloads
-	4,  // 38: apitwin.orch.v1.CanceledFailureInfo.details:type_name -> apitwin.orch.v1.Payloads
-	2,  // 39: apitwin.orch.v1.ActivityFailureInfo.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	38, // 40: apitwin.orch.v1.ActivityFailureInfo.retry_state:type_name -> apitwin.orch.v1.RetryState
-	3,  // 41: apitwin.orch.v1.Memo.FieldsEntry.value:type_name -> apitwin.orch.v1.Payload
-	3,  // 42: apitwin.orch.v1.SearchAttributes.IndexedFieldsEntry.value:type_name -> apitwin.orch.v1.Payload
-	3,  // 43: apitwin.orch.v1.Header.FieldsEntry.value:type_name -> apitwin.orch.v1.Payload
-	44, // [44:44] is the sub-list for method output_type
-	44, // [44:44] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	0,  // 22: apitwin.orch.v1.WorkflowExecutionInfo.parent_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	2,  // 23: apitwin.orch.v1.PendingActivityInfo.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	4,  // 24: apitwin.orch.v1.PendingActivityInfo.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
+	36, // 25: apitwin.orch.v1.PendingActivityInfo.last_heartbeat_time:type_name -> google.protobuf.Timestamp
+	36, // 26: apitwin.orch.v1.PendingActivityInfo.scheduled_time:type_name -> google.protobuf.Timestamp
+	36, // 27: apitwin.orch.v1.PendingActivityInfo.last_started_time:type_name -> google.protobuf.Timestamp
+	20, // 28: apitwin.orch.v1.PendingActivityInfo.last_failure:type_name -> apitwin.orch.v1.Failure
+	20, // 29: apitwin.orch.v1.Failure.cause:type_name -> apitwin.orch.v1.Failure
+	21, // 30: apitwin.orch.v1.Failure.application_failure_info:type_name -> apitwin.orch.v1.ApplicationFailureInfo
+	22, // 31: apitwin.orch.v1.Failure.timeout_failure_info:type_name -> apitwin.orch.v1.TimeoutFailureInfo
+	23, // 32: apitwin.orch.v1.Failure.canceled_failure_info:type_name -> apitwin.orch.v1.CanceledFailureInfo
+	24, // 33: apitwin.orch.v1.Failure.terminated_failure_info:type_name -> apitwin.orch.v1.TerminatedFailureInfo
+	25, // 34: apitwin.orch.v1.Failure.server_failure_info:type_name -> apitwin.orch.v1.ServerFailureInfo
+	26, // 35: apitwin.orch.v1.Failure.activity_failure_info:type_name -> apitwin.orch.v1.ActivityFailureInfo
+	4,  // 36: apitwin.orch.v1.ApplicationFailureInfo.details:type_name -> apitwin.orch.v1.Payloads
+	37, // 37: apitwin.orch.v1.TimeoutFailureInfo.timeout_type:type_name -> apitwin.orch.v1.TimeoutType
+	4,  // 38: apitwin.orch.v1.TimeoutFailureInfo.last_heartbeat_details:type_name -> apitwin.orch.v1.Payloads
+	4,  // 39: apitwin.orch.v1.CanceledFailureInfo.details:type_name -> apitwin.orch.v1.Payloads
+	2,  // 40: apitwin.orch.v1.ActivityFailureInfo.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	38, // 41: apitwin.orch.v1.ActivityFailureInfo.retry_state:type_name -> apitwin.orch.v1.RetryState
+	3,  // 42: apitwin.orch.v1.Memo.FieldsEntry.value:type_name -> apitwin.orch.v1.Payload
+	3,  // 43: apitwin.orch.v1.SearchAttributes.IndexedFieldsEntry.value:type_name -> apitwin.orch.v1.Payload
+	3,  // 44: apitwin.orch.v1.Header.FieldsEntry.value:type_name -> apitwin.orch.v1.Payload
+	45, // [45:45] is the sub-list for method output_type
+	45, // [45:45] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_common_proto_init() }

@@ -585,33 +585,44 @@ func (RetryState) EnumDescriptor() ([]byte, []int) {
 type EventType int32
 
 const (
-	EventType_EVENT_TYPE_UNSPECIFIED           EventType = 0
-	EventType_WorkflowExecutionStarted         EventType = 1
-	EventType_WorkflowExecutionCompleted       EventType = 2
-	EventType_WorkflowExecutionFailed          EventType = 3
-	EventType_WorkflowExecutionTimedOut        EventType = 4
-	EventType_WorkflowTaskScheduled            EventType = 5
-	EventType_WorkflowTaskStarted              EventType = 6
-	EventType_WorkflowTaskCompleted            EventType = 7
-	EventType_WorkflowTaskTimedOut             EventType = 8
-	EventType_WorkflowTaskFailed               EventType = 9
-	EventType_ActivityTaskScheduled            EventType = 10
-	EventType_ActivityTaskStarted              EventType = 11
-	EventType_ActivityTaskCompleted            EventType = 12
-	EventType_ActivityTaskFailed               EventType = 13
-	EventType_ActivityTaskTimedOut             EventType = 14
-	EventType_ActivityTaskCancelRequested      EventType = 15
-	EventType_ActivityTaskCanceled             EventType = 16
-	EventType_TimerStarted                     EventType = 17
-	EventType_TimerFired                       EventType = 18
-	EventType_TimerCanceled                    EventType = 19
-	EventType_WorkflowExecutionCancelRequested EventType = 20
-	EventType_WorkflowExecutionCanceled        EventType = 21
-	EventType_MarkerRecorded                   EventType = 22
-	EventType_WorkflowExecutionSignaled        EventType = 23
-	EventType_WorkflowExecutionTerminated      EventType = 24
-	EventType_WorkflowExecutionContinuedAsNew  EventType = 25
-	EventType_UpsertWorkflowSearchAttributes   EventType = 26
+	EventType_EVENT_TYPE_UNSPECIFIED                          EventType = 0
+	EventType_WorkflowExecutionStarted                        EventType = 1
+	EventType_WorkflowExecutionCompleted                      EventType = 2
+	EventType_WorkflowExecutionFailed                         EventType = 3
+	EventType_WorkflowExecutionTimedOut                       EventType = 4
+	EventType_WorkflowTaskScheduled                           EventType = 5
+	EventType_WorkflowTaskStarted                             EventType = 6
+	EventType_WorkflowTaskCompleted                           EventType = 7
+	EventType_WorkflowTaskTimedOut                            EventType = 8
+	EventType_WorkflowTaskFailed                              EventType = 9
+	EventType_ActivityTaskScheduled                           EventType = 10
+	EventType_ActivityTaskStarted                             EventType = 11
+	EventType_ActivityTaskCompleted                           EventType = 12
+	EventType_ActivityTaskFailed                              EventType = 13
+	EventType_ActivityTaskTimedOut                            EventType = 14
+	EventType_ActivityTaskCancelRequested                     EventType = 15
+	EventType_ActivityTaskCanceled                            EventType = 16
+	EventType_TimerStarted                                    EventType = 17
+	EventType_TimerFired                                      EventType = 18
+	EventType_TimerCanceled                                   EventType = 19
+	EventType_WorkflowExecutionCancelRequested                EventType = 20
+	EventType_WorkflowExecutionCanceled                       EventType = 21
+	EventType_MarkerRecorded                                  EventType = 22
+	EventType_WorkflowExecutionSignaled                       EventType = 23
+	EventType_WorkflowExecutionTerminated                     EventType = 24
+	EventType_WorkflowExecutionContinuedAsNew                 EventType = 25
+	EventType_UpsertWorkflowSearchAttributes                  EventType = 26
+	EventType_StartChildWorkflowExecutionInitiated            EventType = 27
+	EventType_StartChildWorkflowExecutionFailed               EventType = 28
+	EventType_ChildWorkflowExecutionStarted                   EventType = 29
+	EventType_ChildWorkflowExecutionCompleted                 EventType = 30
+	EventType_ChildWorkflowExecutionFailed                    EventType = 31
+	EventType_ChildWorkflowExecutionCanceled                  EventType = 32
+	EventType_ChildWorkflowExecutionTimedOut                  EventType = 33
+	EventType_ChildWorkflowExecutionTerminated                EventType = 34
+	EventType_RequestCancelExternalWorkflowExecutionInitiated EventType = 35
+	EventType_RequestCancelExternalWorkflowExecutionFailed    EventType = 36
+	EventType_ExternalWorkflowExecutionCancelRequested        EventType = 37
 )
 
 // Enum value maps for EventType.
@@ -644,35 +655,57 @@ var (
 		24: "WorkflowExecutionTerminated",
 		25: "WorkflowExecutionContinuedAsNew",
 		26: "UpsertWorkflowSearchAttributes",
+		27: "StartChildWorkflowExecutionInitiated",
+		28: "StartChildWorkflowExecutionFailed",
+		29: "ChildWorkflowExecutionStarted",
+		30: "ChildWorkflowExecutionCompleted",
+		31: "ChildWorkflowExecutionFailed",
+		32: "ChildWorkflowExecutionCanceled",
+		33: "ChildWorkflowExecutionTimedOut",
+		34: "ChildWorkflowExecutionTerminated",
+		35: "RequestCancelExternalWorkflowExecutionInitiated",
+		36: "RequestCancelExternalWorkflowExecutionFailed",
+		37: "ExternalWorkflowExecutionCancelRequested",
 	}
 	EventType_value = map[string]int32{
-		"EVENT_TYPE_UNSPECIFIED":           0,
-		"WorkflowExecutionStarted":         1,
-		"WorkflowExecutionCompleted":       2,
-		"WorkflowExecutionFailed":          3,
-		"WorkflowExecutionTimedOut":        4,
-		"WorkflowTaskScheduled":            5,
-		"WorkflowTaskStarted":              6,
-		"WorkflowTaskCompleted":            7,
-		"WorkflowTaskTimedOut":             8,
-		"WorkflowTaskFailed":               9,
-		"ActivityTaskScheduled":            10,
-		"ActivityTaskStarted":              11,
-		"ActivityTaskCompleted":            12,
-		"ActivityTaskFailed":               13,
-		"ActivityTaskTimedOut":             14,
-		"ActivityTaskCancelRequested":      15,
-		"ActivityTaskCanceled":             16,
-		"TimerStarted":                     17,
-		"TimerFired":                       18,
-		"TimerCanceled":                    19,
-		"WorkflowExecutionCancelRequested": 20,
-		"WorkflowExecutionCanceled":        21,
-		"MarkerRecorded":                   22,
-		"WorkflowExecutionSignaled":        23,
-		"WorkflowExecutionTerminated":      24,
-		"WorkflowExecutionContinuedAsNew":  25,
-		"UpsertWorkflowSearchAttributes":   26,
+		"EVENT_TYPE_UNSPECIFIED":                          0,
+		"WorkflowExecutionStarted":                        1,
+		"WorkflowExecutionCompleted":                      2,
+		"WorkflowExecutionFailed":                         3,
+		"WorkflowExecutionTimedOut":                       4,
+		"WorkflowTaskScheduled":                           5,
+		"WorkflowTaskStarted":                             6,
+		"WorkflowTaskCompleted":                           7,
+		"WorkflowTaskTimedOut":                            8,
+		"WorkflowTaskFailed":                              9,
+		"ActivityTaskScheduled":                           10,
+		"ActivityTaskStarted":                             11,
+		"ActivityTaskCompleted":                           12,
+		"ActivityTaskFailed":                              13,
+		"ActivityTaskTimedOut":                            14,
+		"ActivityTaskCancelRequested":                     15,
+		"ActivityTaskCanceled":                            16,
+		"TimerStarted":                                    17,
+		"TimerFired":                                      18,
+		"TimerCanceled":                                   19,
+		"WorkflowExecutionCancelRequested":                20,
+		"WorkflowExecutionCanceled":                       21,
+		"MarkerRecorded":                                  22,
+		"WorkflowExecutionSignaled":                       23,
+		"WorkflowExecutionTerminated":                     24,
+		"WorkflowExecutionContinuedAsNew":                 25,
+		"UpsertWorkflowSearchAttributes":                  26,
+		"StartChildWorkflowExecutionInitiated":            27,
+		"StartChildWorkflowExecutionFailed":               28,
+		"ChildWorkflowExecutionStarted":                   29,
+		"ChildWorkflowExecutionCompleted":                 30,
+		"ChildWorkflowExecutionFailed":                    31,
+		"ChildWorkflowExecutionCanceled":                  32,
+		"ChildWorkflowExecutionTimedOut":                  33,
+		"ChildWorkflowExecutionTerminated":                34,
+		"RequestCancelExternalWorkflowExecutionInitiated": 35,
+		"RequestCancelExternalWorkflowExecutionFailed":    36,
+		"ExternalWorkflowExecutionCancelRequested":        37,
 	}
 )
 
@@ -706,17 +739,19 @@ func (EventType) EnumDescriptor() ([]byte, []int) {
 type CommandType int32
 
 const (
-	CommandType_COMMAND_TYPE_UNSPECIFIED           CommandType = 0
-	CommandType_SCHEDULE_ACTIVITY_TASK             CommandType = 1
-	CommandType_REQUEST_CANCEL_ACTIVITY_TASK       CommandType = 2
-	CommandType_START_TIMER                        CommandType = 3
-	CommandType_COMPLETE_WORKFLOW_EXECUTION        CommandType = 4
-	CommandType_FAIL_WORKFLOW_EXECUTION            CommandType = 5
-	CommandType_CANCEL_TIMER                       CommandType = 6
-	CommandType_CANCEL_WORKFLOW_EXECUTION          CommandType = 7
-	CommandType_RECORD_MARKER                      CommandType = 8
-	CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION CommandType = 9
-	CommandType_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES  CommandType = 10
+	CommandType_COMMAND_TYPE_UNSPECIFIED                   CommandType = 0
+	CommandType_SCHEDULE_ACTIVITY_TASK                     CommandType = 1
+	CommandType_REQUEST_CANCEL_ACTIVITY_TASK               CommandType = 2
+	CommandType_START_TIMER                                CommandType = 3
+	CommandType_COMPLETE_WORKFLOW_EXECUTION                CommandType = 4
+	CommandType_FAIL_WORKFLOW_EXECUTION                    CommandType = 5
+	CommandType_CANCEL_TIMER                               CommandType = 6
+	CommandType_CANCEL_WORKFLOW_EXECUTION                  CommandType = 7
+	CommandType_RECORD_MARKER                              CommandType = 8
+	CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION         CommandType = 9
+	CommandType_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES          CommandType = 10
+	CommandType_START_CHILD_WORKFLOW_EXECUTION             CommandType = 11
+	CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION CommandType = 12
 )
 
 // Enum value maps for CommandType.
@@ -733,19 +768,23 @@ var (
 		8:  "RECORD_MARKER",
 		9:  "CONTINUE_AS_NEW_WORKFLOW_EXECUTION",
 		10: "UPSERT_WORKFLOW_SEARCH_ATTRIBUTES",
+		11: "START_CHILD_WORKFLOW_EXECUTION",
+		12: "REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION",
 	}
 	CommandType_value = map[string]int32{
-		"COMMAND_TYPE_UNSPECIFIED":           0,
-		"SCHEDULE_ACTIVITY_TASK":             1,
-		"REQUEST_CANCEL_ACTIVITY_TASK":       2,
-		"START_TIMER":                        3,
-		"COMPLETE_WORKFLOW_EXECUTION":        4,
-		"FAIL_WORKFLOW_EXECUTION":            5,
-		"CANCEL_TIMER":                       6,
-		"CANCEL_WORKFLOW_EXECUTION":          7,
-		"RECORD_MARKER":                      8,
-		"CONTINUE_AS_NEW_WORKFLOW_EXECUTION": 9,
-		"UPSERT_WORKFLOW_SEARCH_ATTRIBUTES":  10,
+		"COMMAND_TYPE_UNSPECIFIED":                   0,
+		"SCHEDULE_ACTIVITY_TASK":                     1,
+		"REQUEST_CANCEL_ACTIVITY_TASK":               2,
+		"START_TIMER":                                3,
+		"COMPLETE_WORKFLOW_EXECUTION":                4,
+		"FAIL_WORKFLOW_EXECUTION":                    5,
+		"CANCEL_TIMER":                               6,
+		"CANCEL_WORKFLOW_EXECUTION":                  7,
+		"RECORD_MARKER":                              8,
+		"CONTINUE_AS_NEW_WORKFLOW_EXECUTION":         9,
+		"UPSERT_WORKFLOW_SEARCH_ATTRIBUTES":          10,
+		"START_CHILD_WORKFLOW_EXECUTION":             11,
+		"REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION": 12,
 	}
 )
 
@@ -797,9 +836,11 @@ const (
 	WorkflowTaskFailedCause_BAD_CONTINUE_AS_NEW_ATTRIBUTES             WorkflowTaskFailedCause = 10
 	WorkflowTaskFailedCause_BAD_SEARCH_ATTRIBUTES                      WorkflowTaskFailedCause = 11
 	// A command whose type is unknown or whose attributes do not match it.
-	WorkflowTaskFailedCause_BAD_COMMAND                       WorkflowTaskFailedCause = 12
-	WorkflowTaskFailedCause_BAD_BINARY                        WorkflowTaskFailedCause = 13
-	WorkflowTaskFailedCause_WORKFLOW_WORKER_UNHANDLED_FAILURE WorkflowTaskFailedCause = 14
+	WorkflowTaskFailedCause_BAD_COMMAND                                               WorkflowTaskFailedCause = 12
+	WorkflowTaskFailedCause_BAD_BINARY                                                WorkflowTaskFailedCause = 13
+	WorkflowTaskFailedCause_WORKFLOW_WORKER_UNHANDLED_FAILURE                         WorkflowTaskFailedCause = 14
+	WorkflowTaskFailedCause_BAD_START_CHILD_EXECUTION_ATTRIBUTES                      WorkflowTaskFailedCause = 15
+	WorkflowTaskFailedCause_BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES WorkflowTaskFailedCause = 16
 )
 
 // Enum value maps for WorkflowTaskFailedCause.
@@ -820,23 +861,27 @@ var (
 		12: "BAD_COMMAND",
 		13: "BAD_BINARY",
 		14: "WORKFLOW_WORKER_UNHANDLED_FAILURE",
+		15: "BAD_START_CHILD_EXECUTION_ATTRIBUTES",
+		16: "BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES",
 	}
 	WorkflowTaskFailedCause_value = map[string]int32{
-		"WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED":     0,
-		"UNHANDLED_COMMAND":                          1,
-		"BAD_SCHEDULE_ACTIVITY_ATTRIBUTES":           2,
-		"BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES":     3,
-		"BAD_START_TIMER_ATTRIBUTES":                 4,
-		"BAD_CANCEL_TIMER_ATTRIBUTES":                5,
-		"BAD_RECORD_MARKER_ATTRIBUTES":               6,
-		"BAD_COMPLETE_WORKFLOW_EXECUTION_ATTRIBUTES": 7,
-		"BAD_FAIL_WORKFLOW_EXECUTION_ATTRIBUTES":     8,
-		"BAD_CANCEL_WORKFLOW_EXECUTION_ATTRIBUTES":   9,
-		"BAD_CONTINUE_AS_NEW_ATTRIBUTES":             10,
-		"BAD_SEARCH_ATTRIBUTES":                      11,
-		"BAD_COMMAND":                                12,
-		"BAD_BINARY":                                 13,
-		"WORKFLOW_WORKER_UNHANDLED_FAILURE":          14,
+		"WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED":                    0,
+		"UNHANDLED_COMMAND":                                         1,
+		"BAD_SCHEDULE_ACTIVITY_ATTRIBUTES":                          2,
+		"BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES":                    3,
+		"BAD_START_TIMER_ATTRIBUTES":                                4,
+		"BAD_CANCEL_TIMER_ATTRIBUTES":                               5,
+		"BAD_RECORD_MARKER_ATTRIBUTES":                              6,
+		"BAD_COMPLETE_WORKFLOW_EXECUTION_ATTRIBUTES":                7,
+		"BAD_FAIL_WORKFLOW_EXECUTION_ATTRIBUTES":                    8,
+		"BAD_CANCEL_WORKFLOW_EXECUTION_ATTRIBUTES":                  9,
+		"BAD_CONTINUE_AS_NEW_ATTRIBUTES":                            10,
+		"BAD_SEARCH_ATTRIBUTES":                                     11,
+		"BAD_COMMAND":                                               12,
+		"BAD_BINARY":                                                13,
+		"WORKFLOW_WORKER_UNHANDLED_FAILURE":                         14,
+		"BAD_START_CHILD_EXECUTION_ATTRIBUTES":                      15,
+		"BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES": 16,
 	}
 )
 
@@ -971,6 +1016,226 @@ func (ShardStatus) EnumDescriptor() ([]byte, []int) {
 	return file_apitwin_orch_v1_enums_proto_rawDescGZIP(), []int{14}
 }
 
+// What happens to a child workflow when its parent closes.
+type ParentClosePolicy int32
+
+const (
+	// TERMINATE.
+	ParentClosePolicy_PARENT_CLOSE_POLICY_UNSPECIFIED ParentClosePolicy = 0
+	ParentClosePolicy_TERMINATE                       ParentClosePolicy = 1
+	// The child runs on.
+	ParentClosePolicy_ABANDON ParentClosePolicy = 2
+	// The child gets a cancellation request.
+	ParentClosePolicy_REQUEST_CANCEL ParentClosePolicy = 3
+)
+
+// Enum value maps for ParentClosePolicy.
+var (
+	ParentClosePolicy_name = map[int32]string{
+		0: "PARENT_CLOSE_POLICY_UNSPECIFIED",
+		1: "TERMINATE",
+		2: "ABANDON",
+		3: "REQUEST_CANCEL",
+	}
+	ParentClosePolicy_value = map[string]int32{
+		"PARENT_CLOSE_POLICY_UNSPECIFIED": 0,
+		"TERMINATE":                       1,
+		"ABANDON":                         2,
+		"REQUEST_CANCEL":                  3,
+	}
+)
+
+func (x ParentClosePolicy) Enum() *ParentClosePolicy {
+	p := new(ParentClosePolicy)
+	*p = x
+	return p
+}
+
+func (x ParentClosePolicy) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ParentClosePolicy) Descriptor() protoreflect.EnumDescriptor {
+	return file_apitwin_orch_v1_enums_proto_enumTypes[15].Descriptor()
+}
+
+func (ParentClosePolicy) Type() protoreflect.EnumType {
+	return &file_apitwin_orch_v1_enums_proto_enumTypes[15]
+}
+
+func (x ParentClosePolicy) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ParentClosePolicy.Descriptor instead.
+func (ParentClosePolicy) EnumDescriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_enums_proto_rawDescGZIP(), []int{15}
+}
+
+type StartChildWorkflowExecutionFailedCause int32
+
+const (
+	StartChildWorkflowExecutionFailedCause_START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED StartChildWorkflowExecutionFailedCause = 0
+	StartChildWorkflowExecutionFailedCause_WORKFLOW_ALREADY_EXISTS                                 StartChildWorkflowExecutionFailedCause = 1
+	StartChildWorkflowExecutionFailedCause_CHILD_NAMESPACE_NOT_FOUND                               StartChildWorkflowExecutionFailedCause = 2
+)
+
+// Enum value maps for StartChildWorkflowExecutionFailedCause.
+var (
+	StartChildWorkflowExecutionFailedCause_name = map[int32]string{
+		0: "START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED",
+		1: "WORKFLOW_ALREADY_EXISTS",
+		2: "CHILD_NAMESPACE_NOT_FOUND",
+	}
+	StartChildWorkflowExecutionFailedCause_value = map[string]int32{
+		"START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED": 0,
+		"WORKFLOW_ALREADY_EXISTS":                                 1,
+		"CHILD_NAMESPACE_NOT_FOUND":                               2,
+	}
+)
+
+func (x StartChildWorkflowExecutionFailedCause) Enum() *StartChildWorkflowExecutionFailedCause {
+	p := new(StartChildWorkflowExecutionFailedCause)
+	*p = x
+	return p
+}
+
+func (x StartChildWorkflowExecutionFailedCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StartChildWorkflowExecutionFailedCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_apitwin_orch_v1_enums_proto_enumTypes[16].Descriptor()
+}
+
+func (StartChildWorkflowExecutionFailedCause) Type() protoreflect.EnumType {
+	return &file_apitwin_orch_v1_enums_proto_enumTypes[16]
+}
+
+func (x StartChildWorkflowExecutionFailedCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StartChildWorkflowExecutionFailedCause.Descriptor instead.
+func (StartChildWorkflowExecutionFailedCause) EnumDescriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_enums_proto_rawDescGZIP(), []int{16}
+}
+
+type CancelExternalWorkflowExecutionFailedCause int32
+
+const (
+	CancelExternalWorkflowExecutionFailedCause_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED CancelExternalWorkflowExecutionFailedCause = 0
+	CancelExternalWorkflowExecutionFailedCause_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND                       CancelExternalWorkflowExecutionFailedCause = 1
+	CancelExternalWorkflowExecutionFailedCause_EXTERNAL_NAMESPACE_NOT_FOUND                                CancelExternalWorkflowExecutionFailedCause = 2
+)
+
+// Enum value maps for CancelExternalWorkflowExecutionFailedCause.
+var (
+	CancelExternalWorkflowExecutionFailedCause_name = map[int32]string{
+		0: "CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED",
+		1: "EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND",
+		2: "EXTERNAL_NAMESPACE_NOT_FOUND",
+	}
+	CancelExternalWorkflowExecutionFailedCause_value = map[string]int32{
+		"CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED": 0,
+		"EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND":                       1,
+		"EXTERNAL_NAMESPACE_NOT_FOUND":                                2,
+	}
+)
+
+func (x CancelExternalWorkflowExecutionFailedCause) Enum() *CancelExternalWorkflowExecutionFailedCause {
+	p := new(CancelExternalWorkflowExecutionFailedCause)
+	*p = x
+	return p
+}
+
+func (x CancelExternalWorkflowExecutionFailedCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CancelExternalWorkflowExecutionFailedCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_apitwin_orch_v1_enums_proto_enumTypes[17].Descriptor()
+}
+
+func (CancelExternalWorkflowExecutionFailedCause) Type() protoreflect.EnumType {
+	return &file_apitwin_orch_v1_enums_proto_enumTypes[17]
+}
+
+func (x CancelExternalWorkflowExecutionFailedCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CancelExternalWorkflowExecutionFailedCause.Descriptor instead.
+func (CancelExternalWorkflowExecutionFailedCause) EnumDescriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_enums_proto_rawDescGZIP(), []int{17}
+}
+
+// The type of a custom search attribute, which the query language checks
+// comparisons against.
+type IndexedValueType int32
+
+const (
+	IndexedValueType_INDEXED_VALUE_TYPE_UNSPECIFIED IndexedValueType = 0
+	IndexedValueType_TEXT                           IndexedValueType = 1
+	IndexedValueType_KEYWORD                        IndexedValueType = 2
+	IndexedValueType_INT                            IndexedValueType = 3
+	IndexedValueType_DOUBLE                         IndexedValueType = 4
+	IndexedValueType_BOOL                           IndexedValueType = 5
+	IndexedValueType_DATETIME                       IndexedValueType = 6
+	IndexedValueType_KEYWORD_LIST                   IndexedValueType = 7
+)
+
+// Enum value maps for IndexedValueType.
+var (
+	IndexedValueType_name = map[int32]string{
+		0: "INDEXED_VALUE_TYPE_UNSPECIFIED",
+		1: "TEXT",
+		2: "KEYWORD",
+		3: "INT",
+		4: "DOUBLE",
+		5: "BOOL",
+		6: "DATETIME",
+		7: "KEYWORD_LIST",
+	}
+	IndexedValueType_value = map[string]int32{
+		"INDEXED_VALUE_TYPE_UNSPECIFIED": 0,
+		"TEXT":                           1,
+		"KEYWORD":                        2,
+		"INT":                            3,
+		"DOUBLE":                         4,
+		"BOOL":                           5,
+		"DATETIME":                       6,
+		"KEYWORD_LIST":                   7,
+	}
+)
+
+func (x IndexedValueType) Enum() *IndexedValueType {
+	p := new(IndexedValueType)
+	*p = x
+	return p
+}
+
+func (x IndexedValueType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (IndexedValueType) Descriptor() protoreflect.EnumDescriptor {
+	return file_apitwin_orch_v1_enums_proto_enumTypes[18].Descriptor()
+}
+
+func (IndexedValueType) Type() protoreflect.EnumType {
+	return &file_apitwin_orch_v1_enums_proto_enumTypes[18]
+}
+
+func (x IndexedValueType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use IndexedValueType.Descriptor instead.
+func (IndexedValueType) EnumDescriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_enums_proto_rawDescGZIP(), []int{18}
+}
+
 var File_apitwin_orch_v1_enums_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
@@ -1038,7 +1303,7 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\x18MAXIMUM_ATTEMPTS_REACHED\x10\x04\x12\x18\n" +
 	"\x14RETRY_POLICY_NOT_SET\x10\x05\x12\x19\n" +
 	"\x15INTERNAL_SERVER_ERROR\x10\x06\x12\x14\n" +
-	"\x10CANCEL_REQUESTED\x10\a*\xf5\x05\n" +
+	"\x10CANCEL_REQUESTED\x10\a*\xb3\t\n" +
 	"\tEventType\x12\x1a\n" +
 	"\x16EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18WorkflowExecutionStarted\x10\x01\x12\x1e\n" +
@@ -1068,7 +1333,18 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\x19WorkflowExecutionSignaled\x10\x17\x12\x1f\n" +
 	"\x1bWorkflowExecutionTerminated\x10\x18\x12#\n" +
 	"\x1fWorkflowExecutionContinuedAsNew\x10\x19\x12\"\n" +
-	"\x1eUpsertWorkflowSearchAttributes\x10\x1a*\xcb\x02\n" +
+	"\x1eUpsertWorkflowSearchAttributes\x10\x1a\x12(\n" +
+	"$StartChildWorkflowExecutionInitiated\x10\x1b\x12%\n" +
+	"!StartChildWorkflowExecutionFailed\x10\x1c\x12!\n" +
+	"\x1dChildWorkflowExecutionStarted\x10\x1d\x12#\n" +
+	"\x1fChildWorkflowExecutionCompleted\x10\x1e\x12 \n" +
+	"\x1cChildWorkflowExecutionFailed\x10\x1f\x12\"\n" +
+	"\x1eChildWorkflowExecutionCanceled\x10 \x12\"\n" +
+	"\x1eChildWorkflowExecutionTimedOut\x10!\x12$\n" +
+	" ChildWorkflowExecutionTerminated\x10\"\x123\n" +
+	"/RequestCancelExternalWorkflowExecutionInitiated\x10#\x120\n" +
+	",RequestCancelExternalWorkflowExecutionFailed\x10$\x12,\n" +
+	"(ExternalWorkflowExecutionCancelRequested\x10%*\x9f\x03\n" +
 	"\vCommandType\x12\x1c\n" +
 	"\x18COMMAND_TYPE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16SCHEDULE_ACTIVITY_TASK\x10\x01\x12 \n" +
@@ -1081,7 +1357,9 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\rRECORD_MARKER\x10\b\x12&\n" +
 	"\"CONTINUE_AS_NEW_WORKFLOW_EXECUTION\x10\t\x12%\n" +
 	"!UPSERT_WORKFLOW_SEARCH_ATTRIBUTES\x10\n" +
-	"*\xa2\x04\n" +
+	"\x12\"\n" +
+	"\x1eSTART_CHILD_WORKFLOW_EXECUTION\x10\v\x12.\n" +
+	"*REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION\x10\f*\x8b\x05\n" +
 	"\x17WorkflowTaskFailedCause\x12*\n" +
 	"&WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11UNHANDLED_COMMAND\x10\x01\x12$\n" +
@@ -1099,7 +1377,9 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\vBAD_COMMAND\x10\f\x12\x0e\n" +
 	"\n" +
 	"BAD_BINARY\x10\r\x12%\n" +
-	"!WORKFLOW_WORKER_UNHANDLED_FAILURE\x10\x0e*m\n" +
+	"!WORKFLOW_WORKER_UNHANDLED_FAILURE\x10\x0e\x12(\n" +
+	"$BAD_START_CHILD_EXECUTION_ATTRIBUTES\x10\x0f\x12=\n" +
+	"9BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES\x10\x10*m\n" +
 	"\x11ClusterMemberRole\x12#\n" +
 	"\x1fCLUSTER_MEMBER_ROLE_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bFRONTEND\x10\x01\x12\v\n" +
@@ -1111,7 +1391,30 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\x18SHARD_STATUS_UNSPECIFIED\x10\x00\x12\b\n" +
 	"\x04OPEN\x10\x01\x12\n" +
 	"\n" +
-	"\x06CLOSED\x10\x02B/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
+	"\x06CLOSED\x10\x02*h\n" +
+	"\x11ParentClosePolicy\x12#\n" +
+	"\x1fPARENT_CLOSE_POLICY_UNSPECIFIED\x10\x00\x12\r\n" +
+	"\tTERMINATE\x10\x01\x12\v\n" +
+	"\aABANDON\x10\x02\x12\x12\n" +
+	"\x0eREQUEST_CANCEL\x10\x03*\xa1\x01\n" +
+	"&StartChildWorkflowExecutionFailedCause\x12;\n" +
+	"7START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17WORKFLOW_ALREADY_EXISTS\x10\x01\x12\x1d\n" +
+	"\x19CHILD_NAMESPACE_NOT_FOUND\x10\x02*\xba\x01\n" +
+	"*CancelExternalWorkflowExecutionFailedCause\x12?\n" +
+	";CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED\x10\x00\x12)\n" +
+	"%EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND\x10\x01\x12 \n" +
+	"\x1cEXTERNAL_NAMESPACE_NOT_FOUND\x10\x02*\x8c\x01\n" +
+	"\x10IndexedValueType\x12\"\n" +
+	"\x1eINDEXED_VALUE_TYPE_UNSPECIFIED\x10\x00\x12\b\n" +
+	"\x04TEXT\x10\x01\x12\v\n" +
+	"\aKEYWORD\x10\x02\x12\a\n" +
+	"\x03INT\x10\x03\x12\n" +
+	"\n" +
+	"\x06DOUBLE\x10\x04\x12\b\n" +
+	"\x04BOOL\x10\x05\x12\f\n" +
+	"\bDATETIME\x10\x06\x12\x10\n" +
+	"\fKEYWORD_LIST\x10\aB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
 var (
 	file_apitwin_orch_v1_enums_proto_rawDescOnce sync.Once
@@ -1125,23 +1428,27 @@ func file_apitwin_orch_v1_enums_proto_rawDescGZIP() []byte {
 	return file_apitwin_orch_v1_enums_proto_rawDescData
 }
 
-var file_apitwin_orch_v1_enums_proto_enumTypes = make([]protoimpl.EnumInfo, 15)
+var file_apitwin_orch_v1_enums_proto_enumTypes = make([]protoimpl.EnumInfo, 19)
 var file_apitwin_orch_v1_enums_proto_goTypes = []any{
-	(WorkflowExecutionStatus)(0), // 0: apitwin.orch.v1.WorkflowExecutionStatus
-	(WorkflowIdReusePolicy)(0),   // 1: apitwin.orch.v1.WorkflowIdReusePolicy
-	(QueryRejectCondition)(0),    // 2: apitwin.orch.v1.QueryRejectCondition
-	(ArchivalState)(0),           // 3: apitwin.orch.v1.ArchivalState
-	(NamespaceState)(0),          // 4: apitwin.orch.v1.NamespaceState
-	(TaskQueueKind)(0),           // 5: apitwin.orch.v1.TaskQueueKind
-	(TaskQueueType)(0),           // 6: apitwin.orch.v1.TaskQueueType
-	(HistoryEventFilterType)(0),  // 7: apitwin.orch.v1.HistoryEventFilterType
-	(TimeoutType)(0),             // 8: apitwin.orch.v1.TimeoutType
-	(RetryState)(0),              // 9: apitwin.orch.v1.RetryState
-	(EventType)(0),               // 10: apitwin.orch.v1.EventType
-	(CommandType)(0),             // 11: apitwin.orch.v1.CommandType
-	(WorkflowTaskFailedCause)(0), // 12: apitwin.orch.v1.WorkflowTaskFailedCause
-	(ClusterMemberRole)(0),       // 13: apitwin.orch.v1.ClusterMemberRole
-	(ShardStatus)(0),             // 14: apitwin.orch.v1.ShardStatus
+	(WorkflowExecutionStatus)(0),                    // 0: apitwin.orch.v1.WorkflowExecutionStatus
+	(WorkflowIdReusePolicy)(0),                      // 1: apitwin.orch.v1.WorkflowIdReusePolicy
+	(QueryRejectCondition)(0),                       // 2: apitwin.orch.v1.QueryRejectCondition
+	(ArchivalState)(0),                              // 3: apitwin.orch.v1.ArchivalState
+	(NamespaceState)(0),                             // 4: apitwin.orch.v1.NamespaceState
+	(TaskQueueKind)(0),                              // 5: apitwin.orch.v1.TaskQueueKind
+	(TaskQueueType)(0),                              // 6: apitwin.orch.v1.TaskQueueType
+	(HistoryEventFilterType)(0),                     // 7: apitwin.orch.v1.HistoryEventFilterType
+	(TimeoutType)(0),                                // 8: apitwin.orch.v1.TimeoutType
+	(RetryState)(0),                                 // 9: apitwin.orch.v1.RetryState
+	(EventType)(0),                                  // 10: apitwin.orch.v1.EventType
+	(CommandType)(0),                                // 11: apitwin.orch.v1.CommandType
+	(WorkflowTaskFailedCause)(0),                    // 12: apitwin.orch.v1.WorkflowTaskFailedCause
+	(ClusterMemberRole)(0),                          // 13: apitwin.orch.v1.ClusterMemberRole
+	(ShardStatus)(0),                                // 14: apitwin.orch.v1.ShardStatus
+	(ParentClosePolicy)(0),                          // 15: apitwin.orch.v1.ParentClosePolicy
+	(StartChildWorkflowExecutionFailedCause)(0),     // 16: apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
+	(CancelExternalWorkflowExecutionFailedCause)(0), // 17: apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
+	(IndexedValueType)(0),                           // 18: apitwin.orch.v1.IndexedValueType
 }
 var file_apitwin_orch_v1_enums_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -1161,7 +1468,7 @@ func file_apitwin_orch_v1_enums_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_apitwin_orch_v1_enums_proto_rawDesc), len(file_apitwin_orch_v1_enums_proto_rawDesc)),
-			NumEnums:      15,
+			NumEnums:      19,
 			NumMessages:   0,
 			NumExtensions: 0,
 			NumServices:   0,

@@ -60,6 +60,17 @@ type HistoryEvent struct {
 	//	*HistoryEvent_WorkflowExecutionTerminatedEventAttributes
 	//	*HistoryEvent_WorkflowExecutionContinuedAsNewEventAttributes
 	//	*HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes
+	//	*HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes
+	//	*HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes
+	//	*HistoryEvent_ChildWorkflowExecutionStartedEventAttributes
+	//	*HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes
+	//	*HistoryEvent_ChildWorkflowExecutionFailedEventAttributes
+	//	*HistoryEvent_ChildWorkflowExecutionCanceledEventAttributes
+	//	*HistoryEvent_ChildWorkflowExecutionTimedOutEventAttributes
+	//	*HistoryEvent_ChildWorkflowExecutionTerminatedEventAttributes
+	//	*HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes
+	//	*HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes
+	//	*HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes
 	Attributes    isHistoryEvent_Attributes `protobuf_oneof:"attributes"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -357,6 +368,105 @@ func (x *HistoryEvent) GetUpsertWorkflowSearchAttributesEventAttributes() *Upser
 	return nil
 }
 
+func (x *HistoryEvent) GetStartChildWorkflowExecutionInitiatedEventAttributes() *StartChildWorkflowExecutionInitiatedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes); ok {
+			return x.StartChildWorkflowExecutionInitiatedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetStartChildWorkflowExecutionFailedEventAttributes() *StartChildWorkflowExecutionFailedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes); ok {
+			return x.StartChildWorkflowExecutionFailedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetChildWorkflowExecutionStartedEventAttributes() *ChildWorkflowExecutionStartedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_ChildWorkflowExecutionStartedEventAttributes); ok {
+			return x.ChildWorkflowExecutionStartedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetChildWorkflowExecutionCompletedEventAttributes() *ChildWorkflowExecutionCompletedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes); ok {
+			return x.ChildWorkflowExecutionCompletedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetChildWorkflowExecutionFailedEventAttributes() *ChildWorkflowExecutionFailedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_ChildWorkflowExecutionFailedEventAttributes); ok {
+			return x.ChildWorkflowExecutionFailedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetChildWorkflowExecutionCanceledEventAttributes() *ChildWorkflowExecutionCanceledEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_ChildWorkflowExecutionCanceledEventAttributes); ok {
+			return x.ChildWorkflowExecutionCanceledEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetChildWorkflowExecutionTimedOutEventAttributes() *ChildWorkflowExecutionTimedOutEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_ChildWorkflowExecutionTimedOutEventAttributes); ok {
+			return x.ChildWorkflowExecutionTimedOutEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetChildWorkflowExecutionTerminatedEventAttributes() *ChildWorkflowExecutionTerminatedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_ChildWorkflowExecutionTerminatedEventAttributes); ok {
+			return x.ChildWorkflowExecutionTerminatedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetRequestCancelExternalWorkflowExecutionInitiatedEventAttributes() *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes); ok {
+			return x.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetRequestCancelExternalWorkflowExecutionFailedEventAttributes() *RequestCancelExternalWorkflowExecutionFailedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes); ok {
+			return x.RequestCancelExternalWorkflowExecutionFailedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetExternalWorkflowExecutionCancelRequestedEventAttributes() *ExternalWorkflowExecutionCancelRequestedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes); ok {
+			return x.ExternalWorkflowExecutionCancelRequestedEventAttributes
+		}
+	}
+	return nil
+}
+
 type isHistoryEvent_Attributes interface {
 	isHistoryEvent_Attributes()
 }
@@ -465,6 +575,50 @@ type HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes struct {
 	UpsertWorkflowSearchAttributesEventAttributes *UpsertWorkflowSearchAttributesEventAttributes `protobuf:"bytes,35,opt,name=upsert_workflow_search_attributes_event_attributes,json=upsertWorkflowSearchAttributesEventAttributes,proto3,oneof"`
 }
 
+type HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes struct {
+	StartChildWorkflowExecutionInitiatedEventAttributes *StartChildWorkflowExecutionInitiatedEventAttributes `protobuf:"bytes,36,opt,name=start_child_workflow_execution_initiated_event_attributes,json=startChildWorkflowExecutionInitiatedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes struct {
+	StartChildWorkflowExecutionFailedEventAttributes *StartChildWorkflowExecutionFailedEventAttributes `protobuf:"bytes,37,opt,name=start_child_workflow_execution_failed_event_attributes,json=startChildWorkflowExecutionFailedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_ChildWorkflowExecutionStartedEventAttributes struct {
+	ChildWorkflowExecutionStartedEventAttributes *ChildWorkflowExecutionStartedEventAttributes `protobuf:"bytes,38,opt,name=child_workflow_execution_started_event_attributes,json=childWorkflowExecutionStartedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes struct {
+	ChildWorkflowExecutionCompletedEventAttributes *ChildWorkflowExecutionCompletedEventAttributes `protobuf:"bytes,39,opt,name=child_workflow_execution_completed_event_attributes,json=childWorkflowExecutionCompletedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_ChildWorkflowExecutionFailedEventAttributes struct {
+	ChildWorkflowExecutionFailedEventAttributes *ChildWorkflowExecutionFailedEventAttributes `protobuf:"bytes,40,opt,name=child_workflow_execution_failed_event_attributes,json=childWorkflowExecutionFailedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_ChildWorkflowExecutionCanceledEventAttributes struct {
+	ChildWorkflowExecutionCanceledEventAttributes *ChildWorkflowExecutionCanceledEventAttributes `protobuf:"bytes,41,opt,name=child_workflow_execution_canceled_event_attributes,json=childWorkflowExecutionCanceledEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_ChildWorkflowExecutionTimedOutEventAttributes struct {
+	ChildWorkflowExecutionTimedOutEventAttributes *ChildWorkflowExecutionTimedOutEventAttributes `protobuf:"bytes,42,opt,name=child_workflow_execution_timed_out_event_attributes,json=childWorkflowExecutionTimedOutEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_ChildWorkflowExecutionTerminatedEventAttributes struct {
+	ChildWorkflowExecutionTerminatedEventAttributes *ChildWorkflowExecutionTerminatedEventAttributes `protobuf:"bytes,43,opt,name=child_workflow_execution_terminated_event_attributes,json=childWorkflowExecutionTerminatedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes struct {
+	RequestCancelExternalWorkflowExecutionInitiatedEventAttributes *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes `protobuf:"bytes,44,opt,name=request_cancel_external_workflow_execution_initiated_event_attributes,json=requestCancelExternalWorkflowExecutionInitiatedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes struct {
+	RequestCancelExternalWorkflowExecutionFailedEventAttributes *RequestCancelExternalWorkflowExecutionFailedEventAttributes `protobuf:"bytes,45,opt,name=request_cancel_external_workflow_execution_failed_event_attributes,json=requestCancelExternalWorkflowExecutionFailedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes struct {
+	ExternalWorkflowExecutionCancelRequestedEventAttributes *ExternalWorkflowExecutionCancelRequestedEventAttributes `protobuf:"bytes,46,opt,name=external_workflow_execution_cancel_requested_event_attributes,json=externalWorkflowExecutionCancelRequestedEventAttributes,proto3,oneof"`
+}
+
 func (*HistoryEvent_WorkflowExecutionStartedEventAttributes) isHistoryEvent_Attributes() {}
 
 func (*HistoryEvent_WorkflowExecutionCompletedEventAttributes) isHistoryEvent_Attributes() {}
@@ -517,6 +671,32 @@ func (*HistoryEvent_WorkflowExecutionContinuedAsNewEventAttributes) isHistoryEve
 
 func (*HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes) isHistoryEvent_Attributes() {}
 
+func (*HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes) isHistoryEvent_Attributes() {
+}
+
+func (*HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_ChildWorkflowExecutionStartedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_ChildWorkflowExecutionFailedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_ChildWorkflowExecutionCanceledEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_ChildWorkflowExecutionTimedOutEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_ChildWorkflowExecutionTerminatedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) isHistoryEvent_Attributes() {
+}
+
+func (*HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes) isHistoryEvent_Attributes() {
+}
+
+func (*HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes) isHistoryEvent_Attributes() {
+}
+
 type WorkflowExecutionStartedEventAttributes struct {
 	state                    protoimpl.MessageState `protogen:"open.v1"`
 	WorkflowType             *WorkflowType          `protobuf:"bytes,1,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
@@ -540,8 +720,12 @@ type WorkflowExecutionStartedEventAttributes struct {
 	ContinuedFailure                *Failure               `protobuf:"bytes,17,opt,name=continued_failure,json=continuedFailure,proto3" json:"continued_failure,omitempty"`
 	LastCompletionResult            *Payloads              `protobuf:"bytes,18,opt,name=last_completion_result,json=lastCompletionResult,proto3" json:"last_completion_result,omitempty"`
 	WorkflowExecutionExpirationTime *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=workflow_execution_expiration_time,json=workflowExecutionExpirationTime,proto3" json:"workflow_execution_expiration_time,omitempty"`
-	unknownFields                   protoimpl.UnknownFields
-	sizeCache                       protoimpl.SizeCache
+	// The parent, for a child workflow.
+	ParentWorkflowNamespace string             `protobuf:"bytes,20,opt,name=parent_workflow_namespace,json=parentWorkflowNamespace,proto3" json:"parent_workflow_namespace,omitempty"`
+	ParentWorkflowExecution *WorkflowExecution `protobuf:"bytes,21,opt,name=parent_workflow_execution,json=parentWorkflowExecution,proto3" json:"parent_workflow_execution,omitempty"`
+	ParentInitiatedEventId  int64              `protobuf:"varint,22,opt,name=parent_initiated_event_id,json=parentInitiatedEventId,proto3" json:"parent_initiated_event_id,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
 }
 
 func (x *WorkflowExecutionStartedEventAttributes) Reset() {
@@ -705,6 +889,27 @@ func (x *WorkflowExecutionStartedEventAttributes) GetWorkflowExecutionExpiration
 		return x.WorkflowExecutionExpirationTime
 	}
 	return nil
+}
+
+func (x *WorkflowExecutionStartedEventAttributes) GetParentWorkflowNamespace() string {
+	if x != nil {
+		return x.ParentWorkflowNamespace
+	}
+	return ""
+}
+
+func (x *WorkflowExecutionStartedEventAttributes) GetParentWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.ParentWorkflowExecution
+	}
+	return nil
+}
+
+func (x *WorkflowExecutionStartedEventAttributes) GetParentInitiatedEventId() int64 {
+	if x != nil {
+		return x.ParentInitiatedEventId
+	}
+	return 0
 }
 
 type WorkflowExecutionCompletedEventAttributes struct {
@@ -1952,11 +2157,15 @@ func (x *TimerCanceledEventAttributes) GetIdentity() string {
 }
 
 type WorkflowExecutionCancelRequestedEventAttributes struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Cause         string                 `protobuf:"bytes,1,opt,name=cause,proto3" json:"cause,omitempty"`
-	Identity      string                 `protobuf:"bytes,2,opt,name=identity,proto3" json:"identity,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Cause    string                 `protobuf:"bytes,1,opt,name=cause,proto3" json:"cause,omitempty"`
+	Identity string                 `protobuf:"bytes,2,opt,name=identity,proto3" json:"identity,omitempty"`
+	// Set when another workflow (a parent) asked.
+	ExternalNamespace         string             `protobuf:"bytes,3,opt,name=external_namespace,json=externalNamespace,proto3" json:"external_namespace,omitempty"`
+	ExternalWorkflowExecution *WorkflowExecution `protobuf:"bytes,4,opt,name=external_workflow_execution,json=externalWorkflowExecution,proto3" json:"external_workflow_execution,omitempty"`
+	ExternalInitiatedEventId  int64              `protobuf:"varint,5,opt,name=external_initiated_event_id,json=externalInitiatedEventId,proto3" json:"external_initiated_event_id,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *WorkflowExecutionCancelRequestedEventAttributes) Reset() {
@@ -2001,6 +2210,27 @@ func (x *WorkflowExecutionCancelRequestedEventAttributes) GetIdentity() string {
 		return x.Identity
 	}
 	return ""
+}
+
+func (x *WorkflowExecutionCancelRequestedEventAttributes) GetExternalNamespace() string {
+	if x != nil {
+		return x.ExternalNamespace
+	}
+	return ""
+}
+
+func (x *WorkflowExecutionCancelRequestedEventAttributes) GetExternalWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.ExternalWorkflowExecution
+	}
+	return nil
+}
+
+func (x *WorkflowExecutionCancelRequestedEventAttributes) GetExternalInitiatedEventId() int64 {
+	if x != nil {
+		return x.ExternalInitiatedEventId
+	}
+	return 0
 }
 
 type WorkflowExecutionCanceledEventAttributes struct {
@@ -2427,11 +2657,999 @@ func (x *UpsertWorkflowSearchAttributesEventAttributes) GetSearchAttributes() *S
 	return nil
 }
 
+type StartChildWorkflowExecutionInitiatedEventAttributes struct {
+	state                        protoimpl.MessageState `protogen:"open.v1"`
+	Namespace                    string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowId                   string                 `protobuf:"bytes,2,opt,name=workflow_id,json=workflowId,proto3" json:"workflow_id,omitempty"`
+	WorkflowType                 *WorkflowType          `protobuf:"bytes,3,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	TaskQueue                    *TaskQueue             `protobuf:"bytes,4,opt,name=task_queue,json=taskQueue,proto3" json:"task_queue,omitempty"`
+	Input                        *Payloads              `protobuf:"bytes,5,opt,name=input,proto3" json:"input,omitempty"`
+	WorkflowExecutionTimeout     *durationpb.Duration   `protobuf:"bytes,6,opt,name=workflow_execution_timeout,json=workflowExecutionTimeout,proto3" json:"workflow_execution_timeout,omitempty"`
+	WorkflowRunTimeout           *durationpb.Duration   `protobuf:"bytes,7,opt,name=workflow_run_timeout,json=workflowRunTimeout,proto3" json:"workflow_run_timeout,omitempty"`
+	WorkflowTaskTimeout          *durationpb.Duration   `protobuf:"bytes,8,opt,name=workflow_task_timeout,json=workflowTaskTimeout,proto3" json:"workflow_task_timeout,omitempty"`
+	ParentClosePolicy            ParentClosePolicy      `protobuf:"varint,9,opt,name=parent_close_policy,json=parentClosePolicy,proto3,enum=apitwin.orch.v1.ParentClosePolicy" json:"parent_close_policy,omitempty"`
+	Control                      string                 `protobuf:"bytes,10,opt,name=control,proto3" json:"control,omitempty"`
+	WorkflowTaskCompletedEventId int64                  `protobuf:"varint,11,opt,name=workflow_task_completed_event_id,json=workflowTaskCompletedEventId,proto3" json:"workflow_task_completed_event_id,omitempty"`
+	WorkflowIdReusePolicy        WorkflowIdReusePolicy  `protobuf:"varint,12,opt,name=workflow_id_reuse_policy,json=workflowIdReusePolicy,proto3,enum=apitwin.orch.v1.WorkflowIdReusePolicy" json:"workflow_id_reuse_policy,omitempty"`
+	RetryPolicy                  *RetryPolicy           `protobuf:"bytes,13,opt,name=retry_policy,json=retryPolicy,proto3" json:"retry_policy,omitempty"`
+	CronSchedule                 string                 `protobuf:"bytes,14,opt,name=cron_schedule,json=cronSchedule,proto3" json:"cron_schedule,omitempty"`
+	Header                       *Header                `protobuf:"bytes,15,opt,name=header,proto3" json:"header,omitempty"`
+	Memo                         *Memo                  `protobuf:"bytes,16,opt,name=memo,proto3" json:"memo,omitempty"`
+	SearchAttributes             *SearchAttributes      `protobuf:"bytes,17,opt,name=search_attributes,json=searchAttributes,proto3" json:"search_attributes,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) Reset() {
+	*x = StartChildWorkflowExecutionInitiatedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartChildWorkflowExecutionInitiatedEventAttributes) ProtoMessage() {}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartChildWorkflowExecutionInitiatedEventAttributes.ProtoReflect.Descriptor instead.
+func (*StartChildWorkflowExecutionInitiatedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetWorkflowId() string {
+	if x != nil {
+		return x.WorkflowId
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetTaskQueue() *TaskQueue {
+	if x != nil {
+		return x.TaskQueue
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetInput() *Payloads {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetWorkflowExecutionTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowExecutionTimeout
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetWorkflowRunTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowRunTimeout
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetWorkflowTaskTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowTaskTimeout
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetParentClosePolicy() ParentClosePolicy {
+	if x != nil {
+		return x.ParentClosePolicy
+	}
+	return ParentClosePolicy_PARENT_CLOSE_POLICY_UNSPECIFIED
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetWorkflowTaskCompletedEventId() int64 {
+	if x != nil {
+		return x.WorkflowTaskCompletedEventId
+	}
+	return 0
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetWorkflowIdReusePolicy() WorkflowIdReusePolicy {
+	if x != nil {
+		return x.WorkflowIdReusePolicy
+	}
+	return WorkflowIdReusePolicy_WORKFLOW_ID_REUSE_POLICY_UNSPECIFIED
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetRetryPolicy() *RetryPolicy {
+	if x != nil {
+		return x.RetryPolicy
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetCronSchedule() string {
+	if x != nil {
+		return x.CronSchedule
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetHeader() *Header {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetMemo() *Memo {
+	if x != nil {
+		return x.Memo
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionInitiatedEventAttributes) GetSearchAttributes() *SearchAttributes {
+	if x != nil {
+		return x.SearchAttributes
+	}
+	return nil
+}
+
+type StartChildWorkflowExecutionFailedEventAttributes struct {
+	state                        protoimpl.MessageState                 `protogen:"open.v1"`
+	Namespace                    string                                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowId                   string                                 `protobuf:"bytes,2,opt,name=workflow_id,json=workflowId,proto3" json:"workflow_id,omitempty"`
+	WorkflowType                 *WorkflowType                          `protobuf:"bytes,3,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	Cause                        StartChildWorkflowExecutionFailedCause `protobuf:"varint,4,opt,name=cause,proto3,enum=apitwin.orch.v1.StartChildWorkflowExecutionFailedCause" json:"cause,omitempty"`
+	Control                      string                                 `protobuf:"bytes,5,opt,name=control,proto3" json:"control,omitempty"`
+	InitiatedEventId             int64                                  `protobuf:"varint,6,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	WorkflowTaskCompletedEventId int64                                  `protobuf:"varint,7,opt,name=workflow_task_completed_event_id,json=workflowTaskCompletedEventId,proto3" json:"workflow_task_completed_event_id,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) Reset() {
+	*x = StartChildWorkflowExecutionFailedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartChildWorkflowExecutionFailedEventAttributes) ProtoMessage() {}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartChildWorkflowExecutionFailedEventAttributes.ProtoReflect.Descriptor instead.
+func (*StartChildWorkflowExecutionFailedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) GetWorkflowId() string {
+	if x != nil {
+		return x.WorkflowId
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) GetCause() StartChildWorkflowExecutionFailedCause {
+	if x != nil {
+		return x.Cause
+	}
+	return StartChildWorkflowExecutionFailedCause_START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *StartChildWorkflowExecutionFailedEventAttributes) GetWorkflowTaskCompletedEventId() int64 {
+	if x != nil {
+		return x.WorkflowTaskCompletedEventId
+	}
+	return 0
+}
+
+type ChildWorkflowExecutionStartedEventAttributes struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Namespace         string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	InitiatedEventId  int64                  `protobuf:"varint,2,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	WorkflowExecution *WorkflowExecution     `protobuf:"bytes,3,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	WorkflowType      *WorkflowType          `protobuf:"bytes,4,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	Header            *Header                `protobuf:"bytes,5,opt,name=header,proto3" json:"header,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ChildWorkflowExecutionStartedEventAttributes) Reset() {
+	*x = ChildWorkflowExecutionStartedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChildWorkflowExecutionStartedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChildWorkflowExecutionStartedEventAttributes) ProtoMessage() {}
+
+func (x *ChildWorkflowExecutionStartedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChildWorkflowExecutionStartedEventAttributes.ProtoReflect.Descriptor instead.
+func (*ChildWorkflowExecutionStartedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ChildWorkflowExecutionStartedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ChildWorkflowExecutionStartedEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *ChildWorkflowExecutionStartedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionStartedEventAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionStartedEventAttributes) GetHeader() *Header {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+type ChildWorkflowExecutionCompletedEventAttributes struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Result            *Payloads              `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	Namespace         string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution *WorkflowExecution     `protobuf:"bytes,3,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	WorkflowType      *WorkflowType          `protobuf:"bytes,4,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	InitiatedEventId  int64                  `protobuf:"varint,5,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	StartedEventId    int64                  `protobuf:"varint,6,opt,name=started_event_id,json=startedEventId,proto3" json:"started_event_id,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) Reset() {
+	*x = ChildWorkflowExecutionCompletedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChildWorkflowExecutionCompletedEventAttributes) ProtoMessage() {}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChildWorkflowExecutionCompletedEventAttributes.ProtoReflect.Descriptor instead.
+func (*ChildWorkflowExecutionCompletedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) GetResult() *Payloads {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *ChildWorkflowExecutionCompletedEventAttributes) GetStartedEventId() int64 {
+	if x != nil {
+		return x.StartedEventId
+	}
+	return 0
+}
+
+type ChildWorkflowExecutionFailedEventAttributes struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Failure           *Failure               `protobuf:"bytes,1,opt,name=failure,proto3" json:"failure,omitempty"`
+	Namespace         string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution *WorkflowExecution     `protobuf:"bytes,3,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	WorkflowType      *WorkflowType          `protobuf:"bytes,4,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	InitiatedEventId  int64                  `protobuf:"varint,5,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	StartedEventId    int64                  `protobuf:"varint,6,opt,name=started_event_id,json=startedEventId,proto3" json:"started_event_id,omitempty"`
+	RetryState        RetryState             `protobuf:"varint,7,opt,name=retry_state,json=retryState,proto3,enum=apitwin.orch.v1.RetryState" json:"retry_state,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) Reset() {
+	*x = ChildWorkflowExecutionFailedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChildWorkflowExecutionFailedEventAttributes) ProtoMessage() {}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChildWorkflowExecutionFailedEventAttributes.ProtoReflect.Descriptor instead.
+func (*ChildWorkflowExecutionFailedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) GetFailure() *Failure {
+	if x != nil {
+		return x.Failure
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) GetStartedEventId() int64 {
+	if x != nil {
+		return x.StartedEventId
+	}
+	return 0
+}
+
+func (x *ChildWorkflowExecutionFailedEventAttributes) GetRetryState() RetryState {
+	if x != nil {
+		return x.RetryState
+	}
+	return RetryState_RETRY_STATE_UNSPECIFIED
+}
+
+type ChildWorkflowExecutionCanceledEventAttributes struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Details           *Payloads              `protobuf:"bytes,1,opt,name=details,proto3" json:"details,omitempty"`
+	Namespace         string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution *WorkflowExecution     `protobuf:"bytes,3,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	WorkflowType      *WorkflowType          `protobuf:"bytes,4,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	InitiatedEventId  int64                  `protobuf:"varint,5,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	StartedEventId    int64                  `protobuf:"varint,6,opt,name=started_event_id,json=startedEventId,proto3" json:"started_event_id,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) Reset() {
+	*x = ChildWorkflowExecutionCanceledEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChildWorkflowExecutionCanceledEventAttributes) ProtoMessage() {}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChildWorkflowExecutionCanceledEventAttributes.ProtoReflect.Descriptor instead.
+func (*ChildWorkflowExecutionCanceledEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) GetDetails() *Payloads {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *ChildWorkflowExecutionCanceledEventAttributes) GetStartedEventId() int64 {
+	if x != nil {
+		return x.StartedEventId
+	}
+	return 0
+}
+
+type ChildWorkflowExecutionTimedOutEventAttributes struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Namespace         string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution *WorkflowExecution     `protobuf:"bytes,2,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	WorkflowType      *WorkflowType          `protobuf:"bytes,3,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	InitiatedEventId  int64                  `protobuf:"varint,4,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	StartedEventId    int64                  `protobuf:"varint,5,opt,name=started_event_id,json=startedEventId,proto3" json:"started_event_id,omitempty"`
+	RetryState        RetryState             `protobuf:"varint,6,opt,name=retry_state,json=retryState,proto3,enum=apitwin.orch.v1.RetryState" json:"retry_state,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) Reset() {
+	*x = ChildWorkflowExecutionTimedOutEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChildWorkflowExecutionTimedOutEventAttributes) ProtoMessage() {}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChildWorkflowExecutionTimedOutEventAttributes.ProtoReflect.Descriptor instead.
+func (*ChildWorkflowExecutionTimedOutEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) GetStartedEventId() int64 {
+	if x != nil {
+		return x.StartedEventId
+	}
+	return 0
+}
+
+func (x *ChildWorkflowExecutionTimedOutEventAttributes) GetRetryState() RetryState {
+	if x != nil {
+		return x.RetryState
+	}
+	return RetryState_RETRY_STATE_UNSPECIFIED
+}
+
+type ChildWorkflowExecutionTerminatedEventAttributes struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Namespace         string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution *WorkflowExecution     `protobuf:"bytes,2,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	WorkflowType      *WorkflowType          `protobuf:"bytes,3,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	InitiatedEventId  int64                  `protobuf:"varint,4,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	StartedEventId    int64                  `protobuf:"varint,5,opt,name=started_event_id,json=startedEventId,proto3" json:"started_event_id,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ChildWorkflowExecutionTerminatedEventAttributes) Reset() {
+	*x = ChildWorkflowExecutionTerminatedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChildWorkflowExecutionTerminatedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChildWorkflowExecutionTerminatedEventAttributes) ProtoMessage() {}
+
+func (x *ChildWorkflowExecutionTerminatedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChildWorkflowExecutionTerminatedEventAttributes.ProtoReflect.Descriptor instead.
+func (*ChildWorkflowExecutionTerminatedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ChildWorkflowExecutionTerminatedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ChildWorkflowExecutionTerminatedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionTerminatedEventAttributes) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *ChildWorkflowExecutionTerminatedEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *ChildWorkflowExecutionTerminatedEventAttributes) GetStartedEventId() int64 {
+	if x != nil {
+		return x.StartedEventId
+	}
+	return 0
+}
+
+type RequestCancelExternalWorkflowExecutionInitiatedEventAttributes struct {
+	state                        protoimpl.MessageState `protogen:"open.v1"`
+	WorkflowTaskCompletedEventId int64                  `protobuf:"varint,1,opt,name=workflow_task_completed_event_id,json=workflowTaskCompletedEventId,proto3" json:"workflow_task_completed_event_id,omitempty"`
+	Namespace                    string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution            *WorkflowExecution     `protobuf:"bytes,3,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	Control                      string                 `protobuf:"bytes,4,opt,name=control,proto3" json:"control,omitempty"`
+	ChildWorkflowOnly            bool                   `protobuf:"varint,5,opt,name=child_workflow_only,json=childWorkflowOnly,proto3" json:"child_workflow_only,omitempty"`
+	Reason                       string                 `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) Reset() {
+	*x = RequestCancelExternalWorkflowExecutionInitiatedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) ProtoMessage() {}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.ProtoReflect.Descriptor instead.
+func (*RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) GetWorkflowTaskCompletedEventId() int64 {
+	if x != nil {
+		return x.WorkflowTaskCompletedEventId
+	}
+	return 0
+}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) GetChildWorkflowOnly() bool {
+	if x != nil {
+		return x.ChildWorkflowOnly
+	}
+	return false
+}
+
+func (x *RequestCancelExternalWorkflowExecutionInitiatedEventAttributes) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type RequestCancelExternalWorkflowExecutionFailedEventAttributes struct {
+	state                        protoimpl.MessageState                     `protogen:"open.v1"`
+	Cause                        CancelExternalWorkflowExecutionFailedCause `protobuf:"varint,1,opt,name=cause,proto3,enum=apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause" json:"cause,omitempty"`
+	WorkflowTaskCompletedEventId int64                                      `protobuf:"varint,2,opt,name=workflow_task_completed_event_id,json=workflowTaskCompletedEventId,proto3" json:"workflow_task_completed_event_id,omitempty"`
+	Namespace                    string                                     `protobuf:"bytes,3,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution            *WorkflowExecution                         `protobuf:"bytes,4,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	InitiatedEventId             int64                                      `protobuf:"varint,5,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	Control                      string                                     `protobuf:"bytes,6,opt,name=control,proto3" json:"control,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) Reset() {
+	*x = RequestCancelExternalWorkflowExecutionFailedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestCancelExternalWorkflowExecutionFailedEventAttributes) ProtoMessage() {}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestCancelExternalWorkflowExecutionFailedEventAttributes.ProtoReflect.Descriptor instead.
+func (*RequestCancelExternalWorkflowExecutionFailedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) GetCause() CancelExternalWorkflowExecutionFailedCause {
+	if x != nil {
+		return x.Cause
+	}
+	return CancelExternalWorkflowExecutionFailedCause_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED
+}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) GetWorkflowTaskCompletedEventId() int64 {
+	if x != nil {
+		return x.WorkflowTaskCompletedEventId
+	}
+	return 0
+}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *RequestCancelExternalWorkflowExecutionFailedEventAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+type ExternalWorkflowExecutionCancelRequestedEventAttributes struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	InitiatedEventId  int64                  `protobuf:"varint,1,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	Namespace         string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution *WorkflowExecution     `protobuf:"bytes,3,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ExternalWorkflowExecutionCancelRequestedEventAttributes) Reset() {
+	*x = ExternalWorkflowExecutionCancelRequestedEventAttributes{}
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExternalWorkflowExecutionCancelRequestedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExternalWorkflowExecutionCancelRequestedEventAttributes) ProtoMessage() {}
+
+func (x *ExternalWorkflowExecutionCancelRequestedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_history_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExternalWorkflowExecutionCancelRequestedEventAttributes.ProtoReflect.Descriptor instead.
+func (*ExternalWorkflowExecutionCancelRequestedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_history_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ExternalWorkflowExecutionCancelRequestedEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *ExternalWorkflowExecutionCancelRequestedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ExternalWorkflowExecutionCancelRequestedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
 var File_apitwin_orch_v1_history_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"\n" +
-	"\x1dapitwin/orch/v1/history.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb1\x1f\n" +
+	"\x1dapitwin/orch/v1/history.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc9/\n" +
 	"\fHistoryEvent\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\x03R\aeventId\x129\n" +
 	"\n" +
@@ -2464,9 +3682,20 @@ const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	",workflow_execution_signaled_event_attributes\x18  \x01(\v29.apitwin.orch.v1.WorkflowExecutionSignaledEventAttributesH\x00R(workflowExecutionSignaledEventAttributes\x12\xa1\x01\n" +
 	".workflow_execution_terminated_event_attributes\x18! \x01(\v2;.apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributesH\x00R*workflowExecutionTerminatedEventAttributes\x12\xaf\x01\n" +
 	"4workflow_execution_continued_as_new_event_attributes\x18\" \x01(\v2?.apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributesH\x00R.workflowExecutionContinuedAsNewEventAttributes\x12\xab\x01\n" +
-	"2upsert_workflow_search_attributes_event_attributes\x18# \x01(\v2>.apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributesH\x00R-upsertWorkflowSearchAttributesEventAttributesB\f\n" +
+	"2upsert_workflow_search_attributes_event_attributes\x18# \x01(\v2>.apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributesH\x00R-upsertWorkflowSearchAttributesEventAttributes\x12\xbe\x01\n" +
+	"9start_child_workflow_execution_initiated_event_attributes\x18$ \x01(\v2D.apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributesH\x00R3startChildWorkflowExecutionInitiatedEventAttributes\x12\xb5\x01\n" +
+	"6start_child_workflow_execution_failed_event_attributes\x18% \x01(\v2A.apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributesH\x00R0startChildWorkflowExecutionFailedEventAttributes\x12\xa8\x01\n" +
+	"1child_workflow_execution_started_event_attributes\x18& \x01(\v2=.apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributesH\x00R,childWorkflowExecutionStartedEventAttributes\x12\xae\x01\n" +
+	"3child_workflow_execution_completed_event_attributes\x18' \x01(\v2?.apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributesH\x00R.childWorkflowExecutionCompletedEventAttributes\x12\xa5\x01\n" +
+	"0child_workflow_execution_failed_event_attributes\x18( \x01(\v2<.apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributesH\x00R+childWorkflowExecutionFailedEventAttributes\x12\xab\x01\n" +
+	"2child_workflow_execution_canceled_event_attributes\x18) \x01(\v2>.apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributesH\x00R-childWorkflowExecutionCanceledEventAttributes\x12\xac\x01\n" +
+	"3child_workflow_execution_timed_out_event_attributes\x18* \x01(\v2>.apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributesH\x00R-childWorkflowExecutionTimedOutEventAttributes\x12\xb1\x01\n" +
+	"4child_workflow_execution_terminated_event_attributes\x18+ \x01(\v2@.apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributesH\x00R/childWorkflowExecutionTerminatedEventAttributes\x12\xe0\x01\n" +
+	"Erequest_cancel_external_workflow_execution_initiated_event_attributes\x18, \x01(\v2O.apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributesH\x00R>requestCancelExternalWorkflowExecutionInitiatedEventAttributes\x12\xd7\x01\n" +
+	"Brequest_cancel_external_workflow_execution_failed_event_attributes\x18- \x01(\v2L.apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributesH\x00R;requestCancelExternalWorkflowExecutionFailedEventAttributes\x12\xca\x01\n" +
+	"=external_workflow_execution_cancel_requested_event_attributes\x18. \x01(\v2H.apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributesH\x00R7externalWorkflowExecutionCancelRequestedEventAttributesB\f\n" +
 	"\n" +
-	"attributes\"\xc7\t\n" +
+	"attributes\"\x9e\v\n" +
 	"'WorkflowExecutionStartedEventAttributes\x12B\n" +
 	"\rworkflow_type\x18\x01 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12\x1d\n" +
 	"\n" +
@@ -2488,7 +3717,10 @@ const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"\x06header\x18\x10 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\x12E\n" +
 	"\x11continued_failure\x18\x11 \x01(\v2\x18.apitwin.orch.v1.FailureR\x10continuedFailure\x12O\n" +
 	"\x16last_completion_result\x18\x12 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x14lastCompletionResult\x12g\n" +
-	"\"workflow_execution_expiration_time\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\x1fworkflowExecutionExpirationTime\"\xd7\x01\n" +
+	"\"workflow_execution_expiration_time\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\x1fworkflowExecutionExpirationTime\x12:\n" +
+	"\x19parent_workflow_namespace\x18\x14 \x01(\tR\x17parentWorkflowNamespace\x12^\n" +
+	"\x19parent_workflow_execution\x18\x15 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x17parentWorkflowExecution\x129\n" +
+	"\x19parent_initiated_event_id\x18\x16 \x01(\x03R\x16parentInitiatedEventId\"\xd7\x01\n" +
 	")WorkflowExecutionCompletedEventAttributes\x121\n" +
 	"\x06result\x18\x01 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x06result\x12F\n" +
 	" workflow_task_completed_event_id\x18\x02 \x01(\x03R\x1cworkflowTaskCompletedEventId\x12/\n" +
@@ -2590,10 +3822,13 @@ const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"\btimer_id\x18\x01 \x01(\tR\atimerId\x12(\n" +
 	"\x10started_event_id\x18\x02 \x01(\x03R\x0estartedEventId\x12F\n" +
 	" workflow_task_completed_event_id\x18\x03 \x01(\x03R\x1cworkflowTaskCompletedEventId\x12\x1a\n" +
-	"\bidentity\x18\x04 \x01(\tR\bidentity\"c\n" +
+	"\bidentity\x18\x04 \x01(\tR\bidentity\"\xb5\x02\n" +
 	"/WorkflowExecutionCancelRequestedEventAttributes\x12\x14\n" +
 	"\x05cause\x18\x01 \x01(\tR\x05cause\x12\x1a\n" +
-	"\bidentity\x18\x02 \x01(\tR\bidentity\"\xa7\x01\n" +
+	"\bidentity\x18\x02 \x01(\tR\bidentity\x12-\n" +
+	"\x12external_namespace\x18\x03 \x01(\tR\x11externalNamespace\x12b\n" +
+	"\x1bexternal_workflow_execution\x18\x04 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x19externalWorkflowExecution\x12=\n" +
+	"\x1bexternal_initiated_event_id\x18\x05 \x01(\x03R\x18externalInitiatedEventId\"\xa7\x01\n" +
 	"(WorkflowExecutionCanceledEventAttributes\x12F\n" +
 	" workflow_task_completed_event_id\x18\x01 \x01(\x03R\x1cworkflowTaskCompletedEventId\x123\n" +
 	"\adetails\x18\x02 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\adetails\"\x9b\x03\n" +
@@ -2632,7 +3867,98 @@ const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	" \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\"\xc7\x01\n" +
 	"-UpsertWorkflowSearchAttributesEventAttributes\x12F\n" +
 	" workflow_task_completed_event_id\x18\x01 \x01(\x03R\x1cworkflowTaskCompletedEventId\x12N\n" +
-	"\x11search_attributes\x18\x02 \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributesB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
+	"\x11search_attributes\x18\x02 \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\"\xc2\b\n" +
+	"3StartChildWorkflowExecutionInitiatedEventAttributes\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1f\n" +
+	"\vworkflow_id\x18\x02 \x01(\tR\n" +
+	"workflowId\x12B\n" +
+	"\rworkflow_type\x18\x03 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x129\n" +
+	"\n" +
+	"task_queue\x18\x04 \x01(\v2\x1a.apitwin.orch.v1.TaskQueueR\ttaskQueue\x12/\n" +
+	"\x05input\x18\x05 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05input\x12W\n" +
+	"\x1aworkflow_execution_timeout\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x18workflowExecutionTimeout\x12K\n" +
+	"\x14workflow_run_timeout\x18\a \x01(\v2\x19.google.protobuf.DurationR\x12workflowRunTimeout\x12M\n" +
+	"\x15workflow_task_timeout\x18\b \x01(\v2\x19.google.protobuf.DurationR\x13workflowTaskTimeout\x12R\n" +
+	"\x13parent_close_policy\x18\t \x01(\x0e2\".apitwin.orch.v1.ParentClosePolicyR\x11parentClosePolicy\x12\x18\n" +
+	"\acontrol\x18\n" +
+	" \x01(\tR\acontrol\x12F\n" +
+	" workflow_task_completed_event_id\x18\v \x01(\x03R\x1cworkflowTaskCompletedEventId\x12_\n" +
+	"\x18workflow_id_reuse_policy\x18\f \x01(\x0e2&.apitwin.orch.v1.WorkflowIdReusePolicyR\x15workflowIdReusePolicy\x12?\n" +
+	"\fretry_policy\x18\r \x01(\v2\x1c.apitwin.orch.v1.RetryPolicyR\vretryPolicy\x12#\n" +
+	"\rcron_schedule\x18\x0e \x01(\tR\fcronSchedule\x12/\n" +
+	"\x06header\x18\x0f \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\x12)\n" +
+	"\x04memo\x18\x10 \x01(\v2\x15.apitwin.orch.v1.MemoR\x04memo\x12N\n" +
+	"\x11search_attributes\x18\x11 \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\"\x94\x03\n" +
+	"0StartChildWorkflowExecutionFailedEventAttributes\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1f\n" +
+	"\vworkflow_id\x18\x02 \x01(\tR\n" +
+	"workflowId\x12B\n" +
+	"\rworkflow_type\x18\x03 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12M\n" +
+	"\x05cause\x18\x04 \x01(\x0e27.apitwin.orch.v1.StartChildWorkflowExecutionFailedCauseR\x05cause\x12\x18\n" +
+	"\acontrol\x18\x05 \x01(\tR\acontrol\x12,\n" +
+	"\x12initiated_event_id\x18\x06 \x01(\x03R\x10initiatedEventId\x12F\n" +
+	" workflow_task_completed_event_id\x18\a \x01(\x03R\x1cworkflowTaskCompletedEventId\"\xc2\x02\n" +
+	",ChildWorkflowExecutionStartedEventAttributes\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12,\n" +
+	"\x12initiated_event_id\x18\x02 \x01(\x03R\x10initiatedEventId\x12Q\n" +
+	"\x12workflow_execution\x18\x03 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12B\n" +
+	"\rworkflow_type\x18\x04 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12/\n" +
+	"\x06header\x18\x05 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\"\xf0\x02\n" +
+	".ChildWorkflowExecutionCompletedEventAttributes\x121\n" +
+	"\x06result\x18\x01 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x06result\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x03 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12B\n" +
+	"\rworkflow_type\x18\x04 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12,\n" +
+	"\x12initiated_event_id\x18\x05 \x01(\x03R\x10initiatedEventId\x12(\n" +
+	"\x10started_event_id\x18\x06 \x01(\x03R\x0estartedEventId\"\xac\x03\n" +
+	"+ChildWorkflowExecutionFailedEventAttributes\x122\n" +
+	"\afailure\x18\x01 \x01(\v2\x18.apitwin.orch.v1.FailureR\afailure\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x03 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12B\n" +
+	"\rworkflow_type\x18\x04 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12,\n" +
+	"\x12initiated_event_id\x18\x05 \x01(\x03R\x10initiatedEventId\x12(\n" +
+	"\x10started_event_id\x18\x06 \x01(\x03R\x0estartedEventId\x12<\n" +
+	"\vretry_state\x18\a \x01(\x0e2\x1b.apitwin.orch.v1.RetryStateR\n" +
+	"retryState\"\xf1\x02\n" +
+	"-ChildWorkflowExecutionCanceledEventAttributes\x123\n" +
+	"\adetails\x18\x01 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\adetails\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x03 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12B\n" +
+	"\rworkflow_type\x18\x04 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12,\n" +
+	"\x12initiated_event_id\x18\x05 \x01(\x03R\x10initiatedEventId\x12(\n" +
+	"\x10started_event_id\x18\x06 \x01(\x03R\x0estartedEventId\"\xfa\x02\n" +
+	"-ChildWorkflowExecutionTimedOutEventAttributes\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x02 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12B\n" +
+	"\rworkflow_type\x18\x03 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12,\n" +
+	"\x12initiated_event_id\x18\x04 \x01(\x03R\x10initiatedEventId\x12(\n" +
+	"\x10started_event_id\x18\x05 \x01(\x03R\x0estartedEventId\x12<\n" +
+	"\vretry_state\x18\x06 \x01(\x0e2\x1b.apitwin.orch.v1.RetryStateR\n" +
+	"retryState\"\xbe\x02\n" +
+	"/ChildWorkflowExecutionTerminatedEventAttributes\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x02 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12B\n" +
+	"\rworkflow_type\x18\x03 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12,\n" +
+	"\x12initiated_event_id\x18\x04 \x01(\x03R\x10initiatedEventId\x12(\n" +
+	"\x10started_event_id\x18\x05 \x01(\x03R\x0estartedEventId\"\xdb\x02\n" +
+	">RequestCancelExternalWorkflowExecutionInitiatedEventAttributes\x12F\n" +
+	" workflow_task_completed_event_id\x18\x01 \x01(\x03R\x1cworkflowTaskCompletedEventId\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x03 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12\x18\n" +
+	"\acontrol\x18\x04 \x01(\tR\acontrol\x12.\n" +
+	"\x13child_workflow_only\x18\x05 \x01(\bR\x11childWorkflowOnly\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\"\x91\x03\n" +
+	";RequestCancelExternalWorkflowExecutionFailedEventAttributes\x12Q\n" +
+	"\x05cause\x18\x01 \x01(\x0e2;.apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCauseR\x05cause\x12F\n" +
+	" workflow_task_completed_event_id\x18\x02 \x01(\x03R\x1cworkflowTaskCompletedEventId\x12\x1c\n" +
+	"\tnamespace\x18\x03 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x04 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12,\n" +
+	"\x12initiated_event_id\x18\x05 \x01(\x03R\x10initiatedEventId\x12\x18\n" +
+	"\acontrol\x18\x06 \x01(\tR\acontrol\"\xd8\x01\n" +
+	"7ExternalWorkflowExecutionCancelRequestedEventAttributes\x12,\n" +
+	"\x12initiated_event_id\x18\x01 \x01(\x03R\x10initiatedEventId\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x03 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecutionB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
 var (
 	file_apitwin_orch_v1_history_proto_rawDescOnce sync.Once
@@ -2646,143 +3972,208 @@ func file_apitwin_orch_v1_history_proto_rawDescGZIP() []byte {
 	return file_apitwin_orch_v1_history_proto_rawDescData
 }
 
-var file_apitwin_orch_v1_history_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_apitwin_orch_v1_history_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_apitwin_orch_v1_history_proto_goTypes = []any{
-	(*HistoryEvent)(nil),                                    // 0: apitwin.orch.v1.HistoryEvent
-	(*WorkflowExecutionStartedEventAttributes)(nil),         // 1: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes
-	(*WorkflowExecutionCompletedEventAttributes)(nil),       // 2: apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes
-	(*WorkflowExecutionFailedEventAttributes)(nil),          // 3: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes
-	(*WorkflowExecutionTimedOutEventAttributes)(nil),        // 4: apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes
-	(*WorkflowTaskScheduledEventAttributes)(nil),            // 5: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes
-	(*WorkflowTaskStartedEventAttributes)(nil),              // 6: apitwin.orch.v1.WorkflowTaskStartedEventAttributes
-	(*WorkflowTaskCompletedEventAttributes)(nil),            // 7: apitwin.orch.v1.WorkflowTaskCompletedEventAttributes
-	(*WorkflowTaskTimedOutEventAttributes)(nil),             // 8: apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes
-	(*WorkflowTaskFailedEventAttributes)(nil),               // 9: apitwin.orch.v1.WorkflowTaskFailedEventAttributes
-	(*ActivityTaskScheduledEventAttributes)(nil),            // 10: apitwin.orch.v1.ActivityTaskScheduledEventAttributes
-	(*ActivityTaskStartedEventAttributes)(nil),              // 11: apitwin.orch.v1.ActivityTaskStartedEventAttributes
-	(*ActivityTaskCompletedEventAttributes)(nil),            // 12: apitwin.orch.v1.ActivityTaskCompletedEventAttributes
-	(*ActivityTaskFailedEventAttributes)(nil),               // 13: apitwin.orch.v1.ActivityTaskFailedEventAttributes
-	(*ActivityTaskTimedOutEventAttributes)(nil),             // 14: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes
-	(*ActivityTaskCancelRequestedEventAttributes)(nil),      // 15: apitwin.orch.v1.ActivityTaskCancelRequestedEventAttributes
-	(*ActivityTaskCanceledEventAttributes)(nil),             // 16: apitwin.orch.v1.ActivityTaskCanceledEventAttributes
-	(*TimerStartedEventAttributes)(nil),                     // 17: apitwin.orch.v1.TimerStartedEventAttributes
-	(*TimerFiredEventAttributes)(nil),                       // 18: apitwin.orch.v1.TimerFiredEventAttributes
-	(*TimerCanceledEventAttributes)(nil),                    // 19: apitwin.orch.v1.TimerCanceledEventAttributes
-	(*WorkflowExecutionCancelRequestedEventAttributes)(nil), // 20: apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes
-	(*WorkflowExecutionCanceledEventAttributes)(nil),        // 21: apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes
-	(*MarkerRecordedEventAttributes)(nil),                   // 22: apitwin.orch.v1.MarkerRecordedEventAttributes
-	(*WorkflowExecutionSignaledEventAttributes)(nil),        // 23: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes
-	(*WorkflowExecutionTerminatedEventAttributes)(nil),      // 24: apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes
-	(*WorkflowExecutionContinuedAsNewEventAttributes)(nil),  // 25: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes
-	(*UpsertWorkflowSearchAttributesEventAttributes)(nil),   // 26: apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes
-	nil,                                   // 27: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
-	(*timestamppb.Timestamp)(nil),         // 28: google.protobuf.Timestamp
-	(EventType)(0),                        // 29: apitwin.orch.v1.EventType
-	(*WorkflowType)(nil),                  // 30: apitwin.orch.v1.WorkflowType
-	(*Payloads)(nil),                      // 31: apitwin.orch.v1.Payloads
-	(*durationpb.Duration)(nil),           // 32: google.protobuf.Duration
-	(*RetryPolicy)(nil),                   // 33: apitwin.orch.v1.RetryPolicy
-	(*Memo)(nil),                          // 34: apitwin.orch.v1.Memo
-	(*SearchAttributes)(nil),              // 35: apitwin.orch.v1.SearchAttributes
-	(*Header)(nil),                        // 36: apitwin.orch.v1.Header
-	(*Failure)(nil),                       // 37: apitwin.orch.v1.Failure
-	(RetryState)(0),                       // 38: apitwin.orch.v1.RetryState
-	(*TaskQueue)(nil),                     // 39: apitwin.orch.v1.TaskQueue
-	(*WorkflowTaskCompletedMetadata)(nil), // 40: apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	(TimeoutType)(0),                      // 41: apitwin.orch.v1.TimeoutType
-	(WorkflowTaskFailedCause)(0),          // 42: apitwin.orch.v1.WorkflowTaskFailedCause
-	(*ActivityType)(nil),                  // 43: apitwin.orch.v1.ActivityType
+	(*HistoryEvent)(nil),                                                   // 0: apitwin.orch.v1.HistoryEvent
+	(*WorkflowExecutionStartedEventAttributes)(nil),                        // 1: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes
+	(*WorkflowExecutionCompletedEventAttributes)(nil),                      // 2: apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes
+	(*WorkflowExecutionFailedEventAttributes)(nil),                         // 3: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes
+	(*WorkflowExecutionTimedOutEventAttributes)(nil),                       // 4: apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes
+	(*WorkflowTaskScheduledEventAttributes)(nil),                           // 5: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes
+	(*WorkflowTaskStartedEventAttributes)(nil),                             // 6: apitwin.orch.v1.WorkflowTaskStartedEventAttributes
+	(*WorkflowTaskCompletedEventAttributes)(nil),                           // 7: apitwin.orch.v1.WorkflowTaskCompletedEventAttributes
+	(*WorkflowTaskTimedOutEventAttributes)(nil),                            // 8: apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes
+	(*WorkflowTaskFailedEventAttributes)(nil),                              // 9: apitwin.orch.v1.WorkflowTaskFailedEventAttributes
+	(*ActivityTaskScheduledEventAttributes)(nil),                           // 10: apitwin.orch.v1.ActivityTaskScheduledEventAttributes
+	(*ActivityTaskStartedEventAttributes)(nil),                             // 11: apitwin.orch.v1.ActivityTaskStartedEventAttributes
+	(*ActivityTaskCompletedEventAttributes)(nil),                           // 12: apitwin.orch.v1.ActivityTaskCompletedEventAttributes
+	(*ActivityTaskFailedEventAttributes)(nil),                              // 13: apitwin.orch.v1.ActivityTaskFailedEventAttributes
+	(*ActivityTaskTimedOutEventAttributes)(nil),                            // 14: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes
+	(*ActivityTaskCancelRequestedEventAttributes)(nil),                     // 15: apitwin.orch.v1.ActivityTaskCancelRequestedEventAttributes
+	(*ActivityTaskCanceledEventAttributes)(nil),                            // 16: apitwin.orch.v1.ActivityTaskCanceledEventAttributes
+	(*TimerStartedEventAttributes)(nil),                                    // 17: apitwin.orch.v1.TimerStartedEventAttributes
+	(*TimerFiredEventAttributes)(nil),                                      // 18: apitwin.orch.v1.TimerFiredEventAttributes
+	(*TimerCanceledEventAttributes)(nil),                                   // 19: apitwin.orch.v1.TimerCanceledEventAttributes
+	(*WorkflowExecutionCancelRequestedEventAttributes)(nil),                // 20: apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes
+	(*WorkflowExecutionCanceledEventAttributes)(nil),                       // 21: apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes
+	(*MarkerRecordedEventAttributes)(nil),                                  // 22: apitwin.orch.v1.MarkerRecordedEventAttributes
+	(*WorkflowExecutionSignaledEventAttributes)(nil),                       // 23: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes
+	(*WorkflowExecutionTerminatedEventAttributes)(nil),                     // 24: apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes
+	(*WorkflowExecutionContinuedAsNewEventAttributes)(nil),                 // 25: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes
+	(*UpsertWorkflowSearchAttributesEventAttributes)(nil),                  // 26: apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes
+	(*StartChildWorkflowExecutionInitiatedEventAttributes)(nil),            // 27: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes
+	(*StartChildWorkflowExecutionFailedEventAttributes)(nil),               // 28: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes
+	(*ChildWorkflowExecutionStartedEventAttributes)(nil),                   // 29: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes
+	(*ChildWorkflowExecutionCompletedEventAttributes)(nil),                 // 30: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes
+	(*ChildWorkflowExecutionFailedEventAttributes)(nil),                    // 31: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes
+	(*ChildWorkflowExecutionCanceledEventAttributes)(nil),                  // 32: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes
+	(*ChildWorkflowExecutionTimedOutEventAttributes)(nil),                  // 33: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes
+	(*ChildWorkflowExecutionTerminatedEventAttributes)(nil),                // 34: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes
+	(*RequestCancelExternalWorkflowExecutionInitiatedEventAttributes)(nil), // 35: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes
+	(*RequestCancelExternalWorkflowExecutionFailedEventAttributes)(nil),    // 36: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes
+	(*ExternalWorkflowExecutionCancelRequestedEventAttributes)(nil),        // 37: apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes
+	nil,                                             // 38: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
+	(*timestamppb.Timestamp)(nil),                   // 39: google.protobuf.Timestamp
+	(EventType)(0),                                  // 40: apitwin.orch.v1.EventType
+	(*WorkflowType)(nil),                            // 41: apitwin.orch.v1.WorkflowType
+	(*Payloads)(nil),                                // 42: apitwin.orch.v1.Payloads
+	(*durationpb.Duration)(nil),                     // 43: google.protobuf.Duration
+	(*RetryPolicy)(nil),                             // 44: apitwin.orch.v1.RetryPolicy
+	(*Memo)(nil),                                    // 45: apitwin.orch.v1.Memo
+	(*SearchAttributes)(nil),                        // 46: apitwin.orch.v1.SearchAttributes
+	(*Header)(nil),                                  // 47: apitwin.orch.v1.Header
+	(*Failure)(nil),                                 // 48: apitwin.orch.v1.Failure
+	(*WorkflowExecution)(nil),                       // 49: apitwin.orch.v1.WorkflowExecution
+	(RetryState)(0),                                 // 50: apitwin.orch.v1.RetryState
+	(*TaskQueue)(nil),                               // 51: apitwin.orch.v1.TaskQueue
+	(*WorkflowTaskCompletedMetadata)(nil),           // 52: apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	(TimeoutType)(0),                                // 53: apitwin.orch.v1.TimeoutType
+	(WorkflowTaskFailedCause)(0),                    // 54: apitwin.orch.v1.WorkflowTaskFailedCause
+	(*ActivityType)(nil),                            // 55: apitwin.orch.v1.ActivityType
+	(ParentClosePolicy)(0),                          // 56: apitwin.orch.v1.ParentClosePolicy
+	(WorkflowIdReusePolicy)(0),                      // 57: apitwin.orch.v1.WorkflowIdReusePolicy
+	(StartChildWorkflowExecutionFailedCause)(0),     // 58: apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
+	(CancelExternalWorkflowExecutionFailedCause)(0), // 59: apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
 }
 var file_apitwin_orch_v1_history_proto_depIdxs = []int32{
-	28, // 0: apitwin.orch.v1.HistoryEvent.event_time:type_name -> google.protobuf.Timestamp
-	29, // 1: apitwin.orch.v1.HistoryEvent.event_type:type_name -> apitwin.orch.v1.EventType
-	1,  // 2: apitwin.orch.v1.HistoryEvent.workflow_execution_started_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionStartedEventAttributes
-	2,  // 3: apitwin.orch.v1.HistoryEvent.workflow_execution_completed_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes
-	3,  // 4: apitwin.orch.v1.HistoryEvent.workflow_execution_failed_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionFailedEventAttributes
-	4,  // 5: apitwin.orch.v1.HistoryEvent.workflow_execution_timed_out_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes
-	5,  // 6: apitwin.orch.v1.HistoryEvent.workflow_task_scheduled_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskScheduledEventAttributes
-	6,  // 7: apitwin.orch.v1.HistoryEvent.workflow_task_started_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskStartedEventAttributes
-	7,  // 8: apitwin.orch.v1.HistoryEvent.workflow_task_completed_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskCompletedEventAttributes
-	8,  // 9: apitwin.orch.v1.HistoryEvent.workflow_task_timed_out_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes
-	9,  // 10: apitwin.orch.v1.HistoryEvent.workflow_task_failed_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskFailedEventAttributes
-	10, // 11: apitwin.orch.v1.HistoryEvent.activity_task_scheduled_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskScheduledEventAttributes
-	11, // 12: apitwin.orch.v1.HistoryEvent.activity_task_started_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskStartedEventAttributes
-	12, // 13: apitwin.orch.v1.HistoryEvent.activity_task_completed_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskCompletedEventAttributes
-	13, // 14: apitwin.orch.v1.HistoryEvent.activity_task_failed_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskFailedEventAttributes
-	14, // 15: apitwin.orch.v1.HistoryEvent.activity_task_timed_out_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskTimedOutEventAttributes
-	15, // 16: apitwin.orch.v1.HistoryEvent.activity_task_cancel_requested_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskCancelRequestedEventAttributes
-	16, // 17: apitwin.orch.v1.HistoryEvent.activity_task_canceled_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskCanceledEventAttributes
-	17, // 18: apitwin.orch.v1.HistoryEvent.timer_started_event_attributes:type_name -> apitwin.orch.v1.TimerStartedEventAttributes
-	18, // 19: apitwin.orch.v1.HistoryEvent.timer_fired_event_attributes:type_name -> apitwin.orch.v1.TimerFiredEventAttributes
-	19, // 20: apitwin.orch.v1.HistoryEvent.timer_canceled_event_attributes:type_name -> apitwin.orch.v1.TimerCanceledEventAttributes
-	20, // 21: apitwin.orch.v1.HistoryEvent.workflow_execution_cancel_requested_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes
-	21, // 22: apitwin.orch.v1.HistoryEvent.workflow_execution_canceled_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes
-	22, // 23: apitwin.orch.v1.HistoryEvent.marker_recorded_event_attributes:type_name -> apitwin.orch.v1.MarkerRecordedEventAttributes
-	23, // 24: apitwin.orch.v1.HistoryEvent.workflow_execution_signaled_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes
-	24, // 25: apitwin.orch.v1.HistoryEvent.workflow_execution_terminated_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes
-	25, // 26: apitwin.orch.v1.HistoryEvent.workflow_execution_continued_as_new_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes
-	26, // 27: apitwin.orch.v1.HistoryEvent.upsert_workflow_search_attributes_event_attributes:type_name -> apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes
-	30, // 28: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	31, // 29: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	32, // 30: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	32, // 31: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	32, // 32: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	33, // 33: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	32, // 34: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.first_workflow_task_backoff:type_name -> google.protobuf.Duration
-	34, // 35: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	35, // 36: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	36, // 37: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	37, // 38: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.continued_failure:type_name -> apitwin.orch.v1.Failure
-	31, // 39: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.last_completion_result:type_name -> apitwin.orch.v1.Payloads
-	28, // 40: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_expiration_time:type_name -> google.protobuf.Timestamp
-	31, // 41: apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	37, // 42: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	38, // 43: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	38, // 44: apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	39, // 45: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	32, // 46: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	40, // 47: apitwin.orch.v1.WorkflowTaskCompletedEventAttributes.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	41, // 48: apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes.timeout_type:type_name -> apitwin.orch.v1.TimeoutType
-	42, // 49: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
-	37, // 50: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	43, // 51: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	39, // 52: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	36, // 53: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	31, // 54: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	32, // 55: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	32, // 56: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
-	32, // 57: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	32, // 58: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
-	33, // 59: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	37, // 60: apitwin.orch.v1.ActivityTaskStartedEventAttributes.last_failure:type_name -> apitwin.orch.v1.Failure
-	31, // 61: apitwin.orch.v1.ActivityTaskCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	37, // 62: apitwin.orch.v1.ActivityTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	38, // 63: apitwin.orch.v1.ActivityTaskFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	37, // 64: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	38, // 65: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	31, // 66: apitwin.orch.v1.ActivityTaskCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	32, // 67: apitwin.orch.v1.TimerStartedEventAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
-	31, // 68: apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	27, // 69: apitwin.orch.v1.MarkerRecordedEventAttributes.details:type_name -> apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
-	36, // 70: apitwin.orch.v1.MarkerRecordedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	37, // 71: apitwin.orch.v1.MarkerRecordedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	31, // 72: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	36, // 73: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	31, // 74: apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	30, // 75: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	31, // 76: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	32, // 77: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	32, // 78: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	36, // 79: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	34, // 80: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	35, // 81: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	35, // 82: apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	31, // 83: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	84, // [84:84] is the sub-list for method output_type
-	84, // [84:84] is the sub-list for method input_type
-	84, // [84:84] is the sub-list for extension type_name
-	84, // [84:84] is the sub-list for extension extendee
-	0,  // [0:84] is the sub-list for field type_name
+	39,  // 0: apitwin.orch.v1.HistoryEvent.event_time:type_name -> google.protobuf.Timestamp
+	40,  // 1: apitwin.orch.v1.HistoryEvent.event_type:type_name -> apitwin.orch.v1.EventType
+	1,   // 2: apitwin.orch.v1.HistoryEvent.workflow_execution_started_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionStartedEventAttributes
+	2,   // 3: apitwin.orch.v1.HistoryEvent.workflow_execution_completed_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes
+	3,   // 4: apitwin.orch.v1.HistoryEvent.workflow_execution_failed_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionFailedEventAttributes
+	4,   // 5: apitwin.orch.v1.HistoryEvent.workflow_execution_timed_out_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes
+	5,   // 6: apitwin.orch.v1.HistoryEvent.workflow_task_scheduled_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskScheduledEventAttributes
+	6,   // 7: apitwin.orch.v1.HistoryEvent.workflow_task_started_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskStartedEventAttributes
+	7,   // 8: apitwin.orch.v1.HistoryEvent.workflow_task_completed_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskCompletedEventAttributes
+	8,   // 9: apitwin.orch.v1.HistoryEvent.workflow_task_timed_out_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes
+	9,   // 10: apitwin.orch.v1.HistoryEvent.workflow_task_failed_event_attributes:type_name -> apitwin.orch.v1.WorkflowTaskFailedEventAttributes
+	10,  // 11: apitwin.orch.v1.HistoryEvent.activity_task_scheduled_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskScheduledEventAttributes
+	11,  // 12: apitwin.orch.v1.HistoryEvent.activity_task_started_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskStartedEventAttributes
+	12,  // 13: apitwin.orch.v1.HistoryEvent.activity_task_completed_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskCompletedEventAttributes
+	13,  // 14: apitwin.orch.v1.HistoryEvent.activity_task_failed_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskFailedEventAttributes
+	14,  // 15: apitwin.orch.v1.HistoryEvent.activity_task_timed_out_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskTimedOutEventAttributes
+	15,  // 16: apitwin.orch.v1.HistoryEvent.activity_task_cancel_requested_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskCancelRequestedEventAttributes
+	16,  // 17: apitwin.orch.v1.HistoryEvent.activity_task_canceled_event_attributes:type_name -> apitwin.orch.v1.ActivityTaskCanceledEventAttributes
+	17,  // 18: apitwin.orch.v1.HistoryEvent.timer_started_event_attributes:type_name -> apitwin.orch.v1.TimerStartedEventAttributes
+	18,  // 19: apitwin.orch.v1.HistoryEvent.timer_fired_event_attributes:type_name -> apitwin.orch.v1.TimerFiredEventAttributes
+	19,  // 20: apitwin.orch.v1.HistoryEvent.timer_canceled_event_attributes:type_name -> apitwin.orch.v1.TimerCanceledEventAttributes
+	20,  // 21: apitwin.orch.v1.HistoryEvent.workflow_execution_cancel_requested_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes
+	21,  // 22: apitwin.orch.v1.HistoryEvent.workflow_execution_canceled_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes
+	22,  // 23: apitwin.orch.v1.HistoryEvent.marker_recorded_event_attributes:type_name -> apitwin.orch.v1.MarkerRecordedEventAttributes
+	23,  // 24: apitwin.orch.v1.HistoryEvent.workflow_execution_signaled_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes
+	24,  // 25: apitwin.orch.v1.HistoryEvent.workflow_execution_terminated_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes
+	25,  // 26: apitwin.orch.v1.HistoryEvent.workflow_execution_continued_as_new_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes
+	26,  // 27: apitwin.orch.v1.HistoryEvent.upsert_workflow_search_attributes_event_attributes:type_name -> apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes
+	27,  // 28: apitwin.orch.v1.HistoryEvent.start_child_workflow_execution_initiated_event_attributes:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes
+	28,  // 29: apitwin.orch.v1.HistoryEvent.start_child_workflow_execution_failed_event_attributes:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes
+	29,  // 30: apitwin.orch.v1.HistoryEvent.child_workflow_execution_started_event_attributes:type_name -> apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes
+	30,  // 31: apitwin.orch.v1.HistoryEvent.child_workflow_execution_completed_event_attributes:type_name -> apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes
+	31,  // 32: apitwin.orch.v1.HistoryEvent.child_workflow_execution_failed_event_attributes:type_name -> apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes
+	32,  // 33: apitwin.orch.v1.HistoryEvent.child_workflow_execution_canceled_event_attributes:type_name -> apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes
+	33,  // 34: apitwin.orch.v1.HistoryEvent.child_workflow_execution_timed_out_event_attributes:type_name -> apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes
+	34,  // 35: apitwin.orch.v1.HistoryEvent.child_workflow_execution_terminated_event_attributes:type_name -> apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes
+	35,  // 36: apitwin.orch.v1.HistoryEvent.request_cancel_external_workflow_execution_initiated_event_attributes:type_name -> apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes
+	36,  // 37: apitwin.orch.v1.HistoryEvent.request_cancel_external_workflow_execution_failed_event_attributes:type_name -> apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes
+	37,  // 38: apitwin.orch.v1.HistoryEvent.external_workflow_execution_cancel_requested_event_attributes:type_name -> apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes
+	41,  // 39: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	42,  // 40: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	43,  // 41: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	43,  // 42: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	43,  // 43: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	44,  // 44: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	43,  // 45: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.first_workflow_task_backoff:type_name -> google.protobuf.Duration
+	45,  // 46: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	46,  // 47: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	47,  // 48: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	48,  // 49: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.continued_failure:type_name -> apitwin.orch.v1.Failure
+	42,  // 50: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.last_completion_result:type_name -> apitwin.orch.v1.Payloads
+	39,  // 51: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_expiration_time:type_name -> google.protobuf.Timestamp
+	49,  // 52: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.parent_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	42,  // 53: apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	48,  // 54: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	50,  // 55: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	50,  // 56: apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	51,  // 57: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	43,  // 58: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	52,  // 59: apitwin.orch.v1.WorkflowTaskCompletedEventAttributes.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	53,  // 60: apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes.timeout_type:type_name -> apitwin.orch.v1.TimeoutType
+	54,  // 61: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
+	48,  // 62: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	55,  // 63: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	51,  // 64: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	47,  // 65: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	42,  // 66: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	43,  // 67: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	43,  // 68: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
+	43,  // 69: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	43,  // 70: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
+	44,  // 71: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	48,  // 72: apitwin.orch.v1.ActivityTaskStartedEventAttributes.last_failure:type_name -> apitwin.orch.v1.Failure
+	42,  // 73: apitwin.orch.v1.ActivityTaskCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	48,  // 74: apitwin.orch.v1.ActivityTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	50,  // 75: apitwin.orch.v1.ActivityTaskFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	48,  // 76: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	50,  // 77: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	42,  // 78: apitwin.orch.v1.ActivityTaskCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	43,  // 79: apitwin.orch.v1.TimerStartedEventAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
+	49,  // 80: apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes.external_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	42,  // 81: apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	38,  // 82: apitwin.orch.v1.MarkerRecordedEventAttributes.details:type_name -> apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
+	47,  // 83: apitwin.orch.v1.MarkerRecordedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	48,  // 84: apitwin.orch.v1.MarkerRecordedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	42,  // 85: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	47,  // 86: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	42,  // 87: apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	41,  // 88: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	42,  // 89: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	43,  // 90: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	43,  // 91: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	47,  // 92: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	45,  // 93: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	46,  // 94: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	46,  // 95: apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	41,  // 96: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	51,  // 97: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	42,  // 98: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	43,  // 99: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	43,  // 100: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	43,  // 101: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	56,  // 102: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
+	57,  // 103: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	44,  // 104: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	47,  // 105: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	45,  // 106: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	46,  // 107: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	41,  // 108: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	58,  // 109: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
+	49,  // 110: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	41,  // 111: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	47,  // 112: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	42,  // 113: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	49,  // 114: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	41,  // 115: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	48,  // 116: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	49,  // 117: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	41,  // 118: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	50,  // 119: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	42,  // 120: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	49,  // 121: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	41,  // 122: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	49,  // 123: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	41,  // 124: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	50,  // 125: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	49,  // 126: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	41,  // 127: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	49,  // 128: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	59,  // 129: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
+	49,  // 130: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	49,  // 131: apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	42,  // 132: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	133, // [133:133] is the sub-list for method output_type
+	133, // [133:133] is the sub-list for method input_type
+	133, // [133:133] is the sub-list for extension type_name
+	133, // [133:133] is the sub-list for extension extendee
+	0,   // [0:133] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_history_proto_init() }
@@ -2819,6 +4210,17 @@ func file_apitwin_orch_v1_history_proto_init() {
 		(*HistoryEvent_WorkflowExecutionTerminatedEventAttributes)(nil),
 		(*HistoryEvent_WorkflowExecutionContinuedAsNewEventAttributes)(nil),
 		(*HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes)(nil),
+		(*HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes)(nil),
+		(*HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes)(nil),
+		(*HistoryEvent_ChildWorkflowExecutionStartedEventAttributes)(nil),
+		(*HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes)(nil),
+		(*HistoryEvent_ChildWorkflowExecutionFailedEventAttributes)(nil),
+		(*HistoryEvent_ChildWorkflowExecutionCanceledEventAttributes)(nil),
+		(*HistoryEvent_ChildWorkflowExecutionTimedOutEventAttributes)(nil),
+		(*HistoryEvent_ChildWorkflowExecutionTerminatedEventAttributes)(nil),
+		(*HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes)(nil),
+		(*HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes)(nil),
+		(*HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2826,7 +4228,7 @@ func file_apitwin_orch_v1_history_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_apitwin_orch_v1_history_proto_rawDesc), len(file_apitwin_orch_v1_history_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

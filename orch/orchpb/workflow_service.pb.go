@@ -1737,8 +1737,10 @@ type PollWorkflowTaskQueueRequest struct {
 	BinaryChecksum            string                     `protobuf:"bytes,4,opt,name=binary_checksum,json=binaryChecksum,proto3" json:"binary_checksum,omitempty"`
 	TaskQueueMetadata         *TaskQueueMetadata         `protobuf:"bytes,5,opt,name=task_queue_metadata,json=taskQueueMetadata,proto3" json:"task_queue_metadata,omitempty"`
 	WorkerVersionCapabilities *WorkerVersionCapabilities `protobuf:"bytes,6,opt,name=worker_version_capabilities,json=workerVersionCapabilities,proto3" json:"worker_version_capabilities,omitempty"`
-	unknownFields             protoimpl.UnknownFields
-	sizeCache                 protoimpl.SizeCache
+	// Names the worker instance polling, for ShutdownWorker.
+	WorkerInstanceKey string `protobuf:"bytes,7,opt,name=worker_instance_key,json=workerInstanceKey,proto3" json:"worker_instance_key,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *PollWorkflowTaskQueueRequest) Reset() {
@@ -1811,6 +1813,13 @@ func (x *PollWorkflowTaskQueueRequest) GetWorkerVersionCapabilities() *WorkerVer
 		return x.WorkerVersionCapabilities
 	}
 	return nil
+}
+
+func (x *PollWorkflowTaskQueueRequest) GetWorkerInstanceKey() string {
+	if x != nil {
+		return x.WorkerInstanceKey
+	}
+	return ""
 }
 
 // An empty response (no task_token) means the poll ended without a task.
@@ -1988,8 +1997,10 @@ type PollActivityTaskQueueRequest struct {
 	Identity                  string                     `protobuf:"bytes,3,opt,name=identity,proto3" json:"identity,omitempty"`
 	TaskQueueMetadata         *TaskQueueMetadata         `protobuf:"bytes,4,opt,name=task_queue_metadata,json=taskQueueMetadata,proto3" json:"task_queue_metadata,omitempty"`
 	WorkerVersionCapabilities *WorkerVersionCapabilities `protobuf:"bytes,5,opt,name=worker_version_capabilities,json=workerVersionCapabilities,proto3" json:"worker_version_capabilities,omitempty"`
-	unknownFields             protoimpl.UnknownFields
-	sizeCache                 protoimpl.SizeCache
+	// Names the worker instance polling, for ShutdownWorker.
+	WorkerInstanceKey string `protobuf:"bytes,6,opt,name=worker_instance_key,json=workerInstanceKey,proto3" json:"worker_instance_key,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *PollActivityTaskQueueRequest) Reset() {
@@ -2055,6 +2066,13 @@ func (x *PollActivityTaskQueueRequest) GetWorkerVersionCapabilities() *WorkerVer
 		return x.WorkerVersionCapabilities
 	}
 	return nil
+}
+
+func (x *PollActivityTaskQueueRequest) GetWorkerInstanceKey() string {
+	if x != nil {
+		return x.WorkerInstanceKey
+	}
+	return ""
 }
 
 // An empty response (no task_token) means the poll ended without a task.
@@ -2984,6 +3002,361 @@ func (*RegisterWorkerResponse) Descriptor() ([]byte, []int) {
 	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{41}
 }
 
+type ShutdownWorkerRequest struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Namespace         string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	TaskQueue         string                 `protobuf:"bytes,2,opt,name=task_queue,json=taskQueue,proto3" json:"task_queue,omitempty"`
+	Identity          string                 `protobuf:"bytes,3,opt,name=identity,proto3" json:"identity,omitempty"`
+	WorkerInstanceKey string                 `protobuf:"bytes,4,opt,name=worker_instance_key,json=workerInstanceKey,proto3" json:"worker_instance_key,omitempty"`
+	Reason            string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ShutdownWorkerRequest) Reset() {
+	*x = ShutdownWorkerRequest{}
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownWorkerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownWorkerRequest) ProtoMessage() {}
+
+func (x *ShutdownWorkerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownWorkerRequest.ProtoReflect.Descriptor instead.
+func (*ShutdownWorkerRequest) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ShutdownWorkerRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ShutdownWorkerRequest) GetTaskQueue() string {
+	if x != nil {
+		return x.TaskQueue
+	}
+	return ""
+}
+
+func (x *ShutdownWorkerRequest) GetIdentity() string {
+	if x != nil {
+		return x.Identity
+	}
+	return ""
+}
+
+func (x *ShutdownWorkerRequest) GetWorkerInstanceKey() string {
+	if x != nil {
+		return x.WorkerInstanceKey
+	}
+	return ""
+}
+
+func (x *ShutdownWorkerRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type ShutdownWorkerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownWorkerResponse) Reset() {
+	*x = ShutdownWorkerResponse{}
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownWorkerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownWorkerResponse) ProtoMessage() {}
+
+func (x *ShutdownWorkerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownWorkerResponse.ProtoReflect.Descriptor instead.
+func (*ShutdownWorkerResponse) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{43}
+}
+
+type SignalWithStartWorkflowExecutionRequest struct {
+	state                    protoimpl.MessageState `protogen:"open.v1"`
+	Namespace                string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowId               string                 `protobuf:"bytes,2,opt,name=workflow_id,json=workflowId,proto3" json:"workflow_id,omitempty"`
+	WorkflowType             *WorkflowType          `protobuf:"bytes,3,opt,name=workflow_type,json=workflowType,proto3" json:"workflow_type,omitempty"`
+	TaskQueue                string                 `protobuf:"bytes,4,opt,name=task_queue,json=taskQueue,proto3" json:"task_queue,omitempty"`
+	Input                    *Payloads              `protobuf:"bytes,5,opt,name=input,proto3" json:"input,omitempty"`
+	WorkflowExecutionTimeout *durationpb.Duration   `protobuf:"bytes,6,opt,name=workflow_execution_timeout,json=workflowExecutionTimeout,proto3" json:"workflow_execution_timeout,omitempty"`
+	WorkflowRunTimeout       *durationpb.Duration   `protobuf:"bytes,7,opt,name=workflow_run_timeout,json=workflowRunTimeout,proto3" json:"workflow_run_timeout,omitempty"`
+	WorkflowTaskTimeout      *durationpb.Duration   `protobuf:"bytes,8,opt,name=workflow_task_timeout,json=workflowTaskTimeout,proto3" json:"workflow_task_timeout,omitempty"`
+	Identity                 string                 `protobuf:"bytes,9,opt,name=identity,proto3" json:"identity,omitempty"`
+	// A call retried with the same request_id is recorded once.
+	RequestId             string                `protobuf:"bytes,10,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	WorkflowIdReusePolicy WorkflowIdReusePolicy `protobuf:"varint,11,opt,name=workflow_id_reuse_policy,json=workflowIdReusePolicy,proto3,enum=apitwin.orch.v1.WorkflowIdReusePolicy" json:"workflow_id_reuse_policy,omitempty"`
+	SignalName            string                `protobuf:"bytes,12,opt,name=signal_name,json=signalName,proto3" json:"signal_name,omitempty"`
+	SignalInput           *Payloads             `protobuf:"bytes,13,opt,name=signal_input,json=signalInput,proto3" json:"signal_input,omitempty"`
+	Control               string                `protobuf:"bytes,14,opt,name=control,proto3" json:"control,omitempty"`
+	RetryPolicy           *RetryPolicy          `protobuf:"bytes,15,opt,name=retry_policy,json=retryPolicy,proto3" json:"retry_policy,omitempty"`
+	CronSchedule          string                `protobuf:"bytes,16,opt,name=cron_schedule,json=cronSchedule,proto3" json:"cron_schedule,omitempty"`
+	Memo                  *Memo                 `protobuf:"bytes,17,opt,name=memo,proto3" json:"memo,omitempty"`
+	SearchAttributes      *SearchAttributes     `protobuf:"bytes,18,opt,name=search_attributes,json=searchAttributes,proto3" json:"search_attributes,omitempty"`
+	Header                *Header               `protobuf:"bytes,19,opt,name=header,proto3" json:"header,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) Reset() {
+	*x = SignalWithStartWorkflowExecutionRequest{}
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignalWithStartWorkflowExecutionRequest) ProtoMessage() {}
+
+func (x *SignalWithStartWorkflowExecutionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignalWithStartWorkflowExecutionRequest.ProtoReflect.Descriptor instead.
+func (*SignalWithStartWorkflowExecutionRequest) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetWorkflowId() string {
+	if x != nil {
+		return x.WorkflowId
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetWorkflowType() *WorkflowType {
+	if x != nil {
+		return x.WorkflowType
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetTaskQueue() string {
+	if x != nil {
+		return x.TaskQueue
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetInput() *Payloads {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetWorkflowExecutionTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowExecutionTimeout
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetWorkflowRunTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowRunTimeout
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetWorkflowTaskTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.WorkflowTaskTimeout
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetIdentity() string {
+	if x != nil {
+		return x.Identity
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetWorkflowIdReusePolicy() WorkflowIdReusePolicy {
+	if x != nil {
+		return x.WorkflowIdReusePolicy
+	}
+	return WorkflowIdReusePolicy_WORKFLOW_ID_REUSE_POLICY_UNSPECIFIED
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetSignalName() string {
+	if x != nil {
+		return x.SignalName
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetSignalInput() *Payloads {
+	if x != nil {
+		return x.SignalInput
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetRetryPolicy() *RetryPolicy {
+	if x != nil {
+		return x.RetryPolicy
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetCronSchedule() string {
+	if x != nil {
+		return x.CronSchedule
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetMemo() *Memo {
+	if x != nil {
+		return x.Memo
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetSearchAttributes() *SearchAttributes {
+	if x != nil {
+		return x.SearchAttributes
+	}
+	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetHeader() *Header {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+type SignalWithStartWorkflowExecutionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run signalled: the running one, or the one started.
+	RunId string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// True when the call started the run.
+	Started       bool `protobuf:"varint,2,opt,name=started,proto3" json:"started,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignalWithStartWorkflowExecutionResponse) Reset() {
+	*x = SignalWithStartWorkflowExecutionResponse{}
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignalWithStartWorkflowExecutionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignalWithStartWorkflowExecutionResponse) ProtoMessage() {}
+
+func (x *SignalWithStartWorkflowExecutionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignalWithStartWorkflowExecutionResponse.ProtoReflect.Descriptor instead.
+func (*SignalWithStartWorkflowExecutionResponse) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *SignalWithStartWorkflowExecutionResponse) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *SignalWithStartWorkflowExecutionResponse) GetStarted() bool {
+	if x != nil {
+		return x.Started
+	}
+	return false
+}
+
 type DescribeTaskQueueRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
@@ -2997,7 +3370,7 @@ type DescribeTaskQueueRequest struct {
 
 func (x *DescribeTaskQueueRequest) Reset() {
 	*x = DescribeTaskQueueRequest{}
-	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[42]
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3009,7 +3382,7 @@ func (x *DescribeTaskQueueRequest) String() string {
 func (*DescribeTaskQueueRequest) ProtoMessage() {}
 
 func (x *DescribeTaskQueueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[42]
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3022,7 +3395,7 @@ func (x *DescribeTaskQueueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeTaskQueueRequest.ProtoReflect.Descriptor instead.
 func (*DescribeTaskQueueRequest) Descriptor() ([]byte, []int) {
-	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{42}
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DescribeTaskQueueRequest) GetNamespace() string {
@@ -3063,7 +3436,7 @@ type DescribeTaskQueueResponse struct {
 
 func (x *DescribeTaskQueueResponse) Reset() {
 	*x = DescribeTaskQueueResponse{}
-	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[43]
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3075,7 +3448,7 @@ func (x *DescribeTaskQueueResponse) String() string {
 func (*DescribeTaskQueueResponse) ProtoMessage() {}
 
 func (x *DescribeTaskQueueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[43]
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3088,7 +3461,7 @@ func (x *DescribeTaskQueueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeTaskQueueResponse.ProtoReflect.Descriptor instead.
 func (*DescribeTaskQueueResponse) Descriptor() ([]byte, []int) {
-	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{43}
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DescribeTaskQueueResponse) GetPollers() []*PollerInfo {
@@ -3115,7 +3488,7 @@ type ListTaskQueuePartitionsRequest struct {
 
 func (x *ListTaskQueuePartitionsRequest) Reset() {
 	*x = ListTaskQueuePartitionsRequest{}
-	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[44]
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3127,7 +3500,7 @@ func (x *ListTaskQueuePartitionsRequest) String() string {
 func (*ListTaskQueuePartitionsRequest) ProtoMessage() {}
 
 func (x *ListTaskQueuePartitionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[44]
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3140,7 +3513,7 @@ func (x *ListTaskQueuePartitionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskQueuePartitionsRequest.ProtoReflect.Descriptor instead.
 func (*ListTaskQueuePartitionsRequest) Descriptor() ([]byte, []int) {
-	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{44}
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListTaskQueuePartitionsRequest) GetNamespace() string {
@@ -3167,7 +3540,7 @@ type ListTaskQueuePartitionsResponse struct {
 
 func (x *ListTaskQueuePartitionsResponse) Reset() {
 	*x = ListTaskQueuePartitionsResponse{}
-	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[45]
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3179,7 +3552,7 @@ func (x *ListTaskQueuePartitionsResponse) String() string {
 func (*ListTaskQueuePartitionsResponse) ProtoMessage() {}
 
 func (x *ListTaskQueuePartitionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[45]
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3192,7 +3565,7 @@ func (x *ListTaskQueuePartitionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskQueuePartitionsResponse.ProtoReflect.Descriptor instead.
 func (*ListTaskQueuePartitionsResponse) Descriptor() ([]byte, []int) {
-	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{45}
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListTaskQueuePartitionsResponse) GetActivityTaskQueuePartitions() []*TaskQueuePartitionMetadata {
@@ -3351,7 +3724,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\"7\n" +
 	"\x1fCountWorkflowExecutionsResponse\x12\x14\n" +
-	"\x05count\x18\x01 \x01(\x03R\x05count\"\xe0\x02\n" +
+	"\x05count\x18\x01 \x01(\x03R\x05count\"\x90\x03\n" +
 	"\x1cPollWorkflowTaskQueueRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1d\n" +
 	"\n" +
@@ -3359,7 +3732,8 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\bidentity\x18\x03 \x01(\tR\bidentity\x12'\n" +
 	"\x0fbinary_checksum\x18\x04 \x01(\tR\x0ebinaryChecksum\x12R\n" +
 	"\x13task_queue_metadata\x18\x05 \x01(\v2\".apitwin.orch.v1.TaskQueueMetadataR\x11taskQueueMetadata\x12j\n" +
-	"\x1bworker_version_capabilities\x18\x06 \x01(\v2*.apitwin.orch.v1.WorkerVersionCapabilitiesR\x19workerVersionCapabilities\"\xc8\b\n" +
+	"\x1bworker_version_capabilities\x18\x06 \x01(\v2*.apitwin.orch.v1.WorkerVersionCapabilitiesR\x19workerVersionCapabilities\x12.\n" +
+	"\x13worker_instance_key\x18\a \x01(\tR\x11workerInstanceKey\"\xc8\b\n" +
 	"\x1dPollWorkflowTaskQueueResponse\x12\x1d\n" +
 	"\n" +
 	"task_token\x18\x01 \x01(\fR\ttaskToken\x12Q\n" +
@@ -3381,14 +3755,15 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\aqueries\x18\x10 \x03(\v2;.apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntryR\aqueries\x1aZ\n" +
 	"\fQueriesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x124\n" +
-	"\x05value\x18\x02 \x01(\v2\x1e.apitwin.orch.v1.WorkflowQueryR\x05value:\x028\x01\"\xb7\x02\n" +
+	"\x05value\x18\x02 \x01(\v2\x1e.apitwin.orch.v1.WorkflowQueryR\x05value:\x028\x01\"\xe7\x02\n" +
 	"\x1cPollActivityTaskQueueRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1d\n" +
 	"\n" +
 	"task_queue\x18\x02 \x01(\tR\ttaskQueue\x12\x1a\n" +
 	"\bidentity\x18\x03 \x01(\tR\bidentity\x12R\n" +
 	"\x13task_queue_metadata\x18\x04 \x01(\v2\".apitwin.orch.v1.TaskQueueMetadataR\x11taskQueueMetadata\x12j\n" +
-	"\x1bworker_version_capabilities\x18\x05 \x01(\v2*.apitwin.orch.v1.WorkerVersionCapabilitiesR\x19workerVersionCapabilities\"\xbf\b\n" +
+	"\x1bworker_version_capabilities\x18\x05 \x01(\v2*.apitwin.orch.v1.WorkerVersionCapabilitiesR\x19workerVersionCapabilities\x12.\n" +
+	"\x13worker_instance_key\x18\x06 \x01(\tR\x11workerInstanceKey\"\xbf\b\n" +
 	"\x1dPollActivityTaskQueueResponse\x12\x1d\n" +
 	"\n" +
 	"task_token\x18\x01 \x01(\fR\ttaskToken\x12-\n" +
@@ -3474,7 +3849,43 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x0eworkflow_types\x18\x04 \x03(\tR\rworkflowTypes\x12%\n" +
 	"\x0eactivity_types\x18\x05 \x03(\tR\ractivityTypes\x12]\n" +
 	"\x14version_capabilities\x18\x06 \x01(\v2*.apitwin.orch.v1.WorkerVersionCapabilitiesR\x13versionCapabilities\"\x18\n" +
-	"\x16RegisterWorkerResponse\"\xda\x01\n" +
+	"\x16RegisterWorkerResponse\"\xb8\x01\n" +
+	"\x15ShutdownWorkerRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1d\n" +
+	"\n" +
+	"task_queue\x18\x02 \x01(\tR\ttaskQueue\x12\x1a\n" +
+	"\bidentity\x18\x03 \x01(\tR\bidentity\x12.\n" +
+	"\x13worker_instance_key\x18\x04 \x01(\tR\x11workerInstanceKey\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\"\x18\n" +
+	"\x16ShutdownWorkerResponse\"\x98\b\n" +
+	"'SignalWithStartWorkflowExecutionRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1f\n" +
+	"\vworkflow_id\x18\x02 \x01(\tR\n" +
+	"workflowId\x12B\n" +
+	"\rworkflow_type\x18\x03 \x01(\v2\x1d.apitwin.orch.v1.WorkflowTypeR\fworkflowType\x12\x1d\n" +
+	"\n" +
+	"task_queue\x18\x04 \x01(\tR\ttaskQueue\x12/\n" +
+	"\x05input\x18\x05 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05input\x12W\n" +
+	"\x1aworkflow_execution_timeout\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x18workflowExecutionTimeout\x12K\n" +
+	"\x14workflow_run_timeout\x18\a \x01(\v2\x19.google.protobuf.DurationR\x12workflowRunTimeout\x12M\n" +
+	"\x15workflow_task_timeout\x18\b \x01(\v2\x19.google.protobuf.DurationR\x13workflowTaskTimeout\x12\x1a\n" +
+	"\bidentity\x18\t \x01(\tR\bidentity\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\n" +
+	" \x01(\tR\trequestId\x12_\n" +
+	"\x18workflow_id_reuse_policy\x18\v \x01(\x0e2&.apitwin.orch.v1.WorkflowIdReusePolicyR\x15workflowIdReusePolicy\x12\x1f\n" +
+	"\vsignal_name\x18\f \x01(\tR\n" +
+	"signalName\x12<\n" +
+	"\fsignal_input\x18\r \x01(\v2\x19.apitwin.orch.v1.PayloadsR\vsignalInput\x12\x18\n" +
+	"\acontrol\x18\x0e \x01(\tR\acontrol\x12?\n" +
+	"\fretry_policy\x18\x0f \x01(\v2\x1c.apitwin.orch.v1.RetryPolicyR\vretryPolicy\x12#\n" +
+	"\rcron_schedule\x18\x10 \x01(\tR\fcronSchedule\x12)\n" +
+	"\x04memo\x18\x11 \x01(\v2\x15.apitwin.orch.v1.MemoR\x04memo\x12N\n" +
+	"\x11search_attributes\x18\x12 \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\x12/\n" +
+	"\x06header\x18\x13 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\"[\n" +
+	"(SignalWithStartWorkflowExecutionResponse\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x18\n" +
+	"\astarted\x18\x02 \x01(\bR\astarted\"\xda\x01\n" +
 	"\x18DescribeTaskQueueRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1d\n" +
 	"\n" +
@@ -3490,12 +3901,13 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"task_queue\x18\x02 \x01(\tR\ttaskQueue\"\x85\x02\n" +
 	"\x1fListTaskQueuePartitionsResponse\x12p\n" +
 	"\x1eactivity_task_queue_partitions\x18\x01 \x03(\v2+.apitwin.orch.v1.TaskQueuePartitionMetadataR\x1bactivityTaskQueuePartitions\x12p\n" +
-	"\x1eworkflow_task_queue_partitions\x18\x02 \x03(\v2+.apitwin.orch.v1.TaskQueuePartitionMetadataR\x1bworkflowTaskQueuePartitions2\xcd#\n" +
+	"\x1eworkflow_task_queue_partitions\x18\x02 \x03(\v2+.apitwin.orch.v1.TaskQueuePartitionMetadataR\x1bworkflowTaskQueuePartitions2\xea&\n" +
 	"\x0fWorkflowService\x12\x89\x01\n" +
 	"\x11RegisterNamespace\x12).apitwin.orch.v1.RegisterNamespaceRequest\x1a*.apitwin.orch.v1.RegisterNamespaceResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/v1/namespaces\x12\x92\x01\n" +
 	"\x11DescribeNamespace\x12).apitwin.orch.v1.DescribeNamespaceRequest\x1a*.apitwin.orch.v1.DescribeNamespaceResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/api/v1/namespaces/{namespace}\x12}\n" +
 	"\x0eListNamespaces\x12&.apitwin.orch.v1.ListNamespacesRequest\x1a'.apitwin.orch.v1.ListNamespacesResponse\"\x1a\x82\xd3\xe4\x93\x02\x14\x12\x12/api/v1/namespaces\x12\xae\x01\n" +
-	"\x16StartWorkflowExecution\x12..apitwin.orch.v1.StartWorkflowExecutionRequest\x1a/.apitwin.orch.v1.StartWorkflowExecutionResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/namespaces/{namespace}/workflows\x12\xd5\x01\n" +
+	"\x16StartWorkflowExecution\x12..apitwin.orch.v1.StartWorkflowExecutionRequest\x1a/.apitwin.orch.v1.StartWorkflowExecutionResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/namespaces/{namespace}/workflows\x12\xfa\x01\n" +
+	" SignalWithStartWorkflowExecution\x128.apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest\x1a9.apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse\"a\x82\xd3\xe4\x93\x02[:\x01*\"V/api/v1/namespaces/{namespace}/workflows/{workflow_id}/signal-with-start/{signal_name}\x12\xd5\x01\n" +
 	"\x14GetWorkflowExecution\x12,.apitwin.orch.v1.GetWorkflowExecutionRequest\x1a-.apitwin.orch.v1.GetWorkflowExecutionResponse\"`\x82\xd3\xe4\x93\x02Z\x12X/api/v1/namespaces/{namespace}/workflows/{execution.workflow_id}/runs/{execution.run_id}\x12\x86\x02\n" +
 	"\x1aTerminateWorkflowExecution\x122.apitwin.orch.v1.TerminateWorkflowExecutionRequest\x1a3.apitwin.orch.v1.TerminateWorkflowExecutionResponse\"\x7f\x82\xd3\xe4\x93\x02y:\x01*\"t/api/v1/namespaces/{namespace}/workflows/{workflow_execution.workflow_id}/runs/{workflow_execution.run_id}/terminate\x12\xfa\x01\n" +
 	"\x17SignalWorkflowExecution\x12/.apitwin.orch.v1.SignalWorkflowExecutionRequest\x1a0.apitwin.orch.v1.SignalWorkflowExecutionResponse\"|\x82\xd3\xe4\x93\x02v:\x01*\"q/api/v1/namespaces/{namespace}/workflows/{workflow_execution.workflow_id}/runs/{workflow_execution.run_id}/signal\x12\x8f\x02\n" +
@@ -3512,7 +3924,8 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x1bRecordActivityTaskHeartbeat\x123.apitwin.orch.v1.RecordActivityTaskHeartbeatRequest\x1a4.apitwin.orch.v1.RecordActivityTaskHeartbeatResponse\">\x82\xd3\xe4\x93\x028:\x01*\"3/api/v1/namespaces/{namespace}/activities/heartbeat\x12\xca\x01\n" +
 	"\x1cRespondActivityTaskCompleted\x124.apitwin.orch.v1.RespondActivityTaskCompletedRequest\x1a5.apitwin.orch.v1.RespondActivityTaskCompletedResponse\"=\x82\xd3\xe4\x93\x027:\x01*\"2/api/v1/namespaces/{namespace}/activities/complete\x12\xbd\x01\n" +
 	"\x19RespondActivityTaskFailed\x121.apitwin.orch.v1.RespondActivityTaskFailedRequest\x1a2.apitwin.orch.v1.RespondActivityTaskFailedResponse\"9\x82\xd3\xe4\x93\x023:\x01*\"./api/v1/namespaces/{namespace}/activities/fail\x12\x94\x01\n" +
-	"\x0eRegisterWorker\x12&.apitwin.orch.v1.RegisterWorkerRequest\x1a'.apitwin.orch.v1.RegisterWorkerResponse\"1\x82\xd3\xe4\x93\x02+:\x01*\"&/api/v1/namespaces/{namespace}/workers\x12\xab\x01\n" +
+	"\x0eRegisterWorker\x12&.apitwin.orch.v1.RegisterWorkerRequest\x1a'.apitwin.orch.v1.RegisterWorkerResponse\"1\x82\xd3\xe4\x93\x02+:\x01*\"&/api/v1/namespaces/{namespace}/workers\x12\x9d\x01\n" +
+	"\x0eShutdownWorker\x12&.apitwin.orch.v1.ShutdownWorkerRequest\x1a'.apitwin.orch.v1.ShutdownWorkerResponse\":\x82\xd3\xe4\x93\x024:\x01*\"//api/v1/namespaces/{namespace}/workers/shutdown\x12\xab\x01\n" +
 	"\x11DescribeTaskQueue\x12).apitwin.orch.v1.DescribeTaskQueueRequest\x1a*.apitwin.orch.v1.DescribeTaskQueueResponse\"?\x82\xd3\xe4\x93\x029\x127/api/v1/namespaces/{namespace}/task-queues/{task_queue}\x12\xc8\x01\n" +
 	"\x17ListTaskQueuePartitions\x12/.apitwin.orch.v1.ListTaskQueuePartitionsRequest\x1a0.apitwin.orch.v1.ListTaskQueuePartitionsResponse\"J\x82\xd3\xe4\x93\x02D\x12B/api/v1/namespaces/{namespace}/task-queues/{task_queue}/partitionsB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
@@ -3528,232 +3941,251 @@ func file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP() []byte {
 	return file_apitwin_orch_v1_workflow_service_proto_rawDescData
 }
 
-var file_apitwin_orch_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_apitwin_orch_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_apitwin_orch_v1_workflow_service_proto_goTypes = []any{
-	(*RegisterNamespaceRequest)(nil),               // 0: apitwin.orch.v1.RegisterNamespaceRequest
-	(*RegisterNamespaceResponse)(nil),              // 1: apitwin.orch.v1.RegisterNamespaceResponse
-	(*DescribeNamespaceRequest)(nil),               // 2: apitwin.orch.v1.DescribeNamespaceRequest
-	(*DescribeNamespaceResponse)(nil),              // 3: apitwin.orch.v1.DescribeNamespaceResponse
-	(*ListNamespacesRequest)(nil),                  // 4: apitwin.orch.v1.ListNamespacesRequest
-	(*ListNamespacesResponse)(nil),                 // 5: apitwin.orch.v1.ListNamespacesResponse
-	(*StartWorkflowExecutionRequest)(nil),          // 6: apitwin.orch.v1.StartWorkflowExecutionRequest
-	(*StartWorkflowExecutionResponse)(nil),         // 7: apitwin.orch.v1.StartWorkflowExecutionResponse
-	(*GetWorkflowExecutionRequest)(nil),            // 8: apitwin.orch.v1.GetWorkflowExecutionRequest
-	(*GetWorkflowExecutionResponse)(nil),           // 9: apitwin.orch.v1.GetWorkflowExecutionResponse
-	(*TerminateWorkflowExecutionRequest)(nil),      // 10: apitwin.orch.v1.TerminateWorkflowExecutionRequest
-	(*TerminateWorkflowExecutionResponse)(nil),     // 11: apitwin.orch.v1.TerminateWorkflowExecutionResponse
-	(*SignalWorkflowExecutionRequest)(nil),         // 12: apitwin.orch.v1.SignalWorkflowExecutionRequest
-	(*SignalWorkflowExecutionResponse)(nil),        // 13: apitwin.orch.v1.SignalWorkflowExecutionResponse
-	(*RequestCancelWorkflowExecutionRequest)(nil),  // 14: apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
-	(*RequestCancelWorkflowExecutionResponse)(nil), // 15: apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
-	(*QueryWorkflowRequest)(nil),                   // 16: apitwin.orch.v1.QueryWorkflowRequest
-	(*QueryWorkflowResponse)(nil),                  // 17: apitwin.orch.v1.QueryWorkflowResponse
-	(*GetWorkflowExecutionHistoryRequest)(nil),     // 18: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
-	(*GetWorkflowExecutionHistoryResponse)(nil),    // 19: apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
-	(*ListWorkflowExecutionsRequest)(nil),          // 20: apitwin.orch.v1.ListWorkflowExecutionsRequest
-	(*ListWorkflowExecutionsResponse)(nil),         // 21: apitwin.orch.v1.ListWorkflowExecutionsResponse
-	(*ScanWorkflowExecutionsRequest)(nil),          // 22: apitwin.orch.v1.ScanWorkflowExecutionsRequest
-	(*ScanWorkflowExecutionsResponse)(nil),         // 23: apitwin.orch.v1.ScanWorkflowExecutionsResponse
-	(*CountWorkflowExecutionsRequest)(nil),         // 24: apitwin.orch.v1.CountWorkflowExecutionsRequest
-	(*CountWorkflowExecutionsResponse)(nil),        // 25: apitwin.orch.v1.CountWorkflowExecutionsResponse
-	(*PollWorkflowTaskQueueRequest)(nil),           // 26: apitwin.orch.v1.PollWorkflowTaskQueueRequest
-	(*PollWorkflowTaskQueueResponse)(nil),          // 27: apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	(*PollActivityTaskQueueRequest)(nil),           // 28: apitwin.orch.v1.PollActivityTaskQueueRequest
-	(*PollActivityTaskQueueResponse)(nil),          // 29: apitwin.orch.v1.PollActivityTaskQueueResponse
-	(*RespondWorkflowTaskCompletedRequest)(nil),    // 30: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
-	(*RespondWorkflowTaskCompletedResponse)(nil),   // 31: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
-	(*RespondWorkflowTaskFailedRequest)(nil),       // 32: apitwin.orch.v1.RespondWorkflowTaskFailedRequest
-	(*RespondWorkflowTaskFailedResponse)(nil),      // 33: apitwin.orch.v1.RespondWorkflowTaskFailedResponse
-	(*RecordActivityTaskHeartbeatRequest)(nil),     // 34: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
-	(*RecordActivityTaskHeartbeatResponse)(nil),    // 35: apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
-	(*RespondActivityTaskCompletedRequest)(nil),    // 36: apitwin.orch.v1.RespondActivityTaskCompletedRequest
-	(*RespondActivityTaskCompletedResponse)(nil),   // 37: apitwin.orch.v1.RespondActivityTaskCompletedResponse
-	(*RespondActivityTaskFailedRequest)(nil),       // 38: apitwin.orch.v1.RespondActivityTaskFailedRequest
-	(*RespondActivityTaskFailedResponse)(nil),      // 39: apitwin.orch.v1.RespondActivityTaskFailedResponse
-	(*RegisterWorkerRequest)(nil),                  // 40: apitwin.orch.v1.RegisterWorkerRequest
-	(*RegisterWorkerResponse)(nil),                 // 41: apitwin.orch.v1.RegisterWorkerResponse
-	(*DescribeTaskQueueRequest)(nil),               // 42: apitwin.orch.v1.DescribeTaskQueueRequest
-	(*DescribeTaskQueueResponse)(nil),              // 43: apitwin.orch.v1.DescribeTaskQueueResponse
-	(*ListTaskQueuePartitionsRequest)(nil),         // 44: apitwin.orch.v1.ListTaskQueuePartitionsRequest
-	(*ListTaskQueuePartitionsResponse)(nil),        // 45: apitwin.orch.v1.ListTaskQueuePartitionsResponse
-	nil,                                            // 46: apitwin.orch.v1.RegisterNamespaceRequest.DataEntry
-	nil,                                            // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
-	nil,                                            // 48: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
-	nil,                                            // 49: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
-	(*durationpb.Duration)(nil),                    // 50: google.protobuf.Duration
-	(*ClusterReplicationConfig)(nil),               // 51: apitwin.orch.v1.ClusterReplicationConfig
-	(*ArchivalConfig)(nil),                         // 52: apitwin.orch.v1.ArchivalConfig
-	(*NamespaceInfo)(nil),                          // 53: apitwin.orch.v1.NamespaceInfo
-	(*NamespaceConfig)(nil),                        // 54: apitwin.orch.v1.NamespaceConfig
-	(*NamespaceReplicationConfig)(nil),             // 55: apitwin.orch.v1.NamespaceReplicationConfig
-	(*WorkflowType)(nil),                           // 56: apitwin.orch.v1.WorkflowType
-	(*Payloads)(nil),                               // 57: apitwin.orch.v1.Payloads
-	(WorkflowIdReusePolicy)(0),                     // 58: apitwin.orch.v1.WorkflowIdReusePolicy
-	(*RetryPolicy)(nil),                            // 59: apitwin.orch.v1.RetryPolicy
-	(*Memo)(nil),                                   // 60: apitwin.orch.v1.Memo
-	(*SearchAttributes)(nil),                       // 61: apitwin.orch.v1.SearchAttributes
-	(*Header)(nil),                                 // 62: apitwin.orch.v1.Header
-	(*WorkflowExecution)(nil),                      // 63: apitwin.orch.v1.WorkflowExecution
-	(*WorkflowExecutionInfo)(nil),                  // 64: apitwin.orch.v1.WorkflowExecutionInfo
-	(*HistoryEvent)(nil),                           // 65: apitwin.orch.v1.HistoryEvent
-	(*PendingActivityInfo)(nil),                    // 66: apitwin.orch.v1.PendingActivityInfo
-	(*WorkflowQuery)(nil),                          // 67: apitwin.orch.v1.WorkflowQuery
-	(QueryRejectCondition)(0),                      // 68: apitwin.orch.v1.QueryRejectCondition
-	(*QueryRejected)(nil),                          // 69: apitwin.orch.v1.QueryRejected
-	(HistoryEventFilterType)(0),                    // 70: apitwin.orch.v1.HistoryEventFilterType
-	(*TaskQueueMetadata)(nil),                      // 71: apitwin.orch.v1.TaskQueueMetadata
-	(*WorkerVersionCapabilities)(nil),              // 72: apitwin.orch.v1.WorkerVersionCapabilities
-	(*timestamppb.Timestamp)(nil),                  // 73: google.protobuf.Timestamp
-	(*TaskQueue)(nil),                              // 74: apitwin.orch.v1.TaskQueue
-	(*WorkflowTaskCompletedMetadata)(nil),          // 75: apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	(*ActivityType)(nil),                           // 76: apitwin.orch.v1.ActivityType
-	(*Command)(nil),                                // 77: apitwin.orch.v1.Command
-	(WorkflowTaskFailedCause)(0),                   // 78: apitwin.orch.v1.WorkflowTaskFailedCause
-	(*Failure)(nil),                                // 79: apitwin.orch.v1.Failure
-	(TaskQueueType)(0),                             // 80: apitwin.orch.v1.TaskQueueType
-	(*PollerInfo)(nil),                             // 81: apitwin.orch.v1.PollerInfo
-	(*TaskQueueStatus)(nil),                        // 82: apitwin.orch.v1.TaskQueueStatus
-	(*TaskQueuePartitionMetadata)(nil),             // 83: apitwin.orch.v1.TaskQueuePartitionMetadata
+	(*RegisterNamespaceRequest)(nil),                 // 0: apitwin.orch.v1.RegisterNamespaceRequest
+	(*RegisterNamespaceResponse)(nil),                // 1: apitwin.orch.v1.RegisterNamespaceResponse
+	(*DescribeNamespaceRequest)(nil),                 // 2: apitwin.orch.v1.DescribeNamespaceRequest
+	(*DescribeNamespaceResponse)(nil),                // 3: apitwin.orch.v1.DescribeNamespaceResponse
+	(*ListNamespacesRequest)(nil),                    // 4: apitwin.orch.v1.ListNamespacesRequest
+	(*ListNamespacesResponse)(nil),                   // 5: apitwin.orch.v1.ListNamespacesResponse
+	(*StartWorkflowExecutionRequest)(nil),            // 6: apitwin.orch.v1.StartWorkflowExecutionRequest
+	(*StartWorkflowExecutionResponse)(nil),           // 7: apitwin.orch.v1.StartWorkflowExecutionResponse
+	(*GetWorkflowExecutionRequest)(nil),              // 8: apitwin.orch.v1.GetWorkflowExecutionRequest
+	(*GetWorkflowExecutionResponse)(nil),             // 9: apitwin.orch.v1.GetWorkflowExecutionResponse
+	(*TerminateWorkflowExecutionRequest)(nil),        // 10: apitwin.orch.v1.TerminateWorkflowExecutionRequest
+	(*TerminateWorkflowExecutionResponse)(nil),       // 11: apitwin.orch.v1.TerminateWorkflowExecutionResponse
+	(*SignalWorkflowExecutionRequest)(nil),           // 12: apitwin.orch.v1.SignalWorkflowExecutionRequest
+	(*SignalWorkflowExecutionResponse)(nil),          // 13: apitwin.orch.v1.SignalWorkflowExecutionResponse
+	(*RequestCancelWorkflowExecutionRequest)(nil),    // 14: apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
+	(*RequestCancelWorkflowExecutionResponse)(nil),   // 15: apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
+	(*QueryWorkflowRequest)(nil),                     // 16: apitwin.orch.v1.QueryWorkflowRequest
+	(*QueryWorkflowResponse)(nil),                    // 17: apitwin.orch.v1.QueryWorkflowResponse
+	(*GetWorkflowExecutionHistoryRequest)(nil),       // 18: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
+	(*GetWorkflowExecutionHistoryResponse)(nil),      // 19: apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
+	(*ListWorkflowExecutionsRequest)(nil),            // 20: apitwin.orch.v1.ListWorkflowExecutionsRequest
+	(*ListWorkflowExecutionsResponse)(nil),           // 21: apitwin.orch.v1.ListWorkflowExecutionsResponse
+	(*ScanWorkflowExecutionsRequest)(nil),            // 22: apitwin.orch.v1.ScanWorkflowExecutionsRequest
+	(*ScanWorkflowExecutionsResponse)(nil),           // 23: apitwin.orch.v1.ScanWorkflowExecutionsResponse
+	(*CountWorkflowExecutionsRequest)(nil),           // 24: apitwin.orch.v1.CountWorkflowExecutionsRequest
+	(*CountWorkflowExecutionsResponse)(nil),          // 25: apitwin.orch.v1.CountWorkflowExecutionsResponse
+	(*PollWorkflowTaskQueueRequest)(nil),             // 26: apitwin.orch.v1.PollWorkflowTaskQueueRequest
+	(*PollWorkflowTaskQueueResponse)(nil),            // 27: apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	(*PollActivityTaskQueueRequest)(nil),             // 28: apitwin.orch.v1.PollActivityTaskQueueRequest
+	(*PollActivityTaskQueueResponse)(nil),            // 29: apitwin.orch.v1.PollActivityTaskQueueResponse
+	(*RespondWorkflowTaskCompletedRequest)(nil),      // 30: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
+	(*RespondWorkflowTaskCompletedResponse)(nil),     // 31: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
+	(*RespondWorkflowTaskFailedRequest)(nil),         // 32: apitwin.orch.v1.RespondWorkflowTaskFailedRequest
+	(*RespondWorkflowTaskFailedResponse)(nil),        // 33: apitwin.orch.v1.RespondWorkflowTaskFailedResponse
+	(*RecordActivityTaskHeartbeatRequest)(nil),       // 34: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
+	(*RecordActivityTaskHeartbeatResponse)(nil),      // 35: apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
+	(*RespondActivityTaskCompletedRequest)(nil),      // 36: apitwin.orch.v1.RespondActivityTaskCompletedRequest
+	(*RespondActivityTaskCompletedResponse)(nil),     // 37: apitwin.orch.v1.RespondActivityTaskCompletedResponse
+	(*RespondActivityTaskFailedRequest)(nil),         // 38: apitwin.orch.v1.RespondActivityTaskFailedRequest
+	(*RespondActivityTaskFailedResponse)(nil),        // 39: apitwin.orch.v1.RespondActivityTaskFailedResponse
+	(*RegisterWorkerRequest)(nil),                    // 40: apitwin.orch.v1.RegisterWorkerRequest
+	(*RegisterWorkerResponse)(nil),                   // 41: apitwin.orch.v1.RegisterWorkerResponse
+	(*ShutdownWorkerRequest)(nil),                    // 42: apitwin.orch.v1.ShutdownWorkerRequest
+	(*ShutdownWorkerResponse)(nil),                   // 43: apitwin.orch.v1.ShutdownWorkerResponse
+	(*SignalWithStartWorkflowExecutionRequest)(nil),  // 44: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest
+	(*SignalWithStartWorkflowExecutionResponse)(nil), // 45: apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
+	(*DescribeTaskQueueRequest)(nil),                 // 46: apitwin.orch.v1.DescribeTaskQueueRequest
+	(*DescribeTaskQueueResponse)(nil),                // 47: apitwin.orch.v1.DescribeTaskQueueResponse
+	(*ListTaskQueuePartitionsRequest)(nil),           // 48: apitwin.orch.v1.ListTaskQueuePartitionsRequest
+	(*ListTaskQueuePartitionsResponse)(nil),          // 49: apitwin.orch.v1.ListTaskQueuePartitionsResponse
+	nil,                                              // 50: apitwin.orch.v1.RegisterNamespaceRequest.DataEntry
+	nil,                                              // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
+	nil,                                              // 52: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
+	nil,                                              // 53: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
+	(*durationpb.Duration)(nil),                      // 54: google.protobuf.Duration
+	(*ClusterReplicationConfig)(nil),                 // 55: apitwin.orch.v1.ClusterReplicationConfig
+	(*ArchivalConfig)(nil),                           // 56: apitwin.orch.v1.ArchivalConfig
+	(*NamespaceInfo)(nil),                            // 57: apitwin.orch.v1.NamespaceInfo
+	(*NamespaceConfig)(nil),                          // 58: apitwin.orch.v1.NamespaceConfig
+	(*NamespaceReplicationConfig)(nil),               // 59: apitwin.orch.v1.NamespaceReplicationConfig
+	(*WorkflowType)(nil),                             // 60: apitwin.orch.v1.WorkflowType
+	(*Payloads)(nil),                                 // 61: apitwin.orch.v1.Payloads
+	(WorkflowIdReusePolicy)(0),                       // 62: apitwin.orch.v1.WorkflowIdReusePolicy
+	(*RetryPolicy)(nil),                              // 63: apitwin.orch.v1.RetryPolicy
+	(*Memo)(nil),                                     // 64: apitwin.orch.v1.Memo
+	(*SearchAttributes)(nil),                         // 65: apitwin.orch.v1.SearchAttributes
+	(*Header)(nil),                                   // 66: apitwin.orch.v1.Header
+	(*WorkflowExecution)(nil),                        // 67: apitwin.orch.v1.WorkflowExecution
+	(*WorkflowExecutionInfo)(nil),                    // 68: apitwin.orch.v1.WorkflowExecutionInfo
+	(*HistoryEvent)(nil),                             // 69: apitwin.orch.v1.HistoryEvent
+	(*PendingActivityInfo)(nil),                      // 70: apitwin.orch.v1.PendingActivityInfo
+	(*WorkflowQuery)(nil),                            // 71: apitwin.orch.v1.WorkflowQuery
+	(QueryRejectCondition)(0),                        // 72: apitwin.orch.v1.QueryRejectCondition
+	(*QueryRejected)(nil),                            // 73: apitwin.orch.v1.QueryRejected
+	(HistoryEventFilterType)(0),                      // 74: apitwin.orch.v1.HistoryEventFilterType
+	(*TaskQueueMetadata)(nil),                        // 75: apitwin.orch.v1.TaskQueueMetadata
+	(*WorkerVersionCapabilities)(nil),                // 76: apitwin.orch.v1.WorkerVersionCapabilities
+	(*timestamppb.Timestamp)(nil),                    // 77: google.protobuf.Timestamp
+	(*TaskQueue)(nil),                                // 78: apitwin.orch.v1.TaskQueue
+	(*WorkflowTaskCompletedMetadata)(nil),            // 79: apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	(*ActivityType)(nil),                             // 80: apitwin.orch.v1.ActivityType
+	(*Command)(nil),                                  // 81: apitwin.orch.v1.Command
+	(WorkflowTaskFailedCause)(0),                     // 82: apitwin.orch.v1.WorkflowTaskFailedCause
+	(*Failure)(nil),                                  // 83: apitwin.orch.v1.Failure
+	(TaskQueueType)(0),                               // 84: apitwin.orch.v1.TaskQueueType
+	(*PollerInfo)(nil),                               // 85: apitwin.orch.v1.PollerInfo
+	(*TaskQueueStatus)(nil),                          // 86: apitwin.orch.v1.TaskQueueStatus
+	(*TaskQueuePartitionMetadata)(nil),               // 87: apitwin.orch.v1.TaskQueuePartitionMetadata
 }
 var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
-	50,  // 0: apitwin.orch.v1.RegisterNamespaceRequest.workflow_execution_retention_period:type_name -> google.protobuf.Duration
-	46,  // 1: apitwin.orch.v1.RegisterNamespaceRequest.data:type_name -> apitwin.orch.v1.RegisterNamespaceRequest.DataEntry
-	51,  // 2: apitwin.orch.v1.RegisterNamespaceRequest.clusters:type_name -> apitwin.orch.v1.ClusterReplicationConfig
-	52,  // 3: apitwin.orch.v1.RegisterNamespaceRequest.history_archival_config:type_name -> apitwin.orch.v1.ArchivalConfig
-	52,  // 4: apitwin.orch.v1.RegisterNamespaceRequest.visibility_archival_config:type_name -> apitwin.orch.v1.ArchivalConfig
-	53,  // 5: apitwin.orch.v1.DescribeNamespaceResponse.namespace_info:type_name -> apitwin.orch.v1.NamespaceInfo
-	54,  // 6: apitwin.orch.v1.DescribeNamespaceResponse.config:type_name -> apitwin.orch.v1.NamespaceConfig
-	55,  // 7: apitwin.orch.v1.DescribeNamespaceResponse.replication_config:type_name -> apitwin.orch.v1.NamespaceReplicationConfig
+	54,  // 0: apitwin.orch.v1.RegisterNamespaceRequest.workflow_execution_retention_period:type_name -> google.protobuf.Duration
+	50,  // 1: apitwin.orch.v1.RegisterNamespaceRequest.data:type_name -> apitwin.orch.v1.RegisterNamespaceRequest.DataEntry
+	55,  // 2: apitwin.orch.v1.RegisterNamespaceRequest.clusters:type_name -> apitwin.orch.v1.ClusterReplicationConfig
+	56,  // 3: apitwin.orch.v1.RegisterNamespaceRequest.history_archival_config:type_name -> apitwin.orch.v1.ArchivalConfig
+	56,  // 4: apitwin.orch.v1.RegisterNamespaceRequest.visibility_archival_config:type_name -> apitwin.orch.v1.ArchivalConfig
+	57,  // 5: apitwin.orch.v1.DescribeNamespaceResponse.namespace_info:type_name -> apitwin.orch.v1.NamespaceInfo
+	58,  // 6: apitwin.orch.v1.DescribeNamespaceResponse.config:type_name -> apitwin.orch.v1.NamespaceConfig
+	59,  // 7: apitwin.orch.v1.DescribeNamespaceResponse.replication_config:type_name -> apitwin.orch.v1.NamespaceReplicationConfig
 	3,   // 8: apitwin.orch.v1.ListNamespacesResponse.namespaces:type_name -> apitwin.orch.v1.DescribeNamespaceResponse
-	56,  // 9: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	57,  // 10: apitwin.orch.v1.StartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
-	50,  // 11: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	50,  // 12: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
-	50,  // 13: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
-	58,  // 14: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	59,  // 15: apitwin.orch.v1.StartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	60,  // 16: apitwin.orch.v1.StartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
-	61,  // 17: apitwin.orch.v1.StartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	62,  // 18: apitwin.orch.v1.StartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	63,  // 19: apitwin.orch.v1.GetWorkflowExecutionRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	64,  // 20: apitwin.orch.v1.GetWorkflowExecutionResponse.execution_info:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	65,  // 21: apitwin.orch.v1.GetWorkflowExecutionResponse.workflow_execution_history:type_name -> apitwin.orch.v1.HistoryEvent
-	66,  // 22: apitwin.orch.v1.GetWorkflowExecutionResponse.pending_activities:type_name -> apitwin.orch.v1.PendingActivityInfo
-	63,  // 23: apitwin.orch.v1.TerminateWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	57,  // 24: apitwin.orch.v1.TerminateWorkflowExecutionRequest.details:type_name -> apitwin.orch.v1.Payloads
-	63,  // 25: apitwin.orch.v1.SignalWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	57,  // 26: apitwin.orch.v1.SignalWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
-	62,  // 27: apitwin.orch.v1.SignalWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	63,  // 28: apitwin.orch.v1.RequestCancelWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	63,  // 29: apitwin.orch.v1.QueryWorkflowRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	67,  // 30: apitwin.orch.v1.QueryWorkflowRequest.query:type_name -> apitwin.orch.v1.WorkflowQuery
-	68,  // 31: apitwin.orch.v1.QueryWorkflowRequest.query_reject_condition:type_name -> apitwin.orch.v1.QueryRejectCondition
-	62,  // 32: apitwin.orch.v1.QueryWorkflowRequest.header:type_name -> apitwin.orch.v1.Header
-	57,  // 33: apitwin.orch.v1.QueryWorkflowResponse.query_result:type_name -> apitwin.orch.v1.Payloads
-	69,  // 34: apitwin.orch.v1.QueryWorkflowResponse.query_rejected:type_name -> apitwin.orch.v1.QueryRejected
-	63,  // 35: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	70,  // 36: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.history_event_filter_type:type_name -> apitwin.orch.v1.HistoryEventFilterType
-	65,  // 37: apitwin.orch.v1.GetWorkflowExecutionHistoryResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
-	64,  // 38: apitwin.orch.v1.ListWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	64,  // 39: apitwin.orch.v1.ScanWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	71,  // 40: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
-	72,  // 41: apitwin.orch.v1.PollWorkflowTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	63,  // 42: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	56,  // 43: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	73,  // 44: apitwin.orch.v1.PollWorkflowTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
-	73,  // 45: apitwin.orch.v1.PollWorkflowTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
-	65,  // 46: apitwin.orch.v1.PollWorkflowTaskQueueResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
-	67,  // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.query:type_name -> apitwin.orch.v1.WorkflowQuery
-	74,  // 48: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution_task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	50,  // 49: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_task_timeout:type_name -> google.protobuf.Duration
-	75,  // 50: apitwin.orch.v1.PollWorkflowTaskQueueResponse.messages:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	47,  // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.queries:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
-	71,  // 52: apitwin.orch.v1.PollActivityTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
-	72,  // 53: apitwin.orch.v1.PollActivityTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	56,  // 54: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	63,  // 55: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	76,  // 56: apitwin.orch.v1.PollActivityTaskQueueResponse.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	62,  // 57: apitwin.orch.v1.PollActivityTaskQueueResponse.header:type_name -> apitwin.orch.v1.Header
-	57,  // 58: apitwin.orch.v1.PollActivityTaskQueueResponse.input:type_name -> apitwin.orch.v1.Payloads
-	57,  // 59: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
-	73,  // 60: apitwin.orch.v1.PollActivityTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
-	73,  // 61: apitwin.orch.v1.PollActivityTaskQueueResponse.current_attempt_scheduled_time:type_name -> google.protobuf.Timestamp
-	73,  // 62: apitwin.orch.v1.PollActivityTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
-	50,  // 63: apitwin.orch.v1.PollActivityTaskQueueResponse.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	50,  // 64: apitwin.orch.v1.PollActivityTaskQueueResponse.start_to_close_timeout:type_name -> google.protobuf.Duration
-	50,  // 65: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
-	59,  // 66: apitwin.orch.v1.PollActivityTaskQueueResponse.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	77,  // 67: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.commands:type_name -> apitwin.orch.v1.Command
-	75,  // 68: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	48,  // 69: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_results:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
-	60,  // 70: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.memo_update:type_name -> apitwin.orch.v1.Memo
-	49,  // 71: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_failures:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
+	60,  // 9: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	61,  // 10: apitwin.orch.v1.StartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	54,  // 11: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	54,  // 12: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
+	54,  // 13: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
+	62,  // 14: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	63,  // 15: apitwin.orch.v1.StartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	64,  // 16: apitwin.orch.v1.StartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
+	65,  // 17: apitwin.orch.v1.StartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	66,  // 18: apitwin.orch.v1.StartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	67,  // 19: apitwin.orch.v1.GetWorkflowExecutionRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	68,  // 20: apitwin.orch.v1.GetWorkflowExecutionResponse.execution_info:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	69,  // 21: apitwin.orch.v1.GetWorkflowExecutionResponse.workflow_execution_history:type_name -> apitwin.orch.v1.HistoryEvent
+	70,  // 22: apitwin.orch.v1.GetWorkflowExecutionResponse.pending_activities:type_name -> apitwin.orch.v1.PendingActivityInfo
+	67,  // 23: apitwin.orch.v1.TerminateWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	61,  // 24: apitwin.orch.v1.TerminateWorkflowExecutionRequest.details:type_name -> apitwin.orch.v1.Payloads
+	67,  // 25: apitwin.orch.v1.SignalWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	61,  // 26: apitwin.orch.v1.SignalWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	66,  // 27: apitwin.orch.v1.SignalWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	67,  // 28: apitwin.orch.v1.RequestCancelWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	67,  // 29: apitwin.orch.v1.QueryWorkflowRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	71,  // 30: apitwin.orch.v1.QueryWorkflowRequest.query:type_name -> apitwin.orch.v1.WorkflowQuery
+	72,  // 31: apitwin.orch.v1.QueryWorkflowRequest.query_reject_condition:type_name -> apitwin.orch.v1.QueryRejectCondition
+	66,  // 32: apitwin.orch.v1.QueryWorkflowRequest.header:type_name -> apitwin.orch.v1.Header
+	61,  // 33: apitwin.orch.v1.QueryWorkflowResponse.query_result:type_name -> apitwin.orch.v1.Payloads
+	73,  // 34: apitwin.orch.v1.QueryWorkflowResponse.query_rejected:type_name -> apitwin.orch.v1.QueryRejected
+	67,  // 35: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	74,  // 36: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.history_event_filter_type:type_name -> apitwin.orch.v1.HistoryEventFilterType
+	69,  // 37: apitwin.orch.v1.GetWorkflowExecutionHistoryResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
+	68,  // 38: apitwin.orch.v1.ListWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	68,  // 39: apitwin.orch.v1.ScanWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	75,  // 40: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
+	76,  // 41: apitwin.orch.v1.PollWorkflowTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	67,  // 42: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	60,  // 43: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	77,  // 44: apitwin.orch.v1.PollWorkflowTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
+	77,  // 45: apitwin.orch.v1.PollWorkflowTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
+	69,  // 46: apitwin.orch.v1.PollWorkflowTaskQueueResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
+	71,  // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.query:type_name -> apitwin.orch.v1.WorkflowQuery
+	78,  // 48: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution_task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	54,  // 49: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_task_timeout:type_name -> google.protobuf.Duration
+	79,  // 50: apitwin.orch.v1.PollWorkflowTaskQueueResponse.messages:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	51,  // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.queries:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
+	75,  // 52: apitwin.orch.v1.PollActivityTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
+	76,  // 53: apitwin.orch.v1.PollActivityTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	60,  // 54: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	67,  // 55: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	80,  // 56: apitwin.orch.v1.PollActivityTaskQueueResponse.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	66,  // 57: apitwin.orch.v1.PollActivityTaskQueueResponse.header:type_name -> apitwin.orch.v1.Header
+	61,  // 58: apitwin.orch.v1.PollActivityTaskQueueResponse.input:type_name -> apitwin.orch.v1.Payloads
+	61,  // 59: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
+	77,  // 60: apitwin.orch.v1.PollActivityTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
+	77,  // 61: apitwin.orch.v1.PollActivityTaskQueueResponse.current_attempt_scheduled_time:type_name -> google.protobuf.Timestamp
+	77,  // 62: apitwin.orch.v1.PollActivityTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
+	54,  // 63: apitwin.orch.v1.PollActivityTaskQueueResponse.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	54,  // 64: apitwin.orch.v1.PollActivityTaskQueueResponse.start_to_close_timeout:type_name -> google.protobuf.Duration
+	54,  // 65: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
+	63,  // 66: apitwin.orch.v1.PollActivityTaskQueueResponse.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	81,  // 67: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.commands:type_name -> apitwin.orch.v1.Command
+	79,  // 68: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	52,  // 69: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_results:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
+	64,  // 70: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.memo_update:type_name -> apitwin.orch.v1.Memo
+	53,  // 71: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_failures:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
 	27,  // 72: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse.workflow_task:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	78,  // 73: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
-	79,  // 74: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
-	57,  // 75: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest.details:type_name -> apitwin.orch.v1.Payloads
-	57,  // 76: apitwin.orch.v1.RespondActivityTaskCompletedRequest.result:type_name -> apitwin.orch.v1.Payloads
-	79,  // 77: apitwin.orch.v1.RespondActivityTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
-	72,  // 78: apitwin.orch.v1.RegisterWorkerRequest.version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	80,  // 79: apitwin.orch.v1.DescribeTaskQueueRequest.task_queue_type:type_name -> apitwin.orch.v1.TaskQueueType
-	81,  // 80: apitwin.orch.v1.DescribeTaskQueueResponse.pollers:type_name -> apitwin.orch.v1.PollerInfo
-	82,  // 81: apitwin.orch.v1.DescribeTaskQueueResponse.task_queue_status:type_name -> apitwin.orch.v1.TaskQueueStatus
-	83,  // 82: apitwin.orch.v1.ListTaskQueuePartitionsResponse.activity_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
-	83,  // 83: apitwin.orch.v1.ListTaskQueuePartitionsResponse.workflow_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
-	67,  // 84: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry.value:type_name -> apitwin.orch.v1.WorkflowQuery
-	57,  // 85: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	79,  // 86: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry.value:type_name -> apitwin.orch.v1.Failure
-	0,   // 87: apitwin.orch.v1.WorkflowService.RegisterNamespace:input_type -> apitwin.orch.v1.RegisterNamespaceRequest
-	2,   // 88: apitwin.orch.v1.WorkflowService.DescribeNamespace:input_type -> apitwin.orch.v1.DescribeNamespaceRequest
-	4,   // 89: apitwin.orch.v1.WorkflowService.ListNamespaces:input_type -> apitwin.orch.v1.ListNamespacesRequest
-	6,   // 90: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:input_type -> apitwin.orch.v1.StartWorkflowExecutionRequest
-	8,   // 91: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:input_type -> apitwin.orch.v1.GetWorkflowExecutionRequest
-	10,  // 92: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:input_type -> apitwin.orch.v1.TerminateWorkflowExecutionRequest
-	12,  // 93: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:input_type -> apitwin.orch.v1.SignalWorkflowExecutionRequest
-	14,  // 94: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:input_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
-	16,  // 95: apitwin.orch.v1.WorkflowService.QueryWorkflow:input_type -> apitwin.orch.v1.QueryWorkflowRequest
-	18,  // 96: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:input_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
-	20,  // 97: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:input_type -> apitwin.orch.v1.ListWorkflowExecutionsRequest
-	22,  // 98: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:input_type -> apitwin.orch.v1.ScanWorkflowExecutionsRequest
-	24,  // 99: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:input_type -> apitwin.orch.v1.CountWorkflowExecutionsRequest
-	26,  // 100: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:input_type -> apitwin.orch.v1.PollWorkflowTaskQueueRequest
-	28,  // 101: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:input_type -> apitwin.orch.v1.PollActivityTaskQueueRequest
-	30,  // 102: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:input_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
-	32,  // 103: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:input_type -> apitwin.orch.v1.RespondWorkflowTaskFailedRequest
-	34,  // 104: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
-	36,  // 105: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedRequest
-	38,  // 106: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:input_type -> apitwin.orch.v1.RespondActivityTaskFailedRequest
-	40,  // 107: apitwin.orch.v1.WorkflowService.RegisterWorker:input_type -> apitwin.orch.v1.RegisterWorkerRequest
-	42,  // 108: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:input_type -> apitwin.orch.v1.DescribeTaskQueueRequest
-	44,  // 109: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
-	1,   // 110: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
-	3,   // 111: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
-	5,   // 112: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
-	7,   // 113: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
-	9,   // 114: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
-	11,  // 115: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
-	13,  // 116: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
-	15,  // 117: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
-	17,  // 118: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
-	19,  // 119: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
-	21,  // 120: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
-	23,  // 121: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
-	25,  // 122: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
-	27,  // 123: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	29,  // 124: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
-	31,  // 125: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
-	33,  // 126: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
-	35,  // 127: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
-	37,  // 128: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
-	39,  // 129: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
-	41,  // 130: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
-	43,  // 131: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
-	45,  // 132: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
-	110, // [110:133] is the sub-list for method output_type
-	87,  // [87:110] is the sub-list for method input_type
-	87,  // [87:87] is the sub-list for extension type_name
-	87,  // [87:87] is the sub-list for extension extendee
-	0,   // [0:87] is the sub-list for field type_name
+	82,  // 73: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
+	83,  // 74: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
+	61,  // 75: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest.details:type_name -> apitwin.orch.v1.Payloads
+	61,  // 76: apitwin.orch.v1.RespondActivityTaskCompletedRequest.result:type_name -> apitwin.orch.v1.Payloads
+	83,  // 77: apitwin.orch.v1.RespondActivityTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
+	76,  // 78: apitwin.orch.v1.RegisterWorkerRequest.version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	60,  // 79: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	61,  // 80: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	54,  // 81: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	54,  // 82: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
+	54,  // 83: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
+	62,  // 84: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	61,  // 85: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.signal_input:type_name -> apitwin.orch.v1.Payloads
+	63,  // 86: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	64,  // 87: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
+	65,  // 88: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	66,  // 89: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	84,  // 90: apitwin.orch.v1.DescribeTaskQueueRequest.task_queue_type:type_name -> apitwin.orch.v1.TaskQueueType
+	85,  // 91: apitwin.orch.v1.DescribeTaskQueueResponse.pollers:type_name -> apitwin.orch.v1.PollerInfo
+	86,  // 92: apitwin.orch.v1.DescribeTaskQueueResponse.task_queue_status:type_name -> apitwin.orch.v1.TaskQueueStatus
+	87,  // 93: apitwin.orch.v1.ListTaskQueuePartitionsResponse.activity_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
+	87,  // 94: apitwin.orch.v1.ListTaskQueuePartitionsResponse.workflow_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
+	71,  // 95: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry.value:type_name -> apitwin.orch.v1.WorkflowQuery
+	61,  // 96: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	83,  // 97: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry.value:type_name -> apitwin.orch.v1.Failure
+	0,   // 98: apitwin.orch.v1.WorkflowService.RegisterNamespace:input_type -> apitwin.orch.v1.RegisterNamespaceRequest
+	2,   // 99: apitwin.orch.v1.WorkflowService.DescribeNamespace:input_type -> apitwin.orch.v1.DescribeNamespaceRequest
+	4,   // 100: apitwin.orch.v1.WorkflowService.ListNamespaces:input_type -> apitwin.orch.v1.ListNamespacesRequest
+	6,   // 101: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:input_type -> apitwin.orch.v1.StartWorkflowExecutionRequest
+	44,  // 102: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:input_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest
+	8,   // 103: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:input_type -> apitwin.orch.v1.GetWorkflowExecutionRequest
+	10,  // 104: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:input_type -> apitwin.orch.v1.TerminateWorkflowExecutionRequest
+	12,  // 105: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:input_type -> apitwin.orch.v1.SignalWorkflowExecutionRequest
+	14,  // 106: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:input_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
+	16,  // 107: apitwin.orch.v1.WorkflowService.QueryWorkflow:input_type -> apitwin.orch.v1.QueryWorkflowRequest
+	18,  // 108: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:input_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
+	20,  // 109: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:input_type -> apitwin.orch.v1.ListWorkflowExecutionsRequest
+	22,  // 110: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:input_type -> apitwin.orch.v1.ScanWorkflowExecutionsRequest
+	24,  // 111: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:input_type -> apitwin.orch.v1.CountWorkflowExecutionsRequest
+	26,  // 112: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:input_type -> apitwin.orch.v1.PollWorkflowTaskQueueRequest
+	28,  // 113: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:input_type -> apitwin.orch.v1.PollActivityTaskQueueRequest
+	30,  // 114: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:input_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
+	32,  // 115: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:input_type -> apitwin.orch.v1.RespondWorkflowTaskFailedRequest
+	34,  // 116: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
+	36,  // 117: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedRequest
+	38,  // 118: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:input_type -> apitwin.orch.v1.RespondActivityTaskFailedRequest
+	40,  // 119: apitwin.orch.v1.WorkflowService.RegisterWorker:input_type -> apitwin.orch.v1.RegisterWorkerRequest
+	42,  // 120: apitwin.orch.v1.WorkflowService.ShutdownWorker:input_type -> apitwin.orch.v1.ShutdownWorkerRequest
+	46,  // 121: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:input_type -> apitwin.orch.v1.DescribeTaskQueueRequest
+	48,  // 122: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
+	1,   // 123: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
+	3,   // 124: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
+	5,   // 125: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
+	7,   // 126: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
+	45,  // 127: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
+	9,   // 128: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
+	11,  // 129: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
+	13,  // 130: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
+	15,  // 131: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
+	17,  // 132: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
+	19,  // 133: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
+	21,  // 134: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
+	23,  // 135: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
+	25,  // 136: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
+	27,  // 137: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	29,  // 138: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
+	31,  // 139: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
+	33,  // 140: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
+	35,  // 141: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
+	37,  // 142: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
+	39,  // 143: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
+	41,  // 144: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
+	43,  // 145: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
+	47,  // 146: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
+	49,  // 147: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
+	123, // [123:148] is the sub-list for method output_type
+	98,  // [98:123] is the sub-list for method input_type
+	98,  // [98:98] is the sub-list for extension type_name
+	98,  // [98:98] is the sub-list for extension extendee
+	0,   // [0:98] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_workflow_service_proto_init() }
@@ -3772,7 +4204,7 @@ func file_apitwin_orch_v1_workflow_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_apitwin_orch_v1_workflow_service_proto_rawDesc), len(file_apitwin_orch_v1_workflow_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   50,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

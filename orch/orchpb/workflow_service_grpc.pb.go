@@ -23,29 +23,31 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WorkflowService_RegisterNamespace_FullMethodName              = "/apitwin.orch.v1.WorkflowService/RegisterNamespace"
-	WorkflowService_DescribeNamespace_FullMethodName              = "/apitwin.orch.v1.WorkflowService/DescribeNamespace"
-	WorkflowService_ListNamespaces_FullMethodName                 = "/apitwin.orch.v1.WorkflowService/ListNamespaces"
-	WorkflowService_StartWorkflowExecution_FullMethodName         = "/apitwin.orch.v1.WorkflowService/StartWorkflowExecution"
-	WorkflowService_GetWorkflowExecution_FullMethodName           = "/apitwin.orch.v1.WorkflowService/GetWorkflowExecution"
-	WorkflowService_TerminateWorkflowExecution_FullMethodName     = "/apitwin.orch.v1.WorkflowService/TerminateWorkflowExecution"
-	WorkflowService_SignalWorkflowExecution_FullMethodName        = "/apitwin.orch.v1.WorkflowService/SignalWorkflowExecution"
-	WorkflowService_RequestCancelWorkflowExecution_FullMethodName = "/apitwin.orch.v1.WorkflowService/RequestCancelWorkflowExecution"
-	WorkflowService_QueryWorkflow_FullMethodName                  = "/apitwin.orch.v1.WorkflowService/QueryWorkflow"
-	WorkflowService_GetWorkflowExecutionHistory_FullMethodName    = "/apitwin.orch.v1.WorkflowService/GetWorkflowExecutionHistory"
-	WorkflowService_ListWorkflowExecutions_FullMethodName         = "/apitwin.orch.v1.WorkflowService/ListWorkflowExecutions"
-	WorkflowService_ScanWorkflowExecutions_FullMethodName         = "/apitwin.orch.v1.WorkflowService/ScanWorkflowExecutions"
-	WorkflowService_CountWorkflowExecutions_FullMethodName        = "/apitwin.orch.v1.WorkflowService/CountWorkflowExecutions"
-	WorkflowService_PollWorkflowTaskQueue_FullMethodName          = "/apitwin.orch.v1.WorkflowService/PollWorkflowTaskQueue"
-	WorkflowService_PollActivityTaskQueue_FullMethodName          = "/apitwin.orch.v1.WorkflowService/PollActivityTaskQueue"
-	WorkflowService_RespondWorkflowTaskCompleted_FullMethodName   = "/apitwin.orch.v1.WorkflowService/RespondWorkflowTaskCompleted"
-	WorkflowService_RespondWorkflowTaskFailed_FullMethodName      = "/apitwin.orch.v1.WorkflowService/RespondWorkflowTaskFailed"
-	WorkflowService_RecordActivityTaskHeartbeat_FullMethodName    = "/apitwin.orch.v1.WorkflowService/RecordActivityTaskHeartbeat"
-	WorkflowService_RespondActivityTaskCompleted_FullMethodName   = "/apitwin.orch.v1.WorkflowService/RespondActivityTaskCompleted"
-	WorkflowService_RespondActivityTaskFailed_FullMethodName      = "/apitwin.orch.v1.WorkflowService/RespondActivityTaskFailed"
-	WorkflowService_RegisterWorker_FullMethodName                 = "/apitwin.orch.v1.WorkflowService/RegisterWorker"
-	WorkflowService_DescribeTaskQueue_FullMethodName              = "/apitwin.orch.v1.WorkflowService/DescribeTaskQueue"
-	WorkflowService_ListTaskQueuePartitions_FullMethodName        = "/apitwin.orch.v1.WorkflowService/ListTaskQueuePartitions"
+	WorkflowService_RegisterNamespace_FullMethodName                = "/apitwin.orch.v1.WorkflowService/RegisterNamespace"
+	WorkflowService_DescribeNamespace_FullMethodName                = "/apitwin.orch.v1.WorkflowService/DescribeNamespace"
+	WorkflowService_ListNamespaces_FullMethodName                   = "/apitwin.orch.v1.WorkflowService/ListNamespaces"
+	WorkflowService_StartWorkflowExecution_FullMethodName           = "/apitwin.orch.v1.WorkflowService/StartWorkflowExecution"
+	WorkflowService_SignalWithStartWorkflowExecution_FullMethodName = "/apitwin.orch.v1.WorkflowService/SignalWithStartWorkflowExecution"
+	WorkflowService_GetWorkflowExecution_FullMethodName             = "/apitwin.orch.v1.WorkflowService/GetWorkflowExecution"
+	WorkflowService_TerminateWorkflowExecution_FullMethodName       = "/apitwin.orch.v1.WorkflowService/TerminateWorkflowExecution"
+	WorkflowService_SignalWorkflowExecution_FullMethodName          = "/apitwin.orch.v1.WorkflowService/SignalWorkflowExecution"
+	WorkflowService_RequestCancelWorkflowExecution_FullMethodName   = "/apitwin.orch.v1.WorkflowService/RequestCancelWorkflowExecution"
+	WorkflowService_QueryWorkflow_FullMethodName                    = "/apitwin.orch.v1.WorkflowService/QueryWorkflow"
+	WorkflowService_GetWorkflowExecutionHistory_FullMethodName      = "/apitwin.orch.v1.WorkflowService/GetWorkflowExecutionHistory"
+	WorkflowService_ListWorkflowExecutions_FullMethodName           = "/apitwin.orch.v1.WorkflowService/ListWorkflowExecutions"
+	WorkflowService_ScanWorkflowExecutions_FullMethodName           = "/apitwin.orch.v1.WorkflowService/ScanWorkflowExecutions"
+	WorkflowService_CountWorkflowExecutions_FullMethodName          = "/apitwin.orch.v1.WorkflowService/CountWorkflowExecutions"
+	WorkflowService_PollWorkflowTaskQueue_FullMethodName            = "/apitwin.orch.v1.WorkflowService/PollWorkflowTaskQueue"
+	WorkflowService_PollActivityTaskQueue_FullMethodName            = "/apitwin.orch.v1.WorkflowService/PollActivityTaskQueue"
+	WorkflowService_RespondWorkflowTaskCompleted_FullMethodName     = "/apitwin.orch.v1.WorkflowService/RespondWorkflowTaskCompleted"
+	WorkflowService_RespondWorkflowTaskFailed_FullMethodName        = "/apitwin.orch.v1.WorkflowService/RespondWorkflowTaskFailed"
+	WorkflowService_RecordActivityTaskHeartbeat_FullMethodName      = "/apitwin.orch.v1.WorkflowService/RecordActivityTaskHeartbeat"
+	WorkflowService_RespondActivityTaskCompleted_FullMethodName     = "/apitwin.orch.v1.WorkflowService/RespondActivityTaskCompleted"
+	WorkflowService_RespondActivityTaskFailed_FullMethodName        = "/apitwin.orch.v1.WorkflowService/RespondActivityTaskFailed"
+	WorkflowService_RegisterWorker_FullMethodName                   = "/apitwin.orch.v1.WorkflowService/RegisterWorker"
+	WorkflowService_ShutdownWorker_FullMethodName                   = "/apitwin.orch.v1.WorkflowService/ShutdownWorker"
+	WorkflowService_DescribeTaskQueue_FullMethodName                = "/apitwin.orch.v1.WorkflowService/DescribeTaskQueue"
+	WorkflowService_ListTaskQueuePartitions_FullMethodName          = "/apitwin.orch.v1.WorkflowService/ListTaskQueuePartitions"
 )
 
 // WorkflowServiceClient is the client API for WorkflowService service.
@@ -56,6 +58,10 @@ type WorkflowServiceClient interface {
 	DescribeNamespace(ctx context.Context, in *DescribeNamespaceRequest, opts ...grpc.CallOption) (*DescribeNamespaceResponse, error)
 	ListNamespaces(ctx context.Context, in *ListNamespacesRequest, opts ...grpc.CallOption) (*ListNamespacesResponse, error)
 	StartWorkflowExecution(ctx context.Context, in *StartWorkflowExecutionRequest, opts ...grpc.CallOption) (*StartWorkflowExecutionResponse, error)
+	// Signals the running execution of workflow_id, or starts one and
+	// signals it, atomically: the signal is the new run's first event after
+	// WorkflowExecutionStarted.
+	SignalWithStartWorkflowExecution(ctx context.Context, in *SignalWithStartWorkflowExecutionRequest, opts ...grpc.CallOption) (*SignalWithStartWorkflowExecutionResponse, error)
 	GetWorkflowExecution(ctx context.Context, in *GetWorkflowExecutionRequest, opts ...grpc.CallOption) (*GetWorkflowExecutionResponse, error)
 	TerminateWorkflowExecution(ctx context.Context, in *TerminateWorkflowExecutionRequest, opts ...grpc.CallOption) (*TerminateWorkflowExecutionResponse, error)
 	SignalWorkflowExecution(ctx context.Context, in *SignalWorkflowExecutionRequest, opts ...grpc.CallOption) (*SignalWorkflowExecutionResponse, error)
@@ -75,6 +81,10 @@ type WorkflowServiceClient interface {
 	RespondActivityTaskCompleted(ctx context.Context, in *RespondActivityTaskCompletedRequest, opts ...grpc.CallOption) (*RespondActivityTaskCompletedResponse, error)
 	RespondActivityTaskFailed(ctx context.Context, in *RespondActivityTaskFailedRequest, opts ...grpc.CallOption) (*RespondActivityTaskFailedResponse, error)
 	RegisterWorker(ctx context.Context, in *RegisterWorkerRequest, opts ...grpc.CallOption) (*RegisterWorkerResponse, error)
+	// Tells the service a worker is stopping: its waiting polls (those that
+	// carry its worker_instance_key) end empty at once, and later ones of the
+	// same key answer empty, so no task is handed to a worker that is gone.
+	ShutdownWorker(ctx context.Context, in *ShutdownWorkerRequest, opts ...grpc.CallOption) (*ShutdownWorkerResponse, error)
 	DescribeTaskQueue(ctx context.Context, in *DescribeTaskQueueRequest, opts ...grpc.CallOption) (*DescribeTaskQueueResponse, error)
 	ListTaskQueuePartitions(ctx context.Context, in *ListTaskQueuePartitionsRequest, opts ...grpc.CallOption) (*ListTaskQueuePartitionsResponse, error)
 }
@@ -121,6 +131,16 @@ func (c *workflowServiceClient) StartWorkflowExecution(ctx context.Context, in *
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(StartWorkflowExecutionResponse)
 	err := c.cc.Invoke(ctx, WorkflowService_StartWorkflowExecution_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) SignalWithStartWorkflowExecution(ctx context.Context, in *SignalWithStartWorkflowExecutionRequest, opts ...grpc.CallOption) (*SignalWithStartWorkflowExecutionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SignalWithStartWorkflowExecutionResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_SignalWithStartWorkflowExecution_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +317,16 @@ func (c *workflowServiceClient) RegisterWorker(ctx context.Context, in *Register
 	return out, nil
 }
 
+func (c *workflowServiceClient) ShutdownWorker(ctx context.Context, in *ShutdownWorkerRequest, opts ...grpc.CallOption) (*ShutdownWorkerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ShutdownWorkerResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_ShutdownWorker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *workflowServiceClient) DescribeTaskQueue(ctx context.Context, in *DescribeTaskQueueRequest, opts ...grpc.CallOption) (*DescribeTaskQueueResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DescribeTaskQueueResponse)
@@ -325,6 +355,10 @@ type WorkflowServiceServer interface {
 	DescribeNamespace(context.Context, *DescribeNamespaceRequest) (*DescribeNamespaceResponse, error)
 	ListNamespaces(context.Context, *ListNamespacesRequest) (*ListNamespacesResponse, error)
 	StartWorkflowExecution(context.Context, *StartWorkflowExecutionRequest) (*StartWorkflowExecutionResponse, error)
+	// Signals the running execution of workflow_id, or starts one and
+	// signals it, atomically: the signal is the new run's first event after
+	// WorkflowExecutionStarted.
+	SignalWithStartWorkflowExecution(context.Context, *SignalWithStartWorkflowExecutionRequest) (*SignalWithStartWorkflowExecutionResponse, error)
 	GetWorkflowExecution(context.Context, *GetWorkflowExecutionRequest) (*GetWorkflowExecutionResponse, error)
 	TerminateWorkflowExecution(context.Context, *TerminateWorkflowExecutionRequest) (*TerminateWorkflowExecutionResponse, error)
 	SignalWorkflowExecution(context.Context, *SignalWorkflowExecutionRequest) (*SignalWorkflowExecutionResponse, error)
@@ -344,6 +378,10 @@ type WorkflowServiceServer interface {
 	RespondActivityTaskCompleted(context.Context, *RespondActivityTaskCompletedRequest) (*RespondActivityTaskCompletedResponse, error)
 	RespondActivityTaskFailed(context.Context, *RespondActivityTaskFailedRequest) (*RespondActivityTaskFailedResponse, error)
 	RegisterWorker(context.Context, *RegisterWorkerRequest) (*RegisterWorkerResponse, error)
+	// Tells the service a worker is stopping: its waiting polls (those that
+	// carry its worker_instance_key) end empty at once, and later ones of the
+	// same key answer empty, so no task is handed to a worker that is gone.
+	ShutdownWorker(context.Context, *ShutdownWorkerRequest) (*ShutdownWorkerResponse, error)
 	DescribeTaskQueue(context.Context, *DescribeTaskQueueRequest) (*DescribeTaskQueueResponse, error)
 	ListTaskQueuePartitions(context.Context, *ListTaskQueuePartitionsRequest) (*ListTaskQueuePartitionsResponse, error)
 	mustEmbedUnimplementedWorkflowServiceServer()
@@ -367,6 +405,9 @@ func (UnimplementedWorkflowServiceServer) ListNamespaces(context.Context, *ListN
 }
 func (UnimplementedWorkflowServiceServer) StartWorkflowExecution(context.Context, *StartWorkflowExecutionRequest) (*StartWorkflowExecutionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StartWorkflowExecution not implemented")
+}
+func (UnimplementedWorkflowServiceServer) SignalWithStartWorkflowExecution(context.Context, *SignalWithStartWorkflowExecutionRequest) (*SignalWithStartWorkflowExecutionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SignalWithStartWorkflowExecution not implemented")
 }
 func (UnimplementedWorkflowServiceServer) GetWorkflowExecution(context.Context, *GetWorkflowExecutionRequest) (*GetWorkflowExecutionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetWorkflowExecution not implemented")
@@ -418,6 +459,9 @@ func (UnimplementedWorkflowServiceServer) RespondActivityTaskFailed(context.Cont
 }
 func (UnimplementedWorkflowServiceServer) RegisterWorker(context.Context, *RegisterWorkerRequest) (*RegisterWorkerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RegisterWorker not implemented")
+}
+func (UnimplementedWorkflowServiceServer) ShutdownWorker(context.Context, *ShutdownWorkerRequest) (*ShutdownWorkerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ShutdownWorker not implemented")
 }
 func (UnimplementedWorkflowServiceServer) DescribeTaskQueue(context.Context, *DescribeTaskQueueRequest) (*DescribeTaskQueueResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DescribeTaskQueue not implemented")
@@ -514,6 +558,24 @@ func _WorkflowService_StartWorkflowExecution_Handler(srv interface{}, ctx contex
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(WorkflowServiceServer).StartWorkflowExecution(ctx, req.(*StartWorkflowExecutionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_SignalWithStartWorkflowExecution_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SignalWithStartWorkflowExecutionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).SignalWithStartWorkflowExecution(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_SignalWithStartWorkflowExecution_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).SignalWithStartWorkflowExecution(ctx, req.(*SignalWithStartWorkflowExecutionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -824,6 +886,24 @@ func _WorkflowService_RegisterWorker_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkflowService_ShutdownWorker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ShutdownWorkerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).ShutdownWorker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_ShutdownWorker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).ShutdownWorker(ctx, req.(*ShutdownWorkerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _WorkflowService_DescribeTaskQueue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DescribeTaskQueueRequest)
 	if err := dec(in); err != nil {
@@ -882,6 +962,10 @@ var WorkflowService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "StartWorkflowExecution",
 			Handler:    _WorkflowService_StartWorkflowExecution_Handler,
+		},
+		{
+			MethodName: "SignalWithStartWorkflowExecution",
+			Handler:    _WorkflowService_SignalWithStartWorkflowExecution_Handler,
 		},
 		{
 			MethodName: "GetWorkflowExecution",
@@ -950,6 +1034,10 @@ var WorkflowService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RegisterWorker",
 			Handler:    _WorkflowService_RegisterWorker_Handler,
+		},
+		{
+			MethodName: "ShutdownWorker",
+			Handler:    _WorkflowService_ShutdownWorker_Handler,
 		},
 		{
 			MethodName: "DescribeTaskQueue",
