@@ -3,6 +3,8 @@ package workflow_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -496,5 +498,69 @@ func TestReplayRefusesABadHistory(t *testing.T) {
 	s.task()
 	if err := workflow.Replay(s.events[1:], greet); err == nil || !strings.Contains(err.Error(), "not WorkflowExecutionStarted") {
 		t.Errorf("history without its start: %v", err)
+	}
+}
+
+// TestNoGoroutineOutlivesATask: the coroutines of a task, blocked or
+// not, end with it. Not parallel, so the count is this test's alone.
+func TestNoGoroutineOutlivesATask(t *testing.T) {
+	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
+		for range 20 {
+			workflow.Go(ctx, func(ctx workflow.Context) {
+				defer workflow.GetSignalChannel(ctx, "never").Receive(ctx, nil) // blocks while the task ends
+				_ = workflow.Sleep(ctx, time.Hour)
+			})
+		}
+		return 0, workflow.Sleep(ctx, time.Minute)
+	}
+	play := func() {
+		s := newSim(t, workflow.New(wf), nil)
+		for range 3 {
+			s.task()
+		}
+	}
+	play() // once first: what the runtime starts lazily is not counted
+	before := runtime.NumGoroutine()
+	play()
+	// A coroutine's goroutine tells the task it ended just before it
+	// returns: wait for the returns themselves. A goroutine left behind
+	// keeps this loop going until the test binary's timeout, whose dump
+	// names it.
+	for runtime.NumGoroutine() > before {
+		runtime.Gosched()
+	}
+}
+
+// BenchmarkDecide is the cost of one workflow task at the end of a
+// history of n activities run one after the other: a replay of all of
+// them.
+func BenchmarkDecide(b *testing.B) {
+	wf := func(ctx workflow.Context, n int) (int, error) {
+		ctx = workflow.WithActivityOptions(ctx, minute)
+		sum := 0
+		for i := range n {
+			var v int
+			if err := workflow.ExecuteActivity(ctx, "Add", i).Get(ctx, &v); err != nil {
+				return 0, err
+			}
+			sum += v
+		}
+		return sum, nil
+	}
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprint("activities=", n), func(b *testing.B) {
+			s := newSim(b, workflow.New(wf), n)
+			for i := range n {
+				s.task()
+				s.activityCompleted(strconv.Itoa(i+1), i)
+			}
+			task := s.startTask()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.wf.Decide(b.Context(), task); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
