@@ -22,6 +22,10 @@ const (
 // Webhook event names, as sent in HookEventHeader.
 const (
 	PushHookEvent         = "Push Hook"
+	TagPushHookEvent      = "Tag Push Hook"
+	NoteHookEvent         = "Note Hook"
+	ReleaseHookEvent      = "Release Hook"
+	JobHookEvent          = "Job Hook"
 	IssueHookEvent        = "Issue Hook"
 	MergeRequestHookEvent = "Merge Request Hook"
 	PipelineHookEvent     = "Pipeline Hook"

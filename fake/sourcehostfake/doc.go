@@ -27,7 +27,17 @@
 // project lacks; renamed and deleted on their issues and merge requests
 // too; managed by reporters), milestones (titles unique per project, dates
 // YYYY-MM-DD, listed soonest due first; deleting one takes it off its
-// issues and merge requests), webhooks and their deliveries, pipelines, and
+// issues and merge requests), protected branches (the default branch is
+// protected from its creation: maintainers push, developers merge; a rule
+// may name a wildcard such as "release/*"; a push to a protected branch
+// by a level below its rule is 403 "403 Forbidden - You are not allowed to
+// push into this branch", a merge 403; deleting a protected branch is 405
+// "Protected branch cant be removed", the default branch 405 "Cannot
+// remove HEAD branch"), tags (lightweight or annotated, names as branch
+// names, ordered by updated, name or version; deleting one deletes its
+// release), releases tied to tags (creating one for a missing tag makes
+// the tag from ref, 422 "Ref is not specified" without one; 409 "Release
+// already exists"; deleting answers the release as it was), webhooks and their deliveries, pipelines, and
 // repositories of branches and commits with files.
 //
 // Access levels are enforced as the real service enforces them: a guest

@@ -71,6 +71,10 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST /api/v4/projects/1/issues\nPRIVATE-TOKEN: alice-read\n\ntitle=x\n===\nPOST /api/v4/projects/1/star",
 		"POST /api/v4/projects/1/issues\nContent-Type: multipart/form-data; boundary=x\n\n--x\r\n",
 		"GET /api/v4/nowhere\n===\nDELETE /api/v4/projects",
+		// Issue 19: branches, tags, releases.
+		"GET /api/v4/projects/1/repository/branches/feature\n===\nPOST /api/v4/projects/1/protected_branches?name=feat*&push_access_level=0&merge_access_level=7\n===\nPOST /api/v4/projects/1/protected_branches?name=feat*\n===\nDELETE /api/v4/projects/1/repository/branches/feature\n===\nDELETE /api/v4/projects/1/protected_branches/feat*\n===\nDELETE /api/v4/projects/1/repository/branches/main",
+		"POST /api/v4/projects/1/repository/tags?tag_name=v1&ref=main&message=m\n===\nPOST /api/v4/projects/1/repository/tags?tag_name=..&ref=nope\n===\nGET /api/v4/projects/1/repository/tags?order_by=version&search=%5Ev\n===\nDELETE /api/v4/projects/1/repository/tags/v1",
+		"POST /api/v4/projects/1/releases\nContent-Type: application/json\n\n{\"tag_name\":\"v2\",\"ref\":\"feature\",\"milestones\":[\"none\"],\"released_at\":\"2030-01-01T00:00:00Z\"}\n===\nPOST /api/v4/projects/1/releases?tag_name=v2&ref=main\n===\nPUT /api/v4/projects/1/releases/v2?description=d\n===\nGET /api/v4/projects/1/releases?order_by=created_at&sort=asc\n===\nDELETE /api/v4/projects/1/releases/v2",
 		// Issue 19: labels and milestones.
 		"POST /api/v4/projects/1/labels?name=ui&color=%23abc&priority=-1\n===\nPOST /api/v4/projects/1/labels?name=a%2Cb&color=red\n===\nPUT /api/v4/projects/1/labels/bug?new_name=defect&color=blue\n===\nGET /api/v4/projects/1/labels?with_counts=true\n===\nDELETE /api/v4/projects/1/labels/defect",
 		"POST /api/v4/projects/1/milestones?title=v1&due_date=2030-01-01&start_date=2031-01-01\n===\nPOST /api/v4/projects/1/milestones?title=v1\n===\nPOST /api/v4/projects/1/issues?title=t&milestone_id=1\n===\nGET /api/v4/projects/1/issues?milestone=v1\n===\nPUT /api/v4/projects/1/milestones/1?state_event=close\n===\nDELETE /api/v4/projects/1/milestones/1",

@@ -198,3 +198,72 @@ func TestGitLabClientLabelsAndMilestones(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestGitLabClientBranchesTagsReleases(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"a.txt": "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := gl.Branches.CreateBranch(pid, &gitlab.CreateBranchOptions{Branch: gitlab.Ptr("release/1"), Ref: gitlab.Ptr("main")})
+	if err != nil || b.Name != "release/1" || b.Commit == nil {
+		t.Fatalf("create branch %+v %v", b, err)
+	}
+	if b, _, err = gl.Branches.GetBranch(pid, "release/1"); err != nil || b.Protected {
+		t.Fatalf("get branch %+v %v", b, err)
+	}
+	pb, _, err := gl.ProtectedBranches.ProtectRepositoryBranches(pid, &gitlab.ProtectRepositoryBranchesOptions{Name: gitlab.Ptr("release/*"), PushAccessLevel: gitlab.Ptr(gitlab.NoPermissions)})
+	if err != nil || pb.Name != "release/*" || len(pb.PushAccessLevels) != 1 || pb.PushAccessLevels[0].AccessLevel != gitlab.NoPermissions {
+		t.Fatalf("protect %+v %v", pb, err)
+	}
+	if resp, err := gl.Branches.DeleteBranch(pid, "release/1"); err == nil || resp.StatusCode != 405 {
+		t.Fatalf("delete protected branch: %v", err)
+	}
+	if list, _, err := gl.ProtectedBranches.ListProtectedBranches(pid, nil); err != nil || len(list) != 2 {
+		t.Fatalf("protected branches %+v %v", list, err)
+	}
+	if got, _, err := gl.ProtectedBranches.GetProtectedBranch(pid, "release/*"); err != nil || got.ID != pb.ID {
+		t.Fatalf("get protected %+v %v", got, err)
+	}
+	if _, err := gl.ProtectedBranches.UnprotectRepositoryBranches(pid, "release/*"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gl.Branches.DeleteBranch(pid, "release/1"); err != nil {
+		t.Fatal(err)
+	}
+	if branches, _, err := gl.Branches.ListBranches(pid, nil); err != nil || len(branches) != 1 || !branches[0].Default {
+		t.Fatalf("branches %+v %v", branches, err)
+	}
+
+	tag, _, err := gl.Tags.CreateTag(pid, &gitlab.CreateTagOptions{TagName: gitlab.Ptr("v1.0.0"), Ref: gitlab.Ptr("main"), Message: gitlab.Ptr("one")})
+	if err != nil || tag.Name != "v1.0.0" || tag.Message != "one" || tag.Commit == nil || tag.CreatedAt == nil {
+		t.Fatalf("create tag %+v %v", tag, err)
+	}
+	rel, _, err := gl.Releases.CreateRelease(pid, &gitlab.CreateReleaseOptions{TagName: gitlab.Ptr("v1.0.0"), Name: gitlab.Ptr("One"), Description: gitlab.Ptr("first")})
+	if err != nil || rel.TagName != "v1.0.0" || rel.Name != "One" || rel.Commit.ID != tag.Commit.ID || rel.Author.Username != "root" {
+		t.Fatalf("create release %+v %v", rel, err)
+	}
+	if rel, _, err = gl.Releases.UpdateRelease(pid, "v1.0.0", &gitlab.UpdateReleaseOptions{Description: gitlab.Ptr("the first")}); err != nil || rel.Description != "the first" {
+		t.Fatalf("update release %+v %v", rel, err)
+	}
+	if rels, _, err := gl.Releases.ListReleases(pid, nil); err != nil || len(rels) != 1 {
+		t.Fatalf("releases %+v %v", rels, err)
+	}
+	if tag, _, err = gl.Tags.GetTag(pid, "v1.0.0"); err != nil || tag.Release == nil || tag.Release.Description != "the first" {
+		t.Fatalf("tag with release %+v %v", tag, err)
+	}
+	if tags, _, err := gl.Tags.ListTags(pid, nil); err != nil || len(tags) != 1 {
+		t.Fatalf("tags %+v %v", tags, err)
+	}
+	if got, _, err := gl.Releases.GetRelease(pid, "v1.0.0"); err != nil || got.Description != "the first" {
+		t.Fatalf("get release %+v %v", got, err)
+	}
+	if rel, _, err = gl.Releases.DeleteRelease(pid, "v1.0.0"); err != nil || rel.TagName != "v1.0.0" {
+		t.Fatalf("delete release %+v %v", rel, err)
+	}
+	if _, err := gl.Tags.DeleteTag(pid, "v1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -386,3 +386,90 @@ func (st *state) seedHook(p *project, seed HookSeed) (*hook, error) {
 	}
 	return h, nil
 }
+
+// tagPushJSON is the payload of a "Tag Push Hook".
+type tagPushJSON struct {
+	ObjectKind        string          `json:"object_kind"`
+	EventName         string          `json:"event_name"`
+	Before            string          `json:"before"`
+	After             string          `json:"after"`
+	Ref               string          `json:"ref"`
+	RefProtected      bool            `json:"ref_protected"`
+	CheckoutSHA       *string         `json:"checkout_sha"`
+	Message           *string         `json:"message"`
+	UserID            int64           `json:"user_id"`
+	UserName          string          `json:"user_name"`
+	UserUsername      string          `json:"user_username"`
+	UserEmail         string          `json:"user_email"`
+	ProjectID         int64           `json:"project_id"`
+	Project           hookProjectJSON `json:"project"`
+	Commits           []struct{}      `json:"commits"`
+	TotalCommitsCount int             `json:"total_commits_count"`
+}
+
+// queueTagPush queues a "Tag Push Hook" for a tag made (before nil) or
+// deleted (after nil). s.mu must be held.
+func (c *call) queueTagPush(p *project, name string, before, after *tag) {
+	payload := tagPushJSON{ObjectKind: "tag_push", EventName: "tag_push", Before: zeroSHA, After: zeroSHA,
+		Ref: "refs/tags/" + name, ProjectID: p.id, Project: hookProject(c.base, p), Commits: []struct{}{}}
+	if before != nil {
+		payload.Before = before.sha
+	}
+	if after != nil {
+		payload.After = after.sha
+		sha := after.commit.sha
+		payload.CheckoutSHA = &sha
+		if after.message != "" {
+			m := after.message
+			payload.Message = &m
+		}
+	}
+	if u := c.user; u != nil {
+		payload.UserID, payload.UserName, payload.UserUsername, payload.UserEmail = u.id, u.name, u.username, u.email
+	}
+	c.events = append(c.events, hookEvents(p, "tag_push_events", sourcehost.TagPushHookEvent, payload, "")...)
+}
+
+type hookCommitAuthorJSON struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+type hookReleaseCommitJSON struct {
+	ID        string               `json:"id"`
+	Message   string               `json:"message"`
+	Title     string               `json:"title"`
+	Timestamp stamp                `json:"timestamp"`
+	URL       string               `json:"url"`
+	Author    hookCommitAuthorJSON `json:"author"`
+}
+
+// releaseEventJSON is the payload of a "Release Hook".
+type releaseEventJSON struct {
+	ID          int64                  `json:"id"`
+	ObjectKind  string                 `json:"object_kind"`
+	Action      string                 `json:"action"` // create, update or delete
+	Name        string                 `json:"name"`
+	Tag         string                 `json:"tag"`
+	Description string                 `json:"description"`
+	CreatedAt   stamp                  `json:"created_at"`
+	ReleasedAt  stamp                  `json:"released_at"`
+	URL         string                 `json:"url"`
+	Project     hookProjectJSON        `json:"project"`
+	Assets      releaseAssetsJSON      `json:"assets"`
+	Commit      *hookReleaseCommitJSON `json:"commit"`
+}
+
+// queueReleaseEvent queues a "Release Hook" for a release action. s.mu
+// must be held.
+func (c *call) queueReleaseEvent(p *project, rel *release, action string) {
+	r := c.renderRelease(p, rel)
+	payload := releaseEventJSON{ID: rel.id, ObjectKind: "release", Action: action, Name: rel.name, Tag: rel.tagName,
+		Description: rel.description, CreatedAt: stamp(rel.createdAt), ReleasedAt: stamp(rel.releasedAt),
+		URL: r.Links.Self, Project: hookProject(c.base, p), Assets: r.Assets}
+	if cm := p.repo.commits[rel.sha]; cm != nil {
+		payload.Commit = &hookReleaseCommitJSON{ID: cm.sha, Message: cm.message, Title: firstLine(cm.message), Timestamp: stamp(cm.at),
+			URL: c.base + "/" + p.fullPath() + "/-/commit/" + cm.sha, Author: hookCommitAuthorJSON{Name: cm.authorName, Email: cm.authorEmail}}
+	}
+	c.events = append(c.events, hookEvents(p, "releases_events", sourcehost.ReleaseHookEvent, payload, "")...)
+}

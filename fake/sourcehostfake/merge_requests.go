@@ -216,7 +216,7 @@ func (c *call) acceptMergeRequest() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	if fail := c.atLeast(pr, Developer); fail != nil {
+	if fail := c.mayMerge(pr, mr.targetBranch); fail != nil {
 		return *fail
 	}
 	sha, _ := c.p.str("sha")

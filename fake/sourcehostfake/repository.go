@@ -85,6 +85,9 @@ func (c *call) createFile() fakekit.Answer {
 	}
 	p := c.p
 	branch := p.required("branch")
+	if fail := c.mayPush(pr, branch); fail != nil {
+		return *fail
+	}
 	content, hasContent := p.str("content")
 	if !hasContent {
 		p.fail("content", "is missing")
@@ -235,10 +238,14 @@ func (c *call) renderBranch(pr *project, name string, head *commit) branchJSON {
 	if def := pr.repo.branches[pr.defaultBranch]; def != nil && name != pr.defaultBranch {
 		merged = ancestors(def)[head.sha]
 	}
-	canPush := c.st.access(c.user, pr) >= Developer
-	return branchJSON{Name: name, Commit: c.renderCommit(pr, head), Merged: merged, Protected: name == pr.defaultBranch,
-		DevelopersCanPush: false, DevelopersCanMerge: false, CanPush: canPush, Default: name == pr.defaultBranch,
-		WebURL: c.base + "/" + pr.fullPath() + "/-/tree/" + name}
+	level := c.st.access(c.user, pr)
+	out := branchJSON{Name: name, Commit: c.renderCommit(pr, head), Merged: merged, CanPush: level >= Developer,
+		Default: name == pr.defaultBranch, WebURL: c.base + "/" + pr.fullPath() + "/-/tree/" + name}
+	if pb := pr.protection(name); pb != nil {
+		out.Protected, out.CanPush = true, level >= Developer && level >= pb.push
+		out.DevelopersCanPush, out.DevelopersCanMerge = pb.push <= Developer, pb.merge <= Developer
+	}
+	return out
 }
 
 func (c *call) listBranches() fakekit.Answer {

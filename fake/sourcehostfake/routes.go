@@ -81,6 +81,21 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	handle("GET "+v4+"/projects/{id}/repository/commits/{sha}", needRepoRead, (*call).getCommit)
 	handle("GET "+v4+"/projects/{id}/repository/branches", needRepoRead, (*call).listBranches)
 	handle("POST "+v4+"/projects/{id}/repository/branches", needWrite, (*call).createBranch)
+	handle("GET "+v4+"/projects/{id}/repository/branches/{branch}", needRepoRead, (*call).getBranch)
+	handle("DELETE "+v4+"/projects/{id}/repository/branches/{branch}", needWrite, (*call).deleteBranch)
+	handle("GET "+v4+"/projects/{id}/repository/tags", needRepoRead, (*call).listTags)
+	handle("POST "+v4+"/projects/{id}/repository/tags", needWrite, (*call).createTag)
+	handle("GET "+v4+"/projects/{id}/repository/tags/{tag_name}", needRepoRead, (*call).getTag)
+	handle("DELETE "+v4+"/projects/{id}/repository/tags/{tag_name}", needWrite, (*call).deleteTag)
+	handle("GET "+v4+"/projects/{id}/releases", needRead, (*call).listReleases)
+	handle("POST "+v4+"/projects/{id}/releases", needWrite, (*call).createRelease)
+	handle("GET "+v4+"/projects/{id}/releases/{tag_name}", needRead, (*call).getRelease)
+	handle("PUT "+v4+"/projects/{id}/releases/{tag_name}", needWrite, (*call).updateRelease)
+	handle("DELETE "+v4+"/projects/{id}/releases/{tag_name}", needWrite, (*call).deleteRelease)
+	handle("GET "+v4+"/projects/{id}/protected_branches", needRead, (*call).listProtectedBranches)
+	handle("POST "+v4+"/projects/{id}/protected_branches", needWrite, (*call).protectBranch)
+	handle("GET "+v4+"/projects/{id}/protected_branches/{name}", needRead, (*call).getProtectedBranch)
+	handle("DELETE "+v4+"/projects/{id}/protected_branches/{name}", needWrite, (*call).unprotectBranch)
 
 	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		if !s.admit(w, r) {

@@ -115,6 +115,8 @@ type project struct {
 	mrs        []*mergeRequest
 	labels     []*label     // by name, case-insensitively unique
 	milestones []*milestone // in id order
+	protected  []*protectedBranch
+	releases   []*release
 	hooks      []*hook
 	pipelines  []*pipeline
 	repo       repo
@@ -239,6 +241,40 @@ type pipeline struct {
 type repo struct {
 	branches map[string]*commit
 	commits  map[string]*commit
+	tags     map[string]*tag
+}
+
+// tag is a repository tag: lightweight, or annotated with a message.
+type tag struct {
+	name      string
+	commit    *commit
+	message   string    // "" for a lightweight tag
+	sha       string    // the tag object's id (annotated), else the commit's
+	createdAt time.Time // annotated tags only
+}
+
+// protectedBranch is a branch name (or a wildcard such as "release/*")
+// that only users of the given levels may push or merge to, and that
+// cannot be deleted.
+type protectedBranch struct {
+	id             int64
+	name           string
+	push           int
+	merge          int
+	allowForcePush bool
+}
+
+// release is a project's release, tied to a tag.
+type release struct {
+	id          int64
+	tagName     string
+	name        string
+	description string
+	author      *user
+	sha         string // the tagged commit's, when the release was made
+	milestones  []*milestone
+	createdAt   time.Time
+	releasedAt  time.Time
 }
 
 type commit struct {
@@ -383,7 +419,10 @@ func (st *state) addProject(ns *namespace, creator *user, name, path, descriptio
 	p := &project{id: st.next("project"), name: name, path: path, description: description, ns: ns, visibility: visibility,
 		defaultBranch: defaultBranch, creator: creator, members: map[int64]int{}, memberSince: map[int64]time.Time{},
 		memberExpires: map[int64]string{}, createdAt: now, lastActivity: now,
-		repo: repo{branches: map[string]*commit{}, commits: map[string]*commit{}}}
+		repo: repo{branches: map[string]*commit{}, commits: map[string]*commit{}, tags: map[string]*tag{}}}
+	// The default branch is protected, as the real service protects it:
+	// maintainers push, developers merge.
+	p.protected = append(p.protected, &protectedBranch{id: st.next("protected_branch"), name: defaultBranch, push: Maintainer, merge: Developer})
 	if ns.kind == "group" && creator != nil {
 		p.members[creator.id] = Maintainer
 	}
@@ -397,11 +436,14 @@ func (st *state) userByID(id int64) *user { return st.users[id] }
 
 // --- repository ---
 
-// resolve finds the commit a ref names: a branch, else a commit SHA (or a
+// resolve finds the commit a ref names: a branch, else a tag, else a commit SHA (or a
 // unique prefix of at least 7 characters).
 func (r *repo) resolve(ref string) *commit {
 	if c := r.branches[ref]; c != nil {
 		return c
+	}
+	if t := r.tags[ref]; t != nil {
+		return t.commit
 	}
 	if c := r.commits[ref]; c != nil {
 		return c
