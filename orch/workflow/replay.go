@@ -46,6 +46,7 @@ type execution struct {
 
 	root       *cancelScope
 	activities map[int64]*activity // by scheduled event id
+	children   map[int64]*child    // by initiated event id
 	timers     map[string]*timer
 	signals    map[string]*channel
 	queries    map[string]func(args *orchpb.Payloads) (any, error)
@@ -55,6 +56,7 @@ func newExecution(b body) *execution {
 	e := &execution{
 		body:       b,
 		activities: map[int64]*activity{},
+		children:   map[int64]*child{},
 		timers:     map[string]*timer{},
 		signals:    map[string]*channel{},
 		queries:    map[string]func(*orchpb.Payloads) (any, error){},
@@ -81,6 +83,11 @@ func (e *execution) applyInput(ev *orchpb.HistoryEvent) {
 	case *orchpb.HistoryEvent_ActivityTaskCompletedEventAttributes, *orchpb.HistoryEvent_ActivityTaskFailedEventAttributes,
 		*orchpb.HistoryEvent_ActivityTaskTimedOutEventAttributes, *orchpb.HistoryEvent_ActivityTaskCanceledEventAttributes:
 		e.activityEvent(ev)
+	case *orchpb.HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes, *orchpb.HistoryEvent_ChildWorkflowExecutionStartedEventAttributes,
+		*orchpb.HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes, *orchpb.HistoryEvent_ChildWorkflowExecutionFailedEventAttributes,
+		*orchpb.HistoryEvent_ChildWorkflowExecutionCanceledEventAttributes, *orchpb.HistoryEvent_ChildWorkflowExecutionTimedOutEventAttributes,
+		*orchpb.HistoryEvent_ChildWorkflowExecutionTerminatedEventAttributes:
+		e.childEvent(ev)
 	case *orchpb.HistoryEvent_TimerFiredEventAttributes:
 		if t := e.timers[a.TimerFiredEventAttributes.GetTimerId()]; t != nil {
 			t.f.settle(nil, nil)
@@ -165,7 +172,14 @@ func commandTask(ev *orchpb.HistoryEvent) int64 {
 		return a.MarkerRecordedEventAttributes.GetWorkflowTaskCompletedEventId()
 	case *orchpb.HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes:
 		return a.UpsertWorkflowSearchAttributesEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes:
+		return a.StartChildWorkflowExecutionInitiatedEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes:
+		return a.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.GetWorkflowTaskCompletedEventId()
 	}
+	// StartChildWorkflowExecutionFailed and
+	// RequestCancelExternalWorkflowExecutionFailed name the task too, but
+	// they are outcomes, not the record of a command.
 	return 0
 }
 
@@ -342,6 +356,13 @@ func sameCommand(c *orchpb.Command, ev *orchpb.HistoryEvent) bool {
 		return b != nil && c.GetRecordMarkerCommandAttributes().GetMarkerName() == b.GetMarkerName()
 	case orchpb.CommandType_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
 		return ev.GetEventType() == orchpb.EventType_UpsertWorkflowSearchAttributes
+	case orchpb.CommandType_START_CHILD_WORKFLOW_EXECUTION:
+		a, b := c.GetStartChildWorkflowExecutionCommandAttributes(), ev.GetStartChildWorkflowExecutionInitiatedEventAttributes()
+		return b != nil && a.GetWorkflowType().GetName() == b.GetWorkflowType().GetName() &&
+			(a.GetControl() == b.GetControl() || a.GetWorkflowId() == b.GetWorkflowId())
+	case orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
+		b := ev.GetRequestCancelExternalWorkflowExecutionInitiatedEventAttributes()
+		return b != nil && c.GetRequestCancelExternalWorkflowExecutionCommandAttributes().GetWorkflowId() == b.GetWorkflowExecution().GetWorkflowId()
 	}
 	return false
 }
@@ -359,6 +380,10 @@ func describeCommand(c *orchpb.Command) string {
 		return fmt.Sprintf("%s (scheduled event %d)", name, a.RequestCancelActivityTaskCommandAttributes.GetScheduledEventId())
 	case *orchpb.Command_RecordMarkerCommandAttributes:
 		return fmt.Sprintf("%s %s", name, a.RecordMarkerCommandAttributes.GetMarkerName())
+	case *orchpb.Command_StartChildWorkflowExecutionCommandAttributes:
+		return fmt.Sprintf("%s %s (workflow id %s)", name, a.StartChildWorkflowExecutionCommandAttributes.GetWorkflowType().GetName(), a.StartChildWorkflowExecutionCommandAttributes.GetWorkflowId())
+	case *orchpb.Command_RequestCancelExternalWorkflowExecutionCommandAttributes:
+		return fmt.Sprintf("%s (workflow id %s)", name, a.RequestCancelExternalWorkflowExecutionCommandAttributes.GetWorkflowId())
 	}
 	return name
 }
@@ -388,6 +413,10 @@ func describeEvent(ev *orchpb.HistoryEvent) string {
 		return fmt.Sprintf("%s (scheduled event %d)", name, a.ActivityTaskCancelRequestedEventAttributes.GetScheduledEventId())
 	case *orchpb.HistoryEvent_MarkerRecordedEventAttributes:
 		return fmt.Sprintf("%s %s", name, a.MarkerRecordedEventAttributes.GetMarkerName())
+	case *orchpb.HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes:
+		return fmt.Sprintf("%s %s (workflow id %s)", name, a.StartChildWorkflowExecutionInitiatedEventAttributes.GetWorkflowType().GetName(), a.StartChildWorkflowExecutionInitiatedEventAttributes.GetWorkflowId())
+	case *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes:
+		return fmt.Sprintf("%s (workflow id %s)", name, a.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.GetWorkflowExecution().GetWorkflowId())
 	}
 	return name
 }

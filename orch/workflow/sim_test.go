@@ -78,6 +78,18 @@ func (s *sim) add(t orchpb.EventType, attrs any) *orchpb.HistoryEvent {
 		ev.Attributes = a
 	case *orchpb.HistoryEvent_MarkerRecordedEventAttributes:
 		ev.Attributes = a
+	case *orchpb.HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes:
+		ev.Attributes = a
+	case *orchpb.HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes:
+		ev.Attributes = a
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionStartedEventAttributes:
+		ev.Attributes = a
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes:
+		ev.Attributes = a
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionFailedEventAttributes:
+		ev.Attributes = a
+	case *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes:
+		ev.Attributes = a
 	case nil:
 	default:
 		s.t.Fatalf("sim: attributes %T", attrs)
@@ -160,6 +172,14 @@ func (s *sim) complete(started int64, cmds []*orchpb.Command) {
 		case *orchpb.Command_RecordMarkerCommandAttributes:
 			s.add(orchpb.EventType_MarkerRecorded, &orchpb.HistoryEvent_MarkerRecordedEventAttributes{MarkerRecordedEventAttributes: &orchpb.MarkerRecordedEventAttributes{
 				MarkerName: a.RecordMarkerCommandAttributes.GetMarkerName(), Details: a.RecordMarkerCommandAttributes.GetDetails(), WorkflowTaskCompletedEventId: done}})
+		case *orchpb.Command_StartChildWorkflowExecutionCommandAttributes:
+			x := a.StartChildWorkflowExecutionCommandAttributes
+			s.add(orchpb.EventType_StartChildWorkflowExecutionInitiated, &orchpb.HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes{StartChildWorkflowExecutionInitiatedEventAttributes: &orchpb.StartChildWorkflowExecutionInitiatedEventAttributes{
+				WorkflowId: x.GetWorkflowId(), WorkflowType: x.GetWorkflowType(), Input: x.GetInput(), Control: x.GetControl(), ParentClosePolicy: x.GetParentClosePolicy(), WorkflowTaskCompletedEventId: done}})
+		case *orchpb.Command_RequestCancelExternalWorkflowExecutionCommandAttributes:
+			x := a.RequestCancelExternalWorkflowExecutionCommandAttributes
+			s.add(orchpb.EventType_RequestCancelExternalWorkflowExecutionInitiated, &orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes{RequestCancelExternalWorkflowExecutionInitiatedEventAttributes: &orchpb.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes{
+				WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: x.GetWorkflowId()}, ChildWorkflowOnly: x.GetChildWorkflowOnly(), WorkflowTaskCompletedEventId: done}})
 		default:
 			s.t.Fatalf("sim: command %v", c.GetCommandType())
 		}
@@ -175,6 +195,42 @@ func (s *sim) scheduled(id string) int64 {
 	}
 	s.t.Fatalf("sim: no activity %s scheduled", id)
 	return 0
+}
+
+// initiated returns the StartChildWorkflowExecutionInitiated event of the
+// child workflowID.
+func (s *sim) initiated(workflowID string) int64 {
+	for _, ev := range s.events {
+		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil && a.GetWorkflowId() == workflowID {
+			return ev.GetEventId()
+		}
+	}
+	s.t.Fatalf("sim: no child %s initiated", workflowID)
+	return 0
+}
+
+func (s *sim) childStarted(workflowID, runID string) {
+	s.add(orchpb.EventType_ChildWorkflowExecutionStarted, &orchpb.HistoryEvent_ChildWorkflowExecutionStartedEventAttributes{ChildWorkflowExecutionStartedEventAttributes: &orchpb.ChildWorkflowExecutionStartedEventAttributes{
+		InitiatedEventId: s.initiated(workflowID), WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: workflowID, RunId: runID}}})
+}
+
+func (s *sim) childCompleted(workflowID string, result any) {
+	p, err := orch.EncodePayloads(result)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.add(orchpb.EventType_ChildWorkflowExecutionCompleted, &orchpb.HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes{ChildWorkflowExecutionCompletedEventAttributes: &orchpb.ChildWorkflowExecutionCompletedEventAttributes{
+		InitiatedEventId: s.initiated(workflowID), Result: p}})
+}
+
+func (s *sim) childFailed(workflowID string, f *orchpb.Failure) {
+	s.add(orchpb.EventType_ChildWorkflowExecutionFailed, &orchpb.HistoryEvent_ChildWorkflowExecutionFailedEventAttributes{ChildWorkflowExecutionFailedEventAttributes: &orchpb.ChildWorkflowExecutionFailedEventAttributes{
+		InitiatedEventId: s.initiated(workflowID), Failure: f}})
+}
+
+func (s *sim) childStartFailed(workflowID string) {
+	s.add(orchpb.EventType_StartChildWorkflowExecutionFailed, &orchpb.HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes{StartChildWorkflowExecutionFailedEventAttributes: &orchpb.StartChildWorkflowExecutionFailedEventAttributes{
+		InitiatedEventId: s.initiated(workflowID), WorkflowId: workflowID, Cause: orchpb.StartChildWorkflowExecutionFailedCause_WORKFLOW_ALREADY_EXISTS, WorkflowTaskCompletedEventId: s.lastCompleted + 1}})
 }
 
 func (s *sim) activityCompleted(id string, result any) {
@@ -232,6 +288,10 @@ func kinds(cmds []*orchpb.Command) []string {
 			out[i] += " #" + a.StartTimerCommandAttributes.GetTimerId() + " " + a.StartTimerCommandAttributes.GetStartToFireTimeout().AsDuration().String()
 		case *orchpb.Command_CancelTimerCommandAttributes:
 			out[i] += " #" + a.CancelTimerCommandAttributes.GetTimerId()
+		case *orchpb.Command_StartChildWorkflowExecutionCommandAttributes:
+			out[i] += " " + a.StartChildWorkflowExecutionCommandAttributes.GetWorkflowType().GetName() + " " + a.StartChildWorkflowExecutionCommandAttributes.GetWorkflowId()
+		case *orchpb.Command_RequestCancelExternalWorkflowExecutionCommandAttributes:
+			out[i] += " " + a.RequestCancelExternalWorkflowExecutionCommandAttributes.GetWorkflowId()
 		}
 	}
 	return out
