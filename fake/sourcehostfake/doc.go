@@ -37,7 +37,13 @@
 // names, ordered by updated, name or version; deleting one deletes its
 // release), releases tied to tags (creating one for a missing tag makes
 // the tag from ref, 422 "Ref is not specified" without one; 409 "Release
-// already exists"; deleting answers the release as it was), webhooks and their deliveries, pipelines, and
+// already exists"; deleting answers the release as it was), commits (a
+// ref's history newest first, narrowed by path, since and until; the
+// commits a merge request brings, kept when it is merged), repository
+// files created, updated and deleted each as a commit on a branch (a
+// last_commit_id that is not the file's last commit is 409 "You are
+// attempting to update a file that has changed since you started editing
+// it."), webhooks and their deliveries, pipelines, and
 // repositories of branches and commits with files.
 //
 // Access levels are enforced as the real service enforces them: a guest

@@ -71,6 +71,9 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST /api/v4/projects/1/issues\nPRIVATE-TOKEN: alice-read\n\ntitle=x\n===\nPOST /api/v4/projects/1/star",
 		"POST /api/v4/projects/1/issues\nContent-Type: multipart/form-data; boundary=x\n\n--x\r\n",
 		"GET /api/v4/nowhere\n===\nDELETE /api/v4/projects",
+		// Issue 19: commits and files.
+		"PUT /api/v4/projects/1/repository/files/README.md\nContent-Type: application/json\n\n{\"branch\":\"main\",\"content\":\"x\",\"commit_message\":\"m\",\"last_commit_id\":\"0000000\"}\n===\nPUT /api/v4/projects/1/repository/files/README.md?branch=main&content=y&commit_message=m\n===\nDELETE /api/v4/projects/1/repository/files/README.md?branch=new&start_branch=feature&commit_message=d\n===\nGET /api/v4/projects/1/repository/commits?ref_name=main&path=README.md&since=2000-01-01T00:00:00Z&until=bad",
+		"GET /api/v4/projects/1/merge_requests/1/commits\n===\nPUT /api/v4/projects/1/merge_requests/1/merge\n===\nGET /api/v4/projects/1/merge_requests/1/commits?per_page=1&page=2\n===\nGET /api/v4/projects/1/repository/commits?ref_name=v9",
 		// Issue 19: branches, tags, releases.
 		"GET /api/v4/projects/1/repository/branches/feature\n===\nPOST /api/v4/projects/1/protected_branches?name=feat*&push_access_level=0&merge_access_level=7\n===\nPOST /api/v4/projects/1/protected_branches?name=feat*\n===\nDELETE /api/v4/projects/1/repository/branches/feature\n===\nDELETE /api/v4/projects/1/protected_branches/feat*\n===\nDELETE /api/v4/projects/1/repository/branches/main",
 		"POST /api/v4/projects/1/repository/tags?tag_name=v1&ref=main&message=m\n===\nPOST /api/v4/projects/1/repository/tags?tag_name=..&ref=nope\n===\nGET /api/v4/projects/1/repository/tags?order_by=version&search=%5Ev\n===\nDELETE /api/v4/projects/1/repository/tags/v1",

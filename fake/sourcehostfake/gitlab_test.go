@@ -267,3 +267,50 @@ func TestGitLabClientBranchesTagsReleases(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestGitLabClientCommitsAndFiles(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"src/a.go": "package a"},
+		Branches:      []sourcehostfake.BranchSeed{{Name: "feature", Files: map[string]string{"src/b.go": "package b"}}},
+		MergeRequests: []sourcehostfake.MergeRequestSeed{{Title: "B", SourceBranch: "feature"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := gl.RepositoryFiles.GetFile(pid, "src/a.go", &gitlab.GetFileOptions{Ref: gitlab.Ptr("main")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _, err := gl.RepositoryFiles.UpdateFile(pid, "src/a.go", &gitlab.UpdateFileOptions{Branch: gitlab.Ptr("main"), Content: gitlab.Ptr("package a // v2"),
+		CommitMessage: gitlab.Ptr("Edit a"), LastCommitID: gitlab.Ptr(f.LastCommitID)})
+	if err != nil || info.FilePath != "src/a.go" || info.Branch != "main" {
+		t.Fatalf("update %+v %v", info, err)
+	}
+	_, resp, err := gl.RepositoryFiles.UpdateFile(pid, "src/a.go", &gitlab.UpdateFileOptions{Branch: gitlab.Ptr("main"), Content: gitlab.Ptr("package a // v3"),
+		CommitMessage: gitlab.Ptr("Edit a again"), LastCommitID: gitlab.Ptr(f.LastCommitID)})
+	if err == nil || resp.StatusCode != 409 {
+		t.Fatalf("stale update: %v", err)
+	}
+	commits, _, err := gl.Commits.ListCommits(pid, &gitlab.ListCommitsOptions{RefName: gitlab.Ptr("main"), Path: gitlab.Ptr("src/a.go")})
+	if err != nil || len(commits) != 2 || commits[0].Title != "Edit a" {
+		t.Fatalf("commits %+v %v", commits, err)
+	}
+	if cm, _, err := gl.Commits.GetCommit(pid, commits[0].ID, nil); err != nil || cm.ID != commits[0].ID {
+		t.Fatalf("get commit %+v %v", cm, err)
+	}
+	mrCommits, _, err := gl.MergeRequests.GetMergeRequestCommits(pid, 1, nil)
+	if err != nil || len(mrCommits) != 1 {
+		t.Fatalf("merge request commits %+v %v", mrCommits, err)
+	}
+	tree, _, err := gl.Repositories.ListTree(pid, &gitlab.ListTreeOptions{Recursive: gitlab.Ptr(true)})
+	if err != nil || len(tree) != 2 {
+		t.Fatalf("tree %+v %v", tree, err)
+	}
+	if _, err := gl.RepositoryFiles.DeleteFile(pid, "src/a.go", &gitlab.DeleteFileOptions{Branch: gitlab.Ptr("main"), CommitMessage: gitlab.Ptr("Remove a")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, resp, err := gl.RepositoryFiles.GetFile(pid, "src/a.go", &gitlab.GetFileOptions{Ref: gitlab.Ptr("main")}); err == nil || resp.StatusCode != 404 {
+		t.Fatalf("deleted file: %v", err)
+	}
+}

@@ -254,6 +254,7 @@ func (c *call) merge(pr *project, mr *mergeRequest, sha, msg string, removeSourc
 	if msg == "" {
 		msg = fmt.Sprintf("Merge branch '%s' into '%s'\n\n%s\n\nSee merge request %s!%d", mr.sourceBranch, mr.targetBranch, mr.title, pr.fullPath(), mr.iid)
 	}
+	mr.commits = history(src, tgt)
 	merged := c.st.commit(pr, mr.targetBranch, []*commit{tgt, src}, changes, msg, c.user.name, c.user.email)
 	now := c.st.clock.Now()
 	mr.state, mr.mergedAt, mr.mergedBy, mr.mergeCommitSHA, mr.updatedAt = "merged", &now, c.user, merged.sha, now

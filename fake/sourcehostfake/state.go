@@ -166,6 +166,7 @@ type mergeRequest struct {
 	closedBy           *user
 	notes              []*note
 	milestone          *milestone
+	commits            []*commit // what it brought, kept when it is merged
 }
 
 // label is a project's label.
