@@ -47,6 +47,8 @@ type execution struct {
 	root       *cancelScope
 	activities map[int64]*activity // by scheduled event id
 	children   map[int64]*child    // by initiated event id
+	markers    map[markerKey]*orchpb.Payloads
+	versions   map[string]Version
 	timers     map[string]*timer
 	signals    map[string]*channel
 	queries    map[string]func(args *orchpb.Payloads) (any, error)
@@ -57,6 +59,8 @@ func newExecution(b body) *execution {
 		body:       b,
 		activities: map[int64]*activity{},
 		children:   map[int64]*child{},
+		markers:    map[markerKey]*orchpb.Payloads{},
+		versions:   map[string]Version{},
 		timers:     map[string]*timer{},
 		signals:    map[string]*channel{},
 		queries:    map[string]func(*orchpb.Payloads) (any, error){},
@@ -217,6 +221,9 @@ func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
 			tasks = append(tasks, t)
 			byCompleted[t.completedID] = t
 		}
+		if m := ev.GetMarkerRecordedEventAttributes(); m != nil {
+			e.markers[markerKey{m.GetMarkerName(), markerIDOf(m.GetDetails())}] = m.GetDetails()[markerData]
+		}
 		if id := commandTask(ev); id > 0 {
 			t := byCompleted[id]
 			if t == nil {
@@ -352,8 +359,7 @@ func sameCommand(c *orchpb.Command, ev *orchpb.HistoryEvent) bool {
 	case orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
 		return ev.GetEventType() == orchpb.EventType_WorkflowExecutionContinuedAsNew
 	case orchpb.CommandType_RECORD_MARKER:
-		b := ev.GetMarkerRecordedEventAttributes()
-		return b != nil && c.GetRecordMarkerCommandAttributes().GetMarkerName() == b.GetMarkerName()
+		return sameMarker(c.GetRecordMarkerCommandAttributes(), ev.GetMarkerRecordedEventAttributes())
 	case orchpb.CommandType_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
 		return ev.GetEventType() == orchpb.EventType_UpsertWorkflowSearchAttributes
 	case orchpb.CommandType_START_CHILD_WORKFLOW_EXECUTION:
@@ -379,7 +385,7 @@ func describeCommand(c *orchpb.Command) string {
 	case *orchpb.Command_RequestCancelActivityTaskCommandAttributes:
 		return fmt.Sprintf("%s (scheduled event %d)", name, a.RequestCancelActivityTaskCommandAttributes.GetScheduledEventId())
 	case *orchpb.Command_RecordMarkerCommandAttributes:
-		return fmt.Sprintf("%s %s", name, a.RecordMarkerCommandAttributes.GetMarkerName())
+		return fmt.Sprintf("%s %s %s", name, a.RecordMarkerCommandAttributes.GetMarkerName(), markerIDOf(a.RecordMarkerCommandAttributes.GetDetails()))
 	case *orchpb.Command_StartChildWorkflowExecutionCommandAttributes:
 		return fmt.Sprintf("%s %s (workflow id %s)", name, a.StartChildWorkflowExecutionCommandAttributes.GetWorkflowType().GetName(), a.StartChildWorkflowExecutionCommandAttributes.GetWorkflowId())
 	case *orchpb.Command_RequestCancelExternalWorkflowExecutionCommandAttributes:
@@ -412,7 +418,7 @@ func describeEvent(ev *orchpb.HistoryEvent) string {
 	case *orchpb.HistoryEvent_ActivityTaskCancelRequestedEventAttributes:
 		return fmt.Sprintf("%s (scheduled event %d)", name, a.ActivityTaskCancelRequestedEventAttributes.GetScheduledEventId())
 	case *orchpb.HistoryEvent_MarkerRecordedEventAttributes:
-		return fmt.Sprintf("%s %s", name, a.MarkerRecordedEventAttributes.GetMarkerName())
+		return fmt.Sprintf("%s %s %s", name, a.MarkerRecordedEventAttributes.GetMarkerName(), markerIDOf(a.MarkerRecordedEventAttributes.GetDetails()))
 	case *orchpb.HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes:
 		return fmt.Sprintf("%s %s (workflow id %s)", name, a.StartChildWorkflowExecutionInitiatedEventAttributes.GetWorkflowType().GetName(), a.StartChildWorkflowExecutionInitiatedEventAttributes.GetWorkflowId())
 	case *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes:
