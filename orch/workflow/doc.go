@@ -53,7 +53,7 @@
 // "<parent run id>_<n>", and n also travels in the command's control
 // field. Commands are matched to events by type and id (activity type and
 // id, timer id, scheduled event id, child workflow type and control or
-// workflow id, marker name); their other attributes (inputs, timeouts) may
+// workflow id, marker name and id); their other attributes (inputs, timeouts) may
 // change between versions. When
 // several cases of a Selector are ready, the one whose event came first in
 // the history wins. Canceling a context (WithCancel, or the workflow's
