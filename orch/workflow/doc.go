@@ -48,22 +48,21 @@
 //
 // # Choices
 //
-// Activity, timer and child ids are one sequence ("1", "2", …) in the
-// order the code asks for them; a child's default workflow id is
-// "<parent run id>_<n>", and n also travels in the command's control
-// field. Commands are matched to events by type and id (activity type and
-// id, timer id, scheduled event id, child workflow type and control or
-// workflow id, marker name and id); their other attributes (inputs, timeouts) may
-// change between versions. When
-// several cases of a Selector are ready, the one whose event came first in
-// the history wins. Canceling a context (WithCancel, or the workflow's
-// cancel request for the root context) cancels its timers, asks its
-// activities to stop and fails their futures with ErrCanceled at once, as
-// Temporal's default for activities (not waiting for the cancellation's
-// outcome; a child workflow is asked to cancel the same way); a
-// command canceled in the task that issued it is never sent. A signal whose
-// payload does not decode into the value asked for is skipped. Queries
-// replay the whole history known, then call the handler. A panic in
-// workflow code, or a code that blocks outside this package's calls,
-// fails or holds the workflow task, never the run.
+// Activity, timer and child ids are one sequence ("1", "2", …) in the order
+// the code asks for them; a child's default workflow id is "<parent run
+// id>_<n>", and n also travels in the command's control field. Commands are
+// matched to events by type and id (activity type and id, timer id,
+// scheduled event id, child workflow type and control or workflow id,
+// marker name and id); their other attributes (inputs, timeouts) may change
+// between versions. When several cases of a Selector are ready, the one
+// whose event came first in the history wins. Canceling a context
+// (WithCancel, or the workflow's cancel request for the root context)
+// cancels its timers, asks its activities to stop and fails their futures
+// with ErrCanceled at once, as Temporal's default for activities (not
+// waiting for the cancellation's outcome; a child workflow is asked to
+// cancel the same way); a command canceled in the task that issued it is
+// never sent. A signal whose payload does not decode into the value asked
+// for is skipped. Queries replay the whole history known, then call the
+// handler. A panic in workflow code, or a code that blocks outside this
+// package's calls, fails or holds the workflow task, never the run.
 package workflow
