@@ -182,3 +182,78 @@ func RequestCancelActivityCommand(scheduledEventID int64) *orchpb.Command {
 		},
 	}
 }
+
+// ChildWorkflowOptions are the settings of a child workflow a workflow
+// starts.
+type ChildWorkflowOptions struct {
+	// Namespace is the child's namespace; empty means the parent's.
+	Namespace string
+	// TaskQueue is where the child runs; empty means the parent's.
+	TaskQueue        string
+	ExecutionTimeout time.Duration
+	RunTimeout       time.Duration
+	TaskTimeout      time.Duration
+	// ParentClosePolicy says what happens to the child when the parent
+	// closes first: TERMINATE (the default), ABANDON or REQUEST_CANCEL.
+	ParentClosePolicy orchpb.ParentClosePolicy
+	ReusePolicy       orchpb.WorkflowIdReusePolicy
+	RetryPolicy       *ServerRetryPolicy
+	CronSchedule      string
+	Memo              map[string]any
+	SearchAttributes  map[string]any
+	Header            map[string]any
+	// Control is an opaque string echoed in the child's events.
+	Control string
+}
+
+// StartChildWorkflowCommand is the command that starts a child workflow of
+// workflowType with input (JSON-encoded; nil for none) under workflowID.
+// The parent's history then holds StartChildWorkflowExecutionInitiated,
+// ChildWorkflowExecutionStarted (or StartChildWorkflowExecutionFailed when
+// the id is in use) and, when the child closes, ChildWorkflowExecution
+// Completed, Failed, Canceled, TimedOut or Terminated with its result.
+func StartChildWorkflowCommand(workflowID, workflowType string, input any, opts *ChildWorkflowOptions) (*orchpb.Command, error) {
+	var o ChildWorkflowOptions
+	if opts != nil {
+		o = *opts
+	}
+	if workflowID == "" || workflowType == "" {
+		return nil, errors.New("orch: a child workflow needs an id and a type")
+	}
+	attrs := &orchpb.StartChildWorkflowExecutionCommandAttributes{
+		Namespace: o.Namespace, WorkflowId: workflowID, WorkflowType: &orchpb.WorkflowType{Name: workflowType}, TaskQueue: o.TaskQueue,
+		WorkflowExecutionTimeout: durationOrNil(o.ExecutionTimeout), WorkflowRunTimeout: durationOrNil(o.RunTimeout),
+		WorkflowTaskTimeout: durationOrNil(o.TaskTimeout), ParentClosePolicy: o.ParentClosePolicy, Control: o.Control,
+		WorkflowIdReusePolicy: o.ReusePolicy, RetryPolicy: o.RetryPolicy.proto(), CronSchedule: o.CronSchedule,
+	}
+	if input != nil {
+		in, err := EncodePayloads(input)
+		if err != nil {
+			return nil, err
+		}
+		attrs.Input = in
+	}
+	req := &orchpb.StartWorkflowExecutionRequest{}
+	if err := fillMaps(req, o.Memo, o.SearchAttributes, o.Header); err != nil {
+		return nil, err
+	}
+	attrs.Memo, attrs.SearchAttributes, attrs.Header = req.Memo, req.SearchAttributes, req.Header
+	return &orchpb.Command{
+		CommandType: orchpb.CommandType_START_CHILD_WORKFLOW_EXECUTION,
+		Attributes:  &orchpb.Command_StartChildWorkflowExecutionCommandAttributes{StartChildWorkflowExecutionCommandAttributes: attrs},
+	}, nil
+}
+
+// RequestCancelExternalWorkflowCommand is the command that asks another
+// execution (runID "" for the latest run; a child, when childOnly) to
+// cancel itself: it gets WorkflowExecutionCancelRequested, and this
+// workflow ExternalWorkflowExecutionCancelRequested (or
+// RequestCancelExternalWorkflowExecutionFailed when there is no such open
+// execution).
+func RequestCancelExternalWorkflowCommand(workflowID, runID string, childOnly bool, reason string) *orchpb.Command {
+	return &orchpb.Command{
+		CommandType: orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION,
+		Attributes: &orchpb.Command_RequestCancelExternalWorkflowExecutionCommandAttributes{RequestCancelExternalWorkflowExecutionCommandAttributes: &orchpb.RequestCancelExternalWorkflowExecutionCommandAttributes{
+			WorkflowId: workflowID, RunId: runID, ChildWorkflowOnly: childOnly, Reason: reason}},
+	}
+}

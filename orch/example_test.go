@@ -9,6 +9,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
 // startFake serves a fake on loopback ports for an example; a test would use
@@ -194,4 +195,35 @@ func ExampleWorker() {
 	// {ID:o-7 Paid:true Shipped:true}
 	// ActivityTaskScheduled Charge
 	// ActivityTaskScheduled Ship
+}
+
+func ExampleClient_SignalWithStartWorkflow() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c := srv.Client()
+
+	// The first call starts the cart and signals it; the second only signals.
+	for _, item := range []string{"book", "pen"} {
+		run, err := c.SignalWithStartWorkflow(ctx, "cart-42", "add", item, "Cart", "carts", nil, nil)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(item, "started:", run.Started)
+	}
+	// Output:
+	// book started: true
+	// pen started: false
+}
+
+func ExampleStartChildWorkflowCommand() {
+	cmd, err := orch.StartChildWorkflowCommand("order-7-shipping", "Ship", map[string]string{"order": "7"},
+		&orch.ChildWorkflowOptions{ParentClosePolicy: orchpb.ParentClosePolicy_ABANDON})
+	if err != nil {
+		panic(err)
+	}
+	a := cmd.GetStartChildWorkflowExecutionCommandAttributes()
+	fmt.Println(cmd.GetCommandType(), a.GetWorkflowId(), a.GetParentClosePolicy())
+	// Output:
+	// START_CHILD_WORKFLOW_EXECUTION order-7-shipping ABANDON
 }

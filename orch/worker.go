@@ -184,6 +184,20 @@ type WorkflowTask struct {
 	Raw *orchpb.PollWorkflowTaskQueueResponse
 }
 
+// CancelRequested reports whether someone asked the workflow to cancel
+// itself (RequestCancelWorkflow, a parent's close policy or cancel
+// command): the history holds WorkflowExecutionCancelRequested. Unlike a
+// terminate, the workflow decides what to do, and ends with
+// CancelWorkflowCommand when it agrees.
+func (t *WorkflowTask) CancelRequested() bool {
+	for _, ev := range t.History {
+		if ev.GetEventType() == orchpb.EventType_WorkflowExecutionCancelRequested {
+			return true
+		}
+	}
+	return false
+}
+
 // Input decodes the workflow's input (its first payload) into out.
 func (t *WorkflowTask) Input(out any) error {
 	for _, ev := range t.History {

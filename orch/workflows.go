@@ -179,6 +179,60 @@ func execution(workflowID, runID string) *orchpb.WorkflowExecution {
 	return &orchpb.WorkflowExecution{WorkflowId: workflowID, RunId: runID}
 }
 
+// SignalWithStartWorkflow signals the running execution of workflowID, or,
+// when none runs, starts one of workflowType on taskQueue with input and
+// signals it, in one atomic call: the new run's first event after its start
+// is the signal. The run returned is the one signalled; its Started says
+// whether this call started it. opts.ID is ignored (workflowID is the id).
+func (c *Client) SignalWithStartWorkflow(ctx context.Context, workflowID, signalName string, signalArg any, workflowType, taskQueue string, input any, opts *StartWorkflowOptions) (*WorkflowRun, error) {
+	var o StartWorkflowOptions
+	if opts != nil {
+		o = *opts
+	}
+	if workflowID == "" {
+		return nil, errors.New("orch: SignalWithStartWorkflow needs a workflow id")
+	}
+	if o.RequestID == "" {
+		o.RequestID = newUUID()
+	}
+	req := &orchpb.SignalWithStartWorkflowExecutionRequest{
+		Namespace:                c.namespace,
+		WorkflowId:               workflowID,
+		WorkflowType:             &orchpb.WorkflowType{Name: workflowType},
+		TaskQueue:                taskQueue,
+		WorkflowExecutionTimeout: durationOrNil(o.ExecutionTimeout),
+		WorkflowRunTimeout:       durationOrNil(o.RunTimeout),
+		WorkflowTaskTimeout:      durationOrNil(o.TaskTimeout),
+		Identity:                 c.identity,
+		RequestId:                o.RequestID,
+		WorkflowIdReusePolicy:    o.ReusePolicy,
+		SignalName:               signalName,
+		RetryPolicy:              o.RetryPolicy.proto(),
+		CronSchedule:             o.CronSchedule,
+	}
+	var err error
+	if input != nil {
+		if req.Input, err = EncodePayloads(input); err != nil {
+			return nil, err
+		}
+	}
+	if signalArg != nil {
+		if req.SignalInput, err = EncodePayloads(signalArg); err != nil {
+			return nil, err
+		}
+	}
+	start := &orchpb.StartWorkflowExecutionRequest{}
+	if err := fillMaps(start, o.Memo, o.SearchAttributes, o.Header); err != nil {
+		return nil, err
+	}
+	req.Memo, req.SearchAttributes, req.Header = start.Memo, start.SearchAttributes, start.Header
+	resp, err := c.Raw().SignalWithStartWorkflowExecution(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &WorkflowRun{ID: workflowID, RunID: resp.GetRunId(), Started: resp.GetStarted(), c: c}, nil
+}
+
 // SignalOptions are the optional settings of SignalWorkflow.
 type SignalOptions struct {
 	// RequestID makes a retried signal recorded once; empty means a random

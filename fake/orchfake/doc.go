@@ -103,6 +103,32 @@
 // cron_schedule is checked (five fields or an @descriptor) and recorded,
 // not run. The workflow retry policy is checked and recorded.
 //
+// SignalWithStartWorkflowExecution signals the running run of the id, or
+// starts one (validated and limited as a start, the reuse policy applying
+// to a closed run) whose first event after WorkflowExecutionStarted is the
+// signal; a repeated request_id records the signal once.
+//
+// RequestCancelWorkflowExecution writes WorkflowExecutionCancelRequested
+// and schedules a workflow task: the workflow decides (a
+// CANCEL_WORKFLOW_EXECUTION command ends it CANCELED), unlike terminate.
+//
+// Child workflows: START_CHILD_WORKFLOW_EXECUTION writes
+// StartChildWorkflowExecutionInitiated; once the task's commands are
+// applied the child starts (its started event names the parent) and the
+// parent gets ChildWorkflowExecutionStarted, or
+// StartChildWorkflowExecutionFailed (WORKFLOW_ALREADY_EXISTS,
+// CHILD_NAMESPACE_NOT_FOUND). When the child's chain closes (continue-as-new
+// follows it) the parent gets ChildWorkflowExecutionCompleted (with the
+// result), Failed, Canceled, TimedOut or Terminated and a workflow task.
+// When the parent closes (continue-as-new included), each open child gets
+// its parent_close_policy: TERMINATE (the default), REQUEST_CANCEL (a
+// WorkflowExecutionCancelRequested naming the parent) or ABANDON.
+// REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION writes
+// RequestCancelExternalWorkflowExecutionInitiated, then
+// ExternalWorkflowExecutionCancelRequested (the target gets
+// WorkflowExecutionCancelRequested) or
+// RequestCancelExternalWorkflowExecutionFailed.
+//
 // History pages hold up to 1,000 events (maximum_page_size); page tokens
 // are opaque (a tag, the position, a CRC-32) and a foreign or damaged one
 // is INVALID_ARGUMENT. With wait_new_event the call waits for the next

@@ -22,6 +22,10 @@ type engineState struct {
 	userTimers    map[string]*userTimer // by timer id
 	timers        map[*engineTimer]bool // every pending clock timer of the engine
 	queries       map[int64]*pendingQuery
+	children      map[int64]*childRef // open children, by initiated event id
+	// pendingChildren are initiated by the task being completed, started
+	// once its commands are applied.
+	pendingChildren []int64
 }
 
 // engineTimer is a pending clock timer with its due time (for time
@@ -185,6 +189,8 @@ func (s *Server) engineClosed(e *execution) {
 	}
 	e.eng.activities = nil
 	e.eng.userTimers = nil
+	e.eng.children = nil
+	e.eng.pendingChildren = nil
 	// Pending queries stay: a closed execution can still be queried.
 }
 

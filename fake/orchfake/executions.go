@@ -48,6 +48,11 @@ type execution struct {
 	wake        chan struct{}   // closed and replaced when an event is added
 	timers      []*clock.Timer  // execution and run timeouts
 	taskTimeout time.Duration
+	// parent is the run that started this one as its child (nil for none),
+	// with the parent's initiated event and the close policy it chose.
+	parent          *execution
+	parentInitiated int64
+	parentPolicy    orchpb.ParentClosePolicy
 	// expiry is when the whole execution times out (its first run's start
 	// plus workflow_execution_timeout), kept across continue-as-new; zero
 	// when it has no execution timeout.
@@ -98,7 +103,12 @@ func (s *Server) closeExecution(e *execution, status orchpb.WorkflowExecutionSta
 	e.closeTime = s.clk.Now()
 	e.ns.running--
 	e.stopTimers()
+	children := e.eng.children
 	s.engineClosed(e)
+	s.applyParentClosePolicies(e, children)
+	if status != orchpb.WorkflowExecutionStatus_CONTINUED_AS_NEW {
+		s.childClosed(e)
+	}
 }
 
 func (e *execution) info() *orchpb.WorkflowExecutionInfo {
@@ -117,6 +127,10 @@ func (e *execution) info() *orchpb.WorkflowExecutionInfo {
 	}
 	if e.memo != nil {
 		info.Memo = proto.Clone(e.memo).(*orchpb.Memo)
+	}
+	if p := e.parent; p != nil {
+		info.ParentNamespace = p.ns.info.Name
+		info.ParentExecution = &orchpb.WorkflowExecution{WorkflowId: p.id, RunId: p.runID}
 	}
 	if e.search != nil && len(e.search.GetIndexedFields()) > 0 {
 		info.SearchAttributes = proto.Clone(e.search).(*orchpb.SearchAttributes)
@@ -323,6 +337,12 @@ func (s *Server) startWorkflow(ctx context.Context, req *orchpb.StartWorkflowExe
 // startLocked starts a run; limited says whether the concurrency limit
 // applies (not to seeding). s.mu must be held.
 func (s *Server) startLocked(req *orchpb.StartWorkflowExecutionRequest, limited bool) (*execution, bool, error) {
+	return s.startWith(req, limited, runExtras{})
+}
+
+// startWith is startLocked with what a run of a child, a signal-with-start
+// (or, later, a retry or cron run) adds. s.mu must be held.
+func (s *Server) startWith(req *orchpb.StartWorkflowExecutionRequest, limited bool, x runExtras) (*execution, bool, error) {
 	if h := s.startHook.Load(); h != nil {
 		(*h)()
 	}
@@ -368,7 +388,18 @@ func (s *Server) startLocked(req *orchpb.StartWorkflowExecutionRequest, limited 
 			return nil, false, rateErr(d)
 		}
 	}
-	return s.newRun(ns, wf, req, vals, ""), true, nil
+	return s.newRunWithID(ns, wf, req, vals, "", newID(), x), true, nil
+}
+
+// runExtras are what a new run may carry besides its start request.
+type runExtras struct {
+	// first writes events after WorkflowExecutionStarted and before the
+	// first WorkflowTaskScheduled (a signal-with-start's signal).
+	first func(e *execution)
+	// parent, for a child workflow: the parent run and its initiated event.
+	parent          *execution
+	parentInitiated int64
+	parentPolicy    orchpb.ParentClosePolicy
 }
 
 func alreadyStarted(prev *execution, why string) *apiError {
@@ -380,14 +411,10 @@ func alreadyStarted(prev *execution, why string) *apiError {
 	}
 }
 
-// newRun creates and starts a run: WorkflowExecutionStarted, then the
-// first WorkflowTaskScheduled. continued is the run it continues, if any.
-func (s *Server) newRun(ns *namespace, wf *workflow, req *orchpb.StartWorkflowExecutionRequest, vals map[string]visibility.Value, continued string) *execution {
-	return s.newRunWithID(ns, wf, req, vals, continued, newID())
-}
-
-// newRunWithID is newRun with the run id chosen by the caller.
-func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWorkflowExecutionRequest, vals map[string]visibility.Value, continued, runID string) *execution {
+// newRunWithID creates and starts a run with the given id:
+// WorkflowExecutionStarted, then the first WorkflowTaskScheduled. continued
+// is the run it continues, if any.
+func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWorkflowExecutionRequest, vals map[string]visibility.Value, continued, runID string, x runExtras) *execution {
 	now := s.clk.Now()
 	req = proto.Clone(req).(*orchpb.StartWorkflowExecutionRequest)
 	if wf == nil {
@@ -409,10 +436,12 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 	if d := req.GetWorkflowExecutionTimeout().AsDuration(); d > 0 {
 		e.expiry = now.Add(d)
 	}
+	e.parent, e.parentInitiated, e.parentPolicy = x.parent, x.parentInitiated, x.parentPolicy
 	if continued != "" {
 		if c := ns.runs[continued]; c != nil {
 			e.firstRunID = c.firstRunID
 			e.expiry = c.expiry // the execution timeout runs across runs: the new run keeps what is left
+			e.parent, e.parentInitiated, e.parentPolicy = c.parent, c.parentInitiated, c.parentPolicy
 		}
 	}
 	wf.runs = append(wf.runs, e)
@@ -447,9 +476,17 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 	if d := req.GetWorkflowRunTimeout().AsDuration(); d > 0 {
 		s.after(e, d, func() { s.timeOut(e) })
 	}
+	if p := e.parent; p != nil {
+		attrs.ParentWorkflowNamespace = p.ns.info.Name
+		attrs.ParentWorkflowExecution = &orchpb.WorkflowExecution{WorkflowId: p.id, RunId: p.runID}
+		attrs.ParentInitiatedEventId = e.parentInitiated
+	}
 	s.add(e, orchpb.EventType_WorkflowExecutionStarted, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: attrs}
 	})
+	if x.first != nil {
+		x.first(e)
+	}
 	s.scheduleWorkflowTask(e)
 	return e
 }
@@ -574,13 +611,68 @@ func (s *Server) requestCancelWorkflow(ctx context.Context, req *orchpb.RequestC
 		}
 		e.cancels[rid] = true
 	}
+	s.cancelRequested(e, &orchpb.WorkflowExecutionCancelRequestedEventAttributes{Cause: req.GetReason(), Identity: req.GetIdentity()})
+	return &orchpb.RequestCancelWorkflowExecutionResponse{}, nil
+}
+
+// cancelRequested writes WorkflowExecutionCancelRequested and gives the
+// workflow a task to decide on it (the workflow, not the service, ends
+// itself: unlike terminate). s.mu must be held.
+func (s *Server) cancelRequested(e *execution, a *orchpb.WorkflowExecutionCancelRequestedEventAttributes) {
 	s.add(e, orchpb.EventType_WorkflowExecutionCancelRequested, func(ev *orchpb.HistoryEvent) {
-		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionCancelRequestedEventAttributes{
-			WorkflowExecutionCancelRequestedEventAttributes: &orchpb.WorkflowExecutionCancelRequestedEventAttributes{Cause: req.GetReason(), Identity: req.GetIdentity()},
-		}
+		ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionCancelRequestedEventAttributes{WorkflowExecutionCancelRequestedEventAttributes: a}
 	})
 	s.newEventsForWorker(e)
-	return &orchpb.RequestCancelWorkflowExecutionResponse{}, nil
+}
+
+func (s *Server) signalWithStart(ctx context.Context, req *orchpb.SignalWithStartWorkflowExecutionRequest) (*orchpb.SignalWithStartWorkflowExecutionResponse, error) {
+	var v violations
+	checkName(&v, "signal_name", req.GetSignalName(), true)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	start := &orchpb.StartWorkflowExecutionRequest{
+		Namespace: req.GetNamespace(), WorkflowId: req.GetWorkflowId(), WorkflowType: req.GetWorkflowType(), TaskQueue: req.GetTaskQueue(),
+		Input: req.GetInput(), WorkflowExecutionTimeout: req.GetWorkflowExecutionTimeout(), WorkflowRunTimeout: req.GetWorkflowRunTimeout(),
+		WorkflowTaskTimeout: req.GetWorkflowTaskTimeout(), Identity: req.GetIdentity(), RequestId: req.GetRequestId(),
+		WorkflowIdReusePolicy: req.GetWorkflowIdReusePolicy(), RetryPolicy: req.GetRetryPolicy(), CronSchedule: req.GetCronSchedule(),
+		Memo: req.GetMemo(), SearchAttributes: req.GetSearchAttributes(), Header: req.GetHeader(),
+	}
+	signal := func(e *execution) {
+		if rid := req.GetRequestId(); rid != "" {
+			e.signals[rid] = true
+		}
+		s.add(e, orchpb.EventType_WorkflowExecutionSignaled, func(ev *orchpb.HistoryEvent) {
+			ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionSignaledEventAttributes{
+				WorkflowExecutionSignaledEventAttributes: &orchpb.WorkflowExecutionSignaledEventAttributes{
+					SignalName: req.GetSignalName(), Input: req.GetSignalInput(), Identity: req.GetIdentity(), Header: req.GetHeader(),
+				},
+			}
+		})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ns, err := s.st.namespace(req.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	if wf := ns.workflows[req.GetWorkflowId()]; wf != nil && wf.latest().open() {
+		// Running: validate as a start would, then only signal.
+		if _, err := validateStart(start, ns); err != nil {
+			return nil, err
+		}
+		e := wf.latest()
+		if rid := req.GetRequestId(); rid == "" || !e.signals[rid] {
+			signal(e)
+			s.newEventsForWorker(e)
+		}
+		return &orchpb.SignalWithStartWorkflowExecutionResponse{RunId: e.runID}, nil
+	}
+	e, started, err := s.startWith(start, true, runExtras{first: signal})
+	if err != nil {
+		return nil, err
+	}
+	return &orchpb.SignalWithStartWorkflowExecutionResponse{RunId: e.runID, Started: started}, nil
 }
 
 // dropTransient withdraws a transient workflow task before the execution

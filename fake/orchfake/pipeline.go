@@ -67,6 +67,7 @@ var (
 	opRespondActivityFail     = opOf("RespondActivityTaskFailed")
 	opRegisterWorker          = opOf("RegisterWorker")
 	opShutdownWorker          = opOf("ShutdownWorker")
+	opSignalWithStart         = opOf("SignalWithStartWorkflowExecution")
 	opDescribeTaskQueue       = opOf("DescribeTaskQueue")
 	opListPartitions          = opOf("ListTaskQueuePartitions")
 	opDescribeCluster         = opOf("DescribeCluster")

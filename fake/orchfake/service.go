@@ -40,6 +40,10 @@ func (w workflowService) StartWorkflowExecution(ctx context.Context, req *orchpb
 	return call(w.s, ctx, opStartWorkflow, req, w.s.startWorkflow)
 }
 
+func (w workflowService) SignalWithStartWorkflowExecution(ctx context.Context, req *orchpb.SignalWithStartWorkflowExecutionRequest) (*orchpb.SignalWithStartWorkflowExecutionResponse, error) {
+	return call(w.s, ctx, opSignalWithStart, req, w.s.signalWithStart)
+}
+
 func (w workflowService) GetWorkflowExecution(ctx context.Context, req *orchpb.GetWorkflowExecutionRequest) (*orchpb.GetWorkflowExecutionResponse, error) {
 	return call(w.s, ctx, opGetWorkflow, req, w.s.getWorkflow)
 }

@@ -67,6 +67,7 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	for _, c := range req.GetCommands() {
 		s.applyCommand(e, c, done.GetEventId(), req.GetIdentity())
 	}
+	s.startChildren(e)
 	resp := &orchpb.RespondWorkflowTaskCompletedResponse{}
 	if e.open() && (missed || req.GetForceCreateNewWorkflowTask()) && e.eng.wft == nil {
 		s.scheduleWorkflowTask(e)
@@ -268,6 +269,34 @@ func (s *Server) checkCommand(e *execution, i int, c *orchpb.Command, activityID
 			}
 			return badCmd(orchpb.WorkflowTaskFailedCause_BAD_SEARCH_ATTRIBUTES, "command %d: %s", i, msg)
 		}
+	case orchpb.CommandType_START_CHILD_WORKFLOW_EXECUTION:
+		a := c.GetStartChildWorkflowExecutionCommandAttributes()
+		if a == nil {
+			return mismatch()
+		}
+		var v violations
+		checkName(&v, "workflow_id", a.GetWorkflowId(), true)
+		checkName(&v, "workflow_type.name", a.GetWorkflowType().GetName(), true)
+		checkName(&v, "task_queue", a.GetTaskQueue(), false)
+		checkName(&v, "namespace", a.GetNamespace(), false)
+		checkDuration(&v, "workflow_execution_timeout", a.GetWorkflowExecutionTimeout())
+		checkDuration(&v, "workflow_run_timeout", a.GetWorkflowRunTimeout())
+		checkDuration(&v, "workflow_task_timeout", a.GetWorkflowTaskTimeout())
+		checkRetryPolicy(&v, "retry_policy", a.GetRetryPolicy())
+		if _, ok := orchpb.ParentClosePolicy_name[int32(a.GetParentClosePolicy())]; !ok {
+			v.add("parent_close_policy", "unknown policy %d", a.GetParentClosePolicy())
+		}
+		if len(v.list) > 0 {
+			return badCmd(orchpb.WorkflowTaskFailedCause_BAD_START_CHILD_EXECUTION_ATTRIBUTES, "command %d: %s: %s", i, v.list[0].GetField(), v.list[0].GetDescription())
+		}
+	case orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
+		a := c.GetRequestCancelExternalWorkflowExecutionCommandAttributes()
+		if a == nil {
+			return mismatch()
+		}
+		if a.GetWorkflowId() == "" || len(a.GetWorkflowId()) > MaxIDLength || len(a.GetReason()) > 4096 {
+			return badCmd(orchpb.WorkflowTaskFailedCause_BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES, "command %d: workflow_id is required (at most %d bytes)", i, MaxIDLength)
+		}
 	default:
 		return badCmd(orchpb.WorkflowTaskFailedCause_BAD_COMMAND, "command %d: unknown command_type %d", i, c.GetCommandType())
 	}
@@ -364,6 +393,10 @@ func (s *Server) applyCommand(e *execution, c *orchpb.Command, doneID int64, ide
 		})
 	case orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
 		s.continueAsNew(e, c.GetContinueAsNewWorkflowExecutionCommandAttributes(), doneID)
+	case orchpb.CommandType_START_CHILD_WORKFLOW_EXECUTION:
+		s.initiateChild(e, c.GetStartChildWorkflowExecutionCommandAttributes(), doneID)
+	case orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
+		s.requestCancelExternal(e, c.GetRequestCancelExternalWorkflowExecutionCommandAttributes(), doneID)
 	}
 }
 
@@ -406,5 +439,5 @@ func (s *Server) continueAsNew(e *execution, a *orchpb.ContinueAsNewWorkflowExec
 			WorkflowTaskCompletedEventId: doneID, Header: req.GetHeader(), Memo: req.GetMemo(), SearchAttributes: req.GetSearchAttributes()}}
 	})
 	s.closeExecution(e, orchpb.WorkflowExecutionStatus_CONTINUED_AS_NEW)
-	s.newRunWithID(e.ns, e.wf, req, vals, e.runID, newRunID)
+	s.newRunWithID(e.ns, e.wf, req, vals, e.runID, newRunID, runExtras{})
 }
