@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -400,4 +401,57 @@ func TestTLSChoice(t *testing.T) {
 			t.Errorf("loopback(%q) = %v", host, !want)
 		}
 	}
+}
+
+// watcher is an output that says when it first holds a text.
+type watcher struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	text string
+	seen chan struct{}
+}
+
+func (w *watcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, _ := w.buf.Write(p)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.text) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return n, nil
+}
+
+func (w *watcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestShowFollow: show --follow prints the history, waits for new events
+// and ends when the workflow closes.
+func TestShowFollow(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, c cli) {
+		startWorker(t, c.srv)
+		c.ok("workflow", "start", "-t", "Hold", "-q", "q", "-w", "f-1")
+		out := &watcher{text: "WorkflowTaskCompleted", seen: make(chan struct{})}
+		seen := out.seen
+		done := make(chan int)
+		go func() {
+			done <- run(t.Context(), []string{"workflow", "show", "f-1", "--follow"}, Env{
+				Stdout: out, Getenv: func(k string) string { return c.env[k] },
+				ClientOptions: []orch.Option{orch.WithClock(c.srv.Clock()), orch.WithClientLimits(orch.ClientLimits{RequestsPerSecond: orch.Unlimited})},
+			})
+		}()
+		<-seen // the first task is shown: the run waits for a signal
+		c.ok("workflow", "signal", "f-1", "--name", "add", "-i", `"done"`)
+		if code := <-done; code != 0 {
+			t.Fatalf("show --follow: exit %d", code)
+		}
+		got := out.String()
+		if i, j := strings.Index(got, "WorkflowExecutionSignaled"), strings.Index(got, "WorkflowExecutionCompleted"); i < 0 || j < i {
+			t.Errorf("show --follow printed\n%s", got)
+		}
+	})
 }
