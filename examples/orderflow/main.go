@@ -1,7 +1,8 @@
 // Command orderflow runs an order workflow written as an ordinary Go
 // function (package orch/workflow): charge the card, wait for the
 // warehouse's "approve" signal (at most a day), keep a one-hour cooling-off
-// period, ship the parcel, and return a receipt. Then it replays the run's
+// period, ship the parcel, have a child workflow notify the customer, and
+// return a receipt. Then it replays the run's
 // recorded history against the same function, as a test of a code change
 // would.
 //
@@ -53,11 +54,14 @@ type Receipt struct {
 	ApprovedBy string    `json:"approved_by"`
 	Tracking   string    `json:"tracking"`
 	ShippedAt  time.Time `json:"shipped_at"`
+	// Notice is what the child workflow Notify sent the customer.
+	Notice string `json:"notice"`
 }
 
 // The workflow's names, shared by the worker and its callers.
 const (
 	WorkflowType   = "OrderFlow"
+	NotifyType     = "Notify"
 	TaskQueue      = "orderflow"
 	ApproveSignal  = "approve"
 	StatusQuery    = "status"
@@ -111,14 +115,29 @@ func OrderFlow(ctx workflow.Context, o Order) (Receipt, error) {
 		return r, err
 	}
 	r.ShippedAt = workflow.Now(ctx)
-	status = "shipped"
+
+	status = "notifying"
+	if err := workflow.ExecuteChildWorkflow(ctx, NotifyType, r, nil).Get(ctx, &r.Notice); err != nil {
+		return r, err
+	}
+	status = "done"
 	return r, nil
+}
+
+// Notify is the child workflow: it writes to the customer about a
+// shipped order (an activity) and returns what it sent.
+func Notify(ctx workflow.Context, r Receipt) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, orch.ActivityOptions{StartToCloseTimeout: time.Minute})
+	var sent string
+	err := workflow.ExecuteActivity(ctx, "EmailCustomer", r).Get(ctx, &sent)
+	return sent, err
 }
 
 // Register registers the workflow and its activities with w.
 func Register(w *orch.Worker) error {
 	return errors.Join(
 		workflow.Register(w, WorkflowType, OrderFlow),
+		workflow.Register(w, NotifyType, Notify),
 		orch.RegisterActivity(w, "ChargeCard", func(_ context.Context, o Order) (string, error) {
 			return fmt.Sprintf("ch_%s_%.2f", o.ID, o.Amount), nil
 		}),
@@ -127,6 +146,9 @@ func Register(w *orch.Worker) error {
 		}),
 		orch.RegisterActivity(w, "ShipParcel", func(_ context.Context, o Order) (string, error) {
 			return "TRK-" + o.ID, nil
+		}),
+		orch.RegisterActivity(w, "EmailCustomer", func(_ context.Context, r Receipt) (string, error) {
+			return fmt.Sprintf("order %s shipped, tracking %s", r.OrderID, r.Tracking), nil
 		}),
 	)
 }
@@ -168,6 +190,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 		return fmt.Errorf("workflow result: %w", err)
 	}
 	fmt.Printf("receipt: charge %s, approved by %s, tracking %s\n", r.Charge, r.ApprovedBy, r.Tracking)
+	fmt.Printf("child workflow %s: %s\n", NotifyType, r.Notice)
 
 	var history []*orchpb.HistoryEvent
 	for ev, err := range wf.History(ctx, nil) {

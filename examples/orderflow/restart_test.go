@@ -99,7 +99,8 @@ func timerStarted(d time.Duration) func(*orchpb.HistoryEvent) bool {
 // and stops; a worker of changed, non-deterministic code, asked a query,
 // answers with the event that differs; a worker of the right code then
 // finishes the run from its history: the status query, the approval
-// signal, the cooling-off hour on the fake clock, shipping. The recorded
+// signal, the cooling-off hour on the fake clock, shipping, the child
+// workflow that notifies the customer. The recorded
 // history replays against OrderFlow, and deliberately changed functions
 // are reported non-deterministic at the event they change. Over both
 // transports.
@@ -150,7 +151,8 @@ func TestRestartMidway(t *testing.T) {
 			if err := wf.Get(t.Context(), &r); err != nil {
 				t.Fatal(err)
 			}
-			wantReceipt := Receipt{OrderID: "o-1", Charge: "ch_o-1_39.90", ApprovedBy: "alice", Tracking: "TRK-o-1", ShippedAt: epoch.Add(CoolingOff)}
+			wantReceipt := Receipt{OrderID: "o-1", Charge: "ch_o-1_39.90", ApprovedBy: "alice", Tracking: "TRK-o-1", ShippedAt: epoch.Add(CoolingOff),
+				Notice: "order o-1 shipped, tracking TRK-o-1"}
 			if r != wantReceipt {
 				t.Errorf("receipt %+v, want %+v", r, wantReceipt)
 			}
@@ -158,6 +160,9 @@ func TestRestartMidway(t *testing.T) {
 			h := history(t, wf)
 			if n := count(h, orchpb.EventType_ActivityTaskScheduled); n != 2 {
 				t.Errorf("%d activities scheduled, want 2 (the charge ran once, across the restart)", n)
+			}
+			if n := count(h, orchpb.EventType_ChildWorkflowExecutionCompleted); n != 1 {
+				t.Errorf("%d child workflows completed, want 1", n)
 			}
 			if got := completers(h); !strings.HasPrefix(got, "worker-1,worker-1,") || !strings.HasSuffix(got, ",worker-2") || strings.Contains(got, "worker-bad") {
 				t.Errorf("workflow tasks completed by %s", got)
@@ -170,6 +175,14 @@ func TestRestartMidway(t *testing.T) {
 			}
 			if err := workflow.ReplayRun(t.Context(), c2, wf.ID, wf.RunID, OrderFlow); err != nil {
 				t.Errorf("ReplayRun: %v", err)
+			}
+			// The child's own history replays against Notify.
+			for _, ev := range h {
+				if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
+					if err := workflow.ReplayRun(t.Context(), c2, a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId(), Notify); err != nil {
+						t.Errorf("ReplayRun of the child: %v", err)
+					}
+				}
 			}
 			var nde *workflow.NonDeterminismError
 			if err := workflow.Replay(h, sleepFirst); !errors.As(err, &nde) || nde.EventID != charge || err.Error() != want {
