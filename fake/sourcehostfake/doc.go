@@ -108,6 +108,17 @@
 // running after 5 s, success after 60 s more on the fake clock, or any
 // status at once with [Server.SetPipelineStatus].
 //
+// A pipeline's jobs are the top-level keys of its CI definition that are
+// neither keywords (stages, variables, default, include, workflow, image,
+// services, before_script, after_script, cache, spec) nor hidden
+// (".name"), each in its "stage:" (default "test"), at most 100; the file
+// is read line by line, not as YAML. Jobs follow their pipeline's status
+// on the clock and write a log (GET .../jobs/:job_id/trace) as they go. A
+// job canceled on its own stays canceled, and a pipeline all of whose jobs
+// are canceled is canceled; retrying a finished job (403 "403 Forbidden -
+// Job is not retryable" otherwise) adds a new job of that name and runs
+// the pipeline again, from running. Each job status change is a "Job Hook".
+//
 // # Serving and controls
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is

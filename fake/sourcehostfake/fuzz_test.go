@@ -71,6 +71,8 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST /api/v4/projects/1/issues\nPRIVATE-TOKEN: alice-read\n\ntitle=x\n===\nPOST /api/v4/projects/1/star",
 		"POST /api/v4/projects/1/issues\nContent-Type: multipart/form-data; boundary=x\n\n--x\r\n",
 		"GET /api/v4/nowhere\n===\nDELETE /api/v4/projects",
+		// Issue 19: jobs.
+		"GET /api/v4/projects/1/pipelines/1/jobs?scope[]=pending&include_retried=true\n===\nPOST /api/v4/projects/1/jobs/1/cancel\n===\nPOST /api/v4/projects/1/jobs/1/retry\n===\nPOST /api/v4/projects/1/jobs/2/retry\n===\nGET /api/v4/projects/1/jobs/2/trace\n===\nGET /api/v4/projects/1/jobs?scope=bogus",
 		// Issue 19: commits and files.
 		"PUT /api/v4/projects/1/repository/files/README.md\nContent-Type: application/json\n\n{\"branch\":\"main\",\"content\":\"x\",\"commit_message\":\"m\",\"last_commit_id\":\"0000000\"}\n===\nPUT /api/v4/projects/1/repository/files/README.md?branch=main&content=y&commit_message=m\n===\nDELETE /api/v4/projects/1/repository/files/README.md?branch=new&start_branch=feature&commit_message=d\n===\nGET /api/v4/projects/1/repository/commits?ref_name=main&path=README.md&since=2000-01-01T00:00:00Z&until=bad",
 		"GET /api/v4/projects/1/merge_requests/1/commits\n===\nPUT /api/v4/projects/1/merge_requests/1/merge\n===\nGET /api/v4/projects/1/merge_requests/1/commits?per_page=1&page=2\n===\nGET /api/v4/projects/1/repository/commits?ref_name=v9",

@@ -314,3 +314,40 @@ func TestGitLabClientCommitsAndFiles(t *testing.T) {
 		t.Fatalf("deleted file: %v", err)
 	}
 }
+
+func TestGitLabClientJobs(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{sourcehostfake.CIFile: "test:\n  stage: test\n  script: go test\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pls, _, err := gl.Pipelines.ListProjectPipelines(pid, nil)
+	if err != nil || len(pls) != 1 {
+		t.Fatalf("pipelines %+v %v", pls, err)
+	}
+	jobs, _, err := gl.Jobs.ListPipelineJobs(pid, pls[0].ID, nil)
+	if err != nil || len(jobs) != 1 || jobs[0].Name != "test" || jobs[0].Status != "pending" || jobs[0].Pipeline.ID != pls[0].ID {
+		t.Fatalf("jobs %+v %v", jobs, err)
+	}
+	srv.Clock().Advance(5 * time.Second)
+	j, _, err := gl.Jobs.GetJob(pid, jobs[0].ID)
+	if err != nil || j.Status != "running" || j.StartedAt == nil {
+		t.Fatalf("job %+v %v", j, err)
+	}
+	trace, _, err := gl.Jobs.GetTraceFile(pid, j.ID)
+	if err != nil || trace.Len() == 0 {
+		t.Fatalf("trace %v", err)
+	}
+	if j, _, err = gl.Jobs.CancelJob(pid, j.ID); err != nil || j.Status != "canceled" {
+		t.Fatalf("cancel %+v %v", j, err)
+	}
+	retried, _, err := gl.Jobs.RetryJob(pid, j.ID)
+	if err != nil || retried.ID == j.ID || retried.Name != "test" {
+		t.Fatalf("retry %+v %v", retried, err)
+	}
+	if all, _, err := gl.Jobs.ListProjectJobs(pid, &gitlab.ListJobsOptions{Scope: &[]gitlab.BuildStateValue{gitlab.Running}}); err != nil || len(all) != 1 || all[0].ID != retried.ID {
+		t.Fatalf("running jobs %+v %v", all, err)
+	}
+}

@@ -142,8 +142,13 @@ func (s *Server) newPipeline(base string, p *project, ref string, head *commit, 
 	pl := &pipeline{id: s.st.next("pipeline"), iid: int64(len(p.pipelines) + 1), project: p, ref: ref, sha: head.sha,
 		status: "pending", source: source, user: u, variables: vars, createdAt: now, updatedAt: now}
 	p.pipelines = append(p.pipelines, pl)
+	s.addJobs(pl, head)
 	s.schedulePipeline(pl, s.cfg.pipelineQueue, "running")
-	return pl, pipelineEvents(base, pl)
+	events := pipelineEvents(base, pl)
+	for _, j := range pl.jobs {
+		events = append(events, jobEvents(base, j)...)
+	}
+	return pl, events
 }
 
 // schedulePipeline moves pl to status after d on the clock, unless its
@@ -195,7 +200,7 @@ func (s *Server) setPipelineStatus(base string, pl *pipeline, status string) []e
 	if status == "running" {
 		s.schedulePipeline(pl, s.cfg.pipelineRun, "success")
 	}
-	return pipelineEvents(base, pl)
+	return append(s.moveJobs(base, pl), pipelineEvents(base, pl)...)
 }
 
 // SetPipelineStatus moves a pipeline to a status now, as a runner would,

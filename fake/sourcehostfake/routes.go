@@ -73,6 +73,12 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	handle("GET "+v4+"/projects/{id}/pipelines/{pipeline_id}", needRead, (*call).getPipeline)
 	handle("POST "+v4+"/projects/{id}/pipeline", needWrite, (*call).createPipeline)
 	handle("POST "+v4+"/projects/{id}/pipelines/{pipeline_id}/cancel", needWrite, (*call).cancelPipeline)
+	handle("GET "+v4+"/projects/{id}/pipelines/{pipeline_id}/jobs", needRead, (*call).listPipelineJobs)
+	handle("GET "+v4+"/projects/{id}/jobs", needRead, (*call).listProjectJobs)
+	handle("GET "+v4+"/projects/{id}/jobs/{job_id}", needRead, (*call).getJob)
+	handle("GET "+v4+"/projects/{id}/jobs/{job_id}/trace", needRead, (*call).jobTrace)
+	handle("POST "+v4+"/projects/{id}/jobs/{job_id}/cancel", needWrite, (*call).cancelJob)
+	handle("POST "+v4+"/projects/{id}/jobs/{job_id}/retry", needWrite, (*call).retryJob)
 
 	handle("GET "+v4+"/projects/{id}/repository/files/{file_path}", needRepoRead, (*call).getFile)
 	handle("GET "+v4+"/projects/{id}/repository/files/{file_path}/raw", needRepoRead, (*call).getRawFile)

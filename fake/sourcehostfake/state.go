@@ -235,6 +235,7 @@ type pipeline struct {
 	startedAt  *time.Time
 	finishedAt *time.Time
 	timer      *clock.Timer // the next automatic status change
+	jobs       []*ciJob     // in id order
 }
 
 // repo is a project's repository: branches pointing at commits, each

@@ -1,0 +1,109 @@
+package sourcehost
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+	"net/http"
+	"time"
+)
+
+// Job is one job of a pipeline.
+type Job struct {
+	ID             int64          `json:"id"`
+	Name           string         `json:"name"`
+	Stage          string         `json:"stage"`
+	Status         PipelineStatus `json:"status"` // created, pending, running, success, failed, canceled, …
+	Ref            string         `json:"ref"`
+	Tag            bool           `json:"tag"`
+	AllowFailure   bool           `json:"allow_failure"`
+	CreatedAt      time.Time      `json:"created_at"`
+	StartedAt      *time.Time     `json:"started_at"`
+	FinishedAt     *time.Time     `json:"finished_at"`
+	Duration       *float64       `json:"duration"`        // seconds, once finished
+	QueuedDuration *float64       `json:"queued_duration"` // seconds, once started
+	User           *User          `json:"user"`
+	Commit         *Commit        `json:"commit"`
+	Pipeline       struct {
+		ID        int64          `json:"id"`
+		IID       int64          `json:"iid"`
+		ProjectID int64          `json:"project_id"`
+		Ref       string         `json:"ref"`
+		SHA       string         `json:"sha"`
+		Status    PipelineStatus `json:"status"`
+	} `json:"pipeline"`
+	FailureReason string `json:"failure_reason"`
+	WebURL        string `json:"web_url"`
+}
+
+// ListJobsOptions filters and pages jobs.
+type ListJobsOptions struct {
+	ListOptions
+	// Scope keeps the jobs in these statuses.
+	Scope []PipelineStatus `url:"scope[],omitempty"`
+	// IncludeRetried adds the jobs a retry replaced (pipeline jobs only).
+	IncludeRetried *bool `url:"include_retried,omitempty"`
+}
+
+// ListPipelineJobs returns one page of a pipeline's jobs, newest first.
+func (c *Client) ListPipelineJobs(ctx context.Context, pid ProjectRef, pipelineID int64, opts *ListJobsOptions) (*Page[Job], error) {
+	return listIn[Job](ctx, c, pid, fmt.Sprintf("/pipelines/%d/jobs", pipelineID), opts)
+}
+
+// AllPipelineJobs iterates a pipeline's jobs a page at a time.
+func (c *Client) AllPipelineJobs(ctx context.Context, pid ProjectRef, pipelineID int64, opts *ListJobsOptions) iter.Seq2[*Job, error] {
+	return allIn[Job](ctx, c, pid, fmt.Sprintf("/pipelines/%d/jobs", pipelineID), opts)
+}
+
+// ListJobs returns one page of a project's jobs, newest first.
+func (c *Client) ListJobs(ctx context.Context, pid ProjectRef, opts *ListJobsOptions) (*Page[Job], error) {
+	return listIn[Job](ctx, c, pid, "/jobs", opts)
+}
+
+// AllJobs iterates a project's jobs a page at a time.
+func (c *Client) AllJobs(ctx context.Context, pid ProjectRef, opts *ListJobsOptions) iter.Seq2[*Job, error] {
+	return allIn[Job](ctx, c, pid, "/jobs", opts)
+}
+
+// GetJob returns one job.
+func (c *Client) GetJob(ctx context.Context, pid ProjectRef, jobID int64) (*Job, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d", jobID))
+	if err != nil {
+		return nil, err
+	}
+	return do[Job](ctx, c, http.MethodGet, path, nil, nil)
+}
+
+// JobTrace returns a job's log as far as it has run.
+func (c *Client) JobTrace(ctx context.Context, pid ProjectRef, jobID int64) ([]byte, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d/trace", jobID))
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// CancelJob cancels a job that has not finished (a finished one is
+// answered as it is).
+func (c *Client) CancelJob(ctx context.Context, pid ProjectRef, jobID int64) (*Job, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d/cancel", jobID))
+	if err != nil {
+		return nil, err
+	}
+	return do[Job](ctx, c, http.MethodPost, path, nil, nil)
+}
+
+// RetryJob runs a finished job again and returns the new job; its
+// pipeline runs again. A job that has not finished is refused (403).
+func (c *Client) RetryJob(ctx context.Context, pid ProjectRef, jobID int64) (*Job, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d/retry", jobID))
+	if err != nil {
+		return nil, err
+	}
+	return do[Job](ctx, c, http.MethodPost, path, nil, nil)
+}
