@@ -100,8 +100,27 @@
 // and 2 are queued at once, then 1 s doubling up to 10 minutes on the fake
 // clock. A failure for UNHANDLED_COMMAND (events arrived while the task
 // ran) starts again at attempt 1.
-// cron_schedule is checked (five fields or an @descriptor) and recorded,
-// not run. The workflow retry policy is checked and recorded.
+//
+// cron_schedule (five fields: minute hour day-of-month month day-of-week,
+// with *, numbers, ranges, lists and /steps, UTC; or @every <duration>,
+// @hourly, @daily, @midnight, @weekly, @monthly, @yearly) runs on the fake
+// clock: each run's first workflow task waits until the next time
+// (first_workflow_task_backoff; execution_time is then), and a run that
+// completes, fails (not retried) or times out starts the next run with a
+// new run id, named in its closing event (new_execution_run_id), carrying
+// last_completion_result or continued_failure. Terminate and cancel end the
+// schedule; the execution timeout spans all runs. @every fires on multiples
+// of its interval since the Unix epoch.
+//
+// A start's retry_policy retries a run that fails or hits its run timeout:
+// a new run (attempt counted on its started event, continued_failure set)
+// after initial_interval × backoff_coefficient^(attempt-1), at most
+// maximum_interval (defaults 1 s, 2, 100 × initial); the closing event
+// says RetryState IN_PROGRESS and names the new run. Not retried:
+// non-retryable failures (non_retryable, or a type in
+// non_retryable_error_types: NON_RETRYABLE_FAILURE), maximum_attempts
+// reached (MAXIMUM_ATTEMPTS_REACHED), a backoff past the execution timeout
+// (TIMEOUT).
 //
 // SignalWithStartWorkflowExecution signals the running run of the id, or
 // starts one (validated and limited as a start, the reuse policy applying

@@ -23,6 +23,7 @@ type engineState struct {
 	timers        map[*engineTimer]bool // every pending clock timer of the engine
 	queries       map[int64]*pendingQuery
 	children      map[int64]*childRef // open children, by initiated event id
+	delayed       bool                // the first workflow task waits (cron, retry backoff)
 	// pendingChildren are initiated by the task being completed, started
 	// once its commands are applied.
 	pendingChildren []int64
@@ -172,6 +173,7 @@ func (s *Server) materialize(e *execution) {
 func (s *Server) newEventsForWorker(e *execution) {
 	switch {
 	case !e.open():
+	case e.eng.delayed: // a cron or retry run before its time: the task comes then
 	case e.eng.wft == nil:
 		s.scheduleWorkflowTask(e)
 	case e.eng.wft.startedID != 0:

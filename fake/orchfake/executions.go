@@ -53,6 +53,8 @@ type execution struct {
 	parent          *execution
 	parentInitiated int64
 	parentPolicy    orchpb.ParentClosePolicy
+	// attempt counts the runs of a retry chain (1 for the first).
+	attempt int32
 	// expiry is when the whole execution times out (its first run's start
 	// plus workflow_execution_timeout), kept across continue-as-new; zero
 	// when it has no execution timeout.
@@ -107,7 +109,12 @@ func (s *Server) closeExecution(e *execution, status orchpb.WorkflowExecutionSta
 	s.engineClosed(e)
 	s.applyParentClosePolicies(e, children)
 	if status != orchpb.WorkflowExecutionStatus_CONTINUED_AS_NEW {
-		s.childClosed(e)
+		s.continueChain(e, status)
+		if e.wf.latest() == e { // a retry or cron run carries the chain on
+			s.childClosed(e)
+		} else if next := e.wf.latest(); e.parent != nil {
+			next.parent, next.parentInitiated, next.parentPolicy = e.parent, e.parentInitiated, e.parentPolicy
+		}
 	}
 }
 
@@ -299,29 +306,10 @@ func checkRetryPolicy(v *violations, field string, p *orchpb.RetryPolicy) {
 	}
 }
 
-// checkCron accepts five space-separated fields or a descriptor
-// ("@every 1h", "@daily", …); the fake records the schedule and does not
-// run it (see doc.go).
+// checkCron checks a cron_schedule (see parseCron).
 func checkCron(c string) error {
-	if len(c) > 0 && c[0] == '@' {
-		return nil
-	}
-	n := 0
-	inField := false
-	for _, r := range c {
-		if r == ' ' || r == '\t' {
-			inField = false
-			continue
-		}
-		if !inField {
-			n++
-			inField = true
-		}
-	}
-	if n != 5 {
-		return fmt.Errorf("want 5 fields (minute hour day-of-month month day-of-week), got %d", n)
-	}
-	return nil
+	_, err := parseCron(c)
+	return err
 }
 
 func (s *Server) startWorkflow(ctx context.Context, req *orchpb.StartWorkflowExecutionRequest) (*orchpb.StartWorkflowExecutionResponse, error) {
@@ -400,6 +388,12 @@ type runExtras struct {
 	parent          *execution
 	parentInitiated int64
 	parentPolicy    orchpb.ParentClosePolicy
+	// attempt (0 means 1), backoff before the first workflow task, and
+	// what the previous run of a retry or cron chain left.
+	attempt          int32
+	backoff          time.Duration
+	lastResult       *orchpb.Payloads
+	continuedFailure *orchpb.Failure
 }
 
 func alreadyStarted(prev *execution, why string) *apiError {
@@ -416,6 +410,7 @@ func alreadyStarted(prev *execution, why string) *apiError {
 // is the run it continues, if any.
 func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWorkflowExecutionRequest, vals map[string]visibility.Value, continued, runID string, x runExtras) *execution {
 	now := s.clk.Now()
+	var wait time.Duration
 	req = proto.Clone(req).(*orchpb.StartWorkflowExecutionRequest)
 	if wf == nil {
 		wf = &workflow{id: req.GetWorkflowId()}
@@ -437,6 +432,7 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 		e.expiry = now.Add(d)
 	}
 	e.parent, e.parentInitiated, e.parentPolicy = x.parent, x.parentInitiated, x.parentPolicy
+	e.attempt = max(x.attempt, 1)
 	if continued != "" {
 		if c := ns.runs[continued]; c != nil {
 			e.firstRunID = c.firstRunID
@@ -463,7 +459,9 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 		ContinuedExecutionRunId:  continued,
 		FirstExecutionRunId:      e.firstRunID,
 		RetryPolicy:              req.GetRetryPolicy(),
-		Attempt:                  1,
+		Attempt:                  e.attempt,
+		LastCompletionResult:     x.lastResult,
+		ContinuedFailure:         x.continuedFailure,
 		CronSchedule:             req.GetCronSchedule(),
 		Memo:                     req.GetMemo(),
 		SearchAttributes:         req.GetSearchAttributes(),
@@ -476,6 +474,10 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 	if d := req.GetWorkflowRunTimeout().AsDuration(); d > 0 {
 		s.after(e, d, func() { s.timeOut(e) })
 	}
+	if wait = s.firstTaskBackoff(req, x, now); wait > 0 {
+		attrs.FirstWorkflowTaskBackoff = durationpb.New(wait)
+		e.execTime = now.Add(wait)
+	}
 	if p := e.parent; p != nil {
 		attrs.ParentWorkflowNamespace = p.ns.info.Name
 		attrs.ParentWorkflowExecution = &orchpb.WorkflowExecution{WorkflowId: p.id, RunId: p.runID}
@@ -486,6 +488,18 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 	})
 	if x.first != nil {
 		x.first(e)
+	}
+	if wait > 0 {
+		// A cron run waits for its time, a retry for its backoff: no
+		// workflow task until then, whatever arrives.
+		e.eng.delayed = true
+		s.after(e, wait, func() {
+			e.eng.delayed = false
+			if e.open() && e.eng.wft == nil {
+				s.scheduleWorkflowTask(e)
+			}
+		})
+		return e
 	}
 	s.scheduleWorkflowTask(e)
 	return e

@@ -1,12 +1,14 @@
 package orchfake
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -38,7 +41,7 @@ func (s *Server) HTTPClient(opts ...orch.Option) *orch.Client {
 		panic("orchfake: HTTPClient needs a listening fake (Start or Listen)")
 	}
 	base := s.clientOptions(nil)
-	if hc := s.ep.TLSClient(); hc != nil {
+	if hc := s.ep.HTTPClient(); hc != nil {
 		base = append(base, orch.WithHTTPClient(hc))
 	}
 	c, err := orch.NewHTTP(u, append(base, opts...)...)
@@ -55,13 +58,18 @@ func (s *Server) GRPCClient(opts ...orch.Option) *orch.Client {
 	if addr == "" {
 		panic("orchfake: GRPCClient needs a listening fake (Start or Listen)")
 	}
-	security := orch.WithInsecure()
+	base := []orch.Option{orch.WithInsecure()}
 	if cert := s.ep.Certificate(); cert != nil && s.serveTLS() {
 		pool := x509.NewCertPool()
 		pool.AddCert(cert)
-		security = orch.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
+		base = []orch.Option{orch.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})}
 	}
-	c, err := orch.Dial(addr, append([]orch.Option{security}, s.clientOptions(opts)...)...)
+	if ml := s.grpcMemListener(); ml != nil {
+		base = append(base, orch.WithGRPCDialOptions(grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			return ml.DialContext(ctx, "", "")
+		})))
+	}
+	c, err := orch.Dial(addr, append(base, s.clientOptions(opts)...)...)
 	if err != nil {
 		panic(fmt.Sprintf("orchfake: gRPC client: %v", err))
 	}

@@ -52,7 +52,8 @@ type Server struct {
 
 	netMu     sync.Mutex
 	grpcAddr  string
-	grpcTLS   *tls.Config // the certificate the gRPC side serves with, after StartTLS
+	grpcMem   *fakekit.MemListener // the gRPC side's listener when it is in memory
+	grpcTLS   *tls.Config          // the certificate the gRPC side serves with, after StartTLS
 	memConn   *grpc.ClientConn
 	closed    bool
 	serveWait sync.WaitGroup
@@ -187,6 +188,41 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	return start(tb, false, opts)
 }
 
+// StartInMemory is Start on in-memory listeners instead of ports, for both
+// transports: the same behaviour, but only the clients the fake makes
+// (Client, HTTPClient, GRPCClient, RawClient) reach it, and no socket is
+// opened. URL() is "http://orchfake.invalid" and GRPCAddr()
+// "orchfake-grpc.invalid", hosts no resolver answers.
+func StartInMemory(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := New(opts...)
+	tb.Cleanup(s.Close)
+	s.ep.StartInMemory(tb, "orchfake", s)
+	s.ServeGRPC(fakekit.NewMemListener("orchfake-grpc"))
+	return s
+}
+
+// RawClient returns an *http.Client that reaches the HTTP/JSON side however
+// it serves (in memory, over TLS, on a port), for requests the orch client
+// does not make; nil before it serves.
+func (s *Server) RawClient() *http.Client {
+	if s.URL() == "" {
+		return nil
+	}
+	if hc := s.ep.HTTPClient(); hc != nil {
+		return hc
+	}
+	return http.DefaultClient
+}
+
+// grpcMemListener is the in-memory listener the gRPC side serves on, nil
+// when it serves on a port (or not at all).
+func (s *Server) grpcMemListener() *fakekit.MemListener {
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	return s.grpcMem
+}
+
 // StartTLS is Start over TLS on both transports, with a self-signed
 // certificate for 127.0.0.1: the clients of [Server.HTTPClient] and
 // [Server.GRPCClient] trust it, others do through [Server.CertificatePEM].
@@ -267,6 +303,7 @@ func (s *Server) ServeGRPC(l net.Listener) string {
 		return ""
 	}
 	s.grpcAddr = l.Addr().String()
+	s.grpcMem, _ = l.(*fakekit.MemListener)
 	s.serveWait.Go(func() { _ = s.grpcSrv.Serve(l) })
 	return s.grpcAddr
 }
