@@ -176,13 +176,13 @@ func (s *cancelScope) cancel() {
 		return
 	}
 	s.canceled = true
+	if s.done != nil {
+		s.done.close() // first, so a Selector sees the cause before its effects
+	}
 	for _, fn := range s.handlers {
 		fn()
 	}
 	s.handlers = nil
-	if s.done != nil {
-		s.done.close()
-	}
 	for _, c := range s.children {
 		c.cancel()
 	}

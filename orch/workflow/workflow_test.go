@@ -564,3 +564,55 @@ func BenchmarkDecide(b *testing.B) {
 		})
 	}
 }
+
+type key struct{}
+
+// TestContextValuesDoneAndChannels: values, Done in a Selector once the
+// run is asked to cancel, a closed Channel, a Selector's default.
+func TestContextValuesDoneAndChannels(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) ([]string, error) {
+		ctx = workflow.WithValue(ctx, key{}, "v")
+		var out []string
+		ch := workflow.NewChannel(ctx, "jobs")
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			ch.Send(ctx, "job-1")
+			ch.Close()
+		})
+		for {
+			var job string
+			if !ch.Receive(ctx, &job) {
+				break
+			}
+			out = append(out, job)
+		}
+		timer := workflow.NewTimer(ctx, time.Hour)
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(timer, func(workflow.Future) { out = append(out, "timer") })
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { out = append(out, "canceled: "+fmt.Sprint(ctx.Err())) })
+		sel.AddDefault(func() { out = append(out, "nothing yet") })
+		sel.Select(ctx) // nothing is ready in the first task
+		sel = workflow.NewSelector(ctx)
+		sel.AddFuture(timer, func(workflow.Future) { out = append(out, "timer") })
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { out = append(out, "canceled: "+fmt.Sprint(ctx.Err())) })
+		sel.Select(ctx)
+		out = append(out, fmt.Sprint(ctx.Value(key{}), " ", ctx.Value("other"), " ", timer.IsReady(), " ", sel.HasPending(), " ", ch.Name()))
+		return out, nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.task()
+	s.cancelRequested()
+	cmds := s.task()
+	if diff := cmp.Diff([]string{"CANCEL_TIMER #1", "COMPLETE_WORKFLOW_EXECUTION"}, kinds(cmds)); diff != "" {
+		t.Fatal(diff)
+	}
+	var got []string
+	result(t, cmds[1], &got)
+	want := []string{"job-1", "nothing yet", "canceled: workflow: canceled", "v <nil> true true jobs"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
