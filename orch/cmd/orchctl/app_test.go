@@ -243,6 +243,15 @@ func TestWorkflowCommands(t *testing.T) {
 		if got := c.ok("workflow", "start", "-t", "Echo", "-q", "q", "--wait", "-i", `[1,2]`); got != "[\n  1,\n  2\n]\n" {
 			t.Errorf("start --wait printed %q", got)
 		}
+		// Signal-with-start: the first starts h-4, the second signals it.
+		c.ok("workflow", "start", "-t", "Hold", "-q", "q", "-w", "h-4", "-i", `"sws"`, "--signal", "add", "--signal-input", `"x"`)
+		c.ok("workflow", "start", "-t", "Hold", "-q", "q", "-w", "h-4", "--signal", "add", "--signal-input", `"y"`)
+		if got := c.ok("workflow", "query", "h-4", "--type", "got"); got != "[\n  \"x\",\n  \"y\"\n]\n" {
+			t.Errorf("query after signal-with-start printed %q", got)
+		}
+		c.fails(exitUsage, "--signal needs --workflow-id", "workflow", "start", "-t", "Hold", "-q", "q", "--signal", "add")
+		c.fails(exitUsage, "--signal-input needs --signal", "workflow", "start", "-t", "Hold", "-q", "q", "--signal-input", "1")
+
 		var started map[string]any
 		decode(t, c.ok("-o", "json", "workflow", "start", "-t", "Echo", "-q", "q", "-w", "e-2"), &started)
 		if started["workflow_id"] != "e-2" || started["started"] != true || started["run_id"] == "" {

@@ -9,6 +9,7 @@
 //	orchctl workflow describe order-1
 //	orchctl workflow show order-1 --follow          # the history, as it grows
 //	orchctl workflow signal order-1 --name approve --input '{"by":"alice"}'
+//	orchctl workflow start -t OrderFulfilment -q orders -w order-2 --signal add-item --signal-input '"lamp"'
 //	orchctl workflow query order-1 --type progress
 //	orchctl workflow result order-1                  # waits, prints the result
 //	orchctl workflow cancel order-1 --reason "customer asked"

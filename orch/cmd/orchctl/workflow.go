@@ -31,6 +31,7 @@ func (a *app) workflowCommand() *cobra.Command {
 func (a *app) startCommand() *cobra.Command {
 	var (
 		wfType, queue, id, input, inputFile, cron, reuse string
+		signal, signalInput                              string
 		execTimeout, runTimeout, taskTimeout             time.Duration
 		memo, search                                     []string
 		wait                                             bool
@@ -41,7 +42,11 @@ func (a *app) startCommand() *cobra.Command {
 		Long: `Start a workflow of --type on --task-queue with --input (one JSON value; or
 --input-file, "-" for standard input). The workflow id is --workflow-id, or a
 random one. With --wait, wait for the workflow to close and print its result
-(exit status 3 when it did not complete).`,
+(exit status 3 when it did not complete).
+
+With --signal (and --signal-input), signal-with-start: send the signal to the
+running workflow of --workflow-id, or start it and send the signal, as one
+operation.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := a.inputValue(input, inputFile)
@@ -68,9 +73,26 @@ random one. With --wait, wait for the workflow to close and print its result
 			}
 			ctx, cancel := a.call(cmd)
 			defer cancel()
-			run, err := c.StartWorkflow(ctx, wfType, queue, in, opts)
-			if err != nil {
-				return err
+			var run *orch.WorkflowRun
+			if signal != "" {
+				if id == "" {
+					return usagef("--signal needs --workflow-id: the workflow to signal, or to start")
+				}
+				sig, err := a.inputValue(signalInput, "")
+				if err != nil {
+					return err
+				}
+				run, err = c.SignalWithStartWorkflow(ctx, id, signal, sig, wfType, queue, in, opts)
+				if err != nil {
+					return err
+				}
+			} else {
+				if signalInput != "" {
+					return usagef("--signal-input needs --signal")
+				}
+				if run, err = c.StartWorkflow(ctx, wfType, queue, in, opts); err != nil {
+					return err
+				}
 			}
 			if wait {
 				return a.printResult(cmd.Context(), c, run.ID, run.RunID)
@@ -96,6 +118,8 @@ random one. With --wait, wait for the workflow to close and print its result
 	f.StringArrayVar(&memo, "memo", nil, "memo entry KEY=JSON (repeatable)")
 	f.StringArrayVar(&search, "search-attribute", nil, "search attribute KEY=JSON (repeatable)")
 	f.BoolVar(&wait, "wait", false, "wait for the workflow to close and print its result")
+	f.StringVar(&signal, "signal", "", "signal-with-start: send this signal, starting the workflow if it is not running")
+	f.StringVar(&signalInput, "signal-input", "", "the signal's value, one JSON value")
 	_ = cmd.MarkFlagRequired("type")
 	_ = cmd.MarkFlagRequired("task-queue")
 	return cmd
