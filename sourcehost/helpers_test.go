@@ -1,6 +1,7 @@
 package sourcehost_test
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -51,3 +52,5 @@ func startReceiver(srv *http.Server) string {
 	go srv.Serve(l)
 	return "http://" + l.Addr().String()
 }
+
+func fmtAny(v any) string { return fmt.Sprintf("%q", v) }

@@ -182,10 +182,102 @@ type WikiPageEvent struct {
 	} `json:"object_attributes"`
 }
 
+// TagPushEvent is a tag pushed or deleted ("Tag Push Hook"). A deleted
+// tag's After is forty zeros and its CheckoutSHA empty.
+type TagPushEvent struct {
+	ObjectKind   string       `json:"object_kind"` // "tag_push"
+	Before       string       `json:"before"`
+	After        string       `json:"after"`
+	Ref          string       `json:"ref"` // "refs/tags/v1.0.0"
+	CheckoutSHA  string       `json:"checkout_sha"`
+	Message      string       `json:"message"` // an annotated tag's message
+	UserID       int64        `json:"user_id"`
+	UserName     string       `json:"user_name"`
+	UserUsername string       `json:"user_username"`
+	ProjectID    int64        `json:"project_id"`
+	Project      HookProject  `json:"project"`
+	Commits      []HookCommit `json:"commits"`
+}
+
+// NoteEvent is a comment made or edited on an issue or a merge request
+// ("Note Hook"); Issue or MergeRequest says which.
+type NoteEvent struct {
+	ObjectKind       string      `json:"object_kind"` // "note"
+	EventType        string      `json:"event_type"`  // note, or confidential_note
+	User             HookUser    `json:"user"`
+	ProjectID        int64       `json:"project_id"`
+	Project          HookProject `json:"project"`
+	ObjectAttributes struct {
+		ID           int64     `json:"id"`
+		Note         string    `json:"note"`
+		NoteableType string    `json:"noteable_type"` // Issue or MergeRequest
+		NoteableID   int64     `json:"noteable_id"`
+		AuthorID     int64     `json:"author_id"`
+		System       bool      `json:"system"`
+		Internal     bool      `json:"internal"`
+		Action       string    `json:"action"` // create or update
+		URL          string    `json:"url"`
+		CreatedAt    time.Time `json:"created_at"`
+		UpdatedAt    time.Time `json:"updated_at"`
+	} `json:"object_attributes"`
+	Issue *struct {
+		ID    int64  `json:"id"`
+		IID   int64  `json:"iid"`
+		Title string `json:"title"`
+		State string `json:"state"`
+	} `json:"issue"`
+	MergeRequest *struct {
+		ID           int64  `json:"id"`
+		IID          int64  `json:"iid"`
+		Title        string `json:"title"`
+		State        string `json:"state"`
+		SourceBranch string `json:"source_branch"`
+		TargetBranch string `json:"target_branch"`
+	} `json:"merge_request"`
+}
+
+// ReleaseEvent is a release created, updated or deleted ("Release Hook").
+type ReleaseEvent struct {
+	ObjectKind  string      `json:"object_kind"` // "release"
+	ID          int64       `json:"id"`
+	Action      string      `json:"action"` // create, update or delete
+	Name        string      `json:"name"`
+	Tag         string      `json:"tag"`
+	Description string      `json:"description"`
+	URL         string      `json:"url"`
+	CreatedAt   time.Time   `json:"created_at"`
+	ReleasedAt  time.Time   `json:"released_at"`
+	Project     HookProject `json:"project"`
+	Commit      *HookCommit `json:"commit"`
+}
+
+// JobEvent is a pipeline job changing status ("Job Hook"; its object_kind
+// is "build", as the API has it).
+type JobEvent struct {
+	ObjectKind      string         `json:"object_kind"` // "build"
+	Ref             string         `json:"ref"`
+	Tag             bool           `json:"tag"`
+	SHA             string         `json:"sha"`
+	BuildID         int64          `json:"build_id"`
+	BuildName       string         `json:"build_name"`
+	BuildStage      string         `json:"build_stage"`
+	BuildStatus     PipelineStatus `json:"build_status"`
+	BuildCreatedAt  time.Time      `json:"build_created_at"`
+	BuildStartedAt  *time.Time     `json:"build_started_at"`
+	BuildFinishedAt *time.Time     `json:"build_finished_at"`
+	BuildDuration   *float64       `json:"build_duration"`
+	PipelineID      int64          `json:"pipeline_id"`
+	ProjectID       int64          `json:"project_id"`
+	ProjectName     string         `json:"project_name"`
+	User            HookUser       `json:"user"`
+	Project         HookProject    `json:"project"`
+}
+
 // ParseWebhook reads a webhook delivery in an http.Handler. When secret is
 // not empty the delivery's token must equal it (compared in constant time),
-// or the error is ErrHookToken. The result is a *PushEvent, *IssueEvent,
-// *MergeRequestEvent, *PipelineEvent or *WikiPageEvent.
+// or the error is ErrHookToken. The result is a *PushEvent, *TagPushEvent,
+// *IssueEvent, *NoteEvent, *MergeRequestEvent, *PipelineEvent, *JobEvent,
+// *ReleaseEvent or *WikiPageEvent.
 func ParseWebhook(r *http.Request, secret string) (any, error) {
 	if r.Method != http.MethodPost {
 		return nil, fmt.Errorf("sourcehost: webhook delivered with %s, want POST", r.Method)
@@ -221,6 +313,14 @@ func ParseWebhookPayload(event string, payload []byte) (any, error) {
 		v, kind = new(PipelineEvent), "pipeline"
 	case WikiPageHookEvent:
 		v, kind = new(WikiPageEvent), "wiki_page"
+	case TagPushHookEvent:
+		v, kind = new(TagPushEvent), "tag_push"
+	case NoteHookEvent:
+		v, kind = new(NoteEvent), "note"
+	case ReleaseHookEvent:
+		v, kind = new(ReleaseEvent), "release"
+	case JobHookEvent:
+		v, kind = new(JobEvent), "build"
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownHookEvent, event)
 	}

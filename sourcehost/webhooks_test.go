@@ -60,6 +60,10 @@ func FuzzParseWebhookPayload(f *testing.F) {
 		{"Pipeline Hook", `{"object_kind":"pipeline","object_attributes":{"duration":3}}`},
 		{"Wiki Page Hook", `{"object_kind":"wiki_page"}`},
 		{"Merge Request Hook", `[]`},
+		{"Tag Push Hook", `{"object_kind":"tag_push","ref":"refs/tags/v1","checkout_sha":null}`},
+		{"Note Hook", `{"object_kind":"note","object_attributes":{"note":"hi"},"issue":{"iid":1}}`},
+		{"Release Hook", `{"object_kind":"release","action":"create","commit":{"id":"a"}}`},
+		{"Job Hook", `{"object_kind":"build","build_duration":1.5,"build_started_at":null}`},
 	} {
 		f.Add(seed.event, []byte(seed.body))
 	}

@@ -72,9 +72,15 @@
 //
 // # Webhooks
 //
-// When an issue or merge request is created or changes state, a pipeline
-// changes status, or a push lands (PushFiles, AddBranch, or the files and
-// branches API), the fake POSTs the event to every hook that takes it, with
+// When an issue or merge request is created or changes state, a note is
+// made or edited ("Note Hook"; internal notes and notes on confidential
+// issues go to confidential_note_events; the system notes the fake writes
+// deliver nothing), a pipeline or one of its jobs changes status
+// ("Pipeline Hook", "Job Hook"), a tag is pushed or deleted ("Tag Push
+// Hook"), a release is created or updated ("Release Hook"), or a push
+// lands (PushFiles, AddBranch, or the files and branches API), the fake
+// POSTs the event, in the real service's payload shape, to every hook that
+// takes it, with
 // the hook's token in X-Sourcehost-Token, the event's name in
 // X-Sourcehost-Event, and its chain in X-Sourcehost-Event-UUID.
 //

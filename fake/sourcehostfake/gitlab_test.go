@@ -1,12 +1,15 @@
 package sourcehostfake_test
 
 import (
+	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
 // gitlabClient is the published GitLab Go client pointed at srv as root.
@@ -349,5 +352,74 @@ func TestGitLabClientJobs(t *testing.T) {
 	}
 	if all, _, err := gl.Jobs.ListProjectJobs(pid, &gitlab.ListJobsOptions{Scope: &[]gitlab.BuildStateValue{gitlab.Running}}); err != nil || len(all) != 1 || all[0].ID != retried.ID {
 		t.Fatalf("running jobs %+v %v", all, err)
+	}
+}
+
+// TestGitLabClientParsesTheFakesEvents: the GitLab client's own webhook
+// parser reads the fake's note, tag push, release and job payloads.
+func TestGitLabClientParsesTheFakesEvents(t *testing.T) {
+	t.Parallel()
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	srv := sourcehostfake.Start(t, sourcehostfake.WithHookClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: ok}}))
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"a.txt": "a"},
+		Branches:      []sourcehostfake.BranchSeed{{Name: "feature", Files: map[string]string{"b.txt": "b"}}},
+		Issues:        []sourcehostfake.IssueSeed{{Title: "bug"}},
+		MergeRequests: []sourcehostfake.MergeRequestSeed{{Title: "B", SourceBranch: "feature"}},
+		Hooks: []sourcehostfake.HookSeed{{URL: "http://receiver.test/hook", PushEvents: gitlab.Ptr(false), NoteEvents: true,
+			TagPushEvents: true, ReleasesEvents: true, JobEvents: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gl.Notes.CreateIssueNote(pid, 1, &gitlab.CreateIssueNoteOptions{Body: gitlab.Ptr("on the issue")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gl.Notes.CreateMergeRequestNote(pid, 1, &gitlab.CreateMergeRequestNoteOptions{Body: gitlab.Ptr("on the MR")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gl.Releases.CreateRelease(pid, &gitlab.CreateReleaseOptions{TagName: gitlab.Ptr("v1"), Ref: gitlab.Ptr("main")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.PushFile(pid, "main", sourcehostfake.CIFile, "test:\n  script: go test\n", "CI"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Clock().Advance(time.Hour)
+	if err := srv.WaitDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, d := range srv.Deliveries() {
+		ev, err := gitlab.ParseWebhook(gitlab.EventType(d.Event), d.Payload)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Event, err)
+		}
+		switch ev := ev.(type) {
+		case *gitlab.IssueCommentEvent:
+			if ev.Issue.IID != 1 || ev.ObjectAttributes.Note != "on the issue" || ev.ProjectID != pid {
+				t.Errorf("issue note %+v", ev)
+			}
+		case *gitlab.MergeCommentEvent:
+			if ev.MergeRequest.IID != 1 || ev.ObjectAttributes.Note != "on the MR" {
+				t.Errorf("MR note %+v", ev)
+			}
+		case *gitlab.TagEvent:
+			if ev.Ref != "refs/tags/v1" || ev.ProjectID != pid || ev.CheckoutSHA == "" {
+				t.Errorf("tag push %+v", ev)
+			}
+		case *gitlab.ReleaseEvent:
+			if ev.Tag != "v1" || ev.Action != "create" || ev.Project.ID != pid || ev.Commit.ID == "" {
+				t.Errorf("release %+v", ev)
+			}
+		case *gitlab.JobEvent:
+			if ev.BuildName != "test" || ev.ProjectID != pid || ev.PipelineID == 0 {
+				t.Errorf("job %+v", ev)
+			}
+		}
+		seen[fmt.Sprintf("%T", ev)]++
+	}
+	for _, kind := range []string{"*gitlab.IssueCommentEvent", "*gitlab.MergeCommentEvent", "*gitlab.TagEvent", "*gitlab.ReleaseEvent", "*gitlab.JobEvent"} {
+		if seen[kind] == 0 {
+			t.Errorf("no %s among %v", kind, seen)
+		}
 	}
 }

@@ -473,3 +473,91 @@ func (c *call) queueReleaseEvent(p *project, rel *release, action string) {
 	}
 	c.events = append(c.events, hookEvents(p, "releases_events", sourcehost.ReleaseHookEvent, payload, "")...)
 }
+
+type noteAttrsJSON struct {
+	ID           int64  `json:"id"`
+	Note         string `json:"note"`
+	NoteableType string `json:"noteable_type"`
+	NoteableID   int64  `json:"noteable_id"`
+	AuthorID     int64  `json:"author_id"`
+	ProjectID    int64  `json:"project_id"`
+	System       bool   `json:"system"`
+	Internal     bool   `json:"internal"`
+	Action       string `json:"action"` // create or update
+	CreatedAt    stamp  `json:"created_at"`
+	UpdatedAt    stamp  `json:"updated_at"`
+	URL          string `json:"url"`
+}
+
+type noteIssueJSON struct {
+	ID           int64           `json:"id"`
+	IID          int64           `json:"iid"`
+	ProjectID    int64           `json:"project_id"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	State        string          `json:"state"`
+	AuthorID     int64           `json:"author_id"`
+	Confidential bool            `json:"confidential"`
+	Labels       []hookLabelJSON `json:"labels"`
+	CreatedAt    stamp           `json:"created_at"`
+	UpdatedAt    stamp           `json:"updated_at"`
+}
+
+type noteMRJSON struct {
+	ID           int64           `json:"id"`
+	IID          int64           `json:"iid"`
+	ProjectID    int64           `json:"target_project_id"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	State        string          `json:"state"`
+	SourceBranch string          `json:"source_branch"`
+	TargetBranch string          `json:"target_branch"`
+	AuthorID     int64           `json:"author_id"`
+	Labels       []hookLabelJSON `json:"labels"`
+	CreatedAt    stamp           `json:"created_at"`
+	UpdatedAt    stamp           `json:"updated_at"`
+}
+
+// noteEventJSON is the payload of a "Note Hook".
+type noteEventJSON struct {
+	ObjectKind       string          `json:"object_kind"`
+	EventType        string          `json:"event_type"` // note, or confidential_note
+	User             hookUserJSON    `json:"user"`
+	ProjectID        int64           `json:"project_id"`
+	Project          hookProjectJSON `json:"project"`
+	ObjectAttributes noteAttrsJSON   `json:"object_attributes"`
+	Issue            *noteIssueJSON  `json:"issue,omitempty"`
+	MergeRequest     *noteMRJSON     `json:"merge_request,omitempty"`
+}
+
+// queueNoteEvent queues a "Note Hook" for a note made or changed by
+// c.user: to hooks with note_events, or confidential_note_events for an
+// internal note or a note on a confidential issue. s.mu must be held.
+func (c *call) queueNoteEvent(nb *noteable, n *note, action string) {
+	web := c.base + "/" + nb.pr.fullPath()
+	attrs := noteAttrsJSON{ID: n.id, Note: n.body, NoteableType: n.noteableType, NoteableID: n.noteableID, AuthorID: n.author.id,
+		ProjectID: nb.pr.id, System: n.system, Internal: n.internal, Action: action, CreatedAt: stamp(n.createdAt),
+		UpdatedAt: stamp(n.updatedAt)}
+	payload := noteEventJSON{ObjectKind: "note", EventType: "note", User: hookUser(c.user), ProjectID: nb.pr.id,
+		Project: hookProject(c.base, nb.pr)}
+	confidential := n.internal
+	if is := nb.issue; is != nil {
+		attrs.URL = web + "/-/issues/" + fmt.Sprint(is.iid) + "#note_" + fmt.Sprint(n.id)
+		payload.Issue = &noteIssueJSON{ID: is.id, IID: is.iid, ProjectID: nb.pr.id, Title: is.title, Description: is.description,
+			State: is.state, AuthorID: is.author.id, Confidential: is.confidential, Labels: hookLabels(is.labels),
+			CreatedAt: stamp(is.createdAt), UpdatedAt: stamp(is.updatedAt)}
+		confidential = confidential || is.confidential
+	}
+	if mr := nb.mr; mr != nil {
+		attrs.URL = web + "/-/merge_requests/" + fmt.Sprint(mr.iid) + "#note_" + fmt.Sprint(n.id)
+		payload.MergeRequest = &noteMRJSON{ID: mr.id, IID: mr.iid, ProjectID: nb.pr.id, Title: mr.title, Description: mr.description,
+			State: mr.state, SourceBranch: mr.sourceBranch, TargetBranch: mr.targetBranch, AuthorID: mr.author.id,
+			Labels: hookLabels(mr.labels), CreatedAt: stamp(mr.createdAt), UpdatedAt: stamp(mr.updatedAt)}
+	}
+	payload.ObjectAttributes = attrs
+	flag := "note_events"
+	if confidential {
+		flag, payload.EventType = "confidential_note_events", "confidential_note"
+	}
+	c.events = append(c.events, hookEvents(nb.pr, flag, sourcehost.NoteHookEvent, payload, "")...)
+}

@@ -153,6 +153,7 @@ func (c *call) createNote(kind string) fakekit.Answer {
 		}
 	}
 	n := c.addNote(nb, body, false, internal)
+	c.queueNoteEvent(nb, n, "create")
 	return created(c.renderNote(n))
 }
 
@@ -210,6 +211,7 @@ func (c *call) updateNote(kind string) fakekit.Answer {
 		return *fail
 	}
 	n.body, n.updatedAt = body, c.st.clock.Now()
+	c.queueNoteEvent(nb, n, "update")
 	return ok(c.renderNote(n))
 }
 
