@@ -198,3 +198,17 @@ func (s *cancelScope) doneChannel() ReceiveChannel {
 	}
 	return s.done
 }
+
+// HasLastCompletionResult reports whether this run has the result of the
+// run before it: a cron schedule's previous run, or the run a retry
+// policy retries.
+func HasLastCompletionResult(ctx Context) bool {
+	return len(must(ctx).e.lastResult.GetPayloads()) > 0
+}
+
+// GetLastCompletionResult decodes the previous run's result (see
+// HasLastCompletionResult) into valuePtr; orch.ErrNoPayload when there is
+// none.
+func GetLastCompletionResult(ctx Context, valuePtr any) error {
+	return orch.DecodePayloads(must(ctx).e.lastResult, valuePtr)
+}

@@ -31,8 +31,9 @@ type command struct {
 type execution struct {
 	body      body
 	info      Info
-	input     *orchpb.Payloads
-	now       time.Time
+	input      *orchpb.Payloads
+	lastResult *orchpb.Payloads
+	now        time.Time
 	replaying bool
 
 	stamp         int64
@@ -202,6 +203,7 @@ func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
 	e.info.Attempt = max(st.GetAttempt(), 1)
 	e.info.StartTime = history[0].GetEventTime().AsTime()
 	e.input = st.GetInput()
+	e.lastResult = st.GetLastCompletionResult()
 
 	startedAt := map[int64]time.Time{}
 	byCompleted := map[int64]*wfTask{}

@@ -28,14 +28,27 @@ type sim struct {
 
 func newSim(t testing.TB, wf orch.Workflow, input any) *sim {
 	t.Helper()
+	return newSimAfter(t, wf, input, nil)
+}
+
+// newSimAfter is newSim for a run that follows one that completed with
+// last (a cron schedule's next run), nil for none.
+func newSimAfter(t testing.TB, wf orch.Workflow, input, last any) *sim {
+	t.Helper()
 	s := &sim{t: t, wf: wf, now: epoch}
 	p, err := orch.EncodePayloads(input)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var lp *orchpb.Payloads
+	if last != nil {
+		if lp, err = orch.EncodePayloads(last); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s.add(orchpb.EventType_WorkflowExecutionStarted, &orchpb.HistoryEvent_WorkflowExecutionStartedEventAttributes{
 		WorkflowExecutionStartedEventAttributes: &orchpb.WorkflowExecutionStartedEventAttributes{
-			WorkflowType: &orchpb.WorkflowType{Name: "Test"}, TaskQueue: "q", Input: p, Attempt: 1}})
+			WorkflowType: &orchpb.WorkflowType{Name: "Test"}, TaskQueue: "q", Input: p, Attempt: 1, LastCompletionResult: lp}})
 	return s
 }
 

@@ -616,3 +616,27 @@ func TestContextValuesDoneAndChannels(t *testing.T) {
 		t.Errorf("Replay: %v", err)
 	}
 }
+
+// TestLastCompletionResult: a cron schedule's next run reads what the
+// previous run returned; the first has none.
+func TestLastCompletionResult(t *testing.T) {
+	t.Parallel()
+	counter := func(ctx workflow.Context, _ struct{}) (int, error) {
+		n := 0
+		if workflow.HasLastCompletionResult(ctx) {
+			if err := workflow.GetLastCompletionResult(ctx, &n); err != nil {
+				return 0, err
+			}
+		}
+		return n + 1, nil
+	}
+	var got int
+	result(t, newSim(t, workflow.New(counter), nil).task()[0], &got)
+	if got != 1 {
+		t.Errorf("first run: %d", got)
+	}
+	result(t, newSimAfter(t, workflow.New(counter), nil, 41).task()[0], &got)
+	if got != 42 {
+		t.Errorf("next run: %d", got)
+	}
+}
