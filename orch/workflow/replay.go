@@ -29,12 +29,12 @@ type command struct {
 // execution is one replay of one workflow run: the coroutines of its code,
 // what they wait on, and the commands they issue.
 type execution struct {
-	body      body
-	info      Info
+	body       body
+	info       Info
 	input      *orchpb.Payloads
 	lastResult *orchpb.Payloads
 	now        time.Time
-	replaying bool
+	replaying  bool
 
 	stamp         int64
 	seq           int64
