@@ -189,7 +189,12 @@
 // minutes (fake clock) of the side asked for (workflow by default);
 // status: backlog_count_hint, read_level (tasks added), ack_level (tasks
 // handed out), rate_per_second (the pollers' max_tasks_per_second, else
-// 100,000). Each queue has one partition per side, owned by matching-0.
+// 100,000). That rate is enforced: the last max_tasks_per_second a poller
+// of the side sent sets a token bucket (burst max(1, rate)) on the fake
+// clock, and a task waits in the backlog until a token is due, then goes
+// to the oldest waiting poll. (With WithTimeSkipping, a backlog held back
+// by the rate stops the skipping until the clock moves.) Each queue has one
+// partition per side, owned by matching-0.
 //
 // # Authentication
 //

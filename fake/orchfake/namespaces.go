@@ -90,6 +90,7 @@ func (st *state) addNamespace(req *orchpb.RegisterNamespaceRequest) *namespace {
 	}
 	clusters := []*orchpb.ClusterReplicationConfig{{ClusterName: ClusterName}}
 	ns := &namespace{
+		st: st,
 		info: &orchpb.NamespaceInfo{
 			Name: req.GetNamespace(), State: orchpb.NamespaceState_REGISTERED,
 			Description: req.GetDescription(), OwnerEmail: req.GetOwnerEmail(),

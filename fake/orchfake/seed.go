@@ -65,6 +65,7 @@ func (s *Server) GRPCClient(opts ...orch.Option) *orch.Client {
 		base = []orch.Option{orch.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})}
 	}
 	if ml := s.grpcMemListener(); ml != nil {
+		addr = "passthrough:///" + addr // no name to resolve: the dialer reaches the listener
 		base = append(base, orch.WithGRPCDialOptions(grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
 			return ml.DialContext(ctx, "", "")
 		})))

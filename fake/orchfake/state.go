@@ -25,6 +25,7 @@ type state struct {
 }
 
 type namespace struct {
+	st              *state
 	info            *orchpb.NamespaceInfo
 	config          *orchpb.NamespaceConfig
 	replication     *orchpb.NamespaceReplicationConfig

@@ -2,10 +2,12 @@ package orchfake
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -54,6 +56,54 @@ type queueSide struct {
 	// not taken yet: neither in the backlog nor started, but not idle either
 	// (time skipping must not jump over them).
 	inFlight int
+	// The dispatch rate (rate > 0): a token bucket of burst max(1, rate) on
+	// the fake clock; a task waits in the backlog while it is empty, and
+	// wakeup hands it out when a token is due.
+	tokens float64
+	filled time.Time
+	wakeup *clock.Timer
+}
+
+// take spends a dispatch token, or says how long until one is due.
+func (sd *queueSide) take(now time.Time) (bool, time.Duration) {
+	if sd.rate <= 0 {
+		return true, 0
+	}
+	burst := math.Max(1, sd.rate)
+	if sd.filled.IsZero() {
+		sd.tokens = burst
+	} else {
+		sd.tokens = math.Min(burst, sd.tokens+now.Sub(sd.filled).Seconds()*sd.rate)
+	}
+	sd.filled = now
+	if sd.tokens >= 1 {
+		sd.tokens--
+		return true, 0
+	}
+	return false, max(time.Duration((1-sd.tokens)/sd.rate*float64(time.Second)), time.Millisecond)
+}
+
+// dispatchLater hands backlog tasks to waiting polls once the rate allows.
+// s.mu must be held.
+func (q *taskQueue) dispatchLater(side int, wait time.Duration) {
+	sd := &q.sides[side]
+	if sd.wakeup != nil {
+		return
+	}
+	s := q.ns.st.s
+	sd.wakeup = s.afterFunc(wait, func() {
+		sd.wakeup = nil
+		for len(sd.waiters) > 0 {
+			t := q.pop(side)
+			if t == nil {
+				return
+			}
+			w := sd.waiters[0]
+			sd.waiters = sd.waiters[1:]
+			sd.inFlight++
+			w.ch <- t
+		}
+	})
 }
 
 // task is what a poll hands out: a workflow task of an execution, or an
@@ -88,6 +138,13 @@ func (ns *namespace) queue(name string) *taskQueue {
 func (q *taskQueue) push(side int, t task) {
 	sd := &q.sides[side]
 	sd.added++
+	if len(sd.waiters) > 0 && sd.rate > 0 {
+		if ok, wait := sd.take(q.ns.st.s.clk.Now()); !ok {
+			sd.backlog = append(sd.backlog, t)
+			q.dispatchLater(side, wait)
+			return
+		}
+	}
 	for len(sd.waiters) > 0 {
 		w := sd.waiters[0]
 		sd.waiters = sd.waiters[1:]
@@ -102,6 +159,12 @@ func (q *taskQueue) push(side int, t task) {
 // pop takes the oldest live task from the backlog. s.mu must be held.
 func (q *taskQueue) pop(side int) task {
 	sd := &q.sides[side]
+	if sd.rate > 0 && q.backlogCount(side) > 0 {
+		if ok, wait := sd.take(q.ns.st.s.clk.Now()); !ok {
+			q.dispatchLater(side, wait)
+			return nil
+		}
+	}
 	for len(sd.backlog) > 0 {
 		t := sd.backlog[0]
 		sd.backlog[0] = nil
