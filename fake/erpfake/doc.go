@@ -96,10 +96,11 @@
 // log ([Server.Requests], [Server.RequestsTo], [Server.ResetRequests]; each
 // entry names the caller), [Server.Reset], and [Server.Clock]. Seeding and
 // reading back: [Server.Load] with a [Seed], AddUser, NewAPIKey,
-// SetUserEnabled, AddThirdparty, AddProduct, AddInvoice, AddOrder; User,
-// Users, Thirdparty, Thirdparties, Product, Products, Invoice, Invoices,
-// Order, Orders, in the client's types, as the API would show them to
-// admin. [Server.EndSessions] ends every web session.
+// SetUserEnabled, AddThirdparty, AddContact, AddProduct, AddInvoice (a
+// paid one paid by one transfer of its total), AddOrder; User, Users,
+// Thirdparty, Thirdparties, Contact, Contacts, Product, Products, Invoice,
+// Invoices, Order, Orders, in the client's types, as the API would show
+// them to admin. [Server.EndSessions] ends every web session.
 //
 // A [Seed] holds every kind of record the fake keeps, with the same field
 // names in JSON and YAML; invoices and orders name their third party by
