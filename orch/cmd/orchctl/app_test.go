@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -32,12 +35,12 @@ type cli struct {
 func (c cli) run(args ...string) result {
 	c.t.Helper()
 	var out, errb bytes.Buffer
-	code := run(c.t.Context(), args, Env{
-		Stdout: &out, Stderr: &errb,
-		Getenv: func(k string) string { return c.env[k] },
+	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return c.env[k] }}
+	if c.srv != nil {
 		// The fake's clock, and no client-side waits on it.
-		ClientOptions: []orch.Option{orch.WithClock(c.srv.Clock()), orch.WithClientLimits(orch.ClientLimits{RequestsPerSecond: orch.Unlimited})},
-	})
+		env.ClientOptions = []orch.Option{orch.WithClock(c.srv.Clock()), orch.WithClientLimits(orch.ClientLimits{RequestsPerSecond: orch.Unlimited})}
+	}
+	code := run(c.t.Context(), args, env)
 	return result{code: code, out: out.String(), stderr: errb.String()}
 }
 
@@ -463,4 +466,44 @@ func TestShowFollow(t *testing.T) {
 			t.Errorf("show --follow printed\n%s", got)
 		}
 	})
+}
+
+// TestAgainstRealServer runs the commands that need no worker against the
+// real service the orch tests use, when ORCH_TEST_GRPC_ADDR or
+// ORCH_TEST_HTTP_URL names one (ORCH_TEST_TOKEN, ORCH_TEST_NAMESPACE and
+// ORCH_TEST_GRPC_INSECURE=1 as there).
+func TestAgainstRealServer(t *testing.T) {
+	t.Parallel()
+	targets := map[string]string{"grpc": os.Getenv("ORCH_TEST_GRPC_ADDR"), "http": os.Getenv("ORCH_TEST_HTTP_URL")}
+	if targets["grpc"] == "" && targets["http"] == "" {
+		t.Skip("ORCH_TEST_GRPC_ADDR and ORCH_TEST_HTTP_URL are not set")
+	}
+	for transport, addr := range targets {
+		if addr == "" {
+			continue
+		}
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{EnvAddress: addr, EnvToken: os.Getenv("ORCH_TEST_TOKEN"), EnvNamespace: os.Getenv("ORCH_TEST_NAMESPACE")}
+			if os.Getenv("ORCH_TEST_GRPC_INSECURE") == "1" {
+				env[EnvTLS] = "off"
+			}
+			c := cli{t: t, env: env}
+			ns := cmp.Or(env[EnvNamespace], "default")
+			if out := c.ok("namespace", "describe", ns); !strings.Contains(out, "Name                 "+ns+"\n") {
+				t.Errorf("namespace describe printed\n%s", out)
+			}
+			id := fmt.Sprintf("orchctl-test-%d", time.Now().UnixNano())
+			c.ok("workflow", "start", "-t", "OrchctlTest", "-q", id, "-w", id, "-i", `{"n":1}`)
+			c.ok("workflow", "signal", id, "--name", "ping", "-i", `"x"`)
+			if out := c.ok("workflow", "show", id); !strings.Contains(out, `name=ping input="x"`) {
+				t.Errorf("show printed\n%s", out)
+			}
+			if out := c.ok("workflow", "describe", id); !strings.Contains(out, "Status          Running\n") {
+				t.Errorf("describe printed\n%s", out)
+			}
+			c.ok("workflow", "terminate", id, "--reason", "orchctl test")
+			c.fails(exitNotCompleted, "terminated: orchctl test", "workflow", "result", id)
+		})
+	}
 }
