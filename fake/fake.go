@@ -24,6 +24,7 @@ package fake
 
 import (
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ import (
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -90,6 +92,7 @@ type Option func(*config)
 type config struct {
 	clock      *clock.Fake
 	addrs      Addrs
+	inMemory   bool
 	seed       *Seed
 	erp        []erpfake.Option
 	cloudauth  []cloudauthfake.Option
@@ -104,6 +107,14 @@ func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk 
 
 // WithAddrs chooses where New listens (Start always picks free ports).
 func WithAddrs(a Addrs) Option { return func(c *config) { c.addrs = a } }
+
+// InMemory serves every fake on in-memory listeners instead of ports
+// (HTTP over in-memory pipes; orch's gRPC too): the same behaviour, with no
+// socket opened, so a suite can start tens of thousands of fakes without
+// waiting for ports. Only the clients the fakes make reach them then
+// (Fakes.Clients, each fake's Client and RawClient); their URLs name hosts
+// no resolver answers. WithAddrs is ignored.
+func InMemory() Option { return func(c *config) { c.inMemory = true } }
 
 // WithSeed loads seed into the fakes once they run (see Seed).
 func WithSeed(seed *Seed) Option { return func(c *config) { c.seed = seed } }
@@ -172,30 +183,45 @@ func start(opts []Option) (f *Fakes, err error) {
 	}
 	f = &Fakes{Clock: cfg.clock}
 
+	// serve serves one fake's HTTP side on addr, or in memory.
+	serve := func(name, addr string, listen func(string) (string, error), onListener func(net.Listener) string) error {
+		if cfg.inMemory {
+			onListener(fakekit.NewMemListener(name))
+			return nil
+		}
+		if _, err := listen(addrOr(addr)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	}
+
 	f.ERP = erpfake.New(append([]erpfake.Option{erpfake.WithClock(cfg.clock)}, cfg.erp...)...)
-	if _, err := f.ERP.Listen(addrOr(cfg.addrs.ERP)); err != nil {
-		return f, fmt.Errorf("erp fake: %w", err)
+	if err := serve("erpfake", cfg.addrs.ERP, f.ERP.Listen, f.ERP.Serve); err != nil {
+		return f, err
 	}
 
 	f.CloudAuth = cloudauthfake.New(append([]cloudauthfake.Option{cloudauthfake.WithClock(cfg.clock)}, cfg.cloudauth...)...)
-	if _, err := f.CloudAuth.Listen(addrOr(cfg.addrs.CloudAuth)); err != nil {
-		return f, fmt.Errorf("cloudauth fake: %w", err)
+	if err := serve("cloudauthfake", cfg.addrs.CloudAuth, f.CloudAuth.Listen, f.CloudAuth.Serve); err != nil {
+		return f, err
 	}
 
 	f.Orch = orchfake.New(append([]orchfake.Option{orchfake.WithClock(cfg.clock)}, cfg.orch...)...)
-	if err := f.Orch.Listen(addrOr(cfg.addrs.OrchGRPC), addrOr(cfg.addrs.OrchHTTP)); err != nil {
+	if cfg.inMemory {
+		f.Orch.ServeGRPC(fakekit.NewMemListener("orchfake-grpc"))
+		f.Orch.Serve(fakekit.NewMemListener("orchfake"))
+	} else if err := f.Orch.Listen(addrOr(cfg.addrs.OrchGRPC), addrOr(cfg.addrs.OrchHTTP)); err != nil {
 		return f, fmt.Errorf("orch fake: %w", err)
 	}
 
 	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
-	if _, err := f.SourceHost.Listen(addrOr(cfg.addrs.SourceHost)); err != nil {
-		return f, fmt.Errorf("sourcehost fake: %w", err)
+	if err := serve("sourcehostfake", cfg.addrs.SourceHost, f.SourceHost.Listen, f.SourceHost.Serve); err != nil {
+		return f, err
 	}
 
 	mcpOpts := append([]mcpfake.Option{mcpfake.WithClock(cfg.clock), mcpfake.WithUpstream(f.SourceHost)}, cfg.mcp...)
 	f.MCP = mcpfake.New(mcpOpts...)
-	if _, err := f.MCP.Listen(addrOr(cfg.addrs.MCP)); err != nil {
-		return f, fmt.Errorf("mcp fake: %w", err)
+	if err := serve("mcpfake", cfg.addrs.MCP, f.MCP.Listen, f.MCP.Serve); err != nil {
+		return f, err
 	}
 
 	if cfg.seed != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -18,8 +19,44 @@ import (
 
 func TestStartWiresEveryFake(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []struct {
+		name string
+		opts []fake.Option
+	}{{"loopback", nil}, {"in memory", []fake.Option{fake.InMemory()}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			testWiring(t, fake.Start(t, mode.opts...))
+		})
+	}
+}
+
+// In memory, no fake has a port: every URL names a host no resolver
+// answers, and only the fakes' own clients reach them.
+func TestInMemoryOpensNoPort(t *testing.T) {
+	t.Parallel()
+	f := fake.Start(t, fake.InMemory())
+	for _, u := range []string{f.ERP.URL(), f.CloudAuth.URL(), f.Orch.URL(), f.Orch.GRPCAddr(), f.SourceHost.URL(), f.MCP.URL()} {
+		if !strings.Contains(u, ".invalid") {
+			t.Errorf("%s is not an in-memory address", u)
+		}
+	}
+	req, _ := http.NewRequest("GET", f.ERP.URL()+"/api/index.php/products", nil)
+	req.Header.Set("ERPAPIKEY", f.ERP.APIKey())
+	resp, err := f.ERP.RawClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("RawClient: %d", resp.StatusCode)
+	}
+	if _, err := http.Get(f.ERP.URL() + "/api/index.php/products"); err == nil {
+		t.Error("a client of its own reached the in-memory ERP")
+	}
+}
+
+func testWiring(t *testing.T, f *fake.Fakes) {
 	ctx := context.Background()
-	f := fake.Start(t)
 
 	if err := f.Clients.ERP.Ping(ctx); err != nil {
 		t.Errorf("erp: %v", err)
@@ -46,6 +83,14 @@ func TestStartWiresEveryFake(t *testing.T) {
 	}
 	if _, err := f.Orch.HTTPClient().DescribeCluster(ctx); err != nil {
 		t.Errorf("orch over HTTP: %v", err)
+	}
+	gc := f.Orch.GRPCClient()
+	defer gc.Close()
+	if _, err := gc.DescribeCluster(ctx); err != nil {
+		t.Errorf("orch over a dialled gRPC connection: %v", err)
+	}
+	if _, err := f.Clients.CloudAuth.PublicKeys(ctx); err != nil {
+		t.Errorf("cloudauth: %v", err)
 	}
 	if f.MCP.Upstream() != f.SourceHost {
 		t.Error("the gateway's upstream is not Fakes.SourceHost")

@@ -46,7 +46,12 @@ type Gateway struct {
 	shared  *fallbackStore // nil without a shared store
 	log     *slog.Logger
 	http    *http.Client // shared by every caller's upstream client
-	mcp     http.Handler // the Model Context Protocol side
+	// mcp is the Model Context Protocol side, made at its first request:
+	// the SDK validates every tool's schema when it is added (about 1 MB of
+	// garbage per gateway), which a gateway only spoken to in JSON-RPC, as
+	// most fakes are, never needs.
+	mcp     http.Handler
+	mcpOnce sync.Once
 	metrics metrics
 
 	verifying flights
@@ -94,7 +99,6 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	if _, err := sourcehost.New(cfg.Upstream, g.upstreamOptions("config-check")...); err != nil {
 		return nil, fmt.Errorf("mcp: config: upstream options: %w", err)
 	}
-	g.mcp = g.protocolHandler()
 	return g, nil
 }
 
@@ -180,6 +184,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		// applies that protocol's rules (batches among them).
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		pw := &protocolErrors{ResponseWriter: w}
+		g.mcpOnce.Do(func() { g.mcp = g.protocolHandler() })
 		g.mcp.ServeHTTP(pw, r.WithContext(withCaller(ctx, c)))
 		pw.finish()
 		return nil

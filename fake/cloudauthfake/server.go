@@ -205,6 +205,32 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
+// StartInMemory is Start on an in-memory listener instead of a port: the
+// fake serves the same, but only the clients it makes (Client, RawClient)
+// reach it, and no socket is opened, so a suite can start thousands of
+// fakes without waiting for ports. URL() is "http://cloudauthfake.invalid", a host no
+// resolver answers.
+func StartInMemory(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := New(opts...)
+	s.ep.StartInMemory(tb, "cloudauthfake", s)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// RawClient returns an *http.Client that reaches the fake however it
+// serves (in memory, over TLS, on a port), for requests the typed client
+// does not make; nil before it serves.
+func (s *Server) RawClient() *http.Client {
+	if s.URL() == "" {
+		return nil
+	}
+	if hc := s.ep.HTTPClient(); hc != nil {
+		return hc
+	}
+	return http.DefaultClient
+}
+
 // StartTLS is Start over TLS, with a certificate for 127.0.0.1 signed by
 // an authority of its own: a client trusts it only through
 // [Server.Client], [Server.CACertFile] or by turning verification off.
@@ -246,7 +272,7 @@ func (s *Server) Client(opts ...cloudauth.Option) *cloudauth.Client {
 		panic("cloudauthfake: Client called before Start or Listen")
 	}
 	base := []cloudauth.Option{cloudauth.WithClock(s.cfg.clock)}
-	if hc := s.ep.TLSClient(); hc != nil {
+	if hc := s.ep.HTTPClient(); hc != nil {
 		base = append(base, cloudauth.WithHTTPClient(hc))
 	}
 	if s.cfg.issuer != "" {

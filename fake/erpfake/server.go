@@ -183,6 +183,32 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
+// StartInMemory is Start on an in-memory listener instead of a port: the
+// fake serves the same, but only the clients it makes (Client, RawClient)
+// reach it, and no socket is opened, so a suite can start thousands of
+// fakes without waiting for ports. URL() is "http://erpfake.invalid", a host no
+// resolver answers.
+func StartInMemory(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := New(opts...)
+	s.ep.StartInMemory(tb, "erpfake", s)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// RawClient returns an *http.Client that reaches the fake however it
+// serves (in memory, over TLS, on a port), for requests the typed client
+// does not make; nil before it serves.
+func (s *Server) RawClient() *http.Client {
+	if s.URL() == "" {
+		return nil
+	}
+	if hc := s.ep.HTTPClient(); hc != nil {
+		return hc
+	}
+	return http.DefaultClient
+}
+
 // StartTLS is Start over TLS with a self-signed certificate; the clients the
 // server makes trust it.
 func StartTLS(tb testing.TB, opts ...Option) *Server {
@@ -256,7 +282,7 @@ func (s *Server) client(opts []erp.Option) *erp.Client {
 		panic("erpfake: Client called before Start or Listen")
 	}
 	base := []erp.Option{erp.WithClock(s.cfg.clock)}
-	if hc := s.ep.TLSClient(); hc != nil {
+	if hc := s.ep.HTTPClient(); hc != nil {
 		base = append(base, erp.WithHTTPClient(hc))
 	}
 	c, err := erp.New(u, append(base, opts...)...)

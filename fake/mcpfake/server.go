@@ -113,6 +113,35 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
+// StartInMemory is Start on in-memory listeners instead of ports, for the
+// gateway and the source-hosting fake it makes: the same behaviour, but
+// only the clients the fakes make (Client, RawClient) reach them, and no
+// socket is opened. URL() is "http://mcpfake.invalid", a host no resolver
+// answers.
+func StartInMemory(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.StartInMemory(tb, o...) })
+	if err != nil {
+		tb.Fatalf("mcpfake: %v", err)
+	}
+	s.ep.StartInMemory(tb, "mcpfake", s)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// RawClient returns an *http.Client that reaches the gateway however it
+// serves (in memory, over TLS, on a port), for requests the typed client
+// does not make; nil before it serves.
+func (s *Server) RawClient() *http.Client {
+	if s.URL() == "" {
+		return nil
+	}
+	if hc := s.ep.HTTPClient(); hc != nil {
+		return hc
+	}
+	return http.DefaultClient
+}
+
 // StartTLS is Start with the gateway over TLS, with a self-signed
 // certificate its Client trusts.
 func StartTLS(tb testing.TB, opts ...Option) *Server {
@@ -148,9 +177,12 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 	s.gcfg = cfg.gateway
 	s.gcfg.Clock = s.cfg.clock
 	s.gcfg.Upstream = s.upstream.URL()
-	if s.gcfg.Upstream == "" { // not serving: reach it in-process
+	switch hc := s.upstream.RawClient(); {
+	case s.gcfg.Upstream == "": // not serving: reach it in-process
 		s.gcfg.Upstream = internalUpstream
 		hc := &http.Client{Transport: fakekit.HandlerTransport{Handler: s.upstream}}
+		s.gcfg.UpstreamOptions = append([]sourcehost.Option{sourcehost.WithHTTPClient(hc)}, s.gcfg.UpstreamOptions...)
+	case hc != http.DefaultClient: // in memory, or over TLS: only its own client reaches it
 		s.gcfg.UpstreamOptions = append([]sourcehost.Option{sourcehost.WithHTTPClient(hc)}, s.gcfg.UpstreamOptions...)
 	}
 	gw, err := mcp.NewGateway(s.gcfg)
@@ -303,7 +335,7 @@ func (s *Server) ClientWithToken(token string, opts ...mcp.Option) *mcp.Client {
 		base = append(base, mcp.WithSigningSecret(secret))
 	}
 	u := s.URL()
-	switch hc := s.ep.TLSClient(); {
+	switch hc := s.ep.HTTPClient(); {
 	case hc != nil:
 		base = append(base, mcp.WithHTTPClient(hc))
 	case u == "":

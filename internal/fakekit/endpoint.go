@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"syscall"
 	"testing"
@@ -143,10 +144,19 @@ type Endpoint struct {
 	all  []func() // closes every server started, newest last
 }
 
+// InMemoryEnv names the environment variable that makes Start serve in
+// memory (StartInMemory) instead of on a loopback port: set to 1, a whole
+// test suite runs its fakes without sockets. Only the clients the fakes
+// make (and their RawClient) reach them then.
+const InMemoryEnv = "APITWIN_FAKES_IN_MEMORY"
+
 // Start serves h on a loopback port until the test ends (or Close) and
-// returns its URL.
+// returns its URL; in memory instead when InMemoryEnv is 1.
 func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 	tb.Helper()
+	if os.Getenv(InMemoryEnv) == "1" {
+		return e.StartInMemory(tb, "fake", h)
+	}
 	s := httptest.NewUnstartedServer(h)
 	e.Timeouts.configure(s.Config)
 	s.Start()

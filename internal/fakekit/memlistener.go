@@ -18,6 +18,7 @@ type MemListener struct {
 
 	mu     sync.Mutex
 	closed bool
+	port   int // the last client "port" handed out
 	queue  chan net.Conn // server ends, waiting for Accept
 	done   chan struct{} // closed by Close
 }
@@ -68,6 +69,15 @@ func (l *MemListener) Addr() net.Addr { return l.addr }
 // waits for Accept as long as ctx allows.
 func (l *MemListener) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
 	client, server := net.Pipe()
+	l.mu.Lock()
+	l.port = l.port%64511 + 1
+	port := l.port + 1024
+	l.mu.Unlock()
+	// The server sees a loopback caller, as over TCP: net.Pipe's own
+	// address ("pipe") is none a handler (or an access list) can read.
+	caller := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}
+	client = &memConn{Conn: client, local: caller, remote: l.addr}
+	server = &memConn{Conn: server, local: l.addr, remote: caller}
 	select {
 	case l.queue <- server:
 		return client, nil
@@ -95,6 +105,16 @@ func (l *MemListener) HTTPClient() *http.Client {
 		IdleConnTimeout:   IdleTimeout,
 	}}
 }
+
+// memConn is one end of an in-memory connection, with addresses a TCP
+// connection on loopback would have.
+type memConn struct {
+	net.Conn
+	local, remote net.Addr
+}
+
+func (c *memConn) LocalAddr() net.Addr  { return c.local }
+func (c *memConn) RemoteAddr() net.Addr { return c.remote }
 
 // memAddr is a MemListener's address.
 type memAddr string
