@@ -10,13 +10,19 @@ import (
 	"github.com/apitwin/apitwin/internal/rest"
 )
 
+// minSecret is the shortest text taken for a secret: replacing one or two
+// letters would shred every message (and a password that short guards
+// nothing); internal/rest draws the same line.
+const minSecret = 4
+
 // secretForms returns the ways a secret can travel and come back in a
 // server's answer: as it is, escaped inside a JSON string, and URL-encoded
-// (a login form's body, a query). Empty secrets are left out.
+// (a login form's body, a query). Secrets shorter than minSecret are left
+// out.
 func secretForms(secrets ...string) []string {
 	var forms []string
 	for _, s := range secrets {
-		if s == "" {
+		if len(s) < minSecret {
 			continue
 		}
 		j, _ := json.Marshal(s)

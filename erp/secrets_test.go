@@ -3,6 +3,7 @@ package erp_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -132,4 +133,16 @@ func TestSecretsNeverPrint(t *testing.T) {
 	noSecret(t, "a UserSeed", seed, secret)
 	noSecret(t, "a Seed", erpfake.Seed{Users: []erpfake.UserSeed{seed}}, secret)
 	noSecret(t, "a *Seed", &erpfake.Seed{Users: []erpfake.UserSeed{seed}}, secret)
+}
+
+// A password of a letter or two is no secret worth shredding every message
+// for: the error stays readable.
+func TestShortPasswordLeavesErrorsReadable(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	_, err := srv.Client().CreateUser(ctx, &erp.CreateUserRequest{Login: "admin", Password: "a"})
+	var e *erp.Error
+	if !errors.As(err, &e) || e.Message != "Internal Server Error: Error creating" || !strings.Contains(err.Error(), "ErrorLoginAlreadyExists") {
+		t.Fatalf("%v", err)
+	}
 }
