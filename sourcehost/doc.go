@@ -1,6 +1,9 @@
 // Package sourcehost is a client for a source-hosting REST API v4 (modelled
-// on GitLab's): projects, issues, merge requests, webhooks, pipelines and
-// repository files, authenticated by a personal access token.
+// on GitLab's), authenticated by a personal access token: the current user,
+// projects and their members ([AccessLevel]), issues and merge requests
+// with their notes, labels and milestones, the repository (branches and
+// their protection, tags, commits, files and the tree), releases,
+// pipelines and their jobs, and webhooks with typed events.
 //
 //	c, err := sourcehost.New("https://git.example.com", sourcehost.WithToken(os.Getenv("TOKEN")))
 //	if err != nil { … }
@@ -46,6 +49,19 @@
 // are started with POST /projects/:id/pipeline (GitLab's), and refuse a ref
 // that lacks the CI definition file. Webhook deliveries carry the headers
 // X-Sourcehost-Event, X-Sourcehost-Token and X-Sourcehost-Event-UUID.
+//
+// Beyond the specification's endpoints the client follows GitLab's API v4
+// paths, fields and statuses: members at /projects/:id/members (409 for a
+// member added twice), notes at .../issues/:iid/notes and
+// .../merge_requests/:iid/notes (the server writes system notes such as
+// "closed" and "merged" itself), labels (409 for a name in use, in any
+// case; [CheckLabelName] says what a server refuses) and milestones,
+// protected branches (deleting one is 405), tags and releases (a release
+// of a missing tag makes it from Ref; 409 for a second release, 422 for a
+// missing tag without Ref), commits, files updated and deleted with an
+// optional last_commit_id (409 when the file changed since), and jobs
+// (retrying an unfinished job is 403). Milestones and jobs are named by
+// their ids, labels by name or [LabelID], tags and branches by name.
 //
 // The fake in fake/sourcehostfake keeps this contract for tests.
 package sourcehost

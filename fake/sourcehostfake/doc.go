@@ -183,6 +183,13 @@
 // limit; another order_by is 400.
 //
 // Known differences from the real service: local webhook URLs are allowed;
-// keyset pagination covers projects only; there are no tags, forks, notes, jobs or
-// wiki; search is a case-insensitive substring match.
+// keyset pagination covers projects only; there are no forks, wiki, group
+// labels or milestones, protected tags, release asset links, job
+// artifacts or runners; a CI definition is read for its job names and
+// stages only (every job of a pipeline runs at once, and succeeds unless
+// canceled or set otherwise); label colors are hex codes or CSS's basic
+// names; label and milestone changes write no system notes (the real
+// service records them as resource events); a merge by a user below the
+// target branch's merge level is 403 (the real service answers 401);
+// search is a case-insensitive substring match.
 package sourcehostfake

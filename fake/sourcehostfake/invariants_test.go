@@ -98,6 +98,79 @@ func (s *Server) checkInvariants() error {
 			}
 			lastIID, pipelineIDs[pl.id] = pl.iid, true
 		}
+		if err := checkIssue19(p); err != nil {
+			return fmt.Errorf("project %d: %v", p.id, err)
+		}
+	}
+	return nil
+}
+
+// checkIssue19 checks what issue 19 added: notes on their own issue or
+// merge request, labels unique in any case and named on issues only when
+// the project has them, milestones of the project, tags on known commits,
+// releases of existing tags, protection rules unique, jobs in their
+// pipeline with known statuses.
+func checkIssue19(p *project) error {
+	names := map[string]bool{}
+	for _, l := range p.labels {
+		if names[strings.ToLower(l.name)] || labelNameProblem(l.name) != "" {
+			return fmt.Errorf("label %q twice or invalid", l.name)
+		}
+		names[strings.ToLower(l.name)] = true
+	}
+	checkNotes := func(notes []*note, kind string, id int64) error {
+		for _, n := range notes {
+			if n.noteableType != kind || n.noteableID != id || n.project != p {
+				return fmt.Errorf("note %d is not on %s %d", n.id, kind, id)
+			}
+		}
+		return nil
+	}
+	hasMilestone := func(m *milestone) bool { return m == nil || slices.Contains(p.milestones, m) && m.project == p }
+	for _, is := range p.issues {
+		if err := checkNotes(is.notes, "Issue", is.id); err != nil {
+			return err
+		}
+		if !hasMilestone(is.milestone) {
+			return fmt.Errorf("issue %d has a milestone of no project", is.iid)
+		}
+		for _, l := range is.labels {
+			if !names[strings.ToLower(l)] {
+				return fmt.Errorf("issue %d carries label %q the project lacks", is.iid, l)
+			}
+		}
+	}
+	for _, mr := range p.mrs {
+		if err := checkNotes(mr.notes, "MergeRequest", mr.id); err != nil {
+			return err
+		}
+		if !hasMilestone(mr.milestone) {
+			return fmt.Errorf("merge request %d has a milestone of no project", mr.iid)
+		}
+	}
+	for name, t := range p.repo.tags {
+		if t.name != name || p.repo.commits[t.commit.sha] != t.commit {
+			return fmt.Errorf("tag %q points at no known commit", name)
+		}
+	}
+	for _, r := range p.releases {
+		if p.repo.tags[r.tagName] == nil {
+			return fmt.Errorf("release %q has no tag", r.tagName)
+		}
+	}
+	rules := map[string]bool{}
+	for _, pb := range p.protected {
+		if rules[pb.name] {
+			return fmt.Errorf("branch rule %q twice", pb.name)
+		}
+		rules[pb.name] = true
+	}
+	for _, pl := range p.pipelines {
+		for _, j := range pl.jobs {
+			if j.pipeline != pl || !slices.Contains(jobStatuses, j.status) {
+				return fmt.Errorf("job %d of pipeline %d is %q or elsewhere", j.id, pl.id, j.status)
+			}
+		}
 	}
 	return nil
 }
