@@ -35,6 +35,8 @@ func ExampleClient_AddInvoiceLine() {
 	inv, _ = c.UpdateInvoiceLine(ctx, inv.ID, inv.Lines[0].ID, u)
 	inv, _ = c.DeleteInvoiceLine(ctx, inv.ID, lineID)
 	fmt.Println(len(inv.Lines), inv.TotalHT.Round(2), inv.TotalTTC.Round(2))
+	lines, _ := c.ListInvoiceLines(ctx, inv.ID)
+	fmt.Println(lines[0].ProductRef, lines[0].Qty.Round(0))
 
 	// Once validated, they cannot.
 	c.ValidateInvoice(ctx, inv.ID, nil)
@@ -42,6 +44,7 @@ func ExampleClient_AddInvoiceLine() {
 	fmt.Println(errors.Is(err, erp.ErrBadRequest))
 	// Output:
 	// 1 30.00 36.00
+	// WIDGET 3
 	// true
 }
 

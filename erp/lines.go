@@ -210,3 +210,23 @@ func (c *Client) UpdateOrderLine(ctx context.Context, orderID, lineID ID, req *U
 func (c *Client) DeleteOrderLine(ctx context.Context, orderID, lineID ID) (*Order, error) {
 	return do[Order](ctx, c, http.MethodDelete, "/orders/"+orderID.String()+"/lines/"+lineID.String(), nil, nil)
 }
+
+// lines reads GET {doc}{id}/lines.
+func (c *Client) lines(ctx context.Context, doc string, id ID) ([]Line, error) {
+	var out []Line
+	if _, err := c.call(ctx, &rest.Request{Method: http.MethodGet, Path: doc + id.String() + "/lines"}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListInvoiceLines returns the lines of an invoice (GET
+// /invoices/{id}/lines), without the rest of the invoice.
+func (c *Client) ListInvoiceLines(ctx context.Context, invoiceID ID) ([]Line, error) {
+	return c.lines(ctx, "/invoices/", invoiceID)
+}
+
+// ListOrderLines returns the lines of an order (GET /orders/{id}/lines).
+func (c *Client) ListOrderLines(ctx context.Context, orderID ID) ([]Line, error) {
+	return c.lines(ctx, "/orders/", orderID)
+}

@@ -112,6 +112,10 @@ func TestInvoiceLines(t *testing.T) {
 	if err != nil || len(inv.Lines) != 1 || inv.Lines[0].ID != lineID || !inv.TotalHT.Equal(dec("150")) {
 		t.Fatalf("after delete: %+v %v", inv, err)
 	}
+	lines, err := tg.c.ListInvoiceLines(ctx, inv.ID)
+	if err != nil || diff(inv.Lines, lines) != "" {
+		t.Fatalf("lines alone differ from the invoice's: %s %v", diff(inv.Lines, lines), err)
+	}
 
 	// A validated invoice's lines cannot change.
 	if _, err := tg.c.ValidateInvoice(ctx, inv.ID, nil); err != nil {
@@ -181,6 +185,12 @@ func TestOrderLinesAndReopen(t *testing.T) {
 	}
 	if o, err = tg.c.DeleteOrderLine(ctx, o.ID, o.Lines[0].ID); err != nil || len(o.Lines) != 1 || !o.TotalHT.Equal(dec("20")) {
 		t.Fatalf("after delete: %+v %v", o, err)
+	}
+	if lines, err := tg.c.ListOrderLines(ctx, o.ID); err != nil || diff(o.Lines, lines) != "" {
+		t.Fatalf("lines alone differ from the order's: %s %v", diff(o.Lines, lines), err)
+	}
+	if _, err := tg.c.ListOrderLines(ctx, 987654321); !errors.Is(err, erp.ErrNotFound) {
+		t.Fatalf("lines of a missing order: %v", err)
 	}
 	o, err = tg.c.UpdateOrder(ctx, o.ID, &erp.UpdateOrderRequest{RefClient: erp.Ptr("PO-9"), NotePublic: erp.Ptr("rush")})
 	if err != nil || o.RefClient != "PO-9" || o.NotePublic != "rush" || len(o.Lines) != 1 {
