@@ -166,3 +166,47 @@ func TestTagsAndReleases(t *testing.T) {
 		t.Fatalf("deleted tag: %v", err)
 	}
 }
+
+func TestRepositoryRefusalShapes(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	srv := tg.needFake(t)
+	p := tg.project(t, sourcehost.Private)
+	base := srv.URL() + "/api/v4/projects/" + itoa(p.ID)
+	for _, tc := range []struct {
+		method, url, body string
+		status            int
+		want              string
+	}{
+		{"POST", base + "/repository/tags", `{"ref":"main"}`, 400, `{"error":"tag_name is missing"}`},
+		{"POST", base + "/repository/tags", `{"tag_name":"a..b","ref":"main"}`, 400, `{"message":"Tag name invalid"}`},
+		{"POST", base + "/repository/tags", `{"tag_name":"v1","ref":"nope"}`, 400, `{"message":"Target nope is invalid"}`},
+		{"POST", base + "/repository/tags", `{"tag_name":"v1","ref":"main"}`, 201, ``},
+		{"POST", base + "/repository/tags", `{"tag_name":"v1","ref":"main"}`, 400, `{"message":"Tag v1 already exists"}`},
+		{"GET", base + "/repository/tags/v9", ``, 404, `{"message":"404 Tag Not Found"}`},
+		{"POST", base + "/releases", `{"tag_name":"v2"}`, 422, `{"message":"Ref is not specified"}`},
+		{"POST", base + "/releases", `{"tag_name":"v1","milestones":["none"]}`, 400, `{"error":"milestones is invalid: Milestone none does not exist"}`},
+		{"POST", base + "/releases", `{"tag_name":"v1"}`, 201, ``},
+		{"POST", base + "/releases", `{"tag_name":"v1"}`, 409, `{"message":"Release already exists"}`},
+		{"PUT", base + "/releases/v1", `{}`, 400, `{"error":"name, description, released_at, milestones are missing, at least one parameter must be provided"}`},
+		{"GET", base + "/releases/v9", ``, 404, `{"message":"404 Not Found"}`},
+		{"GET", base + "/repository/branches/nope", ``, 404, `{"message":"404 Branch Not Found"}`},
+		{"DELETE", base + "/repository/branches/main", ``, 405, `{"message":"Cannot remove HEAD branch"}`},
+		{"POST", base + "/protected_branches", `{"name":"main"}`, 409, `{"message":"Protected branch 'main' already exists"}`},
+		{"POST", base + "/protected_branches", `{"name":"x","push_access_level":25}`, 400, `{"error":"push_access_level does not have a valid value"}`},
+		{"DELETE", base + "/protected_branches/nope", ``, 404, `{"message":"404 Not found"}`},
+		{"PUT", base + "/repository/files/nope.txt", `{"branch":"main","content":"x","commit_message":"m"}`, 400, `{"message":"A file with this name doesn't exist"}`},
+		{"PUT", base + "/repository/files/README.md", `{"branch":"main","content":"x","commit_message":"m","last_commit_id":"0123456"}`, 409, `{"message":"You are attempting to update a file that has changed since you started editing it."}`},
+		{"GET", base + "/repository/commits?since=yesterday", ``, 400, `{"error":"since is invalid"}`},
+		{"GET", base + "/jobs/1", ``, 404, `{"message":"404 Not found"}`},
+		{"GET", base + "/jobs?scope[]=bogus", ``, 400, `{"error":"scope does not have a valid value"}`},
+	} {
+		resp, err := doRaw(tc.method, tc.url, srv.Token(), "application/json", tc.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.status != tc.status || tc.want != "" && resp.body != tc.want {
+			t.Errorf("%s %s %s: %d %s, want %d %s", tc.method, tc.url, tc.body, resp.status, resp.body, tc.status, tc.want)
+		}
+	}
+}
