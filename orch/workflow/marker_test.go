@@ -107,3 +107,28 @@ func TestGetVersion(t *testing.T) {
 		t.Errorf("Replay of the old code: %v", err)
 	}
 }
+
+// TestGetVersionInAQuery: a query that runs the code past the completed
+// tasks gets the version the next task will record, not DefaultVersion.
+func TestGetVersionInAQuery(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
+		v := workflow.Version(-2)
+		workflow.SetQueryHandler(ctx, "version", func() (any, error) { return int(v), nil })
+		if err := workflow.Sleep(ctx, time.Minute); err != nil {
+			return 0, err
+		}
+		v = workflow.GetVersion(ctx, "c", workflow.DefaultVersion, 3)
+		return int(v), workflow.Sleep(ctx, time.Minute)
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.task()
+	s.timerFired("1")
+	if got, err := s.query("version", nil); err != nil || got != 3 {
+		t.Errorf("query: %v, %v; want 3", got, err)
+	}
+	s.task()
+	if got, err := s.query("version", nil); err != nil || got != 3 {
+		t.Errorf("query after the task: %v, %v; want 3", got, err)
+	}
+}

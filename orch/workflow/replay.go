@@ -275,8 +275,10 @@ func (e *execution) run(history []*orchpb.HistoryEvent, upTo int64) ([]*orchpb.C
 		return nil, nil
 	}
 	feed(upTo)
+	// Past the completed tasks the code meets events for the first time,
+	// also in a query: GetVersion then answers as the next task will.
+	e.replaying = false
 	if upTo > 0 {
-		e.replaying = false
 		for _, ev := range history {
 			if ev.GetEventId() == upTo {
 				e.now = ev.GetEventTime().AsTime()
