@@ -44,7 +44,15 @@
 // internal/orchwire's table. The HTTP side is grpc-gateway over the
 // contract's google.api.http bindings: snake_case names, enums by name,
 // durations "<n>s", bytes base64; an unknown field in a body is
-// INVALID_ARGUMENT. Request field errors are INVALID_ARGUMENT with one
+// INVALID_ARGUMENT. Payloads may also be sent as plain JSON: a Payloads
+// field (input, signal_input, result, details, …) as a JSON array (one
+// payload per element) or any other value (one payload), a Payload field
+// (memo, header, search attribute values) as any value; each is stored as
+// a "json/plain" payload. The base64 wrapper form is still accepted (an
+// object whose only key is "payloads", or with only "metadata" and
+// "data"). With the request header "Orch-Payloads: json" an answer shows
+// json/plain payloads as plain JSON (a Payloads as an array of values);
+// without it, answers keep the wrapper, which the SDK reads. Request field errors are INVALID_ARGUMENT with one
 // detail per field: {type "FieldViolation", field, description}.
 //
 // # Versions

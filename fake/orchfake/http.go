@@ -1,6 +1,7 @@
 package orchfake
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/protobuf/proto"
 )
 
 // newGateway builds the HTTP/JSON side: grpc-gateway handlers that call
@@ -88,7 +90,14 @@ func (g gatewayRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Deprecation", "true")
 		w.Header().Set("Sunset", orchwire.Sunset)
 	}
-	g.s.gw.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), httpCallKey{}, hc)))
+	r = r.WithContext(context.WithValue(r.Context(), httpCallKey{}, hc))
+	if strings.EqualFold(r.Header.Get(HeaderPayloads), "json") {
+		pw := &plainWriter{ResponseWriter: w}
+		g.s.gw.ServeHTTP(pw, r)
+		pw.finish()
+		return
+	}
+	g.s.gw.ServeHTTP(w, r)
 }
 
 // httpError writes an error as {"error":{"code","message","details"}} with
@@ -170,11 +179,22 @@ func (s *Server) routingError(ctx context.Context, mux *runtime.ServeMux, m runt
 type bodyMarshaler struct{ *runtime.JSONPb }
 
 func (m bodyMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
-	d := m.JSONPb.NewDecoder(r)
-	return runtime.DecoderFunc(func(v any) error { return bodyError(d.Decode(v)) })
+	return runtime.DecoderFunc(func(v any) error {
+		body, err := io.ReadAll(r) // the kit bounds the body
+		if err != nil {
+			return bodyError(err)
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			return io.EOF // no body: the gateway takes it as an empty message
+		}
+		return m.Unmarshal(body, v)
+	})
 }
 
 func (m bodyMarshaler) Unmarshal(data []byte, v any) error {
+	if pm, ok := v.(proto.Message); ok {
+		data = plainPayloadsIn(data, pm)
+	}
 	return bodyError(m.JSONPb.Unmarshal(data, v))
 }
 
