@@ -143,8 +143,8 @@
 // by username), [Server.Reset], and [Server.Clock] (shared with the client
 // from [Server.Client], so a client's retry waits move it instead of
 // sleeping). Seeding and reading back: [Server.Load] with a [Seed], AddUser,
-// AddToken, AddGroup, AddProject (with members, files, branches, issues,
-// merge requests and hooks), AddIssue, AddMergeRequest, AddHook, AddBranch,
+// AddToken, AddGroup, AddProject (with members, files, branches, labels,
+// milestones, tags, releases, issues, merge requests and hooks), AddIssue, AddMergeRequest, AddHook, AddBranch,
 // PushFiles; Project, Issues, MergeRequests, Pipelines, Hooks, Deliveries.
 // Reset leaves root and its token as New made them.
 //

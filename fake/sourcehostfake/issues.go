@@ -356,6 +356,8 @@ type IssueSeed struct {
 	// State is opened (the default) or closed.
 	State        string `json:"state,omitempty" yaml:"state,omitempty"`
 	Confidential bool   `json:"confidential,omitempty" yaml:"confidential,omitempty"`
+	// Milestone is the title of a milestone of the project.
+	Milestone string `json:"milestone,omitempty" yaml:"milestone,omitempty"`
 }
 
 // AddIssue adds an issue to a project and returns its iid. It fires issue
@@ -391,7 +393,11 @@ func (s *Server) seedIssue(p *project, seed IssueSeed) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	is := c.openIssue(p, seed.Title, seed.Description, cleanList(seed.Labels), assignees, seed.Confidential, nil)
+	ms, err := milestoneNamed(p, seed.Milestone)
+	if err != nil {
+		return nil, err
+	}
+	is := c.openIssue(p, seed.Title, seed.Description, cleanList(seed.Labels), assignees, seed.Confidential, ms)
 	if seed.State == "closed" {
 		c.queueIssueEvent(is, c.changeIssueState(is, "close", c.st.clock.Now()))
 	}

@@ -320,6 +320,8 @@ type MergeRequestSeed struct {
 	// State is opened (the default), closed, or merged: merged as the API
 	// merges, with a merge commit (a conflict refuses the seed).
 	State string `json:"state,omitempty" yaml:"state,omitempty"`
+	// Milestone is the title of a milestone of the project.
+	Milestone string `json:"milestone,omitempty" yaml:"milestone,omitempty"`
 }
 
 // AddMergeRequest adds a merge request to a project and returns its iid.
@@ -358,6 +360,10 @@ func (s *Server) seedMR(p *project, seed MergeRequestSeed) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
+	ms, err := milestoneNamed(p, seed.Milestone)
+	if err != nil {
+		return nil, err
+	}
 	target := firstNonEmpty(seed.TargetBranch, p.defaultBranch)
 	if seed.State == "merged" { // check first: a refused merge must leave nothing behind
 		src, tgt := p.repo.branches[seed.SourceBranch], p.repo.branches[target]
@@ -371,6 +377,7 @@ func (s *Server) seedMR(p *project, seed MergeRequestSeed) (*call, error) {
 	if fail != nil {
 		return nil, answerError(fail)
 	}
+	mr.milestone = ms
 	now := c.st.clock.Now()
 	switch seed.State {
 	case "closed":

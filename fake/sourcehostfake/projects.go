@@ -206,7 +206,13 @@ type ProjectSeed struct {
 	// A CI definition file among them starts a pipeline.
 	Files map[string]string `json:"files,omitempty" yaml:"files,omitempty"`
 	// Branches are made after Files, in order.
-	Branches      []BranchSeed       `json:"branches,omitempty" yaml:"branches,omitempty"`
+	Branches []BranchSeed `json:"branches,omitempty" yaml:"branches,omitempty"`
+	// Labels, Milestones, Tags and Releases are added after Branches, in
+	// that order, before Issues and MergeRequests (which may name them).
+	Labels        []LabelSeed        `json:"labels,omitempty" yaml:"labels,omitempty"`
+	Milestones    []MilestoneSeed    `json:"milestones,omitempty" yaml:"milestones,omitempty"`
+	Tags          []TagSeed          `json:"tags,omitempty" yaml:"tags,omitempty"`
+	Releases      []ReleaseSeed      `json:"releases,omitempty" yaml:"releases,omitempty"`
 	Issues        []IssueSeed        `json:"issues,omitempty" yaml:"issues,omitempty"`
 	MergeRequests []MergeRequestSeed `json:"merge_requests,omitempty" yaml:"merge_requests,omitempty"`
 	// Hooks are added last, so the project's seeded records deliver
@@ -314,6 +320,13 @@ func (s *Server) seedProject(seed ProjectSeed, files []fileChange, branchFiles [
 		c := s.internalCall(s.root)
 		if _, err := s.seedBranch(c, p, b, branchFiles[i]); err != nil {
 			return p, at(fmt.Sprintf("branches[%d]", i), err)
+		}
+		gather(c)
+	}
+	{
+		c := s.internalCall(s.root)
+		if err := s.seedRepoRecords(c, p, seed); err != nil {
+			return p, err
 		}
 		gather(c)
 	}

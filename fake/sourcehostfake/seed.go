@@ -15,7 +15,8 @@ import (
 
 // Seeding puts data in directly, as an administrator would, without rate
 // limits or faults: AddUser, AddToken, AddGroup, AddProject (with its
-// members, files, branches, issues, merge requests and hooks), and AddIssue,
+// members, files, branches, labels, milestones, tags, releases, issues,
+// merge requests and hooks), and AddIssue,
 // AddMergeRequest, AddHook, AddBranch and PushFiles for a project that
 // exists. Webhooks fire for seeded changes just as for API calls, each as
 // a chain of its own; a project's seeded hooks are added after its other
@@ -33,7 +34,11 @@ import (
 //	    visibility: private
 //	    files: {README.md: "# Shop", .sourcehost-ci.yml: "test: {}"}
 //	    branches: [{name: feature, files: {shop.go: "package shop"}}]
-//	    issues: [{title: Broken cart, labels: [bug], assignees: [alice]}]
+//	    labels: [{name: bug, color: "#d9534f"}]
+//	    milestones: [{title: v1.0, due_date: "2031-03-31"}]
+//	    tags: [{name: v0.9, ref: main}]
+//	    releases: [{tag_name: v0.9, description: First cut}]
+//	    issues: [{title: Broken cart, labels: [bug], assignees: [alice], milestone: v1.0}]
 //	    merge_requests: [{title: Cart, source_branch: feature}]
 //	    hooks: [{url: "http://127.0.0.1:9000/hook", issues_events: true, token: s3cret}]
 type Seed struct {

@@ -1,0 +1,129 @@
+package sourcehostfake
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// LabelSeed is a label to add (ProjectSeed.Labels).
+type LabelSeed struct {
+	Name string `json:"name" yaml:"name"`
+	// Color is "#RGB", "#RRGGBB" or a basic CSS color name; empty means
+	// the default, "#6699cc".
+	Color       string `json:"color,omitempty" yaml:"color,omitempty"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+}
+
+// MilestoneSeed is a milestone to add (ProjectSeed.Milestones).
+type MilestoneSeed struct {
+	Title       string `json:"title" yaml:"title"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	// DueDate and StartDate are YYYY-MM-DD.
+	DueDate   string `json:"due_date,omitempty" yaml:"due_date,omitempty"`
+	StartDate string `json:"start_date,omitempty" yaml:"start_date,omitempty"`
+	// State is active (the default) or closed.
+	State string `json:"state,omitempty" yaml:"state,omitempty"`
+}
+
+// TagSeed is a tag to add (ProjectSeed.Tags).
+type TagSeed struct {
+	Name string `json:"name" yaml:"name"`
+	// Ref is what to tag: a branch, a tag or a commit SHA; empty means the
+	// default branch.
+	Ref string `json:"ref,omitempty" yaml:"ref,omitempty"`
+	// Message makes an annotated tag.
+	Message string `json:"message,omitempty" yaml:"message,omitempty"`
+}
+
+// ReleaseSeed is a release to add (ProjectSeed.Releases), of a tag that
+// exists (Tags are added first).
+type ReleaseSeed struct {
+	TagName string `json:"tag_name" yaml:"tag_name"`
+	// Name empty means the tag name.
+	Name        string `json:"name,omitempty" yaml:"name,omitempty"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+}
+
+// seedRepoRecords adds a project seed's labels, milestones, tags and
+// releases as root, gathering their webhook deliveries on c. s.mu must be
+// held.
+func (s *Server) seedRepoRecords(c *call, p *project, seed ProjectSeed) error {
+	for i, l := range seed.Labels {
+		name := strings.TrimSpace(l.Name)
+		color := defaultLabelColor
+		if l.Color != "" {
+			var ok bool
+			if color, ok = labelColor(l.Color); !ok {
+				return at(fmt.Sprintf("labels[%d]", i), fmt.Errorf("sourcehostfake: color %q must be a valid color code", l.Color))
+			}
+		}
+		switch {
+		case name == "":
+			return at(fmt.Sprintf("labels[%d]", i), errors.New("sourcehostfake: name is missing"))
+		case labelNameProblem(name) != "":
+			return at(fmt.Sprintf("labels[%d]", i), fmt.Errorf("sourcehostfake: label name %q %s", name, labelNameProblem(name)))
+		case p.labelNamed(name) != nil:
+			return at(fmt.Sprintf("labels[%d]", i), errors.New("sourcehostfake: Label already exists"))
+		}
+		p.labels = append(p.labels, &label{id: s.st.next("label"), name: name, color: color, description: l.Description})
+	}
+	for i, m := range seed.Milestones {
+		title := strings.TrimSpace(m.Title)
+		where := fmt.Sprintf("milestones[%d]", i)
+		if title == "" {
+			return at(where, errors.New("sourcehostfake: title is missing"))
+		}
+		for _, d := range []string{m.DueDate, m.StartDate} {
+			if _, err := time.Parse(time.DateOnly, d); d != "" && err != nil {
+				return at(where, fmt.Errorf("sourcehostfake: date %q is not YYYY-MM-DD", d))
+			}
+		}
+		if m.State != "" && m.State != "active" && m.State != "closed" {
+			return at(where, fmt.Errorf("sourcehostfake: invalid milestone state %q (active or closed)", m.State))
+		}
+		if fail := checkMilestone(p, nil, title, m.Description, m.StartDate, m.DueDate); fail != nil {
+			return at(where, answerError(fail))
+		}
+		now := s.st.clock.Now()
+		p.milestones = append(p.milestones, &milestone{id: s.st.next("milestone"),
+			iid: nextIID(p.milestones, func(m *milestone) int64 { return m.iid }), project: p, title: title,
+			description: m.Description, state: firstNonEmpty(m.State, "active"), dueDate: m.DueDate, startDate: m.StartDate,
+			createdAt: now, updatedAt: now})
+	}
+	for i, t := range seed.Tags {
+		if _, fail := c.addTag(p, t.Name, firstNonEmpty(t.Ref, p.defaultBranch), t.Message); fail != nil {
+			return at(fmt.Sprintf("tags[%d]", i), answerError(fail))
+		}
+	}
+	for i, r := range seed.Releases {
+		where := fmt.Sprintf("releases[%d]", i)
+		t := p.repo.tags[r.TagName]
+		switch {
+		case t == nil:
+			return at(where, fmt.Errorf("sourcehostfake: no tag %q", r.TagName))
+		case p.releaseFor(r.TagName) != nil:
+			return at(where, errors.New("sourcehostfake: Release already exists"))
+		}
+		now := s.st.clock.Now()
+		rel := &release{id: s.st.next("release"), tagName: r.TagName, name: firstNonEmpty(r.Name, r.TagName),
+			description: r.Description, author: c.user, sha: t.commit.sha, createdAt: now, releasedAt: now}
+		p.releases = append(p.releases, rel)
+		c.queueReleaseEvent(p, rel, "create")
+	}
+	return nil
+}
+
+// milestoneNamed finds a seed's milestone by title. s.mu must be held.
+func milestoneNamed(p *project, title string) (*milestone, error) {
+	if title == "" {
+		return nil, nil
+	}
+	i := slices.IndexFunc(p.milestones, func(m *milestone) bool { return m.title == title })
+	if i < 0 {
+		return nil, fmt.Errorf("sourcehostfake: no milestone %q", title)
+	}
+	return p.milestones[i], nil
+}
