@@ -146,8 +146,9 @@ type Endpoint struct {
 
 // InMemoryEnv names the environment variable that makes Start serve in
 // memory (StartInMemory) instead of on a loopback port: set to 1, a whole
-// test suite runs its fakes without sockets. Only the clients the fakes
-// make (and their RawClient) reach them then.
+// test suite runs its fakes without sockets. The fakes' clients reach them,
+// and so does http.DefaultTransport, which it routes to them
+// (RouteDefaultTransportToMemory); a transport of the test's own does not.
 const InMemoryEnv = "APITWIN_FAKES_IN_MEMORY"
 
 // Start serves h on a loopback port until the test ends (or Close) and
@@ -155,6 +156,7 @@ const InMemoryEnv = "APITWIN_FAKES_IN_MEMORY"
 func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 	tb.Helper()
 	if os.Getenv(InMemoryEnv) == "1" {
+		RouteDefaultTransportToMemory()
 		return e.StartInMemory(tb, "fake", h)
 	}
 	s := httptest.NewUnstartedServer(h)

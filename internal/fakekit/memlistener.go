@@ -3,9 +3,11 @@ package fakekit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // MemListener is a net.Listener whose connections are in-memory pipes:
@@ -18,22 +20,73 @@ type MemListener struct {
 
 	mu     sync.Mutex
 	closed bool
-	port   int // the last client "port" handed out
+	port   int           // the last client "port" handed out
 	queue  chan net.Conn // server ends, waiting for Accept
 	done   chan struct{} // closed by Close
 }
 
 // NewMemListener returns a listener named name ("erpfake"); its address is
-// name + ".invalid", a host no resolver answers (RFC 6761), so a client
-// that is not wired to the listener fails at once with "no such host"
-// rather than reaching something else.
+// name, a number that tells it from the others of the process, and
+// ".invalid": a host no resolver answers (RFC 6761), so a client that is
+// not wired to the listener fails at once with "no such host" rather than
+// reaching something else.
 func NewMemListener(name string) *MemListener {
-	return &MemListener{
-		addr:  memAddr(name + ".invalid"),
+	l := &MemListener{
+		addr:  memAddr(fmt.Sprintf("%s-%d.invalid", name, memListeners.Add(1))),
 		queue: make(chan net.Conn),
 		done:  make(chan struct{}),
 	}
+	memRegistry.Store(string(l.addr), l)
+	return l
 }
+
+// memListeners counts the listeners made, for their names.
+var memListeners atomic.Int64
+
+// memRegistry holds the open listeners by address, for DialMemory.
+var memRegistry sync.Map
+
+// DialMemory dials the in-memory listener that addr ("host:port" or
+// "host") names, and reports false when none does.
+func DialMemory(ctx context.Context, addr string) (net.Conn, bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	v, ok := memRegistry.Load(host)
+	if !ok {
+		return nil, false, nil
+	}
+	c, err := v.(*MemListener).DialContext(ctx, "", "")
+	return c, true, err
+}
+
+// RouteDefaultTransportToMemory makes http.DefaultTransport (and so
+// http.DefaultClient, and every client built on them) reach in-memory
+// listeners by their addresses, dialling as before for every other
+// address. It is for test processes that run their fakes in memory
+// (InMemoryEnv): code that calls a fake with a client of its own still
+// reaches it. It changes a process-wide value, once.
+func RouteDefaultTransportToMemory() {
+	routeOnce.Do(func() {
+		t, ok := http.DefaultTransport.(*http.Transport)
+		if !ok {
+			return
+		}
+		next := t.DialContext
+		if next == nil {
+			next = (&net.Dialer{}).DialContext
+		}
+		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if c, ok, err := DialMemory(ctx, addr); ok {
+				return c, err
+			}
+			return next(ctx, network, addr)
+		}
+	})
+}
+
+var routeOnce sync.Once
 
 // ErrMemListenerClosed is what dialling a closed MemListener returns.
 var ErrMemListenerClosed = errors.New("fakekit: in-memory listener closed")
@@ -56,6 +109,7 @@ func (l *MemListener) Close() error {
 	if !l.closed {
 		l.closed = true
 		close(l.done)
+		memRegistry.Delete(string(l.addr))
 	}
 	return nil
 }
