@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
+	"time"
 )
 
 // coroutine is one goroutine of workflow code (the workflow function, or
@@ -13,11 +15,14 @@ import (
 // runs in the same order on every replay.
 type coroutine struct {
 	name    string
-	resume  chan bool // true: run on; false: exit
-	yielded chan struct{}
+	resume  chan bool     // true: run on; false or closed: exit
+	yielded chan struct{} // one slot, so an abandoned coroutine's last word never blocks it
+
+	// abandoned is set when the coroutine ran past the deadlock timeout:
+	// nobody waits for it any more.
+	abandoned atomic.Bool
 
 	// Written by the coroutine, read by the dispatcher after a yield.
-	started    bool
 	finished   bool
 	exiting    bool
 	progressed bool // it did more than re-check a condition that still fails
@@ -26,7 +31,7 @@ type coroutine struct {
 
 // newCoroutine starts fn in a goroutine that waits for its first resume.
 func (e *execution) newCoroutine(name string, fn func(*coroutine)) *coroutine {
-	c := &coroutine{name: name, resume: make(chan bool), yielded: make(chan struct{})}
+	c := &coroutine{name: name, resume: make(chan bool), yielded: make(chan struct{}, 1)}
 	e.coros = append(e.coros, c)
 	go func() {
 		defer func() {
@@ -34,13 +39,14 @@ func (e *execution) newCoroutine(name string, fn func(*coroutine)) *coroutine {
 				c.panicked = fmt.Errorf("workflow %s: coroutine %q panicked: %v\n%s", e.info.WorkflowType, c.name, r, debug.Stack())
 			}
 			c.finished = true
-			c.yielded <- struct{}{}
+			if !c.abandoned.Load() {
+				c.yielded <- struct{}{}
+			}
 		}()
 		if !<-c.resume {
 			c.exiting = true
 			return
 		}
-		c.started = true
 		fn(c)
 	}()
 	return c
@@ -48,9 +54,10 @@ func (e *execution) newCoroutine(name string, fn func(*coroutine)) *coroutine {
 
 // yield hands control back to the dispatcher and waits to be resumed.
 func (c *coroutine) yield(progressed bool) {
-	if c.exiting {
+	if c.exiting || c.abandoned.Load() {
 		// Workflow code deferred something that blocks while the
-		// execution is being torn down: end it again.
+		// execution is torn down, or the execution gave up on it.
+		c.exiting = true
 		runtime.Goexit()
 	}
 	c.progressed = progressed
@@ -71,6 +78,41 @@ func (c *coroutine) waitUntil(cond func() bool) {
 	}
 }
 
+// DeadlockError fails a workflow task whose code ran for longer than the
+// deadlock timeout (Options.DeadlockTimeout) without blocking in this
+// package's calls: it loops, or blocks on something else (time.Sleep, a Go
+// channel, a mutex, I/O). The coroutine is left behind.
+type DeadlockError struct {
+	Coroutine string
+	Timeout   time.Duration
+}
+
+func (e *DeadlockError) Error() string {
+	return fmt.Sprintf("workflow: potential deadlock: coroutine %q ran for %v without blocking in a call of package workflow (time.Sleep, Go channels, mutexes and I/O are not allowed in workflow code)", e.Coroutine, e.Timeout)
+}
+
+// wait waits for c to yield, at most the deadlock timeout.
+func (e *execution) wait(c *coroutine) error {
+	if e.deadlock <= 0 {
+		<-c.yielded
+		return nil
+	}
+	if e.watchdog == nil {
+		e.watchdog = time.NewTimer(e.deadlock)
+	} else {
+		e.watchdog.Reset(e.deadlock)
+	}
+	select {
+	case <-c.yielded:
+		e.watchdog.Stop()
+		return nil
+	case <-e.watchdog.C:
+		c.abandoned.Store(true)
+		close(c.resume)
+		return &DeadlockError{Coroutine: c.name, Timeout: e.deadlock}
+	}
+}
+
 // dispatch runs the coroutines, in the order they were created, until
 // none can progress: every one is blocked, or the workflow function has
 // returned. A panic in workflow code is returned as an error.
@@ -83,7 +125,9 @@ func (e *execution) dispatch() error {
 				continue
 			}
 			c.resume <- true
-			<-c.yielded
+			if err := e.wait(c); err != nil {
+				return err
+			}
 			if c.panicked != nil {
 				return c.panicked
 			}
@@ -109,13 +153,20 @@ func (e *execution) dispatch() error {
 }
 
 // stop ends every coroutine still alive (their deferred functions run) and
-// waits for them, so no goroutine outlives a task.
+// waits for them, so no goroutine outlives a task, but for one abandoned
+// by the deadlock timeout, which ends when it next yields, if ever.
 func (e *execution) stop() {
 	for _, c := range e.coros {
+		if c.abandoned.Load() {
+			continue
+		}
 		if !c.finished {
 			c.resume <- false
 			<-c.yielded
 		}
 	}
 	e.coros = nil
+	if e.watchdog != nil {
+		e.watchdog.Stop()
+	}
 }

@@ -45,6 +45,9 @@ type execution struct {
 	closing       *orchpb.Command
 	closeErr      error
 
+	deadlock time.Duration // Options.DeadlockTimeout
+	watchdog *time.Timer
+
 	root       *cancelScope
 	activities map[int64]*activity // by scheduled event id
 	children   map[int64]*child    // by initiated event id
@@ -55,9 +58,13 @@ type execution struct {
 	queries    map[string]func(args *orchpb.Payloads) (any, error)
 }
 
-func newExecution(b body) *execution {
+func newExecution(b body, o Options) *execution {
+	if o.DeadlockTimeout == 0 {
+		o.DeadlockTimeout = DefaultDeadlockTimeout
+	}
 	e := &execution{
 		body:       b,
+		deadlock:   o.DeadlockTimeout,
 		activities: map[int64]*activity{},
 		children:   map[int64]*child{},
 		markers:    map[markerKey]*orchpb.Payloads{},
@@ -481,10 +488,27 @@ func bodyOf[In, Out any](fn func(Context, In) (Out, error)) body {
 // *ContinueAsNewError continues it as a new run. A panic fails the
 // workflow task, which the service retries.
 func New[In, Out any](fn func(ctx Context, in In) (Out, error)) orch.Workflow {
+	return NewWithOptions(fn, Options{})
+}
+
+// DefaultDeadlockTimeout is Options.DeadlockTimeout's default: longer than
+// Temporal's one second, so a loaded test machine does not trip it.
+const DefaultDeadlockTimeout = 10 * time.Second
+
+// Options are the settings of NewWithOptions.
+type Options struct {
+	// DeadlockTimeout is how long a coroutine may run without blocking in
+	// a call of this package before the task fails with a *DeadlockError
+	// (0: DefaultDeadlockTimeout; negative: no limit).
+	DeadlockTimeout time.Duration
+}
+
+// NewWithOptions is New with options.
+func NewWithOptions[In, Out any](fn func(ctx Context, in In) (Out, error), o Options) orch.Workflow {
 	b := bodyOf(fn)
 	return orch.Workflow{
 		Decide: func(_ context.Context, t *orch.WorkflowTask) ([]*orchpb.Command, error) {
-			e := newExecution(b)
+			e := newExecution(b, o)
 			defer e.stop()
 			e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
 			upTo := t.Raw.GetStartedEventId()
@@ -497,7 +521,7 @@ func New[In, Out any](fn func(ctx Context, in In) (Out, error)) orch.Workflow {
 			return e.run(t.History, upTo)
 		},
 		Query: func(_ context.Context, t *orch.WorkflowTask, queryType string, args *orchpb.Payloads) (any, error) {
-			e := newExecution(b)
+			e := newExecution(b, o)
 			defer e.stop()
 			e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
 			if _, err := e.run(t.History, -1); err != nil {
@@ -545,7 +569,7 @@ func Replay[In, Out any](history []*orchpb.HistoryEvent, fn func(ctx Context, in
 	if fn == nil {
 		return errors.New("workflow: Replay needs a function")
 	}
-	e := newExecution(bodyOf(fn))
+	e := newExecution(bodyOf(fn), Options{})
 	defer e.stop()
 	_, err := e.run(history, 0)
 	return err

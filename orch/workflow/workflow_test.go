@@ -640,3 +640,24 @@ func TestLastCompletionResult(t *testing.T) {
 		t.Errorf("next run: %d", got)
 	}
 }
+
+// TestDeadlock: code that blocks outside this package's calls fails the
+// task with a DeadlockError once the deadlock timeout (here 1 ns) passes;
+// the coroutine is left behind and ends when it can.
+func TestDeadlock(t *testing.T) {
+	t.Parallel()
+	block, ended := make(chan struct{}), make(chan struct{})
+	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
+		defer close(ended)
+		<-block // a Go channel: not allowed in workflow code
+		return 1, nil
+	}
+	s := newSim(t, workflow.NewWithOptions(wf, workflow.Options{DeadlockTimeout: time.Nanosecond}), nil)
+	_, err := s.try()
+	var dl *workflow.DeadlockError
+	if !errors.As(err, &dl) || dl.Coroutine != "root" || !strings.Contains(err.Error(), "potential deadlock") {
+		t.Fatalf("Decide: %v", err)
+	}
+	close(block)
+	<-ended
+}
