@@ -227,3 +227,24 @@ func ExampleStartChildWorkflowCommand() {
 	// Output:
 	// START_CHILD_WORKFLOW_EXECUTION order-7-shipping ABANDON
 }
+
+func ExampleClient_AddSearchAttributes() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c := srv.Client()
+
+	if err := c.AddSearchAttributes(ctx, map[string]orchpb.IndexedValueType{"Priority": orchpb.IndexedValueType_INT}); err != nil {
+		panic(err)
+	}
+	if _, err := c.StartWorkflow(ctx, "Order", "orders", nil, &orch.StartWorkflowOptions{SearchAttributes: map[string]any{"Priority": 3}}); err != nil {
+		panic(err)
+	}
+	n, err := c.CountWorkflows(ctx, "Priority >= 3")
+	fmt.Println(n, err)
+	_, err = c.CountWorkflows(ctx, "Priority = 'high'")
+	fmt.Println(errors.Is(err, orch.ErrInvalidArgument))
+	// Output:
+	// 1 <nil>
+	// true
+}

@@ -62,3 +62,40 @@ func (c *Client) CountWorkflows(ctx context.Context, query string) (int64, error
 	}
 	return resp.GetCount(), nil
 }
+
+// SearchAttributes are a namespace's search attributes and their types:
+// the custom ones registered with AddSearchAttributes, and the system ones
+// every namespace has.
+type SearchAttributes struct {
+	Custom map[string]orchpb.IndexedValueType
+	System map[string]orchpb.IndexedValueType
+}
+
+// AddSearchAttributes registers custom search attributes in the client's
+// namespace, name to type (KEYWORD, TEXT, INT, DOUBLE, BOOL, DATETIME,
+// KEYWORD_LIST), all or none. Queries then compare them by their type, and
+// starts may set them. A name registered already with the same type is
+// accepted; with another type the call is ALREADY_EXISTS
+// (ErrAlreadyExists). It calls AdminService.AddSearchAttributes.
+func (c *Client) AddSearchAttributes(ctx context.Context, attrs map[string]orchpb.IndexedValueType) error {
+	_, err := c.Raw().AddSearchAttributes(ctx, &orchpb.AddSearchAttributesRequest{Namespace: c.namespace, SearchAttributes: attrs})
+	return err
+}
+
+// RemoveSearchAttributes removes custom search attributes, all or none; an
+// unknown name is NOT_FOUND, a system one INVALID_ARGUMENT. It calls
+// AdminService.RemoveSearchAttributes.
+func (c *Client) RemoveSearchAttributes(ctx context.Context, names ...string) error {
+	_, err := c.Raw().RemoveSearchAttributes(ctx, &orchpb.RemoveSearchAttributesRequest{Namespace: c.namespace, SearchAttributes: names})
+	return err
+}
+
+// ListSearchAttributes returns the search attributes of the client's
+// namespace. It calls AdminService.ListSearchAttributes.
+func (c *Client) ListSearchAttributes(ctx context.Context) (*SearchAttributes, error) {
+	resp, err := c.Raw().ListSearchAttributes(ctx, &orchpb.ListSearchAttributesRequest{Namespace: c.namespace})
+	if err != nil {
+		return nil, err
+	}
+	return &SearchAttributes{Custom: resp.GetCustomAttributes(), System: resp.GetSystemAttributes()}, nil
+}

@@ -176,7 +176,13 @@
 // ("invalid query: … at position N"). Custom attributes are registered
 // with [Server.RegisterSearchAttribute] (types Keyword, Text, Int, Double,
 // Bool, Datetime, KeywordList) and set at start as JSON payloads; an
-// unregistered one is INVALID_ARGUMENT. Pages: default 100, at most 1,000;
+// unregistered one is INVALID_ARGUMENT. Custom attributes are also
+// administered over both transports (AdminService): AddSearchAttributes
+// (name to type; all or none; the same type again is accepted, another is
+// ALREADY_EXISTS; a system name, a bad name or type is INVALID_ARGUMENT; at
+// most 100 per namespace), RemoveSearchAttributes (an unknown name is
+// NOT_FOUND, a system one INVALID_ARGUMENT) and ListSearchAttributes
+// (custom and system, with their types). Pages: default 100, at most 1,000;
 // the token is the last row's sort key, so paging is stable while
 // executions come and go.
 //

@@ -136,6 +136,18 @@ func (a adminService) DescribeShard(ctx context.Context, req *orchpb.DescribeSha
 	return call(a.s, ctx, opDescribeShard, req, a.s.describeShard)
 }
 
+func (a adminService) AddSearchAttributes(ctx context.Context, req *orchpb.AddSearchAttributesRequest) (*orchpb.AddSearchAttributesResponse, error) {
+	return call(a.s, ctx, opAddSearchAttributes, req, a.s.addSearchAttributes)
+}
+
+func (a adminService) RemoveSearchAttributes(ctx context.Context, req *orchpb.RemoveSearchAttributesRequest) (*orchpb.RemoveSearchAttributesResponse, error) {
+	return call(a.s, ctx, opRemoveSearchAttributes, req, a.s.removeSearchAttributes)
+}
+
+func (a adminService) ListSearchAttributes(ctx context.Context, req *orchpb.ListSearchAttributesRequest) (*orchpb.ListSearchAttributesResponse, error) {
+	return call(a.s, ctx, opListSearchAttributes, req, a.s.listSearchAttributes)
+}
+
 func (a adminService) CloseShard(ctx context.Context, req *orchpb.CloseShardRequest) (*orchpb.CloseShardResponse, error) {
 	return call(a.s, ctx, opCloseShard, req, a.s.closeShard)
 }
