@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -171,7 +172,7 @@ func (in *documentInput) build(c *call, b *body, d *document, kind string) *fake
 	}
 	soc, found := byID(c.st.thirdparties, in.socid)
 	if !found {
-		return refuse(fmt.Sprintf("socid %d does not name a thirdparty; a %s needs an existing one", in.socid, kind))
+		return refuse(fmt.Sprintf("socid %d does not name a thirdparty; %s needs an existing one", in.socid, withArticle(kind)))
 	}
 	d.lines = lines
 	d.computeTotals()
@@ -260,4 +261,13 @@ func (p *docPatch) apply(d *document) {
 // deleted is the ERP's answer to a delete.
 func deleted(msg string) fakekit.Answer {
 	return ok(map[string]any{"success": map[string]any{"code": 200, "message": msg}})
+}
+
+// withArticle is kind with its indefinite article ("an invoice", "an
+// order"), for messages that name a document kind.
+func withArticle(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }

@@ -306,3 +306,18 @@ func TestLoadNamesTheEntryItStoppedAt(t *testing.T) {
 		t.Fatalf("AddProduct: %v", err)
 	}
 }
+
+// Issue 20, defect 7: a message naming a document kind reads as English
+// ("an invoice", "an order"), never "a invoice".
+func TestMessagesUseTheRightArticle(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []erpfake.Seed{
+		{Invoices: []erpfake.InvoiceSeed{{SocID: 7}}},
+		{Orders: []erpfake.OrderSeed{{SocID: 7}}},
+	} {
+		err := erpfake.New().Load(seed)
+		if err == nil || strings.Contains(err.Error(), "a invoice") || strings.Contains(err.Error(), "a order") || !strings.Contains(err.Error(), "an ") {
+			t.Errorf("%v", err)
+		}
+	}
+}
