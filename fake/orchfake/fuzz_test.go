@@ -108,6 +108,15 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST " + ns + "default/workflows\n" + js + `{"workflow_id":1}` + "\n===\nPOST " + ns + "default/workflows\n" + js + strings.Repeat("[", 10_000),
 		"POST " + ns + "default/workflows\n" + js + `{"workflow_id":"w","workflow_type":{"name":"W"},"task_queue":"q","retry_policy":{"backoff_coefficient":"NaN"}}`,
 		"GET " + ns + "de%2Ffault/workflows/a%2Fb\n===\nGET " + ns + "%00/workflows",
+		// Issue 17's routes: signal-with-start, plain-JSON payloads, a cron
+		// start, search-attribute admin, a worker shutdown.
+		"POST " + ns + "default/workflows/w%2F1/signal-with-start/pay\n" + js + `{"workflow_type":{"name":"W"},"task_queue":"q","input":[1,"a",{"b":null}],"signal_input":{"x":1},"memo":{"fields":{"m":[]}}}` +
+			"\n===\nGET " + ns + "default/workflows/w%2F1/runs/-/history\nOrch-Payloads: json",
+		"POST " + ns + "default/workflows\n" + js + `{"workflow_id":"c","workflow_type":{"name":"W"},"task_queue":"q","cron_schedule":"*/5 1-3,7 * JAN-3 */2"}`,
+		"POST " + ns + "default/search-attributes\n" + js + `{"search_attributes":{"Priority":"INT","WorkflowId":"KEYWORD"}}` +
+			"\n===\nPOST " + ns + "default/search-attributes/remove\n" + js + `{"search_attributes":["Priority","Nope"]}` + "\n===\nGET " + ns + "default/search-attributes",
+		"POST " + ns + "default/workers/shutdown\n" + js + `{"task_queue":"q","worker_instance_key":"k"}` +
+			"\n===\nPOST " + ns + "default/task-queues/q/activity-tasks/poll\n" + js + `{"worker_instance_key":"k","task_queue_metadata":{"max_tasks_per_second":0.001}}`,
 	}
 	fakekitFuzz(f, seeds)
 }
@@ -125,6 +134,9 @@ func FuzzGRPC(f *testing.F) {
 		"StartWorkflowExecution\n!\x0a\xff\xff\xff\xff\x0f",
 		"SignalWorkflowExecution\n{\"namespace\":\"orders\",\"workflow_execution\":{\"workflow_id\":\"o-2\"},\"signal_name\":\"\\u0000\"}",
 		"RegisterNamespace\n{\"namespace\":\"a\\nb\"}\n===\nDescribeNamespace\n{\"namespace\":\"a\\nb\"}",
+		"SignalWithStartWorkflowExecution\n{\"namespace\":\"default\",\"workflow_id\":\"w\",\"workflow_type\":{\"name\":\"W\"},\"task_queue\":\"q\",\"signal_name\":\"s\",\"cron_schedule\":\"@every 1s\",\"retry_policy\":{\"maximum_attempts\":2}}",
+		"AddSearchAttributes\n{\"namespace\":\"default\",\"search_attributes\":{\"X\":\"KEYWORD_LIST\"}}\n===\nListSearchAttributes\n{\"namespace\":\"default\"}",
+		"ShutdownWorker\n{\"namespace\":\"default\",\"task_queue\":\"q\",\"worker_instance_key\":\"k\"}",
 	} {
 		f.Add(seed)
 	}
