@@ -92,6 +92,9 @@ func TestJobsMoveOnTheClock(t *testing.T) {
 	if parts := strings.Fields(string(withRetried["build@build"])); !slices.Equal(parts, []string{"success", "canceled"}) {
 		t.Fatalf("with retried %v", withRetried)
 	}
+	if all := srv.Jobs(p.ID, pl.ID); len(all) != 3 || all[2].Name != "build" || all[2].Status != sourcehost.PipelineSuccess {
+		t.Fatalf("read back %+v", all)
+	}
 	if _, err := tg.c.GetJob(ctx, pid(p), 999999); !errors.Is(err, sourcehost.ErrNotFound) {
 		t.Fatalf("missing job: %v", err)
 	}

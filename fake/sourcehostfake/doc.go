@@ -145,7 +145,8 @@
 // sleeping). Seeding and reading back: [Server.Load] with a [Seed], AddUser,
 // AddToken, AddGroup, AddProject (with members, files, branches, labels,
 // milestones, tags, releases, issues, merge requests and hooks), AddIssue, AddMergeRequest, AddHook, AddBranch,
-// PushFiles; Project, Issues, MergeRequests, Pipelines, Hooks, Deliveries.
+// PushFiles; Project, Issues, MergeRequests, Pipelines, Jobs, IssueNotes,
+// MergeRequestNotes, Labels, Milestones, Releases, Hooks, Deliveries.
 // Reset leaves root and its token as New made them.
 //
 // # Bounds

@@ -124,6 +124,9 @@ func TestGitLabClientNotes(t *testing.T) {
 	if err != nil || len(mnotes) != 2 || mnotes[0].Body != "merged" || !mnotes[0].System {
 		t.Fatalf("MR notes %+v %v", mnotes, err)
 	}
+	if back := srv.MergeRequestNotes(pid, 1); len(back) != 2 || back[1].Body != "merged" {
+		t.Fatalf("read back %+v", back)
+	}
 	if _, _, err := gl.Notes.GetMergeRequestNote(pid, 1, mn.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/apitwin/apitwin/sourcehost"
 )
 
 // LabelSeed is a label to add (ProjectSeed.Labels).
@@ -126,4 +128,61 @@ func milestoneNamed(p *project, title string) (*milestone, error) {
 		return nil, fmt.Errorf("sourcehostfake: no milestone %q", title)
 	}
 	return p.milestones[i], nil
+}
+
+// Labels returns a project's labels with their counts, by name.
+func (s *Server) Labels(projectID int64) []*sourcehost.Label {
+	return readBackAll[sourcehost.Label](s, projectID, func(_ *call, p *project) any {
+		items := slices.Clone(p.labels)
+		slices.SortFunc(items, func(a, b *label) int { return strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name)) })
+		return renderAll(items, func(l *label) labelJSON { return renderLabel(p, l, true) })
+	})
+}
+
+// Milestones returns a project's milestones in creation order.
+func (s *Server) Milestones(projectID int64) []*sourcehost.Milestone {
+	return readBackAll[sourcehost.Milestone](s, projectID, func(c *call, p *project) any { return renderAll(p.milestones, c.renderMilestone) })
+}
+
+// Releases returns a project's releases in creation order.
+func (s *Server) Releases(projectID int64) []*sourcehost.Release {
+	return readBackAll[sourcehost.Release](s, projectID, func(c *call, p *project) any {
+		return renderAll(p.releases, func(r *release) releaseJSON { return c.renderRelease(p, r) })
+	})
+}
+
+// IssueNotes returns the notes of an issue (system notes and internal ones
+// included) in creation order; nil for an issue that does not exist.
+func (s *Server) IssueNotes(projectID, issueIID int64) []*sourcehost.Note {
+	return readBackAll[sourcehost.Note](s, projectID, func(c *call, p *project) any {
+		i := slices.IndexFunc(p.issues, func(is *issue) bool { return is.iid == issueIID })
+		if i < 0 {
+			return nil
+		}
+		return renderAll(p.issues[i].notes, c.renderNote)
+	})
+}
+
+// MergeRequestNotes returns the notes of a merge request in creation
+// order; nil for one that does not exist.
+func (s *Server) MergeRequestNotes(projectID, mrIID int64) []*sourcehost.Note {
+	return readBackAll[sourcehost.Note](s, projectID, func(c *call, p *project) any {
+		i := slices.IndexFunc(p.mrs, func(mr *mergeRequest) bool { return mr.iid == mrIID })
+		if i < 0 {
+			return nil
+		}
+		return renderAll(p.mrs[i].notes, c.renderNote)
+	})
+}
+
+// Jobs returns a pipeline's jobs (retried ones included) in creation
+// order; nil for a pipeline that does not exist.
+func (s *Server) Jobs(projectID, pipelineID int64) []*sourcehost.Job {
+	return readBackAll[sourcehost.Job](s, projectID, func(c *call, p *project) any {
+		i := slices.IndexFunc(p.pipelines, func(pl *pipeline) bool { return pl.id == pipelineID })
+		if i < 0 {
+			return nil
+		}
+		return renderAll(p.pipelines[i].jobs, c.renderJob)
+	})
 }

@@ -40,6 +40,25 @@ func TestSeedLabelsMilestonesTagsReleases(t *testing.T) {
 	if rel, err := c.GetRelease(ctx, p, "v1.0"); err != nil || rel.Description != "First" || rel.Name != "v1.0" {
 		t.Fatalf("release %+v %v", rel, err)
 	}
+	// Read back without the API.
+	if ls := srv.Labels(id); len(ls) != 2 || ls[0].Name != "bug" || ls[0].OpenIssuesCount != 1 {
+		t.Fatalf("Labels %+v", ls)
+	}
+	if ms := srv.Milestones(id); len(ms) != 2 || ms[1].State != "closed" {
+		t.Fatalf("Milestones %+v", ms)
+	}
+	if rs := srv.Releases(id); len(rs) != 1 || rs[0].TagName != "v1.0" {
+		t.Fatalf("Releases %+v", rs)
+	}
+	if _, err := c.UpdateIssue(ctx, p, 1, &sourcehost.UpdateIssueRequest{StateEvent: sourcehost.StateEventClose}); err != nil {
+		t.Fatal(err)
+	}
+	if ns := srv.IssueNotes(id, 1); len(ns) != 1 || !ns[0].System || ns[0].Body != "closed" {
+		t.Fatalf("IssueNotes %+v", ns)
+	}
+	if srv.IssueNotes(id, 9) != nil || srv.MergeRequestNotes(id, 1) != nil || srv.Jobs(id, 1) != nil {
+		t.Fatal("read back of records that do not exist")
+	}
 
 	for _, tc := range []struct {
 		seed sourcehostfake.ProjectSeed
