@@ -118,6 +118,13 @@ func startWorker(t *testing.T, srv *orchfake.Server) *orch.Client {
 	if err := workflow.Register(w, "Echo", func(_ workflow.Context, in any) (any, error) { return in, nil }); err != nil {
 		t.Fatal(err)
 	}
+	if err := workflow.Register(w, "Parent", func(ctx workflow.Context, in any) (any, error) {
+		var out any
+		err := workflow.ExecuteChildWorkflow(ctx, "Echo", in, &workflow.ChildWorkflowOptions{WorkflowID: "child-of-parent"}).Get(ctx, &out)
+		return out, err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -254,6 +261,20 @@ func TestWorkflowCommands(t *testing.T) {
 		}
 		c.fails(exitUsage, "--signal needs --workflow-id", "workflow", "start", "-t", "Hold", "-q", "q", "--signal", "add")
 		c.fails(exitUsage, "--signal-input needs --signal", "workflow", "start", "-t", "Hold", "-q", "q", "--signal-input", "1")
+
+		// A child workflow: the parent's history shows it, the child's
+		// description names its parent.
+		c.ok("workflow", "start", "-t", "Parent", "-q", "q", "-w", "parent", "-i", `"p"`, "--wait")
+		out = c.ok("workflow", "show", "parent")
+		for _, want := range []string{"StartChildWorkflowExecutionInitiated", "type=Echo id=child-of-parent input=\"p\"",
+			"ChildWorkflowExecutionStarted", "id=child-of-parent run=", "ChildWorkflowExecutionCompleted", `result="p"`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("show of the parent printed\n%s\nwant %q", out, want)
+			}
+		}
+		if out := c.ok("workflow", "describe", "child-of-parent"); !strings.Contains(out, "Parent          parent (run ") {
+			t.Errorf("describe of the child printed\n%s", out)
+		}
 
 		var started map[string]any
 		decode(t, c.ok("-o", "json", "workflow", "start", "-t", "Echo", "-q", "q", "-w", "e-2"), &started)

@@ -269,6 +269,12 @@ func (a *app) describeCommand() *cobra.Command {
 				rows = append(rows, [2]string{"Close time", ct})
 			}
 			rows = append(rows, [2]string{"History length", strconv.FormatInt(i.GetHistoryLength(), 10)})
+			if p := i.GetParentExecution(); p.GetWorkflowId() != "" {
+				rows = append(rows, [2]string{"Parent", p.GetWorkflowId() + " (run " + p.GetRunId() + ")"})
+			}
+			if et := when(i.GetExecutionTime()); et != "" && et != when(i.GetStartTime()) {
+				rows = append(rows, [2]string{"Execution time", et})
+			}
 			if first := i.GetFirstExecutionRunId(); first != "" && first != i.GetExecution().GetRunId() {
 				rows = append(rows, [2]string{"First run ID", first})
 			}
@@ -403,6 +409,29 @@ func eventDetails(ev *orchpb.HistoryEvent) string {
 		return fmt.Sprintf("name=%s input=%s", a.GetSignalName(), payloadsText(a.GetInput()))
 	case *orchpb.HistoryEvent_MarkerRecordedEventAttributes:
 		return "name=" + x.MarkerRecordedEventAttributes.GetMarkerName()
+	case *orchpb.HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes:
+		a := x.StartChildWorkflowExecutionInitiatedEventAttributes
+		return fmt.Sprintf("type=%s id=%s input=%s", a.GetWorkflowType().GetName(), a.GetWorkflowId(), payloadsText(a.GetInput()))
+	case *orchpb.HistoryEvent_StartChildWorkflowExecutionFailedEventAttributes:
+		a := x.StartChildWorkflowExecutionFailedEventAttributes
+		return fmt.Sprintf("initiated=%d id=%s cause=%s", a.GetInitiatedEventId(), a.GetWorkflowId(), a.GetCause())
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionStartedEventAttributes:
+		a := x.ChildWorkflowExecutionStartedEventAttributes
+		return fmt.Sprintf("initiated=%d id=%s run=%s", a.GetInitiatedEventId(), a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId())
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionCompletedEventAttributes:
+		a := x.ChildWorkflowExecutionCompletedEventAttributes
+		return fmt.Sprintf("initiated=%d result=%s", a.GetInitiatedEventId(), payloadsText(a.GetResult()))
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionFailedEventAttributes:
+		a := x.ChildWorkflowExecutionFailedEventAttributes
+		return fmt.Sprintf("initiated=%d failure=%q", a.GetInitiatedEventId(), a.GetFailure().GetMessage())
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionCanceledEventAttributes:
+		return fmt.Sprintf("initiated=%d", x.ChildWorkflowExecutionCanceledEventAttributes.GetInitiatedEventId())
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionTimedOutEventAttributes:
+		return fmt.Sprintf("initiated=%d", x.ChildWorkflowExecutionTimedOutEventAttributes.GetInitiatedEventId())
+	case *orchpb.HistoryEvent_ChildWorkflowExecutionTerminatedEventAttributes:
+		return fmt.Sprintf("initiated=%d", x.ChildWorkflowExecutionTerminatedEventAttributes.GetInitiatedEventId())
+	case *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes:
+		return "id=" + x.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.GetWorkflowExecution().GetWorkflowId()
 	}
 	return ""
 }
