@@ -192,10 +192,19 @@ func (m bodyMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 }
 
 func (m bodyMarshaler) Unmarshal(data []byte, v any) error {
-	if pm, ok := v.(proto.Message); ok {
-		data = plainPayloadsIn(data, pm)
+	err := m.JSONPb.Unmarshal(data, v)
+	if pm, ok := v.(proto.Message); ok && err != nil {
+		// Plain-JSON payloads do not parse as the contract's form: rewrite
+		// them, then try again (the wrapper form, what the SDK sends, takes
+		// the first and only pass).
+		if plain := plainPayloadsIn(data, pm); !bytes.Equal(plain, data) {
+			proto.Reset(pm)
+			if err2 := m.JSONPb.Unmarshal(plain, v); err2 == nil {
+				return nil
+			}
+		}
 	}
-	return bodyError(m.JSONPb.Unmarshal(data, v))
+	return bodyError(err)
 }
 
 var protojsonError = regexp.MustCompile(`^proto:[\s\p{Zs}]*(syntax error[\s\p{Zs}]*)?\(line (\d+):(\d+)\):[\s\p{Zs}]*(.*)$`)
