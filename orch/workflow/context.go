@@ -1,7 +1,9 @@
 package workflow
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/apitwin/apitwin/orch"
@@ -211,4 +213,38 @@ func HasLastCompletionResult(ctx Context) bool {
 // none.
 func GetLastCompletionResult(ctx Context, valuePtr any) error {
 	return orch.DecodePayloads(must(ctx).e.lastResult, valuePtr)
+}
+
+// GetLogger returns the logger of Options.Logger with the run's workflow
+// id, run id and type, which drops what code replaying earlier tasks logs,
+// so each line is written once. Without Options.Logger it discards.
+func GetLogger(ctx Context) *slog.Logger {
+	e := must(ctx).e
+	if e.logger == nil {
+		e.logger = slog.New(replayHandler{e: e, h: e.baseLogger.Handler()}).With(
+			slog.String("workflow_id", e.info.WorkflowID), slog.String("run_id", e.info.RunID), slog.String("workflow_type", e.info.WorkflowType))
+	}
+	return e.logger
+}
+
+// replayHandler drops records while the code replays.
+type replayHandler struct {
+	e *execution
+	h slog.Handler
+}
+
+func (r replayHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return !r.e.replaying && r.h.Enabled(ctx, l)
+}
+func (r replayHandler) Handle(ctx context.Context, rec slog.Record) error {
+	if r.e.replaying {
+		return nil
+	}
+	return r.h.Handle(ctx, rec)
+}
+func (r replayHandler) WithAttrs(a []slog.Attr) slog.Handler {
+	return replayHandler{e: r.e, h: r.h.WithAttrs(a)}
+}
+func (r replayHandler) WithGroup(n string) slog.Handler {
+	return replayHandler{e: r.e, h: r.h.WithGroup(n)}
 }

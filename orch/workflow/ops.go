@@ -265,3 +265,32 @@ func (e *execution) nextID() string {
 	e.seq++
 	return strconv.FormatInt(e.seq, 10)
 }
+
+// Await blocks until cond holds, re-checking it whenever other workflow
+// code ran (a signal arrived, a coroutine changed state). cond must only
+// read workflow state. It returns ErrCanceled when ctx is canceled first.
+func Await(ctx Context, cond func() bool) error {
+	c := must(ctx)
+	c.co.waitUntil(func() bool { return c.scope.canceled || cond() })
+	if cond() {
+		return nil
+	}
+	return ErrCanceled
+}
+
+// AwaitWithTimeout is Await for at most d of workflow time (a timer,
+// canceled when cond holds first). ok is false when d passed first.
+func AwaitWithTimeout(ctx Context, d time.Duration, cond func() bool) (ok bool, err error) {
+	tctx, cancel := WithCancel(ctx)
+	defer cancel()
+	timer := NewTimer(tctx, d)
+	c := must(ctx)
+	c.co.waitUntil(func() bool { return c.scope.canceled || cond() || timer.IsReady() })
+	switch {
+	case cond():
+		return true, nil
+	case c.scope.canceled:
+		return false, ErrCanceled
+	}
+	return false, nil
+}

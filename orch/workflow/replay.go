@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -45,8 +46,10 @@ type execution struct {
 	closing       *orchpb.Command
 	closeErr      error
 
-	deadlock time.Duration // Options.DeadlockTimeout
-	watchdog *time.Timer
+	deadlock   time.Duration // Options.DeadlockTimeout
+	watchdog   *time.Timer
+	baseLogger *slog.Logger // Options.Logger
+	logger     *slog.Logger // GetLogger's
 
 	root       *cancelScope
 	activities map[int64]*activity // by scheduled event id
@@ -62,9 +65,13 @@ func newExecution(b body, o Options) *execution {
 	if o.DeadlockTimeout == 0 {
 		o.DeadlockTimeout = DefaultDeadlockTimeout
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	e := &execution{
 		body:       b,
 		deadlock:   o.DeadlockTimeout,
+		baseLogger: o.Logger,
 		activities: map[int64]*activity{},
 		children:   map[int64]*child{},
 		markers:    map[markerKey]*orchpb.Payloads{},
@@ -501,6 +508,9 @@ type Options struct {
 	// a call of this package before the task fails with a *DeadlockError
 	// (0: DefaultDeadlockTimeout; negative: no limit).
 	DeadlockTimeout time.Duration
+	// Logger receives what workflow code logs through GetLogger (nil:
+	// nothing is logged).
+	Logger *slog.Logger
 }
 
 // NewWithOptions is New with options.

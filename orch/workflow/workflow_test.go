@@ -1,8 +1,10 @@
 package workflow_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
@@ -660,4 +662,87 @@ func TestDeadlock(t *testing.T) {
 	}
 	close(block)
 	<-ended
+}
+
+// TestAwait: Await wakes when a signal handler's coroutine changed the
+// state; AwaitWithTimeout cancels its timer when the condition holds, and
+// reports the timeout when the timer fires first.
+func TestAwait(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) ([]string, error) {
+		var items []string
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			ch := workflow.GetSignalChannel(ctx, "item")
+			for {
+				var s string
+				ch.Receive(ctx, &s)
+				items = append(items, s)
+			}
+		})
+		if err := workflow.Await(ctx, func() bool { return len(items) == 2 }); err != nil {
+			return nil, err
+		}
+		ok, err := workflow.AwaitWithTimeout(ctx, time.Hour, func() bool { return len(items) == 3 })
+		items = append(items, fmt.Sprint(ok, err))
+		ok, err = workflow.AwaitWithTimeout(ctx, time.Minute, func() bool { return len(items) == 10 })
+		return append(items, fmt.Sprint(ok, err)), nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.task()
+	s.signal("item", "a")
+	if cmds := s.task(); len(cmds) != 0 {
+		t.Fatalf("awaiting two items, the task issued %v", kinds(cmds))
+	}
+	s.signal("item", "b")
+	if diff := cmp.Diff([]string{"START_TIMER #1 1h0m0s"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	s.signal("item", "c")
+	if diff := cmp.Diff([]string{"CANCEL_TIMER #1", "START_TIMER #2 1m0s"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	s.timerFired("2")
+	var got []string
+	result(t, s.task()[0], &got)
+	if diff := cmp.Diff([]string{"a", "b", "c", "true <nil>", "false <nil>"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
+
+// TestLoggerOnce: what the code logs through GetLogger is written once,
+// by the task that first ran it, not again by every replay.
+func TestLoggerOnce(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
+		for i := range 3 {
+			workflow.GetLogger(ctx).Info("step", "i", i)
+			if err := workflow.Sleep(ctx, time.Minute); err != nil {
+				return 0, err
+			}
+		}
+		return 0, nil
+	}
+	s := newSim(t, workflow.NewWithOptions(wf, workflow.Options{Logger: log}), nil)
+	for i := range 3 {
+		s.task()
+		s.timerFired(strconv.Itoa(i + 1))
+	}
+	s.task()
+	want := ""
+	for i := range 3 {
+		want += fmt.Sprintf("level=INFO msg=step workflow_id=wf run_id=run workflow_type=Test i=%d\n", i)
+	}
+	if got := buf.String(); got != want {
+		t.Errorf("logged\n%s\nwant\n%s", got, want)
+	}
 }
