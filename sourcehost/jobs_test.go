@@ -126,3 +126,41 @@ func TestCancelingEveryJobCancelsThePipeline(t *testing.T) {
 		t.Fatalf("cancel twice %+v %v", again, err)
 	}
 }
+
+func TestAFailedJobFailsItsPipeline(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, sourcehostfake.WithPipelineTiming(5*time.Second, time.Minute))
+	srv := tg.needFake(t)
+	p := tg.project(t, sourcehost.Private)
+	if _, err := srv.PushFile(p.ID, p.DefaultBranch, sourcehostfake.CIFile, twoJobsCI, "Add CI"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Clock().Advance(5 * time.Second)
+	page, err := tg.c.ListJobs(ctx, pid(p), nil)
+	if err != nil || len(page.Items) != 2 {
+		t.Fatalf("jobs %+v %v", page, err)
+	}
+	failed := page.Items[0]
+	if err := srv.SetJobStatus(p.ID, failed.ID, "failed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetJobStatus(p.ID, failed.ID, "exploded"); err == nil {
+		t.Fatal("an unknown status was taken")
+	}
+	srv.Clock().Advance(time.Minute)
+	pl, err := tg.c.GetPipeline(ctx, pid(p), failed.Pipeline.ID)
+	if err != nil || pl.Status != sourcehost.PipelineFailed {
+		t.Fatalf("pipeline %+v %v", pl, err)
+	}
+	j, err := tg.c.GetJob(ctx, pid(p), failed.ID)
+	if err != nil || j.Status != sourcehost.PipelineFailed || j.FailureReason != "script_failure" {
+		t.Fatalf("job %+v %v", j, err)
+	}
+	if trace, _ := tg.c.JobTrace(ctx, pid(p), failed.ID); !strings.Contains(string(trace), "ERROR: Job failed") {
+		t.Fatalf("trace %q", trace)
+	}
+	other, err := tg.c.GetJob(ctx, pid(p), page.Items[1].ID)
+	if err != nil || other.Status != sourcehost.PipelineSuccess {
+		t.Fatalf("the other job %+v %v", other, err)
+	}
+}

@@ -120,8 +120,10 @@
 // (".name"), each in its "stage:" (default "test"), at most 100; the file
 // is read line by line, not as YAML. Jobs follow their pipeline's status
 // on the clock and write a log (GET .../jobs/:job_id/trace) as they go. A
-// job canceled on its own stays canceled, and a pipeline all of whose jobs
-// are canceled is canceled; retrying a finished job (403 "403 Forbidden -
+// job canceled through the API, or set to a status with
+// [Server.SetJobStatus], stays so; a pipeline ends failed if one of its
+// jobs failed, else canceled if one was canceled, and ends at once when
+// all its jobs have; retrying a finished job (403 "403 Forbidden -
 // Job is not retryable" otherwise) adds a new job of that name and runs
 // the pipeline again, from running. Each job status change is a "Job Hook".
 //

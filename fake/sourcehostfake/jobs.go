@@ -1,6 +1,7 @@
 package sourcehostfake
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -90,7 +91,7 @@ func (s *Server) newJob(pl *pipeline, name, stage string) *ciJob {
 // moveJobs carries a pipeline's new status to its jobs that are not
 // finished, writing their logs, and returns their "Job Hook" deliveries.
 // s.mu must be held.
-func (s *Server) moveJobs(base string, pl *pipeline) []event {
+func (s *Server) moveJobs(base string, pl *pipeline, status string) []event {
 	now := s.cfg.clock.Now()
 	var events []event
 	for _, j := range pl.jobs {
@@ -98,11 +99,11 @@ func (s *Server) moveJobs(base string, pl *pipeline) []event {
 			continue
 		}
 		switch {
-		case pl.status == "running" && j.status != "running":
+		case status == "running" && j.status != "running":
 			j.status, j.startedAt = "running", &now
 			j.trace.WriteString("Running with apitwin-fake runner\nPreparing environment\nExecuting \"step_script\" stage of the job script\n$ run " + j.name + "\n")
-		case finished(pl.status):
-			j.finish(pl.status, now)
+		case finished(status):
+			j.finish(status, now)
 		default:
 			continue
 		}
@@ -435,4 +436,46 @@ func jobEvents(base string, j *ciJob) []event {
 		payload.BuildQueuedDuration = &q
 	}
 	return hookEvents(pr, "job_events", sourcehost.JobHookEvent, payload, "")
+}
+
+// SetJobStatus moves a job to a status now, as a runner would (running,
+// success, failed, canceled, …), writing its log and queuing its "Job
+// Hook". A pipeline whose jobs have all finished ends with them; one that
+// goes on still succeeds on the clock only if none of its jobs failed (a
+// failed job fails it, a canceled one cancels it).
+func (s *Server) SetJobStatus(projectID, jobID int64, status string) error {
+	if !slices.Contains(jobStatuses, status) {
+		return fmt.Errorf("sourcehostfake: unknown job status %q", status)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.st.projByID[projectID]
+	if p == nil {
+		return fmt.Errorf("sourcehostfake: no project %d", projectID)
+	}
+	var j *ciJob
+	for _, pl := range p.pipelines {
+		for _, x := range pl.jobs {
+			if x.id == jobID {
+				j = x
+			}
+		}
+	}
+	if j == nil {
+		return fmt.Errorf("sourcehostfake: no job %d in project %d", jobID, projectID)
+	}
+	c := s.internalCall(s.root)
+	now := s.cfg.clock.Now()
+	switch {
+	case finished(status):
+		j.finish(status, now)
+	case status == "running":
+		j.status, j.startedAt = status, &now
+	default:
+		j.status = status
+	}
+	c.events = append(c.events, jobEvents(c.base, j)...)
+	c.settlePipeline(j.pipeline)
+	s.hooks.enqueue(&trigger{}, c.events)
+	return nil
 }

@@ -187,6 +187,20 @@ func (s *Server) setPipelineStatus(base string, pl *pipeline, status string) []e
 		pl.timer = nil
 	}
 	now := s.cfg.clock.Now()
+	jobs := s.moveJobs(base, pl, status)
+	if status == "success" {
+		// A pipeline succeeds only if its jobs did: one failed fails it,
+		// one canceled cancels it.
+		for _, j := range pl.jobs {
+			switch {
+			case j.retried:
+			case j.status == "failed":
+				status = "failed"
+			case j.status == "canceled" && status == "success":
+				status = "canceled"
+			}
+		}
+	}
 	pl.status, pl.updatedAt = status, now
 	if status == "running" && pl.startedAt == nil {
 		pl.startedAt = &now
@@ -200,7 +214,7 @@ func (s *Server) setPipelineStatus(base string, pl *pipeline, status string) []e
 	if status == "running" {
 		s.schedulePipeline(pl, s.cfg.pipelineRun, "success")
 	}
-	return append(s.moveJobs(base, pl), pipelineEvents(base, pl)...)
+	return append(jobs, pipelineEvents(base, pl)...)
 }
 
 // SetPipelineStatus moves a pipeline to a status now, as a runner would,
