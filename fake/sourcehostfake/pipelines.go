@@ -218,7 +218,9 @@ func (s *Server) setPipelineStatus(base string, pl *pipeline, status string) []e
 }
 
 // SetPipelineStatus moves a pipeline to a status now, as a runner would,
-// queuing its webhook deliveries. A pipeline set to a status by hand keeps
+// queuing its webhook deliveries; its unfinished jobs follow, and success
+// becomes failed (or canceled) when one of its jobs failed (or was
+// canceled). A pipeline set to a status by hand keeps
 // moving on the clock only from running (to success).
 func (s *Server) SetPipelineStatus(projectID, pipelineID int64, status string) error {
 	if !slices.Contains(pipelineStatuses, status) {
