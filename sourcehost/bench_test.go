@@ -144,3 +144,27 @@ func BenchmarkHTTPTestStart(b *testing.B) {
 		ts.Close()
 	}
 }
+
+// BenchmarkListIssueNotes20 pages 20 notes of an issue through the client,
+// one of issue 19's lists end to end.
+func BenchmarkListIssueNotes20(b *testing.B) {
+	srv := sourcehostfake.Start(b, sourcehostfake.WithRateLimit(0, 0))
+	id, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "public", Issues: []sourcehostfake.IssueSeed{{Title: "bug"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := srv.Client()
+	ctx := context.Background()
+	for range 20 {
+		if _, err := c.CreateIssueNote(ctx, sourcehost.ProjectID(id), 1, &sourcehost.CreateNoteRequest{Body: "me too"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		page, err := c.ListIssueNotes(ctx, sourcehost.ProjectID(id), 1, nil)
+		if err != nil || len(page.Items) != 20 {
+			b.Fatal(err)
+		}
+	}
+}
