@@ -139,10 +139,19 @@ func TestTagsAndReleases(t *testing.T) {
 	if tag, err := tg.c.GetTag(ctx, pid(p), "v2.0.0"); err != nil || tag.Release == nil || tag.Release.TagName != "v2.0.0" {
 		t.Fatalf("the tag the release made: %+v %v", tag, err)
 	}
-	if rel, err = tg.c.UpdateRelease(ctx, pid(p), "v1.10.0", &sourcehost.UpdateReleaseRequest{Description: sourcehost.Ptr("Much faster checkout")}); err != nil || rel.Description != "Much faster checkout" {
+	m, err := tg.c.CreateMilestone(ctx, pid(p), &sourcehost.CreateMilestoneRequest{Title: "M10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel, err = tg.c.UpdateRelease(ctx, pid(p), "v1.10.0", &sourcehost.UpdateReleaseRequest{Description: sourcehost.Ptr("Much faster checkout"), Milestones: &[]string{"M10"}}); err != nil ||
+		rel.Description != "Much faster checkout" || len(rel.Milestones) != 1 || rel.Milestones[0].Title != "M10" {
 		t.Fatalf("updated %+v %v", rel, err)
 	}
-	if got, err := tg.c.GetRelease(ctx, pid(p), "v1.10.0"); err != nil || got.Description != "Much faster checkout" {
+	// A deleted milestone leaves the releases that named it.
+	if err := tg.c.DeleteMilestone(ctx, pid(p), m.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tg.c.GetRelease(ctx, pid(p), "v1.10.0"); err != nil || got.Description != "Much faster checkout" || len(got.Milestones) != 0 {
 		t.Fatalf("get %+v %v", got, err)
 	}
 	page, err := tg.c.ListReleases(ctx, pid(p), nil)

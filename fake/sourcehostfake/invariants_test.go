@@ -157,6 +157,11 @@ func checkIssue19(p *project) error {
 		if p.repo.tags[r.tagName] == nil {
 			return fmt.Errorf("release %q has no tag", r.tagName)
 		}
+		for _, m := range r.milestones {
+			if !hasMilestone(m) {
+				return fmt.Errorf("release %q has a milestone of no project", r.tagName)
+			}
+		}
 	}
 	rules := map[string]bool{}
 	for _, pb := range p.protected {

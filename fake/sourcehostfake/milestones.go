@@ -275,6 +275,9 @@ func (c *call) deleteMilestone() fakekit.Answer {
 			mr.milestone = nil
 		}
 	}
+	for _, rel := range pr.releases {
+		rel.milestones = slices.DeleteFunc(rel.milestones, func(x *milestone) bool { return x == m })
+	}
 	return fakekit.Answer{Status: http.StatusNoContent}
 }
 
