@@ -15,7 +15,7 @@ import (
 // gitlabClient is the published GitLab Go client pointed at srv as root.
 func gitlabClient(t *testing.T, srv *sourcehostfake.Server) *gitlab.Client {
 	t.Helper()
-	gl, err := gitlab.NewClient(srv.Token(), gitlab.WithBaseURL(srv.URL()+"/api/v4"), gitlab.WithoutRetries())
+	gl, err := gitlab.NewClient(srv.Token(), gitlab.WithBaseURL(srv.URL()+"/api/v4"), gitlab.WithoutRetries(), gitlab.WithHTTPClient(srv.RawClient()))
 	if err != nil {
 		t.Fatal(err)
 	}
