@@ -175,15 +175,16 @@ func run(ctx context.Context, getenv func(string) string) error {
 	defer w.Stop()
 
 	id := fmt.Sprintf("order-%d", time.Now().UnixNano())
-	wf, err := c.StartWorkflow(ctx, WorkflowType, TaskQueue, Order{ID: id, Item: "desk lamp", Amount: 39.90}, &orch.StartWorkflowOptions{ID: id})
+	// Signal-with-start: the approval is in the history before the
+	// workflow's first task, so the workflow finds it waiting when it gets
+	// there (a signal sent after a plain start could come after the
+	// time-skipping fake has already let the day of waiting pass).
+	wf, err := c.SignalWithStartWorkflow(ctx, id, ApproveSignal, Approval{By: "warehouse"},
+		WorkflowType, TaskQueue, Order{ID: id, Item: "desk lamp", Amount: 39.90}, nil)
 	if err != nil {
 		return fmt.Errorf("start workflow: %w", err)
 	}
-	fmt.Printf("started %s (run %.8s)\n", wf.ID, wf.RunID)
-	if err := wf.Signal(ctx, ApproveSignal, Approval{By: "warehouse"}, nil); err != nil {
-		return fmt.Errorf("signal: %w", err)
-	}
-	fmt.Println("signaled approve")
+	fmt.Printf("started %s (run %.8s) with the signal %s\n", wf.ID, wf.RunID, ApproveSignal)
 
 	var r Receipt
 	if err := wf.Get(ctx, &r); err != nil {
