@@ -63,7 +63,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 1000), chromedp.UserDataDir(t.TempDir()))
+		chromedp.WindowSize(1280, 1000)) // chromedp makes and removes its own profile directory
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()
 	// A bound for a failing test (a browser that never answers), not a
