@@ -62,8 +62,16 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The browser's profile: removed at the end, leniently, since chromium's
+	// helpers may still be writing to it as they exit (t.TempDir's own
+	// removal fails the test then).
+	profile, err := os.MkdirTemp("", "apitwin-console-browser-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(profile) })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 1000)) // chromedp makes and removes its own profile directory
+		chromedp.WindowSize(1280, 1000), chromedp.UserDataDir(profile))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()
 	// A bound for a failing test (a browser that never answers), not a
