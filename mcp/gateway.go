@@ -38,14 +38,14 @@ import (
 // caused too many verifications), batch length (400 before the batch is
 // decoded), rate limit of the verified token (429).
 type Gateway struct {
-	cfg     Config
-	clk     clock.Clock
-	ips     *ipFilter
-	secret  []byte
-	store   Store          // the shared store with memory behind it, or memory alone
-	shared  *fallbackStore // nil without a shared store
-	log     *slog.Logger
-	http    *http.Client // shared by every caller's upstream client
+	cfg    Config
+	clk    clock.Clock
+	ips    *ipFilter
+	secret []byte
+	store  Store          // the shared store with memory behind it, or memory alone
+	shared *fallbackStore // nil without a shared store
+	log    *slog.Logger
+	http   *http.Client // shared by every caller's upstream client
 	// mcp is the Model Context Protocol side, made at its first request:
 	// the SDK validates every tool's schema when it is added (about 1 MB of
 	// garbage per gateway), which a gateway only spoken to in JSON-RPC, as
