@@ -2,43 +2,51 @@ package sourcehost_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
-func ExampleClient_UpdateFile() {
+// Walk the commits that changed one file, newest first, across every page.
+func ExampleClient_AllCommits() {
 	srv := startFake()
 	defer srv.Close()
 	ctx := context.Background()
 	c := srv.Client()
-	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"VERSION": "1.0\n"}})
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"README.md": "# Shop"}})
 	project := sourcehost.ProjectID(id)
+	srv.PushFile(id, "main", "README.md", "# Shop\n\nSells lamps.", "Say what the shop sells")
+	srv.PushFile(id, "main", "main.go", "package main", "Add the program")
 
-	f, err := c.GetFile(ctx, project, "VERSION", "main")
-	if err != nil {
-		panic(err)
-	}
-	// The edit names the commit it was based on...
-	edit := &sourcehost.UpdateFileRequest{Branch: "main", Content: "1.1\n", CommitMessage: "Bump to 1.1", LastCommitID: f.LastCommitID}
-	if _, err := c.UpdateFile(ctx, project, "VERSION", edit); err != nil {
-		panic(err)
-	}
-	// ...so a second edit from the same read is refused: the file changed.
-	edit.Content, edit.CommitMessage = "2.0\n", "Bump to 2.0"
-	_, err = c.UpdateFile(ctx, project, "VERSION", edit)
-	fmt.Println(errors.Is(err, sourcehost.ErrConflict))
-
-	for cm, err := range c.AllCommits(ctx, project, &sourcehost.ListCommitsOptions{Path: "VERSION"}) {
+	for commit, err := range c.AllCommits(ctx, project, &sourcehost.ListCommitsOptions{Path: "README.md"}) {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(cm.Title)
+		fmt.Println(commit.Title)
 	}
 	// Output:
-	// true
-	// Bump to 1.1
+	// Say what the shop sells
 	// Seed files
+}
+
+// Cut a tag from a branch, read it back, and delete it.
+func ExampleClient_CreateTag() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c := srv.Client()
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"main.go": "package main"}})
+	project := sourcehost.ProjectID(id)
+
+	tag, err := c.CreateTag(ctx, project, &sourcehost.CreateTagRequest{TagName: "v0.1.0", Ref: "main", Message: "First cut"})
+	if err != nil {
+		panic(err)
+	}
+	got, _ := c.GetTag(ctx, project, "v0.1.0")
+	fmt.Println(tag.Name, got.Message, got.Commit.ID == tag.Commit.ID)
+	fmt.Println(c.DeleteTag(ctx, project, "v0.1.0"))
+	// Output:
+	// v0.1.0 First cut true
+	// <nil>
 }
