@@ -3,34 +3,17 @@ package controlapi_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/chromedp/chromedp"
 )
-
-// chromium finds Debian's chromium (or Chrome), or skips; with
-// APITWIN_REQUIRE_TOOLS=1 (as .ci/run sets it, having installed it) a
-// missing browser fails the test instead.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("APITWIN_REQUIRE_TOOLS") == "1" {
-		t.Fatal("no chromium installed (APITWIN_REQUIRE_TOOLS=1)")
-	}
-	t.Skip("no chromium installed")
-	return ""
-}
 
 // TestConsoleInABrowser drives the console in headless chromium as a
 // person would: log in, add a 503 fault on the ERP through the form, see an
@@ -43,7 +26,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	exe := chromium(t)
+	exe := testtools.Find(t, "chromium", "chromium-browser", "google-chrome", "chrome")
 	e := start(t)
 	ctx := t.Context()
 

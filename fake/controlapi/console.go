@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,8 +85,7 @@ func (s *Server) page(build func(*http.Request) (*view, error)) http.HandlerFunc
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return
 		}
-		services, _ := s.listServices(nil, nil)
-		v.Services = services.([]control.ServiceInfo)
+		v.Services = s.serviceInfos()
 		v.Clock = s.clock.State()
 		v.Check = s.formCheck()
 		v.Message = r.URL.Query().Get("msg")
@@ -104,15 +104,9 @@ func (s *Server) servicePage(r *http.Request) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &view{Title: sv.name, Service: sv.name}
-	for _, af := range sv.ctl.Faults() {
-		v.Faults = append(v.Faults, control.SpecOf(af))
-	}
-	v.Requests = requestQuery{route: "\x00any", limit: consoleListed}.selectFrom(sv.ctl.Requests())
-	// Newest first, as a log is read.
-	for i, j := 0, len(v.Requests)-1; i < j; i, j = i+1, j-1 {
-		v.Requests[i], v.Requests[j] = v.Requests[j], v.Requests[i]
-	}
+	v := &view{Title: sv.name, Service: sv.name, Faults: faultSpecs(sv)}
+	v.Requests = requestQuery{limit: consoleListed}.selectFrom(sv.ctl.Requests())
+	slices.Reverse(v.Requests) // newest first, as a log is read
 	v.Tables = s.state(sv.name)
 	if sv.name == "orch" {
 		for _, wf := range s.f.Orch.Workflows("") {
@@ -260,7 +254,7 @@ func (s *Server) runForm(r *http.Request, action string) (string, error) {
 		return "clock follows the wall clock", nil
 	}
 	name, op, _ := strings.Cut(action, "/")
-	sv, err := s.service(withService(name))
+	sv, err := s.serviceNamed(name)
 	if err != nil {
 		return "", err
 	}

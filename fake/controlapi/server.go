@@ -218,7 +218,10 @@ func (s *Server) apiAllowed(r *http.Request) bool {
 }
 
 func (s *Server) service(r *http.Request) (*service, error) {
-	name := r.PathValue("service")
+	return s.serviceNamed(r.PathValue("service"))
+}
+
+func (s *Server) serviceNamed(name string) (*service, error) {
 	for _, sv := range s.services {
 		if sv.name == name {
 			return sv, nil
@@ -228,6 +231,10 @@ func (s *Server) service(r *http.Request) (*service, error) {
 }
 
 func (s *Server) listServices(http.ResponseWriter, *http.Request) (any, error) {
+	return s.serviceInfos(), nil
+}
+
+func (s *Server) serviceInfos() []control.ServiceInfo {
 	out := make([]control.ServiceInfo, 0, len(s.services))
 	for _, sv := range s.services {
 		info := control.ServiceInfo{Name: sv.name, URL: sv.url(), Requests: len(sv.ctl.Requests()), Faults: len(sv.ctl.Faults())}
@@ -236,7 +243,7 @@ func (s *Server) listServices(http.ResponseWriter, *http.Request) (any, error) {
 		}
 		out = append(out, info)
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) seed(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -277,11 +284,16 @@ func (s *Server) listFaults(_ http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	return faultSpecs(sv), nil
+}
+
+// faultSpecs are sv's faults in force, as the API gives them.
+func faultSpecs(sv *service) []control.FaultSpec {
 	out := []control.FaultSpec{}
 	for _, af := range sv.ctl.Faults() {
 		out = append(out, control.SpecOf(af))
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) addFault(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -308,7 +320,7 @@ func (s *Server) inject(sv *service, spec control.FaultSpec) (any, error) {
 	if err := sv.ctl.InjectFault(spec.Route, f); err != nil {
 		return nil, err
 	}
-	return s.listFaults(nil, withService(sv.name))
+	return faultSpecs(sv), nil
 }
 
 func (s *Server) clearFaults(_ http.ResponseWriter, r *http.Request) (any, error) {
@@ -322,16 +334,16 @@ func (s *Server) clearFaults(_ http.ResponseWriter, r *http.Request) (any, error
 
 // requestQuery is a request log listing's filter, read from a query.
 type requestQuery struct {
-	route, method, path string
-	status, limit       int
+	route         string
+	byRoute       bool // route given ("" is a route: the unrouted requests)
+	method, path  string
+	status, limit int
 }
 
 func parseRequestQuery(r *http.Request) (requestQuery, error) {
 	q := r.URL.Query()
-	rq := requestQuery{route: q.Get("route"), method: q.Get("method"), path: q.Get("path"), limit: control.MaxRequestsListed}
-	if _, set := q["route"]; !set {
-		rq.route = "\x00any"
-	}
+	_, byRoute := q["route"]
+	rq := requestQuery{route: q.Get("route"), byRoute: byRoute, method: q.Get("method"), path: q.Get("path"), limit: control.MaxRequestsListed}
 	for _, p := range []struct {
 		name     string
 		v        *int
@@ -349,13 +361,13 @@ func parseRequestQuery(r *http.Request) (requestQuery, error) {
 }
 
 func (q requestQuery) match(r control.Request) bool {
-	return (q.route == "\x00any" || r.Route == q.route) &&
+	return (!q.byRoute || r.Route == q.route) &&
 		(q.method == "" || strings.EqualFold(r.Method, q.method)) &&
 		strings.HasPrefix(r.Path, q.path) &&
 		(q.status == 0 || r.Status == q.status)
 }
 
-// select returns the newest limit matches, oldest first.
+// selectFrom returns the newest limit matches, oldest first.
 func (q requestQuery) selectFrom(all []control.Request) []control.RequestRecord {
 	var kept []control.Request
 	for i := len(all) - 1; i >= 0 && len(kept) < q.limit; i-- {
@@ -508,14 +520,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, &control.APIError{Status: status, Message: msg})
-}
-
-// withService is a request carrying only a service name, for reusing a
-// handler's listing after a change.
-func withService(name string) *http.Request {
-	r := &http.Request{}
-	r.SetPathValue("service", name)
-	return r
 }
 
 // formCheck is the value the console's forms carry: an HMAC of the token,

@@ -16,6 +16,7 @@ import (
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/controlapi"
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -335,12 +336,38 @@ func TestOrchAtAGlance(t *testing.T) {
 	}
 }
 
+// A webhook delivery of the sourcehost fake shows through the API with its
+// event, state and payload; before any, the list is empty, not null.
 func TestDeliveries(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	got, err := e.c.Deliveries(context.Background())
-	if err != nil || got == nil || len(got) != 0 {
-		t.Fatalf("%v %v (want an empty list)", got, err)
+	ctx := context.Background()
+	if got, err := e.c.Deliveries(ctx); err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("before any hook: %v %v (want an empty list)", got, err)
+	}
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(receiver.Close)
+	pid, err := e.f.SourceHost.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.f.SourceHost.AddHook(pid, sourcehostfake.HookSeed{URL: receiver.URL + "/hook", IssuesEvents: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.f.Clients.SourceHost.CreateIssue(ctx, sourcehost.ProjectID(pid), &sourcehost.CreateIssueRequest{Title: "delivered"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.f.SourceHost.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.c.Deliveries(ctx)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%+v %v (want one delivery)", got, err)
+	}
+	d := got[0]
+	if d.Event != "Issue Hook" || d.State != sourcehostfake.DeliverySent || d.Status != 200 || d.ProjectID != pid ||
+		d.URL != receiver.URL+"/hook" || !strings.Contains(d.Payload, `"delivered"`) || d.PayloadSize != len(d.Payload) {
+		t.Errorf("delivery %+v", d)
 	}
 }
 

@@ -64,6 +64,11 @@ func (w *WallClock) catchUp() {
 func (w *WallClock) State() control.ClockState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.state()
+}
+
+// state is State with w.mu held.
+func (w *WallClock) state() control.ClockState {
 	return control.ClockState{Now: w.clk.Now(), FollowingWallClock: w.following}
 }
 
@@ -73,7 +78,7 @@ func (w *WallClock) Advance(d time.Duration) control.ClockState {
 	defer w.mu.Unlock()
 	w.clk.Advance(d)
 	w.offset = w.clk.Now().Sub(w.wall())
-	return control.ClockState{Now: w.clk.Now(), FollowingWallClock: w.following}
+	return w.state()
 }
 
 // Set moves the clock to t; while following it goes on from there.
@@ -82,7 +87,7 @@ func (w *WallClock) Set(t time.Time) control.ClockState {
 	defer w.mu.Unlock()
 	w.clk.Set(t)
 	w.offset = w.clk.Now().Sub(w.wall())
-	return control.ClockState{Now: w.clk.Now(), FollowingWallClock: w.following}
+	return w.state()
 }
 
 // Freeze stops following the wall clock.
@@ -90,7 +95,7 @@ func (w *WallClock) Freeze() control.ClockState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.following = false
-	return control.ClockState{Now: w.clk.Now(), FollowingWallClock: false}
+	return w.state()
 }
 
 // Follow makes the clock follow the wall clock from where it stands.
@@ -99,5 +104,5 @@ func (w *WallClock) Follow() control.ClockState {
 	defer w.mu.Unlock()
 	w.following = true
 	w.offset = w.clk.Now().Sub(w.wall())
-	return control.ClockState{Now: w.clk.Now(), FollowingWallClock: true}
+	return w.state()
 }

@@ -347,13 +347,6 @@ func (e *Endpoint) HTTPClient() *http.Client {
 	return e.TLSClient()
 }
 
-// InMemory reports whether the server serves on an in-memory listener.
-func (e *Endpoint) InMemory() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.mem != nil
-}
-
 // TLSClient returns an http.Client that trusts the server's certificate
 // when it serves over TLS, nil otherwise.
 func (e *Endpoint) TLSClient() *http.Client {

@@ -43,12 +43,12 @@ func NewMemListener(name string) *MemListener {
 // memListeners counts the listeners made, for their names.
 var memListeners atomic.Int64
 
-// memRegistry holds the open listeners by address, for DialMemory.
+// memRegistry holds the open listeners by address, for dialMemory.
 var memRegistry sync.Map
 
-// DialMemory dials the in-memory listener that addr ("host:port" or
+// dialMemory dials the in-memory listener that addr ("host:port" or
 // "host") names, and reports false when none does.
-func DialMemory(ctx context.Context, addr string) (net.Conn, bool, error) {
+func dialMemory(ctx context.Context, addr string) (net.Conn, bool, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		host = addr
@@ -78,7 +78,7 @@ func RouteDefaultTransportToMemory() {
 			next = (&net.Dialer{}).DialContext
 		}
 		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if c, ok, err := DialMemory(ctx, addr); ok {
+			if c, ok, err := dialMemory(ctx, addr); ok {
 				return c, err
 			}
 			return next(ctx, network, addr)
@@ -145,9 +145,6 @@ func (l *MemListener) DialContext(ctx context.Context, _, _ string) (net.Conn, e
 	_ = server.Close()
 	return nil, ErrMemListenerClosed
 }
-
-// Dial connects to the listener.
-func (l *MemListener) Dial() (net.Conn, error) { return l.DialContext(context.Background(), "", "") }
 
 // HTTPClient returns an http.Client whose every connection goes to the
 // listener, with keep-alive as a client of a loopback server has.

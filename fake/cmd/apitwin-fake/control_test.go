@@ -5,22 +5,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-)
 
-// requireTool finds a program a test needs, or skips the test; with
-// APITWIN_REQUIRE_TOOLS=1 (as .ci/run sets it, having installed them) a
-// missing one fails it instead.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("APITWIN_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("%s is not installed (APITWIN_REQUIRE_TOOLS=1)", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return path
-}
+	"github.com/apitwin/apitwin/internal/testtools"
+)
 
 // TestControlWithCurl runs testdata/control-with-curl.sh, which drives
 // every control with curl alone (as the README shows a shell or Python
@@ -30,7 +17,7 @@ func TestControlWithCurl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a binary")
 	}
-	requireTool(t, "curl")
+	testtools.Find(t, "curl")
 	p := startProcess(t, "--frozen-clock")
 	cmd := exec.Command("sh", "testdata/control-with-curl.sh")
 	cmd.Env = append(os.Environ(),
