@@ -1,0 +1,49 @@
+package sourcehostfake_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/apitwin/apitwin/internal/benchfloor"
+)
+
+// BenchmarkListVersusPlainHandler is each main list endpoint of the fake
+// beside its floor, in one run: "fake" is the fake answering a page of 20
+// (the handler alone, no network, authenticated as root); "floor=plain" is
+// a plain handler encoding the same page from plain Go structs with
+// encoding/json per request, and setting the same headers
+// (internal/benchfloor). Issue 18's goal is the fake within 1.4x of the
+// floor's time and 2x of its allocations:
+//
+//	go test -run '^$' -bench BenchmarkListVersusPlainHandler -benchmem ./fake/sourcehostfake
+func BenchmarkListVersusPlainHandler(b *testing.B) {
+	srv, endpoints := listFixture(b)
+	for _, ep := range endpoints {
+		req := listRequest(srv, ep.target)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%s: %d %s", ep.name, rec.Code, rec.Body)
+		}
+		floor, err := benchfloor.Handler(rec.Body.Bytes(), rec.Header())
+		if err != nil {
+			b.Fatalf("%s: %v", ep.name, err)
+		}
+		for _, h := range []struct {
+			name string
+			h    http.Handler
+		}{{"fake", srv}, {"floor=plain", floor}} {
+			b.Run(ep.name+"/"+h.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					rec := httptest.NewRecorder()
+					h.h.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK {
+						b.Fatal(rec.Code)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package sourcehostfake_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from the fake's answers")
+
+// TestListAnswersAreUnchanged pins, byte for byte, the bodies and headers
+// of the list fixture's answers (the lists issue 18 reworked, and the
+// single records and other lists that share their rendering) to those
+// written in testdata/golden before the rework. Rewrite them, after
+// checking the change is meant, with
+//
+//	go test -run TestListAnswersAreUnchanged -update-golden ./fake/sourcehostfake
+func TestListAnswersAreUnchanged(t *testing.T) {
+	t.Parallel()
+	srv, endpoints := listFixture(t)
+	const p = "/api/v4/projects/1"
+	more := []listEndpoint{
+		{"projects_page1", "/api/v4/projects"},
+		{"projects_statistics", "/api/v4/projects?statistics=true&per_page=5&order_by=name&sort=asc"},
+		{"projects_group", "/api/v4/projects?search=p001"},
+		{"projects_user", "/api/v4/projects?search=p002"},
+		{"projects_keyset", "/api/v4/projects?pagination=keyset&order_by=id&per_page=3&id_after=10"},
+		{"projects_anonymous", "-/api/v4/projects?per_page=7&page=3"},
+		{"project", p},
+		{"project_statistics", p + "?statistics=true"},
+		{"issues_page1", p + "/issues?per_page=50"},
+		{"issues_all", "/api/v4/issues?scope=all&per_page=30&order_by=updated_at&sort=asc"},
+		{"issue", p + "/issues/4"},
+		{"milestone_issues", p + "/milestones/1/issues"},
+		{"merge_requests_page1", p + "/merge_requests?per_page=50"},
+		{"merge_request", p + "/merge_requests/4"},
+		{"milestone_merge_requests", p + "/milestones/2/merge_requests"},
+		{"pipelines_page1", p + "/pipelines?per_page=50"},
+		{"pipelines_sorted", p + "/pipelines?order_by=status&sort=asc&per_page=15"},
+		{"pipeline", p + "/pipelines/200"},
+		{"notes_page1", p + "/issues/2/notes?per_page=50&sort=asc"},
+		{"user", "/api/v4/user"},
+	}
+	for _, ep := range append(endpoints, more...) {
+		target, anonymous := strings.CutPrefix(ep.target, "-")
+		req := listRequest(srv, target)
+		if anonymous {
+			req = httptest.NewRequest(http.MethodGet, target, nil)
+		}
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		var got bytes.Buffer
+		fmt.Fprintf(&got, "%d\n", rec.Code)
+		for _, k := range slices.Sorted(maps.Keys(rec.Header())) {
+			for _, v := range rec.Header()[k] {
+				fmt.Fprintf(&got, "%s: %s\n", k, v)
+			}
+		}
+		got.WriteString("\n")
+		got.Write(rec.Body.Bytes())
+		file := filepath.Join("testdata", "golden", ep.name+".txt")
+		if *updateGolden {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, got.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%s (%s): the answer changed\n got: %s\nwant: %s", ep.name, ep.target, firstDiff(got.Bytes(), want), firstDiff(want, got.Bytes()))
+		}
+	}
+}
+
+// firstDiff is a's text around the first byte where it differs from b.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(i-80, 0)
+	return fmt.Sprintf("…%s…", a[from:min(i+80, len(a))])
+}
