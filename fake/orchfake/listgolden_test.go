@@ -1,0 +1,225 @@
+package orchfake_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/orch/orchpb"
+)
+
+var updateListGolden = flag.Bool("update-list-golden", false, "rewrite testdata/list.golden from the fake's answers")
+
+// seedListGolden seeds executions that exercise every field of a listed
+// execution: each status, close times, memos and search attributes of
+// every type, names that JSON must escape, timestamps with and without
+// fractions of a second, and a started, signalled run. It returns the run
+// ids by workflow id.
+func seedListGolden(t *testing.T, s *orchfake.Server) map[string]string {
+	t.Helper()
+	for name, typ := range map[string]orchfake.SearchAttributeType{
+		"CustomerId": orchfake.Keyword, "Amount": orchfake.Int, "Score": orchfake.Double,
+		"Flag": orchfake.Bool, "When": orchfake.Datetime, "Tags": orchfake.KeywordList, "Note": orchfake.Text,
+	} {
+		if err := s.RegisterSearchAttribute("default", name, typ); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := map[string]string{}
+	statuses := []string{"RUNNING", "COMPLETED", "FAILED", "CANCELED", "TERMINATED", "CONTINUED_AS_NEW", "TIMED_OUT"}
+	ids := []string{"plain", `quo"te`, "back\\slash", "<tag>&amp", "é-ü-漢", "tab\there", "line\u2028sep", "nl\nx", "ctl\x01"}
+	for i := range 30 {
+		id := fmt.Sprintf("g-%02d-%s", i, ids[i%len(ids)])
+		seed := orchfake.ExecutionSeed{
+			WorkflowID: id, WorkflowType: []string{"Order", "Refund", "Ship"}[i%3],
+			TaskQueue: []string{"", "orders", "q<&>"}[i%3],
+			Status:    statuses[i%len(statuses)],
+			StartTime: epoch.Add(-time.Duration(i+1) * time.Minute).Add(time.Duration(i%4) * 123456789 * time.Nanosecond / 3),
+		}
+		if seed.Status != "RUNNING" && i%2 == 0 {
+			seed.CloseTime = seed.StartTime.Add(time.Duration(i) * time.Second).Add(time.Duration(i%3) * time.Millisecond)
+		}
+		if i%3 != 2 {
+			seed.SearchAttributes = map[string]any{"CustomerId": fmt.Sprintf("acme-%d", i%4), "Amount": i * 7 % 11}
+			if i%2 == 0 {
+				seed.SearchAttributes["Score"] = float64(i) / 4
+				seed.SearchAttributes["Flag"] = i%4 == 0
+				seed.SearchAttributes["When"] = epoch.Add(time.Duration(i) * time.Hour)
+				seed.SearchAttributes["Tags"] = []string{"a", "b<" + id}
+				seed.SearchAttributes["Note"] = "note " + id
+			}
+		}
+		if i%4 != 3 {
+			seed.Memo = map[string]any{"who": id, "n": i, "nested": map[string]any{"ok": i%2 == 0, "list": []any{1, "two", nil}}}
+		}
+		run, err := s.AddExecution(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[id] = run
+	}
+	// A run started and signalled through the API: history beyond the seed's.
+	c := orchpb.NewWorkflowServiceClient(s.Conn())
+	start := startReq("default", "api-started")
+	start.Memo = &orchpb.Memo{Fields: map[string]*orchpb.Payload{"m": {Metadata: map[string][]byte{"encoding": []byte("binary/plain")}, Data: []byte{0, 1, 2, 255}}}}
+	resp, err := c.StartWorkflowExecution(context.Background(), start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs["api-started"] = resp.GetRunId()
+	if _, err := c.SignalWorkflowExecution(context.Background(), &orchpb.SignalWorkflowExecutionRequest{Namespace: "default",
+		WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: "api-started"}, SignalName: "poke"}); err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+var nextTokenJSON = regexp.MustCompile(`"next_page_token":\s*"[^"]*"`)
+
+// TestListAnswersPinned pins the answers of List and Scan, over both
+// transports, for a seeded set: every page of several queries and orders,
+// as testdata/list.golden holds them (run ids and page tokens, random,
+// replaced by names). Regenerate with -update-list-golden only when an
+// answer is meant to change.
+func TestListAnswersPinned(t *testing.T) {
+	t.Parallel()
+	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
+	t.Cleanup(s.Close)
+	runs := seedListGolden(t, s)
+	c := orchpb.NewWorkflowServiceClient(s.Conn())
+	replacer := func(b []byte) string {
+		out := string(b)
+		for id, run := range runs {
+			out = strings.ReplaceAll(out, run, "RUN("+strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(id)+")")
+		}
+		return nextTokenJSON.ReplaceAllString(out, `"next_page_token":"TOKEN"`)
+	}
+	compact := func(b []byte) []byte {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+		return buf.Bytes()
+	}
+	var got strings.Builder
+	queries := []string{
+		"",
+		"WorkflowType = 'Order' AND ExecutionStatus = 'Running'",
+		"CustomerId STARTS_WITH 'acme-' ORDER BY Amount, StartTime DESC",
+		"ORDER BY CustomerId DESC, StartTime",
+		"ExecutionStatus != 'Running' ORDER BY CloseTime DESC",
+		"ORDER BY ExecutionTime",
+	}
+	for _, q := range queries {
+		for _, scan := range []bool{false, true} {
+			if scan && strings.Contains(q, "ORDER BY") {
+				continue
+			}
+			op := "List"
+			if scan {
+				op = "Scan"
+			}
+			// gRPC
+			var tok []byte
+			for page := 1; ; page++ {
+				var execs []*orchpb.WorkflowExecutionInfo
+				var next []byte
+				if scan {
+					r, err := c.ScanWorkflowExecutions(context.Background(), &orchpb.ScanWorkflowExecutionsRequest{Namespace: "default", Query: q, PageSize: 7, NextPageToken: tok})
+					if err != nil {
+						t.Fatal(err)
+					}
+					execs, next = r.GetExecutions(), r.GetNextPageToken()
+				} else {
+					r, err := c.ListWorkflowExecutions(context.Background(), &orchpb.ListWorkflowExecutionsRequest{Namespace: "default", Query: q, PageSize: 7, NextPageToken: tok})
+					if err != nil {
+						t.Fatal(err)
+					}
+					execs, next = r.GetExecutions(), r.GetNextPageToken()
+				}
+				b, err := orchwire.MarshalJSON.Marshal(&orchpb.ListWorkflowExecutionsResponse{Executions: execs, NextPageToken: next})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&got, "## grpc %s %q page %d\n%s\n", op, q, page, replacer(compact(b)))
+				if tok = next; len(tok) == 0 {
+					break
+				}
+			}
+			// HTTP, with the contract's payloads and with plain JSON ones.
+			for _, plain := range []bool{false, true} {
+				tok := ""
+				for page := 1; ; page++ {
+					path := "/api/v1/namespaces/default/workflows"
+					if scan {
+						path += "/scan"
+					}
+					v := url.Values{"page_size": {"7"}}
+					if q != "" {
+						v.Set("query", q)
+					}
+					if tok != "" {
+						v.Set("next_page_token", tok)
+					}
+					req := httptest.NewRequest(http.MethodGet, path+"?"+v.Encode(), nil)
+					if scan {
+						body, _ := json.Marshal(map[string]any{"query": q, "page_size": 7, "next_page_token": tok})
+						req = httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+					}
+					if plain {
+						req.Header.Set(orchfake.HeaderPayloads, "json")
+					}
+					rec := httptest.NewRecorder()
+					s.ServeHTTP(rec, req)
+					if rec.Code != 200 {
+						t.Fatalf("%s %q: %d %s", op, q, rec.Code, rec.Body)
+					}
+					fmt.Fprintf(&got, "## http plain=%v %s %q page %d\n%s\n%s\n", plain, op, q, page,
+						rec.Header().Get("Content-Type"), replacer(compact(rec.Body.Bytes())))
+					var body struct {
+						Next string `json:"next_page_token"`
+					}
+					if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+						t.Fatal(err)
+					}
+					if tok = body.Next; tok == "" {
+						break
+					}
+				}
+			}
+		}
+	}
+	const golden = "testdata/list.golden"
+	if *updateListGolden {
+		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Fatalf("answers differ from %s at line %d:\ngot  %s\nwant %s", golden, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("answers differ from %s: %d lines, want %d", golden, len(gl), len(wl))
+	}
+}
