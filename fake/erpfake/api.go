@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -37,6 +38,37 @@ type call struct {
 	r    *http.Request
 	user *user
 	num  numbers
+	// buf is the pooled buffer the answer is written in, if any; it goes
+	// back to the pool once the answer is written.
+	buf *jsonWriter
+}
+
+// answerBuffers are the buffers answers are written in (see call.writer),
+// kept from one request to the next as encoding/json keeps its own.
+var answerBuffers sync.Pool
+
+// maxPooledAnswer is the largest buffer kept for another answer: a list
+// without a limit may grow one far past what the usual page needs.
+const maxPooledAnswer = 1 << 20
+
+// writer returns the buffer to write the call's answer in, empty: Raw of
+// the answer, it is released once the answer is written.
+func (c *call) writer() *jsonWriter {
+	w, _ := answerBuffers.Get().(*jsonWriter)
+	if w == nil {
+		w = &jsonWriter{b: make([]byte, 0, 4<<10)}
+	}
+	w.b, w.native = w.b[:0], c.num.native
+	c.buf = w
+	return w
+}
+
+// release puts the answer's buffer back in the pool; the answer's Raw must
+// not be used after.
+func (w *jsonWriter) release() {
+	if w != nil && cap(w.b) <= maxPooledAnswer {
+		answerBuffers.Put(w)
+	}
 }
 
 // fails is a step that answers a refusal found before the lock, once the
@@ -44,6 +76,16 @@ type call struct {
 func fails(a fakekit.Answer) step { return func(*call) fakekit.Answer { return a } }
 
 func ok(body any) fakekit.Answer { return fakekit.Answer{Status: http.StatusOK, Body: body} }
+
+// okJSON answers 200 with body, JSON already written.
+func okJSON(body []byte) fakekit.Answer { return fakekit.Answer{Status: http.StatusOK, Raw: body} }
+
+// render writes one record (or a record's lines) as the API shows it.
+func render[T any](c *call, write func(*jsonWriter, T), v T) []byte {
+	w := jsonWriter{b: make([]byte, 0, 512), native: c.num.native}
+	write(&w, v)
+	return w.b
+}
 
 // apiError is the ERP's error answer, Restler's shape: the message starts
 // with the status text, and details follow under numeric keys.
@@ -105,23 +147,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
 	if hook := s.parsedHook.Load(); hook != nil {
 		(*hook)(r)
 	}
-	a, caller := s.runLocked(r, run)
+	a, caller, buf := s.runLocked(r, run)
 	if caller != "" {
 		fakekit.ExchangeFrom(r.Context()).SetCaller(caller)
 	}
-	fakekit.WriteAnswer(w, a)
+	fakekit.WriteAnswer(w, a) // a writer keeps nothing it is given
+	buf.release()
 }
 
 // runLocked authenticates the caller and runs the step, holding the state
-// lock; it returns the answer and the caller's login.
-func (s *Server) runLocked(r *http.Request, run step) (fakekit.Answer, string) {
+// lock; it returns the answer, the caller's login and the pooled buffer
+// the answer is written in, if any.
+func (s *Server) runLocked(r *http.Request, run step) (fakekit.Answer, string, *jsonWriter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &call{s: s, st: s.st, r: r, num: numbers{native: s.cfg.nativeNumbers}}
 	if fail := s.authenticate(c); fail != nil {
-		return *fail, ""
+		return *fail, "", nil
 	}
-	return run(c), c.user.login
+	a := run(c)
+	return a, c.user.login, c.buf
 }
 
 // authenticate finds the caller: an API key (header ERPAPIKEY, else the
@@ -169,11 +214,11 @@ func bearer(h string) string {
 
 // created answers a create: the new record, or (WithBareCreateIDs) its
 // bare id, as most versions of the ERP do.
-func (c *call) created(id int64, record any) fakekit.Answer {
+func (c *call) created(id int64, record []byte) fakekit.Answer {
 	if c.s.cfg.bareCreateIDs {
 		return ok(id)
 	}
-	return ok(record)
+	return okJSON(record)
 }
 
 // findByID finds the record id names in list (in id order), or answers

@@ -1,7 +1,6 @@
 package erpfake
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -25,44 +24,52 @@ type contact struct {
 
 func (ct *contact) recID() int64 { return ct.id }
 
-type contactJSON struct {
-	ID               json.RawMessage `json:"id"`
-	Entity           json.RawMessage `json:"entity"`
-	Socid            json.RawMessage `json:"socid"`
-	FkSoc            json.RawMessage `json:"fk_soc"`
-	Lastname         string          `json:"lastname"`
-	Firstname        string          `json:"firstname"`
-	Civility         string          `json:"civility_code"`
-	Email            string          `json:"email"`
-	PhonePro         string          `json:"phone_pro"`
-	PhoneMobile      string          `json:"phone_mobile"`
-	Poste            string          `json:"poste"`
-	Address          string          `json:"address"`
-	Zip              string          `json:"zip"`
-	Town             string          `json:"town"`
-	CountryCode      string          `json:"country_code"`
-	Statut           json.RawMessage `json:"statut"`
-	NotePublic       string          `json:"note_public"`
-	NotePrivate      string          `json:"note_private"`
-	DateCreation     json.RawMessage `json:"date_creation"`
-	DateModification json.RawMessage `json:"date_modification"`
-	ArrayOptions     map[string]any  `json:"array_options"`
+// writeContact writes a contact as the API shows it.
+func writeContact(w *jsonWriter, ct *contact) {
+	w.raw(`{"id":`)
+	w.id(ct.id)
+	w.raw(`,"entity":`)
+	w.id(1)
+	w.raw(`,"socid":`)
+	w.optID(contactSoc(ct), ct.soc != nil)
+	w.raw(`,"fk_soc":`)
+	w.optID(contactSoc(ct), ct.soc != nil)
+	w.raw(`,"lastname":`)
+	w.str(ct.lastname)
+	w.raw(`,"firstname":`)
+	w.str(ct.firstname)
+	w.raw(`,"civility_code":`)
+	w.str(ct.civility)
+	w.raw(`,"email":`)
+	w.str(ct.email)
+	w.raw(`,"phone_pro":`)
+	w.str(ct.phonePro)
+	w.raw(`,"phone_mobile":`)
+	w.str(ct.phoneMobile)
+	w.raw(`,"poste":`)
+	w.str(ct.poste)
+	w.raw(`,"address":`)
+	w.str(ct.address)
+	w.raw(`,"zip":`)
+	w.str(ct.zip)
+	w.raw(`,"town":`)
+	w.str(ct.town)
+	w.raw(`,"country_code":`)
+	w.str(ct.country)
+	w.raw(`,"statut":`)
+	w.flag(ct.active)
+	w.raw(`,"note_public":`)
+	w.str(ct.notePublic)
+	w.raw(`,"note_private":`)
+	w.str(ct.notePrivate)
+	w.raw(`,"date_creation":`)
+	w.time(ct.datec)
+	w.raw(`,"date_modification":`)
+	w.time(ct.datem)
+	w.raw(`,"array_options":{}}`)
 }
 
-func (c *call) renderContact(ct *contact) any {
-	n := c.num
-	j := &contactJSON{
-		ID: n.id(ct.id), Entity: n.id(1), Socid: json.RawMessage("null"), FkSoc: json.RawMessage("null"),
-		Lastname: ct.lastname, Firstname: ct.firstname, Civility: ct.civility, Email: ct.email, PhonePro: ct.phonePro,
-		PhoneMobile: ct.phoneMobile, Poste: ct.poste, Address: ct.address, Zip: ct.zip, Town: ct.town, CountryCode: ct.country,
-		Statut: n.flag(ct.active), NotePublic: ct.notePublic, NotePrivate: ct.notePrivate,
-		DateCreation: n.time(ct.datec), DateModification: n.time(ct.datem), ArrayOptions: map[string]any{},
-	}
-	if ct.soc != nil {
-		j.Socid, j.FkSoc = n.id(ct.soc.id), n.id(ct.soc.id)
-	}
-	return j
-}
+func (c *call) renderContact(ct *contact) []byte { return render(c, writeContact, ct) }
 
 func contactSoc(ct *contact) int64 {
 	if ct.soc == nil {
@@ -74,10 +81,10 @@ func contactSoc(ct *contact) int64 {
 var contacts = &collection[*contact]{
 	noun:        "contact",
 	defaultSort: "t.rowid",
-	render:      (*call).renderContact,
+	write:       writeContact,
 	fields: map[string]fieldDef[*contact]{
-		"rowid":        intField(false, func(ct *contact) int64 { return ct.id }),
-		"id":           intField(false, func(ct *contact) int64 { return ct.id }),
+		"rowid":        idField(func(ct *contact) int64 { return ct.id }),
+		"id":           idField(func(ct *contact) int64 { return ct.id }),
 		"fk_soc":       intField(true, contactSoc),
 		"socid":        intField(true, contactSoc),
 		"lastname":     textField(func(ct *contact) string { return ct.lastname }),
@@ -113,7 +120,7 @@ func getContact(c *call, id int64) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderContact(ct))
+	return okJSON(c.renderContact(ct))
 }
 
 // contactPatch is what a create or an update of a contact may set.
@@ -216,7 +223,7 @@ func updateContact(in *input) step {
 		}
 		next.datem = c.st.now()
 		*ct = next
-		return ok(c.renderContact(ct))
+		return okJSON(c.renderContact(ct))
 	}
 }
 

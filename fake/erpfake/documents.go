@@ -13,42 +13,62 @@ import (
 
 // What invoices and orders share: lines, totals, refs, dates.
 
-type lineJSON struct {
-	ID            json.RawMessage `json:"id"`
-	Rowid         json.RawMessage `json:"rowid"`
-	FkProduct     json.RawMessage `json:"fk_product"`
-	ProductRef    string          `json:"product_ref"`
-	ProductLabel  string          `json:"product_label"`
-	ProductType   json.RawMessage `json:"product_type"`
-	Desc          string          `json:"desc"`
-	Qty           json.RawMessage `json:"qty"`
-	Subprice      json.RawMessage `json:"subprice"`
-	RemisePercent json.RawMessage `json:"remise_percent"`
-	TvaTx         json.RawMessage `json:"tva_tx"`
-	TotalHT       json.RawMessage `json:"total_ht"`
-	TotalTVA      json.RawMessage `json:"total_tva"`
-	TotalTTC      json.RawMessage `json:"total_ttc"`
-	Rang          json.RawMessage `json:"rang"`
-	SpecialCode   json.RawMessage `json:"special_code"`
-	ArrayOptions  map[string]any  `json:"array_options"`
+// writeLines writes a document's lines as the API shows them.
+func writeLines(w *jsonWriter, lines []*line) {
+	w.raw("[")
+	for i, l := range lines {
+		if i > 0 {
+			w.raw(",")
+		}
+		w.raw(`{"id":`)
+		w.id(l.id)
+		w.raw(`,"rowid":`)
+		w.id(l.id)
+		w.raw(`,"fk_product":`)
+		if l.product == nil {
+			w.raw(`null,"product_ref":"","product_label":""`)
+		} else {
+			w.id(l.product.id)
+			w.raw(`,"product_ref":`)
+			w.str(l.product.ref)
+			w.raw(`,"product_label":`)
+			w.str(l.product.label)
+		}
+		w.raw(`,"product_type":`)
+		w.id(l.typ)
+		w.raw(`,"desc":`)
+		w.str(l.desc)
+		w.raw(`,"qty":`)
+		w.dec(l.qty)
+		w.raw(`,"subprice":`)
+		w.dec(l.subprice)
+		w.raw(`,"remise_percent":`)
+		w.dec(l.discount)
+		w.raw(`,"tva_tx":`)
+		w.dec(l.vat)
+		w.raw(`,"total_ht":`)
+		w.dec(l.ht)
+		w.raw(`,"total_tva":`)
+		w.dec(l.tva)
+		w.raw(`,"total_ttc":`)
+		w.dec(l.ttc)
+		w.raw(`,"rang":`)
+		w.id(l.rank)
+		w.raw(`,"special_code":`)
+		w.id(0)
+		w.raw(`,"array_options":{}}`)
+	}
+	w.raw("]")
 }
 
-func (c *call) renderLines(lines []*line) []*lineJSON {
-	n := c.num
-	out := make([]*lineJSON, len(lines))
-	for i, l := range lines {
-		j := &lineJSON{
-			ID: n.id(l.id), Rowid: n.id(l.id), FkProduct: json.RawMessage("null"), ProductType: n.int(l.typ), Desc: l.desc,
-			Qty: n.dec(l.qty), Subprice: n.dec(l.subprice), RemisePercent: n.dec(l.discount), TvaTx: n.dec(l.vat),
-			TotalHT: n.dec(l.ht), TotalTVA: n.dec(l.tva), TotalTTC: n.dec(l.ttc), Rang: n.int(l.rank), SpecialCode: n.int(0),
-			ArrayOptions: map[string]any{},
-		}
-		if l.product != nil {
-			j.FkProduct, j.ProductRef, j.ProductLabel = n.id(l.product.id), l.product.ref, l.product.label
-		}
-		out[i] = j
+func (c *call) renderLines(lines []*line) []byte { return render(c, writeLines, lines) }
+
+// authorID is the id of a document's author, 0 for none.
+func authorID(u *user) int64 {
+	if u == nil {
+		return 0
 	}
-	return out
+	return u.id
 }
 
 // documentInput is what a new invoice or order carries: socid, which must
@@ -218,8 +238,8 @@ func (c *call) validate(d *document, prefix, kind string) fakekit.Answer {
 // by the columns of their tables and by their JSON names.
 func documentFields[T any](doc func(T) *document, dateColumn string) map[string]fieldDef[T] {
 	return map[string]fieldDef[T]{
-		"rowid":      intField(false, func(v T) int64 { return doc(v).id }),
-		"id":         intField(false, func(v T) int64 { return doc(v).id }),
+		"rowid":      idField(func(v T) int64 { return doc(v).id }),
+		"id":         idField(func(v T) int64 { return doc(v).id }),
 		"ref":        textField(func(v T) string { return doc(v).ref }),
 		"ref_client": textField(func(v T) string { return doc(v).refClient }),
 		"fk_soc":     intField(true, func(v T) int64 { return doc(v).soc.id }),

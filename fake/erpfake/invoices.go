@@ -1,7 +1,6 @@
 package erpfake
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,59 +9,70 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-type invoiceJSON struct {
-	ID                json.RawMessage `json:"id"`
-	Entity            json.RawMessage `json:"entity"`
-	Ref               string          `json:"ref"`
-	RefClient         string          `json:"ref_client"`
-	Socid             json.RawMessage `json:"socid"`
-	Type              json.RawMessage `json:"type"`
-	Statut            json.RawMessage `json:"statut"`
-	Status            json.RawMessage `json:"status"`
-	Brouillon         json.RawMessage `json:"brouillon"`
-	Paye              json.RawMessage `json:"paye"`
-	Date              json.RawMessage `json:"date"`
-	DateLimReglement  json.RawMessage `json:"date_lim_reglement"`
-	DateCreation      json.RawMessage `json:"date_creation"`
-	DateValidation    json.RawMessage `json:"date_validation"`
-	TotalHT           json.RawMessage `json:"total_ht"`
-	TotalTVA          json.RawMessage `json:"total_tva"`
-	TotalTTC          json.RawMessage `json:"total_ttc"`
-	MulticurrencyCode string          `json:"multicurrency_code"`
-	NotePublic        string          `json:"note_public"`
-	NotePrivate       string          `json:"note_private"`
-	FkUserAuthor      json.RawMessage `json:"fk_user_author"`
-	CloseCode         string          `json:"close_code"`
-	CloseNote         string          `json:"close_note"`
-	Totalpaid         json.RawMessage `json:"totalpaid"`
-	Remaintopay       json.RawMessage `json:"remaintopay"`
-	Lines             []*lineJSON     `json:"lines"`
-	ArrayOptions      map[string]any  `json:"array_options"`
+// writeInvoice writes an invoice as the API shows it, with its lines.
+func writeInvoice(w *jsonWriter, inv *invoice) {
+	w.raw(`{"id":`)
+	w.id(inv.id)
+	w.raw(`,"entity":`)
+	w.id(1)
+	w.raw(`,"ref":`)
+	w.str(inv.ref)
+	w.raw(`,"ref_client":`)
+	w.str(inv.refClient)
+	w.raw(`,"socid":`)
+	w.id(inv.soc.id)
+	w.raw(`,"type":`)
+	w.id(inv.typ)
+	w.raw(`,"statut":`)
+	w.id(inv.status)
+	w.raw(`,"status":`)
+	w.id(inv.status)
+	w.raw(`,"brouillon":`)
+	w.flag(inv.status == statusDraft)
+	w.raw(`,"paye":`)
+	w.flag(inv.paid)
+	w.raw(`,"date":`)
+	w.time(inv.date)
+	w.raw(`,"date_lim_reglement":`)
+	w.time(inv.due)
+	w.raw(`,"date_creation":`)
+	w.time(inv.datec)
+	w.raw(`,"date_validation":`)
+	w.time(inv.dateValidation)
+	w.raw(`,"total_ht":`)
+	w.dec(inv.ht)
+	w.raw(`,"total_tva":`)
+	w.dec(inv.tva)
+	w.raw(`,"total_ttc":`)
+	w.dec(inv.ttc)
+	w.raw(`,"multicurrency_code":"EUR","note_public":`)
+	w.str(inv.notePublic)
+	w.raw(`,"note_private":`)
+	w.str(inv.notePrivate)
+	w.raw(`,"fk_user_author":`)
+	w.optID(authorID(inv.author), inv.author != nil)
+	w.raw(`,"close_code":`)
+	w.str(inv.closeCode)
+	w.raw(`,"close_note":`)
+	w.str(inv.closeNote)
+	w.raw(`,"totalpaid":`)
+	paid := inv.paidSum()
+	w.dec(paid)
+	w.raw(`,"remaintopay":`)
+	w.dec(inv.remainAfter(paid))
+	w.raw(`,"lines":`)
+	writeLines(w, inv.lines)
+	w.raw(`,"array_options":{}}`)
 }
 
-func (c *call) renderInvoice(inv *invoice) any {
-	n := c.num
-	j := &invoiceJSON{
-		ID: n.id(inv.id), Entity: n.id(1), Ref: inv.ref, RefClient: inv.refClient, Socid: n.id(inv.soc.id), Type: n.int(inv.typ),
-		Statut: n.int(inv.status), Status: n.int(inv.status), Brouillon: n.flag(inv.status == statusDraft), Paye: n.flag(inv.paid),
-		Date: n.time(inv.date), DateLimReglement: n.time(inv.due), DateCreation: n.time(inv.datec),
-		DateValidation: n.time(inv.dateValidation), TotalHT: n.dec(inv.ht), TotalTVA: n.dec(inv.tva), TotalTTC: n.dec(inv.ttc),
-		MulticurrencyCode: "EUR", NotePublic: inv.notePublic, NotePrivate: inv.notePrivate,
-		FkUserAuthor: json.RawMessage("null"), Lines: c.renderLines(inv.lines), ArrayOptions: map[string]any{},
-		Totalpaid: n.dec(inv.paidSum()), Remaintopay: n.dec(inv.remain()), CloseCode: inv.closeCode, CloseNote: inv.closeNote,
-	}
-	if inv.author != nil {
-		j.FkUserAuthor = n.id(inv.author.id)
-	}
-	return j
-}
+func (c *call) renderInvoice(inv *invoice) []byte { return render(c, writeInvoice, inv) }
 
 var invoices = func() *collection[*invoice] {
 	fields := documentFields(func(inv *invoice) *document { return &inv.document }, "datef")
 	fields["type"] = intField(false, func(inv *invoice) int64 { return inv.typ })
 	fields["paye"] = boolField(func(inv *invoice) bool { return inv.paid })
 	fields["date_lim_reglement"] = timeField(func(inv *invoice) time.Time { return inv.due })
-	return &collection[*invoice]{noun: "invoice", defaultSort: "t.rowid", render: (*call).renderInvoice, fields: fields}
+	return &collection[*invoice]{noun: "invoice", defaultSort: "t.rowid", write: writeInvoice, fields: fields}
 }()
 
 func listInvoices(in *input) step {
@@ -105,7 +115,7 @@ func getInvoice(c *call, id int64) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderInvoice(inv))
+	return okJSON(c.renderInvoice(inv))
 }
 
 // createInvoice makes a draft invoice with the provisional ref "(PROVn)".
@@ -153,7 +163,7 @@ func validateInvoice(c *call, id int64) fakekit.Answer {
 	if a := c.validate(&inv.document, invoicePrefix(inv.typ), "Invoice"); a.Status != 0 {
 		return a
 	}
-	return ok(c.renderInvoice(inv))
+	return okJSON(c.renderInvoice(inv))
 }
 
 // updateInvoice is PUT /invoices/{id}: the customer's ref, notes, dates.
@@ -176,7 +186,7 @@ func updateInvoice(in *input) step {
 		if hasDue {
 			inv.due = dayOf(due)
 		}
-		return ok(c.renderInvoice(inv))
+		return okJSON(c.renderInvoice(inv))
 	}
 }
 
@@ -228,7 +238,7 @@ func createInvoiceFromOrder(orderID string) operation {
 			inv.computeTotals()
 			c.st.addDocument(&inv.document, "invoice")
 			c.st.invoices = append(c.st.invoices, inv)
-			return ok(c.renderInvoice(inv))
+			return okJSON(c.renderInvoice(inv))
 		}
 	}
 }

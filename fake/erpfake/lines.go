@@ -283,6 +283,6 @@ func listLines(find lineFinder) operation {
 		if fail != nil {
 			return *fail
 		}
-		return ok(c.renderLines(ld.doc.lines))
+		return okJSON(c.renderLines(ld.doc.lines))
 	})
 }

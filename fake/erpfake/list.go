@@ -2,6 +2,7 @@ package erpfake
 
 import (
 	"cmp"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -19,7 +20,8 @@ type collection[T interface{ recID() int64 }] struct {
 	// ("rowid", "ref", "fk_soc"), and the JSON names where they differ.
 	fields      map[string]fieldDef[T]
 	defaultSort string
-	render      func(c *call, v T) any
+	// write writes a record as the API shows it.
+	write func(*jsonWriter, T)
 }
 
 // listQuery is a list request's parameters, read before the state lock:
@@ -82,24 +84,96 @@ func parseList[T interface{ recID() int64 }](q url.Values, coll *collection[T]) 
 }
 
 // answer answers the list over items (in id order); keep applies the
-// collection's own parameters.
+// collection's own parameters. The page is written straight from the
+// records into one buffer (see jsonWriter): the records a list keeps are
+// not copied, and a list sorted by id, the default, is not sorted at all.
 func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.Answer {
-	// Each kept record's sort values are read once, not at every
-	// comparison.
-	var kept []sortRow[T]
-	for _, it := range items {
-		if (keep == nil || keep(it)) && lq.match(it) {
-			keys := make([]value, len(lq.sorts))
-			for i, f := range lq.sorts {
-				keys[i] = f.get(it)
+	w := c.writer()
+	if lq.paginationData {
+		w.raw(`{"data":`)
+	}
+	w.raw("[")
+	n := int64(0)
+	total := lq.eachOfPage(items, keep, func(it T) {
+		if n > 0 {
+			w.raw(",")
+		}
+		n++
+		lq.coll.write(w, it)
+	})
+	w.raw("]")
+
+	if lq.paginationData {
+		pageCount := int64(1)
+		if lq.limit > 0 {
+			pageCount = max((total+lq.limit-1)/lq.limit, 1)
+		}
+		// The keys in encoding/json's order of a map's keys, as the
+		// answer was once written.
+		w.raw(`,"pagination":{"limit":`)
+		w.b = strconv.AppendInt(w.b, lq.limit, 10)
+		w.raw(`,"page":`)
+		w.b = strconv.AppendInt(w.b, lq.page, 10)
+		w.raw(`,"page_count":`)
+		w.b = strconv.AppendInt(w.b, pageCount, 10)
+		w.raw(`,"total":`)
+		w.b = strconv.AppendInt(w.b, total, 10)
+		w.raw("}}")
+		return okJSON(w.b)
+	}
+	if n == 0 && c.s.cfg.emptyListNotFound {
+		return notFound("No " + lq.coll.noun + " found")
+	}
+	return okJSON(w.b)
+}
+
+// eachOfPage calls fn with each record of the page asked for, in order, and
+// returns how many records the list holds in all (of every page).
+func (lq *listQuery[T]) eachOfPage(items []T, keep func(T) bool, fn func(T)) int64 {
+	kept := func(it T) bool { return (keep == nil || keep(it)) && lq.match(it) }
+	// limit and page are INTs: their product fits an int64.
+	start, end := int64(0), int64(math.MaxInt64)
+	if lq.limit > 0 {
+		start = lq.limit * lq.page
+		end = start + lq.limit
+	}
+	if lq.sorts[0].id {
+		// Sorted by id first: the order items are kept in (ids are
+		// unique, so no later key counts), or its reverse.
+		total := int64(0)
+		for i := range items {
+			it := items[i]
+			if lq.desc {
+				it = items[len(items)-1-i]
 			}
-			kept = append(kept, sortRow[T]{it, keys})
+			if kept(it) {
+				if total >= start && total < end {
+					fn(it)
+				}
+				total++
+			}
+		}
+		return total
+	}
+
+	// Each kept record's sort keys are read once, not at every comparison,
+	// into one slice for all of them.
+	nk := len(lq.sorts)
+	keys := make([]sortKey, 0, len(items)*nk)
+	rows := make([]sortRow[T], 0, len(items))
+	for _, it := range items {
+		if kept(it) {
+			at := len(keys)
+			for _, f := range lq.sorts {
+				keys = append(keys, f.sortKey(it))
+			}
+			rows = append(rows, sortRow[T]{it, keys[at : at+nk : at+nk]})
 		}
 	}
-	slices.SortStableFunc(kept, func(a, b sortRow[T]) int {
+	slices.SortStableFunc(rows, func(a, b sortRow[T]) int {
 		r := 0
-		for i := range lq.sorts {
-			if r = compareValues(a.keys[i], b.keys[i]); r != 0 {
+		for i := range a.keys {
+			if r = compareKeys(a.keys[i], b.keys[i]); r != 0 {
 				break
 			}
 		}
@@ -111,32 +185,11 @@ func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.An
 		}
 		return r
 	})
-
-	// limit and page are INTs: their product fits an int64.
-	total := int64(len(kept))
-	start, end := int64(0), total
-	if lq.limit > 0 {
-		start = min(lq.limit*lq.page, total)
-		end = start + min(lq.limit, total-start)
+	total := int64(len(rows))
+	for _, row := range rows[min(start, total):min(end, total)] {
+		fn(row.rec)
 	}
-	out := make([]any, 0, end-start)
-	for _, row := range kept[start:end] {
-		out = append(out, lq.coll.render(c, row.rec))
-	}
-
-	if lq.paginationData {
-		pageCount := int64(1)
-		if lq.limit > 0 {
-			pageCount = max((total+lq.limit-1)/lq.limit, 1)
-		}
-		return ok(map[string]any{"data": out, "pagination": map[string]any{
-			"total": total, "page": lq.page, "page_count": pageCount, "limit": lq.limit,
-		}})
-	}
-	if len(out) == 0 && c.s.cfg.emptyListNotFound {
-		return notFound("No " + lq.coll.noun + " found")
-	}
-	return ok(out)
+	return total
 }
 
 // listOp is the operation of a list without parameters of its own.
@@ -153,7 +206,19 @@ func listOp[T interface{ recID() int64 }](coll *collection[T], items func(*state
 // sortRow is a record kept by a list, with its values of the sort fields.
 type sortRow[T any] struct {
 	rec  T
-	keys []value
+	keys []sortKey
+}
+
+// compareKeys orders nulls first, then integers and numbers by value and
+// text by its lower case.
+func compareKeys(a, b sortKey) int {
+	switch {
+	case a.null || b.null:
+		return cmp.Compare(boolInt(!a.null), boolInt(!b.null))
+	case a.isInt && b.isInt:
+		return cmp.Compare(a.n, b.n)
+	}
+	return compareValues(a.value(), b.value())
 }
 
 // compareValues orders nulls first, then numbers by value and text by its
@@ -165,7 +230,29 @@ func compareValues(a, b value) int {
 	case a.num != nil && b.num != nil:
 		return a.num.Cmp(b.num)
 	}
-	return strings.Compare(strings.ToLower(a.str()), strings.ToLower(b.str()))
+	return compareLower(a.str(), b.str())
+}
+
+// compareLower is strings.Compare(strings.ToLower(a), strings.ToLower(b))
+// without making the lower-case copies while the text is ASCII.
+func compareLower(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ca, cb := a[i], b[i]
+		if ca >= utf8.RuneSelf || cb >= utf8.RuneSelf {
+			// What came before is ASCII, equal once lowered.
+			return strings.Compare(strings.ToLower(a[i:]), strings.ToLower(b[i:]))
+		}
+		if 'A' <= ca && ca <= 'Z' {
+			ca += 'a' - 'A'
+		}
+		if 'A' <= cb && cb <= 'Z' {
+			cb += 'a' - 'A'
+		}
+		if ca != cb {
+			return cmp.Compare(ca, cb)
+		}
+	}
+	return cmp.Compare(len(a), len(b))
 }
 
 func boolInt(b bool) int {

@@ -1,7 +1,6 @@
 package erpfake
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"math/big"
@@ -14,36 +13,20 @@ import (
 type numbers struct{ native bool }
 
 func (n numbers) id(v int64) json.RawMessage {
-	if n.native {
-		return strconv.AppendInt(nil, v, 10)
-	}
-	b := make([]byte, 0, 22) // the quotes and up to 20 characters
-	b = strconv.AppendInt(append(b, '"'), v, 10)
-	return append(b, '"')
+	w := jsonWriter{b: make([]byte, 0, 22), native: n.native} // the quotes and up to 20 characters
+	w.id(v)
+	return w.b
 }
 
 // int is id for integers that are not ids (types, statuses, flags).
 func (n numbers) int(v int64) json.RawMessage { return n.id(v) }
 
-func (n numbers) flag(v bool) json.RawMessage {
-	if v {
-		return n.int(1)
-	}
-	return n.int(0)
-}
-
 // dec writes an amount: "100.00000000" (a DECIMAL(24,8) column as text) or
 // 100.0 (a PHP float).
 func (n numbers) dec(v *big.Rat) json.RawMessage {
-	b := make([]byte, 0, 24)
-	if n.native {
-		b = bytes.TrimRight(appendDec8(b, v), "0")
-		if b[len(b)-1] == '.' {
-			b = append(b, '0')
-		}
-		return b
-	}
-	return append(appendDec8(append(b, '"'), v), '"')
+	w := jsonWriter{b: make([]byte, 0, 24), native: n.native}
+	w.dec(v)
+	return w.b
 }
 
 // appendDec8 appends v (nil is 0) with 8 digits after the point, as
@@ -84,11 +67,7 @@ func appendDec8(b []byte, v *big.Rat) []byte {
 
 // time writes Unix seconds, or "" (strings) / null (native) when unset.
 func (n numbers) time(t time.Time) json.RawMessage {
-	if t.IsZero() {
-		if n.native {
-			return json.RawMessage("null")
-		}
-		return json.RawMessage(`""`)
-	}
-	return strconv.AppendInt(nil, t.Unix(), 10)
+	w := jsonWriter{native: n.native}
+	w.time(t)
+	return w.b
 }

@@ -1,59 +1,67 @@
 package erpfake
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-type orderJSON struct {
-	ID             json.RawMessage `json:"id"`
-	Entity         json.RawMessage `json:"entity"`
-	Ref            string          `json:"ref"`
-	RefClient      string          `json:"ref_client"`
-	Socid          json.RawMessage `json:"socid"`
-	Statut         json.RawMessage `json:"statut"`
-	Status         json.RawMessage `json:"status"`
-	Brouillon      json.RawMessage `json:"brouillon"`
-	Billed         json.RawMessage `json:"billed"`
-	Date           json.RawMessage `json:"date"`
-	DateCommande   json.RawMessage `json:"date_commande"`
-	DeliveryDate   json.RawMessage `json:"delivery_date"`
-	DateCreation   json.RawMessage `json:"date_creation"`
-	DateValidation json.RawMessage `json:"date_validation"`
-	DateCloture    json.RawMessage `json:"date_cloture"`
-	TotalHT        json.RawMessage `json:"total_ht"`
-	TotalTVA       json.RawMessage `json:"total_tva"`
-	TotalTTC       json.RawMessage `json:"total_ttc"`
-	NotePublic     string          `json:"note_public"`
-	NotePrivate    string          `json:"note_private"`
-	UserAuthorID   json.RawMessage `json:"user_author_id"`
-	Lines          []*lineJSON     `json:"lines"`
-	ArrayOptions   map[string]any  `json:"array_options"`
+// writeOrder writes an order as the API shows it, with its lines.
+func writeOrder(w *jsonWriter, o *order) {
+	w.raw(`{"id":`)
+	w.id(o.id)
+	w.raw(`,"entity":`)
+	w.id(1)
+	w.raw(`,"ref":`)
+	w.str(o.ref)
+	w.raw(`,"ref_client":`)
+	w.str(o.refClient)
+	w.raw(`,"socid":`)
+	w.id(o.soc.id)
+	w.raw(`,"statut":`)
+	w.id(o.status)
+	w.raw(`,"status":`)
+	w.id(o.status)
+	w.raw(`,"brouillon":`)
+	w.flag(o.status == statusDraft)
+	w.raw(`,"billed":`)
+	w.flag(o.billed)
+	w.raw(`,"date":`)
+	w.time(o.date)
+	w.raw(`,"date_commande":`)
+	w.time(o.date)
+	w.raw(`,"delivery_date":`)
+	w.time(o.delivery)
+	w.raw(`,"date_creation":`)
+	w.time(o.datec)
+	w.raw(`,"date_validation":`)
+	w.time(o.dateValidation)
+	w.raw(`,"date_cloture":`)
+	w.time(o.closedAt)
+	w.raw(`,"total_ht":`)
+	w.dec(o.ht)
+	w.raw(`,"total_tva":`)
+	w.dec(o.tva)
+	w.raw(`,"total_ttc":`)
+	w.dec(o.ttc)
+	w.raw(`,"note_public":`)
+	w.str(o.notePublic)
+	w.raw(`,"note_private":`)
+	w.str(o.notePrivate)
+	w.raw(`,"user_author_id":`)
+	w.optID(authorID(o.author), o.author != nil)
+	w.raw(`,"lines":`)
+	writeLines(w, o.lines)
+	w.raw(`,"array_options":{}}`)
 }
 
-func (c *call) renderOrder(o *order) any {
-	n := c.num
-	j := &orderJSON{
-		ID: n.id(o.id), Entity: n.id(1), Ref: o.ref, RefClient: o.refClient, Socid: n.id(o.soc.id),
-		Statut: n.int(o.status), Status: n.int(o.status), Brouillon: n.flag(o.status == statusDraft), Billed: n.flag(o.billed),
-		Date: n.time(o.date), DateCommande: n.time(o.date), DeliveryDate: n.time(o.delivery), DateCreation: n.time(o.datec),
-		DateValidation: n.time(o.dateValidation), DateCloture: n.time(o.closedAt),
-		TotalHT: n.dec(o.ht), TotalTVA: n.dec(o.tva), TotalTTC: n.dec(o.ttc), NotePublic: o.notePublic, NotePrivate: o.notePrivate,
-		UserAuthorID: json.RawMessage("null"), Lines: c.renderLines(o.lines), ArrayOptions: map[string]any{},
-	}
-	if o.author != nil {
-		j.UserAuthorID = n.id(o.author.id)
-	}
-	return j
-}
+func (c *call) renderOrder(o *order) []byte { return render(c, writeOrder, o) }
 
 var orders = func() *collection[*order] {
 	fields := documentFields(func(o *order) *document { return &o.document }, "date_commande")
 	fields["facture"] = boolField(func(o *order) bool { return o.billed })
 	fields["date_livraison"] = timeField(func(o *order) time.Time { return o.delivery })
-	return &collection[*order]{noun: "order", defaultSort: "t.rowid", render: (*call).renderOrder, fields: fields}
+	return &collection[*order]{noun: "order", defaultSort: "t.rowid", write: writeOrder, fields: fields}
 }()
 
 func listOrders(in *input) step {
@@ -75,7 +83,7 @@ func getOrder(c *call, id int64) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderOrder(o))
+	return okJSON(c.renderOrder(o))
 }
 
 // createOrder makes a draft order with the provisional ref "(PROVn)".
@@ -105,7 +113,7 @@ func validateOrder(c *call, id int64) fakekit.Answer {
 	if a := c.validate(&o.document, "CO", "Order"); a.Status != 0 {
 		return a
 	}
-	return ok(c.renderOrder(o))
+	return okJSON(c.renderOrder(o))
 }
 
 // closeOrder closes a validated (or shipping) order. A draft cannot be
@@ -125,7 +133,7 @@ func closeOrder(c *call, id int64) fakekit.Answer {
 	}
 	o.status = orderClosed
 	o.closedAt = c.st.now()
-	return ok(c.renderOrder(o))
+	return okJSON(c.renderOrder(o))
 }
 
 // updateOrder is PUT /orders/{id}: the customer's ref, notes, dates.
@@ -148,7 +156,7 @@ func updateOrder(in *input) step {
 		if hasDelivery {
 			o.delivery = dayOf(delivery)
 		}
-		return ok(c.renderOrder(o))
+		return okJSON(c.renderOrder(o))
 	}
 }
 

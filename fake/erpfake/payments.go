@@ -45,8 +45,11 @@ func (inv *invoice) paidSum() *big.Rat {
 
 // remain is what remains to pay, rounded to the cent as the ERP's
 // price2num(…, 'MT') does.
-func (inv *invoice) remain() *big.Rat {
-	return round(new(big.Rat).Sub(inv.ttc, inv.paidSum()), 2)
+func (inv *invoice) remain() *big.Rat { return inv.remainAfter(inv.paidSum()) }
+
+// remainAfter is remain, given what the payments sum to.
+func (inv *invoice) remainAfter(paid *big.Rat) *big.Rat {
+	return round(new(big.Rat).Sub(inv.ttc, paid), 2)
 }
 
 // listPayments is GET /invoices/{id}/payments: each payment's part of the
@@ -78,13 +81,6 @@ func listPayments(c *call, id int64) fakekit.Answer {
 	}
 	b = append(b, ']')
 	return fakekit.Answer{Status: http.StatusOK, Raw: b, ContentType: "application/json"}
-}
-
-// appendJSONString appends s as a JSON string (what a caller sent may hold
-// anything).
-func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
 }
 
 // paymentInput is the body of a payment: its date, mode, whether to close
@@ -303,7 +299,7 @@ func setPaid(in *input) step {
 			return apiError(http.StatusInternalServerError, "Error : "+inv.ref+" is not validated; only a validated invoice can be classified paid")
 		}
 		inv.status, inv.paid, inv.closeCode, inv.closeNote = invoicePaid, true, code, note
-		return ok(c.renderInvoice(inv))
+		return okJSON(c.renderInvoice(inv))
 	}
 }
 
@@ -318,5 +314,5 @@ func setUnpaid(c *call, id int64) fakekit.Answer {
 		return nothingDone()
 	}
 	inv.status, inv.paid, inv.closeCode, inv.closeNote = statusValidated, false, "", ""
-	return ok(c.renderInvoice(inv))
+	return okJSON(c.renderInvoice(inv))
 }

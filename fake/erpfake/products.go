@@ -1,7 +1,6 @@
 package erpfake
 
 import (
-	"encoding/json"
 	"math/big"
 	"net/http"
 	"strings"
@@ -10,49 +9,60 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-type productJSON struct {
-	ID               json.RawMessage `json:"id"`
-	Entity           json.RawMessage `json:"entity"`
-	Ref              string          `json:"ref"`
-	Label            string          `json:"label"`
-	Description      string          `json:"description"`
-	Type             json.RawMessage `json:"type"`
-	Price            json.RawMessage `json:"price"`
-	PriceTTC         json.RawMessage `json:"price_ttc"`
-	PriceMin         json.RawMessage `json:"price_min"`
-	PriceBaseType    string          `json:"price_base_type"`
-	TvaTx            json.RawMessage `json:"tva_tx"`
-	Status           json.RawMessage `json:"status"`
-	StatusBuy        json.RawMessage `json:"status_buy"`
-	Barcode          string          `json:"barcode"`
-	StockReel        json.RawMessage `json:"stock_reel"`
-	Weight           json.RawMessage `json:"weight"`
-	NotePublic       string          `json:"note_public"`
-	NotePrivate      string          `json:"note_private"`
-	DateCreation     json.RawMessage `json:"date_creation"`
-	DateModification json.RawMessage `json:"date_modification"`
-	Multilangs       map[string]any  `json:"multilangs"`
-	ArrayOptions     map[string]any  `json:"array_options"`
+// writeProduct writes a product as the API shows it.
+func writeProduct(w *jsonWriter, p *product) {
+	w.raw(`{"id":`)
+	w.id(p.id)
+	w.raw(`,"entity":`)
+	w.id(1)
+	w.raw(`,"ref":`)
+	w.str(p.ref)
+	w.raw(`,"label":`)
+	w.str(p.label)
+	w.raw(`,"description":`)
+	w.str(p.description)
+	w.raw(`,"type":`)
+	w.id(p.typ)
+	w.raw(`,"price":`)
+	w.dec(p.price)
+	w.raw(`,"price_ttc":`)
+	w.dec(p.priceTTC)
+	w.raw(`,"price_min":`)
+	w.dec(p.priceMin)
+	w.raw(`,"price_base_type":`)
+	w.str(p.baseType)
+	w.raw(`,"tva_tx":`)
+	w.dec(p.vat)
+	w.raw(`,"status":`)
+	w.flag(p.onSale)
+	w.raw(`,"status_buy":`)
+	w.flag(p.onPurchase)
+	w.raw(`,"barcode":`)
+	w.str(p.barcode)
+	w.raw(`,"stock_reel":`)
+	w.dec(p.stock)
+	w.raw(`,"weight":`)
+	w.dec(p.weight)
+	w.raw(`,"note_public":`)
+	w.str(p.notePublic)
+	w.raw(`,"note_private":`)
+	w.str(p.notePrivate)
+	w.raw(`,"date_creation":`)
+	w.time(p.datec)
+	w.raw(`,"date_modification":`)
+	w.time(p.datem)
+	w.raw(`,"multilangs":{},"array_options":{}}`)
 }
 
-func (c *call) renderProduct(p *product) any {
-	n := c.num
-	return &productJSON{
-		ID: n.id(p.id), Entity: n.id(1), Ref: p.ref, Label: p.label, Description: p.description, Type: n.int(p.typ),
-		Price: n.dec(p.price), PriceTTC: n.dec(p.priceTTC), PriceMin: n.dec(p.priceMin), PriceBaseType: p.baseType,
-		TvaTx: n.dec(p.vat), Status: n.flag(p.onSale), StatusBuy: n.flag(p.onPurchase), Barcode: p.barcode,
-		StockReel: n.dec(p.stock), Weight: n.dec(p.weight), NotePublic: p.notePublic, NotePrivate: p.notePrivate,
-		DateCreation: n.time(p.datec), DateModification: n.time(p.datem), Multilangs: map[string]any{}, ArrayOptions: map[string]any{},
-	}
-}
+func (c *call) renderProduct(p *product) []byte { return render(c, writeProduct, p) }
 
 var products = &collection[*product]{
 	noun:        "product",
 	defaultSort: "t.ref",
-	render:      (*call).renderProduct,
+	write:       writeProduct,
 	fields: map[string]fieldDef[*product]{
-		"rowid":           intField(false, func(p *product) int64 { return p.id }),
-		"id":              intField(false, func(p *product) int64 { return p.id }),
+		"rowid":           idField(func(p *product) int64 { return p.id }),
+		"id":              idField(func(p *product) int64 { return p.id }),
 		"ref":             textField(func(p *product) string { return p.ref }),
 		"label":           textField(func(p *product) string { return p.label }),
 		"description":     textField(func(p *product) string { return p.description }),
@@ -98,7 +108,7 @@ func getProduct(c *call, id int64) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderProduct(p))
+	return okJSON(c.renderProduct(p))
 }
 
 // productPatch is what a create or an update of a product may set.
@@ -241,7 +251,7 @@ func updateProduct(in *input) step {
 		}
 		next.datem = c.st.now()
 		*pr = next
-		return ok(c.renderProduct(pr))
+		return okJSON(c.renderProduct(pr))
 	}
 }
 

@@ -514,102 +514,103 @@ func answerError(a fakekit.Answer) error {
 
 // User returns a user.
 func (s *Server) User(id int64) *erp.User {
-	return readOne[erp.User](s, func(st *state) (*user, bool) { return byID(st.users, id) }, (*call).renderUser)
+	return readOne[erp.User](s, func(st *state) (*user, bool) { return byID(st.users, id) }, writeUser)
 }
 
 // Users returns every user in id order.
 func (s *Server) Users() []*erp.User {
-	return readAll[erp.User](s, func(st *state) []*user { return st.users }, (*call).renderUser)
+	return readAll[erp.User](s, func(st *state) []*user { return st.users }, writeUser)
 }
 
 // Thirdparty returns a third party.
 func (s *Server) Thirdparty(id int64) *erp.Thirdparty {
-	return readOne[erp.Thirdparty](s, func(st *state) (*thirdparty, bool) { return byID(st.thirdparties, id) }, (*call).renderThirdparty)
+	return readOne[erp.Thirdparty](s, func(st *state) (*thirdparty, bool) { return byID(st.thirdparties, id) }, writeThirdparty)
 }
 
 // Thirdparties returns every third party in id order.
 func (s *Server) Thirdparties() []*erp.Thirdparty {
-	return readAll[erp.Thirdparty](s, func(st *state) []*thirdparty { return st.thirdparties }, (*call).renderThirdparty)
+	return readAll[erp.Thirdparty](s, func(st *state) []*thirdparty { return st.thirdparties }, writeThirdparty)
 }
 
 // Product returns a product.
 func (s *Server) Product(id int64) *erp.Product {
-	return readOne[erp.Product](s, func(st *state) (*product, bool) { return byID(st.products, id) }, (*call).renderProduct)
+	return readOne[erp.Product](s, func(st *state) (*product, bool) { return byID(st.products, id) }, writeProduct)
 }
 
 // Products returns every product in id order.
 func (s *Server) Products() []*erp.Product {
-	return readAll[erp.Product](s, func(st *state) []*product { return st.products }, (*call).renderProduct)
+	return readAll[erp.Product](s, func(st *state) []*product { return st.products }, writeProduct)
 }
 
 // Invoice returns an invoice.
 func (s *Server) Invoice(id int64) *erp.Invoice {
-	return readOne[erp.Invoice](s, func(st *state) (*invoice, bool) { return byID(st.invoices, id) }, (*call).renderInvoice)
+	return readOne[erp.Invoice](s, func(st *state) (*invoice, bool) { return byID(st.invoices, id) }, writeInvoice)
 }
 
 // Invoices returns every invoice in id order.
 func (s *Server) Invoices() []*erp.Invoice {
-	return readAll[erp.Invoice](s, func(st *state) []*invoice { return st.invoices }, (*call).renderInvoice)
+	return readAll[erp.Invoice](s, func(st *state) []*invoice { return st.invoices }, writeInvoice)
 }
 
 // Order returns an order.
 func (s *Server) Order(id int64) *erp.Order {
-	return readOne[erp.Order](s, func(st *state) (*order, bool) { return byID(st.orders, id) }, (*call).renderOrder)
+	return readOne[erp.Order](s, func(st *state) (*order, bool) { return byID(st.orders, id) }, writeOrder)
 }
 
 // Orders returns every order in id order.
 func (s *Server) Orders() []*erp.Order {
-	return readAll[erp.Order](s, func(st *state) []*order { return st.orders }, (*call).renderOrder)
+	return readAll[erp.Order](s, func(st *state) []*order { return st.orders }, writeOrder)
 }
 
 // Contact returns a contact.
 func (s *Server) Contact(id int64) *erp.Contact {
-	return readOne[erp.Contact](s, func(st *state) (*contact, bool) { return byID(st.contacts, id) }, (*call).renderContact)
+	return readOne[erp.Contact](s, func(st *state) (*contact, bool) { return byID(st.contacts, id) }, writeContact)
 }
 
 // Contacts returns every contact in id order.
 func (s *Server) Contacts() []*erp.Contact {
-	return readAll[erp.Contact](s, func(st *state) []*contact { return st.contacts }, (*call).renderContact)
+	return readAll[erp.Contact](s, func(st *state) []*contact { return st.contacts }, writeContact)
 }
 
-// readOne renders a record under the lock and decodes it into the client's
+// readOne writes a record under the lock and decodes it into the client's
 // type, so what a test reads back is exactly what the API would answer.
-func readOne[T any, R any](s *Server, find func(*state) (R, bool), render func(*call, R) any) *T {
-	rendered, found := func() (any, bool) {
+func readOne[T any, R any](s *Server, find func(*state) (R, bool), write func(*jsonWriter, R)) *T {
+	rendered, found := func() ([]byte, bool) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		rec, found := find(s.st)
 		if !found {
 			return nil, false
 		}
-		return render(s.readCall(), rec), true
+		return render(s.readCall(), write, rec), true
 	}()
 	if !found {
 		return nil
 	}
-	b, err := json.Marshal(rendered)
 	out := new(T)
-	if err != nil || json.Unmarshal(b, out) != nil {
+	if json.Unmarshal(rendered, out) != nil {
 		return nil
 	}
 	return out
 }
 
-func readAll[T any, R any](s *Server, list func(*state) []R, render func(*call, R) any) []*T {
-	rendered := func() []any {
+func readAll[T any, R any](s *Server, list func(*state) []R, write func(*jsonWriter, R)) []*T {
+	rendered := func() []byte {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		c := s.readCall()
-		recs := list(s.st)
-		rendered := make([]any, len(recs))
-		for i, r := range recs {
-			rendered[i] = render(c, r)
+		w := jsonWriter{native: s.cfg.nativeNumbers}
+		w.raw("[")
+		for i, r := range list(s.st) {
+			if i > 0 {
+				w.raw(",")
+			}
+			write(&w, r)
 		}
-		return rendered
+		w.raw("]")
+		return w.b
 	}()
-	b, err := json.Marshal(rendered)
 	var out []*T
-	if err != nil || json.Unmarshal(b, &out) != nil {
+	if json.Unmarshal(rendered, &out) != nil {
 		return nil
 	}
 	return out

@@ -375,6 +375,38 @@ func (v value) str() string {
 type fieldDef[T any] struct {
 	kind fieldKind
 	get  func(T) value
+	// integer, for the fields of integers, flags and dates, is the value
+	// as an int64 (a date's Unix seconds) and whether it is null, without
+	// the big.Rat of get: sorts read it.
+	integer func(T) (n int64, null bool)
+	// id marks the record's id.
+	id bool
+}
+
+// sortKey is a record's value of a sort field: an integer as it is,
+// anything else as a value.
+type sortKey struct {
+	null  bool
+	isInt bool
+	n     int64
+	v     value
+}
+
+func (f fieldDef[T]) sortKey(v T) sortKey {
+	if f.integer != nil {
+		n, null := f.integer(v)
+		return sortKey{null: null, isInt: true, n: n}
+	}
+	fv := f.get(v)
+	return sortKey{null: fv.null, v: fv}
+}
+
+// value is the key as a value, for comparing keys of different kinds.
+func (k sortKey) value() value {
+	if k.isInt {
+		return value{null: k.null, num: big.NewRat(k.n, 1)}
+	}
+	return k.v
 }
 
 func textField[T any](get func(T) string) fieldDef[T] {
@@ -396,7 +428,20 @@ func numField[T any](nullIfZero bool, get func(T) *big.Rat) fieldDef[T] {
 }
 
 func intField[T any](nullIfZero bool, get func(T) int64) fieldDef[T] {
-	return numField(nullIfZero, func(v T) *big.Rat { return big.NewRat(get(v), 1) })
+	f := numField(nullIfZero, func(v T) *big.Rat { return big.NewRat(get(v), 1) })
+	f.integer = func(v T) (int64, bool) {
+		n := get(v)
+		return n, nullIfZero && n == 0
+	}
+	return f
+}
+
+// idField is the record's id (rowid), the order lists keep their records
+// in.
+func idField[T any](get func(T) int64) fieldDef[T] {
+	f := intField(false, get)
+	f.id = true
+	return f
 }
 
 func boolField[T any](get func(T) bool) fieldDef[T] {
@@ -415,6 +460,9 @@ func timeField[T any](get func(T) time.Time) fieldDef[T] {
 			return value{null: true}
 		}
 		return value{num: big.NewRat(t.Unix(), 1), time: t}
+	}, integer: func(v T) (int64, bool) {
+		t := get(v)
+		return t.Unix(), t.IsZero()
 	}}
 }
 

@@ -1,7 +1,6 @@
 package erpfake
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,50 +9,62 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-type thirdpartyJSON struct {
-	ID               json.RawMessage `json:"id"`
-	Entity           json.RawMessage `json:"entity"`
-	Name             string          `json:"name"`
-	NameAlias        string          `json:"name_alias"`
-	Client           json.RawMessage `json:"client"`
-	Prospect         json.RawMessage `json:"prospect"`
-	Fournisseur      json.RawMessage `json:"fournisseur"`
-	CodeClient       string          `json:"code_client"`
-	CodeFournisseur  string          `json:"code_fournisseur"`
-	Email            string          `json:"email"`
-	Phone            string          `json:"phone"`
-	Address          string          `json:"address"`
-	Zip              string          `json:"zip"`
-	Town             string          `json:"town"`
-	CountryCode      string          `json:"country_code"`
-	TvaIntra         string          `json:"tva_intra"`
-	Status           json.RawMessage `json:"status"`
-	NotePublic       string          `json:"note_public"`
-	NotePrivate      string          `json:"note_private"`
-	DateCreation     json.RawMessage `json:"date_creation"`
-	DateModification json.RawMessage `json:"date_modification"`
-	ArrayOptions     map[string]any  `json:"array_options"`
+// writeThirdparty writes a third party as the API shows it.
+func writeThirdparty(w *jsonWriter, t *thirdparty) {
+	w.raw(`{"id":`)
+	w.id(t.id)
+	w.raw(`,"entity":`)
+	w.id(1)
+	w.raw(`,"name":`)
+	w.str(t.name)
+	w.raw(`,"name_alias":`)
+	w.str(t.alias)
+	w.raw(`,"client":`)
+	w.id(t.client)
+	w.raw(`,"prospect":`)
+	w.flag(t.client == 2 || t.client == 3)
+	w.raw(`,"fournisseur":`)
+	w.flag(t.supplier)
+	w.raw(`,"code_client":`)
+	w.str(t.codeClient)
+	w.raw(`,"code_fournisseur":`)
+	w.str(t.codeSupplier)
+	w.raw(`,"email":`)
+	w.str(t.email)
+	w.raw(`,"phone":`)
+	w.str(t.phone)
+	w.raw(`,"address":`)
+	w.str(t.address)
+	w.raw(`,"zip":`)
+	w.str(t.zip)
+	w.raw(`,"town":`)
+	w.str(t.town)
+	w.raw(`,"country_code":`)
+	w.str(t.country)
+	w.raw(`,"tva_intra":`)
+	w.str(t.vat)
+	w.raw(`,"status":`)
+	w.flag(t.active)
+	w.raw(`,"note_public":`)
+	w.str(t.notePublic)
+	w.raw(`,"note_private":`)
+	w.str(t.notePrivate)
+	w.raw(`,"date_creation":`)
+	w.time(t.datec)
+	w.raw(`,"date_modification":`)
+	w.time(t.datem)
+	w.raw(`,"array_options":{}}`)
 }
 
-func (c *call) renderThirdparty(t *thirdparty) any {
-	n := c.num
-	return &thirdpartyJSON{
-		ID: n.id(t.id), Entity: n.id(1), Name: t.name, NameAlias: t.alias,
-		Client: n.int(t.client), Prospect: n.flag(t.client == 2 || t.client == 3), Fournisseur: n.flag(t.supplier),
-		CodeClient: t.codeClient, CodeFournisseur: t.codeSupplier, Email: t.email, Phone: t.phone, Address: t.address,
-		Zip: t.zip, Town: t.town, CountryCode: t.country, TvaIntra: t.vat, Status: n.flag(t.active),
-		NotePublic: t.notePublic, NotePrivate: t.notePrivate,
-		DateCreation: n.time(t.datec), DateModification: n.time(t.datem), ArrayOptions: map[string]any{},
-	}
-}
+func (c *call) renderThirdparty(t *thirdparty) []byte { return render(c, writeThirdparty, t) }
 
 var thirdparties = &collection[*thirdparty]{
 	noun:        "thirdparty",
 	defaultSort: "t.rowid",
-	render:      (*call).renderThirdparty,
+	write:       writeThirdparty,
 	fields: map[string]fieldDef[*thirdparty]{
-		"rowid":            intField(false, func(t *thirdparty) int64 { return t.id }),
-		"id":               intField(false, func(t *thirdparty) int64 { return t.id }),
+		"rowid":            idField(func(t *thirdparty) int64 { return t.id }),
+		"id":               idField(func(t *thirdparty) int64 { return t.id }),
 		"nom":              textField(func(t *thirdparty) string { return t.name }),
 		"name":             textField(func(t *thirdparty) string { return t.name }),
 		"name_alias":       textField(func(t *thirdparty) string { return t.alias }),
@@ -102,7 +113,7 @@ func getThirdparty(c *call, id int64) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderThirdparty(t))
+	return okJSON(c.renderThirdparty(t))
 }
 
 // thirdpartyPatch is what a create or an update of a third party may set.
@@ -229,7 +240,7 @@ func updateThirdparty(in *input) step {
 		next.datem = c.st.now()
 		*t = next
 		c.st.assignCodes(t)
-		return ok(c.renderThirdparty(t))
+		return okJSON(c.renderThirdparty(t))
 	}
 }
 

@@ -1,7 +1,6 @@
 package erpfake
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -9,49 +8,50 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// userJSON is a user as the API shows it. The shapes the fake answers with
-// are its own, written from the ERP's, not the client's types, so that the
-// client's tests against the fake check the client's field names.
-type userJSON struct {
-	ID            json.RawMessage `json:"id"`
-	Entity        json.RawMessage `json:"entity"`
-	Login         string          `json:"login"`
-	Lastname      string          `json:"lastname"`
-	Firstname     string          `json:"firstname"`
-	Email         string          `json:"email"`
-	Job           string          `json:"job"`
-	Admin         json.RawMessage `json:"admin"`
-	Employee      json.RawMessage `json:"employee"`
-	Statut        json.RawMessage `json:"statut"`
-	Status        json.RawMessage `json:"status"`
-	OfficePhone   string          `json:"office_phone"`
-	UserMobile    string          `json:"user_mobile"`
-	FkUser        json.RawMessage `json:"fk_user"`
-	Socid         json.RawMessage `json:"socid"`
-	Datec         json.RawMessage `json:"datec"`
-	Datem         json.RawMessage `json:"datem"`
-	Datelastlogin json.RawMessage `json:"datelastlogin"`
-	Gender        string          `json:"gender"`
-	ArrayOptions  map[string]any  `json:"array_options"`
+// writeUser writes a user as the API shows it. The shapes the fake answers
+// with are its own, written from the ERP's, not the client's types, so
+// that the client's tests against the fake check the client's field names.
+func writeUser(w *jsonWriter, u *user) {
+	w.raw(`{"id":`)
+	w.id(u.id)
+	w.raw(`,"entity":`)
+	w.id(1)
+	w.raw(`,"login":`)
+	w.str(u.login)
+	w.raw(`,"lastname":`)
+	w.str(u.lastname)
+	w.raw(`,"firstname":`)
+	w.str(u.firstname)
+	w.raw(`,"email":`)
+	w.str(u.email)
+	w.raw(`,"job":`)
+	w.str(u.job)
+	w.raw(`,"admin":`)
+	w.flag(u.admin)
+	w.raw(`,"employee":`)
+	w.flag(u.employee)
+	w.raw(`,"statut":`)
+	w.flag(u.enabled)
+	w.raw(`,"status":`)
+	w.flag(u.enabled)
+	w.raw(`,"office_phone":"","user_mobile":"","fk_user":null,"socid":null,"datec":`)
+	w.time(u.datec)
+	w.raw(`,"datem":`)
+	w.time(u.datem)
+	w.raw(`,"datelastlogin":`)
+	w.time(u.lastLogin)
+	w.raw(`,"gender":"","array_options":{}}`)
 }
 
-func (c *call) renderUser(u *user) any {
-	n := c.num
-	return &userJSON{
-		ID: n.id(u.id), Entity: n.id(1), Login: u.login, Lastname: u.lastname, Firstname: u.firstname, Email: u.email, Job: u.job,
-		Admin: n.flag(u.admin), Employee: n.flag(u.employee), Statut: n.flag(u.enabled), Status: n.flag(u.enabled),
-		FkUser: json.RawMessage("null"), Socid: json.RawMessage("null"),
-		Datec: n.time(u.datec), Datem: n.time(u.datem), Datelastlogin: n.time(u.lastLogin), ArrayOptions: map[string]any{},
-	}
-}
+func (c *call) renderUser(u *user) []byte { return render(c, writeUser, u) }
 
 var users = &collection[*user]{
 	noun:        "User",
 	defaultSort: "t.rowid",
-	render:      (*call).renderUser,
+	write:       writeUser,
 	fields: map[string]fieldDef[*user]{
-		"rowid":         intField(false, func(u *user) int64 { return u.id }),
-		"id":            intField(false, func(u *user) int64 { return u.id }),
+		"rowid":         idField(func(u *user) int64 { return u.id }),
+		"id":            idField(func(u *user) int64 { return u.id }),
 		"login":         textField(func(u *user) string { return u.login }),
 		"lastname":      textField(func(u *user) string { return u.lastname }),
 		"firstname":     textField(func(u *user) string { return u.firstname }),
@@ -99,7 +99,7 @@ func getUser(c *call, id int64) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderUser(u))
+	return okJSON(c.renderUser(u))
 }
 
 // userPatch is what a create or an update of a user may set.
@@ -189,7 +189,7 @@ func updateUser(in *input) step {
 		p.employee.to(&u.employee)
 		p.enabled.to(&u.enabled)
 		u.datem = c.st.now()
-		return ok(c.renderUser(u))
+		return okJSON(c.renderUser(u))
 	}
 }
 

@@ -1,0 +1,144 @@
+package erpfake
+
+import (
+	"math/big"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// jsonWriter writes the fake's answers straight from the state into one
+// buffer: each record type has a write function that appends its fields
+// in the ERP's order, numbers in the deployment's style (see numbers), so
+// a list costs one growing buffer however many records it holds, not a
+// struct, a map and a formatted string per field of every record. What
+// it writes is byte for byte what encoding/json wrote from the structs
+// the answers used to be built from (TestAnswersGolden holds it).
+type jsonWriter struct {
+	b      []byte
+	native bool
+}
+
+// raw appends s as it is: the keys and punctuation between values.
+func (w *jsonWriter) raw(s string) { w.b = append(w.b, s...) }
+
+// str appends s as a JSON string, escaped as encoding/json escapes it.
+func (w *jsonWriter) str(s string) { w.b = appendJSONString(w.b, s) }
+
+// id appends an id or another integer: "12" or 12.
+func (w *jsonWriter) id(v int64) {
+	if w.native {
+		w.b = strconv.AppendInt(w.b, v, 10)
+		return
+	}
+	w.b = append(strconv.AppendInt(append(w.b, '"'), v, 10), '"')
+}
+
+// flag appends a boolean as the ERP's 1 or 0, in the style of id.
+func (w *jsonWriter) flag(v bool) {
+	switch {
+	case w.native && v:
+		w.raw("1")
+	case w.native:
+		w.raw("0")
+	case v:
+		w.raw(`"1"`)
+	default:
+		w.raw(`"0"`)
+	}
+}
+
+// dec appends an amount (nil is 0): "100.00000000" (a DECIMAL(24,8)
+// column as text) or 100.0 (a PHP float).
+func (w *jsonWriter) dec(v *big.Rat) {
+	if !w.native {
+		w.b = append(appendDec8(append(w.b, '"'), v), '"')
+		return
+	}
+	start := len(w.b)
+	w.b = appendDec8(w.b, v) // always has a point: the trim stops there
+	end := len(w.b)
+	for end > start && w.b[end-1] == '0' {
+		end--
+	}
+	w.b = w.b[:end]
+	if w.b[end-1] == '.' {
+		w.b = append(w.b, '0')
+	}
+}
+
+// time appends Unix seconds, or "" (strings) / null (native) when unset.
+func (w *jsonWriter) time(t time.Time) {
+	switch {
+	case !t.IsZero():
+		w.b = strconv.AppendInt(w.b, t.Unix(), 10)
+	case w.native:
+		w.raw("null")
+	default:
+		w.raw(`""`)
+	}
+}
+
+// optID appends the id of a record that may be missing (a foreign key
+// unset): null then.
+func (w *jsonWriter) optID(id int64, present bool) {
+	if !present {
+		w.raw("null")
+		return
+	}
+	w.id(id)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as encoding/json writes a string (what a
+// caller sent may hold anything): ", \ and control characters escaped
+// (\n, \r, \t, \b, \f by name, the others as \u00XX), <, > and & as
+// \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and each byte of
+// invalid UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(b, s[start:]...), '"')
+}
