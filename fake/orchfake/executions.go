@@ -61,6 +61,50 @@ type execution struct {
 	expiry time.Time
 
 	eng engineState // the worker side: tasks, activities, timers
+
+	// listed is the info List and Scan answer for this run, built by
+	// listInfo and shared by every answer that holds it, so never changed
+	// once built: a change to what it was built from (listedFrom) builds
+	// a new one.
+	listed     *orchpb.WorkflowExecutionInfo
+	listedFrom infoStamp
+	// infoEdits counts edits made in place to memo or search (an upsert):
+	// whoever changes either without replacing it bumps it.
+	infoEdits uint64
+}
+
+// infoStamp is everything info reads, to tell whether a listed info is
+// still the run's.
+type infoStamp struct {
+	id, runID, firstRunID, typ, queue string
+	status                            orchpb.WorkflowExecutionStatus
+	historyLen                        int
+	start, execTime, closeTime        time.Time
+	memo                              *orchpb.Memo
+	search                            *orchpb.SearchAttributes
+	edits                             uint64
+	parent                            *execution
+}
+
+func (e *execution) stamp() infoStamp {
+	return infoStamp{
+		id: e.id, runID: e.runID, firstRunID: e.firstRunID, typ: e.typ, queue: e.queue,
+		status: e.status, historyLen: len(e.history),
+		start: e.start, execTime: e.execTime, closeTime: e.closeTime,
+		memo: e.memo, search: e.search, edits: e.infoEdits, parent: e.parent,
+	}
+}
+
+// listInfo is the run's info for a List or Scan answer: the one built
+// last while the run has not changed since, a new one otherwise. The
+// message is shared with earlier answers, still being sent perhaps: it
+// must not be changed. s.mu must be held.
+func (e *execution) listInfo() *orchpb.WorkflowExecutionInfo {
+	st := e.stamp()
+	if e.listed == nil || st != e.listedFrom {
+		e.listed, e.listedFrom = e.info(), st
+	}
+	return e.listed
 }
 
 func (e *execution) open() bool { return e.status == orchpb.WorkflowExecutionStatus_RUNNING }
@@ -442,6 +486,7 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 	}
 	wf.runs = append(wf.runs, e)
 	ns.runs[e.runID] = e
+	ns.unfiled = append(ns.unfiled, e)
 	if rid := req.GetRequestId(); rid != "" {
 		ns.starts[e.id+"\x00"+rid] = e
 	}

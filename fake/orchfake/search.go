@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -202,33 +204,139 @@ func (s *Server) search(nsName, query string, size32 int32, tok []byte, scan boo
 		}
 		after = &k
 	}
+	now := s.clk.Now()
+	retention := ns.retention()
+	live := func(e *execution) bool { return !expiredAt(e, now, retention) && q.Match(e) }
+	var page []*execution
+	if q.DefaultOrder() {
+		page = ns.pageByStart(q, after, size+1, live)
+	}
+	if page == nil {
+		page = sortedPage(ns, q, after, size+1, live)
+	}
+	var next []byte
+	if len(page) > size {
+		page = page[:size]
+		raw, _ := q.SortKey(page[size-1]).MarshalBinary()
+		next = listToken(raw)
+	}
+	out := make([]*orchpb.WorkflowExecutionInfo, len(page))
+	for i, e := range page {
+		out[i] = e.listInfo()
+	}
+	return out, next, nil
+}
+
+// expiredAt is Server.expired at now, for a namespace's retention.
+func expiredAt(e *execution, now time.Time, retention time.Duration) bool {
+	return !e.open() && !e.closeTime.IsZero() && !now.Before(e.closeTime.Add(retention))
+}
+
+// sortedPage is the first n runs of ns that keep matches, in q's order,
+// after the key after (nil: from the first): every match keyed and sorted.
+func sortedPage(ns *namespace, q *visibility.Query, after *visibility.SortKey, n int, keep func(*execution) bool) []*execution {
+	var runs []*execution
+	for _, e := range ns.runs {
+		if keep(e) {
+			runs = append(runs, e)
+		}
+	}
 	type hit struct {
 		e   *execution
 		key visibility.SortKey
 	}
-	var hits []hit
-	for _, e := range ns.runs {
-		if s.expired(e) || !q.Match(e) {
-			continue
-		}
-		k := q.SortKey(e)
+	kl := q.KeyLen()
+	vals := make([]visibility.Value, len(runs)*kl) // one allocation for every key
+	hits := make([]hit, 0, len(runs))
+	for i, e := range runs {
+		k := q.SortKeyIn(e, vals[i*kl:])
 		if after != nil && q.CompareKeys(k, *after) <= 0 {
 			continue
 		}
 		hits = append(hits, hit{e, k})
 	}
 	slices.SortFunc(hits, func(a, b hit) int { return q.CompareKeys(a.key, b.key) })
-	var next []byte
-	if len(hits) > size {
-		hits = hits[:size]
-		raw, _ := hits[size-1].key.MarshalBinary()
-		next = listToken(raw)
+	page := make([]*execution, min(n, len(hits)))
+	for i := range page {
+		page[i] = hits[i].e
 	}
-	out := make([]*orchpb.WorkflowExecutionInfo, len(hits))
-	for i, h := range hits {
-		out[i] = h.e.info()
+	return page
+}
+
+// startEntry is a run in a namespace's byStart index, with the start time
+// it is filed under.
+type startEntry struct {
+	start time.Time
+	e     *execution
+}
+
+// compareStart is the byStart index's order: the reverse of the default
+// order of queries (StartTime DESC, then RunId ASC), so that new runs,
+// which usually start last, are appended.
+func compareStart(a, b startEntry) int {
+	if c := a.start.Compare(b.start); c != 0 {
+		return c
 	}
-	return out, next, nil
+	return strings.Compare(b.e.runID, a.e.runID)
+}
+
+// pageByStart is sortedPage for a query in the default order, read off
+// the namespace's byStart index without keying or sorting: it visits runs
+// from the page's first until it has n. It returns nil when the index no
+// longer matches the runs (a start time changed since it was filed), and
+// rebuilds it for the next call; sortedPage answers then.
+func (ns *namespace) pageByStart(q *visibility.Query, after *visibility.SortKey, n int, keep func(*execution) bool) []*execution {
+	idx := ns.startIndex()
+	end := len(idx) // the page starts at idx[end-1] and goes down
+	if after != nil {
+		end = sort.Search(len(idx), func(i int) bool { return q.CompareKey(idx[i].e, *after) <= 0 })
+	}
+	page := make([]*execution, 0, min(n, end))
+	for i := end - 1; i >= 0 && len(page) < n; i-- {
+		en := idx[i]
+		if en.start != en.e.start {
+			ns.byStart, ns.unfiled = nil, slices.Collect(maps.Values(ns.runs))
+			return nil
+		}
+		if keep(en.e) {
+			page = append(page, en.e)
+		}
+	}
+	return page
+}
+
+// startIndex files the runs started since the last call in ns.byStart and
+// returns it. s.mu must be held.
+func (ns *namespace) startIndex() []startEntry {
+	if len(ns.unfiled) == 0 {
+		return ns.byStart
+	}
+	add := make([]startEntry, len(ns.unfiled))
+	for i, e := range ns.unfiled {
+		add[i] = startEntry{e.start, e}
+	}
+	clear(ns.unfiled)
+	ns.unfiled = ns.unfiled[:0]
+	slices.SortFunc(add, compareStart)
+	idx := ns.byStart
+	if len(idx) == 0 || compareStart(idx[len(idx)-1], add[0]) < 0 {
+		ns.byStart = append(idx, add...) // the usual case: all started after the rest
+		return ns.byStart
+	}
+	merged := make([]startEntry, 0, len(idx)+len(add))
+	i, j := 0, 0
+	for i < len(idx) && j < len(add) {
+		if compareStart(idx[i], add[j]) < 0 {
+			merged = append(merged, idx[i])
+			i++
+		} else {
+			merged = append(merged, add[j])
+			j++
+		}
+	}
+	merged = append(append(merged, idx[i:]...), add[j:]...)
+	ns.byStart = merged
+	return merged
 }
 
 func (s *Server) countWorkflows(ctx context.Context, req *orchpb.CountWorkflowExecutionsRequest) (*orchpb.CountWorkflowExecutionsResponse, error) {

@@ -38,6 +38,12 @@ type namespace struct {
 	starts    map[string]*execution // by the request_id that started it
 	queues    map[string]*taskQueue // by name
 	running   int                   // open executions
+	// byStart is the runs in the reverse of the default list order (start
+	// time, then run id descending), each filed under its start time;
+	// unfiled holds the runs started since, filed at the next list (see
+	// startIndex). A run's start time does not change once it is filed.
+	byStart []startEntry
+	unfiled []*execution
 }
 
 // workflow is every run of one workflow id, oldest first.

@@ -54,6 +54,7 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	missed := e.eng.newEvents
 	e.eng.newEvents = false
 	if m := req.GetMemoUpdate(); m != nil {
+		e.infoEdits++ // the memo changes in place
 		if e.memo == nil {
 			e.memo = &orchpb.Memo{}
 		}
@@ -372,6 +373,7 @@ func (s *Server) applyCommand(e *execution, c *orchpb.Command, doneID int64, ide
 		a := c.GetUpsertWorkflowSearchAttributesCommandAttributes()
 		var v violations
 		vals := searchValues(&v, e.ns, a.GetSearchAttributes())
+		e.infoEdits++ // search changes in place
 		if e.search == nil {
 			e.search = &orchpb.SearchAttributes{}
 		} else {

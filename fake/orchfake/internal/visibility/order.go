@@ -148,6 +148,43 @@ func (q *Query) SortKey(r Record) SortKey {
 	return SortKey{id: q.keysID, vals: vals}
 }
 
+// SortKeyIn is SortKey with the key's values written to vals, which
+// must have room for [Query.KeyLen] of them: a caller keying many records
+// slices one allocation instead of making one per record.
+func (q *Query) SortKeyIn(r Record, vals []Value) SortKey {
+	vals = vals[:len(q.keys):len(q.keys)]
+	for i, k := range q.keys {
+		vals[i] = value(r, k)
+	}
+	return SortKey{id: q.keysID, vals: vals}
+}
+
+// KeyLen is the number of values in a sort key of the query.
+func (q *Query) KeyLen() int { return len(q.keys) }
+
+// DefaultOrder reports whether the effective order is the default one,
+// StartTime DESC then RunId ASC (written or not), so that records kept in
+// that order can be paged without sorting.
+func (q *Query) DefaultOrder() bool {
+	return len(q.keys) == 2 &&
+		q.keys[0].attr == AttrStartTime && q.keys[0].desc &&
+		q.keys[1].attr == AttrRunID && !q.keys[1].desc
+}
+
+// CompareKey orders record r against key k, made by this query, as
+// CompareKeys orders r's own key against k, without building r's key.
+func (q *Query) CompareKey(r Record, k SortKey) int {
+	for i, o := range q.keys {
+		if i >= len(k.vals) {
+			break
+		}
+		if c := o.compare(value(r, o), k.vals[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
 // CompareKeys orders two keys made by this query as Compare orders their
 // records.
 func (q *Query) CompareKeys(a, b SortKey) int {

@@ -245,3 +245,35 @@ func FuzzParseSortKey(f *testing.F) {
 		}
 	})
 }
+
+func TestDefaultOrderAndKeysInPlace(t *testing.T) {
+	t.Parallel()
+	schema := testSchema(t)
+	for query, want := range map[string]bool{
+		"": true, "WorkflowId STARTS_WITH 'o'": true, "ORDER BY StartTime DESC": true,
+		"ORDER BY StartTime DESC, RunId": true, "ORDER BY StartTime": false,
+		"ORDER BY StartTime DESC, RunId DESC": false, "ORDER BY CustomInt": false,
+	} {
+		q, err := visibility.Parse(query, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.DefaultOrder(); got != want {
+			t.Errorf("%q: DefaultOrder %v, want %v", query, got, want)
+		}
+		// SortKeyIn and CompareKey agree with SortKey and CompareKeys.
+		vals := make([]visibility.Value, len(records)*q.KeyLen())
+		for i, a := range records {
+			ka := q.SortKeyIn(a, vals[i*q.KeyLen():])
+			if !reflect.DeepEqual(ka, q.SortKey(a)) {
+				t.Errorf("%q: SortKeyIn %v, SortKey %v", query, ka, q.SortKey(a))
+			}
+			for _, b := range records {
+				kb := q.SortKey(b)
+				if got, want := q.CompareKey(a, kb), q.CompareKeys(q.SortKey(a), kb); got != want {
+					t.Errorf("%q: CompareKey(%s, %s) = %d, want %d", query, a.id, b.id, got, want)
+				}
+			}
+		}
+	}
+}
