@@ -46,3 +46,49 @@ func TestDecMatchesFloatString(t *testing.T) {
 		t.Errorf("nil: %s", got)
 	}
 }
+
+// TestPaidAndRemain8 checks the integer path of an invoice's paid and
+// remaining amounts against paidSum and remain, which it stands in for:
+// halves of a cent both ways, negative totals (credit notes), amounts
+// finer than 1e-8 and beyond int64, which must fall back.
+func TestPaidAndRemain8(t *testing.T) {
+	t.Parallel()
+	amounts := []*big.Rat{
+		new(big.Rat), big.NewRat(12009, 100), big.NewRat(-4813, 100), big.NewRat(1, 200), big.NewRat(-1, 200),
+		big.NewRat(3, 200), big.NewRat(-3, 200), big.NewRat(1, 100_000_000), big.NewRat(499_999, 100_000_000),
+		big.NewRat(500_001, 100_000_000), big.NewRat(-500_000, 100_000_000), big.NewRat(1, 3),
+		big.NewRat(1, 1_000_000_000), big.NewRat(math.MaxInt64/1000, 1), big.NewRat(1<<50, 1), big.NewRat(-(1 << 50), 1),
+	}
+	checked := 0
+	for _, ttc := range amounts {
+		for _, p1 := range amounts {
+			for _, p2 := range []*big.Rat{nil, big.NewRat(1, 200), big.NewRat(1<<50, 1)} {
+				inv := &invoice{}
+				inv.ttc = ttc
+				inv.payments = []paymentPart{{amount: p1}}
+				if p2 != nil {
+					inv.payments = append(inv.payments, paymentPart{amount: p2})
+				}
+				paid, remain, ok := inv.paidAndRemain8()
+				if !ok {
+					continue
+				}
+				checked++
+				if got, want := string(appendFixed8(nil, paid)), inv.paidSum().FloatString(8); got != want {
+					t.Errorf("ttc %s, payments %v: paid %s, want %s", ttc, inv.payments, got, want)
+				}
+				if got, want := string(appendFixed8(nil, remain)), inv.remain().FloatString(8); got != want {
+					t.Errorf("ttc %s, payments %v: remain %s, want %s", ttc, inv.payments, got, want)
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d cases took the integer path", checked)
+	}
+	inv := &invoice{}
+	inv.ttc = big.NewRat(1, 3)
+	if _, _, ok := inv.paidAndRemain8(); ok {
+		t.Error("a total of 1/3 took the integer path")
+	}
+}

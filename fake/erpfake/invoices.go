@@ -55,11 +55,18 @@ func writeInvoice(w *jsonWriter, inv *invoice) {
 	w.str(inv.closeCode)
 	w.raw(`,"close_note":`)
 	w.str(inv.closeNote)
-	w.raw(`,"totalpaid":`)
-	paid := inv.paidSum()
-	w.dec(paid)
-	w.raw(`,"remaintopay":`)
-	w.dec(inv.remainAfter(paid))
+	if paid, remain, ok := inv.paidAndRemain8(); ok {
+		w.raw(`,"totalpaid":`)
+		w.dec8(paid)
+		w.raw(`,"remaintopay":`)
+		w.dec8(remain)
+	} else {
+		paid := inv.paidSum()
+		w.raw(`,"totalpaid":`)
+		w.dec(paid)
+		w.raw(`,"remaintopay":`)
+		w.dec(inv.remainAfter(paid))
+	}
 	w.raw(`,"lines":`)
 	writeLines(w, inv.lines)
 	w.raw(`,"array_options":{}}`)

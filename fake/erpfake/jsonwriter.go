@@ -51,18 +51,44 @@ func (w *jsonWriter) flag(v bool) {
 // dec appends an amount (nil is 0): "100.00000000" (a DECIMAL(24,8)
 // column as text) or 100.0 (a PHP float).
 func (w *jsonWriter) dec(v *big.Rat) {
+	if x, ok := fixed8(v); ok {
+		w.dec8(x)
+		return
+	}
+	w.decimal(v.FloatString(8))
+}
+
+// dec8 is dec for an amount in counts of 1e-8 (see fixed8).
+func (w *jsonWriter) dec8(x int64) {
 	if !w.native {
-		w.b = append(appendDec8(append(w.b, '"'), v), '"')
+		w.b = append(appendFixed8(append(w.b, '"'), x), '"')
 		return
 	}
 	start := len(w.b)
-	w.b = appendDec8(w.b, v) // always has a point: the trim stops there
+	w.b = appendFixed8(w.b, x)
+	w.trimZeros(start)
+}
+
+// decimal is dec for an amount written with 8 decimals.
+func (w *jsonWriter) decimal(s string) {
+	if !w.native {
+		w.b = append(append(append(w.b, '"'), s...), '"')
+		return
+	}
+	start := len(w.b)
+	w.b = append(w.b, s...)
+	w.trimZeros(start)
+}
+
+// trimZeros drops the zeros that end the decimals written from start on,
+// as PHP writes a float, keeping one after the point: 100.0, 12.5.
+func (w *jsonWriter) trimZeros(start int) {
 	end := len(w.b)
 	for end > start && w.b[end-1] == '0' {
 		end--
 	}
 	w.b = w.b[:end]
-	if w.b[end-1] == '.' {
+	if end > start && w.b[end-1] == '.' {
 		w.b = append(w.b, '0')
 	}
 }

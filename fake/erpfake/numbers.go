@@ -35,9 +35,20 @@ func (n numbers) dec(v *big.Rat) json.RawMessage {
 // arithmetic, sparing a list of documents most of its allocations;
 // anything else goes through FloatString.
 func appendDec8(b []byte, v *big.Rat) []byte {
-	const scale = 100_000_000
+	if x, ok := fixed8(v); ok {
+		return appendFixed8(b, x)
+	}
+	return append(b, v.FloatString(8)...)
+}
+
+// scale8 is the unit of fixed8: 1e-8, the ERP's DECIMAL(24,8).
+const scale8 = 100_000_000
+
+// fixed8 is v (nil is 0) as a count of 1e-8, when it is a whole number of
+// them that fits in an int64 (not math.MinInt64).
+func fixed8(v *big.Rat) (int64, bool) {
 	if v == nil {
-		return append(b, "0.00000000"...)
+		return 0, true
 	}
 	num, den := v.Num(), uint64(1)
 	if !v.IsInt() {
@@ -47,19 +58,24 @@ func appendDec8(b []byte, v *big.Rat) []byte {
 			den = 0
 		}
 	}
-	if !num.IsInt64() || den == 0 || den > scale || scale%den != 0 {
-		return append(b, v.FloatString(8)...)
+	if !num.IsInt64() || den == 0 || den > scale8 || scale8%den != 0 {
+		return 0, false
 	}
-	m, x := int64(scale/den), num.Int64()
+	m, x := int64(scale8/den), num.Int64()
 	if x > math.MaxInt64/m || x < -math.MaxInt64/m {
-		return append(b, v.FloatString(8)...)
+		return 0, false
 	}
-	x *= m
+	return x * m, true
+}
+
+// appendFixed8 appends x counts of 1e-8 with 8 digits after the point, as
+// FloatString(8) writes the number.
+func appendFixed8(b []byte, x int64) []byte {
 	if x < 0 {
 		b, x = append(b, '-'), -x
 	}
-	b = append(strconv.AppendInt(b, x/scale, 10), '.')
-	for d, f := int64(scale/10), x%scale; d > 0; d /= 10 {
+	b = append(strconv.AppendInt(b, x/scale8, 10), '.')
+	for d, f := int64(scale8/10), x%scale8; d > 0; d /= 10 {
 		b = append(b, byte('0'+f/d%10))
 	}
 	return b

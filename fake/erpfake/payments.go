@@ -47,6 +47,39 @@ func (inv *invoice) paidSum() *big.Rat {
 // price2num(…, 'MT') does.
 func (inv *invoice) remain() *big.Rat { return inv.remainAfter(inv.paidSum()) }
 
+// paidAndRemain8 are paidSum and remain in counts of 1e-8 (see fixed8),
+// computed without big.Rat, when the total and every payment are whole
+// numbers of 1e-8 and far enough from the int64 limits; ok is false
+// otherwise.
+func (inv *invoice) paidAndRemain8() (paid, remain int64, ok bool) {
+	const limit = 1 << 60 // sums of two such stay within int64
+	ttc, ok := fixed8(inv.ttc)
+	if !ok || ttc > limit || ttc < -limit {
+		return 0, 0, false
+	}
+	for _, p := range inv.payments {
+		a, ok := fixed8(p.amount)
+		if !ok || a > limit || a < -limit {
+			return 0, 0, false
+		}
+		if paid += a; paid > limit || paid < -limit {
+			return 0, 0, false
+		}
+	}
+	// round(ttc - paid, 2): to the cent, halves away from zero.
+	const cent = scale8 / 100
+	x := ttc - paid
+	q, r := x/cent, x%cent
+	if 2*max(r, -r) >= cent {
+		if x < 0 {
+			q--
+		} else {
+			q++
+		}
+	}
+	return paid, q * cent, true
+}
+
 // remainAfter is remain, given what the payments sum to.
 func (inv *invoice) remainAfter(paid *big.Rat) *big.Rat {
 	return round(new(big.Rat).Sub(inv.ttc, paid), 2)
