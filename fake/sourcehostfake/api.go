@@ -51,6 +51,9 @@ type call struct {
 	base   string   // the fake's URL, for web_url fields
 	events []event  // webhook deliveries to queue
 	via    *trigger // the hook chain the request belongs to, if any
+	date   string   // today's date, once read (see today)
+	pooled bool     // buf has handed out out's buffer
+	out    *outBuf  // the pooled buffer the answer is written into
 }
 
 func ok(body any) fakekit.Answer      { return fakekit.Answer{Status: http.StatusOK, Body: body} }
@@ -90,27 +93,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func
 	if prep != nil && perr == "" {
 		prep(p)
 	}
-	fakekit.WriteAnswer(w, s.answer(w, r, n, p, perr, fn))
+	a, out := s.answer(w, r, n, p, perr, fn)
+	fakekit.WriteAnswer(w, a)
+	out.release()
 }
 
-// answer runs fn with the state locked.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *params, perr string, fn func(c *call) fakekit.Answer) fakekit.Answer {
+// answer runs fn with the state locked. The answer's body may be in out,
+// a pooled buffer to release once it is written.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *params, perr string, fn func(c *call) fakekit.Answer) (_ fakekit.Answer, out *outBuf) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p, via: chainOf(r)}
 	c.base = s.externalFor(r)
 	if auth, failed := s.authenticate(c, n); failed {
-		return auth
+		return auth, nil
 	}
 	if c.user != nil {
 		fakekit.ExchangeFrom(r.Context()).SetCaller(c.user.username)
 	}
 	if perr != "" {
-		return badRequest(perr)
+		return badRequest(perr), nil
 	}
 	a := fn(c)
 	s.hooks.enqueue(c.via, c.events)
-	return a
+	return a, c.out
 }
 
 // admit counts the request against its caller's rate limit and sets the

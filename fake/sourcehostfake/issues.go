@@ -120,7 +120,7 @@ func (c *call) listIssues() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, c.renderIssue))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendIssue))
 }
 
 func (c *call) listAllIssues() fakekit.Answer {
@@ -155,7 +155,7 @@ func (c *call) listAllIssues() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, c.renderIssue))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendIssue))
 }
 
 func (c *call) findIssue(pr *project) (*issue, *fakekit.Answer) {
@@ -178,7 +178,7 @@ func (c *call) getIssue() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderIssue(is))
+	return c.doc(http.StatusOK, c.appendIssue(c.buf(), is))
 }
 
 // assignees turns the assignee_id and assignee_ids parameters into users,
@@ -220,7 +220,7 @@ func (c *call) createIssue() fakekit.Answer {
 		return *fail
 	}
 	is := c.openIssue(pr, title, description, labels, assignees, confidential, ms)
-	return created(c.renderIssue(is))
+	return c.doc(http.StatusCreated, c.appendIssue(c.buf(), is))
 }
 
 // The lengths the real service allows.
@@ -340,7 +340,7 @@ func (c *call) updateIssue() fakekit.Answer {
 	is.updatedAt = now
 	pr.lastActivity = now
 	c.queueIssueEvent(is, action)
-	return ok(c.renderIssue(is))
+	return c.doc(http.StatusOK, c.appendIssue(c.buf(), is))
 }
 
 // IssueSeed is an issue to add (AddIssue, ProjectSeed.Issues).

@@ -18,8 +18,9 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden fr
 
 // TestListAnswersAreUnchanged pins, byte for byte, the bodies and headers
 // of the list fixture's answers (the lists issue 18 reworked, and the
-// single records and other lists that share their rendering) to those
-// written in testdata/golden before the rework. Rewrite them, after
+// single records and other lists that share their rendering, the last few
+// after changes made here, in order) to those written in testdata/golden
+// before the rework. Rewrite them, after
 // checking the change is meant, with
 //
 //	go test -run TestListAnswersAreUnchanged -update-golden ./fake/sourcehostfake
@@ -48,12 +49,23 @@ func TestListAnswersAreUnchanged(t *testing.T) {
 		{"pipeline", p + "/pipelines/200"},
 		{"notes_page1", p + "/issues/2/notes?per_page=50&sort=asc"},
 		{"user", "/api/v4/user"},
+		{"jobs", p + "/pipelines/200/jobs"},
+		{"members_all", p + "/members/all"},
+		{"group_project_members", "/api/v4/projects/3/members/all"},
+		{"tag", "POST " + p + "/repository/tags?tag_name=v1.0&ref=main"},
+		{"release", "POST " + p + "/releases?tag_name=v1.0&milestones=v1,v2&description=%3Cb%3E"},
+		{"releases", p + "/releases"},
+		{"issue_created", "POST " + p + "/issues?title=New%20%3Cissue%3E&labels=x&assignee_ids=2&milestone_id=1"},
 	}
 	for _, ep := range append(endpoints, more...) {
-		target, anonymous := strings.CutPrefix(ep.target, "-")
-		req := listRequest(srv, target)
-		if anonymous {
+		var req *http.Request
+		if target, anonymous := strings.CutPrefix(ep.target, "-"); anonymous {
 			req = httptest.NewRequest(http.MethodGet, target, nil)
+		} else if target, post := strings.CutPrefix(ep.target, "POST "); post {
+			req = listRequest(srv, target)
+			req.Method = http.MethodPost
+		} else {
+			req = listRequest(srv, target)
 		}
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)

@@ -10,15 +10,6 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// memberJSON is a member as GET /projects/:id/members shows it.
-type memberJSON struct {
-	userJSON
-	AccessLevel     int     `json:"access_level"`
-	CreatedAt       stamp   `json:"created_at"`
-	ExpiresAt       *string `json:"expires_at"`
-	MembershipState string  `json:"membership_state"`
-}
-
 // member is one row of a project's members: a user, its level, and
 // whether the membership is the project's own (not inherited).
 type member struct {
@@ -66,12 +57,21 @@ func (st *state) projectMembers(p *project, inherited bool) []member {
 	return out
 }
 
-func (c *call) renderMember(p *project, m member) memberJSON {
-	out := memberJSON{userJSON: *c.renderUser(m.u), AccessLevel: m.level, CreatedAt: stamp(m.since), MembershipState: "active"}
+// appendMember appends a member as GET /projects/:id/members shows it.
+func (c *call) appendMember(b []byte, p *project, m member) []byte {
+	b = append(b, '{')
+	b = c.appendUserFields(b, m.u)
+	b = append(b, `,"access_level":`...)
+	b = appendInt(b, int64(m.level))
+	b = append(b, `,"created_at":`...)
+	b = appendStamp(b, m.since)
+	b = append(b, `,"expires_at":`...)
 	if d, ok := p.memberExpires[m.u.id]; ok && m.direct {
-		out.ExpiresAt = &d
+		b = appendString(b, d)
+	} else {
+		b = append(b, "null"...)
 	}
-	return out
+	return append(b, `,"membership_state":"active"}`...)
 }
 
 func (c *call) listMembers(inherited bool) fakekit.Answer {
@@ -92,7 +92,7 @@ func (c *call) listMembers(inherited bool) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, func(m member) memberJSON { return c.renderMember(pr, m) }))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, func(b []byte, m member) []byte { return c.appendMember(b, pr, m) }))
 }
 
 func (c *call) listProjectMembers() fakekit.Answer    { return c.listMembers(false) }
@@ -119,7 +119,7 @@ func (c *call) getProjectMember() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderMember(pr, m))
+	return c.doc(http.StatusOK, c.appendMember(c.buf(), pr, m))
 }
 
 func (c *call) getInheritedProjectMember() fakekit.Answer {
@@ -127,7 +127,7 @@ func (c *call) getInheritedProjectMember() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderMember(pr, m))
+	return c.doc(http.StatusOK, c.appendMember(c.buf(), pr, m))
 }
 
 var accessLevelValues = []int64{Guest, Reporter, Developer, Maintainer, Owner}
@@ -197,7 +197,7 @@ func (c *call) addProjectMember() fakekit.Answer {
 		pr.memberExpires[u.id] = expires
 	}
 	m := member{u: u, level: int(level), since: pr.memberSince[u.id], direct: true}
-	return created(c.renderMember(pr, m))
+	return c.doc(http.StatusCreated, c.appendMember(c.buf(), pr, m))
 }
 
 func (c *call) editProjectMember() fakekit.Answer {
@@ -223,7 +223,7 @@ func (c *call) editProjectMember() fakekit.Answer {
 	case hasExpires:
 		pr.memberExpires[m.u.id] = expires
 	}
-	return ok(c.renderMember(pr, m))
+	return c.doc(http.StatusOK, c.appendMember(c.buf(), pr, m))
 }
 
 func (c *call) removeProjectMember() fakekit.Answer {

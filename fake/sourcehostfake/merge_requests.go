@@ -56,7 +56,7 @@ func (c *call) listMergeRequests() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, c.renderMR))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendMR))
 }
 
 func (c *call) findMR(pr *project) (*mergeRequest, *fakekit.Answer) {
@@ -79,7 +79,7 @@ func (c *call) getMergeRequest() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderMR(mr))
+	return c.doc(http.StatusOK, c.appendMR(c.buf(), mr))
 }
 
 func (c *call) createMergeRequest() fakekit.Answer {
@@ -110,7 +110,7 @@ func (c *call) createMergeRequest() fakekit.Answer {
 		return *fail
 	}
 	mr.milestone = ms
-	return created(c.renderMR(mr))
+	return c.doc(http.StatusCreated, c.appendMR(c.buf(), mr))
 }
 
 // openMR opens a merge request in pr, by c.user, and queues its "open"
@@ -204,7 +204,7 @@ func (c *call) updateMergeRequest() fakekit.Answer {
 	}
 	mr.updatedAt = now
 	c.queueMREvent(mr, action)
-	return ok(c.renderMR(mr))
+	return c.doc(http.StatusOK, c.appendMR(c.buf(), mr))
 }
 
 func (c *call) acceptMergeRequest() fakekit.Answer {
@@ -231,7 +231,7 @@ func (c *call) acceptMergeRequest() fakekit.Answer {
 	if fail := c.merge(pr, mr, sha, msg, removeSource); fail != nil {
 		return *fail
 	}
-	return ok(c.renderMR(mr))
+	return c.doc(http.StatusOK, c.appendMR(c.buf(), mr))
 }
 
 // merge merges an open merge request (its source head must be sha, when

@@ -2,9 +2,9 @@ package sourcehostfake
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,40 +12,56 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// milestoneJSON is a milestone as the API shows it.
-type milestoneJSON struct {
-	ID          int64   `json:"id"`
-	IID         int64   `json:"iid"`
-	ProjectID   int64   `json:"project_id"`
-	Title       string  `json:"title"`
-	Description string  `json:"description"`
-	DueDate     *string `json:"due_date"`
-	StartDate   *string `json:"start_date"`
-	State       string  `json:"state"`
-	UpdatedAt   stamp   `json:"updated_at"`
-	CreatedAt   stamp   `json:"created_at"`
-	Expired     bool    `json:"expired"`
-	WebURL      string  `json:"web_url"`
+// appendMilestone appends a milestone as the API shows it, or null.
+func (c *call) appendMilestone(b []byte, m *milestone) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"id":`...)
+	b = appendInt(b, m.id)
+	b = append(b, `,"iid":`...)
+	b = appendInt(b, m.iid)
+	b = append(b, `,"project_id":`...)
+	b = appendInt(b, m.project.id)
+	b = append(b, `,"title":`...)
+	b = appendString(b, m.title)
+	b = append(b, `,"description":`...)
+	b = appendString(b, m.description)
+	b = append(b, `,"due_date":`...)
+	b = appendDate(b, m.dueDate)
+	b = append(b, `,"start_date":`...)
+	b = appendDate(b, m.startDate)
+	b = append(b, `,"state":`...)
+	b = appendString(b, m.state)
+	b = append(b, `,"updated_at":`...)
+	b = appendStamp(b, m.updatedAt)
+	b = append(b, `,"created_at":`...)
+	b = appendStamp(b, m.createdAt)
+	b = append(b, `,"expired":`...)
+	b = appendBool(b, m.dueDate != "" && m.dueDate < c.today())
+	b = c.appendWebURL(b, m.project, "/-/milestones/", m.iid)
+	return append(b, '}')
 }
 
-func (c *call) renderMilestone(m *milestone) *milestoneJSON {
-	if m == nil {
-		return nil
+// appendDate appends a YYYY-MM-DD date, or null for "".
+func appendDate(b []byte, d string) []byte {
+	if d == "" {
+		return append(b, "null"...)
 	}
-	out := &milestoneJSON{ID: m.id, IID: m.iid, ProjectID: m.project.id, Title: m.title, Description: m.description,
-		State: m.state, UpdatedAt: stamp(m.updatedAt), CreatedAt: stamp(m.createdAt),
-		WebURL: c.base + "/" + m.project.fullPath() + "/-/milestones/" + strconv.FormatInt(m.iid, 10)}
-	if m.dueDate != "" {
-		d := m.dueDate
-		out.DueDate = &d
-		out.Expired = d < c.st.clock.Now().UTC().Format(time.DateOnly)
-	}
-	if m.startDate != "" {
-		d := m.startDate
-		out.StartDate = &d
-	}
-	return out
+	return appendString(b, d)
 }
+
+// today is the fake clock's date (UTC, YYYY-MM-DD), read once per call.
+func (c *call) today() string {
+	if c.date == "" {
+		c.date = c.st.clock.Now().UTC().Format(time.DateOnly)
+	}
+	return c.date
+}
+
+// milestoneDoc is a milestone as a JSON value, for the records still
+// encoded from structs (releases).
+func (c *call) milestoneDoc(m *milestone) json.RawMessage { return c.appendMilestone(nil, m) }
 
 // milestoneFilter reads the milestone filter of issue and merge request
 // lists: a title, "None" or "Any" ("" for no filter).
@@ -116,7 +132,7 @@ func (c *call) listMilestones() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, c.renderMilestone))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendMilestone))
 }
 
 func (c *call) findMilestone() (*project, *milestone, *fakekit.Answer) {
@@ -138,7 +154,7 @@ func (c *call) getMilestone() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderMilestone(m))
+	return c.doc(http.StatusOK, c.appendMilestone(c.buf(), m))
 }
 
 // milestoneDates reads due_date and start_date (YYYY-MM-DD; "" or null
@@ -205,7 +221,7 @@ func (c *call) createMilestone() fakekit.Answer {
 		project: pr, title: title, description: description, state: "active", dueDate: due, startDate: start,
 		createdAt: now, updatedAt: now}
 	pr.milestones = append(pr.milestones, m)
-	return created(c.renderMilestone(m))
+	return c.doc(http.StatusCreated, c.appendMilestone(c.buf(), m))
 }
 
 func (c *call) updateMilestone() fakekit.Answer {
@@ -253,7 +269,7 @@ func (c *call) updateMilestone() fakekit.Answer {
 		m.state = "active"
 	}
 	m.updatedAt = c.st.clock.Now()
-	return ok(c.renderMilestone(m))
+	return c.doc(http.StatusOK, c.appendMilestone(c.buf(), m))
 }
 
 func (c *call) deleteMilestone() fakekit.Answer {
@@ -291,7 +307,7 @@ func (c *call) milestoneIssues() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, c.renderIssue))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendIssue))
 }
 
 func (c *call) milestoneMergeRequests() fakekit.Answer {
@@ -304,5 +320,5 @@ func (c *call) milestoneMergeRequests() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, c.renderMR))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendMR))
 }

@@ -8,32 +8,34 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// noteJSON is a note as the API shows it.
-type noteJSON struct {
-	ID           int64     `json:"id"`
-	Type         *string   `json:"type"`
-	Body         string    `json:"body"`
-	Attachment   *string   `json:"attachment"`
-	Author       *userJSON `json:"author"`
-	CreatedAt    stamp     `json:"created_at"`
-	UpdatedAt    stamp     `json:"updated_at"`
-	System       bool      `json:"system"`
-	NoteableID   int64     `json:"noteable_id"`
-	NoteableType string    `json:"noteable_type"`
-	ProjectID    int64     `json:"project_id"`
-	NoteableIID  int64     `json:"noteable_iid"`
-	Resolvable   bool      `json:"resolvable"`
-	Confidential bool      `json:"confidential"`
-	Internal     bool      `json:"internal"`
-	Imported     bool      `json:"imported"`
-	ImportedFrom string    `json:"imported_from"`
-}
-
-func (c *call) renderNote(n *note) noteJSON {
-	return noteJSON{ID: n.id, Body: n.body, Author: c.renderUser(n.author), CreatedAt: stamp(n.createdAt),
-		UpdatedAt: stamp(n.updatedAt), System: n.system, NoteableID: n.noteableID, NoteableType: n.noteableType,
-		ProjectID: n.project.id, NoteableIID: n.noteableIID, Confidential: n.internal, Internal: n.internal,
-		ImportedFrom: "none"}
+// appendNote appends a note as the API shows it.
+func (c *call) appendNote(b []byte, n *note) []byte {
+	b = append(b, `{"id":`...)
+	b = appendInt(b, n.id)
+	b = append(b, `,"type":null,"body":`...)
+	b = appendString(b, n.body)
+	b = append(b, `,"attachment":null,"author":`...)
+	b = c.appendUser(b, n.author)
+	b = append(b, `,"created_at":`...)
+	b = appendStamp(b, n.createdAt)
+	b = append(b, `,"updated_at":`...)
+	b = appendStamp(b, n.updatedAt)
+	b = append(b, `,"system":`...)
+	b = appendBool(b, n.system)
+	b = append(b, `,"noteable_id":`...)
+	b = appendInt(b, n.noteableID)
+	b = append(b, `,"noteable_type":`...)
+	b = appendString(b, n.noteableType)
+	b = append(b, `,"project_id":`...)
+	b = appendInt(b, n.project.id)
+	b = append(b, `,"noteable_iid":`...)
+	b = appendInt(b, n.noteableIID)
+	b = append(b, `,"resolvable":false,"confidential":`...)
+	b = appendBool(b, n.internal)
+	b = append(b, `,"internal":`...)
+	b = appendBool(b, n.internal)
+	b = append(b, `,"imported":false,"imported_from":"none"}`...)
+	return b
 }
 
 // maxNoteBody is the real service's limit on a note, in characters.
@@ -97,7 +99,7 @@ func (c *call) listNotes(kind string) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, c.renderNote))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendNote))
 }
 
 func (c *call) findNote(nb *noteable) (*note, *fakekit.Answer) {
@@ -119,7 +121,7 @@ func (c *call) getNote(kind string) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderNote(n))
+	return c.doc(http.StatusOK, c.appendNote(c.buf(), n))
 }
 
 // noteBody reads and checks body.
@@ -154,7 +156,7 @@ func (c *call) createNote(kind string) fakekit.Answer {
 	}
 	n := c.addNote(nb, body, false, internal)
 	c.queueNoteEvent(nb, n, "create")
-	return created(c.renderNote(n))
+	return c.doc(http.StatusCreated, c.appendNote(c.buf(), n))
 }
 
 // addNote adds a note by c.user to nb. s.mu must be held.
@@ -212,7 +214,7 @@ func (c *call) updateNote(kind string) fakekit.Answer {
 	}
 	n.body, n.updatedAt = body, c.st.clock.Now()
 	c.queueNoteEvent(nb, n, "update")
-	return ok(c.renderNote(n))
+	return c.doc(http.StatusOK, c.appendNote(c.buf(), n))
 }
 
 func (c *call) deleteNote(kind string) fakekit.Answer {

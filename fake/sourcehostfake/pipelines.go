@@ -56,7 +56,7 @@ func (c *call) listPipelines() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, func(pl *pipeline) *pipelineJSON { return c.renderPipeline(pl, false) }))
+	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendPipelineSummary))
 }
 
 func userID(u *user) int64 {
@@ -88,7 +88,7 @@ func (c *call) getPipeline() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(c.renderPipeline(pl, true))
+	return c.doc(http.StatusOK, c.appendPipeline(c.buf(), pl, true))
 }
 
 func (c *call) createPipeline() fakekit.Answer {
@@ -113,7 +113,7 @@ func (c *call) createPipeline() fakekit.Answer {
 	}
 	pl, events := c.s.newPipeline(c.base, pr, ref, head, "api", c.user, vars)
 	c.events = append(c.events, events...)
-	return created(c.renderPipeline(pl, true))
+	return c.doc(http.StatusCreated, c.appendPipeline(c.buf(), pl, true))
 }
 
 func (c *call) cancelPipeline() fakekit.Answer {
@@ -131,7 +131,7 @@ func (c *call) cancelPipeline() fakekit.Answer {
 	if !finished(pl.status) {
 		c.events = append(c.events, c.s.setPipelineStatus(c.base, pl, "canceled")...)
 	}
-	return ok(c.renderPipeline(pl, true))
+	return c.doc(http.StatusOK, c.appendPipeline(c.buf(), pl, true))
 }
 
 // newPipeline creates a pending pipeline whose status then moves on the

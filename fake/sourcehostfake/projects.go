@@ -72,8 +72,8 @@ func (c *call) listProjects() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return ok(renderAll(page, func(pr *project) *projectJSON {
-		return c.renderProject(pr, stats && c.st.access(c.user, pr) >= Reporter)
+	return c.doc(http.StatusOK, appendList(c.buf(), page, func(b []byte, pr *project) []byte {
+		return c.appendProject(b, pr, stats && c.st.access(c.user, pr) >= Reporter)
 	}))
 }
 
@@ -86,7 +86,7 @@ func (c *call) getProject() fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	return ok(c.renderProject(pr, stats && c.st.access(c.user, pr) >= Reporter))
+	return c.doc(http.StatusOK, c.appendProject(c.buf(), pr, stats && c.st.access(c.user, pr) >= Reporter))
 }
 
 func (c *call) createProject() fakekit.Answer {
@@ -166,7 +166,7 @@ func (c *call) createProject() fakekit.Answer {
 			c.queuePush(pr, defaultBranch, nil, cm)
 		}
 	}
-	return created(c.renderProject(pr, false))
+	return c.doc(http.StatusCreated, c.appendProject(c.buf(), pr, false))
 }
 
 func (c *call) starProject() fakekit.Answer {
@@ -179,7 +179,7 @@ func (c *call) starProject() fakekit.Answer {
 	}
 	c.user.starred[pr.id] = true
 	pr.starCount++
-	return created(c.renderProject(pr, false))
+	return c.doc(http.StatusCreated, c.appendProject(c.buf(), pr, false))
 }
 
 // ProjectSeed is a project to add (AddProject, Seed.Projects), with what

@@ -2,8 +2,7 @@ package sourcehostfake
 
 import (
 	"encoding/base64"
-	"slices"
-	"strconv"
+	"encoding/json"
 	"time"
 )
 
@@ -29,122 +28,132 @@ func stampPtr(t *time.Time) *stamp {
 	return &s
 }
 
-type userJSON struct {
-	ID        int64  `json:"id"`
-	Username  string `json:"username"`
-	Name      string `json:"name"`
-	State     string `json:"state"`
-	Locked    bool   `json:"locked"`
-	AvatarURL string `json:"avatar_url"`
-	WebURL    string `json:"web_url"`
-}
-
-func (c *call) renderUser(u *user) *userJSON {
+// appendUser appends a user as the API shows one inside other records,
+// or null.
+func (c *call) appendUser(b []byte, u *user) []byte {
 	if u == nil {
-		return nil
+		return append(b, "null"...)
 	}
-	return &userJSON{ID: u.id, Username: u.username, Name: u.name, State: u.state,
-		AvatarURL: c.base + "/uploads/-/system/user/avatar/" + strconv.FormatInt(u.id, 10) + "/avatar.png",
-		WebURL:    c.base + "/" + u.username}
+	b = append(b, '{')
+	b = c.appendUserFields(b, u)
+	return append(b, '}')
 }
 
-func (c *call) renderUsers(us []*user) []*userJSON {
-	out := make([]*userJSON, 0, len(us))
-	for _, u := range us {
-		out = append(out, c.renderUser(u))
-	}
-	return out
+// appendUserFields appends a user's fields without the braces, for the
+// records that add their own after them (members, the current user).
+func (c *call) appendUserFields(b []byte, u *user) []byte {
+	b = append(b, `"id":`...)
+	b = appendInt(b, u.id)
+	b = append(b, `,"username":`...)
+	b = appendString(b, u.username)
+	b = append(b, `,"name":`...)
+	b = appendString(b, u.name)
+	b = append(b, `,"state":`...)
+	b = appendString(b, u.state)
+	b = append(b, `,"locked":false,"avatar_url":"`...)
+	b = appendEscaped(b, c.base)
+	b = append(b, "/uploads/-/system/user/avatar/"...)
+	b = appendInt(b, u.id)
+	b = append(b, `/avatar.png","web_url":`...)
+	return appendJoined(b, c.base, "/", u.username)
 }
 
-type namespaceJSON struct {
-	ID        int64   `json:"id"`
-	Name      string  `json:"name"`
-	Path      string  `json:"path"`
-	Kind      string  `json:"kind"`
-	FullPath  string  `json:"full_path"`
-	ParentID  *int64  `json:"parent_id"`
-	AvatarURL *string `json:"avatar_url"`
-	WebURL    string  `json:"web_url"`
+// appendUsers appends a list of users.
+func (c *call) appendUsers(b []byte, us []*user) []byte {
+	return appendList(b, us, c.appendUser)
 }
 
-type statisticsJSON struct {
-	CommitCount    int64 `json:"commit_count"`
-	StorageSize    int64 `json:"storage_size"`
-	RepositorySize int64 `json:"repository_size"`
-}
+// userDoc is a user as a JSON value, for the records still encoded from
+// structs (jobs, releases).
+func (c *call) userDoc(u *user) json.RawMessage { return c.appendUser(nil, u) }
 
-type projectJSON struct {
-	ID                   int64           `json:"id"`
-	Description          string          `json:"description"`
-	Name                 string          `json:"name"`
-	NameWithNamespace    string          `json:"name_with_namespace"`
-	Path                 string          `json:"path"`
-	PathWithNamespace    string          `json:"path_with_namespace"`
-	CreatedAt            stamp           `json:"created_at"`
-	DefaultBranch        string          `json:"default_branch"`
-	TagList              []string        `json:"tag_list"`
-	Topics               []string        `json:"topics"`
-	SSHURLToRepo         string          `json:"ssh_url_to_repo"`
-	HTTPURLToRepo        string          `json:"http_url_to_repo"`
-	WebURL               string          `json:"web_url"`
-	AvatarURL            *string         `json:"avatar_url"`
-	ForksCount           int             `json:"forks_count"`
-	StarCount            int             `json:"star_count"`
-	LastActivityAt       stamp           `json:"last_activity_at"`
-	Namespace            namespaceJSON   `json:"namespace"`
-	Visibility           string          `json:"visibility"`
-	Owner                *userJSON       `json:"owner,omitempty"`
-	EmptyRepo            bool            `json:"empty_repo"`
-	Archived             bool            `json:"archived"`
-	IssuesEnabled        bool            `json:"issues_enabled"`
-	MergeRequestsEnabled bool            `json:"merge_requests_enabled"`
-	OpenIssuesCount      int             `json:"open_issues_count"`
-	CreatorID            int64           `json:"creator_id"`
-	Statistics           *statisticsJSON `json:"statistics,omitempty"`
-}
-
-func (c *call) renderProject(p *project, withStats bool) *projectJSON {
-	web := c.base + "/" + p.fullPath()
+// appendProject appends a project, with its statistics when withStats.
+func (c *call) appendProject(b []byte, p *project, withStats bool) []byte {
 	open := 0
 	for _, is := range p.issues {
 		if is.state == "opened" {
 			open++
 		}
 	}
-	out := &projectJSON{
-		ID: p.id, Description: p.description, Name: p.name, NameWithNamespace: p.fullName(), Path: p.path,
-		PathWithNamespace: p.fullPath(), CreatedAt: stamp(p.createdAt), DefaultBranch: p.defaultBranch,
-		TagList: slices.Clone(p.topics), Topics: slices.Clone(p.topics),
-		SSHURLToRepo: "git@" + hostOf(c.base) + ":" + p.fullPath() + ".git", HTTPURLToRepo: web + ".git", WebURL: web,
-		StarCount: p.starCount, LastActivityAt: stamp(p.lastActivity),
-		Namespace: namespaceJSON{ID: p.ns.id, Name: p.ns.name, Path: p.ns.path, Kind: p.ns.kind, FullPath: p.ns.fullPath,
-			WebURL: c.base + "/" + p.ns.fullPath},
-		Visibility: p.visibility, EmptyRepo: len(p.repo.branches) == 0, IssuesEnabled: true, MergeRequestsEnabled: true,
-		OpenIssuesCount: open,
+	ns := p.ns
+	b = append(b, `{"id":`...)
+	b = appendInt(b, p.id)
+	b = append(b, `,"description":`...)
+	b = appendString(b, p.description)
+	b = append(b, `,"name":`...)
+	b = appendString(b, p.name)
+	b = append(b, `,"name_with_namespace":`...)
+	b = appendJoined(b, ns.name, " / ", p.name)
+	b = append(b, `,"path":`...)
+	b = appendString(b, p.path)
+	b = append(b, `,"path_with_namespace":`...)
+	b = appendJoined(b, ns.fullPath, "/", p.path)
+	b = append(b, `,"created_at":`...)
+	b = appendStamp(b, p.createdAt)
+	b = append(b, `,"default_branch":`...)
+	b = appendString(b, p.defaultBranch)
+	b = append(b, `,"tag_list":`...)
+	b = appendStrings(b, p.topics)
+	b = append(b, `,"topics":`...)
+	b = appendStrings(b, p.topics)
+	b = append(b, `,"ssh_url_to_repo":`...)
+	b = appendJoined(b, "git@", hostOf(c.base), ":", ns.fullPath, "/", p.path, ".git")
+	b = append(b, `,"http_url_to_repo":`...)
+	b = appendJoined(b, c.base, "/", ns.fullPath, "/", p.path, ".git")
+	b = append(b, `,"web_url":`...)
+	b = appendJoined(b, c.base, "/", ns.fullPath, "/", p.path)
+	b = append(b, `,"avatar_url":null,"forks_count":0,"star_count":`...)
+	b = appendInt(b, int64(p.starCount))
+	b = append(b, `,"last_activity_at":`...)
+	b = appendStamp(b, p.lastActivity)
+	b = append(b, `,"namespace":{"id":`...)
+	b = appendInt(b, ns.id)
+	b = append(b, `,"name":`...)
+	b = appendString(b, ns.name)
+	b = append(b, `,"path":`...)
+	b = appendString(b, ns.path)
+	b = append(b, `,"kind":`...)
+	b = appendString(b, ns.kind)
+	b = append(b, `,"full_path":`...)
+	b = appendString(b, ns.fullPath)
+	b = append(b, `,"parent_id":null,"avatar_url":null,"web_url":`...)
+	b = appendJoined(b, c.base, "/", ns.fullPath)
+	b = append(b, `},"visibility":`...)
+	b = appendString(b, p.visibility)
+	if ns.kind == "user" && ns.owner != nil {
+		b = append(b, `,"owner":`...)
+		b = c.appendUser(b, ns.owner)
 	}
-	if out.TagList == nil {
-		out.TagList, out.Topics = []string{}, []string{}
-	}
+	b = append(b, `,"empty_repo":`...)
+	b = appendBool(b, len(p.repo.branches) == 0)
+	b = append(b, `,"archived":false,"issues_enabled":true,"merge_requests_enabled":true,"open_issues_count":`...)
+	b = appendInt(b, int64(open))
+	b = append(b, `,"creator_id":`...)
+	var creator int64
 	if p.creator != nil {
-		out.CreatorID = p.creator.id
+		creator = p.creator.id
 	}
-	if p.ns.kind == "user" {
-		out.Owner = c.renderUser(p.ns.owner)
-	}
+	b = appendInt(b, creator)
 	if withStats {
 		var size int64
 		seen := map[string]bool{}
 		for _, cm := range p.repo.commits {
-			for _, b := range cm.files {
-				if !seen[b.sha] {
-					seen[b.sha] = true
-					size += int64(len(b.data))
+			for _, f := range cm.files {
+				if !seen[f.sha] {
+					seen[f.sha] = true
+					size += int64(len(f.data))
 				}
 			}
 		}
-		out.Statistics = &statisticsJSON{CommitCount: countCommits(p.repo.branches[p.defaultBranch]), StorageSize: size, RepositorySize: size}
+		b = append(b, `,"statistics":{"commit_count":`...)
+		b = appendInt(b, int64(countCommits(p.repo.branches[p.defaultBranch])))
+		b = append(b, `,"storage_size":`...)
+		b = appendInt(b, size)
+		b = append(b, `,"repository_size":`...)
+		b = appendInt(b, size)
+		b = append(b, '}')
 	}
-	return out
+	return append(b, '}')
 }
 
 func hostOf(base string) string {
@@ -156,117 +165,156 @@ func hostOf(base string) string {
 	return base
 }
 
-type referencesJSON struct {
-	Short    string `json:"short"`
-	Relative string `json:"relative"`
-	Full     string `json:"full"`
+// appendReferences appends the references of an issue (sigil '#') or a
+// merge request ('!').
+func appendReferences(b []byte, p *project, sigil byte, iid int64) []byte {
+	b = append(b, `,"references":{"short":"`...)
+	b = append(b, sigil)
+	b = appendInt(b, iid)
+	b = append(b, `","relative":"`...)
+	b = append(b, sigil)
+	b = appendInt(b, iid)
+	b = append(b, `","full":"`...)
+	b = appendEscaped(b, p.ns.fullPath)
+	b = append(b, '/')
+	b = appendEscaped(b, p.path)
+	b = append(b, sigil)
+	b = appendInt(b, iid)
+	return append(b, `"}`...)
 }
 
-type issueJSON struct {
-	ID             int64          `json:"id"`
-	IID            int64          `json:"iid"`
-	ProjectID      int64          `json:"project_id"`
-	Title          string         `json:"title"`
-	Description    string         `json:"description"`
-	State          string         `json:"state"`
-	CreatedAt      stamp          `json:"created_at"`
-	UpdatedAt      stamp          `json:"updated_at"`
-	ClosedAt       *stamp         `json:"closed_at"`
-	ClosedBy       *userJSON      `json:"closed_by"`
-	Labels         []string       `json:"labels"`
-	Milestone      any            `json:"milestone"`
-	Assignees      []*userJSON    `json:"assignees"`
-	Author         *userJSON      `json:"author"`
-	Type           string         `json:"type"`
-	Assignee       *userJSON      `json:"assignee"`
-	UserNotesCount int            `json:"user_notes_count"`
-	Upvotes        int            `json:"upvotes"`
-	Downvotes      int            `json:"downvotes"`
-	DueDate        *string        `json:"due_date"`
-	Confidential   bool           `json:"confidential"`
-	WebURL         string         `json:"web_url"`
-	References     referencesJSON `json:"references"`
+// appendWebURL appends the web_url of a project's record: the project's
+// page, then kind ("/-/issues/") and the record's number.
+func (c *call) appendWebURL(b []byte, p *project, kind string, n int64) []byte {
+	b = append(b, `,"web_url":"`...)
+	b = appendEscaped(b, c.base)
+	b = append(b, '/')
+	b = appendEscaped(b, p.ns.fullPath)
+	b = append(b, '/')
+	b = appendEscaped(b, p.path)
+	b = append(b, kind...)
+	b = appendInt(b, n)
+	return append(b, '"')
 }
 
-func (c *call) renderIssue(is *issue) *issueJSON {
-	ref := "#" + strconv.FormatInt(is.iid, 10)
-	out := &issueJSON{
-		ID: is.id, IID: is.iid, ProjectID: is.project.id, Title: is.title, Description: is.description, State: is.state,
-		CreatedAt: stamp(is.createdAt), UpdatedAt: stamp(is.updatedAt), ClosedAt: stampPtr(is.closedAt),
-		ClosedBy: c.renderUser(is.closedBy), Labels: append([]string{}, is.labels...), Assignees: c.renderUsers(is.assignees),
-		Author: c.renderUser(is.author), Type: "ISSUE", Confidential: is.confidential, UserNotesCount: userNotes(is.notes),
-		Milestone:  c.renderMilestone(is.milestone),
-		WebURL:     c.base + "/" + is.project.fullPath() + "/-/issues/" + strconv.FormatInt(is.iid, 10),
-		References: referencesJSON{Short: ref, Relative: ref, Full: is.project.fullPath() + ref},
+// appendIssue appends an issue.
+func (c *call) appendIssue(b []byte, is *issue) []byte {
+	b = append(b, `{"id":`...)
+	b = appendInt(b, is.id)
+	b = append(b, `,"iid":`...)
+	b = appendInt(b, is.iid)
+	b = append(b, `,"project_id":`...)
+	b = appendInt(b, is.project.id)
+	b = append(b, `,"title":`...)
+	b = appendString(b, is.title)
+	b = append(b, `,"description":`...)
+	b = appendString(b, is.description)
+	b = append(b, `,"state":`...)
+	b = appendString(b, is.state)
+	b = append(b, `,"created_at":`...)
+	b = appendStamp(b, is.createdAt)
+	b = append(b, `,"updated_at":`...)
+	b = appendStamp(b, is.updatedAt)
+	b = append(b, `,"closed_at":`...)
+	b = appendStampPtr(b, is.closedAt)
+	b = append(b, `,"closed_by":`...)
+	b = c.appendUser(b, is.closedBy)
+	b = append(b, `,"labels":`...)
+	b = appendStrings(b, is.labels)
+	b = append(b, `,"milestone":`...)
+	b = c.appendMilestone(b, is.milestone)
+	b = append(b, `,"assignees":`...)
+	b = c.appendUsers(b, is.assignees)
+	b = append(b, `,"author":`...)
+	b = c.appendUser(b, is.author)
+	b = append(b, `,"type":"ISSUE","assignee":`...)
+	b = c.appendUser(b, first(is.assignees))
+	b = append(b, `,"user_notes_count":`...)
+	b = appendInt(b, int64(userNotes(is.notes)))
+	b = append(b, `,"upvotes":0,"downvotes":0,"due_date":null,"confidential":`...)
+	b = appendBool(b, is.confidential)
+	b = c.appendWebURL(b, is.project, "/-/issues/", is.iid)
+	b = appendReferences(b, is.project, '#', is.iid)
+	return append(b, '}')
+}
+
+// first is a list's first user, nil for none.
+func first(us []*user) *user {
+	if len(us) == 0 {
+		return nil
 	}
-	if len(is.assignees) > 0 {
-		out.Assignee = c.renderUser(is.assignees[0])
-	}
-	return out
+	return us[0]
 }
 
-type mergeRequestJSON struct {
-	ID                        int64          `json:"id"`
-	IID                       int64          `json:"iid"`
-	ProjectID                 int64          `json:"project_id"`
-	Title                     string         `json:"title"`
-	Description               string         `json:"description"`
-	State                     string         `json:"state"`
-	CreatedAt                 stamp          `json:"created_at"`
-	UpdatedAt                 stamp          `json:"updated_at"`
-	MergedBy                  *userJSON      `json:"merged_by"`
-	MergedAt                  *stamp         `json:"merged_at"`
-	ClosedBy                  *userJSON      `json:"closed_by"`
-	ClosedAt                  *stamp         `json:"closed_at"`
-	TargetBranch              string         `json:"target_branch"`
-	SourceBranch              string         `json:"source_branch"`
-	UserNotesCount            int            `json:"user_notes_count"`
-	Author                    *userJSON      `json:"author"`
-	Assignees                 []*userJSON    `json:"assignees"`
-	Assignee                  *userJSON      `json:"assignee"`
-	Reviewers                 []*userJSON    `json:"reviewers"`
-	SourceProjectID           int64          `json:"source_project_id"`
-	TargetProjectID           int64          `json:"target_project_id"`
-	Labels                    []string       `json:"labels"`
-	Milestone                 *milestoneJSON `json:"milestone"`
-	Draft                     bool           `json:"draft"`
-	WorkInProgress            bool           `json:"work_in_progress"`
-	MergeWhenPipelineSucceeds bool           `json:"merge_when_pipeline_succeeds"`
-	MergeStatus               string         `json:"merge_status"`
-	DetailedMergeStatus       string         `json:"detailed_merge_status"`
-	SHA                       string         `json:"sha"`
-	MergeCommitSHA            *string        `json:"merge_commit_sha"`
-	ForceRemoveSourceBranch   bool           `json:"force_remove_source_branch"`
-	WebURL                    string         `json:"web_url"`
-	References                referencesJSON `json:"references"`
-}
-
-func (c *call) renderMR(mr *mergeRequest) *mergeRequestJSON {
-	ref := "!" + strconv.FormatInt(mr.iid, 10)
-	out := &mergeRequestJSON{
-		ID: mr.id, IID: mr.iid, ProjectID: mr.project.id, Title: mr.title, Description: mr.description, State: mr.state,
-		CreatedAt: stamp(mr.createdAt), UpdatedAt: stamp(mr.updatedAt), MergedBy: c.renderUser(mr.mergedBy),
-		MergedAt: stampPtr(mr.mergedAt), ClosedBy: c.renderUser(mr.closedBy), ClosedAt: stampPtr(mr.closedAt),
-		TargetBranch: mr.targetBranch, SourceBranch: mr.sourceBranch, Author: c.renderUser(mr.author), UserNotesCount: userNotes(mr.notes),
-		Assignees: c.renderUsers(mr.assignees), Reviewers: []*userJSON{}, SourceProjectID: mr.project.id,
-		TargetProjectID: mr.project.id, Labels: append([]string{}, mr.labels...), Milestone: c.renderMilestone(mr.milestone), MergeStatus: "can_be_merged",
-		DetailedMergeStatus: "mergeable", ForceRemoveSourceBranch: mr.removeSourceBranch,
-		WebURL:     c.base + "/" + mr.project.fullPath() + "/-/merge_requests/" + strconv.FormatInt(mr.iid, 10),
-		References: referencesJSON{Short: ref, Relative: ref, Full: mr.project.fullPath() + ref},
-	}
+// appendMR appends a merge request.
+func (c *call) appendMR(b []byte, mr *mergeRequest) []byte {
+	b = append(b, `{"id":`...)
+	b = appendInt(b, mr.id)
+	b = append(b, `,"iid":`...)
+	b = appendInt(b, mr.iid)
+	b = append(b, `,"project_id":`...)
+	b = appendInt(b, mr.project.id)
+	b = append(b, `,"title":`...)
+	b = appendString(b, mr.title)
+	b = append(b, `,"description":`...)
+	b = appendString(b, mr.description)
+	b = append(b, `,"state":`...)
+	b = appendString(b, mr.state)
+	b = append(b, `,"created_at":`...)
+	b = appendStamp(b, mr.createdAt)
+	b = append(b, `,"updated_at":`...)
+	b = appendStamp(b, mr.updatedAt)
+	b = append(b, `,"merged_by":`...)
+	b = c.appendUser(b, mr.mergedBy)
+	b = append(b, `,"merged_at":`...)
+	b = appendStampPtr(b, mr.mergedAt)
+	b = append(b, `,"closed_by":`...)
+	b = c.appendUser(b, mr.closedBy)
+	b = append(b, `,"closed_at":`...)
+	b = appendStampPtr(b, mr.closedAt)
+	b = append(b, `,"target_branch":`...)
+	b = appendString(b, mr.targetBranch)
+	b = append(b, `,"source_branch":`...)
+	b = appendString(b, mr.sourceBranch)
+	b = append(b, `,"user_notes_count":`...)
+	b = appendInt(b, int64(userNotes(mr.notes)))
+	b = append(b, `,"author":`...)
+	b = c.appendUser(b, mr.author)
+	b = append(b, `,"assignees":`...)
+	b = c.appendUsers(b, mr.assignees)
+	b = append(b, `,"assignee":`...)
+	b = c.appendUser(b, first(mr.assignees))
+	b = append(b, `,"reviewers":[],"source_project_id":`...)
+	b = appendInt(b, mr.project.id)
+	b = append(b, `,"target_project_id":`...)
+	b = appendInt(b, mr.project.id)
+	b = append(b, `,"labels":`...)
+	b = appendStrings(b, mr.labels)
+	b = append(b, `,"milestone":`...)
+	b = c.appendMilestone(b, mr.milestone)
+	b = append(b, `,"draft":false,"work_in_progress":false,"merge_when_pipeline_succeeds":false,"merge_status":"can_be_merged","detailed_merge_status":`...)
 	if mr.state != "opened" {
-		out.DetailedMergeStatus = "not_open"
+		b = append(b, `"not_open"`...)
+	} else {
+		b = append(b, `"mergeable"`...)
 	}
+	b = append(b, `,"sha":`...)
+	sha := ""
 	if head := mr.project.repo.branches[mr.sourceBranch]; head != nil {
-		out.SHA = head.sha
+		sha = head.sha
 	}
+	b = appendString(b, sha)
+	b = append(b, `,"merge_commit_sha":`...)
 	if mr.mergeCommitSHA != "" {
-		out.MergeCommitSHA = &mr.mergeCommitSHA
+		b = appendString(b, mr.mergeCommitSHA)
+	} else {
+		b = append(b, "null"...)
 	}
-	if len(mr.assignees) > 0 {
-		out.Assignee = c.renderUser(mr.assignees[0])
-	}
-	return out
+	b = append(b, `,"force_remove_source_branch":`...)
+	b = appendBool(b, mr.removeSourceBranch)
+	b = c.appendWebURL(b, mr.project, "/-/merge_requests/", mr.iid)
+	b = appendReferences(b, mr.project, '!', mr.iid)
+	return append(b, '}')
 }
 
 type hookJSON struct {
@@ -302,38 +350,57 @@ func renderHook(h *hook) *hookJSON {
 		AlertStatus: "executable", CreatedAt: stamp(h.createdAt)}
 }
 
-type pipelineJSON struct {
-	ID         int64     `json:"id"`
-	IID        int64     `json:"iid"`
-	ProjectID  int64     `json:"project_id"`
-	SHA        string    `json:"sha"`
-	Ref        string    `json:"ref"`
-	Status     string    `json:"status"`
-	Source     string    `json:"source"`
-	CreatedAt  stamp     `json:"created_at"`
-	UpdatedAt  stamp     `json:"updated_at"`
-	WebURL     string    `json:"web_url"`
-	BeforeSHA  string    `json:"before_sha,omitempty"`
-	Tag        *bool     `json:"tag,omitempty"`
-	User       *userJSON `json:"user,omitempty"`
-	StartedAt  *stamp    `json:"started_at,omitempty"`
-	FinishedAt *stamp    `json:"finished_at,omitempty"`
-	Duration   *int      `json:"duration,omitempty"`
+// appendPipeline appends a pipeline: as lists show it, or with its
+// detail (before_sha, tag, user, start, finish, duration) as the pipeline's
+// own route shows it.
+func (c *call) appendPipeline(b []byte, pl *pipeline, detail bool) []byte {
+	b = append(b, `{"id":`...)
+	b = appendInt(b, pl.id)
+	b = append(b, `,"iid":`...)
+	b = appendInt(b, pl.iid)
+	b = append(b, `,"project_id":`...)
+	b = appendInt(b, pl.project.id)
+	b = append(b, `,"sha":`...)
+	b = appendString(b, pl.sha)
+	b = append(b, `,"ref":`...)
+	b = appendString(b, pl.ref)
+	b = append(b, `,"status":`...)
+	b = appendString(b, pl.status)
+	b = append(b, `,"source":`...)
+	b = appendString(b, pl.source)
+	b = append(b, `,"created_at":`...)
+	b = appendStamp(b, pl.createdAt)
+	b = append(b, `,"updated_at":`...)
+	b = appendStamp(b, pl.updatedAt)
+	b = c.appendWebURL(b, pl.project, "/-/pipelines/", pl.id)
+	if detail {
+		b = append(b, `,"before_sha":"0000000000000000000000000000000000000000","tag":false`...)
+		if pl.user != nil {
+			b = append(b, `,"user":`...)
+			b = c.appendUser(b, pl.user)
+		}
+		if pl.startedAt != nil {
+			b = append(b, `,"started_at":`...)
+			b = appendStamp(b, *pl.startedAt)
+		}
+		if pl.finishedAt != nil {
+			b = append(b, `,"finished_at":`...)
+			b = appendStamp(b, *pl.finishedAt)
+		}
+		if d := pl.duration(); d != nil {
+			b = append(b, `,"duration":`...)
+			b = appendInt(b, int64(*d))
+		}
+	}
+	return append(b, '}')
 }
 
-func (c *call) renderPipeline(pl *pipeline, detail bool) *pipelineJSON {
-	out := &pipelineJSON{ID: pl.id, IID: pl.iid, ProjectID: pl.project.id, SHA: pl.sha, Ref: pl.ref, Status: pl.status,
-		Source: pl.source, CreatedAt: stamp(pl.createdAt), UpdatedAt: stamp(pl.updatedAt),
-		WebURL: c.base + "/" + pl.project.fullPath() + "/-/pipelines/" + strconv.FormatInt(pl.id, 10)}
-	if detail {
-		f := false
-		out.Tag = &f
-		out.BeforeSHA = "0000000000000000000000000000000000000000"
-		out.User = c.renderUser(pl.user)
-		out.StartedAt, out.FinishedAt = stampPtr(pl.startedAt), stampPtr(pl.finishedAt)
-		out.Duration = pl.duration()
-	}
-	return out
+func (c *call) appendPipelineSummary(b []byte, pl *pipeline) []byte {
+	return c.appendPipeline(b, pl, false)
+}
+
+func (c *call) appendPipelineDetail(b []byte, pl *pipeline) []byte {
+	return c.appendPipeline(b, pl, true)
 }
 
 func (pl *pipeline) duration() *int {

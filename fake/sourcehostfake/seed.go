@@ -162,7 +162,7 @@ func (s *Server) internalCall(u *user) *call {
 func (s *Server) Project(id int64) *sourcehost.Project {
 	return readBack[sourcehost.Project](s, func(c *call) any {
 		if p := s.st.projByID[id]; p != nil {
-			return c.renderProject(p, true)
+			return json.RawMessage(c.appendProject(nil, p, true))
 		}
 		return nil
 	})
@@ -170,18 +170,18 @@ func (s *Server) Project(id int64) *sourcehost.Project {
 
 // Issues returns a project's issues in creation order.
 func (s *Server) Issues(projectID int64) []*sourcehost.Issue {
-	return readBackAll[sourcehost.Issue](s, projectID, func(c *call, p *project) any { return renderAll(p.issues, c.renderIssue) })
+	return readBackAll[sourcehost.Issue](s, projectID, func(c *call, p *project) any { return json.RawMessage(appendList(nil, p.issues, c.appendIssue)) })
 }
 
 // MergeRequests returns a project's merge requests in creation order.
 func (s *Server) MergeRequests(projectID int64) []*sourcehost.MergeRequest {
-	return readBackAll[sourcehost.MergeRequest](s, projectID, func(c *call, p *project) any { return renderAll(p.mrs, c.renderMR) })
+	return readBackAll[sourcehost.MergeRequest](s, projectID, func(c *call, p *project) any { return json.RawMessage(appendList(nil, p.mrs, c.appendMR)) })
 }
 
 // Pipelines returns a project's pipelines in creation order.
 func (s *Server) Pipelines(projectID int64) []*sourcehost.Pipeline {
 	return readBackAll[sourcehost.Pipeline](s, projectID, func(c *call, p *project) any {
-		return renderAll(p.pipelines, func(pl *pipeline) *pipelineJSON { return c.renderPipeline(pl, true) })
+		return json.RawMessage(appendList(nil, p.pipelines, c.appendPipelineDetail))
 	})
 }
 
@@ -202,9 +202,12 @@ func readBack[T any](s *Server, render func(*call) any) *T {
 	if v == nil {
 		return nil
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
+	b, isJSON := v.(json.RawMessage)
+	if !isJSON {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil
+		}
 	}
 	out := new(T)
 	if json.Unmarshal(b, out) != nil {

@@ -1,6 +1,7 @@
 package sourcehostfake
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -141,7 +142,9 @@ func (s *Server) Labels(projectID int64) []*sourcehost.Label {
 
 // Milestones returns a project's milestones in creation order.
 func (s *Server) Milestones(projectID int64) []*sourcehost.Milestone {
-	return readBackAll[sourcehost.Milestone](s, projectID, func(c *call, p *project) any { return renderAll(p.milestones, c.renderMilestone) })
+	return readBackAll[sourcehost.Milestone](s, projectID, func(c *call, p *project) any {
+		return json.RawMessage(appendList(nil, p.milestones, c.appendMilestone))
+	})
 }
 
 // Releases returns a project's releases in creation order.
@@ -159,7 +162,7 @@ func (s *Server) IssueNotes(projectID, issueIID int64) []*sourcehost.Note {
 		if i < 0 {
 			return nil
 		}
-		return renderAll(p.issues[i].notes, c.renderNote)
+		return json.RawMessage(appendList(nil, p.issues[i].notes, c.appendNote))
 	})
 }
 
@@ -171,7 +174,7 @@ func (s *Server) MergeRequestNotes(projectID, mrIID int64) []*sourcehost.Note {
 		if i < 0 {
 			return nil
 		}
-		return renderAll(p.mrs[i].notes, c.renderNote)
+		return json.RawMessage(appendList(nil, p.mrs[i].notes, c.appendNote))
 	})
 }
 

@@ -2,6 +2,7 @@ package sourcehostfake
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -53,16 +54,17 @@ func (st *state) userNamed(username string) (*user, error) {
 	return u, nil
 }
 
-type currentUserJSON struct {
-	userJSON
-	CreatedAt stamp  `json:"created_at"`
-	Email     string `json:"email"`
-	IsAdmin   bool   `json:"is_admin"`
-	Bio       string `json:"bio"`
-}
-
 func (c *call) currentUser() fakekit.Answer {
-	return ok(currentUserJSON{userJSON: *c.renderUser(c.user), CreatedAt: stamp(c.user.createdAt), Email: c.user.email, IsAdmin: c.user.admin})
+	u := c.user
+	b := append(c.buf(), '{')
+	b = c.appendUserFields(b, u)
+	b = append(b, `,"created_at":`...)
+	b = appendStamp(b, u.createdAt)
+	b = append(b, `,"email":`...)
+	b = appendString(b, u.email)
+	b = append(b, `,"is_admin":`...)
+	b = appendBool(b, u.admin)
+	return c.doc(http.StatusOK, append(b, `,"bio":""}`...))
 }
 
 // containsFold reports whether s contains sub, ignoring case.
