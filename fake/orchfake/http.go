@@ -178,6 +178,25 @@ func (s *Server) routingError(ctx context.Context, mux *runtime.ServeMux, m runt
 // the place in its own syntax.
 type bodyMarshaler struct{ *runtime.JSONPb }
 
+// Marshal writes List and Scan answers with appendListJSON, the rest (and
+// whatever it declines) with protojson: the same bytes either way.
+func (m bodyMarshaler) Marshal(v any) ([]byte, error) {
+	var execs []*orchpb.WorkflowExecutionInfo
+	var next []byte
+	switch r := v.(type) {
+	case *orchpb.ListWorkflowExecutionsResponse:
+		execs, next = r.GetExecutions(), r.GetNextPageToken()
+	case *orchpb.ScanWorkflowExecutionsResponse:
+		execs, next = r.GetExecutions(), r.GetNextPageToken()
+	default:
+		return m.JSONPb.Marshal(v)
+	}
+	if b, ok := appendListJSON(make([]byte, 0, listJSONSize(execs)), execs, next); ok {
+		return b, nil
+	}
+	return m.JSONPb.Marshal(v)
+}
+
 func (m bodyMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {
 		body, err := io.ReadAll(r) // the kit bounds the body
