@@ -111,8 +111,9 @@ func listContacts(in *input) step {
 	if fail != nil {
 		return fails(*fail)
 	}
-	keep := func(ct *contact) bool { return socs == nil || ct.soc != nil && socs[ct.soc.id] }
-	return func(c *call) fakekit.Answer { return lq.answer(c, c.st.contacts, keep) }
+	return func(c *call) fakekit.Answer {
+		return lq.answer(c, c.st.contacts, func(ct *contact) bool { return socs == nil || ct.soc != nil && socs[ct.soc.id] })
+	}
 }
 
 func getContact(c *call, id int64) fakekit.Answer {

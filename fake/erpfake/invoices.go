@@ -98,23 +98,28 @@ func listInvoices(in *input) step {
 	default:
 		return fails(badRequest("Error when validating parameter status -> it is one of draft, unpaid, paid, cancelled"))
 	}
-	keep := func(inv *invoice) bool {
-		if socs != nil && !socs[inv.soc.id] {
-			return false
-		}
-		switch status {
-		case "draft":
-			return inv.status == statusDraft
-		case "unpaid":
-			return inv.status == statusValidated && !inv.paid
-		case "paid":
-			return inv.status == invoicePaid
-		case "cancelled":
-			return inv.status == invoiceCanceled
-		}
-		return true
+	return func(c *call) fakekit.Answer {
+		return lq.answer(c, c.st.invoices, func(inv *invoice) bool { return keepInvoice(inv, socs, status) })
 	}
-	return func(c *call) fakekit.Answer { return lq.answer(c, c.st.invoices, keep) }
+}
+
+// keepInvoice applies the invoice list's own parameters: thirdparty_ids
+// (nil: any) and status.
+func keepInvoice(inv *invoice, socs map[int64]bool, status string) bool {
+	if socs != nil && !socs[inv.soc.id] {
+		return false
+	}
+	switch status {
+	case "draft":
+		return inv.status == statusDraft
+	case "unpaid":
+		return inv.status == statusValidated && !inv.paid
+	case "paid":
+		return inv.status == invoicePaid
+	case "cancelled":
+		return inv.status == invoiceCanceled
+	}
+	return true
 }
 
 func getInvoice(c *call, id int64) fakekit.Answer {

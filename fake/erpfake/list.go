@@ -3,7 +3,6 @@ package erpfake
 import (
 	"cmp"
 	"math"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,14 +30,16 @@ type collection[T interface{ recID() int64 }] struct {
 type listQuery[T interface{ recID() int64 }] struct {
 	coll           *collection[T]
 	limit, page    int64
-	match          func(T) bool
+	match          func(T) bool // nil: no filter
 	sorts          []fieldDef[T]
 	desc           bool
 	paginationData bool
+	// sortBuf holds the sort fields of the usual request, one or two.
+	sortBuf [2]fieldDef[T]
 }
 
 // parseList reads a list request's parameters for coll.
-func parseList[T interface{ recID() int64 }](q url.Values, coll *collection[T]) (*listQuery[T], *fakekit.Answer) {
+func parseList[T interface{ recID() int64 }](q phpQuery, coll *collection[T]) (*listQuery[T], *fakekit.Answer) {
 	lq := &listQuery[T]{coll: coll}
 	var fail *fakekit.Answer
 	if lq.limit, fail = queryInt(q.Get("limit"), "limit", 100); fail != nil {
@@ -58,7 +59,7 @@ func parseList[T interface{ recID() int64 }](q url.Values, coll *collection[T]) 
 		return nil, &a
 	}
 	tree, err := parseFilter(filter)
-	if err == nil {
+	if err == nil && tree != nil {
 		lq.match, err = compileFilter(tree, coll.fields)
 	}
 	if err != nil {
@@ -70,7 +71,10 @@ func parseList[T interface{ recID() int64 }](q url.Values, coll *collection[T]) 
 	if sortField == "" {
 		sortField = coll.defaultSort
 	}
-	for name := range strings.SplitSeq(sortField, ",") {
+	lq.sorts = lq.sortBuf[:0]
+	for more := true; more; {
+		var name string
+		name, sortField, more = strings.Cut(sortField, ",")
 		f, ok := lookupField(coll.fields, strings.TrimSpace(name))
 		if !ok {
 			a := badRequest("Error when validating parameter sortfield -> unknown field " + strings.TrimSpace(name))
@@ -79,7 +83,9 @@ func parseList[T interface{ recID() int64 }](q url.Values, coll *collection[T]) 
 		lq.sorts = append(lq.sorts, f)
 	}
 	lq.desc = strings.EqualFold(strings.TrimSpace(q.Get("sortorder")), "desc")
-	lq.paginationData, _ = strconv.ParseBool(q.Get("pagination_data"))
+	if v := q.Get("pagination_data"); v != "" {
+		lq.paginationData, _ = strconv.ParseBool(v)
+	}
 	return lq, nil
 }
 
@@ -130,7 +136,7 @@ func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.An
 // eachOfPage calls fn with each record of the page asked for, in order, and
 // returns how many records the list holds in all (of every page).
 func (lq *listQuery[T]) eachOfPage(items []T, keep func(T) bool, fn func(T)) int64 {
-	kept := func(it T) bool { return (keep == nil || keep(it)) && lq.match(it) }
+	kept := func(it T) bool { return (keep == nil || keep(it)) && (lq.match == nil || lq.match(it)) }
 	// limit and page are INTs: their product fits an int64.
 	start, end := int64(0), int64(math.MaxInt64)
 	if lq.limit > 0 {

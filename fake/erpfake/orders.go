@@ -74,8 +74,9 @@ func listOrders(in *input) step {
 	if fail != nil {
 		return fails(*fail)
 	}
-	keep := func(o *order) bool { return socs == nil || socs[o.soc.id] }
-	return func(c *call) fakekit.Answer { return lq.answer(c, c.st.orders, keep) }
+	return func(c *call) fakekit.Answer {
+		return lq.answer(c, c.st.orders, func(o *order) bool { return socs == nil || socs[o.soc.id] })
+	}
 }
 
 func getOrder(c *call, id int64) fakekit.Answer {

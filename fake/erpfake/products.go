@@ -88,19 +88,24 @@ func listProducts(in *input) step {
 	if fail == nil {
 		var mode int64
 		if mode, fail = queryInt(q.Get("mode"), "mode", 0); fail == nil {
-			keep := func(p *product) bool {
-				switch mode {
-				case 1:
-					return p.typ == 0
-				case 2:
-					return p.typ == 1
-				}
-				return true
+			return func(c *call) fakekit.Answer {
+				return lq.answer(c, c.st.products, func(p *product) bool { return keepProduct(p, mode) })
 			}
-			return func(c *call) fakekit.Answer { return lq.answer(c, c.st.products, keep) }
 		}
 	}
 	return fails(*fail)
+}
+
+// keepProduct applies the list's mode: 1 products only, 2 services only,
+// anything else both.
+func keepProduct(p *product, mode int64) bool {
+	switch mode {
+	case 1:
+		return p.typ == 0
+	case 2:
+		return p.typ == 1
+	}
+	return true
 }
 
 func getProduct(c *call, id int64) fakekit.Answer {

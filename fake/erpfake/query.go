@@ -2,31 +2,38 @@ package erpfake
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 )
 
-// phpQuery reads a query string the way PHP fills $_GET, which is how the
-// ERP sees its parameters: pairs split on &, a + is a space, a %XX with two
-// hex digits is that byte, and a % that is not followed by two hex digits
-// stays a % (curl users send sqlfilters such as (t.nom:like:'%acme%')
-// without encoding them). Go's url.ParseQuery drops such a pair whole,
-// which would silently drop a filter. When a name comes more than once,
-// the last value wins, as in PHP.
-func phpQuery(raw string) url.Values {
-	q := url.Values{}
-	for pair := range strings.SplitSeq(raw, "&") {
+// phpQuery is a query string read the way PHP fills $_GET, which is how
+// the ERP sees its parameters: pairs split on &, a + is a space, a %XX
+// with two hex digits is that byte, and a % that is not followed by two
+// hex digits stays a % (curl users send sqlfilters such as
+// (t.nom:like:'%acme%') without encoding them). Go's url.ParseQuery drops
+// such a pair whole, which would silently drop a filter. When a name comes
+// more than once, the last value wins, as in PHP.
+//
+// Get reads the raw string at each call rather than a map made once: a
+// request reads a handful of names, and so costs no allocation unless a
+// name or the value found is escaped.
+type phpQuery string
+
+// Get returns the value of name, "" when the query has none.
+func (q phpQuery) Get(name string) string {
+	found, last := false, ""
+	for pair := range strings.SplitSeq(string(q), "&") {
 		if pair == "" {
 			continue
 		}
 		k, v, _ := strings.Cut(pair, "=")
-		k = phpUnescape(k)
-		if k == "" {
-			continue
+		if k == name || strings.ContainsAny(k, "%+") && phpUnescape(k) == name {
+			found, last = true, v
 		}
-		q[k] = []string{phpUnescape(v)}
 	}
-	return q
+	if !found || name == "" {
+		return ""
+	}
+	return phpUnescape(last)
 }
 
 // phpUnescape is PHP's urldecode: + is a space, %XX a byte, and any other
@@ -66,4 +73,4 @@ func unhex(c byte) byte {
 }
 
 // query is the request's query as the ERP reads it (see phpQuery).
-func query(r *http.Request) url.Values { return phpQuery(r.URL.RawQuery) }
+func query(r *http.Request) phpQuery { return phpQuery(r.URL.RawQuery) }

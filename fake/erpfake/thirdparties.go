@@ -89,23 +89,28 @@ func listThirdparties(in *input) step {
 	if fail == nil {
 		var mode int64
 		if mode, fail = queryInt(q.Get("mode"), "mode", 0); fail == nil {
-			keep := func(t *thirdparty) bool {
-				switch mode {
-				case 1:
-					return t.client == 1 || t.client == 3
-				case 2:
-					return t.client == 2 || t.client == 3
-				case 3:
-					return t.client == 0
-				case 4:
-					return t.supplier
-				}
-				return true
+			return func(c *call) fakekit.Answer {
+				return lq.answer(c, c.st.thirdparties, func(t *thirdparty) bool { return keepThirdparty(t, mode) })
 			}
-			return func(c *call) fakekit.Answer { return lq.answer(c, c.st.thirdparties, keep) }
 		}
 	}
 	return fails(*fail)
+}
+
+// keepThirdparty applies the list's mode: 1 customers, 2 prospects, 3
+// neither, 4 suppliers, anything else all.
+func keepThirdparty(t *thirdparty, mode int64) bool {
+	switch mode {
+	case 1:
+		return t.client == 1 || t.client == 3
+	case 2:
+		return t.client == 2 || t.client == 3
+	case 3:
+		return t.client == 0
+	case 4:
+		return t.supplier
+	}
+	return true
 }
 
 func getThirdparty(c *call, id int64) fakekit.Answer {
