@@ -116,8 +116,8 @@ func call[Req proto.Message, Resp proto.Message](s *Server, ctx context.Context,
 		}
 	}
 	resp, hdr, err := s.run(ctx, o, ns, req, hc, x, func(ctx context.Context) (proto.Message, error) { return h(ctx, req) })
-	for k, v := range hdr {
-		_ = grpc.SetHeader(ctx, metadata.Pairs(k, v))
+	if len(hdr) > 0 {
+		_ = grpc.SetHeader(ctx, headerMD(hdr))
 	}
 	if err != nil {
 		ae := toAPIError(err)
@@ -132,6 +132,19 @@ func call[Req proto.Message, Resp proto.Message](s *Server, ctx context.Context,
 		return zero, ae
 	}
 	return resp.(Resp), nil
+}
+
+// headerMD is the pipeline's headers as metadata, set at once: each
+// grpc.SetHeader call joins what it is given to what is set already, a
+// copy of all of it per call. The keys are lower case already.
+func headerMD(hdr map[string]string) metadata.MD {
+	md := make(metadata.MD, len(hdr))
+	vals := make([]string, 0, len(hdr))
+	for k, v := range hdr {
+		vals = append(vals, v)
+		md[k] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	return md
 }
 
 // run is call without the generics: everything up to and including h.

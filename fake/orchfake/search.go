@@ -134,10 +134,31 @@ func decodeSearchValue(t visibility.Type, data []byte) (visibility.Value, error)
 	return visibility.Value{}, bad
 }
 
+// maxParsedQueries bounds each namespace's cache of parsed queries.
+const maxParsedQueries = 64
+
+// parsedQueries keeps a namespace's queries parsed (a Query is immutable),
+// for the schema version they were parsed at.
+type parsedQueries struct {
+	version uint64
+	byText  map[string]*visibility.Query
+}
+
 // parseQuery parses a visibility query as INVALID_ARGUMENT with the
-// position on failure.
+// position on failure. A query parsed before against the same schema is
+// not parsed again. s.mu must be held.
 func parseQuery(q string, ns *namespace) (*visibility.Query, error) {
+	c := &ns.parsed
+	if v := ns.schema.Version(); c.byText == nil || c.version != v || len(c.byText) >= maxParsedQueries {
+		c.version, c.byText = v, map[string]*visibility.Query{}
+	}
+	if parsed, ok := c.byText[q]; ok {
+		return parsed, nil
+	}
 	parsed, err := visibility.Parse(q, ns.schema)
+	if err == nil {
+		c.byText[q] = parsed
+	}
 	if err != nil {
 		var se *visibility.SyntaxError
 		if errors.As(err, &se) {

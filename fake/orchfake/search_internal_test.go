@@ -200,3 +200,48 @@ func TestSearchAnswersAsTheReference(t *testing.T) {
 		}
 	}
 }
+
+// TestParsedQueriesFollowTheSchema: a query kept parsed is parsed again
+// once the namespace's attributes change.
+func TestParsedQueriesFollowTheSchema(t *testing.T) {
+	t.Parallel()
+	s := New(WithoutLimits())
+	t.Cleanup(s.Close)
+	const q = "Tier = 'gold'"
+	list := func() error {
+		_, _, err := s.search("default", q, 10, nil, false)
+		return err
+	}
+	if err := list(); err == nil {
+		t.Fatal("a query on an unregistered attribute listed")
+	}
+	if err := s.RegisterSearchAttribute("default", "Tier", Keyword); err != nil {
+		t.Fatal(err)
+	}
+	if err := list(); err != nil {
+		t.Fatalf("after registering: %v", err)
+	}
+	s.mu.Lock()
+	s.st.namespaces["default"].schema.Remove("Tier")
+	s.mu.Unlock()
+	if err := list(); err == nil {
+		t.Fatal("a query on a removed attribute listed")
+	}
+	if err := s.RegisterSearchAttribute("default", "Tier", Int); err != nil {
+		t.Fatal(err)
+	}
+	if err := list(); err == nil {
+		t.Fatal("a string compared with an Int attribute listed")
+	}
+	for i := range 2 * maxParsedQueries { // the cache stays bounded
+		if _, _, err := s.search("default", fmt.Sprintf("Tier = %d", i), 10, nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	n := len(s.st.namespaces["default"].parsed.byText)
+	s.mu.Unlock()
+	if n > maxParsedQueries {
+		t.Fatalf("%d queries kept, at most %d", n, maxParsedQueries)
+	}
+}

@@ -44,6 +44,7 @@ type namespace struct {
 	// startIndex). A run's start time does not change once it is filed.
 	byStart []startEntry
 	unfiled []*execution
+	parsed  parsedQueries // queries parsed against schema
 }
 
 // workflow is every run of one workflow id, oldest first.

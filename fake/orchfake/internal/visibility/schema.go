@@ -128,8 +128,21 @@ var (
 // changes. The zero Schema and a nil *Schema hold the system attributes
 // only.
 type Schema struct {
-	mu     sync.RWMutex
-	custom map[string]Type
+	mu      sync.RWMutex
+	custom  map[string]Type
+	version uint64 // counts the changes to custom
+}
+
+// Version changes whenever an attribute is registered or removed: a query
+// parsed at one version reads the same at any later call of the same
+// version, so a caller may keep parsed queries keyed by it.
+func (s *Schema) Version() uint64 {
+	if s == nil {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.version
 }
 
 // NewSchema returns a schema with the system attributes and no custom ones.
@@ -161,6 +174,7 @@ func (s *Schema) Register(name string, t Type) error {
 		s.custom = make(map[string]Type)
 	}
 	s.custom[name] = t
+	s.version++
 	return nil
 }
 
@@ -171,6 +185,9 @@ func (s *Schema) Remove(name string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.custom[name]
 	delete(s.custom, name)
+	if ok {
+		s.version++
+	}
 	return ok
 }
 
