@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -141,7 +142,10 @@ func (s *Server) externalFor(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	s.external = scheme + "://" + r.Host
+	if e := s.external; len(e) != len(scheme)+3+len(r.Host) || !strings.HasPrefix(e, scheme) || !strings.HasSuffix(e, r.Host) ||
+		e[len(scheme):len(scheme)+3] != "://" {
+		s.external = scheme + "://" + r.Host
+	}
 	return s.external
 }
 
@@ -169,8 +173,10 @@ func (s *Server) authenticate(c *call, n need) (fakekit.Answer, bool) {
 			"scope":             strings.Join(need, " "),
 		}}, true
 	}
-	now := c.st.clock.Now()
-	t.lastUsed = &now
+	if t.lastUsed == nil {
+		t.lastUsed = new(time.Time)
+	}
+	*t.lastUsed = c.st.clock.Now() // nothing keeps the pointer: renderings copy the time
 	c.user, c.tok = t.user, t
 	return fakekit.Answer{}, false
 }
@@ -324,9 +330,7 @@ func pageOf[T any](c *call, items []T, page, perPage int64) []T {
 		end = min(start+perPage, total)
 	}
 
-	h := c.header
-	h.Set("X-Page", strconv.FormatInt(page, 10))
-	h.Set("X-Per-Page", strconv.FormatInt(perPage, 10))
+	counted := total <= maxCountedTotal
 	var next, prev int64
 	if page < totalPages {
 		next = page + 1
@@ -334,41 +338,130 @@ func pageOf[T any](c *call, items []T, page, perPage int64) []T {
 	if page > 1 {
 		prev = min(page-1, totalPages)
 	}
-	h.Set("X-Next-Page", pageNumber(next))
-	h.Set("X-Prev-Page", pageNumber(prev))
-	counted := total <= maxCountedTotal
-	if counted {
-		h.Set("X-Total", strconv.FormatInt(total, 10))
-		h.Set("X-Total-Pages", strconv.FormatInt(totalPages, 10))
-	}
-	var links []string
-	link := func(rel string, p int64) {
-		q := c.r.URL.Query()
-		q.Set("page", strconv.FormatInt(p, 10))
-		q.Set("per_page", strconv.FormatInt(perPage, 10))
-		u := url.URL{Path: c.r.URL.Path, RawQuery: q.Encode()}
-		links = append(links, "<"+c.base+u.String()+`>; rel="`+rel+`"`)
-	}
-	if prev != 0 {
-		link("prev", prev)
-	}
-	if next != 0 {
-		link("next", next)
-	}
-	link("first", 1)
-	if counted {
-		link("last", totalPages)
-	}
-	h.Set("Link", strings.Join(links, ", "))
+	c.setPageHeaders(page, perPage, next, prev, total, totalPages, counted)
 	return items[start:end]
 }
 
-// pageNumber is a page number for a header: "" for none.
-func pageNumber(n int64) string {
-	if n == 0 {
-		return ""
+// setPageHeaders sets X-Page, X-Per-Page, X-Next-Page and X-Prev-Page
+// (empty for none), X-Total and X-Total-Pages when counted, and Link:
+// prev, next, first and, when counted, last. Each link is the request's
+// path and query with page and per_page set, the query's keys sorted and
+// escaped as url.Values.Encode writes them. The values are cut from one
+// string, written in one pass.
+func (c *call) setPageHeaders(page, perPage, next, prev, total, totalPages int64, counted bool) {
+	var scratch [1024]byte
+	b := scratch[:0]
+	var ends [7]int // where each value ends in b
+	b = appendInt(b, page)
+	ends[0] = len(b)
+	b = appendInt(b, perPage)
+	ends[1] = len(b)
+	b = appendPageNumber(b, next)
+	ends[2] = len(b)
+	b = appendPageNumber(b, prev)
+	ends[3] = len(b)
+	b = appendInt(b, total)
+	ends[4] = len(b)
+	b = appendInt(b, totalPages)
+	ends[5] = len(b)
+
+	path := (&url.URL{Path: c.r.URL.Path}).String()
+	var keyBuf [8]string
+	keys := keyBuf[:0] // the query's other keys, sorted
+	for k := range c.p.query {
+		if k != "page" && k != "per_page" {
+			keys = append(keys, k)
+		}
 	}
-	return strconv.FormatInt(n, 10)
+	slices.Sort(keys)
+	link := func(b []byte, rel string, p int64) []byte {
+		if len(b) > ends[5] {
+			b = append(b, ", "...)
+		}
+		b = append(b, '<')
+		b = append(b, c.base...)
+		b = append(b, path...)
+		b = append(b, '?')
+		b = c.appendPageQuery(b, keys, p, perPage)
+		b = append(b, `>; rel="`...)
+		b = append(b, rel...)
+		return append(b, '"')
+	}
+	if prev != 0 {
+		b = link(b, "prev", prev)
+	}
+	if next != 0 {
+		b = link(b, "next", next)
+	}
+	b = link(b, "first", 1)
+	if counted {
+		b = link(b, "last", totalPages)
+	}
+	ends[6] = len(b)
+
+	all := string(b)
+	vals := make([]string, 7)
+	from := 0
+	for i, end := range ends {
+		vals[i] = all[from:end]
+		from = end
+	}
+	h := c.header
+	h["X-Page"] = vals[0:1:1]
+	h["X-Per-Page"] = vals[1:2:2]
+	h["X-Next-Page"] = vals[2:3:3]
+	h["X-Prev-Page"] = vals[3:4:4]
+	if counted {
+		h["X-Total"] = vals[4:5:5]
+		h["X-Total-Pages"] = vals[5:6:6]
+	}
+	h["Link"] = vals[6:7:7]
+}
+
+// appendPageQuery appends the request's query (its keys but page and
+// per_page, sorted) with page and per_page in their sorted places.
+func (c *call) appendPageQuery(b []byte, keys []string, page, perPage int64) []byte {
+	start := len(b)
+	sep := func(b []byte) []byte {
+		if len(b) > start {
+			b = append(b, '&')
+		}
+		return b
+	}
+	pageDone, perPageDone := false, false
+	for _, k := range keys {
+		if !pageDone && k > "page" {
+			b = append(sep(b), "page="...)
+			b, pageDone = appendInt(b, page), true
+		}
+		if !perPageDone && k > "per_page" {
+			b = append(sep(b), "per_page="...)
+			b, perPageDone = appendInt(b, perPage), true
+		}
+		ek := url.QueryEscape(k)
+		for _, v := range c.p.query[k] {
+			b = append(sep(b), ek...)
+			b = append(b, '=')
+			b = append(b, url.QueryEscape(v)...)
+		}
+	}
+	if !pageDone {
+		b = append(sep(b), "page="...)
+		b = appendInt(b, page)
+	}
+	if !perPageDone {
+		b = append(sep(b), "per_page="...)
+		b = appendInt(b, perPage)
+	}
+	return b
+}
+
+// appendPageNumber appends a page number for a header: nothing for none.
+func appendPageNumber(b []byte, n int64) []byte {
+	if n == 0 {
+		return b
+	}
+	return appendInt(b, n)
 }
 
 // renderAll maps f over items.
@@ -382,13 +475,32 @@ func renderAll[T, R any](items []T, f func(T) R) []R {
 
 // keep returns the items f accepts.
 func keep[T any](items []T, f func(T) bool) []T {
-	var out []T
+	out := make([]T, 0, len(items))
 	for _, it := range items {
 		if f(it) {
 			out = append(out, it)
 		}
 	}
 	return out
+}
+
+// sortStable sorts items stably by cmp. The usual cases, items already in
+// order, or in exactly the reverse order with no two equal (a list kept in
+// id order asked for newest first), cost one pass instead of a sort.
+func sortStable[T any](items []T, cmp func(a, b T) int) {
+	ascending, descending := true, true
+	for i := 1; i < len(items) && (ascending || descending); i++ {
+		r := cmp(items[i-1], items[i])
+		ascending = ascending && r <= 0
+		descending = descending && r > 0
+	}
+	switch {
+	case ascending:
+	case descending:
+		slices.Reverse(items)
+	default:
+		slices.SortStableFunc(items, cmp)
+	}
 }
 
 // sortOrder reads order_by (one of allowed, default first) and sort (asc or

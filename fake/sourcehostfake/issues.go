@@ -84,7 +84,7 @@ func (f issueFilter) match(is *issue) bool {
 }
 
 func (f issueFilter) sort(items []*issue) {
-	slices.SortStableFunc(items, func(a, b *issue) int {
+	sortStable(items, func(a, b *issue) int {
 		r := a.createdAt.Compare(b.createdAt)
 		if f.orderBy == "updated_at" {
 			r = a.updatedAt.Compare(b.updatedAt)

@@ -34,6 +34,7 @@ func TestListAnswersAreUnchanged(t *testing.T) {
 		{"projects_group", "/api/v4/projects?search=p001"},
 		{"projects_user", "/api/v4/projects?search=p002"},
 		{"projects_keyset", "/api/v4/projects?pagination=keyset&order_by=id&per_page=3&id_after=10"},
+		{"projects_odd_query", "/api/v4/projects?z=1&pagination=offset&a%5B%5D=%C3%A9+%26&per_page=3&page=4&a%5B%5D=2&owned=false&%3C=%3E"},
 		{"projects_anonymous", "-/api/v4/projects?per_page=7&page=3"},
 		{"project", p},
 		{"project_statistics", p + "?statistics=true"},

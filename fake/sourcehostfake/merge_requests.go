@@ -40,7 +40,7 @@ func (c *call) listMergeRequests() fakekit.Answer {
 		}
 		return search == "" || containsFold(mr.title, search) || containsFold(mr.description, search)
 	})
-	slices.SortStableFunc(items, func(a, b *mergeRequest) int {
+	sortStable(items, func(a, b *mergeRequest) int {
 		var r int
 		switch orderBy {
 		case "updated_at":

@@ -88,7 +88,7 @@ func (c *call) listNotes(kind string) fakekit.Answer {
 		return badRequest(msg)
 	}
 	items := keep(*nb.notes, func(n *note) bool { return c.canSeeNote(nb.pr, n) })
-	slices.SortStableFunc(items, func(a, b *note) int {
+	sortStable(items, func(a, b *note) int {
 		r := a.createdAt.Compare(b.createdAt)
 		if orderBy == "updated_at" {
 			r = a.updatedAt.Compare(b.updatedAt)

@@ -126,12 +126,7 @@ func (p *params) int(name string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	text := ""
-	if raw == nil {
-		text = strs[len(strs)-1]
-	} else if err := json.Unmarshal(raw, &text); err != nil {
-		text = string(raw)
-	}
+	text := rawText(raw, strs)
 	if text == "null" {
 		return 0, false
 	}
@@ -141,6 +136,24 @@ func (p *params) int(name string) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// rawText is a parameter's text: the last of its strings, or its JSON
+// value as a string (a JSON string's content, else the JSON text). Only
+// the JSON case needs a variable on the heap.
+func rawText(raw json.RawMessage, strs []string) string {
+	if raw == nil {
+		return strs[len(strs)-1]
+	}
+	return jsonText(raw)
+}
+
+func jsonText(raw json.RawMessage) string {
+	var text string
+	if err := json.Unmarshal(raw, &text); err != nil {
+		return string(raw)
+	}
+	return text
 }
 
 // parseInt reads a decimal integer that fits in 64 bits. Anything longer
@@ -161,12 +174,7 @@ func (p *params) boolean(name string) (bool, bool) {
 	if !ok {
 		return false, false
 	}
-	text := ""
-	if raw == nil {
-		text = strs[len(strs)-1]
-	} else if err := json.Unmarshal(raw, &text); err != nil {
-		text = string(raw)
-	}
+	text := rawText(raw, strs)
 	switch strings.ToLower(strings.TrimSpace(text)) {
 	case "true", "1", "t", "yes", "y", "on":
 		return true, true

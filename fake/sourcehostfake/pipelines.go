@@ -38,7 +38,7 @@ func (c *call) listPipelines() fakekit.Answer {
 		return (status == "" || pl.status == status) && (ref == "" || pl.ref == ref) && (sha == "" || pl.sha == sha) &&
 			(source == "" || pl.source == source)
 	})
-	slices.SortStableFunc(items, func(a, b *pipeline) int {
+	sortStable(items, func(a, b *pipeline) int {
 		var r int
 		switch orderBy {
 		case "status":

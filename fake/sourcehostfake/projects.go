@@ -48,7 +48,7 @@ func (c *call) listProjects() fakekit.Answer {
 		}
 		return true
 	})
-	slices.SortStableFunc(items, func(a, b *project) int {
+	sortStable(items, func(a, b *project) int {
 		var r int
 		switch orderBy {
 		case "name":
