@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -163,39 +164,78 @@ func (lq *listQuery[T]) eachOfPage(items []T, keep func(T) bool, fn func(T)) int
 	}
 
 	// Each kept record's sort keys are read once, not at every comparison,
-	// into one slice for all of them.
+	// into one slice for all of them (by the record's place in items);
+	// what is sorted is the places, small and without pointers. items
+	// are in id order, so the place breaks ties as the id would.
 	nk := len(lq.sorts)
-	keys := make([]sortKey, 0, len(items)*nk)
-	rows := make([]sortRow[T], 0, len(items))
-	for _, it := range items {
+	sc := getSortScratch(len(items)*nk, len(items))
+	defer sc.put()
+	keys, order := sc.keys, sc.order
+	for i, it := range items {
 		if kept(it) {
-			at := len(keys)
-			for _, f := range lq.sorts {
-				keys = append(keys, f.sortKey(it))
+			for j, f := range lq.sorts {
+				keys[i*nk+j] = f.sortKey(it)
 			}
-			rows = append(rows, sortRow[T]{it, keys[at : at+nk : at+nk]})
+			order = append(order, i)
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b sortRow[T]) int {
+	slices.SortFunc(order, func(a, b int) int {
+		ka, kb := keys[a*nk:a*nk+nk], keys[b*nk:b*nk+nk]
 		r := 0
-		for i := range a.keys {
-			if r = compareKeys(a.keys[i], b.keys[i]); r != 0 {
+		for j := range ka {
+			if r = compareKeys(ka[j], kb[j]); r != 0 {
 				break
 			}
 		}
 		if r == 0 {
-			r = cmp.Compare(a.rec.recID(), b.rec.recID())
+			r = cmp.Compare(a, b)
 		}
 		if lq.desc {
 			return -r
 		}
 		return r
 	})
-	total := int64(len(rows))
-	for _, row := range rows[min(start, total):min(end, total)] {
-		fn(row.rec)
+	total := int64(len(order))
+	for _, i := range order[min(start, total):min(end, total)] {
+		fn(items[i])
 	}
 	return total
+}
+
+// sortScratch is what a sort needs besides the records: their keys and
+// their order. It is kept from one list to the next.
+type sortScratch struct {
+	keys  []sortKey
+	order []int
+}
+
+var sortScratches sync.Pool
+
+// maxPooledSortKeys bounds the keys kept for the next sort.
+const maxPooledSortKeys = 1 << 14
+
+// getSortScratch returns n places and nkeys keys, zero.
+func getSortScratch(nkeys, n int) *sortScratch {
+	sc, _ := sortScratches.Get().(*sortScratch)
+	if sc == nil {
+		sc = &sortScratch{}
+	}
+	if cap(sc.keys) < nkeys {
+		sc.keys = make([]sortKey, nkeys)
+	}
+	if cap(sc.order) < n {
+		sc.order = make([]int, 0, n)
+	}
+	sc.keys, sc.order = sc.keys[:nkeys], sc.order[:0]
+	return sc
+}
+
+// put clears the keys (they point into records) and keeps the scratch.
+func (sc *sortScratch) put() {
+	clear(sc.keys)
+	if cap(sc.keys) <= maxPooledSortKeys {
+		sortScratches.Put(sc)
+	}
 }
 
 // listOp is the operation of a list without parameters of its own.
@@ -209,34 +249,20 @@ func listOp[T interface{ recID() int64 }](coll *collection[T], items func(*state
 	}
 }
 
-// sortRow is a record kept by a list, with its values of the sort fields.
-type sortRow[T any] struct {
-	rec  T
-	keys []sortKey
-}
-
 // compareKeys orders nulls first, then integers and numbers by value and
 // text by its lower case.
 func compareKeys(a, b sortKey) int {
 	switch {
 	case a.null || b.null:
 		return cmp.Compare(boolInt(!a.null), boolInt(!b.null))
-	case a.isInt && b.isInt:
+	case a.how != b.how: // not two values of one field: never so
+		return cmp.Compare(a.how, b.how)
+	case a.how == keyInt:
 		return cmp.Compare(a.n, b.n)
-	}
-	return compareValues(a.value(), b.value())
-}
-
-// compareValues orders nulls first, then numbers by value and text by its
-// lower case.
-func compareValues(a, b value) int {
-	switch {
-	case a.null || b.null:
-		return cmp.Compare(boolInt(!a.null), boolInt(!b.null))
-	case a.num != nil && b.num != nil:
+	case a.how == keyNumber:
 		return a.num.Cmp(b.num)
 	}
-	return compareLower(a.str(), b.str())
+	return compareLower(a.text, b.text)
 }
 
 // compareLower is strings.Compare(strings.ToLower(a), strings.ToLower(b))

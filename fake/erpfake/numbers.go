@@ -75,10 +75,11 @@ func appendFixed8(b []byte, x int64) []byte {
 		b, x = append(b, '-'), -x
 	}
 	b = append(strconv.AppendInt(b, x/scale8, 10), '.')
-	for d, f := int64(scale8/10), x%scale8; d > 0; d /= 10 {
-		b = append(b, byte('0'+f/d%10))
-	}
-	return b
+	// The decimals with their leading zeros: those of 1xxxxxxxx, but the 1.
+	at := len(b)
+	b = strconv.AppendInt(b, x%scale8+scale8, 10)
+	copy(b[at:], b[at+1:])
+	return b[:len(b)-1]
 }
 
 // time writes Unix seconds, or "" (strings) / null (native) when unset.

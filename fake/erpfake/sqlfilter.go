@@ -383,30 +383,33 @@ type fieldDef[T any] struct {
 	id bool
 }
 
-// sortKey is a record's value of a sort field: an integer as it is,
-// anything else as a value.
+// sortKey is a record's value of a sort field, read once per sort.
 type sortKey struct {
-	null  bool
-	isInt bool
-	n     int64
-	v     value
+	null bool
+	how  keyKind
+	n    int64    // keyInt: integers, flags, dates (Unix seconds)
+	num  *big.Rat // keyNumber: other numbers
+	text string   // keyText
 }
+
+type keyKind uint8
+
+const (
+	keyText keyKind = iota
+	keyInt
+	keyNumber
+)
 
 func (f fieldDef[T]) sortKey(v T) sortKey {
 	if f.integer != nil {
 		n, null := f.integer(v)
-		return sortKey{null: null, isInt: true, n: n}
+		return sortKey{null: null, how: keyInt, n: n}
 	}
 	fv := f.get(v)
-	return sortKey{null: fv.null, v: fv}
-}
-
-// value is the key as a value, for comparing keys of different kinds.
-func (k sortKey) value() value {
-	if k.isInt {
-		return value{null: k.null, num: big.NewRat(k.n, 1)}
+	if f.kind == fieldText {
+		return sortKey{null: fv.null, how: keyText, text: fv.text}
 	}
-	return k.v
+	return sortKey{null: fv.null, how: keyNumber, num: fv.num}
 }
 
 func textField[T any](get func(T) string) fieldDef[T] {
