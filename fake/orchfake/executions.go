@@ -68,6 +68,10 @@ type execution struct {
 	// a new one.
 	listed     *orchpb.WorkflowExecutionInfo
 	listedFrom infoStamp
+	// listedJSON is listed as the HTTP side writes it (nil when
+	// appendListJSON declines it), for the info jsonFor.
+	listedJSON []byte
+	jsonFor    *orchpb.WorkflowExecutionInfo
 	// infoEdits counts edits made in place to memo or search (an upsert):
 	// whoever changes either without replacing it bumps it.
 	infoEdits uint64
@@ -105,6 +109,21 @@ func (e *execution) listInfo() *orchpb.WorkflowExecutionInfo {
 		e.listed, e.listedFrom = e.info(), st
 	}
 	return e.listed
+}
+
+// listJSON is listInfo's JSON as the HTTP side writes it, kept with it;
+// nil when appendListJSON declines it. s.mu must be held.
+func (e *execution) listJSON() []byte {
+	info := e.listInfo()
+	if e.jsonFor != info {
+		w := jsonWriter{}
+		w.info(info)
+		e.listedJSON, e.jsonFor = w.b, info
+		if w.bad {
+			e.listedJSON = nil
+		}
+	}
+	return e.listedJSON
 }
 
 func (e *execution) open() bool { return e.status == orchpb.WorkflowExecutionStatus_RUNNING }

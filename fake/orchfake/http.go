@@ -28,6 +28,7 @@ func (s *Server) newGateway() *runtime.ServeMux {
 		runtime.WithErrorHandler(s.httpError),
 		runtime.WithRoutingErrorHandler(s.routingError),
 		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
+		runtime.WithForwardResponseRewriter(rewriteListAnswer),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithDisablePathLengthFallback(),
@@ -184,6 +185,15 @@ func (m bodyMarshaler) Marshal(v any) ([]byte, error) {
 	var execs []*orchpb.WorkflowExecutionInfo
 	var next []byte
 	switch r := v.(type) {
+	case *listAnswer:
+		if b, ok := answerJSON(r); ok {
+			return b, nil
+		}
+		execs, next = r.execs, r.next
+		if b, ok := appendListJSON(make([]byte, 0, listJSONSize(execs)), execs, next); ok {
+			return b, nil
+		}
+		return m.JSONPb.Marshal(&orchpb.ListWorkflowExecutionsResponse{Executions: execs, NextPageToken: next})
 	case *orchpb.ListWorkflowExecutionsResponse:
 		execs, next = r.GetExecutions(), r.GetNextPageToken()
 	case *orchpb.ScanWorkflowExecutionsResponse:

@@ -2,6 +2,7 @@ package orchfake
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"math/bits"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -78,6 +80,75 @@ func knowsListFields() bool {
 		}
 	}
 	return (&timestamppb.Timestamp{}).ProtoReflect().Descriptor().Fields().Len() == 2
+}
+
+// listedJSON is what a List or Scan over HTTP listed, each run's info with
+// its JSON as kept in state (execution.listJSON), for answerJSON to put
+// together without writing any of it again.
+type listedJSON struct {
+	infos  []*orchpb.WorkflowExecutionInfo
+	pieces [][]byte
+}
+
+// listAnswer is a List or Scan answer with its runs' JSON, the form the
+// gateway's response rewriter hands the marshaler.
+type listAnswer struct {
+	execs []*orchpb.WorkflowExecutionInfo
+	next  []byte
+	json  *listedJSON
+}
+
+// rewriteListAnswer is the gateway's response rewriter: a List or Scan
+// answer over HTTP goes to the marshaler with the JSON its runs have in
+// state; anything else goes on as it is.
+func rewriteListAnswer(ctx context.Context, resp proto.Message) (any, error) {
+	var a listAnswer
+	switch r := resp.(type) {
+	case *orchpb.ListWorkflowExecutionsResponse:
+		a.execs, a.next = r.GetExecutions(), r.GetNextPageToken()
+	case *orchpb.ScanWorkflowExecutionsResponse:
+		a.execs, a.next = r.GetExecutions(), r.GetNextPageToken()
+	default:
+		return resp, nil
+	}
+	hc, _ := ctx.Value(httpCallKey{}).(*httpCall)
+	if hc == nil || !slices.Equal(hc.json.infos, a.execs) {
+		return resp, nil
+	}
+	a.json = &hc.json
+	return &a, nil
+}
+
+// answerJSON writes a listAnswer from its runs' JSON: the bytes
+// appendListJSON would write. False when a run has none.
+func answerJSON(a *listAnswer) ([]byte, bool) {
+	n := 64 + base64.StdEncoding.EncodedLen(len(a.next))
+	for _, p := range a.json.pieces {
+		if p == nil {
+			return nil, false
+		}
+		n += len(p) + 2
+	}
+	w := jsonWriter{b: make([]byte, 0, n)}
+	w.b = append(w.b, '{')
+	first := true
+	if len(a.execs) > 0 {
+		w.name(&first, "executions")
+		w.b = append(w.b, '[')
+		for i, p := range a.json.pieces {
+			if i > 0 {
+				w.comma()
+			}
+			w.b = append(w.b, p...)
+		}
+		w.b = append(w.b, ']')
+	}
+	if len(a.next) > 0 {
+		w.name(&first, "next_page_token")
+		w.bytes(a.next)
+	}
+	w.b = append(w.b, '}')
+	return w.b, true
 }
 
 // appendListJSON appends the JSON of a List or Scan answer to b; false

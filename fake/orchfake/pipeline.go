@@ -84,6 +84,16 @@ var (
 type httpCall struct {
 	header http.Header
 	beta   bool
+	json   listedJSON // a List or Scan answer's runs, written already
+}
+
+// listed is where a List or Scan keeps its runs' JSON for the answer;
+// nil for a gRPC call (hc nil).
+func (hc *httpCall) listed() *listedJSON {
+	if hc == nil {
+		return nil
+	}
+	return &hc.json
 }
 
 type httpCallKey struct{}

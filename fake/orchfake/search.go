@@ -177,7 +177,8 @@ const (
 )
 
 func (s *Server) listWorkflows(ctx context.Context, req *orchpb.ListWorkflowExecutionsRequest) (*orchpb.ListWorkflowExecutionsResponse, error) {
-	execs, tok, err := s.search(req.GetNamespace(), req.GetQuery(), req.GetPageSize(), req.GetNextPageToken(), false)
+	hc, _ := ctx.Value(httpCallKey{}).(*httpCall)
+	execs, tok, err := s.search(req.GetNamespace(), req.GetQuery(), req.GetPageSize(), req.GetNextPageToken(), false, hc.listed())
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +186,8 @@ func (s *Server) listWorkflows(ctx context.Context, req *orchpb.ListWorkflowExec
 }
 
 func (s *Server) scanWorkflows(ctx context.Context, req *orchpb.ScanWorkflowExecutionsRequest) (*orchpb.ScanWorkflowExecutionsResponse, error) {
-	execs, tok, err := s.search(req.GetNamespace(), req.GetQuery(), req.GetPageSize(), req.GetNextPageToken(), true)
+	hc, _ := ctx.Value(httpCallKey{}).(*httpCall)
+	execs, tok, err := s.search(req.GetNamespace(), req.GetQuery(), req.GetPageSize(), req.GetNextPageToken(), true, hc.listed())
 	if err != nil {
 		return nil, err
 	}
@@ -194,8 +196,9 @@ func (s *Server) scanWorkflows(ctx context.Context, req *orchpb.ScanWorkflowExec
 
 // search answers List and Scan: the executions matching the query in its
 // order, one page after the token's key. A scan refuses ORDER BY and
-// pages in the default order.
-func (s *Server) search(nsName, query string, size32 int32, tok []byte, scan bool) ([]*orchpb.WorkflowExecutionInfo, []byte, error) {
+// pages in the default order. With json, an HTTP call's, it also keeps
+// there each listed run's JSON (see listedJSON).
+func (s *Server) search(nsName, query string, size32 int32, tok []byte, scan bool, json *listedJSON) ([]*orchpb.WorkflowExecutionInfo, []byte, error) {
 	size, err := pageSize(size32, defaultListPage, maxListPage, "page_size")
 	if err != nil {
 		return nil, nil, err
@@ -244,6 +247,12 @@ func (s *Server) search(nsName, query string, size32 int32, tok []byte, scan boo
 	out := make([]*orchpb.WorkflowExecutionInfo, len(page))
 	for i, e := range page {
 		out[i] = e.listInfo()
+	}
+	if json != nil && listJSONFast {
+		json.infos, json.pieces = out, make([][]byte, len(page))
+		for i, e := range page {
+			json.pieces[i] = e.listJSON()
+		}
 	}
 	return out, next, nil
 }

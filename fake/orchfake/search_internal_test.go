@@ -122,7 +122,8 @@ func TestSearchAnswersAsTheReference(t *testing.T) {
 			for _, size := range []int{1, 7, 64, 1000} {
 				var tok []byte
 				for page := 0; ; page++ {
-					got, next, err := s.search("default", q, int32(size), tok, false)
+					var lj listedJSON
+					got, next, err := s.search("default", q, int32(size), tok, false, &lj)
 					if err != nil {
 						t.Fatalf("round %d %q: %v", round, q, err)
 					}
@@ -136,6 +137,11 @@ func TestSearchAnswersAsTheReference(t *testing.T) {
 					for i := range got {
 						if !proto.Equal(got[i], want[i]) {
 							t.Fatalf("round %d %q size %d page %d run %d:\n%v\nwant\n%v", round, q, size, page, i, got[i], want[i])
+						}
+						w := jsonWriter{}
+						w.info(want[i])
+						if lj.infos[i] != got[i] || string(lj.pieces[i]) != string(w.b) {
+							t.Fatalf("round %d %q size %d page %d run %d: JSON kept\n%s\nwant\n%s", round, q, size, page, i, lj.pieces[i], w.b)
 						}
 					}
 					if page == 0 && size == 64 {
@@ -209,7 +215,7 @@ func TestParsedQueriesFollowTheSchema(t *testing.T) {
 	t.Cleanup(s.Close)
 	const q = "Tier = 'gold'"
 	list := func() error {
-		_, _, err := s.search("default", q, 10, nil, false)
+		_, _, err := s.search("default", q, 10, nil, false, nil)
 		return err
 	}
 	if err := list(); err == nil {
@@ -234,7 +240,7 @@ func TestParsedQueriesFollowTheSchema(t *testing.T) {
 		t.Fatal("a string compared with an Int attribute listed")
 	}
 	for i := range 2 * maxParsedQueries { // the cache stays bounded
-		if _, _, err := s.search("default", fmt.Sprintf("Tier = %d", i), 10, nil, false); err != nil {
+		if _, _, err := s.search("default", fmt.Sprintf("Tier = %d", i), 10, nil, false, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
