@@ -51,7 +51,7 @@ type call struct {
 	tok    *token
 	base   string   // the fake's URL, for web_url fields
 	events []event  // webhook deliveries to queue
-	via    *trigger // the hook chain the request belongs to, if any
+	via    *trigger // the hook chain of the fake's own calls (a request's is read when it has events to queue)
 	date   string   // today's date, once read (see today)
 	pooled bool     // buf has handed out out's buffer
 	out    *outBuf  // the pooled buffer the answer is written into
@@ -104,7 +104,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *params, perr string, fn func(c *call) fakekit.Answer) (_ fakekit.Answer, out *outBuf) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p, via: chainOf(r)}
+	c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p}
 	c.base = s.externalFor(r)
 	if auth, failed := s.authenticate(c, n); failed {
 		return auth, nil
@@ -116,14 +116,20 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *param
 		return badRequest(perr), nil
 	}
 	a := fn(c)
-	s.hooks.enqueue(c.via, c.events)
+	if len(c.events) > 0 {
+		s.hooks.enqueue(chainOf(r), c.events)
+	}
 	return a, c.out
 }
 
 // admit counts the request against its caller's rate limit and sets the
 // rate-limit headers; a refused request is answered here.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
-	d := s.limiter.Load().Take(clientKey(r))
+	key := ""
+	if s.cfg.rateLimit > 0 { // else Take counts nothing: the key is not needed
+		key = clientKey(r)
+	}
+	d := s.limiter.Load().Take(key)
 	if !d.Allowed {
 		fakekit.WriteAnswer(w, retryLater(d))
 		return false
@@ -365,7 +371,13 @@ func (c *call) setPageHeaders(page, perPage, next, prev, total, totalPages int64
 	b = appendInt(b, totalPages)
 	ends[5] = len(b)
 
-	path := (&url.URL{Path: c.r.URL.Path}).String()
+	// url.URL's String of a path alone is the escaped path, when it
+	// starts with a slash (as a routed path does).
+	u := url.URL{Path: c.r.URL.Path}
+	path := u.EscapedPath()
+	if !strings.HasPrefix(path, "/") {
+		path = u.String()
+	}
 	var keyBuf [8]string
 	keys := keyBuf[:0] // the query's other keys, sorted
 	for k := range c.p.query {

@@ -135,9 +135,13 @@ type trigger struct {
 	perHook map[int64]string // the new UUIDs given to hooks, without a chain
 }
 
+// hookUUIDKey is sourcehost.HookUUIDHeader as http.Header keeps it, so
+// that looking it up makes no copy.
+var hookUUIDKey = http.CanonicalHeaderKey(sourcehost.HookUUIDHeader)
+
 // chainOf reads the chain a request belongs to from its header.
 func chainOf(r *http.Request) *trigger {
-	uuid := r.Header.Get(sourcehost.HookUUIDHeader)
+	uuid := r.Header.Get(hookUUIDKey)
 	if len(uuid) > maxChainUUID {
 		uuid = ""
 	}

@@ -21,12 +21,13 @@ type listEndpoint struct {
 // namespaces, some with topics), and in the first project ("shop") 200
 // issues, 200 merge requests, 200 pipelines, and an issue with 200 notes,
 // with labels, assignees, milestones, closed and merged states among them,
-// the clock moving between records so that their times differ.
-func listFixture(tb testing.TB) (*sourcehostfake.Server, []listEndpoint) {
+// the clock moving between records so that their times differ. opts are
+// applied after the fixture's own.
+func listFixture(tb testing.TB, opts ...sourcehostfake.Option) (*sourcehostfake.Server, []listEndpoint) {
 	tb.Helper()
 	clk := clock.NewFake(time.Date(2026, 3, 4, 5, 6, 7, 89_000_000, time.UTC))
-	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0), sourcehostfake.WithClock(clk),
-		sourcehostfake.WithPipelineTiming(3*time.Second, 10*time.Second))
+	srv := sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithRateLimit(0, 0), sourcehostfake.WithClock(clk),
+		sourcehostfake.WithPipelineTiming(3*time.Second, 10*time.Second)}, opts...)...)
 	tick := func() { clk.Advance(1357 * time.Millisecond) }
 	must := func(err error) {
 		tb.Helper()

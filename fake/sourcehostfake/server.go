@@ -433,7 +433,7 @@ func clientKey(r *http.Request) string {
 
 // presentedToken finds a token where the API accepts one.
 func presentedToken(r *http.Request) string {
-	if t := r.Header.Get("PRIVATE-TOKEN"); t != "" {
+	if t := r.Header.Get("Private-Token"); t != "" { // PRIVATE-TOKEN, spelt as Header keeps it (no copy made to look it up)
 		return t
 	}
 	if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
