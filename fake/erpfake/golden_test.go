@@ -159,6 +159,17 @@ func goldenAnswers(t *testing.T, native bool) []byte {
 		"/invoices/2", "/invoices/2/lines", "/invoices/2/payments", "/invoices/6",
 		"/orders", "/orders?pagination_data=true", "/orders?thirdparty_ids=1", "/orders?sortfield=t.date_livraison&sortorder=desc",
 		"/orders/1", "/orders/3/lines",
+		"/contacts?sqlfilters=(t.fk_soc:is:null)", "/contacts?sqlfilters=(t.fk_soc:isnot:null)",
+		"/contacts?sqlfilters=(t.lastname:<:'NOBODY')", "/contacts?sqlfilters=(t.statut:=:0)%20or%20(t.fk_soc:=:1)",
+		"/thirdparties?sqlfilters=(t.rowid:in:(1,3,4))", "/thirdparties?sqlfilters=(t.rowid:notin:(1,2))",
+		"/thirdparties?sqlfilters=(t.rowid:>=:2.5)", "/thirdparties?sqlfilters=(t.rowid:%3C:'3')",
+		"/thirdparties?sqlfilters=(t.datec:>=:'2026-11-02')", "/thirdparties?sqlfilters=(t.datec:<:1793611800)",
+		"/thirdparties?sqlfilters=(t.nom:=:'BETA')", "/thirdparties?sqlfilters=(t.nom:>:'b')", "/thirdparties?sqlfilters=(t.status:!=:1)",
+		"/invoices?sqlfilters=(t.fk_soc:in:(2,4))%20and%20(t.total_ttc:>:50)", "/invoices?sqlfilters=(t.paye:=:1)",
+		"/invoices?sqlfilters=(t.date_valid:is:null)", "/invoices?sqlfilters=(t.type:=:'2')",
+		"/orders?sqlfilters=(t.date_livraison:isnot:null)", "/orders?sqlfilters=(t.facture:=:0)%20and%20(t.fk_statut:%3E:0)",
+		"/products?sqlfilters=(t.tosell:=:1)%20and%20(t.price:%3C:50)", "/products?sqlfilters=(t.fk_product_type:=:1)",
+		"/products?sqlfilters=(t.price:=:'abc')", "/invoices?sqlfilters=(t.datef:=:'yesterday')",
 		"/invoices?sortfield=nope", "/invoices?limit=x", "/invoices?status=bad", "/orders?thirdparty_ids=a",
 	}
 	var out bytes.Buffer

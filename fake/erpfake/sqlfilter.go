@@ -1,6 +1,7 @@
 package erpfake
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/big"
@@ -522,11 +523,15 @@ func compileFilter[T any](n *filterNode, fields map[string]fieldDef[T]) (func(T)
 	if !ok {
 		return nil, fmt.Errorf("unknown field %s", n.field)
 	}
+	null := func(v T) bool { return f.get(v).null }
+	if f.integer != nil {
+		null = func(v T) bool { _, null := f.integer(v); return null }
+	}
 	switch n.op {
 	case "is":
-		return func(v T) bool { return f.get(v).null }, nil
+		return null, nil
 	case "isnot":
-		return func(v T) bool { return !f.get(v).null }, nil
+		return func(v T) bool { return !null(v) }, nil
 	case "like", "notlike":
 		re, err := likePattern(n.lits[0].text)
 		if err != nil {
@@ -537,14 +542,6 @@ func compileFilter[T any](n *filterNode, fields map[string]fieldDef[T]) (func(T)
 			fv := f.get(v)
 			return !fv.null && re.MatchString(fv.str()) == want
 		}, nil
-	}
-	cmps := make([]func(value) int, len(n.lits))
-	for i, l := range n.lits {
-		c, err := comparer(f.kind, n.field, l)
-		if err != nil {
-			return nil, err
-		}
-		cmps[i] = c
 	}
 	test := func(r int) bool {
 		switch n.op {
@@ -562,6 +559,34 @@ func compileFilter[T any](n *filterNode, fields map[string]fieldDef[T]) (func(T)
 		return r >= 0 // ">="
 	}
 	negated := n.op == "notin"
+	if ints, ok := integerLiterals(f, n); ok {
+		// An integer field against integers: no big.Rat per record.
+		return func(v T) bool {
+			x, null := f.integer(v)
+			if null {
+				return false
+			}
+			for _, lit := range ints {
+				r := cmp.Compare(x, lit)
+				if negated {
+					if !test(r) {
+						return false
+					}
+				} else if test(r) {
+					return true
+				}
+			}
+			return negated
+		}, nil
+	}
+	cmps := make([]func(value) int, len(n.lits))
+	for i, l := range n.lits {
+		c, err := comparer(f.kind, n.field, l)
+		if err != nil {
+			return nil, err
+		}
+		cmps[i] = c
+	}
 	return func(v T) bool {
 		fv := f.get(v)
 		if fv.null {
@@ -586,26 +611,51 @@ func compileFilter[T any](n *filterNode, fields map[string]fieldDef[T]) (func(T)
 func comparer(kind fieldKind, name string, l literal) (func(value) int, error) {
 	switch kind {
 	case fieldNumber, fieldTime:
-		num := l.num
-		if l.kind == litString {
-			if kind == fieldTime {
-				t, ok := parseTime(l.text)
-				if !ok {
-					return nil, fmt.Errorf("%s is a date: %s is neither a date nor Unix seconds", name, l)
-				}
-				num = big.NewRat(t.Unix(), 1)
-			} else {
-				r, bad := parseDecimal(strings.TrimSpace(l.text))
-				if bad != "" {
-					return nil, fmt.Errorf("%s is a number: %s is not one", name, l)
-				}
-				num = r
-			}
+		num, err := literalNumber(kind, name, l)
+		if err != nil {
+			return nil, err
 		}
 		return func(v value) int { return v.num.Cmp(num) }, nil
 	}
-	want := strings.ToLower(l.text)
-	return func(v value) int { return strings.Compare(strings.ToLower(v.str()), want) }, nil
+	return func(v value) int { return compareLower(v.str(), l.text) }, nil
+}
+
+// literalNumber is a literal compared with a number or a date field, as a
+// number: a date's Unix seconds.
+func literalNumber(kind fieldKind, name string, l literal) (*big.Rat, error) {
+	if l.kind != litString {
+		return l.num, nil
+	}
+	if kind == fieldTime {
+		t, ok := parseTime(l.text)
+		if !ok {
+			return nil, fmt.Errorf("%s is a date: %s is neither a date nor Unix seconds", name, l)
+		}
+		return big.NewRat(t.Unix(), 1), nil
+	}
+	r, bad := parseDecimal(strings.TrimSpace(l.text))
+	if bad != "" {
+		return nil, fmt.Errorf("%s is a number: %s is not one", name, l)
+	}
+	return r, nil
+}
+
+// integerLiterals are the literals of a comparison as int64s, when the
+// field has integer values and every literal is a whole number that fits;
+// ok is false otherwise (the comparison then goes through big.Rat).
+func integerLiterals[T any](f fieldDef[T], n *filterNode) ([]int64, bool) {
+	if f.integer == nil || f.kind == fieldText {
+		return nil, false
+	}
+	ints := make([]int64, len(n.lits))
+	for i, l := range n.lits {
+		num, err := literalNumber(f.kind, n.field, l)
+		if err != nil || num == nil || !num.IsInt() || !num.Num().IsInt64() {
+			return nil, false
+		}
+		ints[i] = num.Num().Int64()
+	}
+	return ints, true
 }
 
 // likePattern compiles a LIKE pattern: % any run, _ one character, \ escapes
