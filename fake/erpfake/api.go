@@ -40,7 +40,7 @@ type call struct {
 	num  numbers
 	// buf is the pooled buffer the answer is written in, if any; it goes
 	// back to the pool once the answer is written.
-	buf *jsonWriter
+	buf *[]byte
 }
 
 // answerBuffers are the buffers answers are written in (see call.writer),
@@ -51,23 +51,30 @@ var answerBuffers sync.Pool
 // without a limit may grow one far past what the usual page needs.
 const maxPooledAnswer = 1 << 20
 
-// writer returns the buffer to write the call's answer in, empty: Raw of
-// the answer, it is released once the answer is written.
-func (c *call) writer() *jsonWriter {
-	w, _ := answerBuffers.Get().(*jsonWriter)
-	if w == nil {
-		w = &jsonWriter{b: make([]byte, 0, 4<<10)}
+// writer returns a writer of the call's answer, over a pooled buffer that
+// written gives back once the answer is made of it.
+func (c *call) writer() jsonWriter {
+	p, _ := answerBuffers.Get().(*[]byte)
+	if p == nil {
+		b := make([]byte, 0, 4<<10)
+		p = &b
 	}
-	w.b, w.native = w.b[:0], c.num.native
-	c.buf = w
-	return w
+	c.buf = p
+	return jsonWriter{b: (*p)[:0], native: c.num.native}
 }
 
-// release puts the answer's buffer back in the pool; the answer's Raw must
-// not be used after.
-func (w *jsonWriter) release() {
-	if w != nil && cap(w.b) <= maxPooledAnswer {
-		answerBuffers.Put(w)
+// written answers 200 with what w wrote in the call's buffer (see writer);
+// the buffer goes back to the pool once the answer is written.
+func (c *call) written(w jsonWriter) fakekit.Answer {
+	*c.buf = w.b // grown, maybe
+	return okJSON(w.b)
+}
+
+// releaseAnswer puts an answer's buffer back in the pool; the answer's Raw
+// must not be used after.
+func releaseAnswer(p *[]byte) {
+	if p != nil && cap(*p) <= maxPooledAnswer {
+		answerBuffers.Put(p)
 	}
 }
 
@@ -81,10 +88,8 @@ func ok(body any) fakekit.Answer { return fakekit.Answer{Status: http.StatusOK, 
 func okJSON(body []byte) fakekit.Answer { return fakekit.Answer{Status: http.StatusOK, Raw: body} }
 
 // render writes one record (or a record's lines) as the API shows it.
-func render[T any](c *call, write func(*jsonWriter, T), v T) []byte {
-	w := jsonWriter{b: make([]byte, 0, 512), native: c.num.native}
-	write(&w, v)
-	return w.b
+func render[T any](c *call, write func(jsonWriter, T) jsonWriter, v T) []byte {
+	return write(jsonWriter{b: make([]byte, 0, 512), native: c.num.native}, v).b
 }
 
 // apiError is the ERP's error answer, Restler's shape: the message starts
@@ -152,13 +157,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
 		fakekit.ExchangeFrom(r.Context()).SetCaller(caller)
 	}
 	fakekit.WriteAnswer(w, a) // a writer keeps nothing it is given
-	buf.release()
+	releaseAnswer(buf)
 }
 
 // runLocked authenticates the caller and runs the step, holding the state
 // lock; it returns the answer, the caller's login and the pooled buffer
 // the answer is written in, if any.
-func (s *Server) runLocked(r *http.Request, run step) (fakekit.Answer, string, *jsonWriter) {
+func (s *Server) runLocked(r *http.Request, run step) (fakekit.Answer, string, *[]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &call{s: s, st: s.st, r: r, num: numbers{native: s.cfg.nativeNumbers}}

@@ -21,7 +21,7 @@ type collection[T interface{ recID() int64 }] struct {
 	fields      map[string]fieldDef[T]
 	defaultSort string
 	// write writes a record as the API shows it.
-	write func(*jsonWriter, T)
+	write func(jsonWriter, T) jsonWriter
 }
 
 // listQuery is a list request's parameters, read before the state lock:
@@ -97,18 +97,18 @@ func parseList[T interface{ recID() int64 }](q phpQuery, coll *collection[T]) (*
 func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.Answer {
 	w := c.writer()
 	if lq.paginationData {
-		w.raw(`{"data":`)
+		w = w.raw(`{"data":`)
 	}
-	w.raw("[")
+	w = w.raw("[")
 	n := int64(0)
 	total := lq.eachOfPage(items, keep, func(it T) {
 		if n > 0 {
-			w.raw(",")
+			w = w.raw(",")
 		}
 		n++
-		lq.coll.write(w, it)
+		w = lq.coll.write(w, it)
 	})
-	w.raw("]")
+	w = w.raw("]")
 
 	if lq.paginationData {
 		pageCount := int64(1)
@@ -117,21 +117,20 @@ func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.An
 		}
 		// The keys in encoding/json's order of a map's keys, as the
 		// answer was once written.
-		w.raw(`,"pagination":{"limit":`)
+		w = w.raw(`,"pagination":{"limit":`)
 		w.b = strconv.AppendInt(w.b, lq.limit, 10)
-		w.raw(`,"page":`)
+		w = w.raw(`,"page":`)
 		w.b = strconv.AppendInt(w.b, lq.page, 10)
-		w.raw(`,"page_count":`)
+		w = w.raw(`,"page_count":`)
 		w.b = strconv.AppendInt(w.b, pageCount, 10)
-		w.raw(`,"total":`)
+		w = w.raw(`,"total":`)
 		w.b = strconv.AppendInt(w.b, total, 10)
-		w.raw("}}")
-		return okJSON(w.b)
+		return c.written(w.raw("}}"))
 	}
 	if n == 0 && c.s.cfg.emptyListNotFound {
 		return notFound("No " + lq.coll.noun + " found")
 	}
-	return okJSON(w.b)
+	return c.written(w)
 }
 
 // eachOfPage calls fn with each record of the page asked for, in order, and

@@ -14,8 +14,7 @@ type numbers struct{ native bool }
 
 func (n numbers) id(v int64) json.RawMessage {
 	w := jsonWriter{b: make([]byte, 0, 22), native: n.native} // the quotes and up to 20 characters
-	w.id(v)
-	return w.b
+	return w.id(v).b
 }
 
 // int is id for integers that are not ids (types, statuses, flags).
@@ -25,8 +24,7 @@ func (n numbers) int(v int64) json.RawMessage { return n.id(v) }
 // 100.0 (a PHP float).
 func (n numbers) dec(v *big.Rat) json.RawMessage {
 	w := jsonWriter{b: make([]byte, 0, 24), native: n.native}
-	w.dec(v)
-	return w.b
+	return w.dec(v).b
 }
 
 // appendDec8 appends v (nil is 0) with 8 digits after the point, as
@@ -85,6 +83,5 @@ func appendFixed8(b []byte, x int64) []byte {
 // time writes Unix seconds, or "" (strings) / null (native) when unset.
 func (n numbers) time(t time.Time) json.RawMessage {
 	w := jsonWriter{native: n.native}
-	w.time(t)
-	return w.b
+	return w.time(t).b
 }

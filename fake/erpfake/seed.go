@@ -574,7 +574,7 @@ func (s *Server) Contacts() []*erp.Contact {
 
 // readOne writes a record under the lock and decodes it into the client's
 // type, so what a test reads back is exactly what the API would answer.
-func readOne[T any, R any](s *Server, find func(*state) (R, bool), write func(*jsonWriter, R)) *T {
+func readOne[T any, R any](s *Server, find func(*state) (R, bool), write func(jsonWriter, R) jsonWriter) *T {
 	rendered, found := func() ([]byte, bool) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -594,20 +594,18 @@ func readOne[T any, R any](s *Server, find func(*state) (R, bool), write func(*j
 	return out
 }
 
-func readAll[T any, R any](s *Server, list func(*state) []R, write func(*jsonWriter, R)) []*T {
+func readAll[T any, R any](s *Server, list func(*state) []R, write func(jsonWriter, R) jsonWriter) []*T {
 	rendered := func() []byte {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		w := jsonWriter{native: s.cfg.nativeNumbers}
-		w.raw("[")
+		w := jsonWriter{native: s.cfg.nativeNumbers}.raw("[")
 		for i, r := range list(s.st) {
 			if i > 0 {
-				w.raw(",")
+				w = w.raw(",")
 			}
-			write(&w, r)
+			w = write(w, r)
 		}
-		w.raw("]")
-		return w.b
+		return w.raw("]").b
 	}()
 	var out []*T
 	if json.Unmarshal(rendered, &out) != nil {
