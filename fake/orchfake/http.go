@@ -96,9 +96,11 @@ func (g gatewayRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pw := &plainWriter{ResponseWriter: w}
 		g.s.gw.ServeHTTP(pw, r)
 		pw.finish()
+		hc.json.release()
 		return
 	}
 	g.s.gw.ServeHTTP(w, r)
+	hc.json.release() // written: the writer keeps none of it
 }
 
 // httpError writes an error as {"error":{"code","message","details"}} with

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -88,6 +89,22 @@ func knowsListFields() bool {
 type listedJSON struct {
 	infos  []*orchpb.WorkflowExecutionInfo
 	pieces [][]byte
+	answer *[]byte // the answer written from them, from answerBuffers
+}
+
+// answerBuffers holds the buffers answers are written in, for the next
+// answer once one is written out (an io.Writer keeps nothing it is given).
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledAnswer bounds the buffers kept for reuse.
+const maxPooledAnswer = 1 << 20
+
+// release gives the answer's buffer back once the answer is written.
+func (l *listedJSON) release() {
+	if l.answer != nil && cap(*l.answer) <= maxPooledAnswer {
+		answerBuffers.Put(l.answer)
+	}
+	l.answer = nil
 }
 
 // listAnswer is a List or Scan answer with its runs' JSON, the form the
@@ -129,7 +146,9 @@ func answerJSON(a *listAnswer) ([]byte, bool) {
 		}
 		n += len(p) + 2
 	}
-	w := jsonWriter{b: make([]byte, 0, n)}
+	buf := answerBuffers.Get().(*[]byte)
+	a.json.answer = buf
+	w := jsonWriter{b: slices.Grow((*buf)[:0], n)}
 	w.b = append(w.b, '{')
 	first := true
 	if len(a.execs) > 0 {
@@ -148,6 +167,7 @@ func answerJSON(a *listAnswer) ([]byte, bool) {
 		w.bytes(a.next)
 	}
 	w.b = append(w.b, '}')
+	*buf = w.b
 	return w.b, true
 }
 
