@@ -240,19 +240,62 @@ func paginate[T any](c *call, items []T) ([]T, *fakekit.Answer) {
 	return pageOf(c, items, page, perPage), nil
 }
 
-// paginateProjects is paginate for a list of projects, which the real
-// service refuses to page past an offset of 50,000 (keyset pagination is
-// the way there; the fake does not offer it).
-func paginateProjects(c *call, items []*project) ([]*project, *fakekit.Answer) {
+// pageParamsUpTo is pageParams, refusing past the real service's offset
+// limit when kind names the records: a list of projects ("Project") is
+// refused past an offset of 50,000, keyset pagination being the way
+// there; "" means no limit.
+func (c *call) pageParamsUpTo(kind string) (page, perPage int64, _ *fakekit.Answer) {
 	page, perPage, fail := c.pageParams()
+	if fail != nil {
+		return 0, 0, fail
+	}
+	// page*perPage > maxProjectOffset, without overflowing.
+	if kind != "" && page > maxProjectOffset/perPage {
+		return 0, 0, offsetRefused(kind)
+	}
+	return page, perPage, nil
+}
+
+// sortedPage is paginate (with the offset limit of kind, see
+// pageParamsUpTo) over the items accepted, sorted stably by cmp. When accepted takes them all
+// and they are already in cmp's order, or in exactly its reverse (a list
+// kept in id order asked for newest first, the default), it neither
+// copies the list nor sorts it: it takes the page from items, reversed
+// when it has to be.
+func sortedPage[T any](c *call, items []T, accepted func(T) bool, cmp func(a, b T) int, kind string) ([]T, *fakekit.Answer) {
+	all, ascending, descending := true, true, true
+	for i, it := range items {
+		if !accepted(it) {
+			all = false
+			break
+		}
+		if i > 0 && (ascending || descending) {
+			r := cmp(items[i-1], it)
+			ascending = ascending && r <= 0
+			descending = descending && r > 0
+		}
+	}
+	if !all || !ascending && !descending {
+		kept := keep(items, accepted)
+		sortStable(kept, cmp)
+		page, perPage, fail := c.pageParamsUpTo(kind)
+		if fail != nil {
+			return nil, fail
+		}
+		return pageOf(c, kept, page, perPage), nil
+	}
+	page, perPage, fail := c.pageParamsUpTo(kind)
 	if fail != nil {
 		return nil, fail
 	}
-	// page*perPage > maxProjectOffset, without overflowing.
-	if page > maxProjectOffset/perPage {
-		return nil, offsetRefused("Project")
+	start, end := pageBounds(c, int64(len(items)), page, perPage)
+	if ascending {
+		return items[start:end], nil
 	}
-	return pageOf(c, items, page, perPage), nil
+	n := int64(len(items))
+	out := slices.Clone(items[n-end : n-start])
+	slices.Reverse(out)
+	return out, nil
 }
 
 // keysetPage is the page of projects (sorted by id, descending when desc)
@@ -328,9 +371,15 @@ func (c *call) pageParams() (page, perPage int64, _ *fakekit.Answer) {
 // product of page and perPage is ever formed: page may be as large as an
 // int64 goes.
 func pageOf[T any](c *call, items []T, page, perPage int64) []T {
-	total := int64(len(items))
+	start, end := pageBounds(c, int64(len(items)), page, perPage)
+	return items[start:end]
+}
+
+// pageBounds is where page page of total items, perPage to a page, starts
+// and ends; it sets the page's headers.
+func pageBounds(c *call, total, page, perPage int64) (start, end int64) {
 	totalPages := max((total+perPage-1)/perPage, 1)
-	start, end := total, total
+	start, end = total, total
 	if page <= totalPages { // then (page-1)*perPage <= total
 		start = (page - 1) * perPage
 		end = min(start+perPage, total)
@@ -345,7 +394,7 @@ func pageOf[T any](c *call, items []T, page, perPage int64) []T {
 		prev = min(page-1, totalPages)
 	}
 	c.setPageHeaders(page, perPage, next, prev, total, totalPages, counted)
-	return items[start:end]
+	return start, end
 }
 
 // setPageHeaders sets X-Page, X-Per-Page, X-Next-Page and X-Prev-Page

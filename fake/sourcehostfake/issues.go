@@ -83,14 +83,15 @@ func (f issueFilter) match(is *issue) bool {
 	return f.search == "" || containsFold(is.title, f.search) || containsFold(is.description, f.search)
 }
 
-func (f issueFilter) sort(items []*issue) {
-	sortStable(items, func(a, b *issue) int {
-		r := a.createdAt.Compare(b.createdAt)
-		if f.orderBy == "updated_at" {
-			r = a.updatedAt.Compare(b.updatedAt)
-		}
-		return ordered(r, a.id, b.id, f.desc)
-	})
+func (f issueFilter) sort(items []*issue) { sortStable(items, f.compare) }
+
+// compare orders issues as the filter asks.
+func (f issueFilter) compare(a, b *issue) int {
+	r := a.createdAt.Compare(b.createdAt)
+	if f.orderBy == "updated_at" {
+		r = a.updatedAt.Compare(b.updatedAt)
+	}
+	return ordered(r, a.id, b.id, f.desc)
 }
 
 // canSeeIssue: confidential issues show only to reporters and above, their
@@ -114,9 +115,7 @@ func (c *call) listIssues() fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	items := keep(pr.issues, func(is *issue) bool { return f.match(is) && c.canSeeIssue(is) })
-	f.sort(items)
-	page, fail := paginate(c, items)
+	page, fail := sortedPage(c, pr.issues, func(is *issue) bool { return f.match(is) && c.canSeeIssue(is) }, f.compare, "")
 	if fail != nil {
 		return *fail
 	}

@@ -28,7 +28,7 @@ func (c *call) listMergeRequests() fakekit.Answer {
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	items := keep(pr.mrs, func(mr *mergeRequest) bool {
+	accepted := func(mr *mergeRequest) bool {
 		if state != "" && state != "all" && mr.state != state || source != "" && mr.sourceBranch != source ||
 			target != "" && mr.targetBranch != target || !milestoneMatches(ms, mr.milestone) {
 			return false
@@ -39,8 +39,8 @@ func (c *call) listMergeRequests() fakekit.Answer {
 			}
 		}
 		return search == "" || containsFold(mr.title, search) || containsFold(mr.description, search)
-	})
-	sortStable(items, func(a, b *mergeRequest) int {
+	}
+	page, fail := sortedPage(c, pr.mrs, accepted, func(a, b *mergeRequest) int {
 		var r int
 		switch orderBy {
 		case "updated_at":
@@ -51,8 +51,7 @@ func (c *call) listMergeRequests() fakekit.Answer {
 			r = a.createdAt.Compare(b.createdAt)
 		}
 		return ordered(r, a.id, b.id, desc)
-	})
-	page, fail := paginate(c, items)
+	}, "")
 	if fail != nil {
 		return *fail
 	}

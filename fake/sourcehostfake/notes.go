@@ -87,15 +87,13 @@ func (c *call) listNotes(kind string) fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	items := keep(*nb.notes, func(n *note) bool { return c.canSeeNote(nb.pr, n) })
-	sortStable(items, func(a, b *note) int {
+	page, fail := sortedPage(c, *nb.notes, func(n *note) bool { return c.canSeeNote(nb.pr, n) }, func(a, b *note) int {
 		r := a.createdAt.Compare(b.createdAt)
 		if orderBy == "updated_at" {
 			r = a.updatedAt.Compare(b.updatedAt)
 		}
 		return ordered(r, a.id, b.id, desc)
-	})
-	page, fail := paginate(c, items)
+	}, "")
 	if fail != nil {
 		return *fail
 	}

@@ -34,11 +34,11 @@ func (c *call) listPipelines() fakekit.Answer {
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	items := keep(pr.pipelines, func(pl *pipeline) bool {
+	accepted := func(pl *pipeline) bool {
 		return (status == "" || pl.status == status) && (ref == "" || pl.ref == ref) && (sha == "" || pl.sha == sha) &&
 			(source == "" || pl.source == source)
-	})
-	sortStable(items, func(a, b *pipeline) int {
+	}
+	page, fail := sortedPage(c, pr.pipelines, accepted, func(a, b *pipeline) int {
 		var r int
 		switch orderBy {
 		case "status":
@@ -51,8 +51,7 @@ func (c *call) listPipelines() fakekit.Answer {
 			r = cmp.Compare(userID(a.user), userID(b.user))
 		}
 		return ordered(r, a.id, b.id, desc)
-	})
-	page, fail := paginate(c, items)
+	}, "")
 	if fail != nil {
 		return *fail
 	}

@@ -36,7 +36,7 @@ func (c *call) listProjects() fakekit.Answer {
 	if (owned || starred || membership) && c.user == nil {
 		return message(http.StatusUnauthorized, "401 Unauthorized")
 	}
-	items := keep(c.st.projects, func(pr *project) bool {
+	visible := func(pr *project) bool {
 		switch {
 		case !c.st.canSee(c.user, pr),
 			visibility != "" && pr.visibility != visibility,
@@ -47,8 +47,8 @@ func (c *call) listProjects() fakekit.Answer {
 			return false
 		}
 		return true
-	})
-	sortStable(items, func(a, b *project) int {
+	}
+	order := func(a, b *project) int {
 		var r int
 		switch orderBy {
 		case "name":
@@ -61,13 +61,15 @@ func (c *call) listProjects() fakekit.Answer {
 			r = a.createdAt.Compare(b.createdAt)
 		}
 		return ordered(r, a.id, b.id, desc)
-	})
+	}
 	var page []*project
 	var fail *fakekit.Answer
 	if keyset {
+		items := keep(c.st.projects, visible)
+		sortStable(items, order)
 		page, fail = keysetPage(c, items, desc)
 	} else {
-		page, fail = paginateProjects(c, items)
+		page, fail = sortedPage(c, c.st.projects, visible, order, "Project")
 	}
 	if fail != nil {
 		return *fail
