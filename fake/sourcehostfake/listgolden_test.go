@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -107,4 +108,38 @@ func firstDiff(a, b []byte) string {
 	}
 	from := max(i-80, 0)
 	return fmt.Sprintf("…%s…", a[from:min(i+80, len(a))])
+}
+
+// TestConcurrentListsKeepTheirOwnAnswers asks for the fixture's lists
+// from many goroutines at once: the buffers answers are written into are
+// reused between requests, and no answer may show another's bytes.
+func TestConcurrentListsKeepTheirOwnAnswers(t *testing.T) {
+	t.Parallel()
+	srv, endpoints := listFixture(t)
+	want := make([][]byte, len(endpoints))
+	for i, ep := range endpoints {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, listRequest(srv, ep.target))
+		want[i] = rec.Body.Bytes()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(endpoints))
+	for g := range 8 {
+		wg.Go(func() {
+			for n := range 20 {
+				i := (g + n) % len(endpoints)
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, listRequest(srv, endpoints[i].target))
+				if !bytes.Equal(rec.Body.Bytes(), want[i]) {
+					errs <- endpoints[i].name
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for name := range errs {
+		t.Errorf("%s: an answer differs from the same request's answer alone", name)
+	}
 }
