@@ -235,6 +235,30 @@ func (e *execution) Value(name string) (visibility.Value, bool) {
 	return v, ok
 }
 
+// Keyword implements visibility.KeywordRecord: Value's string values,
+// without building a Value.
+func (e *execution) Keyword(name string) (string, bool) {
+	switch name {
+	case visibility.AttrWorkflowID:
+		return e.id, true
+	case visibility.AttrRunID:
+		return e.runID, true
+	case visibility.AttrWorkflowType:
+		return e.typ, true
+	case visibility.AttrExecutionStatus:
+		return statusName(e.status), true
+	case visibility.AttrTaskQueue:
+		return e.queue, true
+	case visibility.AttrStartTime, visibility.AttrExecutionTime, visibility.AttrCloseTime:
+		return "", false
+	}
+	v, ok := e.searchVals[name]
+	if !ok {
+		return "", false
+	}
+	return v.Str()
+}
+
 // statusName is a status as queries write it ("Running", "TimedOut").
 func statusName(st orchpb.WorkflowExecutionStatus) string {
 	switch st {

@@ -251,3 +251,49 @@ func TestParsedQueriesFollowTheSchema(t *testing.T) {
 		t.Fatalf("%d queries kept, at most %d", n, maxParsedQueries)
 	}
 }
+
+// TestExecutionKeywordIsValue: an execution's Keyword gives exactly the
+// string values its Value gives, for every system attribute and custom
+// ones of each type.
+func TestExecutionKeywordIsValue(t *testing.T) {
+	t.Parallel()
+	s := New(WithoutLimits())
+	t.Cleanup(s.Close)
+	attrs := map[string]SearchAttributeType{"K": Keyword, "T": Text, "I": Int, "L": KeywordList, "D": Datetime}
+	for name, typ := range attrs {
+		if err := s.RegisterSearchAttribute("default", name, typ); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, st := range []string{"RUNNING", "COMPLETED", "TIMED_OUT"} {
+		sd := ExecutionSeed{WorkflowID: fmt.Sprintf("w%d", i), WorkflowType: "T", Status: st}
+		if i > 0 {
+			sd.SearchAttributes = map[string]any{"K": "k", "T": "some text", "I": i, "L": []string{"a"}, "D": time.Now()}
+		}
+		if _, err := s.AddExecution(sd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := []string{"Nope"}
+	for name := range visibility.SystemAttributes() {
+		names = append(names, name)
+	}
+	for name := range attrs {
+		names = append(names, name)
+	}
+	for _, e := range s.st.namespaces["default"].runs {
+		for _, name := range names {
+			v, ok := e.Value(name)
+			want, wantOK := v.Str()
+			wantOK = ok && wantOK
+			if !wantOK {
+				want = ""
+			}
+			if got, gotOK := e.Keyword(name); got != want || gotOK != wantOK {
+				t.Errorf("%s: Keyword(%s) = %q, %v; Value gives %q, %v", e.id, name, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}

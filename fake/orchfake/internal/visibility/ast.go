@@ -165,6 +165,12 @@ func (p *predicate) opName() string {
 }
 
 func (p *predicate) match(r Record) bool {
+	if p.typ == TypeKeyword && p.op != opIsNull {
+		if kr, isKR := r.(KeywordRecord); isKR {
+			s, ok := kr.Keyword(p.attr)
+			return (ok && p.testKeyword(s)) != p.neg
+		}
+	}
 	v, ok := r.Value(p.attr)
 	if ok {
 		v, ok = normalize(p.typ, v)
@@ -201,6 +207,36 @@ func normalize(t Type, v Value) (Value, bool) {
 		return v, v.kind == KindStrings && len(v.ss) > 0
 	}
 	return Value{}, false
+}
+
+// testKeyword is test for a Keyword attribute's value s, without building
+// a Value: the same answers, as compare orders strings with
+// strings.Compare.
+func (p *predicate) testKeyword(s string) bool {
+	switch p.op {
+	case opEq:
+		return s == p.vals[0].s
+	case opLt:
+		return s < p.vals[0].s
+	case opLe:
+		return s <= p.vals[0].s
+	case opGt:
+		return s > p.vals[0].s
+	case opGe:
+		return s >= p.vals[0].s
+	case opIn:
+		for _, lit := range p.vals {
+			if s == lit.s {
+				return true
+			}
+		}
+		return false
+	case opBetween:
+		return s >= p.vals[0].s && s <= p.vals[1].s
+	case opStartsWith:
+		return strings.HasPrefix(s, p.vals[0].s)
+	}
+	return false
 }
 
 // test applies the operator, without negation, to a present value.

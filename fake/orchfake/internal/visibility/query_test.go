@@ -379,3 +379,47 @@ func TestLongTokenInMessage(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// keywordRecord gives Keyword values from Value, as a KeywordRecord must:
+// matching through it takes the Keyword fast path.
+type keywordRecord struct{ visibility.Record }
+
+func (k keywordRecord) Keyword(name string) (string, bool) {
+	v, ok := k.Value(name)
+	if !ok {
+		return "", false
+	}
+	return v.Str()
+}
+
+func TestKeywordFastPathMatchesAsValue(t *testing.T) {
+	t.Parallel()
+	schema := testSchema(t)
+	recs := []visibility.Record{visibility.MapRecord{"CustomKeyword": visibility.IntValue(3)}} // wrong kind: missing
+	for _, r := range records {
+		recs = append(recs, r)
+	}
+	var n int
+	for _, attr := range []string{"WorkflowId", "RunId", "WorkflowType", "TaskQueue", "CustomKeyword", "`Customer Name`"} {
+		for _, pred := range []string{"= 'order-1'", "!= 'order-1'", "= 'alpha'", "!= ''", "= ''", "> 'beta'", ">= 'beta'", "< 'beta'", "<= 'beta'",
+			"IN ('alpha', 'r2', 'ShipFlow')", "NOT IN ('alpha', 'orders')", "BETWEEN 'a' AND 'r1'", "NOT BETWEEN 'a' AND 'r1'",
+			"STARTS_WITH 'ord'", "NOT STARTS_WITH 'r'", "STARTS_WITH ''", "IS NULL", "IS NOT NULL"} {
+			for _, query := range []string{attr + " " + pred, "NOT " + attr + " " + pred, attr + " " + pred + " OR ExecutionStatus = 'Failed'",
+				"ExecutionStatus != 'Running' AND " + attr + " " + pred} {
+				q, err := visibility.Parse(query, schema)
+				if err != nil {
+					continue // an operator the attribute does not take
+				}
+				n++
+				for i, r := range recs {
+					if got, want := q.Match(keywordRecord{r}), q.Match(r); got != want {
+						t.Errorf("%q on record %d: fast path %v, Value %v", query, i, got, want)
+					}
+				}
+			}
+		}
+	}
+	if n < 200 {
+		t.Fatalf("only %d queries parsed", n)
+	}
+}

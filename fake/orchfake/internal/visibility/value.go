@@ -125,6 +125,20 @@ type Record interface {
 	Value(name string) (Value, bool)
 }
 
+// KeywordRecord is a Record that also gives a string value without
+// building a Value, which matching Keyword attributes (WorkflowType,
+// ExecutionStatus, custom Keywords) then uses: Keyword(name) must be (s,
+// true) exactly when Value(name) is a string Value holding s, and ("",
+// false) otherwise.
+type KeywordRecord interface {
+	Record
+	Keyword(name string) (string, bool)
+}
+
+// Str returns the string of a string Value (Keyword, Text), and whether v
+// is one.
+func (v Value) Str() (string, bool) { return v.s, v.kind == KindString }
+
 // MapRecord is a Record held in a map, for tests and small callers.
 type MapRecord map[string]Value
 
