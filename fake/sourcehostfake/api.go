@@ -83,9 +83,11 @@ func messages(status int, msgs ...string) fakekit.Answer {
 func errAnswer(a fakekit.Answer) *fakekit.Answer { return &a }
 
 // serve answers a request with fn. The body is parsed (and prep run on
-// it) before the state is locked, and the answer encoded after it is unlocked; webhook deliveries
-// fn triggers are queued in the order the state changed, and sent in the
-// background (see deliveries.go).
+// it) before the state is locked, and the answer written out after it is
+// unlocked (records written straight from the state are in a pooled
+// buffer, released then; see jsonw.go); webhook deliveries fn triggers are
+// queued in the order the state changed, and sent in the background (see
+// deliveries.go).
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func(*params), fn func(c *call) fakekit.Answer) {
 	if !s.admit(w, r) {
 		return

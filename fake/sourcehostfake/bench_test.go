@@ -62,8 +62,8 @@ func BenchmarkFakeCreateIssueDelivered(b *testing.B) {
 }
 
 // BenchmarkFakeListNotes is the fake's cost of a page of 20 of an issue's
-// 1,000 notes: one of issue 19's list handlers, rendered from the state
-// into value structs (no maps) and encoded after the lock.
+// 1,000 notes: one of issue 19's list handlers, written straight from the
+// state into the answer (issue 18).
 func BenchmarkFakeListNotes(b *testing.B) {
 	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Issues: []sourcehostfake.IssueSeed{{Title: "bug"}}})

@@ -175,8 +175,11 @@
 //     the body, 2 minutes to read the answer, 2 minutes idle.
 //
 // Bodies are parsed, and new files' contents hashed, before the state is
-// locked; answers are encoded after it is unlocked; no delivery runs under
-// it. A handler that panics is answered 500 {"message":"500 Internal Server
+// locked; the records lists answer with (projects, issues, merge requests,
+// pipelines, notes, members) are written straight from the state into the
+// answer's bytes, at most a page of 100, and the other answers encoded
+// after it is unlocked; the answer goes out after it is unlocked; no
+// delivery runs under it. A handler that panics is answered 500 {"message":"500 Internal Server
 // Error"} and the panic is in the request log (Request.Panic): it is a bug
 // of the fake's, please report it.
 //
