@@ -1,7 +1,9 @@
-// Package testtools finds the programs some tests drive (chromium, curl):
-// such a test skips when its program is missing, or fails instead when
-// APITWIN_REQUIRE_TOOLS=1, as .ci/run sets it after installing them, so
-// that CI cannot pass by skipping.
+// Package testtools serves tests that drive programs. Find finds an
+// installed one (chromium, curl): such a test skips when its program is
+// missing, or fails instead when APITWIN_REQUIRE_TOOLS=1, as .ci/run sets it
+// after installing them, so that CI cannot pass by skipping. Main and
+// ProgramPath run the project's own programs as processes without building
+// them: the test binary is the program.
 package testtools
 
 import (

@@ -2,19 +2,19 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/internal/fakecmd"
+	"github.com/apitwin/apitwin/internal/testtools"
 )
 
-// TestBinaryEndToEnd builds cloudctl and runs it as a separate process
+// TestBinaryEndToEnd runs cloudctl as a separate process
 // against the fake: login from the environment with the password on
 // standard input, status, logout, status again, and a refused login.
 //
@@ -24,13 +24,13 @@ import (
 // keyring needs no session bus, so the test does not run there.
 func TestBinaryEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a binary")
+		t.Skip("runs the program as a process")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("the process could reach this machine's keyring")
 	}
 	t.Parallel()
-	bin := buildCloudctl(t)
+	bin := testtools.ProgramPath(t, "cloudctl")
 
 	// The process reads the wall clock, so the fake runs on a clock set
 	// to the wall time it starts at (its default).
@@ -115,60 +115,9 @@ func TestBinaryEndToEnd(t *testing.T) {
 	}
 }
 
-// binaries are the programs the process tests build, each once per run
-// of the test binary, into one directory TestMain removes.
-var binaries struct {
-	mu    sync.Mutex
-	dir   string
-	built map[string]*build // by package
-}
-
-// build is one program: where it goes, and how its build went.
-type build struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// buildProgram builds a main package ("." or an import path) once and
-// returns the program's path.
-func buildProgram(t *testing.T, pkg, name string) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command on PATH: %v", err)
-	}
-	binaries.mu.Lock()
-	if binaries.dir == "" {
-		if binaries.dir, err = os.MkdirTemp("", "cloudctl-test-"); err != nil {
-			binaries.mu.Unlock()
-			t.Fatal(err)
-		}
-		binaries.built = map[string]*build{}
-	}
-	b, ok := binaries.built[pkg]
-	if !ok {
-		b = &build{path: filepath.Join(binaries.dir, name)}
-		binaries.built[pkg] = b
-	}
-	binaries.mu.Unlock()
-	b.once.Do(func() {
-		if out, err := exec.Command(goBin, "build", "-o", b.path, pkg).CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
-}
-
-func buildCloudctl(t *testing.T) string { return buildProgram(t, ".", "cloudctl") }
-
+// TestMain lets the test binary be the programs the process tests start
+// (testtools.ProgramPath): cloudctl, and apitwin-fake to log in to.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if binaries.dir != "" {
-		os.RemoveAll(binaries.dir)
-	}
-	os.Exit(code)
+	testtools.Programs(map[string]func(){"cloudctl": main, "apitwin-fake": fakecmd.Main})
+	os.Exit(m.Run())
 }

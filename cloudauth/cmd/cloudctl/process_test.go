@@ -15,17 +15,18 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/cloudauth"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/internal/version"
 )
 
-// startApitwinFake builds apitwin-fake and runs it as its own process on
+// startApitwinFake runs apitwin-fake as its own process on
 // free ports until the test ends; it returns what it printed for the
 // cloud login gateway (url, username, password, tenant).
 func startApitwinFake(t *testing.T) map[string]string {
 	t.Helper()
-	bin := buildProgram(t, "github.com/apitwin/apitwin/fake/cmd/apitwin-fake", "apitwin-fake")
+	bin := testtools.ProgramPath(t, "apitwin-fake")
 	cmd := exec.Command(bin, "--erp-port", "0", "--cloudauth-port", "0", "--orch-grpc-port", "0",
-		"--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
+		"--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,11 @@ func startApitwinFake(t *testing.T) map[string]string {
 		}
 	}
 	if cloud["url"] == "" {
+		// Its standard error is complete, and no longer written, once it
+		// has exited.
+		_ = cmd.Process.Kill()
+		_, _ = io.Copy(io.Discard, stdout)
+		_ = cmd.Wait()
 		t.Fatalf("apitwin-fake printed no cloudauth url; stderr:\n%s", stderr.String())
 	}
 	return cloud
@@ -65,13 +71,13 @@ func startApitwinFake(t *testing.T) map[string]string {
 // status are checked, JSON output is parsed.
 func TestCommandsAgainstApitwinFake(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs two programs")
+		t.Skip("runs two programs as processes")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("the process could reach this machine's keyring")
 	}
 	t.Parallel()
-	bin := buildCloudctl(t)
+	bin := testtools.ProgramPath(t, "cloudctl")
 	cloud := startApitwinFake(t)
 	u := cloud["url"]
 
@@ -207,10 +213,10 @@ func readFile(path string) (string, error) {
 // creating a profile each at once keep all twenty.
 func TestParallelProcesses(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a binary")
+		t.Skip("runs the program as a process")
 	}
 	t.Parallel()
-	bin := buildCloudctl(t)
+	bin := testtools.ProgramPath(t, "cloudctl")
 	home, config := t.TempDir(), t.TempDir()
 	errs := make(chan error, 20)
 	for i := range 20 {

@@ -15,7 +15,7 @@ import (
 func TestControlWithCurl(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds and runs a binary")
+		t.Skip("runs the program as a process")
 	}
 	testtools.Find(t, "curl")
 	p := startProcess(t, "--frozen-clock")

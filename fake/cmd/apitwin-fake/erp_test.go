@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/internal/fakecmd"
 )
 
 // --erp-bare-create-ids makes the ERP answer a create with the bare new id,
@@ -26,7 +27,7 @@ func TestERPBareCreateIDsFlag(t *testing.T) {
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
-			done <- run(ctx, args, pw, io.Discard, func(string) string { return "" })
+			done <- fakecmd.Run(ctx, args, pw, io.Discard, func(string) string { return "" })
 			pw.Close()
 		}()
 		erpLine := map[string]string{}

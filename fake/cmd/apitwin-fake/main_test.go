@@ -17,24 +17,23 @@ import (
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/internal/fakecmd"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
-// TestServesEveryFakeAsAProcess builds the program, starts it as its own
+// TestServesEveryFakeAsAProcess starts the program as its own
 // process on free ports, and calls each service through the URL and
 // credentials it prints.
 func TestServesEveryFakeAsAProcess(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds and runs a binary")
+		t.Skip("runs the program as a process")
 	}
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testtools.ProgramPath(t, "apitwin-fake")
 	cmd := exec.Command(bin, "--seed", "demo", "--erp-port", "0", "--cloudauth-port", "0",
 		"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0")
 	cmd.Env = append(os.Environ(), "ERP_ADMIN_PASSWORD=from-the-environment")
@@ -202,7 +201,7 @@ func TestRunRefusesBadSettings(t *testing.T) {
 			t.Parallel()
 			var out, errOut bytes.Buffer
 			getenv := func(k string) string { return tt.env[k] }
-			err := run(context.Background(), tt.args, &out, &errOut, getenv)
+			err := fakecmd.Run(context.Background(), tt.args, &out, &errOut, getenv)
 			if err == nil || !strings.Contains(err.Error()+errOut.String(), tt.wantErr) {
 				t.Fatalf("error %v (stderr %q), want one mentioning %q", err, errOut.String(), tt.wantErr)
 			}
@@ -219,7 +218,7 @@ func TestRunStopsWhenTheContextEnds(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--erp-port", "0", "--cloudauth-port", "0",
+		done <- fakecmd.Run(ctx, []string{"--erp-port", "0", "--cloudauth-port", "0",
 			"--orch-grpc-port", "0", "--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0", "--frozen-clock"},
 			pw, io.Discard, func(string) string { return "" })
 		pw.Close()

@@ -20,12 +20,17 @@ import (
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/redistest"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/mcp"
 )
 
-// TestMain lets redistest start a Redis server for the process tests, and
+// TestMain lets the test binary be the program the process tests start
+// (testtools.ProgramPath), and redistest start a Redis server for them and
 // stop it when they have run.
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) {
+	testtools.Programs(map[string]func(){"mcp-gateway": main})
+	redistest.Main(m)
+}
 
 const listProjects = `{"jsonrpc":"2.0","method":"list_projects","id":1}`
 

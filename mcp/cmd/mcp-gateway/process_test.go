@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -23,27 +22,20 @@ import (
 
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/redistest"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
-// TestProcesses builds the program once and runs it as separate
+// TestProcesses runs the program as separate
 // processes: two replicas on one Redis in front of one source-hosting
 // fake, as deployed behind a load balancer.
 func TestProcesses(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("runs the program as processes")
 	}
 	t.Parallel()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command on PATH: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "mcp-gateway")
-	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	pt := &procTest{bin: bin}
+	pt := &procTest{bin: testtools.ProgramPath(t, "mcp-gateway")}
 	t.Run("shared rate limit", pt.sharedRateLimit)
 	t.Run("revoked token forgotten by every replica", pt.revokedTokenForgotten)
 	t.Run("revoked token refused after the verification TTL", pt.revokedTokenAfterTTL)

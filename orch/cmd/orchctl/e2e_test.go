@@ -8,29 +8,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/fakecmd"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
-// build compiles a main package into dir.
-func build(t *testing.T, dir, pkg string) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command on PATH: %v", err)
-	}
-	out := filepath.Join(dir, filepath.Base(pkg))
-	if b, err := exec.Command(goBin, "build", "-o", out, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-	}
-	return out
+// TestMain lets the test binary be the programs the process test starts
+// (testtools.ProgramPath): orchctl, and apitwin-fake for it to drive.
+func TestMain(m *testing.M) {
+	testtools.Programs(map[string]func(){"orchctl": main, "apitwin-fake": fakecmd.Main})
+	os.Exit(m.Run())
 }
 
 // startApitwinFake runs apitwin-fake as its own process on free ports
@@ -39,7 +34,7 @@ func build(t *testing.T, dir, pkg string) string {
 func startApitwinFake(t *testing.T, bin string) map[string]map[string]string {
 	t.Helper()
 	cmd := exec.Command(bin, "--erp-port", "0", "--cloudauth-port", "0", "--orch-grpc-port", "0",
-		"--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0")
+		"--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +64,11 @@ func startApitwinFake(t *testing.T, bin string) map[string]map[string]string {
 		services[fields[0]] = kv
 	}
 	if services["orch"]["grpc"] == "" || services["sourcehost"]["url"] == "" {
+		// Its standard error is complete, and no longer written, once it
+		// has exited.
+		_ = cmd.Process.Kill()
+		_, _ = io.Copy(io.Discard, stdout)
+		_ = cmd.Wait()
 		t.Fatalf("apitwin-fake printed no orch or sourcehost address; stderr:\n%s", stderr.String())
 	}
 	return services
@@ -125,19 +125,19 @@ func quickstartWorker(t *testing.T, c *orch.Client, sh *sourcehost.Client) {
 }
 
 // TestQuickstartOrderAgainstApitwinFake drives the quickstart's order
-// workflow end to end with orchctl, built and run as a process, against
+// workflow end to end with orchctl, run as a process, against
 // apitwin-fake run as another: start it, wait for its result, follow it
 // through show, describe, query, list and the task queue; then a second
 // order without a worker is signaled, asked to cancel and terminated; and
 // a namespace is made. Over HTTP for some commands, gRPC for the others.
 func TestQuickstartOrderAgainstApitwinFake(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs two programs")
+		t.Skip("runs two programs as processes")
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	orchctl := build(t, dir, "github.com/apitwin/apitwin/orch/cmd/orchctl")
-	services := startApitwinFake(t, build(t, dir, "github.com/apitwin/apitwin/fake/cmd/apitwin-fake"))
+	orchctl := testtools.ProgramPath(t, "orchctl")
+	services := startApitwinFake(t, testtools.ProgramPath(t, "apitwin-fake"))
 	grpcAddr, httpURL := services["orch"]["grpc"], services["orch"]["url"]
 
 	sh, err := sourcehost.New(services["sourcehost"]["url"], sourcehost.WithToken(services["sourcehost"]["token"]))
