@@ -228,9 +228,12 @@ func (s *Server) search(nsName, query string, size32 int32, tok []byte, scan boo
 		}
 		after = &k
 	}
-	now := s.clk.Now()
-	retention := ns.retention()
-	live := func(e *execution) bool { return !expiredAt(e, now, retention) && q.Match(e) }
+	// A closed run is gone once its close time plus the retention is not
+	// after now (Server.expired): once it closed at or before cutoff.
+	cutoff := s.clk.Now().Add(-ns.retention())
+	live := func(e *execution) bool {
+		return (e.open() || e.closeTime.IsZero() || e.closeTime.After(cutoff)) && q.Match(e)
+	}
 	var page []*execution
 	if q.DefaultOrder() {
 		page = ns.pageByStart(q, after, size+1, live)
@@ -255,11 +258,6 @@ func (s *Server) search(nsName, query string, size32 int32, tok []byte, scan boo
 		}
 	}
 	return out, next, nil
-}
-
-// expiredAt is Server.expired at now, for a namespace's retention.
-func expiredAt(e *execution, now time.Time, retention time.Duration) bool {
-	return !e.open() && !e.closeTime.IsZero() && !now.Before(e.closeTime.Add(retention))
 }
 
 // sortedPage is the first n runs of ns that keep matches, in q's order,

@@ -105,6 +105,17 @@ func TestSearchAnswersAsTheReference(t *testing.T) {
 	for i := range 300 {
 		seed(i)
 	}
+	// Closed exactly at the end of the retention (gone) and just after it.
+	s.mu.Lock()
+	retention := s.st.namespaces["default"].retention()
+	s.mu.Unlock()
+	for i, d := range []time.Duration{0, 1, -1} {
+		closed := clk.Now().Add(-retention + d)
+		if _, err := s.AddExecution(ExecutionSeed{WorkflowID: fmt.Sprintf("edge-%d", i), WorkflowType: "Order", Status: "COMPLETED",
+			StartTime: closed.Add(-time.Hour), CloseTime: closed}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	queries := []string{
 		"",
 		"ORDER BY StartTime DESC",
