@@ -1,4 +1,4 @@
-package sourcehostfake_test
+package gitlabcompat_test
 
 import (
 	"fmt"
