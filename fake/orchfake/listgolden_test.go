@@ -223,3 +223,78 @@ func TestListAnswersPinned(t *testing.T) {
 		t.Fatalf("answers differ from %s: %d lines, want %d", golden, len(gl), len(wl))
 	}
 }
+
+// TestListWhileRunsChange lists over both transports from several
+// goroutines while runs start, get signals and close: the answers share
+// the infos and JSON kept in state, which must never change under a
+// reader (go test -race).
+func TestListWhileRunsChange(t *testing.T) {
+	t.Parallel()
+	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
+	t.Cleanup(s.Close)
+	seedSearch(t, s, 200)
+	c := orchpb.NewWorkflowServiceClient(s.Conn())
+	done := make(chan struct{})
+	errs := make(chan error, 16)
+	go func() { // the writer
+		defer close(done)
+		for i := range 60 {
+			id := fmt.Sprintf("live-%d", i)
+			if _, err := c.StartWorkflowExecution(context.Background(), startReq("default", id)); err != nil {
+				errs <- err
+				return
+			}
+			we := &orchpb.WorkflowExecution{WorkflowId: id}
+			if _, err := c.SignalWorkflowExecution(context.Background(), &orchpb.SignalWorkflowExecutionRequest{Namespace: "default", WorkflowExecution: we, SignalName: "s"}); err != nil {
+				errs <- err
+				return
+			}
+			if i%2 == 0 {
+				if _, err := c.TerminateWorkflowExecution(context.Background(), &orchpb.TerminateWorkflowExecutionRequest{Namespace: "default", WorkflowExecution: we}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}
+	}()
+	var readers []chan struct{}
+	for r := range 4 {
+		fin := make(chan struct{})
+		readers = append(readers, fin)
+		go func() {
+			defer close(fin)
+			for n := 0; ; n++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				q := []string{"", listQuery3Terms}[n%2]
+				if r%2 == 0 {
+					resp, err := c.ListWorkflowExecutions(context.Background(), &orchpb.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 50, Query: q})
+					if err != nil || len(resp.GetExecutions()) == 0 {
+						errs <- fmt.Errorf("gRPC list: %v, %d runs", err, len(resp.GetExecutions()))
+						return
+					}
+					continue
+				}
+				req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/workflows?page_size=50&query="+url.QueryEscape(q), nil)
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				var page orchpb.ListWorkflowExecutionsResponse
+				if rec.Code != 200 || orchwire.StrictJSON.Unmarshal(rec.Body.Bytes(), &page) != nil || len(page.GetExecutions()) == 0 {
+					errs <- fmt.Errorf("HTTP list: %d %.200s", rec.Code, rec.Body)
+					return
+				}
+			}
+		}()
+	}
+	<-done
+	for _, fin := range readers {
+		<-fin
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -144,6 +144,10 @@ func call[Req proto.Message, Resp proto.Message](s *Server, ctx context.Context,
 	return resp.(Resp), nil
 }
 
+// headerAPIVersion is orchwire.HeaderAPIVersion in canonical form, which
+// Header.Get then takes as it is instead of canonicalising a copy per call.
+var headerAPIVersion = http.CanonicalHeaderKey(orchwire.HeaderAPIVersion)
+
 // headerMD is the pipeline's headers as metadata, set at once: each
 // grpc.SetHeader call joins what it is given to what is set already, a
 // copy of all of it per call. The keys are lower case already.
@@ -167,7 +171,7 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 	version := ""
 	var authz string
 	if hc != nil {
-		version = hc.header.Get(orchwire.HeaderAPIVersion)
+		version = hc.header.Get(headerAPIVersion)
 		authz = hc.header.Get("Authorization")
 		if hc.beta && version == "" {
 			version = orchwire.V1Beta1
