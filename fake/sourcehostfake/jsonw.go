@@ -28,6 +28,15 @@ func appendString(b []byte, s string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonSafe tells the ASCII bytes a JSON string holds as they are: not
+// control characters, quotes, backslashes, nor HTML's <, > and &.
+var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return safe
+}()
+
 // appendEscaped appends the inside of s as a JSON string (encoding/json's
 // appendString with HTML escaping, without the quotes).
 //
@@ -41,7 +50,7 @@ func appendEscaped(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
