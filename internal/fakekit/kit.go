@@ -157,7 +157,7 @@ func (k *Kit) Done() <-chan struct{} { return k.done }
 // applies the first matching fault, and otherwise passes it to its route.
 func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, x := k.Begin(r.Context(), control.TransportHTTP, r.Method, r.URL.Path, r.Header)
-	x.req.Query = r.URL.Query()
+	x.rawQuery = r.URL.RawQuery // parsed when the log is read
 	x.req.Route = k.cfg.Routes.Match(r)
 	x.req.BodySize = max(r.ContentLength, 0)
 	rec := &statusRecorder{ResponseWriter: w, x: x, keep: k.limits.LogBodyBytes}
@@ -178,7 +178,10 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	rc := http.NewResponseController(rec)
-	_ = rc.SetWriteDeadline(time.Now().Add(k.limits.AnswerTimeout)) // not every writer has deadlines
+	deadlines := hasDeadlines(w)
+	if deadlines {
+		_ = rc.SetWriteDeadline(time.Now().Add(k.limits.AnswerTimeout))
+	}
 
 	if r.Body != nil && r.Body != http.NoBody {
 		if r.ContentLength > k.limits.MaxBody {
@@ -186,10 +189,14 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			k.writeError(rec, r, http.StatusRequestEntityTooLarge, "")
 			return
 		}
-		_ = rc.SetReadDeadline(time.Now().Add(k.limits.BodyTimeout))
+		if deadlines {
+			_ = rc.SetReadDeadline(time.Now().Add(k.limits.BodyTimeout))
+		}
 		body, err := readBody(r.Body, r.ContentLength, k.limits.MaxBody)
 		_ = r.Body.Close()
-		_ = rc.SetReadDeadline(time.Time{})
+		if deadlines {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
 		x.req.BodySize = int64(len(body))
 		if err == errTooLarge {
 			rec.Header().Set("Connection", "close")
@@ -215,6 +222,23 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var errTooLarge = fmt.Errorf("body too large")
+
+// hasDeadlines reports whether w, or a writer it wraps, can take read and
+// write deadlines, as a server's connection can and a recorder cannot
+// (http.ResponseController's rule). Asking one that cannot builds an error
+// per request for nothing.
+func hasDeadlines(w http.ResponseWriter) bool {
+	for {
+		switch t := w.(type) {
+		case interface{ SetWriteDeadline(time.Time) error }:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return false
+		}
+	}
+}
 
 // readBody reads a body of at most limit bytes; a larger one is errTooLarge
 // once limit+1 bytes are in. A known length sizes the buffer once; an
@@ -283,11 +307,13 @@ func (k *Kit) ErrorAnswer(r *http.Request, status int, msg string) Answer {
 // of it. Handlers reach theirs with ExchangeFrom to name the caller, the
 // route or the error code; every method is safe on a nil Exchange.
 type Exchange struct {
-	kit     *Kit
-	start   time.Time
-	req     control.Request
-	entry   *logEntry // set once logged
-	settled bool
+	kit      *Kit
+	start    time.Time
+	req      control.Request
+	rawQuery string    // req.Query before it is parsed (logEntry.request)
+	owner    any       // the owner of the routes serving it (boundRoutes)
+	entry    *logEntry // set once logged
+	settled  bool
 }
 
 type exchangeKey struct{}
@@ -446,7 +472,7 @@ func (x *Exchange) commit() {
 	if x.entry != nil {
 		return
 	}
-	x.entry = &logEntry{req: x.req}
+	x.entry = &logEntry{req: x.req, rawQuery: x.rawQuery}
 	k.log.add(x.entry, x.entry.size())
 }
 

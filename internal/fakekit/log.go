@@ -1,19 +1,33 @@
 package fakekit
 
 import (
+	"net/url"
+
 	"github.com/apitwin/apitwin/fake/control"
 )
 
 // logEntry is one request in the log.
 type logEntry struct {
 	req control.Request
+	// rawQuery is the query string, parsed into req.Query only when the
+	// log is read: most requests are logged and never looked at.
+	rawQuery string
+}
+
+// request is the logged request, its query parsed.
+func (e *logEntry) request() control.Request {
+	r := e.req
+	if r.Query == nil && e.rawQuery != "" {
+		r.Query, _ = url.ParseQuery(e.rawQuery) // what URL.Query keeps of a malformed query
+	}
+	return r
 }
 
 // size is about what the entry costs to keep: its body, headers, path,
 // query and panic report, and a fixed part for the rest.
 func (e *logEntry) size() int64 {
 	r := &e.req
-	n := int64(256 + len(r.Body) + len(r.ResponseBody) + len(r.Path) + len(r.Route) + len(r.Caller) + len(r.Panic))
+	n := int64(256 + len(r.Body) + len(r.ResponseBody) + len(r.Path) + len(r.Route) + len(r.Caller) + len(r.Panic) + 2*len(e.rawQuery))
 	n += headerSize(r.Header)
 	for k, vs := range r.Query {
 		n += int64(len(k)) + 16
@@ -30,7 +44,7 @@ func (k *Kit) Requests() []control.Request {
 	k.logMu.Lock()
 	defer k.logMu.Unlock()
 	out := make([]control.Request, 0, k.log.len())
-	k.log.each(func(e *logEntry) { out = append(out, e.req) })
+	k.log.each(func(e *logEntry) { out = append(out, e.request()) })
 	return out
 }
 
@@ -43,7 +57,7 @@ func (k *Kit) RequestsTo(route string) []control.Request {
 	var out []control.Request
 	k.log.each(func(e *logEntry) {
 		if e.req.Route == route {
-			out = append(out, e.req)
+			out = append(out, e.request())
 		}
 	})
 	return out
@@ -63,7 +77,7 @@ func (k *Kit) Panics() []control.Request {
 	var out []control.Request
 	k.log.each(func(e *logEntry) {
 		if e.req.Panic != "" {
-			out = append(out, e.req)
+			out = append(out, e.request())
 		}
 	})
 	return out

@@ -22,7 +22,7 @@ func NewRoutes[T any]() *Routes[T] { return &Routes[T]{mux: http.NewServeMux()} 
 // ("POST /api/v4/projects/{id}/issues").
 func (rt *Routes[T]) Handle(pattern string, h func(owner T, w http.ResponseWriter, r *http.Request)) {
 	rt.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		h(r.Context().Value(ownerKey{}).(T), w, r)
+		h(ownerOf[T](r), w, r)
 	})
 }
 
@@ -63,8 +63,24 @@ type boundRoutes[T any] struct {
 	owner T
 }
 
+// ServeHTTP hands the request to its route with the owner: in the
+// request's Exchange when it came through a Kit (no copy of the request for
+// a second context), else in a context of its own.
 func (b *boundRoutes[T]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if x := ExchangeFrom(r.Context()); x != nil {
+		x.owner = b.owner
+		b.rt.mux.ServeHTTP(w, r)
+		return
+	}
 	b.rt.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, b.owner)))
+}
+
+// ownerOf is the owner boundRoutes.ServeHTTP gave r.
+func ownerOf[T any](r *http.Request) T {
+	if o, ok := r.Context().Value(ownerKey{}).(T); ok {
+		return o
+	}
+	return ExchangeFrom(r.Context()).owner.(T)
 }
 
 func (b *boundRoutes[T]) Match(r *http.Request) string {
