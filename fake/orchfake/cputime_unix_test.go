@@ -1,0 +1,17 @@
+//go:build unix
+
+package orchfake_test
+
+import (
+	"syscall"
+	"time"
+)
+
+// processCPU is the CPU time the process has used, every thread counted.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
