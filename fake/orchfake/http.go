@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -19,14 +20,22 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// newGateway builds the HTTP/JSON side: grpc-gateway handlers that call
-// the same service code as the gRPC side.
-func (s *Server) newGateway() *runtime.ServeMux {
+// sharedGateway is the HTTP/JSON side of every fake in the process: the
+// grpc-gateway handlers that call the same services the gRPC side serves,
+// with the contract's error form and headers. Its routes are the same for
+// every fake, and building them is most of what a fake's start costs, so
+// it is built once; each call finds its fake in its context (serverOf),
+// which gatewayRouter puts there.
+var sharedGateway = sync.OnceValue(func() *runtime.ServeMux {
 	m := bodyMarshaler{&runtime.JSONPb{MarshalOptions: orchwire.MarshalJSON, UnmarshalOptions: orchwire.StrictJSON}}
 	mux := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, m),
-		runtime.WithErrorHandler(s.httpError),
-		runtime.WithRoutingErrorHandler(s.routingError),
+		runtime.WithErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+			serverOf(r.Context()).httpError(ctx, mux, m, w, r, err)
+		}),
+		runtime.WithRoutingErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, status int) {
+			serverOf(r.Context()).routingError(ctx, mux, m, w, r, status)
+		}),
 		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
 		runtime.WithForwardResponseRewriter(rewriteListAnswer),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
@@ -37,14 +46,14 @@ func (s *Server) newGateway() *runtime.ServeMux {
 		runtime.WithUnescapingMode(runtime.UnescapingModeAllExceptReserved),
 	)
 	ctx := context.Background()
-	if err := orchpb.RegisterWorkflowServiceHandlerServer(ctx, mux, workflowService{s: s}); err != nil {
+	if err := orchpb.RegisterWorkflowServiceHandlerServer(ctx, mux, workflowService{}); err != nil {
 		panic(err) // only fails on a malformed generated pattern
 	}
-	if err := orchpb.RegisterAdminServiceHandlerServer(ctx, mux, adminService{s: s}); err != nil {
+	if err := orchpb.RegisterAdminServiceHandlerServer(ctx, mux, adminService{}); err != nil {
 		panic(err)
 	}
 	return mux
-}
+})
 
 // outgoingHeader maps the metadata the pipeline sets to HTTP headers.
 func outgoingHeader(key string) (string, bool) {
@@ -78,7 +87,7 @@ func (gatewayRouter) Match(*http.Request) string { return "" }
 // ServeHTTP serves /api/v1/..., and /api/v1beta1/... as the same
 // operations, answered with Deprecation and Sunset headers.
 func (g gatewayRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hc := &httpCall{header: r.Header}
+	hc := &httpCall{s: g.s, header: r.Header}
 	if rest, ok := strings.CutPrefix(r.URL.Path, orchwire.PathPrefix+orchwire.V1Beta1+"/"); ok {
 		hc.beta = true
 		r2 := r.Clone(r.Context())
@@ -94,12 +103,12 @@ func (g gatewayRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(r.Context(), httpCallKey{}, hc))
 	if strings.EqualFold(r.Header.Get(HeaderPayloads), "json") {
 		pw := &plainWriter{ResponseWriter: w}
-		g.s.gw.ServeHTTP(pw, r)
+		sharedGateway().ServeHTTP(pw, r)
 		pw.finish()
 		hc.json.release()
 		return
 	}
-	g.s.gw.ServeHTTP(w, r)
+	sharedGateway().ServeHTTP(w, r)
 	hc.json.release() // written: the writer keeps none of it
 }
 

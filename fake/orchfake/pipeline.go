@@ -82,6 +82,7 @@ var (
 // httpCall is what the HTTP side knows of a call, carried in its context
 // to the pipeline.
 type httpCall struct {
+	s      *Server // the fake called: the gateway is shared by every fake
 	header http.Header
 	beta   bool
 	json   listedJSON // a List or Scan answer's runs, written already
@@ -97,6 +98,11 @@ func (hc *httpCall) listed() *listedJSON {
 }
 
 type httpCallKey struct{}
+
+// serverOf is the fake an HTTP call's context is for.
+func serverOf(ctx context.Context) *Server {
+	return ctx.Value(httpCallKey{}).(*httpCall).s
+}
 
 // namespaced is a request that names its namespace.
 type namespaced interface{ GetNamespace() string }

@@ -20,7 +20,6 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
-	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/reflection"
@@ -39,7 +38,6 @@ type Server struct {
 	ep  fakekit.Endpoint // the HTTP/JSON side's listener
 
 	grpcSrv *grpc.Server
-	gw      *runtime.ServeMux
 
 	// mu guards the state: namespaces, executions, task queues, shards.
 	mu sync.Mutex
@@ -177,7 +175,6 @@ func New(opts ...Option) *Server {
 	orchpb.RegisterWorkflowServiceServer(s.grpcSrv, workflowService{s: s})
 	orchpb.RegisterAdminServiceServer(s.grpcSrv, adminService{s: s})
 	reflection.Register(s.grpcSrv)
-	s.gw = s.newGateway()
 	return s
 }
 

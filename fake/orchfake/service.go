@@ -19,135 +19,184 @@ type adminService struct {
 	s *Server
 }
 
+// server is the fake a call is for: the service's own on gRPC, where
+// every fake has its server; on HTTP, where every fake in the process
+// shares one gateway (see sharedGateway), the one the call's context names.
+func (w workflowService) server(ctx context.Context) *Server {
+	if w.s != nil {
+		return w.s
+	}
+	return serverOf(ctx)
+}
+
+func (a adminService) server(ctx context.Context) *Server {
+	if a.s != nil {
+		return a.s
+	}
+	return serverOf(ctx)
+}
+
 var (
 	_ orchpb.WorkflowServiceServer = workflowService{}
 	_ orchpb.AdminServiceServer    = adminService{}
 )
 
 func (w workflowService) RegisterNamespace(ctx context.Context, req *orchpb.RegisterNamespaceRequest) (*orchpb.RegisterNamespaceResponse, error) {
-	return call(w.s, ctx, opRegisterNamespace, req, w.s.registerNamespace)
+	s := w.server(ctx)
+	return call(s, ctx, opRegisterNamespace, req, s.registerNamespace)
 }
 
 func (w workflowService) DescribeNamespace(ctx context.Context, req *orchpb.DescribeNamespaceRequest) (*orchpb.DescribeNamespaceResponse, error) {
-	return call(w.s, ctx, opDescribeNamespace, req, w.s.describeNamespace)
+	s := w.server(ctx)
+	return call(s, ctx, opDescribeNamespace, req, s.describeNamespace)
 }
 
 func (w workflowService) ListNamespaces(ctx context.Context, req *orchpb.ListNamespacesRequest) (*orchpb.ListNamespacesResponse, error) {
-	return call(w.s, ctx, opListNamespaces, req, w.s.listNamespaces)
+	s := w.server(ctx)
+	return call(s, ctx, opListNamespaces, req, s.listNamespaces)
 }
 
 func (w workflowService) StartWorkflowExecution(ctx context.Context, req *orchpb.StartWorkflowExecutionRequest) (*orchpb.StartWorkflowExecutionResponse, error) {
-	return call(w.s, ctx, opStartWorkflow, req, w.s.startWorkflow)
+	s := w.server(ctx)
+	return call(s, ctx, opStartWorkflow, req, s.startWorkflow)
 }
 
 func (w workflowService) SignalWithStartWorkflowExecution(ctx context.Context, req *orchpb.SignalWithStartWorkflowExecutionRequest) (*orchpb.SignalWithStartWorkflowExecutionResponse, error) {
-	return call(w.s, ctx, opSignalWithStart, req, w.s.signalWithStart)
+	s := w.server(ctx)
+	return call(s, ctx, opSignalWithStart, req, s.signalWithStart)
 }
 
 func (w workflowService) GetWorkflowExecution(ctx context.Context, req *orchpb.GetWorkflowExecutionRequest) (*orchpb.GetWorkflowExecutionResponse, error) {
-	return call(w.s, ctx, opGetWorkflow, req, w.s.getWorkflow)
+	s := w.server(ctx)
+	return call(s, ctx, opGetWorkflow, req, s.getWorkflow)
 }
 
 func (w workflowService) TerminateWorkflowExecution(ctx context.Context, req *orchpb.TerminateWorkflowExecutionRequest) (*orchpb.TerminateWorkflowExecutionResponse, error) {
-	return call(w.s, ctx, opTerminateWorkflow, req, w.s.terminateWorkflow)
+	s := w.server(ctx)
+	return call(s, ctx, opTerminateWorkflow, req, s.terminateWorkflow)
 }
 
 func (w workflowService) SignalWorkflowExecution(ctx context.Context, req *orchpb.SignalWorkflowExecutionRequest) (*orchpb.SignalWorkflowExecutionResponse, error) {
-	return call(w.s, ctx, opSignalWorkflow, req, w.s.signalWorkflow)
+	s := w.server(ctx)
+	return call(s, ctx, opSignalWorkflow, req, s.signalWorkflow)
 }
 
 func (w workflowService) RequestCancelWorkflowExecution(ctx context.Context, req *orchpb.RequestCancelWorkflowExecutionRequest) (*orchpb.RequestCancelWorkflowExecutionResponse, error) {
-	return call(w.s, ctx, opRequestCancelWorkflow, req, w.s.requestCancelWorkflow)
+	s := w.server(ctx)
+	return call(s, ctx, opRequestCancelWorkflow, req, s.requestCancelWorkflow)
 }
 
 func (w workflowService) QueryWorkflow(ctx context.Context, req *orchpb.QueryWorkflowRequest) (*orchpb.QueryWorkflowResponse, error) {
-	return call(w.s, ctx, opQueryWorkflow, req, w.s.queryWorkflow)
+	s := w.server(ctx)
+	return call(s, ctx, opQueryWorkflow, req, s.queryWorkflow)
 }
 
 func (w workflowService) GetWorkflowExecutionHistory(ctx context.Context, req *orchpb.GetWorkflowExecutionHistoryRequest) (*orchpb.GetWorkflowExecutionHistoryResponse, error) {
-	return call(w.s, ctx, opGetHistory, req, w.s.getHistory)
+	s := w.server(ctx)
+	return call(s, ctx, opGetHistory, req, s.getHistory)
 }
 
 func (w workflowService) ListWorkflowExecutions(ctx context.Context, req *orchpb.ListWorkflowExecutionsRequest) (*orchpb.ListWorkflowExecutionsResponse, error) {
-	return call(w.s, ctx, opListWorkflows, req, w.s.listWorkflows)
+	s := w.server(ctx)
+	return call(s, ctx, opListWorkflows, req, s.listWorkflows)
 }
 
 func (w workflowService) ScanWorkflowExecutions(ctx context.Context, req *orchpb.ScanWorkflowExecutionsRequest) (*orchpb.ScanWorkflowExecutionsResponse, error) {
-	return call(w.s, ctx, opScanWorkflows, req, w.s.scanWorkflows)
+	s := w.server(ctx)
+	return call(s, ctx, opScanWorkflows, req, s.scanWorkflows)
 }
 
 func (w workflowService) CountWorkflowExecutions(ctx context.Context, req *orchpb.CountWorkflowExecutionsRequest) (*orchpb.CountWorkflowExecutionsResponse, error) {
-	return call(w.s, ctx, opCountWorkflows, req, w.s.countWorkflows)
+	s := w.server(ctx)
+	return call(s, ctx, opCountWorkflows, req, s.countWorkflows)
 }
 
 func (w workflowService) PollWorkflowTaskQueue(ctx context.Context, req *orchpb.PollWorkflowTaskQueueRequest) (*orchpb.PollWorkflowTaskQueueResponse, error) {
-	return call(w.s, ctx, opPollWorkflowTask, req, w.s.pollWorkflowTask)
+	s := w.server(ctx)
+	return call(s, ctx, opPollWorkflowTask, req, s.pollWorkflowTask)
 }
 
 func (w workflowService) PollActivityTaskQueue(ctx context.Context, req *orchpb.PollActivityTaskQueueRequest) (*orchpb.PollActivityTaskQueueResponse, error) {
-	return call(w.s, ctx, opPollActivityTask, req, w.s.pollActivityTask)
+	s := w.server(ctx)
+	return call(s, ctx, opPollActivityTask, req, s.pollActivityTask)
 }
 
 func (w workflowService) RespondWorkflowTaskCompleted(ctx context.Context, req *orchpb.RespondWorkflowTaskCompletedRequest) (*orchpb.RespondWorkflowTaskCompletedResponse, error) {
-	return call(w.s, ctx, opRespondWorkflowTaskDone, req, w.s.respondWorkflowTaskCompleted)
+	s := w.server(ctx)
+	return call(s, ctx, opRespondWorkflowTaskDone, req, s.respondWorkflowTaskCompleted)
 }
 
 func (w workflowService) RespondWorkflowTaskFailed(ctx context.Context, req *orchpb.RespondWorkflowTaskFailedRequest) (*orchpb.RespondWorkflowTaskFailedResponse, error) {
-	return call(w.s, ctx, opRespondWorkflowTaskFail, req, w.s.respondWorkflowTaskFailed)
+	s := w.server(ctx)
+	return call(s, ctx, opRespondWorkflowTaskFail, req, s.respondWorkflowTaskFailed)
 }
 
 func (w workflowService) RecordActivityTaskHeartbeat(ctx context.Context, req *orchpb.RecordActivityTaskHeartbeatRequest) (*orchpb.RecordActivityTaskHeartbeatResponse, error) {
-	return call(w.s, ctx, opHeartbeat, req, w.s.recordHeartbeat)
+	s := w.server(ctx)
+	return call(s, ctx, opHeartbeat, req, s.recordHeartbeat)
 }
 
 func (w workflowService) RespondActivityTaskCompleted(ctx context.Context, req *orchpb.RespondActivityTaskCompletedRequest) (*orchpb.RespondActivityTaskCompletedResponse, error) {
-	return call(w.s, ctx, opRespondActivityDone, req, w.s.respondActivityCompleted)
+	s := w.server(ctx)
+	return call(s, ctx, opRespondActivityDone, req, s.respondActivityCompleted)
 }
 
 func (w workflowService) RespondActivityTaskFailed(ctx context.Context, req *orchpb.RespondActivityTaskFailedRequest) (*orchpb.RespondActivityTaskFailedResponse, error) {
-	return call(w.s, ctx, opRespondActivityFail, req, w.s.respondActivityFailed)
+	s := w.server(ctx)
+	return call(s, ctx, opRespondActivityFail, req, s.respondActivityFailed)
 }
 
 func (w workflowService) RegisterWorker(ctx context.Context, req *orchpb.RegisterWorkerRequest) (*orchpb.RegisterWorkerResponse, error) {
-	return call(w.s, ctx, opRegisterWorker, req, w.s.registerWorker)
+	s := w.server(ctx)
+	return call(s, ctx, opRegisterWorker, req, s.registerWorker)
 }
 
 func (w workflowService) ShutdownWorker(ctx context.Context, req *orchpb.ShutdownWorkerRequest) (*orchpb.ShutdownWorkerResponse, error) {
-	return call(w.s, ctx, opShutdownWorker, req, w.s.shutdownWorker)
+	s := w.server(ctx)
+	return call(s, ctx, opShutdownWorker, req, s.shutdownWorker)
 }
 
 func (w workflowService) DescribeTaskQueue(ctx context.Context, req *orchpb.DescribeTaskQueueRequest) (*orchpb.DescribeTaskQueueResponse, error) {
-	return call(w.s, ctx, opDescribeTaskQueue, req, w.s.describeTaskQueue)
+	s := w.server(ctx)
+	return call(s, ctx, opDescribeTaskQueue, req, s.describeTaskQueue)
 }
 
 func (w workflowService) ListTaskQueuePartitions(ctx context.Context, req *orchpb.ListTaskQueuePartitionsRequest) (*orchpb.ListTaskQueuePartitionsResponse, error) {
-	return call(w.s, ctx, opListPartitions, req, w.s.listPartitions)
+	s := w.server(ctx)
+	return call(s, ctx, opListPartitions, req, s.listPartitions)
 }
 
 func (a adminService) DescribeCluster(ctx context.Context, req *orchpb.DescribeClusterRequest) (*orchpb.DescribeClusterResponse, error) {
-	return call(a.s, ctx, opDescribeCluster, req, a.s.describeCluster)
+	s := a.server(ctx)
+	return call(s, ctx, opDescribeCluster, req, s.describeCluster)
 }
 
 func (a adminService) ListClusterMembers(ctx context.Context, req *orchpb.ListClusterMembersRequest) (*orchpb.ListClusterMembersResponse, error) {
-	return call(a.s, ctx, opListMembers, req, a.s.listMembers)
+	s := a.server(ctx)
+	return call(s, ctx, opListMembers, req, s.listMembers)
 }
 
 func (a adminService) DescribeShard(ctx context.Context, req *orchpb.DescribeShardRequest) (*orchpb.DescribeShardResponse, error) {
-	return call(a.s, ctx, opDescribeShard, req, a.s.describeShard)
+	s := a.server(ctx)
+	return call(s, ctx, opDescribeShard, req, s.describeShard)
 }
 
 func (a adminService) AddSearchAttributes(ctx context.Context, req *orchpb.AddSearchAttributesRequest) (*orchpb.AddSearchAttributesResponse, error) {
-	return call(a.s, ctx, opAddSearchAttributes, req, a.s.addSearchAttributes)
+	s := a.server(ctx)
+	return call(s, ctx, opAddSearchAttributes, req, s.addSearchAttributes)
 }
 
 func (a adminService) RemoveSearchAttributes(ctx context.Context, req *orchpb.RemoveSearchAttributesRequest) (*orchpb.RemoveSearchAttributesResponse, error) {
-	return call(a.s, ctx, opRemoveSearchAttributes, req, a.s.removeSearchAttributes)
+	s := a.server(ctx)
+	return call(s, ctx, opRemoveSearchAttributes, req, s.removeSearchAttributes)
 }
 
 func (a adminService) ListSearchAttributes(ctx context.Context, req *orchpb.ListSearchAttributesRequest) (*orchpb.ListSearchAttributesResponse, error) {
-	return call(a.s, ctx, opListSearchAttributes, req, a.s.listSearchAttributes)
+	s := a.server(ctx)
+	return call(s, ctx, opListSearchAttributes, req, s.listSearchAttributes)
 }
 
 func (a adminService) CloseShard(ctx context.Context, req *orchpb.CloseShardRequest) (*orchpb.CloseShardResponse, error) {
-	return call(a.s, ctx, opCloseShard, req, a.s.closeShard)
+	s := a.server(ctx)
+	return call(s, ctx, opCloseShard, req, s.closeShard)
 }
