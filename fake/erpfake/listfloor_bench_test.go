@@ -43,29 +43,6 @@ func BenchmarkListVersusPlainHandler(b *testing.B) {
 	} {
 		req := httptest.NewRequest(http.MethodGet, ep.path, nil)
 		req.Header.Set("ERPAPIKEY", srv.APIKey())
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			b.Fatalf("%s: %d %s", ep.name, rec.Code, rec.Body)
-		}
-		floor, err := benchfloor.Handler(rec.Body.Bytes(), rec.Header())
-		if err != nil {
-			b.Fatalf("%s: %v", ep.name, err)
-		}
-		for _, h := range []struct {
-			name string
-			h    http.Handler
-		}{{"fake", srv}, {"floor=plain", floor}} {
-			b.Run(ep.name+"/"+h.name, func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					rec := httptest.NewRecorder()
-					h.h.ServeHTTP(rec, req)
-					if rec.Code != 200 {
-						b.Fatal(rec.Code)
-					}
-				}
-			})
-		}
+		benchfloor.Compare(b, ep.name, srv, req)
 	}
 }

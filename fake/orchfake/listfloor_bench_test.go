@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/orchfake"
@@ -32,12 +31,11 @@ const listQuery3Terms = "WorkflowType = 'Order' AND ExecutionStatus = 'Running' 
 //
 //	go test -run '^$' -bench BenchmarkListVersusPlainHandler -benchmem -count 3 ./fake/orchfake
 //
-// HTTP ("http-…"): "fake" is the fake's own http.Handler (Server.ServeHTTP:
-// the kit's guard and log, the gateway, the pipeline, the list) answering
-// into an httptest.ResponseRecorder, no network; "floor=plain" is
-// internal/benchfloor's handler, which re-encodes the fake's own answer
-// from plain reflect.StructOf structs with encoding/json per request and
-// sets the fake's headers.
+// HTTP ("http-…"): benchfloor.Compare: "fake" is the fake's own
+// http.Handler (Server.ServeHTTP: the kit's guard and log, the gateway, the
+// pipeline, the list) answering into an httptest.ResponseRecorder, no
+// network; "floor=plain" re-encodes the fake's own answer from plain
+// structs with encoding/json per request and sets the fake's headers.
 //
 // gRPC ("grpc-…"): the floor is a plain gRPC server with only
 // ListWorkflowExecutions, answering a response decoded once from the
@@ -55,9 +53,9 @@ const listQuery3Terms = "WorkflowType = 'Order' AND ExecutionStatus = 'Running' 
 // headers, as it does by default.
 //
 // Besides ns/op, each reports cpu-ns/op, the process's CPU time (every
-// thread: the gRPC server's, the GC's) per call: on a machine shared with
-// other work, wall time swings with the load and CPU time much less, so
-// compare fake and floor by both.
+// thread: the gRPC server's, the GC's) per call (benchfloor.ReportCPU): on
+// a machine shared with other work, wall time swings with the load and CPU
+// time much less, so compare fake and floor by both.
 func BenchmarkListVersusPlainHandler(b *testing.B) {
 	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)),
 		orchfake.WithLimits(orchfake.Limits{ClusterRequestsPerMinute: 1 << 30}))
@@ -69,33 +67,7 @@ func BenchmarkListVersusPlainHandler(b *testing.B) {
 		if c.query != "" {
 			path += "&query=" + url.QueryEscape(c.query)
 		}
-		req := httptest.NewRequest(http.MethodGet, path, nil)
-		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			b.Fatalf("%s: %d %s", c.name, rec.Code, rec.Body)
-		}
-		floor, err := benchfloor.Handler(rec.Body.Bytes(), rec.Header())
-		if err != nil {
-			b.Fatalf("%s: %v", c.name, err)
-		}
-		for _, h := range []struct {
-			name string
-			h    http.Handler
-		}{{"fake", s}, {"floor=plain", floor}} {
-			b.Run("http-"+c.name+"/"+h.name, func(b *testing.B) {
-				b.ReportAllocs()
-				cpu := processCPU()
-				for b.Loop() {
-					rec := httptest.NewRecorder()
-					h.h.ServeHTTP(rec, req)
-					if rec.Code != 200 {
-						b.Fatal(rec.Code)
-					}
-				}
-				reportCPU(b, cpu)
-			})
-		}
+		benchfloor.Compare(b, "http-"+c.name, s, httptest.NewRequest(http.MethodGet, path, nil))
 
 		// gRPC: the fake over Server.Conn, the floor over its own bufconn.
 		lreq := &orchpb.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 100, Query: c.query}
@@ -112,22 +84,17 @@ func BenchmarkListVersusPlainHandler(b *testing.B) {
 		}{{"fake", fc}, {"floor=plain", orchpb.NewWorkflowServiceClient(floorConn)}} {
 			b.Run("grpc-"+c.name+"/"+h.name, func(b *testing.B) {
 				b.ReportAllocs()
-				cpu := processCPU()
+				cpu := benchfloor.ProcessCPU()
 				for b.Loop() {
 					resp, err := h.c.ListWorkflowExecutions(context.Background(), lreq)
 					if err != nil || len(resp.GetExecutions()) != 100 {
 						b.Fatal(err, len(resp.GetExecutions()))
 					}
 				}
-				reportCPU(b, cpu)
+				benchfloor.ReportCPU(b, cpu)
 			})
 		}
 	}
-}
-
-// reportCPU reports the process's CPU time per iteration since start.
-func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // plainList is the gRPC floor: ListWorkflowExecutions answers a response

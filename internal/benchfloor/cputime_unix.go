@@ -1,14 +1,14 @@
 //go:build unix
 
-package orchfake_test
+package benchfloor
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time the process has used, every thread counted.
-func processCPU() time.Duration {
+// ProcessCPU is the CPU time the process has used, every thread counted.
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
