@@ -259,7 +259,8 @@ func (c *call) pageParamsUpTo(kind string) (page, perPage int64, _ *fakekit.Answ
 }
 
 // sortedPage is paginate (with the offset limit of kind, see
-// pageParamsUpTo) over the items accepted, sorted stably by cmp. When accepted takes them all
+// pageParamsUpTo) over the items accepted (all of them when accepted is
+// nil), sorted stably by cmp. When accepted takes them all
 // and they are already in cmp's order, or in exactly its reverse (a list
 // kept in id order asked for newest first, the default), it neither
 // copies the list nor sorts it: it takes the page from items, reversed
@@ -267,7 +268,7 @@ func (c *call) pageParamsUpTo(kind string) (page, perPage int64, _ *fakekit.Answ
 func sortedPage[T any](c *call, items []T, accepted func(T) bool, cmp func(a, b T) int, kind string) ([]T, *fakekit.Answer) {
 	all, ascending, descending := true, true, true
 	for i, it := range items {
-		if !accepted(it) {
+		if accepted != nil && !accepted(it) {
 			all = false
 			break
 		}
@@ -278,7 +279,12 @@ func sortedPage[T any](c *call, items []T, accepted func(T) bool, cmp func(a, b 
 		}
 	}
 	if !all || !ascending && !descending {
-		kept := keep(items, accepted)
+		var kept []T
+		if accepted == nil {
+			kept = slices.Clone(items)
+		} else {
+			kept = keep(items, accepted)
+		}
 		sortStable(kept, cmp)
 		page, perPage, fail := c.pageParamsUpTo(kind)
 		if fail != nil {

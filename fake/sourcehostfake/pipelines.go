@@ -34,9 +34,12 @@ func (c *call) listPipelines() fakekit.Answer {
 	if msg := p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	accepted := func(pl *pipeline) bool {
-		return (status == "" || pl.status == status) && (ref == "" || pl.ref == ref) && (sha == "" || pl.sha == sha) &&
-			(source == "" || pl.source == source)
+	var accepted func(pl *pipeline) bool // nil: no filter
+	if status != "" || ref != "" || sha != "" || source != "" {
+		accepted = func(pl *pipeline) bool {
+			return (status == "" || pl.status == status) && (ref == "" || pl.ref == ref) && (sha == "" || pl.sha == sha) &&
+				(source == "" || pl.source == source)
+		}
 	}
 	page, fail := sortedPage(c, pr.pipelines, accepted, func(a, b *pipeline) int {
 		var r int
