@@ -45,8 +45,9 @@ func WriteAnswer(w http.ResponseWriter, a Answer) {
 	if ct == "" {
 		ct = "application/json"
 	}
-	h["Content-Type"] = []string{ct}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	vals := []string{ct, strconv.Itoa(len(body))} // one allocation for both headers
+	h["Content-Type"] = vals[0:1:1]
+	h["Content-Length"] = vals[1:2:2]
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(body)
 }

@@ -160,7 +160,8 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x.rawQuery = r.URL.RawQuery // parsed when the log is read
 	x.req.Route = k.cfg.Routes.Match(r)
 	x.req.BodySize = max(r.ContentLength, 0)
-	rec := &statusRecorder{ResponseWriter: w, x: x, keep: k.limits.LogBodyBytes}
+	rec := &x.rec // in the Exchange: one allocation for both
+	*rec = statusRecorder{ResponseWriter: w, x: x, keep: k.limits.LogBodyBytes}
 	r = r.WithContext(ctx)
 	defer func() {
 		if p := recover(); p != nil {
@@ -314,6 +315,7 @@ type Exchange struct {
 	owner    any       // the owner of the routes serving it (boundRoutes)
 	entry    *logEntry // set once logged
 	settled  bool
+	rec      statusRecorder // the answer's writer, when it came through ServeHTTP
 }
 
 type exchangeKey struct{}
