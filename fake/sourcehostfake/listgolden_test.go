@@ -24,7 +24,7 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden fr
 // before the rework. Rewrite them, after
 // checking the change is meant, with
 //
-//	go test -run TestListAnswersAreUnchanged -update-golden ./fake/sourcehostfake
+//	go test ./fake/sourcehostfake -run TestListAnswersAreUnchanged -args -update-golden
 func TestListAnswersAreUnchanged(t *testing.T) {
 	t.Parallel()
 	srv, endpoints := listFixture(t)
