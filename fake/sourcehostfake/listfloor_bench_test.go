@@ -1,8 +1,6 @@
 package sourcehostfake_test
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/apitwin/apitwin/internal/benchfloor"
@@ -20,30 +18,6 @@ import (
 func BenchmarkListVersusPlainHandler(b *testing.B) {
 	srv, endpoints := listFixture(b)
 	for _, ep := range endpoints {
-		req := listRequest(srv, ep.target)
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			b.Fatalf("%s: %d %s", ep.name, rec.Code, rec.Body)
-		}
-		floor, err := benchfloor.Handler(rec.Body.Bytes(), rec.Header())
-		if err != nil {
-			b.Fatalf("%s: %v", ep.name, err)
-		}
-		for _, h := range []struct {
-			name string
-			h    http.Handler
-		}{{"fake", srv}, {"floor=plain", floor}} {
-			b.Run(ep.name+"/"+h.name, func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					rec := httptest.NewRecorder()
-					h.h.ServeHTTP(rec, req)
-					if rec.Code != http.StatusOK {
-						b.Fatal(rec.Code)
-					}
-				}
-			})
-		}
+		benchfloor.Compare(b, ep.name, srv, listRequest(srv, ep.target))
 	}
 }
