@@ -17,6 +17,11 @@ func ParseLink(header string) map[string]string {
 			continue
 		}
 		target := part[1:end]
+		if target == "" {
+			// "<>" is the document itself: a "next" that leads back to the
+			// page it came on would make a pager loop, so it links nowhere.
+			continue
+		}
 		for param := range strings.SplitSeq(part[end+1:], ";") {
 			name, value, ok := strings.Cut(strings.TrimSpace(param), "=")
 			if !ok || !strings.EqualFold(strings.TrimSpace(name), "rel") {
