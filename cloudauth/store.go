@@ -419,6 +419,11 @@ func (s *FallbackStore) Save(profile, token string) error {
 	if ferr := s.Fallback.Save(profile, token); ferr != nil {
 		return fmt.Errorf("storing the token failed: %w; and the fallback: %w", err, ferr)
 	}
+	// Load reads Secure first: an older token Secure still holds for the
+	// profile (kept when it refused only this one, a token too large for
+	// it) would be loaded instead of the new one. A keyring that refuses
+	// everything refuses this too, and is then not read by Load either.
+	_ = s.Secure.Delete(profile)
 	w := &InsecureStorageError{Err: err}
 	if fst, ok := s.Fallback.(*FileStore); ok {
 		w.Location = fst.Path(profile)

@@ -233,3 +233,25 @@ func TestFallbackStoreWithoutKeyring(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+// TestFallbackStoreDropsTheOlderKeyringToken: a token the keyring refuses
+// (here, too large for it) goes to the file; the keyring's older token of
+// the same profile must not stay there to be loaded in its place.
+func TestFallbackStoreDropsTheOlderKeyringToken(t *testing.T) {
+	t.Parallel()
+	kr := cloudauth.NewMemoryKeyring()
+	s := cloudauth.NewStore("cloudctl", filepath.Join(t.TempDir(), "tokens"), kr)
+	if err := s.Save("dev", "old-token"); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("n", cloudauth.DefaultMaxSecretSize+1)
+	if err := s.Save("dev", big); !errors.Is(err, cloudauth.ErrInsecureStorage) {
+		t.Fatalf("save of a token too large for the keyring: %v", err)
+	}
+	if got, err := s.Load("dev"); err != nil || got != big {
+		t.Fatalf("load after the new token went to the file: %.20q… (%d bytes), %v; want the new token", got, len(got), err)
+	}
+	if kr.Len() != 0 {
+		t.Fatalf("the keyring still holds %d entries", kr.Len())
+	}
+}
