@@ -107,3 +107,44 @@ func TestChildCanceled(t *testing.T) {
 		t.Errorf("Replay: %v", err)
 	}
 }
+
+// TestSelectorOnAChild: a Selector waits on a child workflow's result
+// future (and on its start future) as on any other future; AddFuture
+// refused the ChildWorkflowFuture with a panic, which failed every task.
+func TestSelectorOnAChild(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) ([]string, error) {
+		var got []string
+		child := workflow.ExecuteChildWorkflow(ctx, "Pack", "box", &workflow.ChildWorkflowOptions{WorkflowID: "pack"})
+		sel := workflow.NewSelector(ctx).
+			AddFuture(child.GetChildWorkflowExecution(), func(f workflow.Future) { got = append(got, "started") }).
+			AddFuture(child, func(f workflow.Future) {
+				if _, ok := f.(workflow.ChildWorkflowFuture); !ok {
+					got = append(got, "not the child's future")
+				}
+				var s string
+				if err := f.Get(ctx, &s); err != nil {
+					s = err.Error()
+				}
+				got = append(got, s)
+			})
+		sel.Select(ctx)
+		sel.Select(ctx)
+		return got, nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	if diff := cmp.Diff([]string{"START_CHILD_WORKFLOW_EXECUTION Pack pack"}, kinds(s.task())); diff != "" {
+		t.Fatal(diff)
+	}
+	s.childStarted("pack", "r-pack")
+	s.task()
+	s.childCompleted("pack", "packed")
+	var got []string
+	result(t, s.task()[0], &got)
+	if diff := cmp.Diff([]string{"started", "packed"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}

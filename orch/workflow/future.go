@@ -220,6 +220,7 @@ type Selector struct {
 
 type selectCase struct {
 	f     *future
+	given Future // f as AddFuture had it, for fFn
 	fFn   func(Future)
 	fired bool // a future's case fires once
 	ch    *channel
@@ -231,11 +232,16 @@ func NewSelector(ctx Context) *Selector { return &Selector{e: must(ctx).e} }
 
 // AddFuture adds a case ready when f is; fn runs once, with f.
 func (s *Selector) AddFuture(f Future, fn func(f Future)) *Selector {
-	ff, ok := f.(*future)
-	if !ok {
+	var ff *future
+	switch x := f.(type) {
+	case *future:
+		ff = x
+	case childFuture: // ExecuteChildWorkflow's: its result
+		ff = x.future
+	default:
 		panic(fmt.Sprintf("workflow: AddFuture of a %T: only futures of this package", f))
 	}
-	s.cases = append(s.cases, &selectCase{f: ff, fFn: fn})
+	s.cases = append(s.cases, &selectCase{f: ff, given: f, fFn: fn})
 	return s
 }
 
@@ -294,7 +300,7 @@ func (s *Selector) Select(ctx Context) {
 	if chosen.f != nil {
 		chosen.fired = true
 		if chosen.fFn != nil {
-			chosen.fFn(chosen.f)
+			chosen.fFn(chosen.given)
 		}
 		return
 	}
