@@ -20,6 +20,7 @@ type downStore struct {
 	mcp.Store
 	down  atomic.Bool
 	calls atomic.Int64
+	err   error // what a call fails with while down (default errDown)
 }
 
 var errDown = errors.New("dial tcp 127.0.0.1:6390: connect: connection refused")
@@ -27,6 +28,9 @@ var errDown = errors.New("dial tcp 127.0.0.1:6390: connect: connection refused")
 func (s *downStore) fail() error {
 	s.calls.Add(1)
 	if s.down.Load() {
+		if s.err != nil {
+			return s.err
+		}
 		return errDown
 	}
 	return nil
@@ -105,6 +109,57 @@ func TestSharedStoreOutage(t *testing.T) {
 	}
 	if shared.calls.Load() == before {
 		t.Error("the store that came back is not used")
+	}
+}
+
+// errDialTimeout is what go-redis returns when Redis's address does not
+// answer at all (a host gone, a firewall dropping packets): the dial's i/o
+// timeout, which errors.Is reports as context.DeadlineExceeded though no
+// caller gave up.
+var errDialTimeout = fmt.Errorf("mcpredis: take: dial tcp 10.0.0.9:6379: i/o timeout (%w)", context.DeadlineExceeded)
+
+// A shared store whose dial times out is an outage like a refused
+// connection: the gateway falls back to memory, so the rate limit still
+// holds, and Ready says so. (It was taken for a caller that gave up: the
+// rate limit let everything through and Ready said all was well.)
+func TestSharedStoreDialTimeoutIsAnOutage(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	shared := &downStore{Store: mcp.NewMemoryStore(clk, mcp.MemoryLimits{}), err: errDialTimeout}
+	srv, _ := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(mcp.Config{Store: shared,
+		RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 2}}))
+	gw := srv.Gateway()
+	shared.down.Store(true)
+	for i, want := range []int{200, 200, 429} {
+		if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects); rec.Code != want {
+			t.Errorf("call %d with the store's dial timing out: %d, want %d (%s)", i, rec.Code, want, rec.Body)
+		}
+	}
+	if err := gw.Ready(context.Background()); err == nil || !errors.Is(err, errDialTimeout) {
+		t.Errorf("Ready with the store's dial timing out: %v, want the outage", err)
+	}
+	if gw.Metrics().StoreFailures == 0 {
+		t.Error("no store failure counted")
+	}
+}
+
+// A caller that gives up while the shared store is asked says nothing of
+// the store: it is not taken for down.
+func TestCallerGivingUpIsNoOutage(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	shared := &downStore{Store: mcp.NewMemoryStore(clk, mcp.MemoryLimits{}), err: fmt.Errorf("mcpredis: ping: %w", context.Canceled)}
+	gw, err := mcp.NewGateway(mcp.Config{Upstream: "http://127.0.0.1:1", Store: shared, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	shared.down.Store(true)
+	gw.Ready(ctx)
+	shared.down.Store(false)
+	if err := gw.Ready(context.Background()); err != nil || gw.Metrics().StoreFailures != 0 {
+		t.Errorf("after a caller gave up: Ready %v, %d store failures; want neither", err, gw.Metrics().StoreFailures)
 	}
 }
 

@@ -106,10 +106,13 @@ func (f *fallbackStore) pick() Store {
 // failed records a failure of the shared store and reports whether the
 // caller should fall back to memory (false for ErrStoreFull, which is an
 // answer, not an outage).
-func (f *fallbackStore) failed(err error) bool {
-	// A full store answered; a caller that gave up (canceled, past its
-	// deadline) says nothing of the store: neither is an outage.
-	if err == nil || errors.Is(err, ErrStoreFull) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+func (f *fallbackStore) failed(ctx context.Context, err error) bool {
+	// A full store answered; a caller that gave up (its context canceled
+	// or past its deadline) says nothing of the store: neither is an
+	// outage. The caller's context says which, not the error: a dial that
+	// timed out (a Redis host that does not answer at all) is also
+	// errors.Is context.DeadlineExceeded, and it is an outage.
+	if err == nil || errors.Is(err, ErrStoreFull) || ctx.Err() != nil {
 		if err == nil {
 			f.recovered()
 		}
@@ -151,7 +154,7 @@ func (f *fallbackStore) health() error {
 func (f *fallbackStore) Take(ctx context.Context, key string, n int, r Rate, now time.Time) (RateDecision, error) {
 	if s := f.pick(); s == f.shared {
 		d, err := s.Take(ctx, key, n, r, now)
-		if !f.failed(err) {
+		if !f.failed(ctx, err) {
 			return d, err
 		}
 	}
@@ -161,7 +164,7 @@ func (f *fallbackStore) Take(ctx context.Context, key string, n int, r Rate, now
 func (f *fallbackStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	if s := f.pick(); s == f.shared {
 		v, ok, err := s.Get(ctx, key)
-		if !f.failed(err) {
+		if !f.failed(ctx, err) {
 			return v, ok, err
 		}
 	}
@@ -171,7 +174,7 @@ func (f *fallbackStore) Get(ctx context.Context, key string) ([]byte, bool, erro
 func (f *fallbackStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error {
 	if s := f.pick(); s == f.shared {
 		err := s.Set(ctx, key, value, ttl, tags...)
-		if !f.failed(err) {
+		if !f.failed(ctx, err) {
 			return err
 		}
 	}
@@ -184,21 +187,21 @@ func (f *fallbackStore) Set(ctx context.Context, key string, value []byte, ttl t
 func (f *fallbackStore) Delete(ctx context.Context, keys ...string) error {
 	f.memory.Delete(ctx, keys...)
 	err := f.shared.Delete(ctx, keys...)
-	f.failed(err)
+	f.failed(ctx, err)
 	return nil
 }
 
 func (f *fallbackStore) Invalidate(ctx context.Context, tags ...string) error {
 	f.memory.Invalidate(ctx, tags...)
 	err := f.shared.Invalidate(ctx, tags...)
-	f.failed(err)
+	f.failed(ctx, err)
 	return nil
 }
 
 func (f *fallbackStore) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
 	if s := f.pick(); s == f.shared {
 		ok, err := s.Claim(ctx, key, ttl)
-		if !f.failed(err) {
+		if !f.failed(ctx, err) {
 			return ok, err
 		}
 	}
@@ -207,6 +210,6 @@ func (f *fallbackStore) Claim(ctx context.Context, key string, ttl time.Duration
 
 func (f *fallbackStore) Ping(ctx context.Context) error {
 	err := f.shared.Ping(ctx)
-	f.failed(err)
+	f.failed(ctx, err)
 	return err
 }
