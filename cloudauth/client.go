@@ -178,9 +178,14 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 // BaseURL returns the server's root URL requests go to.
 func (c *Client) BaseURL() string { return c.rest.BaseURL() }
 
-// String describes the client.
+// String describes the client, without the password a base URL may carry
+// (a proxy's basic authentication).
 func (c *Client) String() string {
-	return fmt.Sprintf("cloudauth.Client{BaseURL: %s}", c.rest.BaseURL())
+	base := c.rest.BaseURL()
+	if u, err := url.Parse(base); err == nil && u.User != nil {
+		base = u.Redacted()
+	}
+	return fmt.Sprintf("cloudauth.Client{BaseURL: %s}", base)
 }
 
 // GoString is String.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -309,6 +310,23 @@ func TestNewChecksOptions(t *testing.T) {
 	for _, u := range []string{"", "cloud.example.com", "ftp://x", "https://x/?q=1"} {
 		if _, err := cloudauth.New(u); err == nil {
 			t.Errorf("New(%q) accepted", u)
+		}
+	}
+}
+
+// TestClientStringHidesTheURLPassword: a server URL may carry a proxy's
+// user and password, which net/http sends; the client prints without it.
+func TestClientStringHidesTheURLPassword(t *testing.T) {
+	t.Parallel()
+	c, err := cloudauth.New("https://proxyuser:proxy-s3cret@cloud.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged strings.Builder
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("x", "client", c)
+	for _, s := range []string{fmt.Sprintf("%v", c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), c.String(), logged.String()} {
+		if strings.Contains(s, "proxy-s3cret") || !strings.Contains(s, "cloud.example.com") {
+			t.Errorf("client printed as %s", s)
 		}
 	}
 }

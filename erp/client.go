@@ -242,7 +242,7 @@ func (c Client) String() string {
 	case c.sess != nil:
 		auth = "login " + c.sess.user + " " + rest.Redacted
 	}
-	return fmt.Sprintf("erp.Client{BaseURL: %s, Auth: %s}", c.root, auth)
+	return fmt.Sprintf("erp.Client{BaseURL: %s, Auth: %s}", printableURL(c.root), auth)
 }
 
 // GoString is String, so that %#v does not print credentials either.

@@ -92,3 +92,14 @@ func (e *scrubbedError) Unwrap() error { return e.err }
 
 // GoString is the text, so %#v does not show the wrapped error's fields.
 func (e *scrubbedError) GoString() string { return e.msg }
+
+// printableURL is raw with the password of its user information, if any,
+// replaced (url.URL.Redacted): a root URL may carry a proxy's basic
+// authentication, which net/http sends from it.
+func printableURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}

@@ -146,3 +146,35 @@ func TestShortPasswordLeavesErrorsReadable(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestURLPasswordNeverPrints: a root URL may carry a user and password (a
+// proxy's basic authentication, which net/http sends from the URL); the
+// client and the settings print it without the password.
+func TestURLPasswordNeverPrints(t *testing.T) {
+	t.Parallel()
+	const pw = "proxy-s3cret"
+	root := "https://proxyuser:" + pw + "@erp.example.com"
+	c, err := erp.New(root, erp.WithAPIKey("key-1234"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, "client", c, pw)
+	noSecret(t, "client value", *c, pw)
+	if !strings.Contains(c.String(), "erp.example.com") {
+		t.Fatalf("the client no longer says where it points: %s", c)
+	}
+	s, err := erp.LoadSettings(erp.ProfileInternalDB, env(internalEnv, "ERP_URL_ROOT", root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, "settings", s, pw)
+	noSecret(t, "settings value", *s, pw)
+	if s.BaseURL() != root {
+		t.Fatalf("BaseURL %s, want the URL itself", s.BaseURL())
+	}
+	_, err = erp.LoadSettings(erp.ProfileInternalDB, env(internalEnv, "ERP_URL_ROOT", "ftp://proxyuser:"+pw+"@erp.example.com"))
+	if err == nil || !strings.Contains(err.Error(), "ERP_URL_ROOT") {
+		t.Fatalf("an ftp URL root: %v", err)
+	}
+	noSecret(t, "the error about a URL root", err, pw)
+}

@@ -292,7 +292,7 @@ func (r *settingsReader) url(name string) string {
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		r.fail(name, fmt.Sprintf("%q is not an absolute http or https URL", v))
+		r.fail(name, fmt.Sprintf("%q is not an absolute http or https URL", printableURL(v)))
 		return ""
 	}
 	return strings.TrimRight(v, "/")
@@ -387,6 +387,7 @@ func (s Settings) String() string {
 			*p = rest.Redacted
 		}
 	}
+	c.URLRoot = printableURL(c.URLRoot)
 	type plain Settings
 	return fmt.Sprintf("erp.Settings%+v", plain(c))
 }
@@ -397,7 +398,7 @@ func (s Settings) GoString() string { return s.String() }
 // LogValue logs the settings without their passwords.
 func (s Settings) LogValue() slog.Value {
 	return slog.GroupValue(
-		slog.String("profile", string(s.Profile)), slog.String("url", s.BaseURL()),
+		slog.String("profile", string(s.Profile)), slog.String("url", printableURL(s.BaseURL())),
 		slog.Int("erp_port", s.ERPPort), slog.Int("dbadmin_port", s.DBAdminPort), slog.Int("db_external_port", s.DBExternalPort),
 		slog.String("db_host", s.DBHost), slog.Int("db_port", s.DBPort), slog.String("db_user", s.DBUser), slog.String("db_name", s.DBName),
 	)
