@@ -167,3 +167,24 @@ func postRaw(t *testing.T, srv *mcpfake.Server, body string) (*http.Response, st
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
 }
+
+// TestUpstreamDropInProcess: a fake that serves nothing calls its
+// upstream in-process (fakekit.HandlerTransport), where a dropped
+// connection used to panic through the gateway; it is an upstream that
+// could not be reached, as over a network, and the next call goes through.
+func TestUpstreamDropInProcess(t *testing.T) {
+	t.Parallel()
+	srv := mcpfake.New()
+	t.Cleanup(srv.Close)
+	if err := srv.Upstream().InjectFault("GET /api/v4/projects", control.Fault{Drop: true, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c := srv.Client()
+	var e *mcp.Error
+	if _, err := c.ListProjects(context.Background(), nil); !errors.As(err, &e) || !strings.Contains(err.Error(), "could not be reached") {
+		t.Fatalf("a dropped upstream connection gave %v, want the upstream unreachable", err)
+	}
+	if _, err := c.ListProjects(context.Background(), nil); err != nil {
+		t.Fatalf("after the drop: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package fakekit
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -48,5 +49,33 @@ func TestHasDeadlinesLooksThroughWrappers(t *testing.T) {
 		if got := hasDeadlines(c.w); got != c.want {
 			t.Errorf("hasDeadlines(%T) = %v, want %v", c.w, got, c.want)
 		}
+	}
+}
+
+func TestHandlerTransportTurnsADroppedConnectionIntoAnError(t *testing.T) {
+	t.Parallel()
+	for name, h := range map[string]http.HandlerFunc{
+		"drop":  func(w http.ResponseWriter, _ *http.Request) { dropConnection(w) },
+		"abort": func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) },
+	} {
+		c := &http.Client{Transport: HandlerTransport{Handler: h}}
+		resp, err := c.Get("http://fake.invalid/")
+		if err == nil {
+			resp.Body.Close()
+			t.Errorf("%s: an answer (%d), want an error", name, resp.StatusCode)
+		} else if !errors.Is(err, errAborted) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	c := &http.Client{Transport: HandlerTransport{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "ok")
+	})}}
+	resp, err := c.Get("http://fake.invalid/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); string(b) != "ok" {
+		t.Errorf("answer %q", b)
 	}
 }

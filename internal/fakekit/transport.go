@@ -1,6 +1,7 @@
 package fakekit
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 )
@@ -17,8 +18,14 @@ type HandlerTransport struct {
 	RemoteAddr string
 }
 
+// errAborted is what a client of HandlerTransport gets when the handler
+// drops the connection (a Drop fault) or aborts with http.ErrAbortHandler:
+// what it would get from a server whose connection closed without an
+// answer.
+var errAborted = errors.New("fakekit: the server closed the connection without an answer")
+
 // RoundTrip serves req with the handler.
-func (t HandlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t HandlerTransport) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 	if err := req.Context().Err(); err != nil {
 		if req.Body != nil {
 			_ = req.Body.Close()
@@ -38,9 +45,18 @@ func (t HandlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		in.Body = http.NoBody
 	}
 	rec := httptest.NewRecorder()
+	defer func() {
+		if p := recover(); p != nil {
+			if p != http.ErrAbortHandler {
+				panic(p)
+			}
+			_ = in.Body.Close()
+			resp, err = nil, errAborted
+		}
+	}()
 	t.Handler.ServeHTTP(rec, in)
 	_ = in.Body.Close()
-	resp := rec.Result()
+	resp = rec.Result()
 	resp.Request = req
 	return resp, nil
 }
