@@ -360,9 +360,14 @@ func (c Config) withDefaults() (Config, error) {
 }
 
 // parsePrefix reads a CIDR range or a single address (as a one-address range).
+// An IPv4-mapped IPv6 range (::ffff:198.51.100.0/120) is read as the IPv4
+// range it maps, as callers' addresses are unmapped before they are judged.
 func parsePrefix(s string) (netip.Prefix, error) {
 	if strings.Contains(s, "/") {
 		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		if err == nil && p.Addr().Is4In6() && p.Bits() >= 96 {
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
 		return p.Masked(), err
 	}
 	a, err := netip.ParseAddr(strings.TrimSpace(s))

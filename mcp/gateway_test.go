@@ -219,6 +219,13 @@ func TestIPAccessControl(t *testing.T) {
 		{"forwarded IPv6 hop with a zone", mcp.SecurityConfig{BlockedIPs: []string{"fe80::/10"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "fe80::1%eth0", 403},
 		{"forwarded garbage", mcp.SecurityConfig{BlockedIPs: []string{"203.0.113.7"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "not-an-address", 403},
 		{"peer with a zone", mcp.SecurityConfig{BlockedIPs: []string{"fe80::/10"}}, "[fe80::1%eth0]:5000", "", 403},
+		// A range written in IPv4-mapped IPv6 form covers the IPv4
+		// addresses it maps, as a single address in that form already did
+		// (the caller's address is unmapped before it is judged).
+		{"IPv4-mapped range blocked", mcp.SecurityConfig{BlockedIPs: []string{"::ffff:198.51.100.0/120"}}, "198.51.100.4:5000", "", 403},
+		{"IPv4-mapped range blocked, mapped peer", mcp.SecurityConfig{BlockedIPs: []string{"::ffff:198.51.100.0/120"}}, "[::ffff:198.51.100.4]:5000", "", 403},
+		{"IPv4-mapped range allowed", mcp.SecurityConfig{IPWhitelist: []string{"::ffff:198.51.100.0/120"}}, "198.51.100.4:5000", "", 200},
+		{"IPv4-mapped trusted proxy", mcp.SecurityConfig{BlockedIPs: []string{"203.0.113.7"}, TrustedProxies: []string{"::ffff:198.51.100.0/120"}}, "198.51.100.4:5000", "203.0.113.7", 403},
 		{"forwarded hop with a port, allowed", mcp.SecurityConfig{BlockedIPs: []string{"203.0.113.7"}, TrustedProxies: []string{"198.51.100.0/24"}}, "198.51.100.4:5000", "203.0.113.8:4711", 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
