@@ -209,6 +209,7 @@ func (c *Client) Do(ctx context.Context, tok *Token, method, path string, query 
 			return err
 		}
 		req.Header = h
+		return scrub(c.do(ctx, req, out), tok.raw)
 	}
 	return c.do(ctx, req, out)
 }

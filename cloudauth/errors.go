@@ -216,7 +216,9 @@ func oneLine(s string) string {
 }
 
 // scrub removes secrets from an *Error in err, for an answer that echoed
-// one (a password or a token the server quoted back).
+// one (a password or a token the server quoted back): as it is, and as a
+// JSON body carried it (escaped: \u003c for <, \" for "), which is how a
+// server quoting the request it was sent writes it.
 func scrub(err error, secrets ...string) error {
 	var e *Error
 	if !errors.As(err, &e) {
@@ -226,8 +228,11 @@ func scrub(err error, secrets ...string) error {
 		if len(s) < 4 { // too short to tell from ordinary text
 			continue
 		}
-		e.Message = strings.ReplaceAll(e.Message, s, rest.Redacted)
-		e.Body = bytes.ReplaceAll(e.Body, []byte(s), []byte(rest.Redacted))
+		j, _ := json.Marshal(s)
+		for _, form := range []string{string(j[1 : len(j)-1]), s} {
+			e.Message = strings.ReplaceAll(e.Message, form, rest.Redacted)
+			e.Body = bytes.ReplaceAll(e.Body, []byte(form), []byte(rest.Redacted))
+		}
 	}
 	return err
 }

@@ -330,3 +330,41 @@ func TestClientStringHidesTheURLPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestEchoedSecretsAreScrubbedInEveryForm: a server that quotes the
+// request it was sent quotes the password as the JSON body carried it
+// (escaped: \u003c for <, \" for "), and a token as the header carried it;
+// neither form reaches the error, whichever call made it (Do included).
+func TestEchoedSecretsAreScrubbedInEveryForm(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	const pw = `pa<ss>&"wd\x`
+	sent, _ := json.Marshal(pw)
+	srv.InjectFault(cloudauthfake.RouteLogin, control.Fault{Status: 400, Times: 1,
+		Body: `refused {"username":"admin","password":` + string(sent) + `}`})
+	_, err := srv.Client().Login(context.Background(), &cloudauth.LoginRequest{Username: "admin", Password: pw})
+	var e *cloudauth.Error
+	if !errors.As(err, &e) || !errors.Is(err, cloudauth.ErrBadRequest) {
+		t.Fatalf("err %v", err)
+	}
+	for _, form := range []string{pw, string(sent[1 : len(sent)-1])} {
+		if s := err.Error() + e.Detail() + string(e.Body); strings.Contains(s, form) {
+			t.Errorf("password (as %q) in the error: %s", form, s)
+		}
+	}
+
+	c := srv.Client()
+	tok, err := c.Login(context.Background(), &cloudauth.LoginRequest{Username: "admin", Password: cloudauthfake.AdminPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.InjectFault(cloudauthfake.RouteUserInfo, control.Fault{Status: 403, Times: 1,
+		Body: `{"statusCode":403,"message":"token ` + tok.Raw() + ` may not read this"}`})
+	err = c.Do(context.Background(), tok, http.MethodGet, cloudauth.UserInfoPath, nil, nil, nil)
+	if !errors.As(err, &e) || !errors.Is(err, cloudauth.ErrForbidden) {
+		t.Fatalf("err %v", err)
+	}
+	if s := err.Error() + e.Detail() + string(e.Body); strings.Contains(s, tok.Raw()) {
+		t.Errorf("token in the error of Do: %s", s)
+	}
+}
