@@ -199,11 +199,13 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// String shows the configuration without its signing secret.
+// String shows the configuration without its signing secret, or
+// credentials in the upstream URL.
 func (c Config) String() string {
 	if c.Security.SigningSecret != "" {
 		c.Security.SigningSecret = "[redacted]"
 	}
+	c.Upstream = redactUpstream(c.Upstream)
 	b, _ := json.Marshal(c)
 	return string(b)
 }
@@ -257,7 +259,7 @@ func (c Config) withDefaults() (Config, error) {
 		errs = append(errs, &ConfigError{Key: key, Problem: fmt.Sprintf(format, args...)})
 	}
 	if u, err := url.Parse(c.Upstream); c.Upstream == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		bad("upstream", "must be the http or https base URL of the source-hosting API, got %q", c.Upstream)
+		bad("upstream", "must be the http or https base URL of the source-hosting API, got %q", redactUpstream(c.Upstream))
 	}
 	if c.Path == "" {
 		c.Path = DefaultPath
@@ -357,6 +359,20 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("mcp: config: %w", err)
 	}
 	return c, nil
+}
+
+// redactUpstream is an upstream URL without the credentials it may carry
+// (user:password@, or a token as the user), for messages and logs.
+func redactUpstream(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil && strings.Contains(raw, "@"):
+		return "[unparsable URL, not shown]"
+	case err != nil || u.User == nil:
+		return raw
+	}
+	u.User = url.User("redacted")
+	return u.String()
 }
 
 // parsePrefix reads a CIDR range or a single address (as a one-address range).

@@ -102,8 +102,11 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	return g, nil
 }
 
-// String never shows the signing secret.
-func (g *Gateway) String() string { return "mcp.Gateway(" + g.cfg.Upstream + g.cfg.Path + ")" }
+// String never shows the signing secret, nor credentials in the upstream
+// URL.
+func (g *Gateway) String() string {
+	return "mcp.Gateway(" + redactUpstream(g.cfg.Upstream) + g.cfg.Path + ")"
+}
 
 // GoString is String, so that %#v shows no secret.
 func (g *Gateway) GoString() string { return g.String() }

@@ -41,3 +41,43 @@ func TestSigningSecretNeverPrints(t *testing.T) {
 		t.Errorf("the log does not show that a secret is set: %s", buf.String())
 	}
 }
+
+// Credentials in the upstream URL (user:password@, or a token in the user
+// part) never print either: not in the config's or the gateway's fmt verbs
+// or slog output, nor in the error refusing an upstream URL, as the
+// source-hosting client and mcp-gateway's log already keep them out.
+func TestUpstreamCredentialsNeverPrint(t *testing.T) {
+	t.Parallel()
+	const password = "upstream-pa55word"
+	cfg := mcp.Config{Upstream: "http://gw-user:" + password + "@127.0.0.1:1/api/v4"}
+	gw, err := mcp.NewGateway(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []string
+	for _, v := range []any{cfg, &cfg, gw} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			outs = append(outs, fmt.Sprintf(verb, v))
+		}
+	}
+	var buf bytes.Buffer
+	for _, h := range []slog.Handler{slog.NewJSONHandler(&buf, nil), slog.NewTextHandler(&buf, nil)} {
+		slog.New(h).Info("starting", "config", cfg, "gateway", gw)
+	}
+	outs = append(outs, buf.String())
+	for _, bad := range []string{"ftp://gw-user:" + password + "@git.example.com", "http://gw-user:" + password + "@"} {
+		_, err := mcp.NewGateway(mcp.Config{Upstream: bad})
+		if err == nil {
+			t.Fatalf("upstream %q accepted", bad)
+		}
+		outs = append(outs, err.Error())
+	}
+	for _, out := range outs {
+		if strings.Contains(out, password) {
+			t.Errorf("the upstream's password printed: %s", out)
+		}
+	}
+	if !strings.Contains(gw.String(), "127.0.0.1:1/api/v4") {
+		t.Errorf("the gateway's String no longer names its upstream: %s", gw)
+	}
+}
