@@ -345,16 +345,14 @@ func messages[M proto.Message](list []M) ([]json.RawMessage, error) {
 	return out, nil
 }
 
+// indent reformats raw as it is, numbers' digits, escapes and keys' order
+// kept (a round trip through any made numbers float64 and sorted keys).
 func indent(w io.StringWriter, raw []byte) error {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.WriteString(string(b))
+	_, err := w.WriteString(b.String())
 	return err
 }
 

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/workflow"
+)
+
+// TestResultAsReturned: result, start --wait and query print the JSON the
+// workflow gave, only indented: an integer beyond float64's 53 bits keeps
+// its digits, and an object keeps the order of its keys. (They went
+// through a map of any: 12345678901234567891 printed as
+// 12345678901234567000, keys sorted.)
+func TestResultAsReturned(t *testing.T) {
+	t.Parallel()
+	const in = `{"zeta":12345678901234567891,"alpha":[1.50,2e3]}`
+	const want = "{\n  \"zeta\": 12345678901234567891,\n  \"alpha\": [\n    1.50,\n    2e3\n  ]\n}\n"
+	each(t, func(t *testing.T, c cli) {
+		wc := c.srv.Client(orch.WithClientLimits(orch.ClientLimits{RequestsPerSecond: orch.Unlimited}))
+		t.Cleanup(func() { _ = wc.Close() })
+		w, err := orch.NewWorker(wc, "raw", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := workflow.Register(w, "Raw", func(ctx workflow.Context, in json.RawMessage) (json.RawMessage, error) {
+			workflow.SetQueryHandler(ctx, "same", func() (any, error) { return in, nil })
+			workflow.GetSignalChannel(ctx, "go").Receive(ctx, nil)
+			return in, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+
+		c.ok("workflow", "start", "-t", "Raw", "-q", "raw", "-w", "raw-1", "-i", in)
+		if got := c.ok("workflow", "query", "raw-1", "--type", "same"); got != want {
+			t.Errorf("query printed\n%s\nwant\n%s", got, want)
+		}
+		c.ok("workflow", "signal", "raw-1", "--name", "go")
+		if got := c.ok("workflow", "result", "raw-1"); got != want {
+			t.Errorf("result printed\n%s\nwant\n%s", got, want)
+		}
+	})
+}
