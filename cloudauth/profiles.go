@@ -37,17 +37,35 @@ func (p Profile) Check() error {
 func CheckURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("invalid server URL: %w", err)
+		var ue *url.Error // its text quotes raw whole
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("invalid server URL %q: %w", urlForError(raw), err)
 	}
 	switch {
 	case u.Scheme != "https" && u.Scheme != "http" || u.Host == "":
-		return fmt.Errorf("invalid server URL %q: want https://host[:port]", raw)
+		return fmt.Errorf("invalid server URL %q: want https://host[:port]", urlForError(raw))
 	case u.User != nil:
 		return errors.New("invalid server URL: it must not carry a user or password")
 	case u.RawQuery != "" || u.Fragment != "":
 		return fmt.Errorf("invalid server URL %q: it must not carry a query or fragment", raw)
 	}
 	return nil
+}
+
+// urlForError is a refused URL as its error shows it: what comes before an
+// @ (user information, which may hold a password) replaced.
+func urlForError(raw string) string {
+	i := strings.LastIndex(raw, "@")
+	if i < 0 {
+		return raw
+	}
+	scheme := ""
+	if j := strings.Index(raw[:i], "://"); j >= 0 {
+		scheme = raw[:j+3]
+	}
+	return scheme + "[REDACTED]@" + raw[i+1:]
 }
 
 // Config is the command line's configuration file: the profiles and which

@@ -340,3 +340,25 @@ func TestSettingsHideTheToken(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckURLNeverQuotesAPassword: a server URL refused for another
+// reason than its user information (its scheme, a bad escape, a query)
+// is named in the error without the password it carries.
+func TestCheckURLNeverQuotesAPassword(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{
+		"ftp://alice:s3cret-pw@cloud.example.com",
+		"https://alice:s3cret-pw@cloud.example.com/%zz",
+		"https://alice:s3cret-pw@cloud.example.com/?q=1",
+		"alice:s3cret-pw@cloud.example.com",
+	} {
+		err := cloudauth.CheckURL(raw)
+		if err == nil || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("CheckURL(%q): %v", raw, err)
+		}
+		_, err = cloudauth.ResolveSettings(cloudauth.Overrides{URL: raw}, nil, nil)
+		if err == nil || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("ResolveSettings with --url %q: %v", raw, err)
+		}
+	}
+}
