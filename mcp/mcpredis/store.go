@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -50,6 +51,22 @@ type Options struct {
 	// have ReadTimeout too.
 	DialTimeout, ReadTimeout time.Duration
 }
+
+// String shows the options without the password.
+func (o Options) String() string {
+	pw := ""
+	if o.Password != "" {
+		pw = "[redacted]"
+	}
+	return fmt.Sprintf("mcpredis.Options{Password:%q, DB:%d, Prefix:%q, DialTimeout:%s, ReadTimeout:%s}",
+		pw, o.DB, o.Prefix, o.DialTimeout, o.ReadTimeout)
+}
+
+// GoString is String, so that %#v shows no password either.
+func (o Options) GoString() string { return o.String() }
+
+// LogValue is String, for slog.
+func (o Options) LogValue() slog.Value { return slog.StringValue(o.String()) }
 
 // Store is an mcp.Store on Redis. It is safe for concurrent use.
 type Store struct {
