@@ -140,9 +140,14 @@ func GetInfo(ctx Context) Info { return must(ctx).e.info }
 func Now(ctx Context) time.Time { return must(ctx).e.now }
 
 // IsReplaying reports whether the code runs again over events an earlier
-// task already handled (true), or meets new events (false): the place to
-// keep logs from repeating on every task.
-func IsReplaying(ctx Context) bool { return must(ctx).e.replaying }
+// task already handled, or for a query, which the next task repeats
+// (true), or meets new events (false): the place to keep logs from
+// repeating on every task.
+func IsReplaying(ctx Context) bool { return must(ctx).e.quiet() }
+
+// quiet reports whether what the code does now is done again, or was
+// done, by a workflow task: replays and queries.
+func (e *execution) quiet() bool { return e.replaying || e.query }
 
 // cancelScope is the cancellation state that contexts derived from one
 // WithCancel (or the root, or a disconnected context) share.
@@ -216,8 +221,8 @@ func GetLastCompletionResult(ctx Context, valuePtr any) error {
 }
 
 // GetLogger returns the logger of Options.Logger with the run's workflow
-// id, run id and type, which drops what code replaying earlier tasks logs,
-// so each line is written once. Without Options.Logger it discards.
+// id, run id and type, which drops what code replaying earlier tasks (or
+// running for a query) logs, so each line is written once. Without Options.Logger it discards.
 func GetLogger(ctx Context) *slog.Logger {
 	e := must(ctx).e
 	if e.logger == nil {
@@ -234,10 +239,10 @@ type replayHandler struct {
 }
 
 func (r replayHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return !r.e.replaying && r.h.Enabled(ctx, l)
+	return !r.e.quiet() && r.h.Enabled(ctx, l)
 }
 func (r replayHandler) Handle(ctx context.Context, rec slog.Record) error {
-	if r.e.replaying {
+	if r.e.quiet() {
 		return nil
 	}
 	return r.h.Handle(ctx, rec)

@@ -36,6 +36,7 @@ type execution struct {
 	lastResult *orchpb.Payloads
 	now        time.Time
 	replaying  bool
+	query      bool // a query's replay: the code's next task runs it again
 
 	stamp         int64
 	seq           int64
@@ -533,6 +534,7 @@ func NewWithOptions[In, Out any](fn func(ctx Context, in In) (Out, error), o Opt
 		Query: func(_ context.Context, t *orch.WorkflowTask, queryType string, args *orchpb.Payloads) (any, error) {
 			e := newExecution(b, o)
 			defer e.stop()
+			e.query = true
 			e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
 			if _, err := e.run(t.History, -1); err != nil {
 				return nil, err

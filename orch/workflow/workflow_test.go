@@ -746,3 +746,40 @@ func TestLoggerOnce(t *testing.T) {
 		t.Errorf("logged\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestQueryLogsNothing: a query that runs the code over events no task
+// has handled yet (a signal) neither logs what the code logs there nor
+// says it is not replaying; the task that handles the signal logs it,
+// once. (The query logged the line and the next task logged it again.)
+func TestQueryLogsNothing(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	wf := func(ctx workflow.Context, _ struct{}) (string, error) {
+		var live []bool
+		workflow.SetQueryHandler(ctx, "live", func() (any, error) { return live, nil })
+		var s string
+		workflow.GetSignalChannel(ctx, "go").Receive(ctx, &s)
+		live = append(live, !workflow.IsReplaying(ctx))
+		workflow.GetLogger(ctx).Info("got", "signal", s)
+		return s, workflow.Sleep(ctx, time.Minute)
+	}
+	s := newSim(t, workflow.NewWithOptions(wf, workflow.Options{Logger: log}), nil)
+	s.task()
+	s.signal("go", "x")
+	if got, err := s.query("live", nil); err != nil || fmt.Sprint(got) != "[false]" {
+		t.Errorf("query: %v, %v; want the code not live", got, err)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("the query logged %q", buf.String())
+	}
+	s.task()
+	if want := "level=INFO msg=got workflow_id=wf run_id=run workflow_type=Test signal=x\n"; buf.String() != want {
+		t.Errorf("logged %q, want %q", buf.String(), want)
+	}
+}
