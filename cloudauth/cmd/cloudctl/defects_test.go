@@ -192,3 +192,33 @@ func TestTexts(t *testing.T) {
 		t.Fatalf("stderr %q", r.stderr)
 	}
 }
+
+// TestProfileDeleteRevokesWithTheTLSSettings: profile delete revokes the
+// profile's token with the same certificate settings as every other
+// command: CLI_VERIFY_SSL=false turns verification off there too, as
+// --no-verify-ssl does, and CLI_CA_CERT is trusted as --ca-cert is.
+func TestProfileDeleteRevokesWithTheTLSSettings(t *testing.T) {
+	t.Parallel()
+	srv := startFakeTLS(t)
+	ca := srv.CACertFile(t)
+	for name, tc := range map[string]struct {
+		env   map[string]string
+		flags []string
+	}{
+		"CLI_CA_CERT":          {env: map[string]string{"CLI_CA_CERT": ca}},
+		"--ca-cert":            {flags: []string{"--ca-cert", ca}},
+		"--no-verify-ssl":      {flags: []string{"--no-verify-ssl"}},
+		"CLI_VERIFY_SSL=false": {env: map[string]string{"CLI_VERIFY_SSL": "false"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t, srv)
+			c.env = tc.env
+			c.must(cloudauthfake.AdminPassword+"\n", append([]string{"auth", "login", "--url", srv.URL(), "-u", "admin", "--tenant", "vsphere.local"}, tc.flags...)...)
+			r := c.must("", append([]string{"profile", "delete", "default"}, tc.flags...)...)
+			if want := "Revoked the stored token (profile default) on " + srv.URL() + "\n"; !strings.HasPrefix(r.stdout, want) {
+				t.Fatalf("profile delete did not revoke the token:\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
+			}
+		})
+	}
+}

@@ -236,13 +236,20 @@ func (a *app) profileDelete(ctx context.Context, name string) error {
 	if !ok {
 		return fmt.Errorf("profile %q does not exist", name)
 	}
+	// The certificate settings, from the flags and the environment as for
+	// every command (--no-verify-ssl, CLI_VERIFY_SSL, --ca-cert,
+	// CLI_CA_CERT); the server is the profile's own.
+	tls, err := cloudauth.ResolveSettings(cloudauth.Overrides{Profile: name, NoVerifySSL: a.flags.NoVerifySSL, CACert: a.flags.CACert}, a.env.Getenv, cfg)
+	if err != nil {
+		return err
+	}
 	// The token first, so that a failure leaves the profile to retry with.
 	stored, err := a.store.Load(name)
 	switch {
 	case err == nil:
 		what := fmt.Sprintf("the stored token (profile %s)", name)
-		a.revoke(ctx, &cloudauth.Settings{Profile: name, URL: p.URL, Tenant: p.Tenant, VerifySSL: !a.flags.NoVerifySSL,
-			CACert: a.caCert()}, stored, what)
+		a.revoke(ctx, &cloudauth.Settings{Profile: name, URL: p.URL, Tenant: p.Tenant, VerifySSL: tls.VerifySSL,
+			CACert: tls.CACert}, stored, what)
 		if err := a.store.Delete(name); err != nil {
 			return fmt.Errorf("%s could not be removed, so the profile is kept: %w", what, err)
 		}
@@ -262,12 +269,4 @@ func (a *app) profileDelete(ctx context.Context, name string) error {
 		a.printf("No profile is current now; choose one with: cloudctl profile use <name>")
 	}
 	return nil
-}
-
-// caCert is the CA file the flags or the environment name.
-func (a *app) caCert() string {
-	if a.flags.CACert != "" {
-		return a.flags.CACert
-	}
-	return a.env.Getenv(cloudauth.EnvCACert)
 }
