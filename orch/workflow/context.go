@@ -157,12 +157,15 @@ type cancelScope struct {
 	children []*cancelScope
 	handlers []func() // run once, at cancellation
 	done     *channel
+	// canceledAt is the stamp of the cancellation, for a Done channel
+	// first asked for after it.
+	canceledAt int64
 }
 
 func (s *cancelScope) child() *cancelScope {
 	c := &cancelScope{e: s.e}
 	if s.canceled {
-		c.canceled = true
+		c.canceled, c.canceledAt = true, s.canceledAt
 	} else {
 		s.children = append(s.children, c)
 	}
@@ -185,6 +188,9 @@ func (s *cancelScope) cancel() {
 	s.canceled = true
 	if s.done != nil {
 		s.done.close() // first, so a Selector sees the cause before its effects
+		s.canceledAt = s.done.closedStamp
+	} else {
+		s.canceledAt = s.e.nextStamp() // Done's, when it is asked for
 	}
 	for _, fn := range s.handlers {
 		fn()
@@ -200,7 +206,7 @@ func (s *cancelScope) doneChannel() ReceiveChannel {
 	if s.done == nil {
 		s.done = s.e.newChannel("Done")
 		if s.canceled {
-			s.done.close()
+			s.done.closed, s.done.closedStamp = true, s.canceledAt
 		}
 	}
 	return s.done

@@ -783,3 +783,34 @@ func TestQueryLogsNothing(t *testing.T) {
 		t.Errorf("logged %q, want %q", buf.String(), want)
 	}
 }
+
+// TestDoneFirstWhenAskedForLate: a Selector built after the cancellation,
+// with a context's Done and a timer the cancellation failed, picks Done,
+// the cause, as one built before it does. (Done, first asked for after
+// the cancellation, counted as closed then, after the timer's failure.)
+func TestDoneFirstWhenAskedForLate(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (string, error) {
+		timer := workflow.NewTimer(ctx, time.Hour)
+		workflow.GetSignalChannel(ctx, "go").Receive(ctx, nil) // Receive does not see the cancellation
+		got := ""
+		workflow.NewSelector(ctx).
+			AddFuture(timer, func(workflow.Future) { got = "timer" }).
+			AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { got = "done" }).
+			Select(ctx)
+		return got, nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.task()
+	s.cancelRequested()
+	s.signal("go", nil)
+	cmds := s.task()
+	if diff := cmp.Diff([]string{"CANCEL_TIMER #1", "COMPLETE_WORKFLOW_EXECUTION"}, kinds(cmds)); diff != "" {
+		t.Fatal(diff)
+	}
+	var got string
+	result(t, cmds[1], &got)
+	if got != "done" {
+		t.Errorf("the Selector picked %q, want done", got)
+	}
+}
