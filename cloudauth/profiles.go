@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -118,10 +119,17 @@ const MaxConfigSize = 1 << 20
 // empty configuration.
 func LoadConfig(dir string) (*Config, error) {
 	path := filepath.Join(dir, ConfigFileName)
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{Profiles: map[string]Profile{}}, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// One byte past the bound tells a file too large, without reading it
+	// whole.
+	b, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
 	if err != nil {
 		return nil, err
 	}
