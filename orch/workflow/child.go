@@ -136,6 +136,11 @@ func ExecuteChildWorkflow(ctx Context, workflowType string, input any, opts *Chi
 	}, func(ev *orchpb.HistoryEvent) {
 		ch.initiatedID = ev.GetEventId()
 		e.children[ch.initiatedID] = ch
+		// The id the run gave it: Replay does not know the run id that
+		// makes the default one.
+		if id := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes().GetWorkflowId(); id != "" {
+			ch.id = id
+		}
 	})
 	c.scope.onCancel(func() {
 		if f.ready {

@@ -148,3 +148,34 @@ func TestSelectorOnAChild(t *testing.T) {
 		t.Errorf("Replay: %v", err)
 	}
 }
+
+// TestReplayOfACanceledChild: Replay, which does not know the run's id,
+// reproduces a run that canceled a child of the default id
+// ("<run id>_<n>"): the cancel request names the child the history
+// initiated. (It named "_1" and Replay reported a non-determinism.)
+func TestReplayOfACanceledChild(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (string, error) {
+		cctx, cancel := workflow.WithCancel(ctx)
+		f := workflow.ExecuteChildWorkflow(cctx, "Long", nil, nil)
+		if err := f.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+			return "", err
+		}
+		cancel()
+		var cerr *workflow.ChildWorkflowError
+		if err := f.Get(ctx, nil); !errors.As(err, &cerr) {
+			return "", fmt.Errorf("child: %v", err)
+		}
+		return cerr.WorkflowID, nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	s.task()
+	s.childStarted("run_1", "r1")
+	cmds := s.task()
+	if diff := cmp.Diff([]string{"REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION run_1", "COMPLETE_WORKFLOW_EXECUTION"}, kinds(cmds)); diff != "" {
+		t.Fatal(diff)
+	}
+	if err := workflow.Replay(s.events, wf); err != nil {
+		t.Errorf("Replay: %v", err)
+	}
+}
