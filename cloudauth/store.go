@@ -3,6 +3,7 @@ package cloudauth
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -340,12 +341,21 @@ func (s *FileStore) Load(profile string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(p)
+	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", ErrNoToken
 	}
 	if err != nil {
 		return "", err
+	}
+	defer f.Close()
+	// A file larger than any token this package reads is not read whole.
+	b, err := io.ReadAll(io.LimitReader(f, MaxTokenSize+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > MaxTokenSize {
+		return "", fmt.Errorf("file store: %s is larger than the %d bytes of a token", p, MaxTokenSize)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
