@@ -156,7 +156,8 @@ func (e *execution) dispatch() error {
 // waits for them, so no goroutine outlives a task, but for one abandoned
 // by the deadlock timeout, which ends when it next yields, if ever.
 func (e *execution) stop() {
-	for _, c := range e.coros {
+	for i := 0; i < len(e.coros); i++ { // a deferred call may Go one more
+		c := e.coros[i]
 		if c.abandoned.Load() {
 			continue
 		}

@@ -504,11 +504,14 @@ func TestReplayRefusesABadHistory(t *testing.T) {
 }
 
 // TestNoGoroutineOutlivesATask: the coroutines of a task, blocked or
-// not, end with it. Not parallel, so the count is this test's alone.
+// not, end with it, and so do those their deferred calls start while the
+// task ends (they were left waiting for ever). Not parallel, so the count
+// is this test's alone.
 func TestNoGoroutineOutlivesATask(t *testing.T) {
 	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
 		for range 20 {
 			workflow.Go(ctx, func(ctx workflow.Context) {
+				defer workflow.Go(ctx, func(workflow.Context) {})               // started while the task ends
 				defer workflow.GetSignalChannel(ctx, "never").Receive(ctx, nil) // blocks while the task ends
 				_ = workflow.Sleep(ctx, time.Hour)
 			})
