@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// FuzzGateway sends any body to a gateway whose upstream refuses every
-// token (so nothing leaves the process) and checks that the gateway never
+// FuzzGateway sends any body to a gateway whose upstream (in this process)
+// accepts the token and answers every method 404, and checks that the
+// gateway never
 // panics and answers either nothing (204) or valid JSON-RPC: one response
 // object, or a non-empty array of them, each with jsonrpc "2.0", an id, and
 // exactly one of result and error. Bodies that belong to the Model Context
@@ -29,8 +30,14 @@ func FuzzGateway(f *testing.F) {
 	}
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(`{"message":"401 Unauthorized"}`))
+		// The token passes, so that bodies reach the JSON-RPC decoder (a
+		// refused token is answered before the body is read).
+		if r.URL.Path == "/api/v4/personal_access_tokens/self" {
+			w.Write([]byte(`{"id":1,"user_id":1,"active":true,"revoked":false,"scopes":["api","read_user","read_repository"]}`))
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"message":"404 Not Found"}`))
 	}))
 	f.Cleanup(upstream.Close)
 	g, err := NewGateway(Config{Upstream: upstream.URL, RateLimit: RateLimitConfig{Disabled: true}})
@@ -44,6 +51,9 @@ func FuzzGateway(f *testing.F) {
 		req.Header.Set("Authorization", "Bearer fuzz")
 		rec := httptest.NewRecorder()
 		g.ServeHTTP(rec, req)
+		if rec.Code == http.StatusUnauthorized || rec.Code == http.StatusTooManyRequests {
+			t.Fatalf("refused before the body was read (%d %s): the fuzzing never reaches the JSON-RPC decoder", rec.Code, rec.Body)
+		}
 		if msgs, _, fatal := decodeBody(body, DefaultMaxBatch); fatal == nil && protocolMessages(msgs) {
 			return
 		}
