@@ -125,6 +125,29 @@ func TestSpecificationExamples(t *testing.T) {
 		}
 	})
 
+	// A batch of the gateway's own methods is JSON-RPC, even when one of
+	// its calls names a method with a slash, the Model Context Protocol's
+	// form: each call is answered by its id, the unknown one -32601. (The
+	// whole batch went to the MCP handler and was refused as one -32600,
+	// id null.)
+	t.Run("batch with a namespaced method", func(t *testing.T) {
+		t.Parallel()
+		status, _, answer := post(t, srv, fmt.Sprintf(`[
+  {"jsonrpc": "2.0", "method": "get_project", "params": {"project_id": %d}, "id": "1"},
+  {"jsonrpc": "2.0", "method": "foo/get", "id": "5"}
+]`, pid))
+		var got []map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(answer), &got); status != http.StatusOK || err != nil || len(got) != 2 {
+			t.Fatalf("%d %s; want 200 and two answers", status, answer)
+		}
+		if _, ok := got[0]["result"]; !ok || string(got[0]["id"]) != `"1"` {
+			t.Errorf("get_project: %s", answer)
+		}
+		if string(got[1]["id"]) != `"5"` || string(got[1]["error"]) != `{"code":-32601,"message":"Method not found"}` {
+			t.Errorf("foo/get: %s", answer)
+		}
+	})
+
 	t.Run("mixed batch", func(t *testing.T) {
 		t.Parallel()
 		body := fmt.Sprintf(`[

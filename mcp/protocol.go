@@ -22,15 +22,21 @@ import (
 
 // protocolMessages reports whether a body belongs to the Model Context
 // Protocol: any of its messages is initialize, ping, or a namespaced method
-// (tools/call, notifications/initialized, …). The gateway's own methods
-// never contain a slash.
+// (tools/call, notifications/initialized, …), and none is one of the
+// gateway's own methods (which never contain a slash): a batch holding
+// those is JSON-RPC, whose every call is answered by its id.
 func protocolMessages(msgs []message) bool {
+	protocol := false
 	for i := range msgs {
-		if m := msgs[i].method; m == "initialize" || m == "ping" || strings.Contains(m, "/") {
-			return true
+		m := msgs[i].method
+		if toolsByName()[m] != nil {
+			return false
+		}
+		if m == "initialize" || m == "ping" || strings.Contains(m, "/") {
+			protocol = true
 		}
 	}
-	return false
+	return protocol
 }
 
 // ServerName is the name the gateway gives in the MCP handshake.
