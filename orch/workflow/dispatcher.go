@@ -24,6 +24,7 @@ type coroutine struct {
 
 	// Written by the coroutine, read by the dispatcher after a yield.
 	finished   bool
+	returned   bool // fn returned (not a panic, not runtime.Goexit)
 	exiting    bool
 	progressed bool // it did more than re-check a condition that still fails
 	panicked   error
@@ -37,6 +38,8 @@ func (e *execution) newCoroutine(name string, fn func(*coroutine)) *coroutine {
 		defer func() {
 			if r := recover(); r != nil && !c.exiting {
 				c.panicked = fmt.Errorf("workflow %s: coroutine %q panicked: %v\n%s", e.info.WorkflowType, c.name, r, debug.Stack())
+			} else if !c.returned && !c.exiting && !c.abandoned.Load() {
+				c.panicked = fmt.Errorf("workflow %s: coroutine %q ended with runtime.Goexit (t.Fatal or t.FailNow in workflow code?)", e.info.WorkflowType, c.name)
 			}
 			c.finished = true
 			if !c.abandoned.Load() {
@@ -48,6 +51,7 @@ func (e *execution) newCoroutine(name string, fn func(*coroutine)) *coroutine {
 			return
 		}
 		fn(c)
+		c.returned = true
 	}()
 	return c
 }

@@ -817,3 +817,19 @@ func TestDoneFirstWhenAskedForLate(t *testing.T) {
 		t.Errorf("the Selector picked %q, want done", got)
 	}
 }
+
+// TestGoexitFailsTheTask: workflow code that ends its goroutine with
+// runtime.Goexit (t.Fatal in a test's workflow does) fails the task, as a
+// panic does. (The task completed without a command and the run waited
+// for ever.)
+func TestGoexitFailsTheTask(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ struct{}) (int, error) {
+		runtime.Goexit()
+		return 1, nil
+	}
+	s := newSim(t, workflow.New(wf), nil)
+	if cmds, err := s.try(); err == nil || !strings.Contains(err.Error(), "runtime.Goexit") {
+		t.Errorf("Decide: %v, %v; want the task failed by runtime.Goexit", kinds(cmds), err)
+	}
+}
