@@ -231,7 +231,9 @@ type KeyringStore struct {
 	MaxSize int
 }
 
-// Save puts the token in the keyring.
+// Save puts the token in the keyring. A token larger than MaxSize is
+// refused, and the profile's older token is removed from the keyring, so
+// that it is not read in place of the new one kept elsewhere.
 func (s *KeyringStore) Save(profile, token string) error {
 	if err := ValidProfileName(profile); err != nil {
 		return err
@@ -241,6 +243,10 @@ func (s *KeyringStore) Save(profile, token string) error {
 		limit = DefaultMaxSecretSize
 	}
 	if len(token) > limit {
+		// The profile's older token must not stay behind to be read in
+		// place of this one, which goes elsewhere (FallbackStore.Load
+		// reads the keyring first).
+		_ = s.Delete(profile)
 		return fmt.Errorf("keyring: a token of %d bytes is larger than the %d the keyring takes", len(token), limit)
 	}
 	_, err := s.call("storing", func(kr Keyring) (string, error) { return "", kr.Set(s.Service, profile, token) })
@@ -429,11 +435,6 @@ func (s *FallbackStore) Save(profile, token string) error {
 	if ferr := s.Fallback.Save(profile, token); ferr != nil {
 		return fmt.Errorf("storing the token failed: %w; and the fallback: %w", err, ferr)
 	}
-	// Load reads Secure first: an older token Secure still holds for the
-	// profile (kept when it refused only this one, a token too large for
-	// it) would be loaded instead of the new one. A keyring that refuses
-	// everything refuses this too, and is then not read by Load either.
-	_ = s.Secure.Delete(profile)
 	w := &InsecureStorageError{Err: err}
 	if fst, ok := s.Fallback.(*FileStore); ok {
 		w.Location = fst.Path(profile)
