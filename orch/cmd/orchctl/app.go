@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -263,7 +264,11 @@ func (a *app) connect() (*orch.Client, error) {
 	var c *orch.Client
 	var err error
 	if strings.HasPrefix(a.address, "http://") || strings.HasPrefix(a.address, "https://") {
-		a.debugf("HTTP/JSON API at %s, namespace %s", a.address, a.namespace)
+		shown := a.address
+		if u, err := url.Parse(a.address); err == nil {
+			shown = u.Redacted() // no password a URL may carry
+		}
+		a.debugf("HTTP/JSON API at %s, namespace %s", shown, a.namespace)
 		c, err = orch.NewHTTP(a.address, opts...)
 	} else {
 		host, _, serr := net.SplitHostPort(a.address)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/workflow"
 )
@@ -45,4 +47,23 @@ func TestResultAsReturned(t *testing.T) {
 			t.Errorf("result printed\n%s\nwant\n%s", got, want)
 		}
 	})
+}
+
+// TestVerboseHidesAURLPassword: --verbose names the HTTP address without
+// the password a URL may carry (it printed the URL as given).
+func TestVerboseHidesAURLPassword(t *testing.T) {
+	t.Parallel()
+	srv := orchfake.Start(t)
+	u := strings.Replace(srv.URL(), "://", "://ops:s3cret-pw@", 1)
+	c := cli{t: t, srv: srv, env: map[string]string{EnvAddress: u}}
+	r := c.run("--verbose", "namespace", "list")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.out+r.stderr, "s3cret-pw") {
+		t.Errorf("the password shows:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "HTTP/JSON API at http://ops:xxxxx@") {
+		t.Errorf("--verbose printed %q", r.stderr)
+	}
 }
