@@ -396,8 +396,9 @@ func all[T any](ctx context.Context, c *Client, path string, o *ListOptions, ext
 	}
 	lo.WithTotal = false
 	return paging.Seq(max(lo.Page, 0), func(page int) ([]*T, int, bool, error) {
-		lo.Page = page
-		p, err := list[T](ctx, c, path, &lo, extra)
+		po := lo // each fetch's own: the sequence may be ranged by several goroutines at once
+		po.Page = page
+		p, err := list[T](ctx, c, path, &po, extra)
 		if err != nil {
 			return nil, 0, false, err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
@@ -195,4 +196,36 @@ func TestCreateAnsweredWithBareID(t *testing.T) {
 	if !errors.Is(err, erp.ErrForbidden) || !strings.Contains(fmt.Sprint(err), "created products 1") {
 		t.Fatalf("read-back failure: %v", err)
 	}
+}
+
+// TestOneIteratorRangedConcurrently: the sequence AllX returns may be
+// ranged by several goroutines at once, each getting every record once, in
+// order (the pages' options are each fetch's own: a shared copy was a data
+// race, caught by -race).
+func TestOneIteratorRangedConcurrently(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	seedProducts(t, srv, 60)
+	all := srv.Client().AllProducts(ctx, &erp.ListProductsOptions{ListOptions: erp.ListOptions{Limit: 7}})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			n := 0
+			for p, err := range all {
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if want := fmt.Sprintf("P%05d", n); p.Ref != want {
+					t.Errorf("item %d is %s, want %s", n, p.Ref, want)
+					return
+				}
+				n++
+			}
+			if n != 60 {
+				t.Errorf("iterated %d", n)
+			}
+		})
+	}
+	wg.Wait()
 }
