@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/mcp"
 )
 
@@ -32,6 +33,12 @@ func main() {
 // 0 after a clean stop, 1 when serving failed, 2 for a configuration it
 // refuses.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return runOn(ctx, clock.Real(), args, getenv, stdout, stderr)
+}
+
+// runOn is run with clk timing timeouts.shutdown_delay, so that tests hold
+// the delay open as long as they need it.
+func runOn(ctx context.Context, clk clock.Clock, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	s, err := loadSettings(args, getenv, stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -46,6 +53,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "mcp-gateway: invalid configuration:%s\n", indent(err))
 		return 2
 	}
+	a.clk = clk
 	l, err := a.listen()
 	if err != nil {
 		a.closeStore()

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/redistest"
@@ -122,11 +123,17 @@ type instance struct {
 // for its listening line. It stops when the test ends, if not before.
 func start(t *testing.T, getenv func(string) string, args ...string) *instance {
 	t.Helper()
+	return startOn(t, clock.Real(), getenv, args...)
+}
+
+// startOn is start with clk timing timeouts.shutdown_delay.
+func startOn(t *testing.T, clk clock.Clock, getenv func(string) string, args ...string) *instance {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	in := &instance{logs: &logBuffer{}, cancel: cancel, done: make(chan int, 1)}
 	go func() {
-		code := run(ctx, args, getenv, pw, in.logs)
+		code := runOn(ctx, clk, args, getenv, pw, in.logs)
 		pw.Close()
 		in.done <- code
 	}()
@@ -496,12 +503,17 @@ func TestLogsTheCallerBehindAProxy(t *testing.T) {
 }
 
 // On stop, /readyz says 503 during timeouts.shutdown_delay, the request
-// running is answered, and the exit code is 0.
+// running is answered, and the exit code is 0. The delay runs on a clock
+// the test moves: on the real clock the probes raced its 2 s (on a loaded
+// machine they came after the listener had closed) and the test waited
+// them out.
 func TestStopDrains(t *testing.T) {
 	t.Parallel()
 	up := upstream(t)
 	cfg := writeFile(t, "gateway.yaml", "timeouts:\n  shutdown_delay: 2s\n")
-	in := start(t, env(), "-config", cfg, "-listen", "127.0.0.1:0", "-upstream", up.URL())
+	delayClock := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	delayClock.SetAutoAdvance(false) // the delay lasts until the test moves the clock
+	in := startOn(t, delayClock, env(), "-config", cfg, "-listen", "127.0.0.1:0", "-upstream", up.URL())
 	listShop(t, in.url, up.Token()) // the token is verified: the next call waits only on the listing
 
 	// A listing held up at the upstream until the test moves its clock.
@@ -537,6 +549,10 @@ func TestStopDrains(t *testing.T) {
 	if code, _, _ := get(t, in.base+"/healthz"); code != 200 {
 		t.Errorf("/healthz while stopping: %d", code)
 	}
+	if err := delayClock.WaitForSleepers(ctx, 1); err != nil {
+		t.Fatalf("the shutdown delay never started: %v", err)
+	}
+	delayClock.Advance(2 * time.Second)
 	up.Clock().Advance(time.Hour)
 	if got := <-answered; !strings.HasPrefix(got, "200 ") || !strings.Contains(got, `"shop"`) {
 		t.Errorf("the request running at the stop: %s", got)

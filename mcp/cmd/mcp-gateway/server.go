@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
 )
@@ -38,6 +39,7 @@ type app struct {
 	gw    *mcp.Gateway
 	store *mcpredis.Store // nil without Redis
 	log   *slog.Logger
+	clk   clock.Clock // times timeouts.shutdown_delay (nil: the real clock)
 
 	stopping  atomic.Bool // set when the process is told to stop: /readyz says 503
 	inFlight  atomic.Int64
@@ -320,8 +322,11 @@ func (a *app) serve(ctx context.Context, l *listeners) int {
 	if t.ShutdownDelay > 0 && code == 0 {
 		// Load balancers polling /readyz see 503 and stop sending new
 		// requests before the listener closes.
-		delay := time.NewTimer(t.ShutdownDelay)
-		<-delay.C
+		clk := a.clk
+		if clk == nil {
+			clk = clock.Real()
+		}
+		clk.Sleep(context.Background(), t.ShutdownDelay)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), t.Shutdown)
 	defer cancel()
