@@ -190,11 +190,17 @@ Exit status:
   2  a command line that cannot be run as written
   3  the workflow whose result was asked for did not complete
   4  not authenticated, or not allowed`,
-		Version:           version.Version,
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		RunE:              func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-		PersistentPreRunE: func(*cobra.Command, []string) error { return a.checkFlags() },
+		Version:       version.Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			switch cmd.Name() {
+			case "completion", "help", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+				return nil // they call no service: the settings do not matter
+			}
+			return a.checkFlags()
+		},
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	root.SetVersionTemplate("orchctl version {{.Version}}\n")

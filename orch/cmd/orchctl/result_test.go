@@ -67,3 +67,21 @@ func TestVerboseHidesAURLPassword(t *testing.T) {
 		t.Errorf("--verbose printed %q", r.stderr)
 	}
 }
+
+// TestNoSettingsNeededToComplete: help and shell completion, which call
+// no service, work whatever ORCH_TLS holds (they failed with exit status
+// 2 naming --tls, so a bad variable broke the shell's completion).
+func TestNoSettingsNeededToComplete(t *testing.T) {
+	t.Parallel()
+	c := cli{t: t, env: map[string]string{EnvTLS: "bogus"}}
+	if out := c.ok("completion", "bash"); !strings.Contains(out, "orchctl") {
+		t.Errorf("completion bash printed %.100q", out)
+	}
+	if out := c.ok("help", "workflow"); !strings.Contains(out, "start") {
+		t.Errorf("help workflow printed %q", out)
+	}
+	if out := c.ok("__complete", "workflow", ""); !strings.Contains(out, "start") {
+		t.Errorf("__complete printed %q", out)
+	}
+	c.fails(exitUsage, `--tls "bogus"`, "namespace", "list")
+}
