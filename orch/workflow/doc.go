@@ -63,7 +63,8 @@
 // cancel the same way); a command canceled in the task that issued it is
 // never sent. A signal whose payload does not decode into the value asked
 // for is skipped. Queries replay the whole history known, then call the
-// handler. A panic in workflow code fails the workflow task, never the run;
+// handler. A panic in workflow code (or runtime.Goexit, which t.Fatal
+// calls) fails the workflow task, never the run;
 // so does code that runs for Options.DeadlockTimeout (10 s by default)
 // without blocking in this package's calls, with a *DeadlockError (its
 // goroutine is left behind).
