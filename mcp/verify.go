@@ -117,13 +117,18 @@ func (g *Gateway) recallVerdict(ctx context.Context, key string) (*verdict, bool
 // same token wait for one call.
 func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr netip.Addr, known bool) (*verdict, *refusal) {
 	call, leader := g.verifying.join(key)
-	if !leader {
+	for !leader {
 		select {
 		case <-call.done:
-			return call.v, call.r
 		case <-ctx.Done():
 			return nil, &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, reason: "the request was canceled"}
 		}
+		if !call.abandoned {
+			return call.v, call.r
+		}
+		// The request that asked gave up before the answer came: that
+		// says nothing of the token, so ask again.
+		call, leader = g.verifying.join(key)
 	}
 	defer g.verifying.finish(key, call)
 
@@ -193,7 +198,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 		if e.Detail != "" {
 			r.reason = "the token could not be verified: " + e.Detail
 		}
-		call.r = r
+		call.r, call.abandoned = r, ctx.Err() != nil
 		return nil, r
 	}
 	if b, err := json.Marshal(v); err == nil {
@@ -229,18 +234,27 @@ func addressKey(a netip.Addr) string {
 type flights struct {
 	mu sync.Mutex
 	m  map[string]*flight
+	// onWait, when set (by tests), is called each time a goroutine joins a
+	// flight under way.
+	onWait func()
 }
 
 type flight struct {
 	done chan struct{}
 	v    *verdict
 	r    *refusal
+	// abandoned: the verification failed because the request that made
+	// it gave up; those waiting on it ask again.
+	abandoned bool
 }
 
 func (f *flights) join(key string) (*flight, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if c := f.m[key]; c != nil {
+		if f.onWait != nil {
+			defer f.onWait()
+		}
 		return c, false
 	}
 	if f.m == nil {
