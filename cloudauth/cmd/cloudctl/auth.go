@@ -87,15 +87,15 @@ func (a *app) login(cmd *cobra.Command, passwordStdin bool) error {
 		}
 	} else {
 		if s.Username == "" {
-			if s.Username, err = a.prompt("Username", ""); err != nil {
+			if s.Username, err = a.prompt(cmd.Context(), "Username", ""); err != nil {
 				return err
 			}
 		}
-		if password, err = a.promptPassword(); err != nil {
+		if password, err = a.promptPassword(cmd.Context()); err != nil {
 			return err
 		}
 		if s.URL == "" {
-			u, err := a.prompt("Server URL", "")
+			u, err := a.prompt(cmd.Context(), "Server URL", "")
 			if err != nil {
 				return err
 			}
@@ -105,7 +105,7 @@ func (a *app) login(cmd *cobra.Command, passwordStdin bool) error {
 			s.URL = strings.TrimRight(u, "/")
 		}
 		if s.Sources["tenant"] == "default" {
-			if s.Tenant, err = a.prompt("Tenant", cloudauth.DefaultTenant); err != nil {
+			if s.Tenant, err = a.prompt(cmd.Context(), "Tenant", cloudauth.DefaultTenant); err != nil {
 				return err
 			}
 		}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/base64"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -220,5 +222,57 @@ func TestProfileDeleteRevokesWithTheTLSSettings(t *testing.T) {
 				t.Fatalf("profile delete did not revoke the token:\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// cancelAt is a standard error that cancels a context once a text has
+// been written to it: the user pressing Ctrl-C at a prompt.
+type cancelAt struct {
+	mu     sync.Mutex
+	buf    strings.Builder
+	text   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelAt) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.text) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+func (w *cancelAt) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestInterruptAtAPromptEndsTheLogin: Ctrl-C at a prompt (the context
+// ends: main's signal.NotifyContext keeps the signal from killing the
+// process) ends auth login there, instead of the prompt waiting for a line
+// and the login going on with what comes after.
+func TestInterruptAtAPromptEndsTheLogin(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newCLI(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdin, typed := io.Pipe()
+	defer stdin.Close()
+	stderr := &cancelAt{text: "Username: ", cancel: cancel}
+	go func() {
+		<-ctx.Done() // what the user types after Ctrl-C
+		_, _ = typed.Write([]byte("admin\n" + cloudauthfake.AdminPassword + "\n"))
+	}()
+	var stdout strings.Builder
+	code := run(ctx, []string{"auth", "login", "--url", srv.URL(), "--tenant", cloudauth.DefaultTenant}, Env{
+		Stdin: stdin, Stdout: &stdout, Stderr: stderr, Getenv: func(string) string { return "" },
+		ConfigDir: c.dir, Store: cloudauth.NewStore(keyringService, filepath.Join(c.dir, "tokens"), c.keyring), Clock: c.clock,
+	})
+	if code == 0 || strings.Contains(stderr.String(), "Password:") || c.keyring.Len() != 0 || len(srv.RequestsTo(cloudauthfake.RouteLogin)) != 0 {
+		t.Fatalf("exit %d, %d logins sent, %d tokens kept\nstdout: %s\nstderr: %s", code, len(srv.RequestsTo(cloudauthfake.RouteLogin)), c.keyring.Len(), stdout.String(), stderr.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,35 @@ func (a *app) terminalFd() (int, bool) {
 	return fd, term.IsTerminal(fd)
 }
 
+// errInterrupted ends a prompt the user left with Ctrl-C.
+var errInterrupted = errors.New("interrupted")
+
+// interruptible runs read, a read of standard input, until it returns or
+// ctx ends (Ctrl-C: main's signal.NotifyContext keeps the signal from
+// ending the process, and a read would go on waiting). An ended ctx wins
+// over a line read meanwhile; the read left waiting is dropped with the
+// process.
+func interruptible(ctx context.Context, read func() (string, error)) (string, error) {
+	type answer struct {
+		v   string
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		v, err := read()
+		got <- answer{v, err}
+	}()
+	select {
+	case r := <-got:
+		if ctx.Err() != nil {
+			return "", errInterrupted
+		}
+		return r.v, r.err
+	case <-ctx.Done():
+		return "", errInterrupted
+	}
+}
+
 // readLine reads one line of standard input without its line ending.
 func (a *app) readLine() (string, error) {
 	line, err := a.in.ReadString('\n')
@@ -32,13 +62,17 @@ func (a *app) readLine() (string, error) {
 // prompt asks for a value on standard error and reads it from standard
 // input. An empty answer, or none at all, takes def; without def the value
 // is required.
-func (a *app) prompt(label, def string) (string, error) {
+func (a *app) prompt(ctx context.Context, label, def string) (string, error) {
 	if def != "" {
 		fmt.Fprintf(a.env.Stderr, "%s [%s]: ", label, def)
 	} else {
 		fmt.Fprintf(a.env.Stderr, "%s: ", label)
 	}
-	v, err := a.readLine()
+	v, err := interruptible(ctx, a.readLine)
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintln(a.env.Stderr)
+		return "", err
+	}
 	if _, tty := a.terminalFd(); !tty {
 		fmt.Fprintln(a.env.Stderr) // the answer came from a pipe: end the prompt's line
 	}
@@ -58,21 +92,30 @@ func (a *app) prompt(label, def string) (string, error) {
 
 // promptPassword asks for the password: on a terminal without echoing it,
 // otherwise as the first line left on standard input.
-func (a *app) promptPassword() (string, error) {
+func (a *app) promptPassword(ctx context.Context) (string, error) {
 	fmt.Fprint(a.env.Stderr, "Password: ")
 	var (
 		pw  string
 		err error
 	)
 	if fd, tty := a.terminalFd(); tty {
-		var b []byte
-		b, err = term.ReadPassword(fd)
-		pw = string(b)
+		// ReadPassword turns echo off until it returns; a read given up
+		// on does not return, so the terminal is set back here.
+		state, serr := term.GetState(fd)
+		pw, err = interruptible(ctx, func() (string, error) {
+			b, err := term.ReadPassword(fd)
+			return string(b), err
+		})
+		if errors.Is(err, errInterrupted) && serr == nil {
+			_ = term.Restore(fd, state)
+		}
 	} else {
-		pw, err = a.readLine()
+		pw, err = interruptible(ctx, a.readLine)
 	}
 	fmt.Fprintln(a.env.Stderr)
 	switch {
+	case errors.Is(err, errInterrupted):
+		return "", err
 	case errors.Is(err, io.EOF) && pw == "":
 		return "", errors.New("password: no answer on standard input")
 	case err != nil:
