@@ -74,7 +74,9 @@ type SecurityConfig struct {
 	// ignored and the connection's address is the caller's. The caller is
 	// the right-most hop that is not a trusted proxy, read with or without
 	// a port, brackets or an IPv6 zone; a hop that cannot be read refuses
-	// the request (403), so that access control fails closed.
+	// the request (403), so that access control fails closed. A range
+	// holding every address (0.0.0.0/0, ::/0) is refused: with every hop a
+	// proxy, the caller would be the left-most, which the client writes.
 	TrustedProxies []string `yaml:"trusted_proxies" json:"trusted_proxies"`
 
 	// SigningSecret keys the HMAC-SHA256 of X-MCP-Signature.
@@ -324,8 +326,14 @@ func (c Config) withDefaults() (Config, error) {
 		list []string
 	}{{"security.ip_whitelist", s.IPWhitelist}, {"security.blocked_ips", s.BlockedIPs}, {"security.trusted_proxies", s.TrustedProxies}} {
 		for _, v := range l.list {
-			if _, err := parsePrefix(v); err != nil {
+			p, err := parsePrefix(v)
+			switch {
+			case err != nil:
 				bad(l.key, "%q is neither an address nor a CIDR range", v)
+			case l.key == "security.trusted_proxies" && p.Bits() == 0:
+				// Every hop would be a proxy, and the caller the left-most
+				// one, which the client writes itself.
+				bad(l.key, "%q trusts every address, so any client could name its own address in X-Forwarded-For: list the proxies' addresses", v)
 			}
 		}
 	}

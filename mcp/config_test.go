@@ -125,3 +125,21 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("a bad upstream option: %v", err)
 	}
 }
+
+// A trusted proxy range holding every address (0.0.0.0/0, ::/0) makes every
+// hop of X-Forwarded-For a proxy, so the caller is judged by the left-most
+// one, which the client writes itself: any address could pass the access
+// lists and the per-address limits. Such a range is refused.
+func TestTrustingEveryAddressIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, r := range []string{"0.0.0.0/0", "::/0", "::ffff:0.0.0.0/96"} {
+		err := mcp.Config{Upstream: "https://git.example.com", Security: mcp.SecurityConfig{TrustedProxies: []string{"10.0.0.1", r}}}.Validate()
+		var ce *mcp.ConfigError
+		if !errors.As(err, &ce) || ce.Key != "security.trusted_proxies" || !strings.Contains(ce.Problem, r) {
+			t.Errorf("trusted_proxies %s: %v, want a ConfigError naming it", r, err)
+		}
+	}
+	if err := (mcp.Config{Upstream: "https://git.example.com", Security: mcp.SecurityConfig{TrustedProxies: []string{"10.0.0.0/8"}}}).Validate(); err != nil {
+		t.Errorf("a proxy range: %v", err)
+	}
+}
