@@ -172,7 +172,7 @@ func isCertificateError(err error) bool {
 // unless the caller cancelled it, which is no failure of the server's.
 func transportError(parent context.Context, method, path string, err error) error {
 	if parent.Err() != nil && errors.Is(err, context.Canceled) {
-		return fmt.Errorf("cloudauth: %s %s: %w", method, path, err)
+		return err // the REST core's, which names the call already
 	}
 	return &Error{Method: method, Path: path, Err: err}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,5 +148,9 @@ func TestCancelledIsNotATimeout(t *testing.T) {
 	_, err = c.Login(ctx, adminLogin)
 	if err == nil || errors.Is(err, cloudauth.ErrConnectionTimeout) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
+	}
+	// Said once: "cloudauth: POST <path>: …", not the call twice over.
+	if n := strings.Count(err.Error(), cloudauth.LoginPath); n != 2 { // the call, and the URL net/http names
+		t.Fatalf("the call is named %d times: %v", n, err)
 	}
 }
