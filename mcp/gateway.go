@@ -362,7 +362,7 @@ func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json
 		}
 	}
 	ttl, cached := p.caching().ttl()
-	var key string
+	var key, marks string
 	if cached {
 		key = cacheKey(c, method, p)
 		if b, ok, err := g.store.Get(ctx, key); err != nil {
@@ -371,12 +371,16 @@ func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json
 			g.metrics.cacheHits.Add(1)
 			return b, nil
 		}
+		marks = g.writeMarks(ctx, p.tags())
 	}
 	g.metrics.upstreamCalls.Add(1)
 	res, err := t.run(ctx, c.up, p)
 	if !t.read {
 		// Even a failed write may have happened (a timeout after the
-		// upstream acted), so the reads it could have changed go.
+		// upstream acted), so the reads it could have changed go. The
+		// marks first: a read storing its answer after the Invalidate
+		// then sees them.
+		g.markWrite(ctx, p.tags())
 		if err := g.store.Invalidate(ctx, p.tags()...); err != nil {
 			g.log.WarnContext(ctx, "cache invalidation failed", "error", err)
 		}
@@ -395,9 +399,46 @@ func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json
 	if cached {
 		if err := g.store.Set(ctx, key, b, ttl, p.tags()...); err != nil {
 			g.log.WarnContext(ctx, "cache write failed", "error", err)
+		} else if now := g.writeMarks(ctx, p.tags()); now == "" || now != marks {
+			// A write to the same tags since this read began may have
+			// dropped the cached reads before this answer, read before
+			// the write, was stored: it must not stay.
+			if err := g.store.Delete(ctx, key); err != nil {
+				g.log.WarnContext(ctx, "cache write failed", "error", err)
+			}
 		}
 	}
 	return b, nil
+}
+
+// writeMarkTTL is how long a write's mark is kept: as long as a cached
+// answer can live.
+const writeMarkTTL = maxCacheTTL * time.Second
+
+// markWrite records a write to tags: a fresh random mark per tag, which a
+// read running meanwhile finds changed.
+func (g *Gateway) markWrite(ctx context.Context, tags []string) {
+	for _, t := range tags {
+		if err := g.store.Set(ctx, "wr:"+t, []byte(NewNonce()), writeMarkTTL); err != nil {
+			g.log.WarnContext(ctx, "recording a write failed", "error", err)
+		}
+	}
+}
+
+// writeMarks are the marks of the last writes to tags, "" when they cannot
+// be read.
+func (g *Gateway) writeMarks(ctx context.Context, tags []string) string {
+	var b strings.Builder
+	b.WriteByte('m') // never "": none written yet reads as "m,,"
+	for _, t := range tags {
+		v, _, err := g.store.Get(ctx, "wr:"+t)
+		if err != nil {
+			return ""
+		}
+		b.WriteByte(',')
+		b.Write(v)
+	}
+	return b.String()
 }
 
 // cacheKey is the digest of the caller, the method and the params other

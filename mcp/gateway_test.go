@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
@@ -438,5 +440,50 @@ func TestNotify(t *testing.T) {
 	}
 	if err := c.Notify(ctx, "", nil); err == nil {
 		t.Error("an empty method name was sent")
+	}
+}
+
+// holdingStore holds the first store of a cached answer until released, as
+// a slow Redis round trip or a descheduled goroutine can.
+type holdingStore struct {
+	mcp.Store
+	once             sync.Once
+	reached, release chan struct{}
+}
+
+func (s *holdingStore) Set(ctx context.Context, key string, v []byte, ttl time.Duration, tags ...string) error {
+	if strings.HasPrefix(key, "ans:") {
+		s.once.Do(func() { close(s.reached); <-s.release })
+	}
+	return s.Store.Set(ctx, key, v, ttl, tags...)
+}
+
+// A read that met the upstream before a write to its project, and stores
+// its answer after the write dropped the project's cached reads, does not
+// leave that stale answer in the cache for its whole cache_ttl.
+func TestCachedReadRacingAWriteIsNotKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	store := &holdingStore{Store: mcp.NewMemoryStore(clk, mcp.MemoryLimits{}), reached: make(chan struct{}), release: make(chan struct{})}
+	srv, pid := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(mcp.Config{Store: store}))
+	c := srv.Client()
+	cached := &mcp.ListIssuesParams{ProjectID: pid, CacheOptions: mcp.CacheOptions{CacheTTL: 86400}}
+	first := make(chan error, 1)
+	go func() { _, err := c.ListIssues(ctx, cached); first <- err }()
+	<-store.reached // the read has its answer (two issues) and is about to store it
+	if _, err := c.CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: pid, Title: "Third"}); err != nil {
+		t.Fatal(err)
+	}
+	close(store.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.ListIssues(ctx, cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TotalCount != 3 {
+		t.Errorf("after the write: %d issues from the cache, want 3", got.TotalCount)
 	}
 }

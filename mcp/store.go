@@ -20,7 +20,9 @@ import (
 // all.
 //
 // Keys are opaque digests made by the gateway (never a token or a secret)
-// and already carry what they are for ("rl:", "tok:", "sig:", "ans:"); a
+// and already carry what they are for ("rl:", "tok:", "sig:", "ans:", and
+// "wr:" for the marks writes leave, so that a read racing a write does not
+// keep its answer); a
 // Store needs no knowledge of them. Every method may fail (a shared store
 // can be unreachable); the gateway then falls back to its memory, logs it
 // and reports it in Ready, rather than failing every request.
