@@ -121,8 +121,8 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // WithIssuer sets the issuer (iss claim) VerifyToken requires. The default
-// is the server's base URL without a trailing slash, which is what the
-// gateway writes.
+// is the server's base URL without a trailing slash (and without a user and
+// password it may carry), which is what the gateway writes.
 func WithIssuer(iss string) Option {
 	return func(s *settings) error {
 		if strings.TrimSpace(iss) == "" {
@@ -171,6 +171,12 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	if c.issuer == "" {
 		c.issuer = rc.BaseURL()
+		// The gateway writes its URL as the issuer, without the user and
+		// password of a proxy that the client's URL may carry.
+		if u, err := url.Parse(c.issuer); err == nil && u.User != nil {
+			u.User = nil
+			c.issuer = u.String()
+		}
 	}
 	return c, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +212,29 @@ func TestParseKeySet(t *testing.T) {
 		if _, err := cloudauth.ParseKeySet([]byte(bad)); err == nil {
 			t.Errorf("ParseKeySet(%.40s) accepted", bad)
 		}
+	}
+}
+
+// TestVerifyWithCredentialsInTheURL: a server URL carrying a proxy's user
+// and password still expects the issuer the gateway writes, its URL
+// without them.
+func TestVerifyWithCredentialsInTheURL(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword("proxyuser", "proxy-s3cret")
+	c, err := cloudauth.New(u.String(), cloudauth.WithClock(srv.Clock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := c.Login(context.Background(), adminLogin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.VerifyToken(context.Background(), tok.Raw()); err != nil {
+		t.Fatalf("the server's own token: %v", err)
 	}
 }
