@@ -1,6 +1,7 @@
 package cloudauth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/zalando/go-keyring"
+
+	"github.com/apitwin/apitwin/clock"
 )
 
 // TokenStore keeps one token per profile. Implementations are safe for
@@ -229,6 +232,10 @@ type KeyringStore struct {
 	Timeout time.Duration
 	// MaxSize is the largest token saved; 0 means DefaultMaxSecretSize.
 	MaxSize int
+	// Clock is what Timeout is measured on; nil means the wall clock. A
+	// test's fake clock with auto-advance off (clock.Fake.SetAutoAdvance)
+	// decides when a call runs out.
+	Clock clock.Clock
 }
 
 // Save puts the token in the keyring. A token larger than MaxSize is
@@ -287,8 +294,18 @@ func (s *KeyringStore) call(what string, op func(Keyring) (string, error)) (stri
 		v, err := op(kr)
 		done <- result{v, err}
 	}()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
+	clk := s.Clock
+	if clk == nil {
+		clk = clock.Real()
+	}
+	expired := make(chan struct{})
+	wait, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		if clk.Sleep(wait, timeout) == nil {
+			close(expired)
+		}
+	}()
 	select {
 	case r := <-done:
 		switch {
@@ -298,7 +315,7 @@ func (s *KeyringStore) call(what string, op func(Keyring) (string, error)) (stri
 			return "", ErrNoToken
 		}
 		return "", fmt.Errorf("keyring: %s the token: %w", what, r.err)
-	case <-t.C:
+	case <-expired:
 		return "", fmt.Errorf("keyring: %s the token: no answer within %v", what, timeout)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
 )
 
@@ -104,16 +105,37 @@ func (h hangingKeyring) Set(string, string, string) error   { <-h.release; retur
 func (h hangingKeyring) Get(string, string) (string, error) { <-h.release; return "", nil }
 func (h hangingKeyring) Delete(string, string) error        { <-h.release; return nil }
 
+// TestKeyringTimeout: a keyring that does not answer fails the call once
+// the timeout has passed on the store's clock (a fake one here, moved by
+// the test: nothing waits on the wall clock).
 func TestKeyringTimeout(t *testing.T) {
 	t.Parallel()
 	h := hangingKeyring{release: make(chan struct{})}
 	defer close(h.release)
-	s := &cloudauth.KeyringStore{Service: "test", Keyring: h, Timeout: 20 * time.Millisecond}
-	err := s.Save("dev", "tok")
-	if err == nil || !strings.Contains(err.Error(), "no answer within 20ms") {
+	clk := clock.NewFake(t0)
+	clk.SetAutoAdvance(false)
+	s := &cloudauth.KeyringStore{Service: "test", Keyring: h, Timeout: 5 * time.Second, Clock: clk}
+	errs := make(chan error, 1)
+	go func() { errs <- s.Save("dev", "tok") }()
+	if err := clk.WaitForSleepers(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(5*time.Second - time.Nanosecond)
+	select {
+	case err := <-errs:
+		t.Fatalf("gave up before the timeout: %v", err)
+	default:
+	}
+	clk.Advance(time.Nanosecond)
+	if err := <-errs; err == nil || !strings.Contains(err.Error(), "no answer within 5s") {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := s.Load("dev"); err == nil {
+	go func() { _, err := s.Load("dev"); errs <- err }()
+	if err := clk.WaitForSleepers(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(5 * time.Second)
+	if err := <-errs; err == nil {
 		t.Fatal("load from a hanging keyring")
 	}
 }
