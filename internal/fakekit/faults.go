@@ -156,6 +156,9 @@ func (k *Kit) applyFault(w *statusRecorder, r *http.Request, f control.Fault) bo
 		return false
 	}
 	if f.Drop {
+		// Logged before the connection closes: a client that has seen the
+		// drop finds the request in the log (Finish, after, would be late).
+		w.x.commit()
 		dropConnection(w)
 		return false
 	}

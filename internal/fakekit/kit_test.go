@@ -209,6 +209,10 @@ func TestFaultDropAndLatency(t *testing.T) {
 	if _, _, err := do(t, "GET", url+"/items/1", ""); err == nil {
 		t.Fatal("dropped connection gave an answer")
 	}
+	// Logged by the time the client sees the drop, not some time after.
+	if got := k.RequestsTo("GET /items/{id}"); len(got) != 1 || !got[0].Fault {
+		t.Fatalf("the dropped request is not in the log: %+v", got)
+	}
 	k.InjectFault("GET /items/{id}", control.Fault{Latency: time.Millisecond, Times: 1})
 	if resp, body, err := do(t, "GET", url+"/items/5", ""); err != nil || resp.StatusCode != 200 || !strings.Contains(body, `"5"`) {
 		t.Fatalf("latency-only fault should pass through: %v %v %q", resp, err, body)
