@@ -4,7 +4,8 @@ import (
 	"math/big"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // jsonWriter writes the fake's answers straight from the state into one
@@ -32,7 +33,7 @@ func (w jsonWriter) raw(s string) jsonWriter {
 
 // str appends s as a JSON string, escaped as encoding/json escapes it.
 func (w jsonWriter) str(s string) jsonWriter {
-	w.b = appendJSONString(w.b, s)
+	w.b = jsonw.AppendString(w.b, s)
 	return w
 }
 
@@ -123,58 +124,4 @@ func (w jsonWriter) optID(id int64, present bool) jsonWriter {
 		return w.raw("null")
 	}
 	return w.id(id)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as encoding/json writes a string (what a
-// caller sent may hold anything): ", \ and control characters escaped
-// (\n, \r, \t, \b, \f by name, the others as \u00XX), <, > and & as
-// \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and each byte of
-// invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // A payment pays one invoice or several; each invoice keeps its part. An
@@ -107,7 +108,7 @@ func listPayments(c *call, id int64) fakekit.Answer {
 		b = append(b, `,"date":`...)
 		b = append(b, c.num.time(p.pay.date)...)
 		b = append(b, `,"num":`...)
-		b = appendJSONString(b, p.pay.num)
+		b = jsonw.AppendString(b, p.pay.num)
 		b = append(b, `,"ref":`...)
 		b = strconv.AppendQuote(b, p.pay.ref)
 		b = append(b, `,"ref_ext":"","fk_bank_line":null}`...)

@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // The records lists answer with (projects, issues, merge requests,
@@ -17,90 +17,12 @@ import (
 // struct it replaced: the same keys in the same order, the same escaping,
 // null and absent where it had them (TestListAnswersAreUnchanged pins it).
 
-// appendString appends s as a JSON string escaped exactly as encoding/json
-// escapes it: HTML's <, > and & too, invalid UTF-8 as \ufffd, and U+2028
-// and U+2029.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	b = appendEscaped(b, s)
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// jsonSafe tells the ASCII bytes a JSON string holds as they are: not
-// control characters, quotes, backslashes, nor HTML's <, > and &.
-var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
-	for c := byte(0x20); c < utf8.RuneSelf; c++ {
-		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return safe
-}()
-
-// appendEscaped appends the inside of s as a JSON string (encoding/json's
-// appendString with HTML escaping, without the quotes).
-//
-// A string written in pieces escapes as the whole would whenever every
-// boundary between two pieces has an ASCII byte on at least one side (a
-// literal "/" between two paths, a number after a URL): UTF-8 decoding
-// never reads across such a boundary. The joined strings below keep to
-// that.
-func appendEscaped(b []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(b, s[start:]...)
-}
-
 // appendJoined appends the concatenation of parts as one JSON string; see
-// appendEscaped for the boundaries this allows.
+// jsonw.AppendEscaped for the boundaries this allows.
 func appendJoined(b []byte, parts ...string) []byte {
 	b = append(b, '"')
 	for _, p := range parts {
-		b = appendEscaped(b, p)
+		b = jsonw.AppendEscaped(b, p)
 	}
 	return append(b, '"')
 }
@@ -113,7 +35,7 @@ func appendStrings(b []byte, list []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = jsonw.AppendString(b, s)
 	}
 	return append(b, ']')
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // member is one row of a project's members: a user, its level, and
@@ -67,7 +68,7 @@ func (c *call) appendMember(b []byte, p *project, m member) []byte {
 	b = appendStamp(b, m.since)
 	b = append(b, `,"expires_at":`...)
 	if d, ok := p.memberExpires[m.u.id]; ok && m.direct {
-		b = appendString(b, d)
+		b = jsonw.AppendString(b, d)
 	} else {
 		b = append(b, "null"...)
 	}

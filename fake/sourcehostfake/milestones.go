@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // appendMilestone appends a milestone as the API shows it, or null.
@@ -24,15 +25,15 @@ func (c *call) appendMilestone(b []byte, m *milestone) []byte {
 	b = append(b, `,"project_id":`...)
 	b = appendInt(b, m.project.id)
 	b = append(b, `,"title":`...)
-	b = appendString(b, m.title)
+	b = jsonw.AppendString(b, m.title)
 	b = append(b, `,"description":`...)
-	b = appendString(b, m.description)
+	b = jsonw.AppendString(b, m.description)
 	b = append(b, `,"due_date":`...)
 	b = appendDate(b, m.dueDate)
 	b = append(b, `,"start_date":`...)
 	b = appendDate(b, m.startDate)
 	b = append(b, `,"state":`...)
-	b = appendString(b, m.state)
+	b = jsonw.AppendString(b, m.state)
 	b = append(b, `,"updated_at":`...)
 	b = appendStamp(b, m.updatedAt)
 	b = append(b, `,"created_at":`...)
@@ -48,7 +49,7 @@ func appendDate(b []byte, d string) []byte {
 	if d == "" {
 		return append(b, "null"...)
 	}
-	return appendString(b, d)
+	return jsonw.AppendString(b, d)
 }
 
 // today is the fake clock's date (UTC, YYYY-MM-DD), read once per call.

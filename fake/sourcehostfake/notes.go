@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // appendNote appends a note as the API shows it.
@@ -13,7 +14,7 @@ func (c *call) appendNote(b []byte, n *note) []byte {
 	b = append(b, `{"id":`...)
 	b = appendInt(b, n.id)
 	b = append(b, `,"type":null,"body":`...)
-	b = appendString(b, n.body)
+	b = jsonw.AppendString(b, n.body)
 	b = append(b, `,"attachment":null,"author":`...)
 	b = c.appendUser(b, n.author)
 	b = append(b, `,"created_at":`...)
@@ -25,7 +26,7 @@ func (c *call) appendNote(b []byte, n *note) []byte {
 	b = append(b, `,"noteable_id":`...)
 	b = appendInt(b, n.noteableID)
 	b = append(b, `,"noteable_type":`...)
-	b = appendString(b, n.noteableType)
+	b = jsonw.AppendString(b, n.noteableType)
 	b = append(b, `,"project_id":`...)
 	b = appendInt(b, n.project.id)
 	b = append(b, `,"noteable_iid":`...)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // UserSeed is a user to add (AddUser, Seed.Users). Every user gets a
@@ -61,7 +62,7 @@ func (c *call) currentUser() fakekit.Answer {
 	b = append(b, `,"created_at":`...)
 	b = appendStamp(b, u.createdAt)
 	b = append(b, `,"email":`...)
-	b = appendString(b, u.email)
+	b = jsonw.AppendString(b, u.email)
 	b = append(b, `,"is_admin":`...)
 	b = appendBool(b, u.admin)
 	return c.doc(http.StatusOK, append(b, `,"bio":""}`...))

@@ -1,0 +1,85 @@
+// Package jsonw writes JSON strings by hand exactly as encoding/json writes
+// them, for the fakes that write answers straight from their state into one
+// buffer instead of through intermediate structs.
+package jsonw
+
+import "unicode/utf8"
+
+// AppendString appends s as a JSON string escaped exactly as encoding/json
+// escapes it: ", \ and control characters (\n, \r, \t, \b, \f by name, the
+// others as \u00XX), HTML's <, > and & as \u003c, \u003e and \u0026,
+// U+2028 and U+2029, and each byte of invalid UTF-8 as \ufffd.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = AppendEscaped(b, s)
+	return append(b, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// jsonSafe tells the ASCII bytes a JSON string holds as they are: not
+// control characters, quotes, backslashes, nor HTML's <, > and &.
+var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return safe
+}()
+
+// AppendEscaped appends the inside of s as a JSON string (encoding/json's
+// appendString with HTML escaping, without the quotes).
+//
+// A string written in pieces escapes as the whole would whenever every
+// boundary between two pieces has an ASCII byte on at least one side (a
+// literal "/" between two paths, a number after a URL): UTF-8 decoding
+// never reads across such a boundary. Callers joining strings keep to
+// that.
+func AppendEscaped(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(b, s[start:]...)
+}
