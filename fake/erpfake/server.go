@@ -199,15 +199,7 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 // RawClient returns an *http.Client that reaches the fake however it
 // serves (in memory, over TLS, on a port), for requests the typed client
 // does not make; nil before it serves.
-func (s *Server) RawClient() *http.Client {
-	if s.URL() == "" {
-		return nil
-	}
-	if hc := s.ep.HTTPClient(); hc != nil {
-		return hc
-	}
-	return http.DefaultClient
-}
+func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
 
 // StartTLS is Start over TLS with a self-signed certificate; the clients the
 // server makes trust it.

@@ -132,15 +132,7 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 // RawClient returns an *http.Client that reaches the gateway however it
 // serves (in memory, over TLS, on a port), for requests the typed client
 // does not make; nil before it serves.
-func (s *Server) RawClient() *http.Client {
-	if s.URL() == "" {
-		return nil
-	}
-	if hc := s.ep.HTTPClient(); hc != nil {
-		return hc
-	}
-	return http.DefaultClient
-}
+func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
 
 // StartTLS is Start with the gateway over TLS, with a self-signed
 // certificate its Client trusts.

@@ -202,15 +202,7 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 // RawClient returns an *http.Client that reaches the HTTP/JSON side however
 // it serves (in memory, over TLS, on a port), for requests the orch client
 // does not make; nil before it serves.
-func (s *Server) RawClient() *http.Client {
-	if s.URL() == "" {
-		return nil
-	}
-	if hc := s.ep.HTTPClient(); hc != nil {
-		return hc
-	}
-	return http.DefaultClient
-}
+func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
 
 // grpcMemListener is the in-memory listener the gRPC side serves on, nil
 // when it serves on a port (or not at all).

@@ -347,6 +347,20 @@ func (e *Endpoint) HTTPClient() *http.Client {
 	return e.TLSClient()
 }
 
+// RawClient returns an *http.Client that reaches the server however it
+// serves (in memory, over TLS, on a port): HTTPClient's when it needs one,
+// else http.DefaultClient; nil before it serves. Each fake's RawClient is
+// this.
+func (e *Endpoint) RawClient() *http.Client {
+	if e.URL() == "" {
+		return nil
+	}
+	if hc := e.HTTPClient(); hc != nil {
+		return hc
+	}
+	return http.DefaultClient
+}
+
 // TLSClient returns an http.Client that trusts the server's certificate
 // when it serves over TLS, nil otherwise.
 func (e *Endpoint) TLSClient() *http.Client {
