@@ -2,11 +2,9 @@ package erpfake_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,9 +13,8 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/internal/testtools"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden answers in testdata")
 
 // TestAnswersGolden pins, byte for byte, what the fake answers to its
 // list endpoints (and to the reads of one record, which write records the
@@ -26,7 +23,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden answers in tes
 // cents, unset dates, payments, credit notes, closed orders, contacts
 // without a third party. Both number styles are pinned. The golden files
 // were written from the answers before the list path was reworked
-// (issue 18); go test -run TestAnswersGolden -update rewrites them.
+// (issue 18); go test -run TestAnswersGolden -args -update-golden rewrites them.
 func TestAnswersGolden(t *testing.T) {
 	t.Parallel()
 	for _, native := range []bool{false, true} {
@@ -38,34 +35,7 @@ func TestAnswersGolden(t *testing.T) {
 			t.Parallel()
 			got := goldenAnswers(t, native)
 			path := filepath.Join("testdata", "answers_"+name+".golden")
-			if *updateGolden {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-				for i := range max(len(gl), len(wl)) {
-					var g, w string
-					if i < len(gl) {
-						g = gl[i]
-					}
-					if i < len(wl) {
-						w = wl[i]
-					}
-					if g != w {
-						t.Fatalf("%s differs from line %d:\n got: %.2000s\nwant: %.2000s", path, i+1, g, w)
-					}
-				}
-			}
+			testtools.Golden(t, path, got)
 		})
 	}
 }

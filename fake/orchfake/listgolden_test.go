@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,10 +16,9 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
-
-var updateListGolden = flag.Bool("update-list-golden", false, "rewrite testdata/list.golden from the fake's answers")
 
 // seedListGolden seeds executions that exercise every field of a listed
 // execution: each status, close times, memos and search attributes of
@@ -92,7 +89,7 @@ var nextTokenJSON = regexp.MustCompile(`"next_page_token":\s*"[^"]*"`)
 // TestListAnswersPinned pins the answers of List and Scan, over both
 // transports, for a seeded set: every page of several queries and orders,
 // as testdata/list.golden holds them (run ids and page tokens, random,
-// replaced by names). Regenerate with -update-list-golden only when an
+// replaced by names). Regenerate with -args -update-golden only when an
 // answer is meant to change.
 func TestListAnswersPinned(t *testing.T) {
 	t.Parallel()
@@ -203,25 +200,7 @@ func TestListAnswersPinned(t *testing.T) {
 		}
 	}
 	const golden = "testdata/list.golden"
-	if *updateListGolden {
-		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != string(want) {
-		gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(gl), len(wl)) {
-			if gl[i] != wl[i] {
-				t.Fatalf("answers differ from %s at line %d:\ngot  %s\nwant %s", golden, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("answers differ from %s: %d lines, want %d", golden, len(gl), len(wl))
-	}
+	testtools.Golden(t, golden, []byte(got.String()))
 }
 
 // TestListWhileRunsChange lists over both transports from several

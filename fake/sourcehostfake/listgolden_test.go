@@ -2,20 +2,18 @@ package sourcehostfake_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-)
 
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from the fake's answers")
+	"github.com/apitwin/apitwin/internal/testtools"
+)
 
 // TestListAnswersAreUnchanged pins, byte for byte, the bodies and headers
 // of the list fixture's answers (the lists issue 18 reworked, and the
@@ -84,33 +82,8 @@ func TestListAnswersAreUnchanged(t *testing.T) {
 		got.WriteString("\n")
 		got.Write(rec.Body.Bytes())
 		file := filepath.Join("testdata", "golden", ep.name+".txt")
-		if *updateGolden {
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, got.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("%s (%s): the answer changed\n got: %s\nwant: %s", ep.name, ep.target, firstDiff(got.Bytes(), want), firstDiff(want, got.Bytes()))
-		}
+		testtools.Golden(t, file, got.Bytes())
 	}
-}
-
-// firstDiff is a's text around the first byte where it differs from b.
-func firstDiff(a, b []byte) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	from := max(i-80, 0)
-	return fmt.Sprintf("…%s…", a[from:min(i+80, len(a))])
 }
 
 // TestConcurrentListsKeepTheirOwnAnswers asks for the fixture's lists

@@ -3,7 +3,8 @@
 // missing, or fails instead when APITWIN_REQUIRE_TOOLS=1, as .ci/run sets it
 // after installing them, so that CI cannot pass by skipping. Main and
 // ProgramPath run the project's own programs as processes without building
-// them: the test binary is the program.
+// them: the test binary is the program. Golden compares an answer with a
+// golden file (-update-golden rewrites it).
 package testtools
 
 import (
