@@ -42,68 +42,27 @@ func BenchmarkStart(b *testing.B) {
 		run  func(tb testing.TB, inMemory bool)
 	}
 	starters := []starter{
-		{"erpfake", func(tb testing.TB, mem bool) {
-			var s *erpfake.Server
-			if mem {
-				s = erpfake.StartInMemory(tb)
-			} else {
-				s = erpfake.Start(tb)
-			}
-			if err := s.Client().Ping(ctx); err != nil {
-				tb.Fatal(err)
-			}
-			s.Close()
-		}},
-		{"cloudauthfake", func(tb testing.TB, mem bool) {
-			var s *cloudauthfake.Server
-			if mem {
-				s = cloudauthfake.StartInMemory(tb)
-			} else {
-				s = cloudauthfake.Start(tb)
-			}
-			if _, err := s.Client().PublicKeys(ctx); err != nil {
-				tb.Fatal(err)
-			}
-			s.Close()
-		}},
-		{"sourcehostfake", func(tb testing.TB, mem bool) {
-			var s *sourcehostfake.Server
-			if mem {
-				s = sourcehostfake.StartInMemory(tb)
-			} else {
-				s = sourcehostfake.Start(tb)
-			}
-			if _, err := s.Client().CurrentUser(ctx); err != nil {
-				tb.Fatal(err)
-			}
-			s.Close()
-		}},
-		{"orchfake", func(tb testing.TB, mem bool) {
-			var s *orchfake.Server
-			if mem {
-				s = orchfake.StartInMemory(tb)
-			} else {
-				s = orchfake.Start(tb)
-			}
+		{"erpfake", startThen(erpfake.Start, erpfake.StartInMemory, func(s *erpfake.Server) error {
+			return s.Client().Ping(ctx)
+		})},
+		{"cloudauthfake", startThen(cloudauthfake.Start, cloudauthfake.StartInMemory, func(s *cloudauthfake.Server) error {
+			_, err := s.Client().PublicKeys(ctx)
+			return err
+		})},
+		{"sourcehostfake", startThen(sourcehostfake.Start, sourcehostfake.StartInMemory, func(s *sourcehostfake.Server) error {
+			_, err := s.Client().CurrentUser(ctx)
+			return err
+		})},
+		{"orchfake", startThen(orchfake.Start, orchfake.StartInMemory, func(s *orchfake.Server) error {
 			c := s.HTTPClient()
-			if _, err := c.DescribeNamespace(ctx, "default"); err != nil {
-				tb.Fatal(err)
-			}
-			c.Close()
-			s.Close()
-		}},
-		{"mcpfake", func(tb testing.TB, mem bool) {
-			var s *mcpfake.Server
-			if mem {
-				s = mcpfake.StartInMemory(tb)
-			} else {
-				s = mcpfake.Start(tb)
-			}
-			if _, err := s.Client().ListProjects(ctx, nil); err != nil {
-				tb.Fatal(err)
-			}
-			s.Close()
-		}},
+			defer c.Close()
+			_, err := c.DescribeNamespace(ctx, "default")
+			return err
+		})},
+		{"mcpfake", startThen(mcpfake.Start, mcpfake.StartInMemory, func(s *mcpfake.Server) error {
+			_, err := s.Client().ListProjects(ctx, nil)
+			return err
+		})},
 		{"fake.New", func(tb testing.TB, mem bool) {
 			var opts []fake.Option
 			if mem {
@@ -131,5 +90,22 @@ func BenchmarkStart(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// startThen is a starter: the fake started on loopback or in memory, one
+// call through its client, then Close.
+func startThen[S interface{ Close() }, O any](start, startInMemory func(testing.TB, ...O) S, call func(S) error) func(testing.TB, bool) {
+	return func(tb testing.TB, inMemory bool) {
+		var s S
+		if inMemory {
+			s = startInMemory(tb)
+		} else {
+			s = start(tb)
+		}
+		if err := call(s); err != nil {
+			tb.Fatal(err)
+		}
+		s.Close()
 	}
 }
