@@ -26,6 +26,7 @@ import (
 //	}
 func Programs(mains map[string]func()) {
 	if main, ok := mains[filepath.Base(os.Args[0])]; ok {
+		quickRaceExit()
 		main()
 		os.Exit(0)
 	}
