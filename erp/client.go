@@ -117,7 +117,7 @@ func WithoutRetries() Option { return restOption(rest.WithoutRetries()) }
 func WithHTTPClient(hc *http.Client) Option { return restOption(rest.WithHTTPClient(hc)) }
 
 // WithLogger logs requests (debug), retries (info) and failures (warn). Keys,
-// passwords and headers are never logged.
+// passwords, session cookies and headers are never logged.
 func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
 
 // WithHook makes h see each call start and end: the place for a span or a
@@ -162,6 +162,13 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	root := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), APIPath)
 	c := &Client{key: o.key, bearer: o.bearer}
+	if o.login {
+		c.sess = newSession(o.user, o.password)
+		// The session's cookies change at each login: what the hook and the
+		// logger are handed is cleaned of them here, as the errors are.
+		o.rest.Hook = scrubbingHook(o.rest.Hook, c.sess.scrub)
+		o.rest.Logger = scrubbingLogger(o.rest.Logger, c.sess)
+	}
 
 	web := o.rest
 	web.Service = "erp"
@@ -185,7 +192,6 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	case o.key != "":
 		api.Authorize = func(h http.Header) { h[APIKeyHeader] = []string{o.key} }
 	case o.login:
-		c.sess = &session{user: o.user, password: o.password, redact: redactor(o.password)}
 		api.Authorize = c.sess.authorize
 	}
 	ac, err := rest.New(api)
@@ -265,11 +271,16 @@ func (c *Client) Ping(ctx context.Context) error {
 }
 
 // call sends one API request, logging in first and again as the session
-// needs.
+// needs. With a session, its cookies never reach the error.
 func (c *Client) call(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {
 	if c.sess == nil {
 		return c.api.Do(ctx, req, out)
 	}
+	res, err := c.sessionCall(ctx, req, out)
+	return res, c.sess.scrub(err)
+}
+
+func (c *Client) sessionCall(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {
 	gen, err := c.sess.ensure(ctx)
 	if err != nil {
 		return rest.Response{}, err

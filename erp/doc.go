@@ -60,10 +60,17 @@
 // [ErrAlreadyExists] for its "…AlreadyExists" codes.
 //
 // Secrets never print: the API key, the login's password (as it is, and
-// URL- or JSON-encoded as it travels) and a password a request carries
-// (CreateUserRequest, UpdateUserRequest) are taken out of errors, even
-// when the server quotes them back, and the types that hold one (Client,
-// Settings, the requests) print and log without it.
+// URL- or JSON-encoded as it travels), the session cookies a login was
+// given (the current ones and those of the last few sessions) and a
+// password a request carries (CreateUserRequest, UpdateUserRequest) are
+// taken out of errors, even when the server, a proxy or a transport quotes
+// them back, and the types that hold one (Client, Settings, the requests)
+// print and log without it. That holds for every error a returned error
+// wraps too: an error that would show a secret is replaced by one of the
+// same text without it, which errors.Is still matches as before but
+// errors.As no longer finds as its original type (a *url.Error,
+// *RateLimitError or *Error stays what it is, cleaned). With WithLogin,
+// what WithLogger logs and what WithHook sees are cleaned the same way.
 //
 // # Retries
 //

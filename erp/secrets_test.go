@@ -2,18 +2,23 @@ package erp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/observe"
 )
 
 // secret has characters that JSON and URL encoding each write another way,
@@ -177,4 +182,197 @@ func TestURLPasswordNeverPrints(t *testing.T) {
 		t.Fatalf("an ftp URL root: %v", err)
 	}
 	noSecret(t, "the error about a URL root", err, pw)
+}
+
+// sessionTap is a transport that notes every session cookie the login form
+// hands out and, while failing is set, fails each request with an error
+// that quotes the request's headers, as a proxy's error or a request dump
+// would.
+type sessionTap struct {
+	mu      sync.Mutex
+	cookies []string
+	failing bool
+}
+
+func (tap *sessionTap) wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		tap.mu.Lock()
+		failing := tap.failing
+		tap.mu.Unlock()
+		if failing && strings.HasPrefix(req.URL.Path, erp.APIPath) {
+			dump, _ := httputil.DumpRequest(req, false)
+			return nil, &dumpError{Header: req.Header.Clone(), dump: string(dump)}
+		}
+		res, err := next.RoundTrip(req)
+		if err == nil {
+			tap.mu.Lock()
+			for _, c := range res.Cookies() {
+				tap.cookies = append(tap.cookies, c.Value)
+			}
+			tap.mu.Unlock()
+		}
+		return res, err
+	})
+}
+
+func (tap *sessionTap) seen() []string {
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	return slices.Clone(tap.cookies)
+}
+
+func (tap *sessionTap) fail(on bool) {
+	tap.mu.Lock()
+	tap.failing = on
+	tap.mu.Unlock()
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// dumpError is a transport's error that holds the request's headers and
+// prints them.
+type dumpError struct {
+	Header http.Header
+	dump   string
+}
+
+func (e *dumpError) Error() string { return "proxy refused the request:\n" + e.dump }
+
+// tree is err and every error it wraps, as errors.As walks them.
+func tree(err error) []error {
+	if err == nil {
+		return nil
+	}
+	out := []error{err}
+	switch x := err.(type) {
+	case interface{ Unwrap() error }:
+		out = append(out, tree(x.Unwrap())...)
+	case interface{ Unwrap() []error }:
+		for _, e := range x.Unwrap() {
+			out = append(out, tree(e)...)
+		}
+	}
+	return out
+}
+
+// TestSessionCookieNeverPrints: after a session login, however a call
+// fails (transport error, 4xx or 5xx answer quoting the cookie, a renewal
+// that fails, an answer that does not decode, a redirect loop), no
+// rendering of the error nor of any error it wraps shows the session
+// cookie.
+func TestSessionCookieNeverPrints(t *testing.T) {
+	t.Parallel()
+	userRoute := "GET /api/index.php/users/{id}"
+	jsonFault := func(status int, msg string, times int) control.Fault {
+		body, _ := json.Marshal(map[string]any{"error": map[string]any{"code": status, "message": msg, "0": msg}})
+		return control.Fault{Status: status, Body: string(body), Header: http.Header{"Content-Type": {"application/json"}}, Times: times}
+	}
+	// The sentinel each error still matches, if any.
+	want := map[string]error{
+		"400 quoting the cookie": erp.ErrBadRequest, "403 page quoting the cookie": erp.ErrForbidden,
+		"500 quoting the cookie": erp.ErrServer, "503 page quoting the cookie": erp.ErrServer,
+		"401 quoting the old cookie after a renewal": erp.ErrUnauthorized, "401 whose renewal fails quoting the cookie": erp.ErrUnauthorized,
+	}
+	for _, tc := range []struct {
+		name string
+		// fail makes the next GetUser fail, given the session cookie's
+		// value and the Cookie header it travels in.
+		fail func(srv *erpfake.Server, tap *sessionTap, sid, header string)
+	}{
+		{"transport error quoting the headers", func(_ *erpfake.Server, tap *sessionTap, _, _ string) { tap.fail(true) }},
+		{"400 quoting the cookie", func(srv *erpfake.Server, _ *sessionTap, sid, header string) {
+			srv.InjectFault(userRoute, jsonFault(400, "Bad Request: bad session "+sid+" in "+header, 1))
+		}},
+		{"403 page quoting the cookie", func(srv *erpfake.Server, _ *sessionTap, sid, header string) {
+			srv.InjectFault(userRoute, control.Fault{Status: 403, Times: 1, Header: http.Header{"Content-Type": {"text/html"}},
+				Body: "<html><body><p>Forbidden for Cookie: " + header + "</p></body></html>"})
+		}},
+		{"500 quoting the cookie", func(srv *erpfake.Server, _ *sessionTap, sid, _ string) {
+			srv.InjectFault(userRoute, jsonFault(500, "Internal Server Error: session "+sid, 1))
+		}},
+		{"503 page quoting the cookie", func(srv *erpfake.Server, _ *sessionTap, sid, _ string) {
+			srv.InjectFault(userRoute, control.Fault{Status: 503, Times: 1, Header: http.Header{"Content-Type": {"text/plain"}},
+				Body: "maintenance; your session " + url.QueryEscape(sid) + " is kept"})
+		}},
+		{"401 quoting the old cookie after a renewal", func(srv *erpfake.Server, _ *sessionTap, sid, _ string) {
+			srv.InjectFault(userRoute, jsonFault(401, "Unauthorized: session "+sid+" ended", 2))
+		}},
+		{"401 whose renewal fails quoting the cookie", func(srv *erpfake.Server, _ *sessionTap, sid, _ string) {
+			srv.InjectFault(userRoute, jsonFault(401, "Unauthorized: session "+sid+" ended", 1))
+			srv.InjectFault("POST /index.php", control.Fault{Status: 500, Times: 1, Header: http.Header{"Content-Type": {"text/plain"}},
+				Body: "cannot replace session " + sid})
+		}},
+		{"answer that does not decode", func(srv *erpfake.Server, _ *sessionTap, sid, _ string) {
+			srv.InjectFault(userRoute, control.Fault{Status: 200, Times: 1, Header: http.Header{"Content-Type": {"application/json"}},
+				Body: `{"id":"` + sid + `","login":"admin"}`})
+		}},
+		{"redirect loop through the cookie", func(srv *erpfake.Server, _ *sessionTap, sid, _ string) {
+			srv.InjectFault(userRoute, control.Fault{Status: 302, Times: 11, Body: " ", Header: http.Header{"Location": {erp.APIPath + "/users/" + sid + "?s=" + sid}}})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := erpfake.Start(t)
+			tap := &sessionTap{}
+			var outcomes []error
+			var mu sync.Mutex
+			hook := func(ctx context.Context, _ observe.Call) (context.Context, func(observe.Outcome)) {
+				return ctx, func(o observe.Outcome) {
+					mu.Lock()
+					outcomes = append(outcomes, o.Err)
+					mu.Unlock()
+				}
+			}
+			var logs bytes.Buffer
+			lc := srv.ClientWithLogin("admin", srv.AdminPassword(), erp.WithTransport(tap.wrap), erp.WithoutRetries(),
+				erp.WithHook(hook), erp.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+			if err := lc.Login(ctx); err != nil {
+				t.Fatal(err)
+			}
+			sids := tap.seen()
+			if len(sids) != 1 || len(sids[0]) < 8 {
+				t.Fatalf("the login gave the cookies %q", sids)
+			}
+			tc.fail(srv, tap, sids[0], erpfake.SessionCookie+"="+sids[0])
+			_, err := lc.GetUser(ctx, 1)
+			if err == nil {
+				t.Fatal("the call did not fail")
+			}
+			sids = tap.seen()
+			for _, e := range tree(err) {
+				noSecret(t, fmt.Sprintf("the error, or one it wraps (%T)", e), e, sids...)
+			}
+			if w := want[tc.name]; w != nil && !errors.Is(err, w) {
+				t.Errorf("the error no longer matches %v: %v", w, err)
+			}
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				noSecret(t, "the *url.Error", ue, sids...)
+			}
+			var ee *erp.Error
+			if errors.As(err, &ee) {
+				noSecret(t, "the *erp.Error", ee, sids...)
+				noSecret(t, "the *erp.Error's body", string(ee.Body), sids...)
+			}
+			var de *dumpError
+			if errors.As(err, &de) {
+				t.Errorf("the transport's error, which holds the headers, is reachable: %v", de.Header)
+			}
+			if tc.name == "transport error quoting the headers" && !errors.As(err, &ue) {
+				t.Errorf("a transport error is no longer a *url.Error: %#v", err)
+			}
+			mu.Lock()
+			for _, e := range outcomes {
+				for _, e := range tree(e) {
+					noSecret(t, fmt.Sprintf("an error the hook saw (%T)", e), e, sids...)
+				}
+			}
+			mu.Unlock()
+			noSecret(t, "the log", logs.String(), sids...)
+			noSecret(t, "the client", lc, sids...)
+			noSecret(t, "the client by value", *lc, sids...)
+		})
+	}
 }

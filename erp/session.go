@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apitwin/apitwin/internal/rest"
 )
@@ -19,11 +20,57 @@ type session struct {
 	user, password string
 	web            *rest.Client
 	redact         *strings.Replacer // hides the password's forms from what the login page says
+	// secrets hides the password and the session cookies from errors and
+	// log lines: the current cookies and those of the last few sessions,
+	// which an error about a request sent before a renewal may quote. It
+	// changes at each login, outside mu, which a login holds for its whole
+	// round trip.
+	secrets atomic.Pointer[strings.Replacer]
 
 	mu      sync.Mutex // held while logging in, so concurrent callers log in once
 	cookie  string     // the Cookie header value; "" before the first login
 	gen     uint64     // counts logins; a caller renews only the session it saw fail
 	cookies map[string]string
+	seen    []string // cookie values handed out, newest last, at most maxSeenCookies
+}
+
+// maxSeenCookies bounds how many session cookie values are kept to be
+// hidden from errors.
+const maxSeenCookies = 16
+
+// newSession is the session of a client with WithLogin.
+func newSession(user, password string) *session {
+	s := &session{user: user, password: password, redact: redactor(password)}
+	s.secrets.Store(redactor(password))
+	return s
+}
+
+// scrub hides the password and the session cookies from err (see
+// scrubWith).
+func (s *session) scrub(err error) error {
+	if s == nil || err == nil {
+		return err
+	}
+	return scrubWith(err, s.secrets.Load())
+}
+
+// remember adds cookie values to those hidden from errors. Called with mu
+// held.
+func (s *session) remember(values ...string) {
+	added := false
+	for _, v := range values {
+		if v != "" && !slices.Contains(s.seen, v) {
+			s.seen = append(s.seen, v)
+			added = true
+		}
+	}
+	if !added {
+		return
+	}
+	if n := len(s.seen) - maxSeenCookies; n > 0 {
+		s.seen = slices.Delete(s.seen, 0, n)
+	}
+	s.secrets.Store(redactor(append([]string{s.password}, s.seen...)...))
 }
 
 // authorize is the API client's Authorize hook: it sends the current
@@ -85,6 +132,7 @@ func (s *session) loginLocked(ctx context.Context) error {
 		s.cookies = map[string]string{}
 	}
 	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
+		s.remember(c.Value)
 		if c.MaxAge < 0 || c.Value == "" || c.Value == "deleted" {
 			delete(s.cookies, c.Name)
 			continue
@@ -152,5 +200,5 @@ func (c *Client) Login(ctx context.Context) error {
 	if c.sess == nil {
 		return nil
 	}
-	return c.sess.login(ctx)
+	return c.sess.scrub(c.sess.login(ctx))
 }
