@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -26,6 +27,14 @@ type Config struct {
 	// Upstream is the source-hosting API's base URL (the part before
 	// /api/v4). Required.
 	Upstream string `yaml:"upstream" json:"upstream"`
+	// UpstreamHeaderTimeoutSeconds is how long the gateway waits for the
+	// source-hosting API to start answering a call (its response headers)
+	// before it gives up on the call, whatever the caller's own deadline
+	// (default 30, at most 86400; fractions allowed). A call it gave up on
+	// is -32603 with data.status 504; a token verification, an HTTP 504
+	// refusal. It applies to the gateway's own HTTP client: one given in
+	// UpstreamOptions keeps its own timeouts.
+	UpstreamHeaderTimeoutSeconds float64 `yaml:"upstream_header_timeout_seconds" json:"upstream_header_timeout_seconds"`
 	// Path is where the gateway answers (default "/mcp").
 	Path string `yaml:"path" json:"path"`
 
@@ -171,6 +180,11 @@ const (
 	DefaultPerIPBurst      = 20
 	DefaultVerifyPerMinute = 300
 	DefaultVerifyBurst     = 50
+	// DefaultUpstreamHeaderTimeout is how long, in seconds, the gateway
+	// waits for the source-hosting API's response headers.
+	DefaultUpstreamHeaderTimeout = 30
+	// maxUpstreamHeaderTimeout bounds UpstreamHeaderTimeoutSeconds (a day).
+	maxUpstreamHeaderTimeout = 24 * 3600
 )
 
 // DefaultRequiredScopes are the scopes the specification requires of a
@@ -262,6 +276,14 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if u, err := url.Parse(c.Upstream); c.Upstream == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("upstream", "must be the http or https base URL of the source-hosting API, got %q", redactUpstream(c.Upstream))
+	}
+	switch t := c.UpstreamHeaderTimeoutSeconds; {
+	case t == 0:
+		c.UpstreamHeaderTimeoutSeconds = DefaultUpstreamHeaderTimeout
+	case !(t > 0): // negative, or NaN
+		bad("upstream_header_timeout_seconds", "must be positive")
+	case t > maxUpstreamHeaderTimeout:
+		bad("upstream_header_timeout_seconds", "must be at most %d (a day)", maxUpstreamHeaderTimeout)
 	}
 	if c.Path == "" {
 		c.Path = DefaultPath
@@ -367,6 +389,12 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("mcp: config: %w", err)
 	}
 	return c, nil
+}
+
+// upstreamHeaderTimeout is UpstreamHeaderTimeoutSeconds as a duration (of
+// a checked configuration).
+func (c Config) upstreamHeaderTimeout() time.Duration {
+	return time.Duration(c.UpstreamHeaderTimeoutSeconds * float64(time.Second))
 }
 
 // redactUpstream is an upstream URL without the credentials it may carry

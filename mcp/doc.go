@@ -31,7 +31,11 @@
 //     (no data for -32700, -32600, -32601). Upstream errors carry data
 //     {status, message}; other 4xx answers of the upstream (409, 422) are
 //     -32000 like 401/403/404/429, other 5xx are -32603 like 500, and an
-//     unreachable upstream is -32603 with data.message only.
+//     unreachable upstream is -32603 with data.message only. An upstream
+//     that has not begun to answer (its response headers) within
+//     upstream_header_timeout_seconds (30) is given up on, whatever the
+//     caller's deadline, and answered as a 504 of it would be: -32603
+//     with data.status 504 (HTTP 504 when it was verifying the token).
 //   - Refusals before any method runs are HTTP errors with a JSON-RPC error
 //     body (id null): 401 (no bearer token, a token the source-hosting API
 //     does not accept, a bad or replayed signature), 403 (address, missing

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -79,7 +80,7 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	}
 	g := &Gateway{
 		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), secret: []byte(cfg.Security.SigningSecret),
-		log: cfg.Logger, http: cleanhttp.DefaultPooledClient(), callers: make(map[string]*caller),
+		log: cfg.Logger, http: upstreamHTTPClient(cfg), callers: make(map[string]*caller),
 	}
 	if g.clk == nil {
 		g.clk = clock.Real()
@@ -100,6 +101,16 @@ func NewGateway(cfg Config) (*Gateway, error) {
 		return nil, fmt.Errorf("mcp: config: upstream options: %w", err)
 	}
 	return g, nil
+}
+
+// upstreamHTTPClient is the HTTP client shared by every caller's upstream
+// client: pooled connections, and a bound on the wait for response
+// headers, so that an upstream that takes calls and never answers cannot
+// hold a goroutine and a connection per call for as long as callers wait.
+func upstreamHTTPClient(cfg Config) *http.Client {
+	hc := cleanhttp.DefaultPooledClient()
+	hc.Transport.(*http.Transport).ResponseHeaderTimeout = cfg.upstreamHeaderTimeout()
+	return hc
 }
 
 // String never shows the signing secret, nor credentials in the upstream
@@ -475,6 +486,11 @@ func (g *Gateway) upstreamFailure(ctx context.Context, method string, err error)
 	}
 	if ctx.Err() != nil {
 		return newError(CodeInternalError, &errorData{Message: "the request was canceled"})
+	}
+	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+		// Answered like a 5xx of the upstream: a gateway timeout.
+		g.log.WarnContext(ctx, "source-hosting API did not answer in time", "method", method, "error", err)
+		return upstreamError(http.StatusGatewayTimeout, fmt.Sprintf("the source-hosting API did not answer within %v", g.cfg.upstreamHeaderTimeout()))
 	}
 	g.log.WarnContext(ctx, "source-hosting API unreachable", "method", method, "error", err)
 	return newError(CodeInternalError, &errorData{Message: "the source-hosting API could not be reached"})

@@ -191,8 +191,11 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 		e := g.upstreamFailure(ctx, "token verification", err)
 		status := http.StatusBadGateway
 		var rl *sourcehost.RateLimitError
-		if errors.As(err, &rl) {
+		switch {
+		case errors.As(err, &rl):
 			status = http.StatusTooManyRequests
+		case e.Status == http.StatusGatewayTimeout:
+			status = http.StatusGatewayTimeout
 		}
 		r := &refusal{status: status, code: e.Code, reason: "the token could not be verified: " + e.Message, retryAfter: e.RetryAfter}
 		if e.Detail != "" {

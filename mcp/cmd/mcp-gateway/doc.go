@@ -78,6 +78,7 @@
 //
 //	# The gateway's keys (package mcp).
 //	upstream: https://git.example.com
+//	upstream_header_timeout_seconds: 30  # a call the source-hosting API has not begun to answer by then: -32603, data.status 504
 //	path: /mcp
 //	max_body_bytes: 1048576
 //	security:
