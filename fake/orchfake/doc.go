@@ -98,7 +98,9 @@
 // the real service answers; an unknown id is WORKFLOW_EXECUTION_NOT_FOUND.
 // Execution and run timeouts fire on the fake clock and write
 // WorkflowExecutionTimedOut; the execution timeout spans the whole chain
-// of continue-as-new runs (each new run keeps what is left of it).
+// of continue-as-new runs (each new run keeps what is left of it). A
+// continue-as-new command without search attributes gives the new run the
+// ones its run had when it ended, upserted ones included; with them, those.
 //
 // A workflow task that fails or times out is retried with its attempt
 // counted. Only the first failure is written: a retry's

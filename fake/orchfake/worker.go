@@ -425,8 +425,13 @@ func (s *Server) continueAsNew(e *execution, a *orchpb.ContinueAsNewWorkflowExec
 	if a.GetMemo() != nil {
 		req.Memo = a.GetMemo()
 	}
-	if a.GetSearchAttributes() != nil {
+	// The new run's search attributes are the command's; without them,
+	// the ones this run has now, its upserts included (Temporal's rule).
+	switch {
+	case a.GetSearchAttributes() != nil:
 		req.SearchAttributes = a.GetSearchAttributes()
+	case e.search != nil:
+		req.SearchAttributes = proto.Clone(e.search).(*orchpb.SearchAttributes)
 	}
 	if a.GetRetryPolicy() != nil {
 		req.RetryPolicy = a.GetRetryPolicy()
