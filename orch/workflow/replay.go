@@ -213,6 +213,12 @@ func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
 	if st == nil {
 		return nil, fmt.Errorf("workflow: history starts with event %d %s, not WorkflowExecutionStarted", history[0].GetEventId(), history[0].GetEventType())
 	}
+	if e.info.RunID == "" && st.GetContinuedExecutionRunId() == "" {
+		// The first run of a chain is the one its id names (a bare
+		// history, in Replay, says no more; a continued run's id is in
+		// the run before it).
+		e.info.RunID = st.GetFirstExecutionRunId()
+	}
 	e.info.WorkflowType = st.GetWorkflowType().GetName()
 	e.info.TaskQueue = st.GetTaskQueue()
 	e.info.Attempt = max(st.GetAttempt(), 1)
@@ -577,19 +583,41 @@ func Register[In, Out any](w *orch.Worker, name string, fn func(ctx Context, in 
 // *NonDeterminismError naming the first event that differs, or the error
 // of a panic in fn. Run it in tests over histories of runs made with
 // earlier versions of the code, before deploying a change.
+//
+// GetInfo gives fn what the history's WorkflowExecutionStarted event
+// says: the type, task queue, attempt and start time, and the run id of
+// the first run of a chain (its first_execution_run_id); a history does
+// not carry the workflow id, nor the run id of a run that continues
+// another (ReplayRun knows both).
 func Replay[In, Out any](history []*orchpb.HistoryEvent, fn func(ctx Context, in In) (Out, error)) error {
+	return replay(history, fn, "", "")
+}
+
+func replay[In, Out any](history []*orchpb.HistoryEvent, fn func(ctx Context, in In) (Out, error), workflowID, runID string) error {
 	if fn == nil {
 		return errors.New("workflow: Replay needs a function")
 	}
 	e := newExecution(bodyOf(fn), Options{})
 	defer e.stop()
+	e.info.WorkflowID, e.info.RunID = workflowID, runID
 	_, err := e.run(history, 0)
 	return err
 }
 
 // ReplayRun fetches the history of a run from the service (runID "" is
-// the latest run) and replays fn over it (see Replay).
+// the latest run) and replays fn over it (see Replay); GetInfo gives fn
+// the run's workflow id and run id, as it did when the run ran.
 func ReplayRun[In, Out any](ctx context.Context, c *orch.Client, workflowID, runID string, fn func(ctx Context, in In) (Out, error)) error {
+	if fn == nil {
+		return errors.New("workflow: ReplayRun needs a function")
+	}
+	if runID == "" {
+		info, err := c.DescribeWorkflow(ctx, workflowID, "")
+		if err != nil {
+			return err
+		}
+		runID = info.GetExecution().GetRunId() // the same run for History, should another start meanwhile
+	}
 	var history []*orchpb.HistoryEvent
 	for ev, err := range c.History(ctx, workflowID, runID, nil) {
 		if err != nil {
@@ -597,7 +625,7 @@ func ReplayRun[In, Out any](ctx context.Context, c *orch.Client, workflowID, run
 		}
 		history = append(history, ev)
 	}
-	return Replay(history, fn)
+	return replay(history, fn, workflowID, runID)
 }
 
 // ParseHistoryJSON reads a history saved as JSON: the answer of the HTTP
