@@ -81,7 +81,10 @@
 //     past that, 429. A flood of made-up tokens reaches the source-hosting
 //     API a few times a second at most.
 //   - The rate limit counts by the verified token's id, not by what was
-//     presented.
+//     presented. A token the source-hosting API accepts but will not
+//     describe (403 on /personal_access_tokens/self, which passes when
+//     required_scopes is empty) is counted by its SHA-256: every token has
+//     its own allowance, whatever the required scopes.
 //   - Signing (see SignatureHeader): with a secret set, signatures are
 //     required unless security.signature says "optional" (checked when
 //     present) or "off". A signature covers the time, a nonce, the method,

@@ -268,7 +268,7 @@ func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, m
 		return true
 	}
 	rate := Rate{PerMinute: g.cfg.RateLimit.PerMinute, Burst: g.cfg.RateLimit.Burst}
-	d, err := g.store.Take(ctx, c.who.identity(), max(1, len(msgs)), rate, g.clk.Now())
+	d, err := g.store.Take(ctx, c.identity(), max(1, len(msgs)), rate, g.clk.Now())
 	if err != nil {
 		// Even memory failed (it cannot today): let the request through
 		// rather than fail every caller.

@@ -36,8 +36,17 @@ const knownTokenMemory = 24 * time.Hour
 
 // identity is the rate limit's key for a verified caller: its token's id at
 // the source-hosting API, so that the allowance follows the token, however
-// it is spelt and whichever replica sees it.
-func (v *verdict) identity() string { return "rl:tok:" + strconv.FormatInt(v.TokenID, 10) }
+// it is spelt and whichever replica sees it. A token the API accepts but
+// will not describe (403 on /personal_access_tokens/self, good enough when
+// no scopes are required) has no id to go by: it is counted by its digest,
+// which is as much its own, rather than under the id 0 that every such
+// token would share.
+func (c *caller) identity() string {
+	if c.who.TokenID == 0 {
+		return "rl:dig:" + c.digest
+	}
+	return "rl:tok:" + strconv.FormatInt(c.who.TokenID, 10)
+}
 
 // tokenDigest is the key of everything the gateway keeps about a token: the
 // hex SHA-256 of it. The token itself is never stored, logged or used as a

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/mcp"
 )
@@ -294,5 +295,40 @@ func TestHugeBatchIsRefusedCheaply(t *testing.T) {
 	// anything near the size of a decoded batch is a regression.
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
 		t.Errorf("refusing a 1 MiB batch allocated %d MB", grew>>20)
+	}
+}
+
+// With no scopes required (required_scopes: []), a token the
+// source-hosting API will not describe (403 insufficient_scope on
+// /personal_access_tokens/self: a token of read_repository alone, say) is
+// still a good token, and still has an allowance of its own: two tokens
+// are two buckets, not one shared by every such caller.
+func TestEveryTokenHasItsOwnAllowanceWithoutRequiredScopes(t *testing.T) {
+	t.Parallel()
+	srv, _ := seeded(t, mcpfake.WithConfig(mcp.Config{
+		Security:  mcp.SecurityConfig{RequiredScopes: []string{}},
+		RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 1},
+	}))
+	up := srv.Upstream()
+	if err := up.InjectFault("GET /api/v4/personal_access_tokens/self", control.Fault{Status: http.StatusForbidden,
+		Body: `{"error":"insufficient_scope","error_description":"The request requires higher privileges than provided by the access token.","scope":"api read_api"}`}); err != nil {
+		t.Fatal(err)
+	}
+	var tokens []string
+	for range 2 {
+		tok, err := up.CreateToken("root", "api", "read_repository")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, tok)
+	}
+	for i, tok := range tokens {
+		if rec := serveDirect(srv, "192.0.2.20:1000", tok, listProjects); rec.Code != http.StatusOK {
+			t.Errorf("token %d's first call: %d %s, want 200 (a bucket of its own)", i+1, rec.Code, rec.Body)
+		}
+	}
+	// Each bucket still holds one: the token's second call is refused.
+	if rec := serveDirect(srv, "192.0.2.20:1000", tokens[0], listProjects); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("token 1's second call: %d, want 429", rec.Code)
 	}
 }
