@@ -95,6 +95,7 @@ type child struct {
 func ExecuteChildWorkflow(ctx Context, workflowType string, input any, opts *ChildWorkflowOptions) ChildWorkflowFuture {
 	c := must(ctx)
 	e := c.e
+	e.readOnly("ExecuteChildWorkflow")
 	f := childFuture{future: e.newFuture(), started: e.newFuture()}
 	var o ChildWorkflowOptions
 	if opts != nil {

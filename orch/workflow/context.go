@@ -97,7 +97,10 @@ func WithCancel(ctx Context) (Context, CancelFunc) {
 	c := must(ctx).derive()
 	c.scope = c.scope.child()
 	scope := c.scope
-	return c, func() { scope.cancel() }
+	return c, func() {
+		scope.e.readOnly("CancelFunc")
+		scope.cancel()
+	}
 }
 
 // NewDisconnectedContext returns a context that cancellation of ctx does

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -14,6 +15,7 @@ import (
 // a channel or a selector) or returns, so workflow code needs no locks and
 // runs in the same order on every replay.
 type coroutine struct {
+	e       *execution
 	name    string
 	resume  chan bool     // true: run on; false or closed: exit
 	yielded chan struct{} // one slot, so an abandoned coroutine's last word never blocks it
@@ -32,7 +34,7 @@ type coroutine struct {
 
 // newCoroutine starts fn in a goroutine that waits for its first resume.
 func (e *execution) newCoroutine(name string, fn func(*coroutine)) *coroutine {
-	c := &coroutine{name: name, resume: make(chan bool), yielded: make(chan struct{}, 1)}
+	c := &coroutine{e: e, name: name, resume: make(chan bool), yielded: make(chan struct{}, 1)}
 	e.coros = append(e.coros, c)
 	go func() {
 		defer func() {
@@ -77,6 +79,9 @@ func (c *coroutine) yield(progressed bool) {
 func (c *coroutine) waitUntil(cond func() bool) {
 	first := true
 	for !cond() {
+		if c.e.answering {
+			panic(errors.New("a blocking call (Future.Get, Receive, Select, Await, Sleep) from a query handler: a query may not wait"))
+		}
 		c.yield(first)
 		first = false
 	}

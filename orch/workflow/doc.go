@@ -63,9 +63,10 @@
 // cancel the same way); a command canceled in the task that issued it is
 // never sent. A signal whose payload does not decode into the value asked
 // for is skipped. Queries replay the whole history known, then call the
-// handler. A panic in workflow code (or runtime.Goexit, which t.Fatal
-// calls) fails the workflow task, never the run;
-// so does code that runs for Options.DeadlockTimeout (10 s by default)
+// handler, which may only read: calls that would issue commands, run a
+// side effect or block fail the query. A panic in workflow code (or
+// runtime.Goexit, which t.Fatal calls) fails the workflow task, never the
+// run; so does code that runs for Options.DeadlockTimeout (10 s by default)
 // without blocking in this package's calls, with a *DeadlockError (its
 // goroutine is left behind).
 package workflow

@@ -315,6 +315,7 @@ func (s *Selector) Select(ctx Context) {
 func Go(ctx Context, fn func(ctx Context)) {
 	c := must(ctx)
 	e := c.e
+	e.readOnly("Go")
 	child := c.derive()
 	e.seqCoroutines++
 	name := fmt.Sprint(e.seqCoroutines)

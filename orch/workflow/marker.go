@@ -49,13 +49,28 @@ func markerIDOf(details map[string]*orchpb.Payloads) string {
 // its result in the history; replays return the recorded value without
 // running fn. The place for a random id or a reading of the clock. fn
 // must not fail or block; its value is stored as JSON and decoded into
-// valuePtr.
+// valuePtr. A query never runs fn: its replay of events no task has
+// handled yet stops the coroutine at a side effect not yet recorded (the
+// query sees the state before it), and a query handler may not call
+// SideEffect (see SetQueryHandler).
 func SideEffect(ctx Context, fn func() any, valuePtr any) error {
 	c := must(ctx)
 	e := c.e
+	e.readOnly("SideEffect")
 	id := e.nextID()
 	data, ok := e.markers[markerKey{sideEffectMarker, id}]
-	if !ok {
+	switch {
+	case ok:
+	case e.replaying:
+		// The history passed this point without the marker: the match
+		// of the commands reports the difference; fn does not run.
+		e.addCommand(markerCommand(sideEffectMarker, id, nil), nil)
+		return fmt.Errorf("workflow: SideEffect %s: the history records no such side effect (non-deterministic code)", id)
+	case e.query:
+		// A query past the completed tasks: the next task runs fn and
+		// records it; the query sees the state before it.
+		c.co.waitUntil(func() bool { return false })
+	default:
 		p, err := orch.EncodePayloads(fn())
 		if err != nil {
 			return fmt.Errorf("workflow: SideEffect: %w", err)
@@ -88,6 +103,7 @@ func GetVersion(ctx Context, changeID string, minSupported, maxSupported Version
 	e := c.e
 	v, ok := e.versions[changeID]
 	if !ok {
+		e.readOnly("GetVersion")
 		if data, recorded := e.markers[markerKey{versionMarker, changeID}]; recorded {
 			var n int
 			if err := orch.DecodePayloads(data, &n); err != nil {

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,27 @@ func TestGetVersionInAQuery(t *testing.T) {
 	s.task()
 	if got, err := s.query("version", nil); err != nil || got != 3 {
 		t.Errorf("query after the task: %v, %v; want 3", got, err)
+	}
+}
+
+// TestReplayRunsNoMissingSideEffect: code that now calls SideEffect where
+// the history recorded none fails the replay as non-deterministic without
+// running the function.
+func TestReplayRunsNoMissingSideEffect(t *testing.T) {
+	t.Parallel()
+	before := func(ctx workflow.Context, _ struct{}) (int, error) {
+		return 1, workflow.Sleep(ctx, time.Minute)
+	}
+	s := newSim(t, workflow.New(before), nil)
+	s.task()
+	calls := 0
+	after := func(ctx workflow.Context, _ struct{}) (int, error) {
+		var n int
+		_ = workflow.SideEffect(ctx, func() any { calls++; return 1 }, &n)
+		return n, workflow.Sleep(ctx, time.Minute)
+	}
+	var nd *workflow.NonDeterminismError
+	if err := workflow.Replay(s.events, after); !errors.As(err, &nd) || calls != 0 {
+		t.Errorf("Replay: %v after %d calls; want a NonDeterminismError after none", err, calls)
 	}
 }

@@ -28,6 +28,7 @@ type activity struct {
 func ExecuteActivity(ctx Context, activityType string, input any) Future {
 	c := must(ctx)
 	e := c.e
+	e.readOnly("ExecuteActivity")
 	f := e.newFuture()
 	if c.activity == nil || (c.activity.StartToCloseTimeout <= 0 && c.activity.ScheduleToCloseTimeout <= 0) {
 		f.settle(nil, fmt.Errorf("workflow: ExecuteActivity %s: the context's activity options need StartToCloseTimeout or ScheduleToCloseTimeout (WithActivityOptions)", activityType))
@@ -164,6 +165,7 @@ type timer struct {
 func NewTimer(ctx Context, d time.Duration) Future {
 	c := must(ctx)
 	e := c.e
+	e.readOnly("NewTimer")
 	f := e.newFuture()
 	if d <= 0 {
 		f.settle(nil, nil)
@@ -196,7 +198,10 @@ func NewTimer(ctx Context, d time.Duration) Future {
 
 // Sleep blocks for d of workflow time (a durable timer: a worker restart
 // does not restart it). It returns ErrCanceled when ctx is canceled first.
-func Sleep(ctx Context, d time.Duration) error { return NewTimer(ctx, d).Get(ctx, nil) }
+func Sleep(ctx Context, d time.Duration) error {
+	must(ctx).e.readOnly("Sleep")
+	return NewTimer(ctx, d).Get(ctx, nil)
+}
 
 // GetSignalChannel returns the channel of the signals named name: each
 // signal's first payload is one value, in the order the history recorded
@@ -216,7 +221,12 @@ func (e *execution) signalChannel(name string) *channel {
 
 // SetQueryHandler answers queries of queryType with handler, which reads
 // the workflow's state (it must not block or change it). Queries run after
-// the history known at the time is replayed.
+// the history known at the time is replayed. A query is read-only: a
+// handler that calls what issues a command or records in the history
+// (ExecuteActivity, NewTimer, Sleep, ExecuteChildWorkflow, SideEffect, a
+// GetVersion not yet decided, Go, a CancelFunc) or blocks (Get of a
+// future not ready, Receive on an empty channel, …) fails the query with
+// an error naming the call; nothing is recorded and no side effect runs.
 func SetQueryHandler(ctx Context, queryType string, handler func() (any, error)) {
 	if handler == nil {
 		panic("workflow: SetQueryHandler with a nil handler")

@@ -37,6 +37,7 @@ type execution struct {
 	now        time.Time
 	replaying  bool
 	query      bool // a query's replay: the code's next task runs it again
+	answering  bool // a query handler runs: the code may only read
 
 	stamp         int64
 	seq           int64
@@ -554,8 +555,35 @@ func NewWithOptions[In, Out any](fn func(ctx Context, in In) (Out, error), o Opt
 				slices.Sort(known)
 				return nil, fmt.Errorf("unknown query type %q (known: %s)", queryType, strings.Join(known, ", "))
 			}
-			return h(args)
+			return e.answer(queryType, h, args)
 		},
+	}
+}
+
+// answer runs a query handler read-only: a call that would issue a
+// command or block panics (readOnly), and the panic is the query's error.
+func (e *execution) answer(queryType string, h func(*orchpb.Payloads) (any, error), args *orchpb.Payloads) (answer any, err error) {
+	e.answering = true
+	defer func() {
+		e.answering = false
+		if r := recover(); r != nil {
+			answer = nil
+			if re, ok := r.(error); ok {
+				err = fmt.Errorf("workflow: query %s: %w", queryType, re)
+			} else {
+				err = fmt.Errorf("workflow: query %s panicked: %v", queryType, r)
+			}
+		}
+	}()
+	return h(args)
+}
+
+// readOnly panics when a query handler makes call, which issues a command
+// or runs code the history records: a query only reads (as in Temporal,
+// whose query handlers may not schedule anything either).
+func (e *execution) readOnly(call string) {
+	if e.answering {
+		panic(fmt.Errorf("%s called from a query handler: a query is read-only and may not issue commands, run side effects or start coroutines", call))
 	}
 }
 
