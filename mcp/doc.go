@@ -44,6 +44,13 @@
 //     -32000 with data.status the HTTP status, so clients handle them like
 //     the upstream's.
 //   - A body of only notifications is answered 204 with no body.
+//   - A body whose every request is a method of the Model Context
+//     Protocol that its side serves (initialize, ping, tools/list,
+//     tools/call, resources/list, notifications/initialized, …) goes to
+//     that side, which applies the protocol's own rules (its Accept header
+//     among them). Any other body is JSON-RPC: a method with a slash that
+//     the protocol side does not serve (foo/get) is -32601 by its id, alone
+//     or in a batch, like any unknown method.
 //   - Batches: at most Batch.MaxSize (100) requests, run Batch.Concurrency
 //     (10) at a time, answered in request order. A larger batch is one
 //     -32600.

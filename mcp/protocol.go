@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,22 +20,51 @@ import (
 // methods, behind the same checks the gateway made before handing over.
 
 // protocolMessages reports whether a body belongs to the Model Context
-// Protocol: any of its messages is initialize, ping, or a namespaced method
-// (tools/call, notifications/initialized, …), and none is one of the
-// gateway's own methods (which never contain a slash): a batch holding
-// those is JSON-RPC, whose every call is answered by its id.
+// Protocol: every request in it is one of the protocol's methods that the
+// MCP handler serves (initialize, ping, tools/call,
+// notifications/initialized, …; see protocolMethods). A body holding any
+// other method, one of the gateway's own (which never contain a slash) or
+// one that exists nowhere (foo/get), is JSON-RPC, whose every call is
+// answered by its id, an unknown method with -32601. Elements that are not
+// requests at all do not decide.
 func protocolMessages(msgs []message) bool {
 	protocol := false
 	for i := range msgs {
-		m := msgs[i].method
-		if toolsByName()[m] != nil {
+		if msgs[i].invalid {
+			continue
+		}
+		if !protocolMethods[msgs[i].method] {
 			return false
 		}
-		if m == "initialize" || m == "ping" || strings.Contains(m, "/") {
-			protocol = true
-		}
+		protocol = true
 	}
 	return protocol
+}
+
+// protocolMethods are the methods and notifications a client may send that
+// the MCP handler (the SDK's server, github.com/modelcontextprotocol/go-sdk
+// v1.8.0) serves. Any other name would reach it only to be refused as a
+// whole body (-32600, id null), where JSON-RPC asks for -32601 by id.
+// (It also knows server/discover and resources/subscribe, but answers them
+// -32601 for a server like this one, as the JSON-RPC side does.)
+// TestProtocolMethodsAreServed checks the list against the SDK.
+var protocolMethods = map[string]bool{
+	"initialize":                       true,
+	"ping":                             true,
+	"completion/complete":              true,
+	"prompts/list":                     true,
+	"prompts/get":                      true,
+	"tools/list":                       true,
+	"tools/call":                       true,
+	"resources/list":                   true,
+	"resources/templates/list":         true,
+	"resources/read":                   true,
+	"subscriptions/listen":             true,
+	"logging/setLevel":                 true,
+	"notifications/cancelled":          true,
+	"notifications/initialized":        true,
+	"notifications/roots/list_changed": true,
+	"notifications/progress":           true,
 }
 
 // ServerName is the name the gateway gives in the MCP handshake.
