@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"sync/atomic"
 	"time"
 )
 
@@ -14,15 +13,21 @@ import (
 // the dispatcher resumes it and waits until it yields (blocks on a future,
 // a channel or a selector) or returns, so workflow code needs no locks and
 // runs in the same order on every replay.
+//
+// A coroutine that runs past the deadlock timeout keeps the turn: the
+// dispatcher gives up on it (abandoned) and touches nothing of the
+// execution any more, and the coroutine, when it next yields or ends,
+// ends the execution's other coroutines itself (teardown), so two never
+// run at once.
 type coroutine struct {
 	e       *execution
 	name    string
-	resume  chan bool     // true: run on; false or closed: exit
-	yielded chan struct{} // one slot, so an abandoned coroutine's last word never blocks it
+	resume  chan bool     // true: run on; false: exit
+	yielded chan struct{} // one slot: a hand-back never blocks (see handBack)
 
-	// abandoned is set when the coroutine ran past the deadlock timeout:
-	// nobody waits for it any more.
-	abandoned atomic.Bool
+	// abandoned is set, under e.handback, when the dispatcher gave up
+	// waiting for the coroutine: nobody waits for it any more.
+	abandoned bool
 
 	// Written by the coroutine, read by the dispatcher after a yield.
 	finished   bool
@@ -40,12 +45,15 @@ func (e *execution) newCoroutine(name string, fn func(*coroutine)) *coroutine {
 		defer func() {
 			if r := recover(); r != nil && !c.exiting {
 				c.panicked = fmt.Errorf("workflow %s: coroutine %q panicked: %v\n%s", e.info.WorkflowType, c.name, r, debug.Stack())
-			} else if !c.returned && !c.exiting && !c.abandoned.Load() {
+			} else if !c.returned && !c.exiting {
 				c.panicked = fmt.Errorf("workflow %s: coroutine %q ended with runtime.Goexit (t.Fatal or t.FailNow in workflow code?)", e.info.WorkflowType, c.name)
 			}
 			c.finished = true
-			if !c.abandoned.Load() {
-				c.yielded <- struct{}{}
+			if !c.handBack() {
+				// The task gave up on this coroutine and returned; the
+				// others waited for it to end: end them now, one at a
+				// time as ever.
+				e.teardown(false)
 			}
 		}()
 		if !<-c.resume {
@@ -58,17 +66,28 @@ func (e *execution) newCoroutine(name string, fn func(*coroutine)) *coroutine {
 	return c
 }
 
+// handBack gives the turn back to the dispatcher, or reports false when
+// the dispatcher gave up on c (then c keeps it: nobody else runs).
+func (c *coroutine) handBack() bool {
+	c.e.handback.Lock()
+	defer c.e.handback.Unlock()
+	if c.abandoned {
+		return false
+	}
+	c.yielded <- struct{}{} // the slot is free: the dispatcher took the last one before resuming c
+	return true
+}
+
 // yield hands control back to the dispatcher and waits to be resumed.
 func (c *coroutine) yield(progressed bool) {
-	if c.exiting || c.abandoned.Load() {
+	if c.exiting {
 		// Workflow code deferred something that blocks while the
-		// execution is torn down, or the execution gave up on it.
-		c.exiting = true
+		// execution is torn down.
 		runtime.Goexit()
 	}
 	c.progressed = progressed
-	c.yielded <- struct{}{}
-	if !<-c.resume {
+	if !c.handBack() || !<-c.resume {
+		// The execution gave up on it, or is torn down.
 		c.exiting = true
 		runtime.Goexit()
 	}
@@ -90,7 +109,9 @@ func (c *coroutine) waitUntil(cond func() bool) {
 // DeadlockError fails a workflow task whose code ran for longer than the
 // deadlock timeout (Options.DeadlockTimeout) without blocking in this
 // package's calls: it loops, or blocks on something else (time.Sleep, a Go
-// channel, a mutex, I/O). The coroutine is left behind.
+// channel, a mutex, I/O). The task does not wait for the coroutine: it
+// exits when it next blocks in this package or returns, and then ends the
+// execution's other coroutines (they wait for it, never run beside it).
 type DeadlockError struct {
 	Coroutine string
 	Timeout   time.Duration
@@ -102,24 +123,37 @@ func (e *DeadlockError) Error() string {
 
 // wait waits for c to yield, at most the deadlock timeout.
 func (e *execution) wait(c *coroutine) error {
-	if e.deadlock <= 0 {
+	var expired <-chan time.Time
+	switch {
+	case e.fire != nil:
+	case e.deadlock <= 0:
 		<-c.yielded
 		return nil
-	}
-	if e.watchdog == nil {
-		e.watchdog = time.NewTimer(e.deadlock)
-	} else {
-		e.watchdog.Reset(e.deadlock)
+	default:
+		if e.watchdog == nil {
+			e.watchdog = time.NewTimer(e.deadlock)
+		} else {
+			e.watchdog.Reset(e.deadlock)
+		}
+		defer e.watchdog.Stop()
+		expired = e.watchdog.C
 	}
 	select {
 	case <-c.yielded:
-		e.watchdog.Stop()
 		return nil
-	case <-e.watchdog.C:
-		c.abandoned.Store(true)
-		close(c.resume)
-		return &DeadlockError{Coroutine: c.name, Timeout: e.deadlock}
+	case <-expired:
+	case <-e.fire:
 	}
+	e.handback.Lock()
+	defer e.handback.Unlock()
+	select {
+	case <-c.yielded: // it handed back just in time
+		return nil
+	default:
+	}
+	c.abandoned = true
+	e.abandoned = true
+	return &DeadlockError{Coroutine: c.name, Timeout: e.deadlock}
 }
 
 // dispatch runs the coroutines, in the order they were created, until
@@ -162,21 +196,33 @@ func (e *execution) dispatch() error {
 }
 
 // stop ends every coroutine still alive (their deferred functions run) and
-// waits for them, so no goroutine outlives a task, but for one abandoned
-// by the deadlock timeout, which ends when it next yields, if ever.
+// waits for them, so no goroutine outlives a task. When the task gave up
+// on a coroutine (the deadlock timeout), that one still has the turn and
+// ends the others when it ends, if ever: stop touches nothing then.
 func (e *execution) stop() {
-	for i := 0; i < len(e.coros); i++ { // a deferred call may Go one more
+	if !e.abandoned {
+		e.teardown(true)
+	}
+}
+
+// teardown ends the coroutines that have not finished, one at a time,
+// each running its deferred functions (which may Go one more). The
+// dispatcher (bounded) waits for each at most the deadlock timeout: one
+// that overruns it is abandoned and ends the rest itself. An abandoned
+// coroutine ending the rest waits as long as they take: nobody waits for
+// it.
+func (e *execution) teardown(bounded bool) {
+	for i := 0; i < len(e.coros); i++ {
 		c := e.coros[i]
-		if c.abandoned.Load() {
+		if c.finished {
 			continue
 		}
-		if !c.finished {
-			c.resume <- false
+		c.resume <- false
+		if !bounded {
 			<-c.yielded
+		} else if e.wait(c) != nil {
+			return
 		}
 	}
 	e.coros = nil
-	if e.watchdog != nil {
-		e.watchdog.Stop()
-	}
 }

@@ -67,6 +67,9 @@
 // side effect or block fail the query. A panic in workflow code (or
 // runtime.Goexit, which t.Fatal calls) fails the workflow task, never the
 // run; so does code that runs for Options.DeadlockTimeout (10 s by default)
-// without blocking in this package's calls, with a *DeadlockError (its
-// goroutine is left behind).
+// without blocking in this package's calls, with a *DeadlockError: the
+// task returns without waiting for it, and leaves it the execution; it
+// exits when it next blocks in this package or returns, and only then are
+// the other coroutines ended (their deferred calls run), so two never run
+// at once. The same bound holds for deferred calls while a task ends.
 package workflow

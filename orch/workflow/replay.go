@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apitwin/apitwin/internal/orchwire"
@@ -48,8 +49,14 @@ type execution struct {
 	closing       *orchpb.Command
 	closeErr      error
 
-	deadlock   time.Duration // Options.DeadlockTimeout
-	watchdog   *time.Timer
+	deadlock time.Duration   // Options.DeadlockTimeout
+	fire     <-chan struct{} // Options.fire
+	watchdog *time.Timer
+	// handback orders a coroutine's hand-back of the turn against the
+	// dispatcher giving up on it; abandoned: the dispatcher gave up on
+	// one (then it touches the execution no more).
+	handback   sync.Mutex
+	abandoned  bool
 	baseLogger *slog.Logger // Options.Logger
 	logger     *slog.Logger // GetLogger's
 
@@ -73,6 +80,7 @@ func newExecution(b body, o Options) *execution {
 	e := &execution{
 		body:       b,
 		deadlock:   o.DeadlockTimeout,
+		fire:       o.fire,
 		baseLogger: o.Logger,
 		activities: map[int64]*activity{},
 		children:   map[int64]*child{},
@@ -513,12 +521,15 @@ const DefaultDeadlockTimeout = 10 * time.Second
 // Options are the settings of NewWithOptions.
 type Options struct {
 	// DeadlockTimeout is how long a coroutine may run without blocking in
-	// a call of this package before the task fails with a *DeadlockError
-	// (0: DefaultDeadlockTimeout; negative: no limit).
+	// a call of this package before the task fails with a *DeadlockError,
+	// and how long the end of a task waits for a coroutine's deferred
+	// calls (0: DefaultDeadlockTimeout; negative: no limit).
 	DeadlockTimeout time.Duration
 	// Logger receives what workflow code logs through GetLogger (nil:
 	// nothing is logged).
 	Logger *slog.Logger
+
+	fire <-chan struct{} // tests: the watchdog fires when it is closed
 }
 
 // NewWithOptions is New with options.
