@@ -50,7 +50,10 @@
 //     that side, which applies the protocol's own rules (its Accept header
 //     among them). Any other body is JSON-RPC: a method with a slash that
 //     the protocol side does not serve (foo/get) is -32601 by its id, alone
-//     or in a batch, like any unknown method.
+//     or in a batch, like any unknown method, and a protocol method in a
+//     batch beside the gateway's own is run by the protocol side alone and
+//     answered by its id as it would be alone (subscriptions/listen, a
+//     stream, excepted: -32600 there).
 //   - Batches: at most Batch.MaxSize (100) requests, run Batch.Concurrency
 //     (10) at a time, answered in request order. A larger batch is one
 //     -32600.

@@ -25,6 +25,7 @@ func FuzzGateway(f *testing.F) {
 		`[{"jsonrpc":"2.0","method":"foo","id":1},1,{"jsonrpc":"2.0","method":"bar"}]`,
 		`[]`, `[1,2,3]`, `{`, `"x"`, `null`, ``, `{"jsonrpc":"2.0","method":"tools/list","id":1}`,
 		`{"jsonrpc":"2.0","method":"create_issue","params":[1],"id":1e3}`,
+		`[{"jsonrpc":"2.0","method":"ping","id":1},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_project","arguments":{"project_id":1}},"id":2},{"jsonrpc":"2.0","method":"list_projects","id":3}]`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -198,12 +198,11 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		// applies that protocol's rules (batches among them).
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		pw := &protocolErrors{ResponseWriter: w}
-		g.mcpOnce.Do(func() { g.mcp = g.protocolHandler() })
-		g.mcp.ServeHTTP(pw, r.WithContext(withCaller(ctx, c)))
+		g.protocol().ServeHTTP(pw, r.WithContext(withCaller(ctx, c)))
 		pw.finish()
 		return nil
 	}
-	writeAnswer(w, http.StatusOK, g.runAll(ctx, c, msgs), batch)
+	writeAnswer(w, http.StatusOK, g.runAll(r, c, msgs), batch)
 	return nil
 }
 
@@ -301,20 +300,28 @@ func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, m
 	return false
 }
 
-// runAll runs the messages of one body, the calls of a batch concurrently
-// (at most Batch.Concurrency at once), and returns the answers in the order
-// of the requests: none for notifications.
-func (g *Gateway) runAll(ctx context.Context, c *caller, msgs []message) []response {
+// runAll runs the messages of one body of r, the calls of a batch
+// concurrently (at most Batch.Concurrency at once), and returns the answers
+// in the order of the requests: none for notifications. A method of the
+// Model Context Protocol among them is run by that protocol's handler,
+// alone, so that it is answered as it would be on its own.
+func (g *Gateway) runAll(r *http.Request, c *caller, msgs []message) []response {
+	ctx := r.Context()
 	out := make([]response, len(msgs))
 	sem := make(chan struct{}, g.cfg.Batch.Concurrency)
 	var wg sync.WaitGroup
 	for i := range msgs {
 		m := &msgs[i]
-		if m.err != nil {
+		protocol := !m.invalid && protocolMethods[m.method]
+		if m.err != nil && !protocol {
 			out[i] = errorResponse(m.id, m.err)
 			continue
 		}
 		run := func() {
+			if protocol {
+				out[i] = g.protocolCall(r, c, m)
+				return
+			}
 			res, e := g.invoke(ctx, c, m.method, m.params)
 			if e != nil {
 				out[i] = errorResponse(m.id, e)

@@ -23,6 +23,7 @@ type message struct {
 	method  string
 	params  json.RawMessage // an object, or nil when absent
 	id      json.RawMessage // nil for a notification; "null", a number or a string otherwise
+	raw     json.RawMessage // the element as it came, for the MCP handler
 	invalid bool
 	err     *Error
 }
@@ -89,7 +90,7 @@ func decodeMessage(raw json.RawMessage) message {
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
 		return invalid(nil)
 	}
-	var m message
+	m := message{raw: raw}
 	if id, ok := obj["id"]; ok {
 		if !validID(id) {
 			return invalid(nil)

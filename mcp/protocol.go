@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,6 +68,71 @@ var protocolMethods = map[string]bool{
 	"notifications/roots/list_changed": true,
 	"notifications/progress":           true,
 }
+
+// protocol is the MCP handler, made at its first use.
+func (g *Gateway) protocol() http.Handler {
+	g.mcpOnce.Do(func() { g.mcp = g.protocolHandler() })
+	return g.mcp
+}
+
+// protocolCall runs m, a call of the Model Context Protocol found in a body
+// answered on the JSON-RPC side (a batch beside the gateway's methods),
+// through the protocol's handler alone, with r's headers, and returns the
+// answer it gave: its result or error, under m's id. A refusal of the
+// handler (a missing Accept header, say) is the error a lone request gets,
+// by m's id.
+func (g *Gateway) protocolCall(r *http.Request, c *caller, m *message) response {
+	if m.method == "subscriptions/listen" {
+		// An event stream that stays open: it cannot be one answer of many.
+		return errorResponse(m.id, newError(CodeInvalidRequest, &errorData{Status: http.StatusBadRequest,
+			Message: m.method + " opens a stream: send it alone"}))
+	}
+	sub := r.Clone(withCaller(r.Context(), c))
+	sub.Body = io.NopCloser(bytes.NewReader(m.raw))
+	sub.ContentLength = int64(len(m.raw))
+	rec := &recorder{header: make(http.Header)}
+	pw := &protocolErrors{ResponseWriter: rec}
+	g.protocol().ServeHTTP(pw, sub)
+	pw.finish()
+	if !m.answered() {
+		return response{} // a notification: nothing to answer
+	}
+	var a struct {
+		Result json.RawMessage `json:"result"`
+		Error  *Error          `json:"error"`
+	}
+	switch err := json.Unmarshal(rec.body.Bytes(), &a); {
+	case err == nil && a.Error != nil:
+		return errorResponse(m.id, a.Error)
+	case err == nil && len(a.Result) > 0:
+		return resultResponse(m.id, a.Result)
+	}
+	g.log.ErrorContext(r.Context(), "the MCP handler's answer is not one JSON-RPC response", "method", m.method, "status", rec.status)
+	return errorResponse(m.id, newError(CodeInternalError, nil))
+}
+
+// recorder keeps what the MCP handler answers one call of a batch.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
+
+// Flush is there for a handler that asks for it; everything is kept anyway.
+func (r *recorder) Flush() {}
 
 // ServerName is the name the gateway gives in the MCP handshake.
 const ServerName = "apitwin-mcp-gateway"
