@@ -101,6 +101,8 @@
 // of continue-as-new runs (each new run keeps what is left of it). A
 // continue-as-new command without search attributes gives the new run the
 // ones its run had when it ended, upserted ones included; with them, those.
+// The same holds for the memo (memo_update changes the run's memo, never
+// the one its WorkflowExecutionStarted event recorded).
 //
 // A workflow task that fails or times out is retried with its attempt
 // counted. Only the first failure is written: a retry's

@@ -54,14 +54,18 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	missed := e.eng.newEvents
 	e.eng.newEvents = false
 	if m := req.GetMemoUpdate(); m != nil {
-		e.infoEdits++ // the memo changes in place
+		e.infoEdits++
+		// A copy: the old memo is the started event's (and the start
+		// request's), which must not change.
 		if e.memo == nil {
 			e.memo = &orchpb.Memo{}
+		} else {
+			e.memo = proto.Clone(e.memo).(*orchpb.Memo)
+		}
+		if e.memo.Fields == nil {
+			e.memo.Fields = map[string]*orchpb.Payload{}
 		}
 		for k, v := range m.GetFields() {
-			if e.memo.Fields == nil {
-				e.memo.Fields = map[string]*orchpb.Payload{}
-			}
 			e.memo.Fields[k] = v
 		}
 	}
@@ -422,8 +426,12 @@ func (s *Server) continueAsNew(e *execution, a *orchpb.ContinueAsNewWorkflowExec
 	if a.GetHeader() != nil {
 		req.Header = a.GetHeader()
 	}
-	if a.GetMemo() != nil {
+	// The same for its memo: the command's, else this run's now.
+	switch {
+	case a.GetMemo() != nil:
 		req.Memo = a.GetMemo()
+	case e.memo != nil:
+		req.Memo = proto.Clone(e.memo).(*orchpb.Memo)
 	}
 	// The new run's search attributes are the command's; without them,
 	// the ones this run has now, its upserts included (Temporal's rule).
