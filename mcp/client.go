@@ -190,7 +190,10 @@ func (c *Client) GoString() string { return c.String() }
 
 // Call calls method with params (a struct or map encoded as a JSON object,
 // or nil) and decodes the result into result (a pointer, or nil to drop
-// it). An error answer is a *Error.
+// it). An error answer is a *Error. method may be one of the Model
+// Context Protocol's too (tools/list, tools/call, ping, …), which the
+// gateway serves on the same endpoint; one that streams
+// (subscriptions/listen) cannot be called this way.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	id := c.ids.Add(1)
 	body, err := encodeRequest(method, params, &id)
@@ -322,11 +325,14 @@ func rateLimited(err error) bool {
 // post sends one body, signed when a secret is set, and returns the answer's
 // bytes (none for 204).
 func (c *Client) post(ctx context.Context, body []byte) (json.RawMessage, rest.Response, error) {
-	var h http.Header
+	// The Accept header of the Model Context Protocol's transport, which
+	// the gateway's protocol side requires of its methods (tools/list, …);
+	// the gateway answers every call in JSON.
+	h := http.Header{"Accept": {"application/json, text/event-stream"}}
 	if c.secret != nil {
 		// Signed per attempt, with a fresh nonce: the gateway accepts a
 		// signature once.
-		h = http.Header{SignatureHeader: {SignRequest(c.secret, c.clk.Now(), NewNonce(), http.MethodPost, c.path, body)}}
+		h.Set(SignatureHeader, SignRequest(c.secret, c.clk.Now(), NewNonce(), http.MethodPost, c.path, body))
 	}
 	var raw json.RawMessage
 	res, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, RawJSON: body, Header: h}, &raw)

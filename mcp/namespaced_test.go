@@ -1,13 +1,17 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apitwin/apitwin/mcp"
 )
 
 // A method with a slash that neither the gateway nor the Model Context
@@ -122,4 +126,40 @@ func jsonEqual(t *testing.T, a, b json.RawMessage) bool {
 		return false
 	}
 	return cmp.Equal(x, y)
+}
+
+// The package's own client reaches the protocol's methods too: Call sends
+// the Accept header the protocol asks for (it got -32600, Accept must
+// contain both 'application/json' and 'text/event-stream'), and a method
+// that exists nowhere is ErrMethodNotFound, alone or in a batch.
+func TestClientCallsProtocolMethods(t *testing.T) {
+	t.Parallel()
+	srv, _ := seeded(t)
+	c := srv.Client()
+	ctx := context.Background()
+	var tools struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := c.Call(ctx, "tools/list", nil, &tools); err != nil || len(tools.Tools) != 13 {
+		t.Errorf("tools/list: %v, %d tools", err, len(tools.Tools))
+	}
+	if err := c.Call(ctx, "foo/get", nil, nil); !errors.Is(err, mcp.ErrMethodNotFound) {
+		t.Errorf("foo/get: %v, want ErrMethodNotFound", err)
+	}
+	b := c.NewBatch()
+	ping, unknown, list := b.Call("ping", nil), b.Call("foo/get", nil), b.Call("list_projects", nil)
+	if err := b.Send(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ping.Err(); err != nil || string(ping.Result()) != "{}" {
+		t.Errorf("ping in a batch: %v %s", err, ping.Result())
+	}
+	if err := unknown.Err(); !errors.Is(err, mcp.ErrMethodNotFound) {
+		t.Errorf("foo/get in a batch: %v", err)
+	}
+	if err := list.Err(); err != nil {
+		t.Errorf("list_projects in a batch: %v", err)
+	}
 }
