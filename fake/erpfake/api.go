@@ -29,6 +29,9 @@ type step func(c *call) fakekit.Answer
 type input struct {
 	r    *http.Request
 	body *body
+	// call is where the request's call is made (runLocked): allocated with
+	// the input, as one allocation.
+	call *call
 }
 
 // call is one API request being answered, with the state locked.
@@ -145,14 +148,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
 		return
 	}
 	in, fail := readInput(r)
-	run := fails(fail)
+	var run step
+	var c *call
 	if in != nil {
-		run = op(in)
+		run, c = op(in), in.call
+	} else {
+		run, c = fails(fail), new(call)
 	}
 	if hook := s.parsedHook.Load(); hook != nil {
 		(*hook)(r)
 	}
-	a, caller, buf := s.runLocked(r, run)
+	a, caller, buf := s.runLocked(r, run, c)
 	if caller != "" {
 		fakekit.ExchangeFrom(r.Context()).SetCaller(caller)
 	}
@@ -160,13 +166,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
 	releaseAnswer(buf)
 }
 
-// runLocked authenticates the caller and runs the step, holding the state
-// lock; it returns the answer, the caller's login and the pooled buffer
-// the answer is written in, if any.
-func (s *Server) runLocked(r *http.Request, run step) (fakekit.Answer, string, *[]byte) {
+// runLocked authenticates the caller and runs the step in c, holding the
+// state lock; it returns the answer, the caller's login and the pooled
+// buffer the answer is written in, if any.
+func (s *Server) runLocked(r *http.Request, run step, c *call) (fakekit.Answer, string, *[]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &call{s: s, st: s.st, r: r, num: numbers{native: s.cfg.nativeNumbers}}
+	*c = call{s: s, st: s.st, r: r, num: numbers{native: s.cfg.nativeNumbers}}
 	if fail := s.authenticate(c); fail != nil {
 		return *fail, "", nil
 	}

@@ -53,12 +53,13 @@ type body struct {
 // refuses other content types with 403, and malformed JSON with 400. The
 // kit has read the body already, within the body limit.
 func readInput(r *http.Request) (*input, fakekit.Answer) {
-	both := &struct {
+	all := &struct {
 		in   input
 		body body
-	}{in: input{r: r}} // one allocation for the two
-	in := &both.in
-	in.body = &both.body
+		call call
+	}{in: input{r: r}} // one allocation for the three
+	in := &all.in
+	in.body, in.call = &all.body, &all.call
 	if r.Body == nil || r.Body == http.NoBody {
 		return in, fakekit.Answer{}
 	}

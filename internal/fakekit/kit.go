@@ -311,7 +311,9 @@ type Exchange struct {
 	kit      *Kit
 	start    time.Time
 	req      control.Request
-	rawQuery string    // req.Query before it is parsed (logEntry.request)
+	rawQuery string     // req.Query before it is parsed (logEntry.request)
+	header   flatHeader // req.Header before it is rebuilt (logEntry.request)
+	ctx      exchangeContext
 	owner    any       // the owner of the routes serving it (boundRoutes)
 	entry    *logEntry // set once logged
 	settled  bool
@@ -331,10 +333,26 @@ func ExchangeFrom(ctx context.Context) *Exchange {
 // ServeHTTP (a gRPC call); Finish ends it. The returned context carries the
 // Exchange.
 func (k *Kit) Begin(ctx context.Context, transport, method, path string, header http.Header) (context.Context, *Exchange) {
-	x := &Exchange{kit: k, start: time.Now(), req: control.Request{
-		Time: k.clock.Now(), Transport: transport, Method: method, Path: path, Header: header.Clone(),
+	x := &Exchange{kit: k, start: time.Now(), header: flattenHeader(header), req: control.Request{
+		Time: k.clock.Now(), Transport: transport, Method: method, Path: path,
 	}}
-	return context.WithValue(ctx, exchangeKey{}, x), x
+	x.ctx = exchangeContext{Context: ctx, x: x}
+	return &x.ctx, x
+}
+
+// exchangeContext is a request's context with its Exchange as a value: what
+// context.WithValue(ctx, exchangeKey{}, x) gives, kept inside the Exchange,
+// so that beginning a request costs one allocation for both.
+type exchangeContext struct {
+	context.Context
+	x *Exchange
+}
+
+func (c *exchangeContext) Value(key any) any {
+	if _, ok := key.(exchangeKey); ok {
+		return c.x
+	}
+	return c.Context.Value(key)
 }
 
 // SetBody keeps the start of a body that did not come through ServeHTTP
@@ -474,7 +492,7 @@ func (x *Exchange) commit() {
 	if x.entry != nil {
 		return
 	}
-	x.entry = &logEntry{req: x.req, rawQuery: x.rawQuery}
+	x.entry = &logEntry{req: x.req, rawQuery: x.rawQuery, header: x.header}
 	k.log.add(x.entry, x.entry.size())
 }
 
@@ -524,14 +542,48 @@ func (s *statusRecorder) Flush() {
 // Hijack).
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// headerSize is about what h costs to keep.
-func headerSize(h http.Header) int64 {
-	n := int64(0)
+// flatHeader is a request's header as the log keeps it: each value beside
+// its name, name, value, name, value… A copy of the header's map would cost
+// three allocations per request, most never looked at; this costs one, and
+// the map is rebuilt when the log is read (logEntry.request). The strings
+// are the request's own: strings do not change. A name with no value is
+// not kept (it is not sent on the wire either).
+type flatHeader []string
+
+func flattenHeader(h http.Header) flatHeader {
+	n := 0
+	for _, vs := range h {
+		n += len(vs)
+	}
+	if n == 0 {
+		return nil
+	}
+	flat := make(flatHeader, 0, 2*n)
 	for k, vs := range h {
-		n += int64(len(k)) + 16
 		for _, v := range vs {
-			n += int64(len(v)) + 16
+			flat = append(flat, k, v)
 		}
+	}
+	return flat
+}
+
+// header rebuilds the map, nil when there was no header.
+func (f flatHeader) header() http.Header {
+	if len(f) == 0 {
+		return nil
+	}
+	h := make(http.Header, len(f)/2)
+	for i := 0; i+1 < len(f); i += 2 {
+		h[f[i]] = append(h[f[i]], f[i+1])
+	}
+	return h
+}
+
+// size is about what the header costs to keep.
+func (f flatHeader) size() int64 {
+	n := int64(0)
+	for _, s := range f {
+		n += int64(len(s)) + 16
 	}
 	return n
 }

@@ -1,10 +1,12 @@
 package fakekit_test
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -409,5 +411,49 @@ func TestFaultHeadersWinOverTheErrorAnswers(t *testing.T) {
 	k.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
 	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "7" || !strings.Contains(rec.Body.String(), "Retry later") {
 		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+}
+
+// The log keeps a request's header as it came, every value of a repeated
+// name in order, and a caller that changes its header map afterwards (an
+// in-process caller may reuse it) does not change what was logged. The
+// request's context carries its Exchange and still reaches the caller's
+// values and cancellation.
+func TestRequestLogKeepsTheHeader(t *testing.T) {
+	t.Parallel()
+	type callerKey struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), callerKey{}, "mine"))
+	var seen []any
+	rt := fakekit.NewRoutes[string]()
+	rt.Handle("GET /", func(_ string, w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/x" {
+			seen = append(seen, fakekit.ExchangeFrom(r.Context()) != nil, r.Context().Value(callerKey{}))
+			cancel()
+			<-r.Context().Done() // the caller's cancellation reaches the handler
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	k := fakekit.New(fakekit.Config{Routes: rt.Bind("")})
+	req := httptest.NewRequestWithContext(parent, "GET", "/x", nil)
+	req.Header = http.Header{"Accept": {"a", "b"}, "X-One": {"1"}, "X-None": {}}
+	k.ServeHTTP(httptest.NewRecorder(), req)
+	req.Header.Set("Accept", "changed")
+	req.Header.Set("X-Later", "2")
+
+	got := k.Requests()
+	if len(got) != 1 {
+		t.Fatalf("%d requests logged", len(got))
+	}
+	want := http.Header{"Accept": {"a", "b"}, "X-One": {"1"}}
+	if !reflect.DeepEqual(got[0].Header, want) {
+		t.Errorf("logged header %v, want %v", got[0].Header, want)
+	}
+	if !reflect.DeepEqual(seen, []any{true, "mine"}) {
+		t.Errorf("the handler's context: exchange, caller's value = %v", seen)
+	}
+	// A request without a header is logged without one.
+	k.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/y", nil))
+	if h := k.Requests()[1].Header; h != nil {
+		t.Errorf("a request with no header logged %v", h)
 	}
 }

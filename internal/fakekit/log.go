@@ -12,11 +12,15 @@ type logEntry struct {
 	// rawQuery is the query string, parsed into req.Query only when the
 	// log is read: most requests are logged and never looked at.
 	rawQuery string
+	// header is the request's header, rebuilt into req.Header when the log
+	// is read.
+	header flatHeader
 }
 
-// request is the logged request, its query parsed.
+// request is the logged request, its query parsed and its header rebuilt.
 func (e *logEntry) request() control.Request {
 	r := e.req
+	r.Header = e.header.header()
 	if r.Query == nil && e.rawQuery != "" {
 		r.Query, _ = url.ParseQuery(e.rawQuery) // what URL.Query keeps of a malformed query
 	}
@@ -28,7 +32,7 @@ func (e *logEntry) request() control.Request {
 func (e *logEntry) size() int64 {
 	r := &e.req
 	n := int64(256 + len(r.Body) + len(r.ResponseBody) + len(r.Path) + len(r.Route) + len(r.Caller) + len(r.Panic) + 2*len(e.rawQuery))
-	n += headerSize(r.Header)
+	n += e.header.size()
 	for k, vs := range r.Query {
 		n += int64(len(k)) + 16
 		for _, v := range vs {
