@@ -42,7 +42,9 @@
 // *NonDeterminismError naming the event and both sides; the service
 // retries the task, so a fixed deployment resumes the run. Replay (and
 // ReplayRun) run a recorded history against the current code: the test
-// to run before deploying a change. GetVersion lets a change keep runs
+// to run before deploying a change. A history does not name its workflow
+// id, nor a continued run's run id: ReplayWithOptions takes them for
+// GetInfo, ReplayRun knows them. GetVersion lets a change keep runs
 // started before it on the old path; SideEffect records a value the code
 // must not recompute (a random id) in the history.
 //

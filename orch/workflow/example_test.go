@@ -10,6 +10,7 @@ import (
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/apitwin/apitwin/orch/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // Reminder is a workflow written as an ordinary function: an activity, a
@@ -93,4 +94,72 @@ func Example() {
 	// replay: <nil>
 	// workflow: non-deterministic: event 5 records ActivityTaskScheduled Compose (activity id 1),
 	//   but the code issued StartTimer (timer id 1, 1h0m0s)
+}
+
+// A history saved to a file does not say which workflow id it was
+// recorded under (nor, for a run that continues another, which run id):
+// ReplayWithOptions gives the code the ids it read in GetInfo when it ran.
+func ExampleReplayWithOptions() {
+	srv := orchfake.New()
+	defer srv.Close()
+	c := srv.Client()
+	defer c.Close()
+	ctx := context.Background()
+
+	var read string // what the code last read in GetInfo
+	label := func(ctx workflow.Context, _ any) (string, error) {
+		info := workflow.GetInfo(ctx)
+		read = fmt.Sprintf("workflow id %q, run id %q", info.WorkflowID, info.RunID)
+		return read, nil
+	}
+	w, err := orch.NewWorker(c, "labels", nil)
+	if err != nil {
+		panic(err)
+	}
+	if err := workflow.Register(w, "Label", label); err != nil {
+		panic(err)
+	}
+	if err := w.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer w.Stop()
+	run, err := c.StartWorkflow(ctx, "Label", "labels", nil, &orch.StartWorkflowOptions{ID: "invoice-7"})
+	if err != nil {
+		panic(err)
+	}
+	if err := run.Get(ctx, &read); err != nil {
+		panic(err)
+	}
+	show := func(name string, err error) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%-18s %s\n", name+":", strings.ReplaceAll(read, run.RunID, "<run id>"))
+	}
+	show("ran", nil)
+
+	// The history as "orchctl workflow show --output json" saves it.
+	var events []*orchpb.HistoryEvent
+	for ev, err := range run.History(ctx, nil) {
+		if err != nil {
+			panic(err)
+		}
+		events = append(events, ev)
+	}
+	saved, err := protojson.Marshal(&orchpb.GetWorkflowExecutionHistoryResponse{History: events})
+	if err != nil {
+		panic(err)
+	}
+
+	history, err := workflow.ParseHistoryJSON(saved)
+	if err != nil {
+		panic(err)
+	}
+	show("Replay", workflow.Replay(history, label))
+	err = workflow.ReplayWithOptions(history, label, workflow.ReplayOptions{WorkflowID: "invoice-7", RunID: run.RunID})
+	show("ReplayWithOptions", err)
+	// Output:
+	// ran:               workflow id "invoice-7", run id "<run id>"
+	// Replay:            workflow id "", run id "<run id>"
+	// ReplayWithOptions: workflow id "invoice-7", run id "<run id>"
 }

@@ -625,20 +625,41 @@ func Register[In, Out any](w *orch.Worker, name string, fn func(ctx Context, in 
 //
 // GetInfo gives fn what the history's WorkflowExecutionStarted event
 // says: the type, task queue, attempt and start time, and the run id of
-// the first run of a chain (its first_execution_run_id); a history does
-// not carry the workflow id, nor the run id of a run that continues
-// another (ReplayRun knows both).
+// the first run of a chain (its first_execution_run_id, when the event
+// has no continued_execution_run_id). A history does not carry the
+// workflow id, nor the run id of a run that continues another: GetInfo's
+// WorkflowID is always "", and its RunID is "" for a continued run.
+// ReplayWithOptions takes both from the caller; ReplayRun knows both.
+// (Replay's checks need neither: a child started under its default
+// workflow id, "<run id>_<n>", is matched by n and then known by the id
+// the history records.)
 func Replay[In, Out any](history []*orchpb.HistoryEvent, fn func(ctx Context, in In) (Out, error)) error {
-	return replay(history, fn, "", "")
+	return ReplayWithOptions(history, fn, ReplayOptions{})
 }
 
-func replay[In, Out any](history []*orchpb.HistoryEvent, fn func(ctx Context, in In) (Out, error), workflowID, runID string) error {
+// ReplayOptions are the settings of ReplayWithOptions: the execution the
+// history was recorded under, which the history does not say.
+type ReplayOptions struct {
+	// WorkflowID is the workflow id GetInfo gives the code ("": none,
+	// as Replay).
+	WorkflowID string
+	// RunID is the run id GetInfo gives the code, whatever the history's
+	// first_execution_run_id says ("": as Replay, that id for the first
+	// run of a chain and "" for a run that continues another).
+	RunID string
+}
+
+// ReplayWithOptions is Replay with options: GetInfo gives fn the
+// workflow id and run id the history was recorded under, as it did when
+// the run ran, for a history the caller holds (saved to a file, read
+// back with ParseHistoryJSON).
+func ReplayWithOptions[In, Out any](history []*orchpb.HistoryEvent, fn func(ctx Context, in In) (Out, error), o ReplayOptions) error {
 	if fn == nil {
 		return errors.New("workflow: Replay needs a function")
 	}
 	e := newExecution(bodyOf(fn), Options{})
 	defer e.stop()
-	e.info.WorkflowID, e.info.RunID = workflowID, runID
+	e.info.WorkflowID, e.info.RunID = o.WorkflowID, o.RunID
 	_, err := e.run(history, 0)
 	return err
 }
@@ -664,7 +685,7 @@ func ReplayRun[In, Out any](ctx context.Context, c *orch.Client, workflowID, run
 		}
 		history = append(history, ev)
 	}
-	return replay(history, fn, workflowID, runID)
+	return ReplayWithOptions(history, fn, ReplayOptions{WorkflowID: workflowID, RunID: runID})
 }
 
 // ParseHistoryJSON reads a history saved as JSON: the answer of the HTTP
