@@ -71,6 +71,9 @@ const (
 	exitFailure          = 1 // an error: the server refused, could not be reached, a file could not be read, …
 	exitUsage            = 2 // a command line that cannot be run as written
 	exitNotAuthenticated = 4 // no usable token: none stored, expired, or refused by the server
+	// exitInterrupted is 128 + SIGINT, as shells, gh and kubectl report a
+	// command ended by Ctrl-C.
+	exitInterrupted = 130
 )
 
 // notAuthenticated ends a command that needs a usable token and has none,
@@ -110,8 +113,19 @@ func run(ctx context.Context, args []string, env Env) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
-	if err == nil {
+	switch {
+	case err == nil:
 		return exitOK
+	case ctx.Err() != nil:
+		// Ctrl-C (main's context is cancelled by SIGINT alone): whatever
+		// the command was waiting on failed because of it, and saying so
+		// is all there is to say. The command wrote nothing after the
+		// context ended.
+		fmt.Fprintln(a.env.Stderr, "interrupted")
+		if a.verbose {
+			fmt.Fprintln(a.env.Stderr, "  cause:", err)
+		}
+		return exitInterrupted
 	}
 	return a.report(cmd, err)
 }
@@ -235,12 +249,14 @@ profile list, profile current) print JSON with --output json.
 
 Exit status:
 
-  0  done
-  1  an error (the server refused or could not be reached, a file could
-     not be read or written, ...)
-  2  a command line that cannot be run as written
-  4  not authenticated: no token, an expired one, or one the server
-     refuses (auth status, auth token, auth whoami)`,
+  0    done
+  1    an error (the server refused or could not be reached, a file could
+       not be read or written, ...)
+  2    a command line that cannot be run as written
+  4    not authenticated: no token, an expired one, or one the server
+       refuses (auth status, auth token, auth whoami)
+  130  interrupted (Ctrl-C) while waiting on the server or at a prompt;
+       nothing was stored`,
 		Version:       version.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,

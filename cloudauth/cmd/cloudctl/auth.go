@@ -118,6 +118,11 @@ func (a *app) login(cmd *cobra.Command, passwordStdin bool) error {
 	if err != nil {
 		return err
 	}
+	// Interrupted as the answer came: nothing is stored, as when
+	// interrupted before.
+	if err := cmd.Context().Err(); err != nil {
+		return err
+	}
 	key := s.TokenKey()
 	if err := a.store.Save(key, tok.Raw()); err != nil {
 		var w *cloudauth.InsecureStorageError

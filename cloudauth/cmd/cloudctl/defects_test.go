@@ -272,7 +272,7 @@ func TestInterruptAtAPromptEndsTheLogin(t *testing.T) {
 		Stdin: stdin, Stdout: &stdout, Stderr: stderr, Getenv: func(string) string { return "" },
 		ConfigDir: c.dir, Store: cloudauth.NewStore(keyringService, filepath.Join(c.dir, "tokens"), c.keyring), Clock: c.clock,
 	})
-	if code == 0 || strings.Contains(stderr.String(), "Password:") || c.keyring.Len() != 0 || len(srv.RequestsTo(cloudauthfake.RouteLogin)) != 0 {
+	if code != exitInterrupted || !strings.HasSuffix(stderr.String(), "\ninterrupted\n") || strings.Contains(stderr.String(), "Password:") || c.keyring.Len() != 0 || len(srv.RequestsTo(cloudauthfake.RouteLogin)) != 0 {
 		t.Fatalf("exit %d, %d logins sent, %d tokens kept\nstdout: %s\nstderr: %s", code, len(srv.RequestsTo(cloudauthfake.RouteLogin)), c.keyring.Len(), stdout.String(), stderr.String())
 	}
 }

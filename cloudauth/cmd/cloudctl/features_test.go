@@ -266,7 +266,7 @@ func TestHelpListsTheCommands(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, nil)
 	for args, wants := range map[string][]string{
-		"--help":            {"auth", "profile", "completion", "--output", "--timeout", "--version", "Exit status:", "4  not authenticated"},
+		"--help":            {"auth", "profile", "completion", "--output", "--timeout", "--version", "Exit status:", "4    not authenticated", "130  interrupted"},
 		"auth --help":       {"login", "status", "whoami", "token", "logout"},
 		"profile --help":    {"create", "use", "list", "current", "delete"},
 		"auth login --help": {"--password-stdin"},

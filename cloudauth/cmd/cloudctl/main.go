@@ -22,7 +22,9 @@
 // Exit status: 0 done; 1 an error (the server refused or could not be
 // reached, a file could not be read); 2 a command line that cannot be run
 // as written; 4 not authenticated (no token, an expired one, or one the
-// server refuses: auth status, auth token, auth whoami).
+// server refuses: auth status, auth token, auth whoami); 130 interrupted
+// by Ctrl-C (SIGINT) while waiting on the server or at a prompt, with
+// nothing stored (a second Ctrl-C ends the process at once).
 //
 // auth status trusts no token on its own word: it checks the signature
 // against the keys the server in use publishes, then asks the server
@@ -41,7 +43,15 @@ import (
 )
 
 func main() {
+	// The first Ctrl-C cancels the command's context: what it waits on
+	// ends, it stores nothing more, and cloudctl exits 130. Then SIGINT's
+	// default comes back, so a second Ctrl-C ends a process that still
+	// hangs.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], Env{
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,7 +130,7 @@ func TestCommandsAgainstApitwinFake(t *testing.T) {
 
 	run("", 0, "cloudctl version "+version.Version, "--version")
 	help := cloudctl("", "--help").stdout + cloudctl("", "auth", "--help").stdout + cloudctl("", "profile", "--help").stdout
-	for _, c := range []string{"whoami", "token", "delete", "completion", "--output", "--timeout", "--version", "Exit status:"} {
+	for _, c := range []string{"whoami", "token", "delete", "completion", "--output", "--timeout", "--version", "Exit status:", "130  interrupted"} {
 		if !strings.Contains(help, c) {
 			t.Errorf("--help does not name %s", c)
 		}
@@ -239,5 +241,118 @@ func TestParallelProcesses(t *testing.T) {
 	cfg, err := cloudauth.LoadConfig(filepath.Join(config, "cloudctl"))
 	if err != nil || len(cfg.Profiles) != 20 {
 		t.Fatalf("%d profiles of 20: %v", len(cfg.Profiles), err)
+	}
+}
+
+// TestInterruptExits130: Ctrl-C (SIGINT) while auth login waits, on the
+// server or at the password prompt, ends cloudctl with status 130 (128 +
+// SIGINT, as shells, gh and kubectl report it) and a one-line message, and
+// leaves no token and no profile written.
+func TestInterruptExits130(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the program as a process")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the process could reach this machine's keyring; SIGINT is Unix's")
+	}
+	t.Parallel()
+	bin := testtools.ProgramPath(t, "cloudctl")
+	for name, tc := range map[string]struct {
+		stdin string // "" leaves standard input open and unwritten; else it is closed after
+		args  func(url string) []string
+		// waiting is written to standard error, or the request is sent to
+		// the server, once cloudctl waits.
+		waitOnPrompt bool
+	}{
+		"waiting on the server": {stdin: "pw\n", args: func(u string) []string {
+			return []string{"auth", "login", "--password-stdin", "--url", u, "-u", "admin", "--tenant", "t"}
+		}},
+		"waiting at the password prompt": {waitOnPrompt: true, args: func(u string) []string {
+			return []string{"auth", "login", "--url", u, "-u", "admin", "--tenant", "t"}
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// A server that holds every request until the test ends, and
+			// says when one has come.
+			arrived := make(chan struct{}, 1)
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case arrived <- struct{}{}:
+				default:
+				}
+				<-release
+				http.Error(w, "too late", http.StatusServiceUnavailable)
+			}))
+			t.Cleanup(srv.Close) // after release is closed: cleanups run last first
+			t.Cleanup(func() { close(release) })
+
+			home, config := t.TempDir(), t.TempDir()
+			cmd := exec.Command(bin, tc.args(srv.URL)...)
+			cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + config, "PATH=", "DBUS_SESSION_BUS_ADDRESS="}
+			cmd.Dir = home
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cmd.Process.Kill() }) // harmless once it has exited
+			if tc.stdin != "" {
+				if _, err := io.WriteString(stdin, tc.stdin); err != nil {
+					t.Fatal(err)
+				}
+				stdin.Close()
+			}
+			// Read standard error until cloudctl waits at the prompt.
+			var errText bytes.Buffer
+			if tc.waitOnPrompt {
+				buf := make([]byte, 256)
+				for !strings.Contains(errText.String(), "Password: ") {
+					n, err := stderr.Read(buf)
+					errText.Write(buf[:n])
+					if err != nil {
+						t.Fatalf("cloudctl ended before its password prompt: %v\n%s", err, errText.String())
+					}
+				}
+			} else {
+				<-arrived
+			}
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(stderr)
+			errText.Write(rest)
+			err = cmd.Wait()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			msg := errText.String()
+			if tc.waitOnPrompt {
+				msg = strings.TrimPrefix(msg, "Password: \n")
+			}
+			if code != 130 || msg != "interrupted\n" || stdout.Len() != 0 {
+				t.Errorf("exit %d (want 130)\nstdout: %q\nstderr: %q", code, stdout.String(), errText.String())
+			}
+			// Nothing written: no token, no profile.
+			dir := filepath.Join(config, "cloudctl")
+			if files, _ := filepath.Glob(filepath.Join(dir, "tokens", "*")); len(files) != 0 {
+				t.Errorf("token files left: %v", files)
+			}
+			if cfg, err := cloudauth.LoadConfig(dir); err != nil || len(cfg.Profiles) != 0 || cfg.Current != "" {
+				t.Errorf("the configuration after an interrupted login: %+v, %v", cfg, err)
+			}
+		})
 	}
 }
