@@ -34,6 +34,9 @@ type Client struct {
 	key    string
 	bearer bool     // the key travels as a bearer token
 	sess   *session // nil unless WithLogin
+	// scrub takes the key, or the password and session cookies, out of an
+	// error and every error it wraps; nil for an anonymous client.
+	scrub func(error) error
 }
 
 // RateLimit is what a response said about the caller's rate limit. The ERP
@@ -162,12 +165,21 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	root := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), APIPath)
 	c := &Client{key: o.key, bearer: o.bearer}
-	if o.login {
+	var secrets func() *strings.Replacer // the credential's forms, as they are now
+	switch {
+	case o.login:
 		c.sess = newSession(o.user, o.password)
-		// The session's cookies change at each login: what the hook and the
-		// logger are handed is cleaned of them here, as the errors are.
-		o.rest.Hook = scrubbingHook(o.rest.Hook, c.sess.scrub)
-		o.rest.Logger = scrubbingLogger(o.rest.Logger, c.sess)
+		secrets = c.sess.secrets.Load // the session's cookies change at each login
+	case o.key != "":
+		r := redactor(o.key)
+		secrets = func() *strings.Replacer { return r }
+	}
+	if secrets != nil {
+		// Every error a call returns, and what the hook and the logger are
+		// handed, is cleaned of the credential down to the errors it wraps.
+		c.scrub = func(err error) error { return scrubWith(err, secrets()) }
+		o.rest.Hook = scrubbingHook(o.rest.Hook, c.scrub)
+		o.rest.Logger = scrubbingLogger(o.rest.Logger, secrets)
 	}
 
 	web := o.rest
@@ -271,13 +283,21 @@ func (c *Client) Ping(ctx context.Context) error {
 }
 
 // call sends one API request, logging in first and again as the session
-// needs. With a session, its cookies never reach the error.
+// needs. The credential never reaches the error.
 func (c *Client) call(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {
+	var (
+		res rest.Response
+		err error
+	)
 	if c.sess == nil {
-		return c.api.Do(ctx, req, out)
+		res, err = c.api.Do(ctx, req, out)
+	} else {
+		res, err = c.sessionCall(ctx, req, out)
 	}
-	res, err := c.sessionCall(ctx, req, out)
-	return res, c.sess.scrub(err)
+	if err != nil && c.scrub != nil {
+		err = c.scrub(err)
+	}
+	return res, err
 }
 
 func (c *Client) sessionCall(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {

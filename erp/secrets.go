@@ -195,13 +195,13 @@ func scrubbingHook(h observe.Hook, scrub func(error) error) observe.Hook {
 	}
 }
 
-// scrubbingLogger is l with the session's secrets taken out of every
-// message and attribute it logs.
-func scrubbingLogger(l *slog.Logger, s *session) *slog.Logger {
+// scrubbingLogger is l with the secrets that secrets replaces (as they
+// are when a record is logged) taken out of every message and attribute.
+func scrubbingLogger(l *slog.Logger, secrets func() *strings.Replacer) *slog.Logger {
 	if l == nil {
 		return nil
 	}
-	return slog.New(&scrubHandler{next: l.Handler(), secrets: s.secrets.Load})
+	return slog.New(&scrubHandler{next: l.Handler(), secrets: secrets})
 }
 
 // scrubHandler hides secrets from the records it passes on.

@@ -376,3 +376,34 @@ func TestSessionCookieNeverPrints(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIKeyNeverInWrappedErrors: a transport error that quotes the
+// request's headers, API key included, shows the key neither in the error
+// nor in any error errors.As can reach beneath it, for the key in its
+// header and as a bearer token.
+func TestAPIKeyNeverInWrappedErrors(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	for _, opt := range []erp.Option{erp.WithAPIKey(srv.APIKey()), erp.WithBearerAPIKey(srv.APIKey())} {
+		tap := &sessionTap{failing: true}
+		c, err := erp.New(srv.URL(), opt, erp.WithTransport(tap.wrap), erp.WithoutRetries())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.GetUser(ctx, 1)
+		if err == nil {
+			t.Fatal("the call did not fail")
+		}
+		for _, e := range tree(err) {
+			noSecret(t, fmt.Sprintf("the error, or one it wraps (%T)", e), e, srv.APIKey())
+		}
+		var ue *url.Error
+		if !errors.As(err, &ue) {
+			t.Errorf("a transport error is no longer a *url.Error: %#v", err)
+		}
+		var de *dumpError
+		if errors.As(err, &de) {
+			t.Errorf("the transport's error, which holds the headers, is reachable: %v", de.Header)
+		}
+	}
+}

@@ -45,15 +45,6 @@ func newSession(user, password string) *session {
 	return s
 }
 
-// scrub hides the password and the session cookies from err (see
-// scrubWith).
-func (s *session) scrub(err error) error {
-	if s == nil || err == nil {
-		return err
-	}
-	return scrubWith(err, s.secrets.Load())
-}
-
 // remember adds cookie values to those hidden from errors. Called with mu
 // held.
 func (s *session) remember(values ...string) {
@@ -200,5 +191,5 @@ func (c *Client) Login(ctx context.Context) error {
 	if c.sess == nil {
 		return nil
 	}
-	return c.sess.scrub(c.sess.login(ctx))
+	return c.scrub(c.sess.login(ctx))
 }
