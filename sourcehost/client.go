@@ -127,6 +127,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg.Service = "sourcehost"
 	cfg.BaseURL = base
 	cfg.DecodeError = decodeError
+	cfg.ScrubError = scrubError
 	if s.token != "" {
 		cfg.Secrets = append(cfg.Secrets, s.token)
 		cfg.Authorize = func(h http.Header) { h["Private-Token"] = []string{s.token} }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/apitwin/apitwin/internal/rest"
 )
 
 // Sentinels matched by errors.Is against an *Error's status.
@@ -85,6 +87,28 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode >= 500
 	}
 	return false
+}
+
+// scrubError is the REST core's ScrubError: an *Error is cleaned of the
+// client's secrets in place, so errors.As still finds it.
+func scrubError(err error, s *rest.Scrubber) (error, bool) {
+	e, ok := err.(*Error)
+	if !ok {
+		return err, false
+	}
+	e.Method, e.Path, e.Message = s.String(e.Method), s.String(e.Path), s.String(e.Message)
+	e.Scope, e.RequestID, e.Body = s.String(e.Scope), s.String(e.RequestID), s.Bytes(e.Body)
+	if e.Fields != nil {
+		fields := make(map[string][]string, len(e.Fields))
+		for k, v := range e.Fields {
+			for i := range v {
+				v[i] = s.String(v[i])
+			}
+			fields[s.String(k)] = v
+		}
+		e.Fields = fields
+	}
+	return e, true
 }
 
 // decodeError reads the API's error shapes:

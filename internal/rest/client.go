@@ -44,8 +44,19 @@ type Config struct {
 	// every attempt, so it may read a credential that changes.
 	Authorize func(http.Header)
 	// Secrets are values never to appear in an error or a log line (tokens,
-	// keys, passwords); each is replaced by [REDACTED].
+	// keys, passwords); each is replaced by [REDACTED], as it is and in the
+	// forms it travels in (JSON-escaped, URL-encoded).
 	Secrets []string
+	// Live, when set, is the set of secrets the client hides, which the
+	// client package adds to during the client's life (a session cookie, a
+	// refreshed token) and may share between clients; Secrets are added to
+	// it. Without it the client has a set of its own (Client.Secrets).
+	Live *Secrets
+	// ScrubError, when set, cleans the package's own error types of
+	// secrets: for an error of one of them it returns the error cleaned
+	// (in place or copied) and true, using s for its text and for the
+	// errors it wraps (s.Error); for any other error it returns false.
+	ScrubError func(err error, s *Scrubber) (error, bool)
 	// DecodeError turns a non-2xx answer into the package's own error. body
 	// holds at most MaxErrorBody bytes, already redacted.
 	DecodeError func(resp *http.Response, body []byte) error
@@ -87,7 +98,8 @@ type Client struct {
 	retry     retry.Policy
 	clock     clock.Clock
 	log       *slog.Logger
-	redactor  *strings.Replacer
+	secrets   *Secrets
+	scrubOwn  func(error, *Scrubber) (error, bool)
 	hc        *http.Client
 	hook      observe.Hook
 
@@ -149,7 +161,13 @@ func New(cfg Config) (*Client, error) {
 	if c.decode == nil {
 		c.decode = genericError
 	}
-	c.redactor = newRedactor(cfg.Secrets)
+	c.secrets = cfg.Live
+	if c.secrets == nil {
+		c.secrets = &Secrets{}
+	}
+	c.secrets.keep(cfg.Secrets...)
+	c.scrubOwn = cfg.ScrubError
+	c.log = scrubbingLogger(c.log, c.secrets)
 	return c, nil
 }
 
@@ -205,6 +223,10 @@ type Request struct {
 	// (its body discarded), for flows such as a login form whose redirect
 	// and cookies are the answer.
 	NoRedirect bool
+	// Secrets are values this request carries (a password in its body, a
+	// token in its header) that the client does not hold: they are kept out
+	// of its error, its hook's outcome and its log lines like the client's.
+	Secrets []string
 }
 
 // Response is what Do reports of a successful answer.
@@ -217,10 +239,15 @@ type Response struct {
 // Do sends r, retrying as the policy says, and decodes a 2xx answer into out:
 // JSON into a pointer, raw bytes into an io.Writer, nothing for nil or 204.
 // A non-2xx answer becomes the package's error (wrapped in *RateLimitError for
-// 429). Errors never contain a configured secret.
+// 429). Neither the error nor any error it wraps, nor what the hook and the
+// logger are given, holds a secret of the client or of the request (see
+// Scrub).
 func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err error) {
 	if ctx == nil {
 		return Response{}, fmt.Errorf("%s: nil context", c.service)
+	}
+	if r == nil {
+		return Response{}, fmt.Errorf("%s: nil request", c.service)
 	}
 	if c.hook != nil {
 		var done func(observe.Outcome)
@@ -233,6 +260,11 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 			done(observe.Outcome{StatusCode: res.StatusCode, Retries: retries, Err: err})
 		}()
 	}
+	defer func() { // before the hook sees err
+		if err != nil {
+			err = c.Scrub(err, r.Secrets...)
+		}
+	}()
 	body, contentType, err := encodeBody(r)
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: %s %s: encoding request: %w", c.service, r.Method, r.Path, err)
@@ -241,7 +273,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 	if len(r.Query) > 0 {
 		target += "?" + r.Query.Encode()
 	}
-	at := &attempt{method: r.Method, path: r.Path, idempotent: Idempotent(r.Method, r.Header), noRedirect: r.NoRedirect}
+	at := &attempt{method: r.Method, path: r.Path, idempotent: Idempotent(r.Method, r.Header), noRedirect: r.NoRedirect, secrets: r.Secrets}
 	ctx = context.WithValue(ctx, attemptKey{}, at)
 	header := make(http.Header, len(r.Header)+4)
 	for k, v := range r.Header {
@@ -282,7 +314,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 		if c.log != nil {
 			c.log.LogAttrs(ctx, slog.LevelInfo, "retrying request",
 				slog.String("service", c.service), slog.String("method", at.method), slog.String("path", at.path),
-				slog.String("reason", c.redact(retryReason(resp, answerOrNil(err)))), slog.Duration("wait", wait), slog.Int("retry", n))
+				slog.String("reason", c.Redact(retryReason(resp, answerOrNil(err)), r.Secrets...)), slog.Duration("wait", wait), slog.Int("retry", n))
 		}
 		if resp != nil && err == errRetryableAnswer {
 			drainAndClose(resp.Body) // free the connection before waiting
@@ -301,7 +333,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 			drainAndClose(resp.Body)
 		}
 		c.logDone(ctx, at, 0, start, err)
-		return Response{}, c.redactErr(notRetried(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err), rr))
+		return Response{}, notRetried(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err), rr)
 	}
 	rl := ParseRateLimit(resp.Header, c.clock.Now())
 	if rl.Known() {
@@ -320,7 +352,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 		return res, nil
 	}
 	if err := decodeBody(resp, out); err != nil {
-		return res, c.redactErr(fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err))
+		return res, fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err)
 	}
 	return res, nil
 }
@@ -406,9 +438,7 @@ func decodeBody(resp *http.Response, out any) error {
 func (c *Client) errorFrom(resp *http.Response, at *attempt, rl RateLimit) error {
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
 	drainAndClose(resp.Body)
-	if c.redactor != nil {
-		body = []byte(c.redactor.Replace(string(body)))
-	}
+	body = c.scrubber(at.secrets).Bytes(body)
 	err := c.decode(resp, body)
 	if readErr != nil {
 		err = fmt.Errorf("%w (reading the error body failed: %v)", err, readErr)
@@ -422,7 +452,7 @@ func (c *Client) errorFrom(resp *http.Response, at *attempt, rl RateLimit) error
 	} else {
 		err = notRetried(err, at.res)
 	}
-	return c.redactErr(err)
+	return err
 }
 
 func (c *Client) logDone(ctx context.Context, at *attempt, status int, start time.Time, err error) {
@@ -436,7 +466,7 @@ func (c *Client) logDone(ctx context.Context, at *attempt, status int, start tim
 	}
 	if err != nil {
 		level = slog.LevelWarn
-		attrs = append(attrs, slog.String("error", c.redact(err.Error())))
+		attrs = append(attrs, slog.String("error", c.Redact(err.Error(), at.secrets...)))
 	}
 	c.log.LogAttrs(ctx, level, "request", attrs...)
 }

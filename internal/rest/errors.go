@@ -1,50 +1,394 @@
 package rest
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apitwin/apitwin/ratelimit"
+	"github.com/apitwin/apitwin/retry"
 )
 
 // Redacted is the text that stands where a secret was.
 const Redacted = "[REDACTED]"
 
-func newRedactor(secrets []string) *strings.Replacer {
-	var pairs []string
-	for _, s := range secrets {
-		if len(s) < 4 { // too short to be a real secret; replacing it would shred every message
+// minSecret is the shortest text taken for a secret: replacing one or two
+// letters would shred every message (and a secret that short guards
+// nothing).
+const minSecret = 4
+
+// maxRecentSecrets bounds how many secrets learned during a client's life
+// (session cookies, issued tokens) are kept to be hidden: the current ones
+// and those of the last few sessions, which an error about a request sent
+// before a renewal may quote.
+const maxRecentSecrets = 16
+
+// Secrets is the set of values a client keeps out of its errors, the
+// errors they wrap, its hook's outcomes and its log lines: the credentials
+// it was built with, and those it learns during its life (a session
+// cookie, a token a login issued) through Add. Each is hidden in the forms
+// it travels in: as it is, escaped inside a JSON string, and URL-encoded.
+// It is safe for concurrent use; the zero value is an empty set.
+type Secrets struct {
+	mu     sync.Mutex
+	fixed  []string // never forgotten
+	recent []string // learned, newest last, at most maxRecentSecrets
+	r      atomic.Pointer[strings.Replacer]
+}
+
+// NewSecrets returns a set holding values for the client's whole life.
+func NewSecrets(values ...string) *Secrets {
+	s := &Secrets{}
+	s.keep(values...)
+	return s
+}
+
+// keep adds values that are never forgotten.
+func (s *Secrets) keep(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	added := false
+	for _, v := range values {
+		if len(v) >= minSecret && !slices.Contains(s.fixed, v) {
+			s.fixed = append(s.fixed, v)
+			added = true
+		}
+	}
+	if added {
+		s.rebuildLocked()
+	}
+}
+
+// Add adds secrets learned during the client's life: a session's cookies,
+// a token a login or a refresh issued. The set keeps the last 16 of them
+// (besides those it was built with), so that an error about an older
+// request is cleaned too; a value shorter than 4 bytes is no secret.
+func (s *Secrets) Add(values ...string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	added := false
+	for _, v := range values {
+		if len(v) < minSecret || slices.Contains(s.fixed, v) {
 			continue
 		}
-		pairs = append(pairs, s, Redacted)
+		if i := slices.Index(s.recent, v); i >= 0 {
+			s.recent = slices.Delete(s.recent, i, i+1) // seen again: newest now
+		}
+		s.recent = append(s.recent, v)
+		added = true
 	}
-	if len(pairs) == 0 {
+	if !added {
+		return
+	}
+	if n := len(s.recent) - maxRecentSecrets; n > 0 {
+		s.recent = slices.Delete(s.recent, 0, n)
+	}
+	s.rebuildLocked()
+}
+
+func (s *Secrets) rebuildLocked() {
+	s.r.Store(replacer(append(slices.Clone(s.fixed), s.recent...)))
+}
+
+// replacer is the replacer of the set as it is now; nil when empty.
+func (s *Secrets) replacer() *strings.Replacer {
+	if s == nil {
 		return nil
+	}
+	return s.r.Load()
+}
+
+// String hides the values: a set printed by mistake shows none of them.
+func (s *Secrets) String() string { return "rest.Secrets{" + Redacted + "}" }
+
+// GoString is String.
+func (s *Secrets) GoString() string { return s.String() }
+
+// secretForms returns the ways secrets travel and come back in a server's
+// answer: as they are, escaped inside a JSON string, and URL-encoded (a
+// form body, a query, a path), longest first so that a form containing
+// another is replaced whole.
+func secretForms(secrets ...string) []string {
+	var forms []string
+	for _, s := range secrets {
+		if len(s) < minSecret {
+			continue
+		}
+		j, _ := json.Marshal(s)
+		for _, f := range []string{s, string(j[1 : len(j)-1]), url.QueryEscape(s), url.PathEscape(s)} {
+			if !slices.Contains(forms, f) {
+				forms = append(forms, f)
+			}
+		}
+	}
+	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	return forms
+}
+
+// replacer replaces every form of secrets with Redacted; nil when there is
+// nothing to hide.
+func replacer(secrets []string) *strings.Replacer {
+	forms := secretForms(secrets...)
+	if len(forms) == 0 {
+		return nil
+	}
+	pairs := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		pairs = append(pairs, f, Redacted)
 	}
 	return strings.NewReplacer(pairs...)
 }
 
-func (c *Client) redact(s string) string {
-	if c.redactor == nil {
-		return s
-	}
-	return c.redactor.Replace(s)
+// Scrubber takes one moment's secrets out of text and errors. A client
+// package's Config.ScrubError receives one to clean its own error types.
+type Scrubber struct {
+	r     *strings.Replacer
+	own   func(error, *Scrubber) (error, bool)
+	depth int
 }
 
-// redactErr returns err, or when its text holds a secret, an error with the
-// secret replaced that still unwraps to err for errors.Is and errors.As.
-func (c *Client) redactErr(err error) error {
-	if err == nil || c.redactor == nil {
+// String is v with every form of the secrets replaced by Redacted.
+func (s *Scrubber) String(v string) string {
+	if s == nil || s.r == nil {
+		return v
+	}
+	return s.r.Replace(v)
+}
+
+// Bytes is b with every form of the secrets replaced; b itself when it
+// holds none.
+func (s *Scrubber) Bytes(b []byte) []byte {
+	if s == nil || s.r == nil || len(b) == 0 {
+		return b
+	}
+	if clean := s.r.Replace(string(b)); clean != string(b) {
+		return []byte(clean)
+	}
+	return b
+}
+
+// Error returns err with every form of the secrets taken out of its text
+// and of the text of every error it wraps, so that neither printing it
+// (%v, %+v, %#v) nor errors.As down its chain shows one.
+//
+// The package's own error types are cleaned by its ScrubError; a
+// *url.Error, *retry.Error or *ratelimit.Error that shows a secret, or
+// wraps one that does, is copied clean (so a transport error stays a
+// *url.Error); any other such error is replaced by one of the cleaned text
+// that wraps the cleaned errors beneath it and answers errors.Is as the one
+// it replaces did (errors.Is keeps working; errors.As no longer reaches
+// that type). An error that shows no secret comes back as it is, so
+// sentinels such as context.Canceled stay themselves.
+func (s *Scrubber) Error(err error) error {
+	if err == nil || s == nil || s.r == nil {
 		return err
 	}
-	msg := err.Error()
-	if clean := c.redactor.Replace(msg); clean != msg {
-		return &redactedError{msg: clean, err: err}
+	if s.depth > maxErrorDepth {
+		return &scrubbedError{msg: s.r.Replace(err.Error())}
 	}
-	return err
+	deeper := &Scrubber{r: s.r, own: s.own, depth: s.depth + 1}
+	if s.own != nil {
+		if e, ok := s.own(err, deeper); ok {
+			return e
+		}
+	}
+	switch x := err.(type) {
+	case *url.Error:
+		inner := deeper.Error(x.Err)
+		if inner == x.Err && !s.shows(err) {
+			return err
+		}
+		return &url.Error{Op: x.Op, URL: s.r.Replace(x.URL), Err: inner}
+	case *retry.Error:
+		inner := deeper.Error(x.Err)
+		if inner == x.Err && !s.shows(err) {
+			return err
+		}
+		return &retry.Error{Retries: x.Retries, Reason: s.r.Replace(x.Reason), Err: inner}
+	case *ratelimit.Error:
+		inner := deeper.Error(x.Err)
+		if inner == x.Err && !s.shows(err) {
+			return err
+		}
+		cp := *x
+		cp.Reason, cp.Err = s.r.Replace(x.Reason), inner
+		cp.RateLimit.Scope = s.r.Replace(x.RateLimit.Scope)
+		return &cp
+	}
+	wrapped := unwrapAll(err)
+	clean := make([]error, len(wrapped))
+	same := true
+	for i, w := range wrapped {
+		clean[i] = deeper.Error(w)
+		same = same && clean[i] == w
+	}
+	if same && !s.shows(err) {
+		return err
+	}
+	e := &scrubbedError{msg: s.r.Replace(err.Error()), errs: clean}
+	if is, ok := err.(interface{ Is(error) bool }); ok {
+		e.is = is.Is
+	}
+	return e
 }
 
-type redactedError struct {
-	msg string
-	err error
+// maxErrorDepth bounds how deep an error chain is walked.
+const maxErrorDepth = 64
+
+// shows reports whether any rendering of err itself holds a secret.
+func (s *Scrubber) shows(err error) bool {
+	for _, v := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)} {
+		if s.r.Replace(v) != v {
+			return true
+		}
+	}
+	return false
 }
 
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
+func unwrapAll(err error) []error {
+	switch x := err.(type) {
+	case interface{ Unwrap() error }:
+		if e := x.Unwrap(); e != nil {
+			return []error{e}
+		}
+	case interface{ Unwrap() []error }:
+		return x.Unwrap()
+	}
+	return nil
+}
+
+// scrubbedError stands for an error whose text had a secret taken out: it
+// wraps the cleaned errors the original wrapped, and answers errors.Is as
+// the original's own Is method did.
+type scrubbedError struct {
+	msg  string
+	errs []error
+	is   func(error) bool
+}
+
+func (e *scrubbedError) Error() string   { return e.msg }
+func (e *scrubbedError) Unwrap() []error { return e.errs }
+
+// Is is the Is method of the error this one replaces, if it had one.
+func (e *scrubbedError) Is(target error) bool { return e.is != nil && e.is(target) }
+
+// GoString is the text, so %#v does not show the wrapped errors' fields.
+func (e *scrubbedError) GoString() string { return e.msg }
+
+// scrubber is the client's scrubber for the secrets it holds now and extra
+// ones (those one request carries).
+func (c *Client) scrubber(extra []string) *Scrubber {
+	r := c.secrets.replacer()
+	if len(extra) > 0 {
+		if forms := secretForms(extra...); len(forms) > 0 {
+			r = replacer(append(c.secrets.current(), extra...))
+		}
+	}
+	return &Scrubber{r: r, own: c.scrubOwn}
+}
+
+// current is the set's values now.
+func (s *Secrets) current() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append(slices.Clone(s.fixed), s.recent...)
+}
+
+// Secrets returns the client's set of secrets, to which a client package
+// adds those it learns during the client's life (Secrets.Add).
+func (c *Client) Secrets() *Secrets { return c.secrets }
+
+// Scrub is err with the client's secrets, and extra ones (a password or a
+// token the failed request carried), taken out of it and of every error it
+// wraps; see Scrubber.Error. Client packages pass every error they return
+// through it, those they build after Do included.
+func (c *Client) Scrub(err error, extra ...string) error {
+	if err == nil {
+		return nil
+	}
+	return c.scrubber(extra).Error(err)
+}
+
+// Redact is s with the client's secrets, and extra ones, replaced.
+func (c *Client) Redact(s string, extra ...string) string {
+	return c.scrubber(extra).String(s)
+}
+
+// scrubbingLogger is l with the secrets of set (as they are when a record
+// is logged) taken out of every message and attribute.
+func scrubbingLogger(l *slog.Logger, set *Secrets) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	if _, ok := l.Handler().(*scrubHandler); ok {
+		return l
+	}
+	return slog.New(&scrubHandler{next: l.Handler(), secrets: set})
+}
+
+// scrubHandler hides secrets from the records it passes on.
+type scrubHandler struct {
+	next    slog.Handler
+	secrets *Secrets
+}
+
+func (h *scrubHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+
+func (h *scrubHandler) Handle(ctx context.Context, rec slog.Record) error {
+	sc := &Scrubber{r: h.secrets.replacer()}
+	if sc.r == nil {
+		return h.next.Handle(ctx, rec)
+	}
+	out := slog.NewRecord(rec.Time, rec.Level, sc.String(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(scrubAttr(a, sc))
+		return true
+	})
+	return h.next.Handle(ctx, out)
+}
+
+func (h *scrubHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	if sc := (&Scrubber{r: h.secrets.replacer()}); sc.r != nil {
+		attrs = slices.Clone(attrs)
+		for i, a := range attrs {
+			attrs[i] = scrubAttr(a, sc)
+		}
+	}
+	return &scrubHandler{next: h.next.WithAttrs(attrs), secrets: h.secrets}
+}
+
+func (h *scrubHandler) WithGroup(name string) slog.Handler {
+	return &scrubHandler{next: h.next.WithGroup(name), secrets: h.secrets}
+}
+
+// scrubAttr is a with every form of the secrets replaced in its value.
+func scrubAttr(a slog.Attr, sc *Scrubber) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, sc.String(v.String()))
+	case slog.KindGroup:
+		g := slices.Clone(v.Group())
+		for i, ga := range g {
+			g[i] = scrubAttr(ga, sc)
+		}
+		return slog.Attr{Key: a.Key, Value: slog.GroupValue(g...)}
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			return slog.Any(a.Key, sc.Error(err))
+		}
+		if s := fmt.Sprint(v.Any()); sc.String(s) != s {
+			return slog.String(a.Key, sc.String(s))
+		}
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}

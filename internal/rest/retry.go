@@ -18,7 +18,8 @@ type attempt struct {
 	method     string
 	path       string
 	idempotent bool
-	noRedirect bool // answer redirects instead of following them
+	noRedirect bool     // answer redirects instead of following them
+	secrets    []string // the request's own (Request.Secrets)
 	res        retry.Result
 }
 
