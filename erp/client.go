@@ -34,9 +34,6 @@ type Client struct {
 	key    string
 	bearer bool     // the key travels as a bearer token
 	sess   *session // nil unless WithLogin
-	// scrub takes the key, or the password and session cookies, out of an
-	// error and every error it wraps; nil for an anonymous client.
-	scrub func(error) error
 }
 
 // RateLimit is what a response said about the caller's rate limit. The ERP
@@ -165,30 +162,20 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	root := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), APIPath)
 	c := &Client{key: o.key, bearer: o.bearer}
-	var secrets func() *strings.Replacer // the credential's forms, as they are now
-	switch {
-	case o.login:
-		c.sess = newSession(o.user, o.password)
-		secrets = c.sess.secrets.Load // the session's cookies change at each login
-	case o.key != "":
-		r := redactor(o.key)
-		secrets = func() *strings.Replacer { return r }
-	}
-	if secrets != nil {
-		// Every error a call returns, and what the hook and the logger are
-		// handed, is cleaned of the credential down to the errors it wraps.
-		c.scrub = func(err error) error { return scrubWith(err, secrets()) }
-		o.rest.Hook = scrubbingHook(o.rest.Hook, c.scrub)
-		o.rest.Logger = scrubbingLogger(o.rest.Logger, secrets)
+	// The key, or the password and the session's cookies, which change at
+	// each login: one set for both REST clients, which keep them out of
+	// every error (and the errors it wraps), hook outcome and log line.
+	secrets := rest.NewSecrets(o.key, o.password)
+	if o.login {
+		c.sess = newSession(o.user, o.password, secrets)
 	}
 
 	web := o.rest
 	web.Service = "erp"
 	web.BaseURL = root
 	web.DecodeError = decodeError
-	// The key and the password, as they are and as they travel (escaped in
-	// JSON, URL-encoded in the login form), never reach an error or a log.
-	web.Secrets = append(web.Secrets, secretForms(o.key, o.password)...)
+	web.Live = secrets
+	web.ScrubError = scrubError
 	wc, err := rest.New(web)
 	if err != nil {
 		return nil, err
@@ -289,15 +276,17 @@ func (c *Client) call(ctx context.Context, req *rest.Request, out any) (rest.Res
 		res rest.Response
 		err error
 	)
+	if extra, _ := ctx.Value(secretsKey{}).([]string); len(extra) > 0 {
+		cp := *req
+		cp.Secrets = append(cp.Secrets[:len(cp.Secrets):len(cp.Secrets)], extra...)
+		req = &cp
+	}
 	if c.sess == nil {
 		res, err = c.api.Do(ctx, req, out)
 	} else {
 		res, err = c.sessionCall(ctx, req, out)
 	}
-	if err != nil && c.scrub != nil {
-		err = c.scrub(err)
-	}
-	return res, err
+	return res, c.api.Scrub(err, req.Secrets...)
 }
 
 func (c *Client) sessionCall(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {

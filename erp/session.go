@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/apitwin/apitwin/internal/rest"
 )
@@ -19,49 +18,21 @@ import (
 type session struct {
 	user, password string
 	web            *rest.Client
-	redact         *strings.Replacer // hides the password's forms from what the login page says
 	// secrets hides the password and the session cookies from errors and
 	// log lines: the current cookies and those of the last few sessions,
-	// which an error about a request sent before a renewal may quote. It
-	// changes at each login, outside mu, which a login holds for its whole
-	// round trip.
-	secrets atomic.Pointer[strings.Replacer]
+	// which an error about a request sent before a renewal may quote.
+	secrets *rest.Secrets
 
 	mu      sync.Mutex // held while logging in, so concurrent callers log in once
 	cookie  string     // the Cookie header value; "" before the first login
 	gen     uint64     // counts logins; a caller renews only the session it saw fail
 	cookies map[string]string
-	seen    []string // cookie values handed out, newest last, at most maxSeenCookies
 }
 
-// maxSeenCookies bounds how many session cookie values are kept to be
-// hidden from errors.
-const maxSeenCookies = 16
-
-// newSession is the session of a client with WithLogin.
-func newSession(user, password string) *session {
-	s := &session{user: user, password: password, redact: redactor(password)}
-	s.secrets.Store(redactor(password))
-	return s
-}
-
-// remember adds cookie values to those hidden from errors. Called with mu
-// held.
-func (s *session) remember(values ...string) {
-	added := false
-	for _, v := range values {
-		if v != "" && !slices.Contains(s.seen, v) {
-			s.seen = append(s.seen, v)
-			added = true
-		}
-	}
-	if !added {
-		return
-	}
-	if n := len(s.seen) - maxSeenCookies; n > 0 {
-		s.seen = slices.Delete(s.seen, 0, n)
-	}
-	s.secrets.Store(redactor(append([]string{s.password}, s.seen...)...))
+// newSession is the session of a client with WithLogin; secrets holds the
+// password and learns each login's cookies.
+func newSession(user, password string, secrets *rest.Secrets) *session {
+	return &session{user: user, password: password, secrets: secrets}
 }
 
 // authorize is the API client's Authorize hook: it sends the current
@@ -123,7 +94,7 @@ func (s *session) loginLocked(ctx context.Context) error {
 		s.cookies = map[string]string{}
 	}
 	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
-		s.remember(c.Value)
+		s.secrets.Add(c.Value)
 		if c.MaxAge < 0 || c.Value == "" || c.Value == "deleted" {
 			delete(s.cookies, c.Name)
 			continue
@@ -133,10 +104,7 @@ func (s *session) loginLocked(ctx context.Context) error {
 	if res.StatusCode/100 != 3 || len(s.cookies) == 0 {
 		e := &Error{StatusCode: res.StatusCode, Method: http.MethodPost, Path: "/index.php", loginFailed: true, Message: "the login form refused the username or password"}
 		if msg := loginMessage(page.buf.Bytes()); msg != "" {
-			if s.redact != nil {
-				msg = s.redact.Replace(msg) // a page may echo the form it was sent
-			}
-			e.Message += ": " + msg
+			e.Message += ": " + s.web.Redact(msg) // a page may echo the form it was sent
 		}
 		if res.StatusCode/100 == 3 {
 			e.Message = "the login form answered without a session cookie"
@@ -191,5 +159,5 @@ func (c *Client) Login(ctx context.Context) error {
 	if c.sess == nil {
 		return nil
 	}
-	return c.scrub(c.sess.login(ctx))
+	return c.web.Scrub(c.sess.login(ctx))
 }

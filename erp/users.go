@@ -141,8 +141,7 @@ func (c *Client) CreateUser(ctx context.Context, req *CreateUserRequest) (*User,
 	if req == nil || req.Login == "" {
 		return nil, errors.New("erp: CreateUser needs a login")
 	}
-	u, err := create[User](ctx, c, "/users", req)
-	return u, scrub(err, req.Password, extraPassword(req.Extra))
+	return create[User](withSecrets(ctx, req.Password, extraPassword(req.Extra)), c, "/users", req)
 }
 
 // extraPassword is a password sent through a request's Extra map ("pass").
@@ -197,12 +196,11 @@ func (c *Client) UpdateUser(ctx context.Context, id ID, req *UpdateUserRequest) 
 	if req == nil {
 		return nil, errors.New("erp: UpdateUser needs a request")
 	}
-	u, err := do[User](ctx, c, http.MethodPut, "/users/"+id.String(), nil, req)
 	var pw string
 	if req.Password != nil {
 		pw = *req.Password
 	}
-	return u, scrub(err, pw, extraPassword(req.Extra))
+	return do[User](withSecrets(ctx, pw, extraPassword(req.Extra)), c, http.MethodPut, "/users/"+id.String(), nil, req)
 }
 
 // DeleteUser deletes a user; a user that does not exist is ErrNotFound.
