@@ -161,6 +161,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg.Service = "cloudauth"
 	cfg.BaseURL = baseURL
 	cfg.DecodeError = decodeError
+	cfg.ScrubError = scrubError
 	rc, err := rest.New(cfg)
 	if err != nil {
 		return nil, err
@@ -214,14 +215,15 @@ func (c *Client) Do(ctx context.Context, tok *Token, method, path string, query 
 		if err != nil {
 			return err
 		}
-		req.Header = h
-		return scrub(c.do(ctx, req, out), tok.raw)
+		req.Header, req.Secrets = h, []string{tok.raw}
 	}
 	return c.do(ctx, req, out)
 }
 
 // do sends one request within the client's timeout and turns a failure
-// without an answer into the package's error.
+// without an answer into the package's error. The client's secrets and the
+// request's (req.Secrets: a password, a token) are kept out of the error,
+// the errors it wraps, the hook's outcome and the log.
 func (c *Client) do(ctx context.Context, req *rest.Request, out any) error {
 	if ctx == nil {
 		return errors.New("cloudauth: nil context")
@@ -236,7 +238,7 @@ func (c *Client) do(ctx context.Context, req *rest.Request, out any) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return transportError(ctx, req.Method, req.Path, err)
+	return c.rest.Scrub(transportError(ctx, req.Method, req.Path, err), req.Secrets...)
 }
 
 func bearer(tok *Token) (http.Header, error) {

@@ -215,24 +215,16 @@ func oneLine(s string) string {
 	return s
 }
 
-// scrub removes secrets from an *Error in err, for an answer that echoed
-// one (a password or a token the server quoted back): as it is, and as a
-// JSON body carried it (escaped: \u003c for <, \" for "), which is how a
-// server quoting the request it was sent writes it.
-func scrub(err error, secrets ...string) error {
-	var e *Error
-	if !errors.As(err, &e) {
-		return err
+// scrubError is the REST core's ScrubError: an *Error is cleaned of the
+// secrets in place (its message, request id and body, and the transport's
+// error it wraps), so errors.As still finds it.
+func scrubError(err error, s *rest.Scrubber) (error, bool) {
+	e, ok := err.(*Error)
+	if !ok {
+		return err, false
 	}
-	for _, s := range secrets {
-		if len(s) < 4 { // too short to tell from ordinary text
-			continue
-		}
-		j, _ := json.Marshal(s)
-		for _, form := range []string{string(j[1 : len(j)-1]), s} {
-			e.Message = strings.ReplaceAll(e.Message, form, rest.Redacted)
-			e.Body = bytes.ReplaceAll(e.Body, []byte(form), []byte(rest.Redacted))
-		}
-	}
-	return err
+	e.Method, e.Path, e.Message = s.String(e.Method), s.String(e.Path), s.String(e.Message)
+	e.RequestID, e.Body = s.String(e.RequestID), s.Bytes(e.Body)
+	e.Err = s.Error(e.Err)
+	return e, true
 }

@@ -46,16 +46,19 @@ func (c *Client) Login(ctx context.Context, req *LoginRequest) (*Token, error) {
 		return nil, errors.New("cloudauth: login needs a password")
 	}
 	var ans loginAnswer
-	err := c.do(ctx, &rest.Request{Method: http.MethodPost, Path: LoginPath, JSON: req}, &ans)
+	err := c.do(ctx, &rest.Request{Method: http.MethodPost, Path: LoginPath, JSON: req, Secrets: []string{req.Password}}, &ans)
 	if err != nil {
-		return nil, scrub(err, req.Password)
+		return nil, err
 	}
+	// The token is a credential from now on: an error about a later call
+	// that quotes it, or this one's, does not show it.
+	c.rest.Secrets().Add(ans.AccessToken)
 	if ans.AccessToken == "" {
 		return nil, fmt.Errorf("cloudauth: POST %s: the answer carries no access_token", LoginPath)
 	}
 	tok, err := ParseToken(ans.AccessToken)
 	if err != nil {
-		return nil, fmt.Errorf("cloudauth: POST %s: the access_token: %w", LoginPath, err)
+		return nil, c.rest.Scrub(fmt.Errorf("cloudauth: POST %s: the access_token: %w", LoginPath, err))
 	}
 	return tok, nil
 }
@@ -68,8 +71,7 @@ func (c *Client) Logout(ctx context.Context, tok *Token) error {
 	if err != nil {
 		return err
 	}
-	err = c.do(ctx, &rest.Request{Method: http.MethodPost, Path: LogoutPath, Header: h}, nil)
-	return scrub(err, tok.raw)
+	return c.do(ctx, &rest.Request{Method: http.MethodPost, Path: LogoutPath, Header: h, Secrets: []string{tok.raw}}, nil)
 }
 
 // UserInfo is what the server knows of the token's user.
@@ -91,8 +93,8 @@ func (c *Client) UserInfo(ctx context.Context, tok *Token) (*UserInfo, error) {
 		return nil, err
 	}
 	var u UserInfo
-	if err := c.do(ctx, &rest.Request{Method: http.MethodGet, Path: UserInfoPath, Header: h}, &u); err != nil {
-		return nil, scrub(err, tok.raw)
+	if err := c.do(ctx, &rest.Request{Method: http.MethodGet, Path: UserInfoPath, Header: h, Secrets: []string{tok.raw}}, &u); err != nil {
+		return nil, err
 	}
 	return &u, nil
 }

@@ -237,7 +237,7 @@ type leakServer struct {
 func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case s.redirect:
-		http.Redirect(w, r, r.URL.Path+"?s="+url.QueryEscape(s.secrets[0])+"&t="+s.secrets[0], http.StatusFound)
+		http.Redirect(w, r, r.URL.Path+"?s="+url.QueryEscape(s.secrets[0]), http.StatusFound)
 	case s.decodeBody != nil:
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, s.decodeBody(s.secrets[0]))
