@@ -30,6 +30,15 @@ type BatchCall struct {
 	result json.RawMessage
 	err    error
 	done   bool
+	c      *Client // whose secrets a decoding error is cleaned of
+}
+
+// scrub is err cleaned of the client's secrets.
+func (bc *BatchCall) scrub(err error) error {
+	if bc.c == nil {
+		return err
+	}
+	return bc.c.rest.Scrub(err)
 }
 
 // NewBatch starts an empty batch.
@@ -39,7 +48,7 @@ func (c *Client) NewBatch() *Batch { return &Batch{c: c} }
 func (b *Batch) Call(method string, params any) *BatchCall {
 	id := b.c.ids.Add(1)
 	r, err := newWireRequest(method, params, &id)
-	bc := &BatchCall{Method: method, req: r}
+	bc := &BatchCall{Method: method, req: r, c: b.c}
 	if err != nil && b.err == nil {
 		b.err = err
 	}
@@ -120,7 +129,7 @@ func (b *Batch) match(ans json.RawMessage, sent []*BatchCall) (again []*BatchCal
 	if err := json.Unmarshal(ans, &list); err != nil {
 		// One answer for the whole batch: an error (a parse error, a batch
 		// over the limit), given to every call.
-		err := decodeAnswer(ans, 0, nil)
+		err := b.c.rest.Scrub(decodeAnswer(ans, 0, nil))
 		if err == nil {
 			err = errors.New("mcp: the gateway answered a batch with a single result")
 		}
@@ -144,7 +153,7 @@ func (b *Batch) match(ans json.RawMessage, sent []*BatchCall) (again []*BatchCal
 			bc.result, bc.err = nil, fmt.Errorf("mcp: the gateway did not answer call %d (%s)", *bc.req.ID, bc.Method)
 		case a.Error != nil:
 			a.Error.HTTPStatus = 200
-			bc.result, bc.err = nil, a.Error
+			bc.result, bc.err = nil, b.c.rest.Scrub(a.Error)
 			if a.Error.rateLimited() {
 				again = append(again, bc)
 			}
@@ -172,7 +181,7 @@ func (bc *BatchCall) Decode(out any) error {
 		return err
 	}
 	if err := json.Unmarshal(bc.result, out); err != nil {
-		return fmt.Errorf("mcp: %s: decoding the result: %w", bc.Method, err)
+		return bc.scrub(fmt.Errorf("mcp: %s: decoding the result: %w", bc.Method, err))
 	}
 	return nil
 }

@@ -149,6 +149,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg.Service = "mcp"
 	cfg.BaseURL = endpoint
 	cfg.DecodeError = decodeHTTPError
+	cfg.ScrubError = scrubError
 	cfg.Retry = RetryPolicy{Disabled: true} // retries happen per JSON-RPC call, below
 	if s.token != "" {
 		cfg.Secrets = append(cfg.Secrets, s.token)
@@ -305,7 +306,9 @@ func (c *Client) exchangeOnce(ctx context.Context, method string, body []byte, i
 	if id == 0 && len(bytes.TrimSpace(ans)) == 0 {
 		return 0, nil
 	}
-	err = decodeAnswer(ans, id, out)
+	// An answer may echo the token or quote it in a result that does not
+	// decode: the error is cleaned as the REST core's are.
+	err = c.rest.Scrub(decodeAnswer(ans, id, out))
 	switch e := (*Error)(nil); {
 	case errors.As(err, &e):
 		return e.RetryAfter, e // the gateway's answer, already saying all there is
@@ -391,6 +394,18 @@ type answer struct {
 	Result json.RawMessage `json:"result"`
 	Error  *Error          `json:"error"`
 	ID     json.RawMessage `json:"id"`
+}
+
+// scrubError is the REST core's ScrubError: an *Error is cleaned of the
+// token and signing secret in place, so errors.As still finds it.
+func scrubError(err error, s *rest.Scrubber) (error, bool) {
+	e, ok := err.(*Error)
+	if !ok {
+		return err, false
+	}
+	e.Message, e.Detail, e.Param, e.Reason = s.String(e.Message), s.String(e.Detail), s.String(e.Param), s.String(e.Reason)
+	e.Data = s.Bytes(e.Data)
+	return e, true
 }
 
 // decodeHTTPError turns a non-2xx answer into a *Error: the JSON-RPC error
