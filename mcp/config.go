@@ -105,6 +105,14 @@ type SecurityConfig struct {
 	// for clients that cannot sign the new way, and only on a network
 	// where requests cannot be captured.
 	AcceptBodyOnlySignature bool `yaml:"accept_body_only_signature" json:"accept_body_only_signature"`
+	// SharedReplayCheckOnly refuses signed requests (503, Retry-After)
+	// while the shared Store cannot be reached. By default a replica checks
+	// them against its own memory meanwhile, and keeps serving, but a
+	// request signed during the outage can then be sent once more to each
+	// other replica within its window. Turn it on where a replayed request
+	// costs more than signed requests refused during an outage. Without a
+	// shared Store it changes nothing.
+	SharedReplayCheckOnly bool `yaml:"shared_replay_check_only" json:"shared_replay_check_only"`
 
 	// RequiredScopes are the token scopes every caller needs (default api,
 	// read_user, read_repository, as the specification says). A token

@@ -141,7 +141,8 @@
 // When Redis cannot be reached a replica keeps serving from its own memory
 // (limits and replay protection per replica meanwhile: a request signed
 // during the outage could be replayed to another replica within its
-// window), logs it, and says so in Ready, trying Redis again every few
+// window, unless Security.SharedReplayCheckOnly refuses signed requests
+// until the store answers again), logs it, and says so in Ready, trying Redis again every few
 // seconds. Ready's error describes a degraded gateway that still serves:
 // report it, but do not take every replica out of service for it.
 //

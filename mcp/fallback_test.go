@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -55,6 +57,13 @@ func (s *downStore) Set(ctx context.Context, key string, v []byte, ttl time.Dura
 		return err
 	}
 	return s.Store.Set(ctx, key, v, ttl, tags...)
+}
+
+func (s *downStore) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+	if err := s.fail(); err != nil {
+		return false, err
+	}
+	return s.Store.Claim(ctx, key, ttl)
 }
 
 func (s *downStore) Ping(ctx context.Context) error {
@@ -249,5 +258,53 @@ func BenchmarkMemoryStoreSetFull(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// While the shared store is down, a replica checks signed requests for
+// replays in its own memory, which the other replicas cannot see: by
+// default it serves them (a request signed meanwhile could be sent once
+// more to each other replica); with SharedReplayCheckOnly it refuses them
+// with 503 and the store's retry interval, and serves them again, replays
+// still refused, once the store answers.
+func TestSignedRequestsDuringAnOutage(t *testing.T) {
+	t.Parallel()
+	const secret = "shared-secret"
+	for _, only := range []bool{false, true} {
+		clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+		shared := &downStore{Store: mcp.NewMemoryStore(clk, mcp.MemoryLimits{})}
+		srv, _ := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(mcp.Config{Store: shared,
+			Security: mcp.SecurityConfig{SigningSecret: secret, SharedReplayCheckOnly: only}}))
+		signed := func() *httptest.ResponseRecorder {
+			sig := mcp.SignRequest([]byte(secret), clk.Now(), mcp.NewNonce(), http.MethodPost, "/mcp", []byte(listProjects))
+			return serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects, mcp.SignatureHeader, sig)
+		}
+		if rec := signed(); rec.Code != 200 {
+			t.Fatalf("only=%v: a signed call with the store up: %d %s", only, rec.Code, rec.Body)
+		}
+
+		shared.down.Store(true)
+		rec := signed()
+		switch {
+		case !only && rec.Code != 200:
+			t.Errorf("default: a signed call with the store down: %d %s, want it served from memory", rec.Code, rec.Body)
+		case only && (rec.Code != 503 || rec.Header().Get("Retry-After") != "5" || !strings.Contains(rec.Body.String(), "shared replay store")):
+			t.Errorf("shared only: a signed call with the store down: %d Retry-After %q %s, want 503 after 5 s",
+				rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+		}
+		// Signatures are required: an unsigned call is refused as ever.
+		if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects); rec.Code == 200 {
+			t.Errorf("only=%v: an unsigned call was served", only)
+		}
+
+		shared.down.Store(false)
+		clk.Advance(5 * time.Second)
+		sig := mcp.SignRequest([]byte(secret), clk.Now(), mcp.NewNonce(), http.MethodPost, "/mcp", []byte(listProjects))
+		if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects, mcp.SignatureHeader, sig); rec.Code != 200 {
+			t.Fatalf("only=%v: a signed call once the store is back: %d %s", only, rec.Code, rec.Body)
+		}
+		if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects, mcp.SignatureHeader, sig); rec.Code == 200 {
+			t.Errorf("only=%v: the same signed call again was served: a replay", only)
+		}
 	}
 }

@@ -188,8 +188,16 @@ func (g *Gateway) checkSignature(ctx context.Context, r *http.Request, body []by
 	// Only now, with the signature known good, is it remembered: made-up
 	// signatures cannot fill the store. It is kept until it falls out of
 	// the window, plus a second for the rounding of t.
-	fresh, err := g.store.Claim(ctx, "sig:"+hex.EncodeToString(sig.mac), signedAt.Add(window).Sub(now)+time.Second)
+	claim := g.store.Claim
+	if sec.SharedReplayCheckOnly && g.shared != nil {
+		claim = g.shared.claimShared
+	}
+	fresh, err := claim(ctx, "sig:"+hex.EncodeToString(sig.mac), signedAt.Add(window).Sub(now)+time.Second)
 	switch {
+	case errors.Is(err, errSharedStoreDown):
+		// The outage itself is logged once, by the fallback, not per request.
+		return &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, retryAfter: sharedRetryEvery,
+			reason: "the gateway cannot reach its shared replay store, and checks signed requests only there; retry shortly"}
 	case errors.Is(err, ErrStoreFull):
 		g.log.ErrorContext(ctx, "the replay store is full; refusing signed requests until signatures age out")
 		return &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, retryAfter: time.Second,

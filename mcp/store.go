@@ -210,6 +210,24 @@ func (f *fallbackStore) Claim(ctx context.Context, key string, ttl time.Duration
 	return f.memory.Claim(ctx, key, ttl)
 }
 
+// errSharedStoreDown is claimShared's answer while the shared store cannot
+// be reached.
+var errSharedStoreDown = errors.New("mcp: the shared store cannot be reached")
+
+// claimShared is Claim on the shared store alone: while it cannot be
+// reached, the claim fails (errSharedStoreDown) instead of being made in
+// this replica's memory, which the other replicas cannot see
+// (SecurityConfig.SharedReplayCheckOnly).
+func (f *fallbackStore) claimShared(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+	if s := f.pick(); s == f.shared {
+		ok, err := s.Claim(ctx, key, ttl)
+		if !f.failed(ctx, err) {
+			return ok, err
+		}
+	}
+	return false, errSharedStoreDown
+}
+
 func (f *fallbackStore) Ping(ctx context.Context) error {
 	err := f.shared.Ping(ctx)
 	f.failed(ctx, err)

@@ -89,6 +89,7 @@
 //	  signature: ""                 # off, optional, required (default: required with a secret)
 //	  signature_window_seconds: 300
 //	  accept_body_only_signature: false
+//	  shared_replay_check_only: false # refuse signed requests (503) while Redis is down
 //	  required_scopes: [api, read_user, read_repository]
 //	rate_limit:                     # per verified token
 //	  per_minute: 600
@@ -229,7 +230,9 @@
 // memory (a request that meets the outage gives up on Redis after its
 // short timeouts, and Redis is tried again every few seconds): limits count per replica
 // meanwhile (so a token may get up to the limit times the replicas), and a
-// signed request could be accepted by each replica once. /readyz stays 200
+// signed request could be accepted by each replica once, unless
+// security.shared_replay_check_only refuses signed requests (503,
+// Retry-After 5) until Redis answers again. /readyz stays 200
 // but says "degraded" with the reason, mcp_gateway_store_degraded is 1 and
 // the log says when it started and ended. An unreachable Redis at start is
 // no error for the same reason: the replica starts degraded.
