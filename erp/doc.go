@@ -69,8 +69,9 @@
 // wraps too: an error that would show a secret is replaced by one of the
 // same text without it, which errors.Is still matches as before but
 // errors.As no longer finds as its original type (a *url.Error,
-// *RateLimitError or *Error stays what it is, cleaned). With WithLogin,
-// what WithLogger logs and what WithHook sees are cleaned the same way.
+// *RateLimitError or *Error stays what it is, cleaned). What WithLogger
+// logs and what WithHook sees are cleaned the same way, with an API key as
+// with a login.
 //
 // # Retries
 //
