@@ -15,8 +15,11 @@
 // Like every apitwin fake: [New] builds one that serves nothing yet (its
 // HTTP side is an http.Handler, its gRPC side reachable in memory through
 // [Server.Conn]); [Start] and [StartTLS] serve both transports on loopback
-// until the test ends; [Server.Serve] (HTTP), [Server.ServeGRPC] and
-// [Server.Listen] (both) serve it for programs until [Server.Close]. Every
+// until the test ends (the gRPC port opens the first time anything asks for
+// it, [Server.GRPCAddr] or [Server.GRPCClient], and serves from then on, so
+// a test that uses only HTTP or [Server.Client] opens one port);
+// [Server.Serve] (HTTP), [Server.ServeGRPC] and [Server.Listen] (both)
+// serve it for programs until [Server.Close]. Every
 // HTTP listener has header and idle timeouts; Close ends long polls and
 // fault latencies at once, and gives running requests two seconds before
 // it closes their connections. The controls are the same on every fake

@@ -37,8 +37,6 @@ type Server struct {
 	kit *fakekit.Kit     // guard, body limit, request log, faults of both transports
 	ep  fakekit.Endpoint // the HTTP/JSON side's listener
 
-	grpcSrv *grpc.Server
-
 	// mu guards the state: namespaces, executions, task queues, shards.
 	mu sync.Mutex
 	st *state
@@ -49,6 +47,9 @@ type Server struct {
 	done <-chan struct{} // closed by Close (the kit's Done)
 
 	netMu     sync.Mutex
+	grpcSrv   *grpc.Server // made the first time the gRPC side serves (grpcServerLocked)
+	grpcLazy  lazyGRPC     // the listener Start promised the gRPC side, until it opens
+	lazyTB    testing.TB   // the test of Start, told when that listener cannot open
 	grpcAddr  string
 	grpcMem   *fakekit.MemListener // the gRPC side's listener when it is in memory
 	grpcTLS   *tls.Config          // the certificate the gRPC side serves with, after StartTLS
@@ -166,20 +167,69 @@ func New(opts ...Option) *Server {
 	s.auth.init(cfg.signingKey)
 	s.limits.init(s.clk, cfg.limits)
 	s.st = newState(s)
-	maxMsg := int(min(s.kit.Limits().MaxBody, math.MaxInt32))
-	s.grpcSrv = grpc.NewServer(
-		grpc.MaxRecvMsgSize(maxMsg),
-		grpc.UnaryInterceptor(s.interceptUnary),
-		grpc.StreamInterceptor(s.interceptStream),
-	)
-	orchpb.RegisterWorkflowServiceServer(s.grpcSrv, workflowService{s: s})
-	orchpb.RegisterAdminServiceServer(s.grpcSrv, adminService{s: s})
-	reflection.Register(s.grpcSrv)
 	return s
 }
 
+// grpcServerLocked returns the gRPC server, made on first use: a fake used
+// only over HTTP never builds one. The caller holds netMu.
+func (s *Server) grpcServerLocked() *grpc.Server {
+	if s.grpcSrv == nil {
+		maxMsg := int(min(s.kit.Limits().MaxBody, math.MaxInt32))
+		s.grpcSrv = grpc.NewServer(
+			grpc.MaxRecvMsgSize(maxMsg),
+			grpc.UnaryInterceptor(s.interceptUnary),
+			grpc.StreamInterceptor(s.interceptStream),
+		)
+		orchpb.RegisterWorkflowServiceServer(s.grpcSrv, workflowService{s: s})
+		orchpb.RegisterAdminServiceServer(s.grpcSrv, adminService{s: s})
+		reflection.Register(s.grpcSrv)
+	}
+	return s.grpcSrv
+}
+
+// lazyGRPC is the listener Start, StartTLS and StartInMemory promise the
+// gRPC side. It opens the first time anything asks for that side's address
+// or listener (GRPCAddr, GRPCClient), under netMu, so that an address is
+// served from the moment it is handed out, and a test that only uses HTTP
+// (or Conn, which needs no listener) opens one port, not two.
+type lazyGRPC uint8
+
+const (
+	lazyNone lazyGRPC = iota // nothing promised, or already opened
+	lazyTCP                  // a loopback port, over TLS when grpcTLS is set
+	lazyMem                  // an in-memory listener
+)
+
+// openGRPCLocked opens the listener Start promised, unless it is open
+// already or the fake is closed. The caller holds netMu.
+func (s *Server) openGRPCLocked() {
+	if s.grpcLazy == lazyNone || s.closed {
+		return
+	}
+	kind := s.grpcLazy
+	s.grpcLazy = lazyNone
+	var l net.Listener
+	switch kind {
+	case lazyMem:
+		l = fakekit.NewMemListener("orchfake-grpc")
+	case lazyTCP:
+		tl, err := fakekit.ListenTCP("127.0.0.1:0")
+		if err != nil {
+			s.lazyTB.Errorf("orchfake: gRPC listener: %v", err)
+			return
+		}
+		l = tl
+		if s.grpcTLS != nil {
+			l = tls.NewListener(l, s.grpcTLS)
+		}
+	}
+	s.serveGRPCLocked(l)
+}
+
 // Start serves a new fake on loopback ports (gRPC and HTTP) until the test
-// ends.
+// ends. The gRPC port opens the first time it is asked for (GRPCAddr,
+// GRPCClient) and serves from then on: a test that uses only HTTP, or
+// Client (in memory), opens one port and builds no gRPC server.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	return start(tb, false, opts)
@@ -195,8 +245,19 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 	s := New(opts...)
 	tb.Cleanup(s.Close)
 	s.ep.StartInMemory(tb, "orchfake", s)
-	s.ServeGRPC(fakekit.NewMemListener("orchfake-grpc"))
+	s.promiseGRPC(tb, lazyMem, nil)
 	return s
+}
+
+// promiseGRPC makes the gRPC side serve on a listener of kind (with cfg's
+// certificate, when it is not nil) from the first time it is asked for.
+func (s *Server) promiseGRPC(tb testing.TB, kind lazyGRPC, cfg *tls.Config) {
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	if s.closed {
+		return
+	}
+	s.grpcLazy, s.lazyTB, s.grpcTLS = kind, tb, cfg
 }
 
 // RawClient returns an *http.Client that reaches the HTTP/JSON side however
@@ -209,6 +270,7 @@ func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
 func (s *Server) grpcMemListener() *fakekit.MemListener {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
+	s.openGRPCLocked()
 	return s.grpcMem
 }
 
@@ -224,24 +286,15 @@ func start(tb testing.TB, useTLS bool, opts []Option) *Server {
 	tb.Helper()
 	s := New(opts...)
 	tb.Cleanup(s.Close)
+	var cfg *tls.Config
 	if useTLS {
 		s.ep.StartTLSQuiet(tb, s)
+		cfg = s.ep.ServerTLS()
+		cfg.NextProtos = []string{"h2"} // gRPC clients insist on ALPN
 	} else {
 		s.ep.Start(tb, s)
 	}
-	l, err := fakekit.ListenTCP("127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("orchfake: gRPC listener: %v", err)
-	}
-	if useTLS {
-		cfg := s.ep.ServerTLS()
-		cfg.NextProtos = []string{"h2"} // gRPC clients insist on ALPN
-		s.netMu.Lock()
-		s.grpcTLS = cfg
-		s.netMu.Unlock()
-		l = tls.NewListener(l, cfg)
-	}
-	s.ServeGRPC(l)
+	s.promiseGRPC(tb, lazyTCP, cfg)
 	return s
 }
 
@@ -291,10 +344,18 @@ func (s *Server) ServeGRPC(l net.Listener) string {
 		_ = l.Close()
 		return ""
 	}
+	s.grpcLazy = lazyNone // l replaces the listener Start promised
+	s.serveGRPCLocked(l)
+	return s.grpcAddr
+}
+
+// serveGRPCLocked serves the gRPC side on l; the caller holds netMu and
+// has checked that the fake is not closed.
+func (s *Server) serveGRPCLocked(l net.Listener) {
 	s.grpcAddr = l.Addr().String()
 	s.grpcMem, _ = l.(*fakekit.MemListener)
-	s.serveWait.Go(func() { _ = s.grpcSrv.Serve(l) })
-	return s.grpcAddr
+	srv := s.grpcServerLocked()
+	s.serveWait.Go(func() { _ = srv.Serve(l) })
 }
 
 // serveTLS reports whether the gRPC side serves over TLS (StartTLS).
@@ -318,7 +379,8 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
-	memConn := s.memConn
+	s.grpcLazy = lazyNone
+	memConn, grpcSrv := s.memConn, s.grpcSrv
 	s.netMu.Unlock()
 	s.kit.Close()
 
@@ -328,24 +390,35 @@ func (s *Server) Close() {
 		_ = memConn.Close()
 	}
 	s.ep.Close()
-	stopped := make(chan struct{})
-	go func() {
-		s.grpcSrv.GracefulStop()
-		close(stopped)
-	}()
-	select {
-	case <-stopped:
-	case <-time.After(grpcGrace):
-		s.grpcSrv.Stop()
-		<-stopped
+	if grpcSrv != nil {
+		stopGRPC(grpcSrv)
 	}
 	s.serveWait.Wait()
 }
 
-// GRPCAddr is the host:port of the gRPC listener ("" before Listen).
+// stopGRPC stops srv, letting running calls finish for up to grpcGrace.
+func stopGRPC(srv *grpc.Server) {
+	stopped := make(chan struct{})
+	go func() {
+		srv.GracefulStop()
+		close(stopped)
+	}()
+	t := time.NewTimer(grpcGrace)
+	defer t.Stop()
+	select {
+	case <-stopped:
+	case <-t.C:
+		srv.Stop()
+		<-stopped
+	}
+}
+
+// GRPCAddr is the host:port of the gRPC listener ("" before Listen). After
+// Start, the listener opens on the first call, and serves from then on.
 func (s *Server) GRPCAddr() string {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
+	s.openGRPCLocked()
 	return s.grpcAddr
 }
 
@@ -373,7 +446,8 @@ func (s *Server) Conn() *grpc.ClientConn {
 	}
 	lis := bufconn.Listen(256 << 10)
 	if !s.closed {
-		s.serveWait.Go(func() { _ = s.grpcSrv.Serve(lis) })
+		srv := s.grpcServerLocked()
+		s.serveWait.Go(func() { _ = srv.Serve(lis) })
 	}
 	conn, err := grpc.NewClient("passthrough:///orchfake",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),

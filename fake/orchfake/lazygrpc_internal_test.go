@@ -1,0 +1,99 @@
+package orchfake
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+// grpcBuilt reports whether s has built its gRPC server.
+func grpcBuilt(s *Server) bool {
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	return s.grpcSrv != nil
+}
+
+// A fake started for a test that only uses HTTP builds no gRPC server and
+// opens no gRPC port; the first GRPCAddr opens it, and it serves the address
+// it hands out.
+func TestStartOpensTheGRPCSideOnFirstAsk(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		start func(testing.TB, ...Option) *Server
+		addr  func(string) bool
+	}{
+		{"loopback", Start, func(a string) bool { return strings.HasPrefix(a, "127.0.0.1:") }},
+		{"tls", StartTLS, func(a string) bool { return strings.HasPrefix(a, "127.0.0.1:") }},
+		{"in-memory", StartInMemory, func(a string) bool { return strings.HasSuffix(a, ".invalid") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := c.start(t)
+			hc := s.HTTPClient()
+			defer hc.Close()
+			if _, err := hc.DescribeNamespace(t.Context(), DefaultNamespace); err != nil {
+				t.Fatal(err)
+			}
+			if grpcBuilt(s) {
+				t.Fatal("an HTTP call built the gRPC server")
+			}
+			addr := s.GRPCAddr()
+			if !c.addr(addr) || s.GRPCAddr() != addr {
+				t.Fatalf("GRPCAddr %q, then %q", addr, s.GRPCAddr())
+			}
+			gc := s.GRPCClient()
+			defer gc.Close()
+			if _, err := gc.DescribeNamespace(t.Context(), DefaultNamespace); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// Conn needs no listener: it builds the gRPC server, not the promised port.
+func TestConnOpensNoGRPCPort(t *testing.T) {
+	t.Parallel()
+	s := Start(t)
+	if _, err := s.Client().DescribeNamespace(t.Context(), DefaultNamespace); err != nil {
+		t.Fatal(err)
+	}
+	s.netMu.Lock()
+	addr, lazy := s.grpcAddr, s.grpcLazy
+	s.netMu.Unlock()
+	if addr != "" || lazy != lazyTCP {
+		t.Fatalf("after Conn: address %q, promise %v", addr, lazy)
+	}
+}
+
+// A fake closed before anything asked for its gRPC side hands out no
+// address, and builds no gRPC server.
+func TestGRPCAddrAfterCloseIsEmpty(t *testing.T) {
+	t.Parallel()
+	s := Start(t)
+	s.Close()
+	if a := s.GRPCAddr(); a != "" {
+		t.Fatalf("GRPCAddr after Close = %q", a)
+	}
+	if grpcBuilt(s) {
+		t.Fatal("Close built the gRPC server")
+	}
+}
+
+// GRPCAddr racing Close (run with -race): either the listener opens before
+// Close, which then stops it, or it never opens; Close returns either way,
+// and GRPCAddr then answers what it answered in the race, or "".
+func TestGRPCAddrRacesClose(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		s := Start(t)
+		var wg sync.WaitGroup
+		var addr string
+		wg.Go(func() { addr = s.GRPCAddr() })
+		wg.Go(s.Close)
+		wg.Wait()
+		if a := s.GRPCAddr(); a != addr {
+			t.Fatalf("GRPCAddr %q in the race, %q after", addr, a)
+		}
+	}
+}
