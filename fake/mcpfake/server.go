@@ -211,13 +211,25 @@ func (s *Server) maxBody() int64 {
 }
 
 // routes sends every request to the gateway; "POST /mcp" (its path) is the
-// route the log and faults name.
+// route the log and faults name. The table of the default path is built
+// once per process and shared; a gateway at another path has its own.
 func (s *Server) routes() fakekit.Router {
+	if p := s.path(); p != mcp.DefaultPath {
+		return newRoutes(p).Bind(s)
+	}
+	return defaultRoutes().Bind(s)
+}
+
+// defaultRoutes is the table of a gateway at mcp.DefaultPath.
+var defaultRoutes = sync.OnceValue(func() *fakekit.Routes[*Server] { return newRoutes(mcp.DefaultPath) })
+
+// newRoutes is the table of a gateway at path.
+func newRoutes(path string) *fakekit.Routes[*Server] {
 	rt := fakekit.NewRoutes[*Server]()
 	serve := func(s *Server, w http.ResponseWriter, r *http.Request) { s.currentGateway().ServeHTTP(w, r) }
-	rt.Handle(http.MethodPost+" "+s.path(), serve)
+	rt.Handle(http.MethodPost+" "+path, serve)
 	rt.NotFound(serve)
-	return rt.Bind(s)
+	return rt
 }
 
 func (s *Server) currentGateway() *mcp.Gateway {

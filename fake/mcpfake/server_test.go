@@ -188,3 +188,33 @@ func TestUpstreamDropInProcess(t *testing.T) {
 		t.Fatalf("after the drop: %v", err)
 	}
 }
+
+// The route the log and faults name is the gateway's own path, on each
+// fake apart: one at a path of its own beside one at the default path.
+func TestRouteIsTheGatewaysPath(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	def := mcpfake.Start(t)
+	other := mcpfake.Start(t, mcpfake.WithConfig(mcp.Config{Path: "/tools"}),
+		mcpfake.WithFault("POST /tools", control.Fault{Status: 503, Times: 1}))
+	c, err := mcp.New(other.URL()+"/tools", mcp.WithToken(other.Token()), mcp.WithHTTPClient(other.RawClient()), mcp.WithoutRetries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e *mcp.Error
+	if _, err := c.ListProjects(ctx, nil); !errors.As(err, &e) || e.HTTPStatus != 503 {
+		t.Fatalf("the fault on POST /tools: %v", err)
+	}
+	if _, err := c.ListProjects(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := def.Client().ListProjects(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := len(other.RequestsTo("POST /tools")), len(other.RequestsTo("POST /mcp")); n != 2 || m != 0 {
+		t.Fatalf("at /tools: %d requests to POST /tools, %d to POST /mcp", n, m)
+	}
+	if n, m := len(def.RequestsTo("POST /mcp")), len(def.RequestsTo("POST /tools")); n != 1 || m != 0 {
+		t.Fatalf("at /mcp: %d requests to POST /mcp, %d to POST /tools", n, m)
+	}
+}
