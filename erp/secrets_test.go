@@ -1,14 +1,9 @@
 package erp_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"slices"
 	"strings"
@@ -18,54 +13,26 @@ import (
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
-	"github.com/apitwin/apitwin/observe"
+	"github.com/apitwin/apitwin/internal/leaktest"
 )
 
 // secret has characters that JSON and URL encoding each write another way,
 // so that every form it can come back in is searched for.
 const secret = `Pa55 w/rd"é&=+%`
 
-// forms are the ways secret may be written: as it is, inside a JSON
-// string, URL-encoded in a form or a path.
-func forms(s string) []string {
-	j, _ := json.Marshal(s)
-	return []string{s, string(j[1 : len(j)-1]), url.QueryEscape(s), url.PathEscape(s)}
-}
+// dumpError, tree and noSecret are leaktest's DumpError, ErrTree and
+// NoSecretIn, under the names apikey_leak_test.go uses.
+type dumpError = leaktest.DumpError
 
-// printed is every way v can be printed: %v, %+v, %#v, Error() for an
-// error, and slog's text and JSON handlers.
-func printed(v any) map[string]string {
-	out := map[string]string{
-		"%v": fmt.Sprintf("%v", v), "%+v": fmt.Sprintf("%+v", v), "%#v": fmt.Sprintf("%#v", v), "%s": fmt.Sprintf("%s", v),
-	}
-	if err, ok := v.(error); ok {
-		out["Error()"] = err.Error()
-	}
-	var text, js bytes.Buffer
-	slog.New(slog.NewTextHandler(&text, nil)).Info("x", "v", v)
-	slog.New(slog.NewJSONHandler(&js, nil)).Info("x", "v", v)
-	out["slog text"], out["slog json"] = text.String(), js.String()
-	return out
-}
-
-// noSecret fails the test when any printing of v holds any form of secret.
-func noSecret(t *testing.T, what string, v any, secrets ...string) {
-	t.Helper()
-	for how, s := range printed(v) {
-		for _, sec := range secrets {
-			for _, f := range forms(sec) {
-				if strings.Contains(s, f) {
-					t.Errorf("%s printed with %s holds the secret (as %q): %s", what, how, f, s)
-				}
-			}
-		}
-	}
-}
+var (
+	tree     = leaktest.ErrTree
+	noSecret = leaktest.NoSecretIn
+)
 
 // echo is a fault whose answer quotes every form of pw, as a server that
 // repeats what it was sent would.
 func echo(status int, pw string) control.Fault {
-	msg := http.StatusText(status) + ": bad value " + strings.Join(forms(pw), " | ")
+	msg := http.StatusText(status) + ": bad value " + leaktest.Quoting(pw)
 	body, _ := json.Marshal(map[string]any{"error": map[string]any{"code": status, "message": msg, "0": "ErrorBadPassword " + pw}})
 	return control.Fault{Status: status, Body: string(body), Header: http.Header{"Content-Type": {"application/json"}}, Times: 1}
 }
@@ -82,10 +49,10 @@ func TestSecretsNeverPrint(t *testing.T) {
 	if err == nil {
 		t.Fatal("the fault did not answer")
 	}
-	noSecret(t, "CreateUser's error", err, secret)
-	noSecret(t, "CreateUserRequest", req, secret)
-	noSecret(t, "CreateUserRequest by value", *req, secret)
-	noSecret(t, "CreateUserRequest with the password in Extra", erp.CreateUserRequest{Login: "x", Extra: map[string]any{"pass": secret}}, secret)
+	leaktest.NoSecretIn(t, "CreateUser's error", err, secret)
+	leaktest.NoSecretIn(t, "CreateUserRequest", req, secret)
+	leaktest.NoSecretIn(t, "CreateUserRequest by value", *req, secret)
+	leaktest.NoSecretIn(t, "CreateUserRequest with the password in Extra", erp.CreateUserRequest{Login: "x", Extra: map[string]any{"pass": secret}}, secret)
 
 	// A changed password, likewise.
 	srv.InjectFault("PUT /api/index.php/users/{id}", echo(500, secret))
@@ -94,9 +61,9 @@ func TestSecretsNeverPrint(t *testing.T) {
 	if err == nil {
 		t.Fatal("the fault did not answer")
 	}
-	noSecret(t, "UpdateUser's error", err, secret)
-	noSecret(t, "UpdateUserRequest", upd, secret)
-	noSecret(t, "UpdateUserRequest by value", *upd, secret)
+	leaktest.NoSecretIn(t, "UpdateUser's error", err, secret)
+	leaktest.NoSecretIn(t, "UpdateUserRequest", upd, secret)
+	leaktest.NoSecretIn(t, "UpdateUserRequest by value", *upd, secret)
 
 	// The session login's password, URL-encoded in the form the login page
 	// may echo, or in an error page.
@@ -107,19 +74,19 @@ func TestSecretsNeverPrint(t *testing.T) {
 	if err == nil {
 		t.Fatal("the fault did not answer")
 	}
-	noSecret(t, "a refused login's error", err, secret)
+	leaktest.NoSecretIn(t, "a refused login's error", err, secret)
 	srv.InjectFault("POST /index.php", control.Fault{Status: 500, Times: 1, Header: http.Header{"Content-Type": {"text/plain"}},
 		Body: "could not handle username=admin&password=" + url.QueryEscape(secret)})
 	err = lc.Login(ctx)
 	if err == nil {
 		t.Fatal("the fault did not answer")
 	}
-	noSecret(t, "a failed login's error", err, secret)
-	noSecret(t, "a client with a login", lc, secret)
-	noSecret(t, "a client with a login, by value", *lc, secret)
-	noSecret(t, "a client with a key", c, srv.APIKey())
-	noSecret(t, "a client with a key, by value", *c, srv.APIKey())
-	noSecret(t, "a client with a bearer key", srv.Client(erp.WithBearerAPIKey(srv.APIKey())), srv.APIKey())
+	leaktest.NoSecretIn(t, "a failed login's error", err, secret)
+	leaktest.NoSecretIn(t, "a client with a login", lc, secret)
+	leaktest.NoSecretIn(t, "a client with a login, by value", *lc, secret)
+	leaktest.NoSecretIn(t, "a client with a key", c, srv.APIKey())
+	leaktest.NoSecretIn(t, "a client with a key, by value", *c, srv.APIKey())
+	leaktest.NoSecretIn(t, "a client with a bearer key", srv.Client(erp.WithBearerAPIKey(srv.APIKey())), srv.APIKey())
 
 	// The deployment's settings.
 	env := map[string]string{"ERP_ADMIN_PASSWORD": secret, "DB_PASSWORD": secret + "db", "DB_ROOT_PASSWORD": secret + "root"}
@@ -127,17 +94,17 @@ func TestSecretsNeverPrint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noSecret(t, "Settings", s, secret)
-	noSecret(t, "Settings by value", *s, secret)
+	leaktest.NoSecretIn(t, "Settings", s, secret)
+	leaktest.NoSecretIn(t, "Settings by value", *s, secret)
 	_, err = erp.LoadSettings(erp.ProfileExternalDB, func(k string) string { return env[k] })
-	noSecret(t, "a SettingsError", err, secret)
+	leaktest.NoSecretIn(t, "a SettingsError", err, secret)
 
 	// The fake's own secrets: admin's password and key, seeded users'.
-	noSecret(t, "the fake", srv, secret, srv.APIKey())
+	leaktest.NoSecretIn(t, "the fake", srv, secret, srv.APIKey())
 	seed := erpfake.UserSeed{Login: "u", Password: secret, APIKey: secret + "key"}
-	noSecret(t, "a UserSeed", seed, secret)
-	noSecret(t, "a Seed", erpfake.Seed{Users: []erpfake.UserSeed{seed}}, secret)
-	noSecret(t, "a *Seed", &erpfake.Seed{Users: []erpfake.UserSeed{seed}}, secret)
+	leaktest.NoSecretIn(t, "a UserSeed", seed, secret)
+	leaktest.NoSecretIn(t, "a Seed", erpfake.Seed{Users: []erpfake.UserSeed{seed}}, secret)
+	leaktest.NoSecretIn(t, "a *Seed", &erpfake.Seed{Users: []erpfake.UserSeed{seed}}, secret)
 }
 
 // A password of a letter or two is no secret worth shredding every message
@@ -163,8 +130,8 @@ func TestURLPasswordNeverPrints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noSecret(t, "client", c, pw)
-	noSecret(t, "client value", *c, pw)
+	leaktest.NoSecretIn(t, "client", c, pw)
+	leaktest.NoSecretIn(t, "client value", *c, pw)
 	if !strings.Contains(c.String(), "erp.example.com") {
 		t.Fatalf("the client no longer says where it points: %s", c)
 	}
@@ -172,8 +139,8 @@ func TestURLPasswordNeverPrints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noSecret(t, "settings", s, pw)
-	noSecret(t, "settings value", *s, pw)
+	leaktest.NoSecretIn(t, "settings", s, pw)
+	leaktest.NoSecretIn(t, "settings value", *s, pw)
 	if s.BaseURL() != root {
 		t.Fatalf("BaseURL %s, want the URL itself", s.BaseURL())
 	}
@@ -181,7 +148,7 @@ func TestURLPasswordNeverPrints(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ERP_URL_ROOT") {
 		t.Fatalf("an ftp URL root: %v", err)
 	}
-	noSecret(t, "the error about a URL root", err, pw)
+	leaktest.NoSecretIn(t, "the error about a URL root", err, pw)
 }
 
 // sessionTap is a transport that notes every session cookie the login form
@@ -195,13 +162,12 @@ type sessionTap struct {
 }
 
 func (tap *sessionTap) wrap(next http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+	return leaktest.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
 		tap.mu.Lock()
 		failing := tap.failing
 		tap.mu.Unlock()
 		if failing && strings.HasPrefix(req.URL.Path, erp.APIPath) {
-			dump, _ := httputil.DumpRequest(req, false)
-			return nil, &dumpError{Header: req.Header.Clone(), dump: string(dump)}
+			return nil, leaktest.NewDumpError(req)
 		}
 		res, err := next.RoundTrip(req)
 		if err == nil {
@@ -225,36 +191,6 @@ func (tap *sessionTap) fail(on bool) {
 	tap.mu.Lock()
 	tap.failing = on
 	tap.mu.Unlock()
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// dumpError is a transport's error that holds the request's headers and
-// prints them.
-type dumpError struct {
-	Header http.Header
-	dump   string
-}
-
-func (e *dumpError) Error() string { return "proxy refused the request:\n" + e.dump }
-
-// tree is err and every error it wraps, as errors.As walks them.
-func tree(err error) []error {
-	if err == nil {
-		return nil
-	}
-	out := []error{err}
-	switch x := err.(type) {
-	case interface{ Unwrap() error }:
-		out = append(out, tree(x.Unwrap())...)
-	case interface{ Unwrap() []error }:
-		for _, e := range x.Unwrap() {
-			out = append(out, tree(e)...)
-		}
-	}
-	return out
 }
 
 // TestSessionCookieNeverPrints: after a session login, however a call
@@ -316,18 +252,9 @@ func TestSessionCookieNeverPrints(t *testing.T) {
 			t.Parallel()
 			srv := erpfake.Start(t)
 			tap := &sessionTap{}
-			var outcomes []error
-			var mu sync.Mutex
-			hook := func(ctx context.Context, _ observe.Call) (context.Context, func(observe.Outcome)) {
-				return ctx, func(o observe.Outcome) {
-					mu.Lock()
-					outcomes = append(outcomes, o.Err)
-					mu.Unlock()
-				}
-			}
-			var logs bytes.Buffer
+			var obs leaktest.Observed
 			lc := srv.ClientWithLogin("admin", srv.AdminPassword(), erp.WithTransport(tap.wrap), erp.WithoutRetries(),
-				erp.WithHook(hook), erp.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+				erp.WithHook(obs.Hook), erp.WithLogger(obs.Logger()))
 			if err := lc.Login(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -341,38 +268,22 @@ func TestSessionCookieNeverPrints(t *testing.T) {
 				t.Fatal("the call did not fail")
 			}
 			sids = tap.seen()
-			for _, e := range tree(err) {
-				noSecret(t, fmt.Sprintf("the error, or one it wraps (%T)", e), e, sids...)
-			}
+			leaktest.NoSecretInErr(t, "the error", err, sids...)
 			if w := want[tc.name]; w != nil && !errors.Is(err, w) {
 				t.Errorf("the error no longer matches %v: %v", w, err)
 			}
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				noSecret(t, "the *url.Error", ue, sids...)
-			}
 			var ee *erp.Error
 			if errors.As(err, &ee) {
-				noSecret(t, "the *erp.Error", ee, sids...)
-				noSecret(t, "the *erp.Error's body", string(ee.Body), sids...)
+				leaktest.NoSecretIn(t, "the *erp.Error", ee, sids...)
+				leaktest.NoSecretIn(t, "the *erp.Error's body", string(ee.Body), sids...)
 			}
-			var de *dumpError
-			if errors.As(err, &de) {
-				t.Errorf("the transport's error, which holds the headers, is reachable: %v", de.Header)
-			}
+			var ue *url.Error
 			if tc.name == "transport error quoting the headers" && !errors.As(err, &ue) {
 				t.Errorf("a transport error is no longer a *url.Error: %#v", err)
 			}
-			mu.Lock()
-			for _, e := range outcomes {
-				for _, e := range tree(e) {
-					noSecret(t, fmt.Sprintf("an error the hook saw (%T)", e), e, sids...)
-				}
-			}
-			mu.Unlock()
-			noSecret(t, "the log", logs.String(), sids...)
-			noSecret(t, "the client", lc, sids...)
-			noSecret(t, "the client by value", *lc, sids...)
+			obs.Check(t, sids...)
+			leaktest.NoSecretIn(t, "the client", lc, sids...)
+			leaktest.NoSecretIn(t, "the client by value", *lc, sids...)
 		})
 	}
 }
@@ -394,16 +305,10 @@ func TestAPIKeyNeverInWrappedErrors(t *testing.T) {
 		if err == nil {
 			t.Fatal("the call did not fail")
 		}
-		for _, e := range tree(err) {
-			noSecret(t, fmt.Sprintf("the error, or one it wraps (%T)", e), e, srv.APIKey())
-		}
+		leaktest.NoSecretInErr(t, "the error", err, srv.APIKey())
 		var ue *url.Error
 		if !errors.As(err, &ue) {
 			t.Errorf("a transport error is no longer a *url.Error: %#v", err)
-		}
-		var de *dumpError
-		if errors.As(err, &de) {
-			t.Errorf("the transport's error, which holds the headers, is reachable: %v", de.Header)
 		}
 	}
 }

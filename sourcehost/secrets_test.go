@@ -1,22 +1,15 @@
 package sourcehost_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/apitwin/apitwin/observe"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -34,30 +27,30 @@ func TestTokenNeverInErrorChains(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		srv    *leakServer
+		srv    *leaktest.Server
 		opts   []sourcehost.Option
 		is     error
 		urlErr bool
 	}{
-		{name: "transport error quoting the headers", opts: []sourcehost.Option{sourcehost.WithTransport(dumpingTransport)}, urlErr: true},
-		{name: "400 quoting the token", srv: &leakServer{status: 400, errorBody: errorBody}, is: sourcehost.ErrBadRequest},
-		{name: "429 quoting the token", srv: &leakServer{status: 429, errorBody: errorBody}, is: sourcehost.ErrRateLimited},
-		{name: "503 quoting the token", srv: &leakServer{status: 503, errorBody: errorBody}, is: sourcehost.ErrServer},
-		{name: "answer that does not decode", srv: &leakServer{decodeBody: func(s string) string { return `{"id":1,"created_at":"` + s + `"}` }}},
-		{name: "redirect loop through the token", srv: &leakServer{redirect: true}, urlErr: true},
+		{name: "transport error quoting the headers", opts: []sourcehost.Option{sourcehost.WithTransport(leaktest.DumpingTransport)}, urlErr: true},
+		{name: "400 quoting the token", srv: &leaktest.Server{Status: 400, ErrorBody: errorBody}, is: sourcehost.ErrBadRequest},
+		{name: "429 quoting the token", srv: &leaktest.Server{Status: 429, ErrorBody: errorBody}, is: sourcehost.ErrRateLimited},
+		{name: "503 quoting the token", srv: &leaktest.Server{Status: 503, ErrorBody: errorBody}, is: sourcehost.ErrServer},
+		{name: "answer that does not decode", srv: &leaktest.Server{DecodeBody: func(s string) string { return `{"id":1,"created_at":"` + s + `"}` }}},
+		{name: "redirect loop through the token", srv: &leaktest.Server{Redirect: true}, urlErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := tc.srv
 			if srv == nil {
-				srv = &leakServer{}
+				srv = &leaktest.Server{}
 			}
-			srv.secrets = []string{token}
+			srv.Secrets = []string{token}
 			hs := httptest.NewServer(srv)
 			t.Cleanup(hs.Close)
-			var obs observed
+			var obs leaktest.Observed
 			opts := append([]sourcehost.Option{sourcehost.WithToken(token), sourcehost.WithoutRetries(),
-				sourcehost.WithHook(obs.hook), sourcehost.WithLogger(obs.logger())}, tc.opts...)
+				sourcehost.WithHook(obs.Hook), sourcehost.WithLogger(obs.Logger())}, tc.opts...)
 			c, err := sourcehost.New(hs.URL, opts...)
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +59,7 @@ func TestTokenNeverInErrorChains(t *testing.T) {
 			if err == nil {
 				t.Fatal("the call did not fail")
 			}
-			noSecretInErr(t, "the error", err, token)
+			leaktest.NoSecretInErr(t, "the error", err, token)
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("the error no longer matches %v: %v", tc.is, err)
 			}
@@ -76,177 +69,14 @@ func TestTokenNeverInErrorChains(t *testing.T) {
 			}
 			var e *sourcehost.Error
 			if errors.As(err, &e) {
-				noSecretIn(t, "the *Error", e, token)
-				noSecretIn(t, "the *Error's message", e.Message, token)
-				noSecretIn(t, "the *Error's body", string(e.Body), token)
-				noSecretIn(t, "the *Error's fields", e.Fields, token)
+				leaktest.NoSecretIn(t, "the *Error", e, token)
+				leaktest.NoSecretIn(t, "the *Error's message", e.Message, token)
+				leaktest.NoSecretIn(t, "the *Error's body", string(e.Body), token)
+				leaktest.NoSecretIn(t, "the *Error's fields", e.Fields, token)
 			} else if tc.is != nil {
 				t.Errorf("the error is no longer a *sourcehost.Error: %#v", err)
 			}
-			obs.check(t, token)
+			obs.Check(t, token)
 		})
-	}
-}
-
-// leakKit: the failures through which a credential can leak, and the
-// checks that none does.
-
-// dumpError is a transport's error that holds the request's headers and
-// prints them, as a proxy's error or a request dump would.
-type dumpError struct {
-	Header http.Header
-	dump   string
-}
-
-func (e *dumpError) Error() string { return "proxy refused the request:\n" + e.dump }
-
-// dumpingTransport fails every request with a *dumpError.
-func dumpingTransport(http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		dump, _ := httputil.DumpRequest(req, false)
-		return nil, &dumpError{Header: req.Header.Clone(), dump: string(dump)}
-	})
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// secretForms is a secret as it travels: as it is, JSON-escaped and
-// URL-encoded.
-func secretForms(s string) []string {
-	j, _ := json.Marshal(s)
-	return []string{s, string(j[1 : len(j)-1]), url.QueryEscape(s), url.PathEscape(s)}
-}
-
-// quoting is every form of the secrets, for a server that echoes them.
-func quoting(secrets ...string) string {
-	var parts []string
-	for _, s := range secrets {
-		parts = append(parts, secretForms(s)...)
-	}
-	return strings.Join(parts, " | ")
-}
-
-// errTree is err and every error it wraps, as errors.As walks them.
-func errTree(err error) []error {
-	if err == nil {
-		return nil
-	}
-	out := []error{err}
-	switch x := err.(type) {
-	case interface{ Unwrap() error }:
-		out = append(out, errTree(x.Unwrap())...)
-	case interface{ Unwrap() []error }:
-		for _, e := range x.Unwrap() {
-			out = append(out, errTree(e)...)
-		}
-	}
-	return out
-}
-
-// noSecretIn fails the test when any rendering of v holds any form of a
-// secret.
-func noSecretIn(t *testing.T, what string, v any, secrets ...string) {
-	t.Helper()
-	out := map[string]string{"%v": fmt.Sprintf("%v", v), "%+v": fmt.Sprintf("%+v", v), "%#v": fmt.Sprintf("%#v", v), "%s": fmt.Sprintf("%s", v)}
-	if err, ok := v.(error); ok && err != nil {
-		out["Error()"] = err.Error()
-	}
-	var text, js bytes.Buffer
-	slog.New(slog.NewTextHandler(&text, nil)).Info("x", "v", v)
-	slog.New(slog.NewJSONHandler(&js, nil)).Info("x", "v", v)
-	out["slog text"], out["slog json"] = text.String(), js.String()
-	for how, s := range out {
-		for _, sec := range secrets {
-			for _, f := range secretForms(sec) {
-				if strings.Contains(s, f) {
-					t.Errorf("%s printed with %s holds a secret (as %q): %s", what, how, f, s)
-				}
-			}
-		}
-	}
-}
-
-// noSecretInErr checks err and every error it wraps, the *url.Error
-// errors.As finds, and that the transport's *dumpError is out of reach.
-func noSecretInErr(t *testing.T, what string, err error, secrets ...string) {
-	t.Helper()
-	for _, e := range errTree(err) {
-		noSecretIn(t, fmt.Sprintf("%s, or an error it wraps (%T)", what, e), e, secrets...)
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		noSecretIn(t, what+": the *url.Error", ue, secrets...)
-		noSecretIn(t, what+": the *url.Error's URL", ue.URL, secrets...)
-	}
-	var de *dumpError
-	if errors.As(err, &de) {
-		t.Errorf("%s: the transport's error, which holds the headers, is reachable: %v", what, de.Header)
-	}
-}
-
-// observed is what a hook and a logger were given.
-type observed struct {
-	mu       sync.Mutex
-	outcomes []error
-	logs     bytes.Buffer
-}
-
-func (o *observed) hook(ctx context.Context, _ observe.Call) (context.Context, func(observe.Outcome)) {
-	return ctx, func(out observe.Outcome) {
-		o.mu.Lock()
-		o.outcomes = append(o.outcomes, out.Err)
-		o.mu.Unlock()
-	}
-}
-
-func (o *observed) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(lockedWriter{o}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type lockedWriter struct{ o *observed }
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.o.mu.Lock()
-	defer w.o.mu.Unlock()
-	return w.o.logs.Write(p)
-}
-
-func (o *observed) check(t *testing.T, secrets ...string) {
-	t.Helper()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, e := range o.outcomes {
-		noSecretInErr(t, "an error the hook saw", e, secrets...)
-	}
-	noSecretIn(t, "the log", o.logs.String(), secrets...)
-}
-
-// leakServer answers as mode says: an error answer of status quoting the
-// secrets (body built by errorBody), a 200 answer that does not decode
-// (decodeBody), or redirects forever through a URL holding them.
-type leakServer struct {
-	secrets    []string
-	status     int
-	errorBody  func(status int, quote string) string
-	decodeBody func(quote string) string
-	redirect   bool
-}
-
-func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case s.redirect:
-		http.Redirect(w, r, r.URL.Path+"?s="+url.QueryEscape(s.secrets[0]), http.StatusFound)
-	case s.decodeBody != nil:
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, s.decodeBody(s.secrets[0]))
-	default:
-		w.Header().Set("Content-Type", "application/json")
-		if s.status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", "1")
-		}
-		w.WriteHeader(s.status)
-		_, _ = io.WriteString(w, s.errorBody(s.status, quoting(s.secrets...)))
 	}
 }
