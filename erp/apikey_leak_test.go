@@ -15,6 +15,7 @@ import (
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/observe"
 )
 
@@ -81,36 +82,36 @@ func TestAPIKeyNeverInErrorChains(t *testing.T) {
 				if err == nil {
 					t.Fatal("the call did not fail")
 				}
-				for _, e := range tree(err) {
-					noSecret(t, fmt.Sprintf("the error, or one it wraps (%T)", e), e, key)
+				for _, e := range leaktest.ErrTree(err) {
+					leaktest.NoSecretIn(t, fmt.Sprintf("the error, or one it wraps (%T)", e), e, key)
 				}
 				if tc.is != nil && !errors.Is(err, tc.is) {
 					t.Errorf("the error no longer matches %v: %v", tc.is, err)
 				}
 				var ue *url.Error
 				if errors.As(err, &ue) {
-					noSecret(t, "the *url.Error", ue, key)
+					leaktest.NoSecretIn(t, "the *url.Error", ue, key)
 				}
 				var ee *erp.Error
 				if errors.As(err, &ee) {
-					noSecret(t, "the *erp.Error", ee, key)
-					noSecret(t, "the *erp.Error's body", string(ee.Body), key)
-					noSecret(t, "the *erp.Error's details", ee.Details, key)
+					leaktest.NoSecretIn(t, "the *erp.Error", ee, key)
+					leaktest.NoSecretIn(t, "the *erp.Error's body", string(ee.Body), key)
+					leaktest.NoSecretIn(t, "the *erp.Error's details", ee.Details, key)
 				} else if tc.is != nil {
 					t.Errorf("the error is no longer an *erp.Error: %#v", err)
 				}
-				var de *dumpError
+				var de *leaktest.DumpError
 				if errors.As(err, &de) {
 					t.Errorf("the transport's error, which holds the headers, is reachable: %v", de.Header)
 				}
 				mu.Lock()
 				for _, o := range outcomes {
-					for _, e := range tree(o) {
-						noSecret(t, fmt.Sprintf("an error the hook saw (%T)", e), e, key)
+					for _, e := range leaktest.ErrTree(o) {
+						leaktest.NoSecretIn(t, fmt.Sprintf("an error the hook saw (%T)", e), e, key)
 					}
 				}
 				mu.Unlock()
-				noSecret(t, "the log", logs.String(), key)
+				leaktest.NoSecretIn(t, "the log", logs.String(), key)
 			})
 		}
 	}
@@ -131,7 +132,7 @@ func TestRequestPasswordNeverReachesHookOrLog(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			outcomes = append(outcomes, o.Err)
-			for _, e := range tree(o.Err) {
+			for _, e := range leaktest.ErrTree(o.Err) {
 				seen = append(seen, fmt.Sprintf("%v %+v %#v", e, e, e))
 			}
 		}
@@ -144,8 +145,8 @@ func TestRequestPasswordNeverReachesHookOrLog(t *testing.T) {
 	if !errors.Is(err, erp.ErrBadRequest) {
 		t.Fatalf("CreateUser: %v", err)
 	}
-	for _, e := range tree(err) {
-		noSecret(t, fmt.Sprintf("the error, or one it wraps (%T)", e), e, secret)
+	for _, e := range leaktest.ErrTree(err) {
+		leaktest.NoSecretIn(t, fmt.Sprintf("the error, or one it wraps (%T)", e), e, secret)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -153,10 +154,10 @@ func TestRequestPasswordNeverReachesHookOrLog(t *testing.T) {
 		t.Fatal("the hook saw nothing")
 	}
 	for _, o := range outcomes {
-		for _, e := range tree(o) {
-			noSecret(t, fmt.Sprintf("an error the hook saw (%T)", e), e, secret)
+		for _, e := range leaktest.ErrTree(o) {
+			leaktest.NoSecretIn(t, fmt.Sprintf("an error the hook saw (%T)", e), e, secret)
 		}
 	}
-	noSecret(t, "what the hook printed", seen, secret)
-	noSecret(t, "the log", logs.String(), secret)
+	leaktest.NoSecretIn(t, "what the hook printed", seen, secret)
+	leaktest.NoSecretIn(t, "the log", logs.String(), secret)
 }

@@ -20,15 +20,6 @@ import (
 // so that every form it can come back in is searched for.
 const secret = `Pa55 w/rd"é&=+%`
 
-// dumpError, tree and noSecret are leaktest's DumpError, ErrTree and
-// NoSecretIn, under the names apikey_leak_test.go uses.
-type dumpError = leaktest.DumpError
-
-var (
-	tree     = leaktest.ErrTree
-	noSecret = leaktest.NoSecretIn
-)
-
 // echo is a fault whose answer quotes every form of pw, as a server that
 // repeats what it was sent would.
 func echo(status int, pw string) control.Fault {

@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,11 +35,12 @@ import (
 	"github.com/apitwin/apitwin/observe"
 )
 
-// SecretForms is a secret as it travels: as it is, JSON-escaped,
-// URL-encoded in a query and in a path.
+// SecretForms is a secret as it travels: as it is, JSON-escaped, Go-quoted
+// (%q, slog's text handler), URL-encoded in a query and in a path.
 func SecretForms(secret string) []string {
 	j, _ := json.Marshal(secret)
-	return []string{secret, string(j[1 : len(j)-1]), url.QueryEscape(secret), url.PathEscape(secret)}
+	q := strconv.Quote(secret) // as slog's text handler and %q write it
+	return []string{secret, string(j[1 : len(j)-1]), q[1 : len(q)-1], url.QueryEscape(secret), url.PathEscape(secret)}
 }
 
 // Quoting is every form of the secrets, joined by " | ", for a server that

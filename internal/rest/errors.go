@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,7 +115,8 @@ func (s *Secrets) String() string { return "rest.Secrets{" + Redacted + "}" }
 func (s *Secrets) GoString() string { return s.String() }
 
 // secretForms returns the ways secrets travel and come back in a server's
-// answer: as they are, escaped inside a JSON string, and URL-encoded (a
+// answer: as they are, escaped inside a JSON string or a Go-quoted one
+// (%q, slog's text handler), and URL-encoded (a
 // form body, a query, a path), longest first so that a form containing
 // another is replaced whole.
 func secretForms(secrets ...string) []string {
@@ -124,7 +126,8 @@ func secretForms(secrets ...string) []string {
 			continue
 		}
 		j, _ := json.Marshal(s)
-		for _, f := range []string{s, string(j[1 : len(j)-1]), url.QueryEscape(s), url.PathEscape(s)} {
+		q := strconv.Quote(s) // as %q, Go's errors and slog's text handler write it
+		for _, f := range []string{s, string(j[1 : len(j)-1]), q[1 : len(q)-1], url.QueryEscape(s), url.PathEscape(s)} {
 			if !slices.Contains(forms, f) {
 				forms = append(forms, f)
 			}
