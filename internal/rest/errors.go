@@ -116,9 +116,9 @@ func (s *Secrets) GoString() string { return s.String() }
 
 // secretForms returns the ways secrets travel and come back in a server's
 // answer: as they are, escaped inside a JSON string or a Go-quoted one
-// (%q, slog's text handler), and URL-encoded (a
-// form body, a query, a path), longest first so that a form containing
-// another is replaced whole.
+// (%q, slog's text handler), and URL-encoded (a form body, a query, a
+// path), longest first so that a form containing another is replaced
+// whole.
 func secretForms(secrets ...string) []string {
 	var forms []string
 	for _, s := range secrets {
