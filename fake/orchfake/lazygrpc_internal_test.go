@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/apitwin/apitwin/orch"
 )
 
 // grpcBuilt reports whether s has built its gRPC server.
@@ -95,5 +97,43 @@ func TestGRPCAddrRacesClose(t *testing.T) {
 		if a := s.GRPCAddr(); a != addr {
 			t.Fatalf("GRPCAddr %q in the race, %q after", addr, a)
 		}
+	}
+}
+
+// Conn's gRPC server starts with its first call: a fake whose Client is
+// made and never called builds none.
+func TestConnServesOnFirstCall(t *testing.T) {
+	t.Parallel()
+	s := New()
+	t.Cleanup(s.Close)
+	c := s.Client()
+	if grpcBuilt(s) {
+		t.Fatal("Client built the gRPC server before any call")
+	}
+	if _, err := c.DescribeNamespace(t.Context(), DefaultNamespace); err != nil {
+		t.Fatal(err)
+	}
+	if !grpcBuilt(s) {
+		t.Fatal("a call went through without a gRPC server")
+	}
+}
+
+// A call through Conn of a closed fake fails at once, whether Conn was
+// made before Close (never called) or after.
+func TestConnOfAClosedFakeFails(t *testing.T) {
+	t.Parallel()
+	before := New()
+	cb := before.Client(orch.WithoutRetries())
+	before.Close()
+	after := New()
+	after.Close()
+	ca := after.Client(orch.WithoutRetries())
+	for name, c := range map[string]*orch.Client{"made before Close": cb, "made after Close": ca} {
+		if _, err := c.DescribeNamespace(t.Context(), DefaultNamespace); err == nil {
+			t.Errorf("%s: a call to a closed fake succeeded", name)
+		}
+	}
+	if grpcBuilt(before) || grpcBuilt(after) {
+		t.Error("a closed fake built its gRPC server")
 	}
 }

@@ -54,6 +54,8 @@ type Server struct {
 	grpcMem   *fakekit.MemListener // the gRPC side's listener when it is in memory
 	grpcTLS   *tls.Config          // the certificate the gRPC side serves with, after StartTLS
 	memConn   *grpc.ClientConn
+	memLis    *bufconn.Listener // Conn's listener
+	memServed bool              // whether the gRPC server serves memLis
 	closed    bool
 	serveWait sync.WaitGroup
 
@@ -229,7 +231,7 @@ func (s *Server) openGRPCLocked() {
 // Start serves a new fake on loopback ports (gRPC and HTTP) until the test
 // ends. The gRPC port opens the first time it is asked for (GRPCAddr,
 // GRPCClient) and serves from then on: a test that uses only HTTP, or
-// Client (in memory), opens one port and builds no gRPC server.
+// Client (in memory, no port), opens one port.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	return start(tb, false, opts)
@@ -381,6 +383,9 @@ func (s *Server) Close() {
 	s.closed = true
 	s.grpcLazy = lazyNone
 	memConn, grpcSrv := s.memConn, s.grpcSrv
+	if s.memLis != nil && !s.memServed {
+		_ = s.memLis.Close() // a dial under way fails, as it would on a stopped server
+	}
 	s.netMu.Unlock()
 	s.kit.Close()
 
@@ -437,7 +442,9 @@ func (s *Server) CertificatePEM() []byte {
 }
 
 // Conn returns an in-memory gRPC connection to the fake (no port, no
-// network), made on first use and closed by Close.
+// network), made on first use and closed by Close. The gRPC server behind
+// it starts with the connection's first call: a Conn (or Client) never
+// called costs no gRPC server.
 func (s *Server) Conn() *grpc.ClientConn {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
@@ -445,18 +452,41 @@ func (s *Server) Conn() *grpc.ClientConn {
 		return s.memConn
 	}
 	lis := bufconn.Listen(256 << 10)
-	if !s.closed {
-		srv := s.grpcServerLocked()
-		s.serveWait.Go(func() { _ = srv.Serve(lis) })
-	}
+	s.memLis = lis
 	conn, err := grpc.NewClient("passthrough:///orchfake",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			if err := s.serveMemLis(); err != nil {
+				return nil, err
+			}
+			return lis.DialContext(ctx)
+		}),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil { // only malformed options fail NewClient, and these are fixed
 		panic(err)
 	}
 	s.memConn = conn
 	return conn
+}
+
+// errClosed is what dialling Conn's listener answers once the fake is
+// closed.
+var errClosed = errors.New("orchfake: server closed")
+
+// serveMemLis serves the gRPC side on Conn's listener, once, before its
+// first dial; a closed fake refuses the dial.
+func (s *Server) serveMemLis() error {
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	if s.memServed {
+		return nil
+	}
+	if s.closed {
+		return errClosed
+	}
+	s.memServed = true
+	srv, lis := s.grpcServerLocked(), s.memLis
+	s.serveWait.Go(func() { _ = srv.Serve(lis) })
+	return nil
 }
 
 // Handler is the HTTP/JSON side as an http.Handler (the Server itself), for
