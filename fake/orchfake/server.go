@@ -23,7 +23,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/reflection"
-	"google.golang.org/grpc/test/bufconn"
 )
 
 // Server is the fake orchestration service: one in-memory state served over
@@ -54,8 +53,8 @@ type Server struct {
 	grpcMem   *fakekit.MemListener // the gRPC side's listener when it is in memory
 	grpcTLS   *tls.Config          // the certificate the gRPC side serves with, after StartTLS
 	memConn   *grpc.ClientConn
-	memLis    *bufconn.Listener // Conn's listener
-	memServed bool              // whether the gRPC server serves memLis
+	memLis    *fakekit.MemListener // Conn's listener
+	memServed bool                 // whether the gRPC server serves memLis
 	closed    bool
 	serveWait sync.WaitGroup
 
@@ -451,14 +450,17 @@ func (s *Server) Conn() *grpc.ClientConn {
 	if s.memConn != nil {
 		return s.memConn
 	}
-	lis := bufconn.Listen(256 << 10)
+	lis := fakekit.NewMemListener("orchfake-conn")
 	s.memLis = lis
+	if s.closed { // no server will take its dials
+		_ = lis.Close()
+	}
 	conn, err := grpc.NewClient("passthrough:///orchfake",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
 			if err := s.serveMemLis(); err != nil {
 				return nil, err
 			}
-			return lis.DialContext(ctx)
+			return lis.DialContext(ctx, "", "")
 		}),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil { // only malformed options fail NewClient, and these are fixed
