@@ -418,7 +418,8 @@ func stopGRPC(srv *grpc.Server) {
 }
 
 // GRPCAddr is the host:port of the gRPC listener ("" before Listen). After
-// Start, the listener opens on the first call, and serves from then on.
+// Start, the listener opens on the first call, and serves from then on; a
+// fake closed before it was asked answers "".
 func (s *Server) GRPCAddr() string {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
