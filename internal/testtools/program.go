@@ -3,6 +3,7 @@ package testtools
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,39 @@ func Programs(mains map[string]func()) {
 		main()
 		os.Exit(0)
 	}
+	shareCoverDir()
+}
+
+// shareCoverDir gives the programs this test runs the directory its own
+// coverage goes to. Under go test -cover the test binary, and so every
+// program it is, is built for coverage: such a program started without
+// GOCOVERDIR prints "warning: GOCOVERDIR not set" on its stderr, which a
+// test reading that stderr sees, and its coverage is lost. With the test's
+// directory (its -test.gocoverdir), the program's coverage counts in the
+// package's figure, as Go's integration coverage intends.
+func shareCoverDir() {
+	if os.Getenv("GOCOVERDIR") != "" {
+		return
+	}
+	for _, arg := range os.Args[1:] {
+		for _, prefix := range []string{"-test.gocoverdir=", "--test.gocoverdir="} {
+			if dir, ok := strings.CutPrefix(arg, prefix); ok && dir != "" {
+				os.Setenv("GOCOVERDIR", dir)
+				return
+			}
+		}
+	}
+}
+
+// ProgramEnv is the environment for a program ProgramPath runs when the
+// test gives it one of its own (cmd.Env) rather than its own environment:
+// env, and what every process of the test binary needs, GOCOVERDIR under
+// go test -cover (see Programs).
+func ProgramEnv(env ...string) []string {
+	if dir := os.Getenv("GOCOVERDIR"); dir != "" {
+		env = append(env[:len(env):len(env)], "GOCOVERDIR="+dir) // a copy: env may be shared
+	}
+	return env
 }
 
 // ProgramPath returns a path that runs program name, one of the mains the

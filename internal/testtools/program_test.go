@@ -66,3 +66,32 @@ func TestProgramUnderRaceSkipsTheExitSleep(t *testing.T) {
 		t.Errorf("GORACE %q, want %q", gorace, want)
 	}
 }
+
+// A program given an environment of its own through ProgramEnv prints
+// nothing it was not asked to: under go test -cover, without GOCOVERDIR
+// it would warn on its stderr that it has nowhere to put its coverage.
+func TestProgramEnvKeepsTheProgramQuiet(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(testtools.ProgramPath(t, "quiet"))
+	cmd.Env = testtools.ProgramEnv("HOME=" + t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Errorf("quiet with its own environment: %v %q", err, out)
+	}
+}
+
+func TestProgramEnvAddsTheCoverDir(t *testing.T) {
+	t.Setenv("GOCOVERDIR", "/tmp/cover")
+	base := make([]string, 1, 4)
+	base[0] = "A=1"
+	got := testtools.ProgramEnv(base...)
+	if strings.Join(got, " ") != "A=1 GOCOVERDIR=/tmp/cover" {
+		t.Errorf("ProgramEnv: %q", got)
+	}
+	if again := testtools.ProgramEnv(base...); &again[0] == &got[0] {
+		t.Error("two environments share one array: concurrent commands would overwrite each other's")
+	}
+	t.Setenv("GOCOVERDIR", "")
+	if got := testtools.ProgramEnv("A=1"); strings.Join(got, " ") != "A=1" {
+		t.Errorf("ProgramEnv without coverage: %q", got)
+	}
+}

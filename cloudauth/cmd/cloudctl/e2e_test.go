@@ -48,7 +48,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 	cloudctl := func(stdin string, args ...string) (int, string, string) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
-		cmd.Env = baseEnv
+		cmd.Env = testtools.ProgramEnv(baseEnv...)
 		cmd.Dir = home
 		cmd.Stdin = strings.NewReader(stdin)
 		var out, errOut bytes.Buffer

@@ -84,7 +84,7 @@ func TestCommandsAgainstApitwinFake(t *testing.T) {
 	u := cloud["url"]
 
 	home, config := t.TempDir(), t.TempDir()
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + config, "PATH=", "DBUS_SESSION_BUS_ADDRESS="}
+	env := testtools.ProgramEnv("HOME="+home, "XDG_CONFIG_HOME="+config, "PATH=", "DBUS_SESSION_BUS_ADDRESS=")
 	type out struct {
 		code           int
 		stdout, stderr string
@@ -225,7 +225,7 @@ func TestParallelProcesses(t *testing.T) {
 		go func() {
 			name := fmt.Sprintf("p%02d", i)
 			cmd := exec.Command(bin, "profile", "create", name, "--url", "https://"+name+".example.com")
-			cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + config, "PATH="}
+			cmd.Env = testtools.ProgramEnv("HOME="+home, "XDG_CONFIG_HOME="+config, "PATH=")
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				err = fmt.Errorf("%s: %v\n%s", name, err, out)
@@ -290,7 +290,7 @@ func TestInterruptExits130(t *testing.T) {
 
 			home, config := t.TempDir(), t.TempDir()
 			cmd := exec.Command(bin, tc.args(srv.URL)...)
-			cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + config, "PATH=", "DBUS_SESSION_BUS_ADDRESS="}
+			cmd.Env = testtools.ProgramEnv("HOME="+home, "XDG_CONFIG_HOME="+config, "PATH=", "DBUS_SESSION_BUS_ADDRESS=")
 			cmd.Dir = home
 			stdin, err := cmd.StdinPipe()
 			if err != nil {

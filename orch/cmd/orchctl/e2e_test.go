@@ -162,7 +162,7 @@ func TestQuickstartOrderAgainstApitwinFake(t *testing.T) {
 	orchctlRun := func(address string, args ...string) out {
 		t.Helper()
 		cmd := exec.Command(orchctl, args...)
-		cmd.Env = []string{"ORCH_ADDR=" + address, "HOME=" + dir, "PATH="}
+		cmd.Env = testtools.ProgramEnv("ORCH_ADDR="+address, "HOME="+dir, "PATH=")
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
 		err := cmd.Run()
