@@ -214,9 +214,10 @@ func TestHistoryPagesAndLongPoll(t *testing.T) {
 			var first orchpb.GetWorkflowExecutionHistoryResponse
 			mustCall(t, iv, "GetWorkflowExecutionHistory", &orchpb.GetWorkflowExecutionHistoryRequest{Namespace: "default", Execution: we, WaitNewEvent: true}, &first)
 			done := make(chan *orchpb.GetWorkflowExecutionHistoryResponse)
+			poller := iv.with(iv.token) // its own copy: iv's calls below write iv.last
 			go func() {
 				var next orchpb.GetWorkflowExecutionHistoryResponse
-				if err := iv.with(iv.token).call(context.Background(), "GetWorkflowExecutionHistory", &orchpb.GetWorkflowExecutionHistoryRequest{Namespace: "default", Execution: we, WaitNewEvent: true, NextPageToken: first.GetNextPageToken()}, &next); err != nil {
+				if err := poller.call(context.Background(), "GetWorkflowExecutionHistory", &orchpb.GetWorkflowExecutionHistoryRequest{Namespace: "default", Execution: we, WaitNewEvent: true, NextPageToken: first.GetNextPageToken()}, &next); err != nil {
 					t.Error(err)
 				}
 				done <- &next
