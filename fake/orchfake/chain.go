@@ -98,7 +98,10 @@ func setRetryState(ev *orchpb.HistoryEvent, st orchpb.RetryState) {
 }
 
 // nextRun starts the chain's next run (same request, a new run id) and
-// names it in the closing event.
+// names it in the closing event. The request is the closing run's own start
+// request on purpose: the next run gets the memo and search attributes that
+// run started with, not its upserts or memo updates (the real service's rule
+// for retry and cron runs; continue-as-new differs).
 func (s *Server) nextRun(e *execution, last *orchpb.HistoryEvent, x runExtras) {
 	runID := newID()
 	switch a := last.GetAttributes().(type) {

@@ -137,6 +137,12 @@
 // reached (MAXIMUM_ATTEMPTS_REACHED), a backoff past the execution timeout
 // (TIMEOUT).
 //
+// A retry or cron run starts with the memo and search attributes its
+// previous run started with (those its WorkflowExecutionStarted event
+// recorded), as the real service does: what that run upserted or put in a
+// memo_update is not carried, unlike continue-as-new. A run that was itself
+// continued as new passes on what the continue-as-new gave it.
+//
 // SignalWithStartWorkflowExecution signals the running run of the id, or
 // starts one (validated and limited as a start, the reuse policy applying
 // to a closed run) whose first event after WorkflowExecutionStarted is the
