@@ -52,7 +52,8 @@ type Client struct {
 	identity  string
 	token     string
 	clk       clock.Clock
-	log       *slog.Logger
+	core      *rest.Client // its scrub takes the token out of errors and log records
+	log       *slog.Logger // scrubbed by core
 	retry     RetryPolicy
 	limits    *limiter
 	timeout   time.Duration
@@ -109,7 +110,12 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("orch: dial %s: %w", target, err)
 	}
-	return newClient(s, &grpcTransport{conn: conn, closer: conn, s: &s}, "grpc", target), nil
+	core, err := scrubCore(&s)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return newClient(s, &grpcTransport{conn: conn, closer: conn, s: &s}, "grpc", target, core), nil
 }
 
 // NewFromConn returns a client over an existing gRPC connection: an
@@ -127,7 +133,11 @@ func NewFromConn(conn grpc.ClientConnInterface, opts ...Option) (*Client, error)
 	if cc, ok := conn.(interface{ Target() string }); ok {
 		target = cc.Target()
 	}
-	return newClient(s, &grpcTransport{conn: conn, s: &s}, "grpc", target), nil
+	core, err := scrubCore(&s)
+	if err != nil {
+		return nil, err
+	}
+	return newClient(s, &grpcTransport{conn: conn, s: &s}, "grpc", target, core), nil
 }
 
 // NewHTTP returns a client of the HTTP/JSON side of the service at baseURL
@@ -142,10 +152,13 @@ func NewHTTP(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newClient(s, tr, "http", tr.rest.BaseURL()), nil
+	return newClient(s, tr, "http", tr.rest.BaseURL(), tr.rest), nil
 }
 
-func newClient(s settings, tr transport, kind, target string) *Client {
+// newClient builds a Client; core is the REST core whose scrub cleans its
+// errors and log records of the token (the HTTP transport's, or one of its
+// own over gRPC).
+func newClient(s settings, tr transport, kind, target string, core *rest.Client) *Client {
 	retry, _ := s.rest.Retry.WithDefaults() // checked by WithRetry
 	return &Client{
 		tr:        tr,
@@ -155,7 +168,8 @@ func newClient(s settings, tr transport, kind, target string) *Client {
 		identity:  s.identity,
 		token:     s.token,
 		clk:       s.rest.Clock,
-		log:       s.rest.Logger,
+		core:      core,
+		log:       scrubbingLogger(s.rest.Logger, core),
 		retry:     retry,
 		limits:    newLimiter(s.limits, s.rest.Clock),
 		timeout:   s.callTimeout,
@@ -202,7 +216,7 @@ func (c *Client) Identity() string { return c.identity }
 func (c *Client) WithNamespace(namespace string) *Client {
 	cp := &Client{
 		tr: c.tr, kind: c.kind, target: c.target, namespace: namespace, identity: c.identity,
-		token: c.token, clk: c.clk, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
+		token: c.token, clk: c.clk, core: c.core, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
 		hook: c.hook, warnDeprecated: c.warnDeprecated,
 	}
 	return cp
@@ -480,8 +494,11 @@ func (c *Client) asError(ctx context.Context, m *method, err error, info callInf
 	if e.RateLimitExceeded == nil {
 		e.RateLimitExceeded = rateLimitDetail(e.Details)
 	}
-	if c.token != "" && len(c.token) >= 4 {
-		e.Message = strings.ReplaceAll(e.Message, c.token, rest.Redacted)
+	// Whatever the transport: the server's code, message and details, the
+	// trailer's rate-limit values and the transport's error may quote the
+	// token (cleaned in place, so e stays the *Error).
+	if clean, ok := c.core.Scrub(e).(*Error); ok {
+		e = clean
 	}
 	return e
 }

@@ -45,7 +45,7 @@ func newHTTPTransport(baseURL string, s *settings) (*httpTransport, error) {
 	cfg.Retry = retry.Policy{Disabled: true}
 	cfg.Logger = nil // the Client logs each call once, the same way for both transports
 	cfg.DecodeError = decodeHTTPError
-	cfg.ScrubError = scrubHTTPError
+	cfg.ScrubError = scrubError
 	if s.token != "" {
 		token := s.token
 		cfg.Secrets = append(cfg.Secrets, token)
@@ -133,28 +133,6 @@ func permanentFailure(err error) bool {
 		return !retry
 	}
 	return false
-}
-
-// scrubHTTPError is the REST core's ScrubError: an *Error is cleaned of
-// the token in place (its message, details and the error it wraps), so
-// errors.As still finds it.
-func scrubHTTPError(err error, s *rest.Scrubber) (error, bool) {
-	e, ok := err.(*Error)
-	if !ok {
-		return err, false
-	}
-	e.Message, e.GaveUp = s.String(e.Message), s.String(e.GaveUp)
-	for _, d := range e.Details {
-		if d != nil {
-			d.Type, d.Field, d.Description = s.String(d.Type), s.String(d.Field), s.String(d.Description)
-			d.Scope, d.Window = s.String(d.Scope), s.String(d.Window)
-		}
-	}
-	if r := e.RateLimitExceeded; r != nil {
-		r.Scope, r.Window = s.String(r.Scope), s.String(r.Window)
-	}
-	e.cause = s.Error(e.cause)
-	return e, true
 }
 
 // decodeHTTPError reads {"error":{"code","message","details"}}, and for an
