@@ -169,7 +169,7 @@ func newClient(s settings, tr transport, kind, target string, core *rest.Client)
 		token:     s.token,
 		clk:       s.rest.Clock,
 		core:      core,
-		log:       scrubbingLogger(s.rest.Logger, core),
+		log:       core.ScrubbingLogger(s.rest.Logger),
 		retry:     retry,
 		limits:    newLimiter(s.limits, s.rest.Clock),
 		timeout:   s.callTimeout,

@@ -1,11 +1,7 @@
 package orch
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
 	"net/http"
-	"slices"
 
 	"github.com/apitwin/apitwin/internal/rest"
 )
@@ -49,65 +45,4 @@ func scrubError(err error, s *rest.Scrubber) (error, bool) {
 	e.RateLimit.Scope = s.String(e.RateLimit.Scope)
 	e.cause = s.Error(e.cause)
 	return e, true
-}
-
-// scrubbingLogger is l with the core's secrets taken out of every message
-// and attribute of its records (the core's Redact and Scrub do the work).
-func scrubbingLogger(l *slog.Logger, core *rest.Client) *slog.Logger {
-	if l == nil || core == nil {
-		return l
-	}
-	return slog.New(&scrubHandler{next: l.Handler(), core: core})
-}
-
-// scrubHandler passes on records cleaned by the core.
-type scrubHandler struct {
-	next slog.Handler
-	core *rest.Client
-}
-
-func (h *scrubHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
-
-func (h *scrubHandler) Handle(ctx context.Context, rec slog.Record) error {
-	out := slog.NewRecord(rec.Time, rec.Level, h.core.Redact(rec.Message), rec.PC)
-	rec.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(h.attr(a))
-		return true
-	})
-	return h.next.Handle(ctx, out)
-}
-
-func (h *scrubHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	attrs = slices.Clone(attrs)
-	for i, a := range attrs {
-		attrs[i] = h.attr(a)
-	}
-	return &scrubHandler{next: h.next.WithAttrs(attrs), core: h.core}
-}
-
-func (h *scrubHandler) WithGroup(name string) slog.Handler {
-	return &scrubHandler{next: h.next.WithGroup(name), core: h.core}
-}
-
-// attr is a with the secrets taken out of its value.
-func (h *scrubHandler) attr(a slog.Attr) slog.Attr {
-	v := a.Value.Resolve()
-	switch v.Kind() {
-	case slog.KindString:
-		return slog.String(a.Key, h.core.Redact(v.String()))
-	case slog.KindGroup:
-		g := slices.Clone(v.Group())
-		for i, ga := range g {
-			g[i] = h.attr(ga)
-		}
-		return slog.Attr{Key: a.Key, Value: slog.GroupValue(g...)}
-	case slog.KindAny:
-		if err, ok := v.Any().(error); ok {
-			return slog.Any(a.Key, h.core.Scrub(err))
-		}
-		if s := fmt.Sprint(v.Any()); h.core.Redact(s) != s {
-			return slog.String(a.Key, h.core.Redact(s))
-		}
-	}
-	return slog.Attr{Key: a.Key, Value: v}
 }

@@ -326,6 +326,14 @@ func (c *Client) Redact(s string, extra ...string) string {
 	return c.scrubber(extra).String(s)
 }
 
+// ScrubbingLogger is l with the client's secrets (as they are when a
+// record is logged) taken out of every message and attribute: the logger
+// the client logs to itself, for a package that logs beside it (orch's
+// gRPC transport). nil for nil.
+func (c *Client) ScrubbingLogger(l *slog.Logger) *slog.Logger {
+	return scrubbingLogger(l, c.secrets)
+}
+
 // scrubbingLogger is l with the secrets of set (as they are when a record
 // is logged) taken out of every message and attribute.
 func scrubbingLogger(l *slog.Logger, set *Secrets) *slog.Logger {
