@@ -15,9 +15,8 @@ import (
 // policy or a cron schedule starts with the memo and search attributes its
 // previous run started with (what that run's WorkflowExecutionStarted
 // event recorded), as the real service does; what the previous run
-// upserted or put in memo_update is not carried, unlike continue-as-new.
-// For a run that was itself continued as new, that is what the
-// continue-as-new gave it.
+// upserted or put in memo_update is not carried. For a run that was
+// itself continued as new, that is what the continue-as-new gave it.
 func TestRetryAndCronRunsStartFromThePreviousStart(t *testing.T) {
 	t.Parallel()
 	s := newFake(t)
@@ -32,8 +31,12 @@ func TestRetryAndCronRunsStartFromThePreviousStart(t *testing.T) {
 			UpsertWorkflowSearchAttributesCommandAttributes: &orchpb.UpsertWorkflowSearchAttributesCommandAttributes{
 				SearchAttributes: &orchpb.SearchAttributes{IndexedFields: map[string]*orchpb.Payload{"Stage": kw(stage)}}}}}
 	}
+	// The continue-as-new carries the run's current values in its command,
+	// as an SDK does (the service carries none of its own).
 	can := &orchpb.Command{CommandType: orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION, Attributes: &orchpb.Command_ContinueAsNewWorkflowExecutionCommandAttributes{
-		ContinueAsNewWorkflowExecutionCommandAttributes: &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{}}}
+		ContinueAsNewWorkflowExecutionCommandAttributes: &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{
+			SearchAttributes: &orchpb.SearchAttributes{IndexedFields: map[string]*orchpb.Payload{"CustomerId": kw("acme"), "Stage": kw("paid")}},
+			Memo:             &orchpb.Memo{Fields: map[string]*orchpb.Payload{"a": {Data: []byte(`1`)}, "b": {Data: []byte(`2`)}}}}}}
 	startSA := map[string]string{"CustomerId": `"acme"`, "Stage": `"new"`}
 	startMemo := map[string]string{"a": "1"}
 

@@ -101,11 +101,12 @@
 // the real service answers; an unknown id is WORKFLOW_EXECUTION_NOT_FOUND.
 // Execution and run timeouts fire on the fake clock and write
 // WorkflowExecutionTimedOut; the execution timeout spans the whole chain
-// of continue-as-new runs (each new run keeps what is left of it). A
-// continue-as-new command without search attributes gives the new run the
-// ones its run had when it ended, upserted ones included; with them, those.
-// The same holds for the memo (memo_update changes the run's memo, never
-// the one its WorkflowExecutionStarted event recorded).
+// of continue-as-new runs (each new run keeps what is left of it). The new
+// run's memo and search attributes are those the continue-as-new command
+// gives, none when it gives none, as the real service takes them: an SDK
+// that carries the run's current ones (Temporal's Go SDK, orch/workflow)
+// puts them in the command. memo_update changes the run's memo, never the
+// one its WorkflowExecutionStarted event recorded.
 //
 // A workflow task that fails or times out is retried with its attempt
 // counted. Only the first failure is written: a retry's
@@ -140,8 +141,8 @@
 // A retry or cron run starts with the memo and search attributes its
 // previous run started with (those its WorkflowExecutionStarted event
 // recorded), as the real service does: what that run upserted or put in a
-// memo_update is not carried, unlike continue-as-new. A run that was itself
-// continued as new passes on what the continue-as-new gave it.
+// memo_update is not carried. A run that was itself continued as new
+// passes on what the continue-as-new gave it.
 //
 // SignalWithStartWorkflowExecution signals the running run of the id, or
 // starts one (validated and limited as a start, the reuse policy applying

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/protobuf/proto"
 )
 
 func memoOf(m *orchpb.Memo) map[string]string {
@@ -17,8 +18,9 @@ func memoOf(m *orchpb.Memo) map[string]string {
 }
 
 // TestMemoUpdate: a task's memo_update changes the run's memo, not what
-// its WorkflowExecutionStarted event recorded; a continue-as-new without
-// a memo gives the new run the memo the run had when it ended.
+// its WorkflowExecutionStarted event recorded; a continue-as-new gives the
+// new run the memo its command gives, none when it gives none, as the real
+// service does.
 func TestMemoUpdate(t *testing.T) {
 	t.Parallel()
 	s := newFake(t)
@@ -49,8 +51,16 @@ func TestMemoUpdate(t *testing.T) {
 		if d.GetExecutionInfo().GetExecution().GetRunId() == started.GetRunId() {
 			t.Fatalf("%s: no new run", iv.name)
 		}
-		if diff := cmp.Diff(map[string]string{"a": "1", "b": "2"}, memoOf(d.GetExecutionInfo().GetMemo())); diff != "" {
-			t.Errorf("%s: the new run's memo (-want +got):\n%s", iv.name, diff)
+		if diff := cmp.Diff(map[string]string{}, memoOf(d.GetExecutionInfo().GetMemo())); diff != "" {
+			t.Errorf("%s: the new run's memo, none given (-want +got):\n%s", iv.name, diff)
+		}
+
+		given := proto.Clone(can).(*orchpb.Command)
+		given.GetContinueAsNewWorkflowExecutionCommandAttributes().Memo = &orchpb.Memo{Fields: map[string]*orchpb.Payload{"c": {Data: []byte(`3`)}}}
+		complete(t, iv, pollWFAfterSignal(t, iv, id), given)
+		d = latest(t, iv, id)
+		if diff := cmp.Diff(map[string]string{"c": "3"}, memoOf(d.GetExecutionInfo().GetMemo())); diff != "" {
+			t.Errorf("%s: the new run's memo, one given (-want +got):\n%s", iv.name, diff)
 		}
 	}
 }

@@ -426,21 +426,13 @@ func (s *Server) continueAsNew(e *execution, a *orchpb.ContinueAsNewWorkflowExec
 	if a.GetHeader() != nil {
 		req.Header = a.GetHeader()
 	}
-	// The same for its memo: the command's, else this run's now.
-	switch {
-	case a.GetMemo() != nil:
-		req.Memo = a.GetMemo()
-	case e.memo != nil:
-		req.Memo = proto.Clone(e.memo).(*orchpb.Memo)
-	}
-	// The new run's search attributes are the command's; without them,
-	// the ones this run has now, its upserts included (Temporal's rule).
-	switch {
-	case a.GetSearchAttributes() != nil:
-		req.SearchAttributes = a.GetSearchAttributes()
-	case e.search != nil:
-		req.SearchAttributes = proto.Clone(e.search).(*orchpb.SearchAttributes)
-	}
+	// The new run's memo and search attributes are the command's, as the
+	// service takes them: none when it gives none. An SDK carries the
+	// run's current ones by putting them in the command, as Temporal's Go
+	// SDK and orch/workflow do; a fake that carried them itself would
+	// teach a hand-written worker a habit the service does not keep.
+	req.Memo = a.GetMemo()
+	req.SearchAttributes = a.GetSearchAttributes()
 	if a.GetRetryPolicy() != nil {
 		req.RetryPolicy = a.GetRetryPolicy()
 	}

@@ -35,10 +35,15 @@ type execution struct {
 	info       Info
 	input      *orchpb.Payloads
 	lastResult *orchpb.Payloads
-	now        time.Time
-	replaying  bool
-	query      bool // a query's replay: the code's next task runs it again
-	answering  bool // a query handler runs: the code may only read
+	// memo and search are the run's, as its WorkflowExecutionStarted event
+	// recorded them (the code changes neither): a continue-as-new carries
+	// them to the next run, which the service does not do by itself.
+	memo      *orchpb.Memo
+	search    *orchpb.SearchAttributes
+	now       time.Time
+	replaying bool
+	query     bool // a query's replay: the code's next task runs it again
+	answering bool // a query handler runs: the code may only read
 
 	stamp         int64
 	seq           int64
@@ -234,6 +239,7 @@ func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
 	e.info.StartTime = history[0].GetEventTime().AsTime()
 	e.input = st.GetInput()
 	e.lastResult = st.GetLastCompletionResult()
+	e.memo, e.search = st.GetMemo(), st.GetSearchAttributes()
 
 	startedAt := map[int64]time.Time{}
 	byCompleted := map[int64]*wfTask{}
@@ -476,7 +482,8 @@ func bodyOf[In, Out any](fn func(Context, In) (Out, error)) body {
 		case err == nil:
 			return orch.CompleteWorkflowCommand(out)
 		case errors.As(err, &can):
-			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue}
+			e := must(ctx).e
+			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue, Memo: e.memo, SearchAttributes: e.search}
 			if can.WorkflowType != "" {
 				attrs.WorkflowType = &orchpb.WorkflowType{Name: can.WorkflowType}
 			}
