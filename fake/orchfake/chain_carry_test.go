@@ -31,12 +31,14 @@ func TestRetryAndCronRunsStartFromThePreviousStart(t *testing.T) {
 			UpsertWorkflowSearchAttributesCommandAttributes: &orchpb.UpsertWorkflowSearchAttributesCommandAttributes{
 				SearchAttributes: &orchpb.SearchAttributes{IndexedFields: map[string]*orchpb.Payload{"Stage": kw(stage)}}}}}
 	}
-	// The continue-as-new carries the run's current values in its command,
-	// as an SDK does (the service carries none of its own).
+	// The continue-as-new carries the run's current values and its retry
+	// policy in its command, as an SDK does (the service carries none of
+	// its own).
 	can := &orchpb.Command{CommandType: orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION, Attributes: &orchpb.Command_ContinueAsNewWorkflowExecutionCommandAttributes{
 		ContinueAsNewWorkflowExecutionCommandAttributes: &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{
 			SearchAttributes: &orchpb.SearchAttributes{IndexedFields: map[string]*orchpb.Payload{"CustomerId": kw("acme"), "Stage": kw("paid")}},
-			Memo:             &orchpb.Memo{Fields: map[string]*orchpb.Payload{"a": {Data: []byte(`1`)}, "b": {Data: []byte(`2`)}}}}}}
+			Memo:             &orchpb.Memo{Fields: map[string]*orchpb.Payload{"a": {Data: []byte(`1`)}, "b": {Data: []byte(`2`)}}},
+			RetryPolicy:      &orchpb.RetryPolicy{InitialInterval: durationpb.New(10 * time.Second), MaximumAttempts: 3}}}}
 	startSA := map[string]string{"CustomerId": `"acme"`, "Stage": `"new"`}
 	startMemo := map[string]string{"a": "1"}
 

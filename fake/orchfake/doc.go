@@ -102,9 +102,10 @@
 // Execution and run timeouts fire on the fake clock and write
 // WorkflowExecutionTimedOut; the execution timeout spans the whole chain
 // of continue-as-new runs (each new run keeps what is left of it). The new
-// run's memo and search attributes are those the continue-as-new command
-// gives, none when it gives none, as the real service takes them: an SDK
-// that carries the run's current ones (Temporal's Go SDK, orch/workflow)
+// run's header, memo, search attributes and retry policy are those the
+// continue-as-new command gives, none when it gives none, as the real
+// service takes them (it inherits only the type, task queue and timeouts):
+// an SDK that carries the run's own (Temporal's Go SDK, orch/workflow)
 // puts them in the command. memo_update changes the run's memo, never the
 // one its WorkflowExecutionStarted event recorded.
 //

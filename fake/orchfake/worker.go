@@ -423,19 +423,16 @@ func (s *Server) continueAsNew(e *execution, a *orchpb.ContinueAsNewWorkflowExec
 	if a.GetWorkflowTaskTimeout() != nil {
 		req.WorkflowTaskTimeout = a.GetWorkflowTaskTimeout()
 	}
-	if a.GetHeader() != nil {
-		req.Header = a.GetHeader()
-	}
-	// The new run's memo and search attributes are the command's, as the
-	// service takes them: none when it gives none. An SDK carries the
-	// run's current ones by putting them in the command, as Temporal's Go
-	// SDK and orch/workflow do; a fake that carried them itself would
+	// The new run's header, memo, search attributes and retry policy are
+	// the command's, as the service takes them: none when it gives none
+	// (only the type, task queue and timeouts are inherited). An SDK
+	// carries the run's own by putting them in the command, as Temporal's
+	// Go SDK and orch/workflow do; a fake that carried them itself would
 	// teach a hand-written worker a habit the service does not keep.
+	req.Header = a.GetHeader()
 	req.Memo = a.GetMemo()
 	req.SearchAttributes = a.GetSearchAttributes()
-	if a.GetRetryPolicy() != nil {
-		req.RetryPolicy = a.GetRetryPolicy()
-	}
+	req.RetryPolicy = a.GetRetryPolicy()
 	var v violations
 	vals := searchValues(&v, e.ns, req.GetSearchAttributes())
 	newRunID := newID()

@@ -9,10 +9,10 @@ import (
 )
 
 // TestContinueAsNewCarriesMemoAndSearchAttributes: the service gives a
-// continued run only the memo and search attributes its continue-as-new
-// command names, so the package names the run's own in the command, as
-// Temporal's Go SDK does: a chain keeps them from run to run, and a list
-// by them finds the latest run.
+// continued run only the memo, search attributes, retry policy and header
+// its continue-as-new command names, so the package names the run's own in
+// the command, as Temporal's Go SDK does: a chain keeps them from run to
+// run.
 func TestContinueAsNewCarriesMemoAndSearchAttributes(t *testing.T) {
 	t.Parallel()
 	srv := orchfake.Start(t)
@@ -39,7 +39,8 @@ func TestContinueAsNewCarriesMemoAndSearchAttributes(t *testing.T) {
 	}
 	defer w.Stop()
 	run, err := c.StartWorkflow(t.Context(), "Carry", "carry", 0, &orch.StartWorkflowOptions{ID: "carry-1",
-		Memo: map[string]any{"owner": "ops"}, SearchAttributes: map[string]any{"CustomerId": "acme"}})
+		Memo: map[string]any{"owner": "ops"}, SearchAttributes: map[string]any{"CustomerId": "acme"},
+		Header: map[string]any{"trace": "t-1"}, RetryPolicy: &orch.ServerRetryPolicy{MaximumAttempts: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,5 +60,18 @@ func TestContinueAsNewCarriesMemoAndSearchAttributes(t *testing.T) {
 	}
 	if got := string(last.GetSearchAttributes().GetIndexedFields()["CustomerId"].GetData()); got != `"acme"` {
 		t.Errorf("the last run's CustomerId = %s, want \"acme\"", got)
+	}
+	for ev, err := range c.History(t.Context(), "carry-1", last.GetExecution().GetRunId(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := ev.GetWorkflowExecutionStartedEventAttributes()
+		if got := st.GetRetryPolicy().GetMaximumAttempts(); got != 3 {
+			t.Errorf("the last run's retry policy allows %d attempts, want 3", got)
+		}
+		if got := string(st.GetHeader().GetFields()["trace"].GetData()); got != `"t-1"` {
+			t.Errorf("the last run's header trace = %s, want \"t-1\"", got)
+		}
+		break // the started event is the first
 	}
 }

@@ -31,9 +31,9 @@
 // the task's answer. Nothing is kept between tasks, so a worker that stops
 // and another that starts pick a run up where it stopped; the price is a
 // replay of the history on each task (keep histories short with
-// ContinueAsNewError, whose next run keeps the run's memo and search
-// attributes: the package names them in the command, as the service
-// carries none by itself).
+// ContinueAsNewError, whose next run keeps the run's memo, search
+// attributes, retry policy and header: the package names them in the
+// command, as the service carries none by itself).
 //
 // The code must therefore make the same calls in the same order on every
 // replay: no time.Now (use Now), no time.Sleep or timers of package time

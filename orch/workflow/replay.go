@@ -35,11 +35,14 @@ type execution struct {
 	info       Info
 	input      *orchpb.Payloads
 	lastResult *orchpb.Payloads
-	// memo and search are the run's, as its WorkflowExecutionStarted event
-	// recorded them (the code changes neither): a continue-as-new carries
-	// them to the next run, which the service does not do by itself.
+	// memo, search, retry and header are the run's, as its
+	// WorkflowExecutionStarted event recorded them (the code changes none):
+	// a continue-as-new carries them to the next run, which the service
+	// does not do by itself.
 	memo      *orchpb.Memo
 	search    *orchpb.SearchAttributes
+	retry     *orchpb.RetryPolicy
+	header    *orchpb.Header
 	now       time.Time
 	replaying bool
 	query     bool // a query's replay: the code's next task runs it again
@@ -239,7 +242,7 @@ func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
 	e.info.StartTime = history[0].GetEventTime().AsTime()
 	e.input = st.GetInput()
 	e.lastResult = st.GetLastCompletionResult()
-	e.memo, e.search = st.GetMemo(), st.GetSearchAttributes()
+	e.memo, e.search, e.retry, e.header = st.GetMemo(), st.GetSearchAttributes(), st.GetRetryPolicy(), st.GetHeader()
 
 	startedAt := map[int64]time.Time{}
 	byCompleted := map[int64]*wfTask{}
@@ -483,7 +486,8 @@ func bodyOf[In, Out any](fn func(Context, In) (Out, error)) body {
 			return orch.CompleteWorkflowCommand(out)
 		case errors.As(err, &can):
 			e := must(ctx).e
-			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue, Memo: e.memo, SearchAttributes: e.search}
+			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue, Memo: e.memo, SearchAttributes: e.search,
+				RetryPolicy: e.retry, Header: e.header}
 			if can.WorkflowType != "" {
 				attrs.WorkflowType = &orchpb.WorkflowType{Name: can.WorkflowType}
 			}
