@@ -52,8 +52,8 @@ type Client struct {
 	identity  string
 	token     string
 	clk       clock.Clock
-	core      *rest.Client // its scrub takes the token out of errors and log records
-	log       *slog.Logger // scrubbed by core
+	clean     rest.Cleaner // takes the token out of errors and log records
+	log       *slog.Logger // cleaned by clean
 	retry     RetryPolicy
 	limits    *limiter
 	timeout   time.Duration
@@ -110,12 +110,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("orch: dial %s: %w", target, err)
 	}
-	core, err := scrubCore(&s)
-	if err != nil {
-		_ = conn.Close()
-		return nil, err
-	}
-	return newClient(s, &grpcTransport{conn: conn, closer: conn, s: &s}, "grpc", target, core), nil
+	return newClient(s, &grpcTransport{conn: conn, closer: conn, s: &s}, "grpc", target, grpcCleaner(&s)), nil
 }
 
 // NewFromConn returns a client over an existing gRPC connection: an
@@ -133,11 +128,7 @@ func NewFromConn(conn grpc.ClientConnInterface, opts ...Option) (*Client, error)
 	if cc, ok := conn.(interface{ Target() string }); ok {
 		target = cc.Target()
 	}
-	core, err := scrubCore(&s)
-	if err != nil {
-		return nil, err
-	}
-	return newClient(s, &grpcTransport{conn: conn, s: &s}, "grpc", target, core), nil
+	return newClient(s, &grpcTransport{conn: conn, s: &s}, "grpc", target, grpcCleaner(&s)), nil
 }
 
 // NewHTTP returns a client of the HTTP/JSON side of the service at baseURL
@@ -152,13 +143,12 @@ func NewHTTP(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newClient(s, tr, "http", tr.rest.BaseURL(), tr.rest), nil
+	return newClient(s, tr, "http", tr.rest.BaseURL(), tr.rest.Cleaner()), nil
 }
 
-// newClient builds a Client; core is the REST core whose scrub cleans its
-// errors and log records of the token (the HTTP transport's, or one of its
-// own over gRPC).
-func newClient(s settings, tr transport, kind, target string, core *rest.Client) *Client {
+// newClient builds a Client; clean takes the token out of its errors and
+// log records (the HTTP transport's REST core's, or grpcCleaner).
+func newClient(s settings, tr transport, kind, target string, clean rest.Cleaner) *Client {
 	retry, _ := s.rest.Retry.WithDefaults() // checked by WithRetry
 	return &Client{
 		tr:        tr,
@@ -168,8 +158,8 @@ func newClient(s settings, tr transport, kind, target string, core *rest.Client)
 		identity:  s.identity,
 		token:     s.token,
 		clk:       s.rest.Clock,
-		core:      core,
-		log:       core.ScrubbingLogger(s.rest.Logger),
+		clean:     clean,
+		log:       clean.Logger(s.rest.Logger),
 		retry:     retry,
 		limits:    newLimiter(s.limits, s.rest.Clock),
 		timeout:   s.callTimeout,
@@ -216,7 +206,7 @@ func (c *Client) Identity() string { return c.identity }
 func (c *Client) WithNamespace(namespace string) *Client {
 	cp := &Client{
 		tr: c.tr, kind: c.kind, target: c.target, namespace: namespace, identity: c.identity,
-		token: c.token, clk: c.clk, core: c.core, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
+		token: c.token, clk: c.clk, clean: c.clean, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
 		hook: c.hook, warnDeprecated: c.warnDeprecated,
 	}
 	return cp
@@ -497,7 +487,7 @@ func (c *Client) asError(ctx context.Context, m *method, err error, info callInf
 	// Whatever the transport: the server's code, message and details, the
 	// trailer's rate-limit values and the transport's error may quote the
 	// token (cleaned in place, so e stays the *Error).
-	if clean, ok := c.core.Scrub(e).(*Error); ok {
+	if clean, ok := c.clean.Scrub(e).(*Error); ok {
 		e = clean
 	}
 	return e

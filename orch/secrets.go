@@ -1,26 +1,11 @@
 package orch
 
-import (
-	"net/http"
+import "github.com/apitwin/apitwin/internal/rest"
 
-	"github.com/apitwin/apitwin/internal/rest"
-)
-
-// scrubCore is the REST core (internal/rest) a gRPC client keeps for its
-// scrub alone: it never sends a request, its base URL is a placeholder,
-// and its secrets are the token's. The HTTP transport's core does the same
-// for a client of NewHTTP.
-func scrubCore(s *settings) (*rest.Client, error) {
-	cfg := rest.Config{
-		Service:    "orch",
-		BaseURL:    "http://orch.invalid",
-		HTTPClient: http.DefaultClient, // never used: no transport of its own to build
-		ScrubError: scrubError,
-	}
-	if s.token != "" {
-		cfg.Secrets = []string{s.token}
-	}
-	return rest.New(cfg)
+// grpcCleaner takes the token out of a gRPC client's errors and log
+// records, as the REST core does for a client of NewHTTP.
+func grpcCleaner(s *settings) rest.Cleaner {
+	return rest.Cleaner{Secrets: rest.NewSecrets(s.token), ScrubError: scrubError}
 }
 
 // scrubError is the REST core's ScrubError: an *Error is cleaned of the

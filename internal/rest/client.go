@@ -98,8 +98,7 @@ type Client struct {
 	retry     retry.Policy
 	clock     clock.Clock
 	log       *slog.Logger
-	secrets   *Secrets
-	scrubOwn  func(error, *Scrubber) (error, bool)
+	clean     Cleaner
 	hc        *http.Client
 	hook      observe.Hook
 
@@ -161,13 +160,12 @@ func New(cfg Config) (*Client, error) {
 	if c.decode == nil {
 		c.decode = genericError
 	}
-	c.secrets = cfg.Live
-	if c.secrets == nil {
-		c.secrets = &Secrets{}
+	c.clean = Cleaner{Secrets: cfg.Live, ScrubError: cfg.ScrubError}
+	if c.clean.Secrets == nil {
+		c.clean.Secrets = &Secrets{}
 	}
-	c.secrets.keep(cfg.Secrets...)
-	c.scrubOwn = cfg.ScrubError
-	c.log = scrubbingLogger(c.log, c.secrets)
+	c.clean.Secrets.keep(cfg.Secrets...)
+	c.log = c.clean.Logger(c.log)
 	return c, nil
 }
 
@@ -438,7 +436,7 @@ func decodeBody(resp *http.Response, out any) error {
 func (c *Client) errorFrom(resp *http.Response, at *attempt, rl RateLimit) error {
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
 	drainAndClose(resp.Body)
-	body = c.scrubber(at.secrets).Bytes(body)
+	body = c.clean.scrubber(at.secrets).Bytes(body)
 	err := c.decode(resp, body)
 	if readErr != nil {
 		err = fmt.Errorf("%w (reading the error body failed: %v)", err, readErr)

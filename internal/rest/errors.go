@@ -287,52 +287,72 @@ func (e *scrubbedError) Is(target error) bool { return e.is != nil && e.is(targe
 // GoString is the text, so %#v does not show the wrapped errors' fields.
 func (e *scrubbedError) GoString() string { return e.msg }
 
-// scrubber is the client's scrubber for the secrets it holds now and extra
-// ones (those one request carries).
-func (c *Client) scrubber(extra []string) *Scrubber {
-	r := c.secrets.replacer()
-	if len(extra) > 0 {
-		if forms := secretForms(extra...); len(forms) > 0 {
-			r = replacer(append(c.secrets.current(), extra...))
-		}
+// Cleaner takes secrets out of errors, text and log records: the secrets
+// a Client holds and its package's ScrubError, which every Client uses for
+// its own (Client.Cleaner), and which a package can use by itself for
+// errors that never pass through a Client (orch over gRPC).
+type Cleaner struct {
+	// Secrets are the values to hide; nil hides nothing.
+	Secrets *Secrets
+	// ScrubError cleans the package's own error types (Config.ScrubError).
+	ScrubError func(err error, s *Scrubber) (error, bool)
+}
+
+// scrubber is a Scrubber of the secrets held now and extra ones (those one
+// request carries).
+func (cl Cleaner) scrubber(extra []string) *Scrubber {
+	r := cl.Secrets.replacer()
+	if slices.ContainsFunc(extra, func(v string) bool { return len(v) >= minSecret }) {
+		r = replacer(append(cl.Secrets.current(), extra...))
 	}
-	return &Scrubber{r: r, own: c.scrubOwn}
+	return &Scrubber{r: r, own: cl.ScrubError}
 }
 
 // current is the set's values now.
 func (s *Secrets) current() []string {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append(slices.Clone(s.fixed), s.recent...)
 }
 
-// Secrets returns the client's set of secrets, to which a client package
-// adds those it learns during the client's life (Secrets.Add).
-func (c *Client) Secrets() *Secrets { return c.secrets }
-
-// Scrub is err with the client's secrets, and extra ones (a password or a
-// token the failed request carried), taken out of it and of every error it
-// wraps; see Scrubber.Error. Client packages pass every error they return
-// through it, those they build after Do included.
-func (c *Client) Scrub(err error, extra ...string) error {
+// Scrub is err with the secrets, and extra ones (a password or a token a
+// failed request carried), taken out of it and of every error it wraps;
+// see Scrubber.Error.
+func (cl Cleaner) Scrub(err error, extra ...string) error {
 	if err == nil {
 		return nil
 	}
-	return c.scrubber(extra).Error(err)
+	return cl.scrubber(extra).Error(err)
 }
+
+// Redact is s with the secrets, and extra ones, replaced.
+func (cl Cleaner) Redact(s string, extra ...string) string {
+	return cl.scrubber(extra).String(s)
+}
+
+// Logger is l with the secrets (as they are when a record is logged) taken
+// out of every message and attribute; nil for nil.
+func (cl Cleaner) Logger(l *slog.Logger) *slog.Logger {
+	return scrubbingLogger(l, cl.Secrets)
+}
+
+// Cleaner is what cleans the client's errors and logs of its secrets.
+func (c *Client) Cleaner() Cleaner { return c.clean }
+
+// Secrets returns the client's set of secrets, to which a client package
+// adds those it learns during the client's life (Secrets.Add).
+func (c *Client) Secrets() *Secrets { return c.clean.Secrets }
+
+// Scrub is err with the client's secrets, and extra ones, taken out of it
+// and of every error it wraps (Cleaner.Scrub). Client packages pass every
+// error they return through it, those they build after Do included.
+func (c *Client) Scrub(err error, extra ...string) error { return c.clean.Scrub(err, extra...) }
 
 // Redact is s with the client's secrets, and extra ones, replaced.
-func (c *Client) Redact(s string, extra ...string) string {
-	return c.scrubber(extra).String(s)
-}
-
-// ScrubbingLogger is l with the client's secrets (as they are when a
-// record is logged) taken out of every message and attribute: the logger
-// the client logs to itself, for a package that logs beside it (orch's
-// gRPC transport). nil for nil.
-func (c *Client) ScrubbingLogger(l *slog.Logger) *slog.Logger {
-	return scrubbingLogger(l, c.secrets)
-}
+func (c *Client) Redact(s string, extra ...string) string { return c.clean.Redact(s, extra...) }
 
 // scrubbingLogger is l with the secrets of set (as they are when a record
 // is logged) taken out of every message and attribute.
