@@ -35,18 +35,15 @@ type execution struct {
 	info       Info
 	input      *orchpb.Payloads
 	lastResult *orchpb.Payloads
-	// memo, search, retry and header are the run's, as its
-	// WorkflowExecutionStarted event recorded them (the code changes none):
-	// a continue-as-new carries them to the next run, which the service
-	// does not do by itself.
-	memo      *orchpb.Memo
-	search    *orchpb.SearchAttributes
-	retry     *orchpb.RetryPolicy
-	header    *orchpb.Header
-	now       time.Time
-	replaying bool
-	query     bool // a query's replay: the code's next task runs it again
-	answering bool // a query handler runs: the code may only read
+	// started is the run's WorkflowExecutionStarted event: a
+	// continue-as-new carries its memo, search attributes, retry policy
+	// and header (the code changes none) to the next run, which the
+	// service does not do by itself.
+	startedAttrs *orchpb.WorkflowExecutionStartedEventAttributes
+	now          time.Time
+	replaying    bool
+	query        bool // a query's replay: the code's next task runs it again
+	answering    bool // a query handler runs: the code may only read
 
 	stamp         int64
 	seq           int64
@@ -242,7 +239,7 @@ func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
 	e.info.StartTime = history[0].GetEventTime().AsTime()
 	e.input = st.GetInput()
 	e.lastResult = st.GetLastCompletionResult()
-	e.memo, e.search, e.retry, e.header = st.GetMemo(), st.GetSearchAttributes(), st.GetRetryPolicy(), st.GetHeader()
+	e.startedAttrs = st
 
 	startedAt := map[int64]time.Time{}
 	byCompleted := map[int64]*wfTask{}
@@ -485,9 +482,9 @@ func bodyOf[In, Out any](fn func(Context, In) (Out, error)) body {
 		case err == nil:
 			return orch.CompleteWorkflowCommand(out)
 		case errors.As(err, &can):
-			e := must(ctx).e
-			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue, Memo: e.memo, SearchAttributes: e.search,
-				RetryPolicy: e.retry, Header: e.header}
+			st := must(ctx).e.startedAttrs
+			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue, Memo: st.GetMemo(),
+				SearchAttributes: st.GetSearchAttributes(), RetryPolicy: st.GetRetryPolicy(), Header: st.GetHeader()}
 			if can.WorkflowType != "" {
 				attrs.WorkflowType = &orchpb.WorkflowType{Name: can.WorkflowType}
 			}
