@@ -35,7 +35,7 @@ type execution struct {
 	info       Info
 	input      *orchpb.Payloads
 	lastResult *orchpb.Payloads
-	// started is the run's WorkflowExecutionStarted event: a
+	// startedAttrs is the run's WorkflowExecutionStarted event: a
 	// continue-as-new carries its memo, search attributes, retry policy
 	// and header (the code changes none) to the next run, which the
 	// service does not do by itself.
