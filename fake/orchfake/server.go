@@ -307,7 +307,7 @@ func (s *Server) Listen(grpcAddr, httpAddr string) error {
 	closed := s.closed
 	s.netMu.Unlock()
 	if closed {
-		return errors.New("orchfake: server closed")
+		return errClosed
 	}
 	var gl, hl net.Listener
 	var err error
@@ -471,8 +471,8 @@ func (s *Server) Conn() *grpc.ClientConn {
 	return conn
 }
 
-// errClosed is what dialling Conn's listener answers once the fake is
-// closed.
+// errClosed is what Listen, and dialling Conn's listener, answer once the
+// fake is closed.
 var errClosed = errors.New("orchfake: server closed")
 
 // serveMemLis serves the gRPC side on Conn's listener, once, before its

@@ -48,10 +48,7 @@ func main() {
 	// default comes back, so a second Ctrl-C ends a process that still
 	// hangs.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], Env{
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
