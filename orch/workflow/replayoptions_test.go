@@ -16,7 +16,8 @@ import (
 // run id) it was recorded under; ReplayWithOptions takes them from the
 // caller and GetInfo gives them to the code, as it did when the run ran.
 // Without them, GetInfo shows an empty workflow id, and the run id only
-// for the first run of a chain (its first_execution_run_id).
+// for the first run of a chain (its first_execution_run_id). ReplayRun,
+// which reads the history from the service, knows both.
 func TestReplayWithOptionsGivesTheOriginalExecution(t *testing.T) {
 	t.Parallel()
 	srv := orchfake.Start(t)
@@ -123,6 +124,18 @@ func TestReplayWithOptionsGivesTheOriginalExecution(t *testing.T) {
 		})
 		if ids(got) != tc.want || got.WorkflowType != "Original" || got.TaskQueue != "original" {
 			t.Errorf("%s: info %+v, want workflow id and run id %q", tc.name, got, tc.want)
+		}
+	}
+
+	// ReplayRun knows both ids: the latest run's with runID "", and either
+	// run's by its id.
+	for _, tc := range []struct {
+		runID string
+		want  [2]string
+	}{{"", ids(live)}, {live.RunID, ids(live)}, {run.RunID, [2]string{"original-1", run.RunID}}} {
+		got := replayed(t, func() error { return workflow.ReplayRun(t.Context(), c, "original-1", tc.runID, wf) })
+		if ids(got) != tc.want || got.WorkflowType != "Original" {
+			t.Errorf("ReplayRun(%q): info %+v, want workflow id and run id %q", tc.runID, got, tc.want)
 		}
 	}
 }
