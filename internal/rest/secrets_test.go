@@ -6,63 +6,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/retry"
 )
-
-// headerDump is a transport's error that keeps the request's headers.
-type headerDump struct {
-	Header http.Header
-	dump   string
-}
-
-func (e *headerDump) Error() string { return "refused:\n" + e.dump }
-
-type rtFunc func(*http.Request) (*http.Response, error)
-
-func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// chain is err and every error it wraps.
-func chain(err error) []error {
-	if err == nil {
-		return nil
-	}
-	out := []error{err}
-	switch x := err.(type) {
-	case interface{ Unwrap() error }:
-		out = append(out, chain(x.Unwrap())...)
-	case interface{ Unwrap() []error }:
-		for _, e := range x.Unwrap() {
-			out = append(out, chain(e)...)
-		}
-	}
-	return out
-}
-
-func assertClean(t *testing.T, err error, secrets ...string) {
-	t.Helper()
-	for _, e := range chain(err) {
-		for _, s := range []string{e.Error(), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", e)} {
-			for _, sec := range secrets {
-				if strings.Contains(s, sec) || strings.Contains(s, url.QueryEscape(sec)) {
-					t.Errorf("%T shows %q: %s", e, sec, s)
-				}
-			}
-		}
-	}
-	var hd *headerDump
-	if errors.As(err, &hd) {
-		t.Errorf("the transport's error is reachable: %v", hd.Header)
-	}
-}
 
 // TestSecretsLearnedLaterLeaveNoWrappedError: a credential the client
 // learns after it was built (Secrets.Add) and one a request carries
@@ -82,9 +36,8 @@ func TestSecretsLearnedLaterLeaveNoWrappedError(t *testing.T) {
 		Service: "test", BaseURL: "http://example.invalid", Retry: retry.Policy{Disabled: true}, Hook: hook,
 		Authorize: func(h http.Header) { h.Set("Cookie", "sid="+cookie.Load().(string)) },
 		Transport: func(http.RoundTripper) http.RoundTripper {
-			return rtFunc(func(req *http.Request) (*http.Response, error) {
-				d, _ := httputil.DumpRequest(req, false)
-				return nil, &headerDump{Header: req.Header.Clone(), dump: string(d)}
+			return leaktest.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
+				return nil, leaktest.NewDumpError(req)
 			})
 		},
 	})
@@ -98,14 +51,14 @@ func TestSecretsLearnedLaterLeaveNoWrappedError(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	assertClean(t, err, fresh, "req-p4ssword")
+	leaktest.NoSecretInErr(t, "the error", err, fresh, "req-p4ssword")
 	var ue *url.Error
 	if !errors.As(err, &ue) {
 		t.Errorf("no longer a *url.Error: %#v", err)
 	}
 	mu.Lock()
 	for _, o := range outcomes {
-		assertClean(t, o, fresh, "req-p4ssword")
+		leaktest.NoSecretInErr(t, "the hook's outcome", o, fresh, "req-p4ssword")
 	}
 	mu.Unlock()
 	if s := fmt.Sprintf("%v %+v %#v", c.Secrets(), c.Secrets(), c.Secrets()); strings.Contains(s, fresh) {
@@ -123,7 +76,7 @@ func TestSecretsLearnedLaterLeaveNoWrappedError(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = c2.Do(ctx, get("/x"), nil)
-	assertClean(t, err, tok)
+	leaktest.NoSecretInErr(t, "the error", err, tok)
 	if !errors.Is(err, context.Canceled) || !errors.As(err, &ue) {
 		t.Errorf("a cancelled call: %#v", err)
 	}
