@@ -272,20 +272,16 @@ func (c *Client) Ping(ctx context.Context) error {
 // call sends one API request, logging in first and again as the session
 // needs. The credential never reaches the error.
 func (c *Client) call(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {
-	var (
-		res rest.Response
-		err error
-	)
 	if extra, _ := ctx.Value(secretsKey{}).([]string); len(extra) > 0 {
 		cp := *req
 		cp.Secrets = append(cp.Secrets[:len(cp.Secrets):len(cp.Secrets)], extra...)
 		req = &cp
 	}
 	if c.sess == nil {
-		res, err = c.api.Do(ctx, req, out)
-	} else {
-		res, err = c.sessionCall(ctx, req, out)
+		return c.api.Do(ctx, req, out) // Do cleans its errors
 	}
+	// A session's errors are also the login's, and put together here.
+	res, err := c.sessionCall(ctx, req, out)
 	return res, c.api.Scrub(err, req.Secrets...)
 }
 
