@@ -272,11 +272,6 @@ func (c *Client) Ping(ctx context.Context) error {
 // call sends one API request, logging in first and again as the session
 // needs. The credential never reaches the error.
 func (c *Client) call(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {
-	if extra, _ := ctx.Value(secretsKey{}).([]string); len(extra) > 0 {
-		cp := *req
-		cp.Secrets = append(cp.Secrets[:len(cp.Secrets):len(cp.Secrets)], extra...)
-		req = &cp
-	}
 	if c.sess == nil {
 		return c.api.Do(ctx, req, out) // Do cleans its errors
 	}
@@ -324,10 +319,11 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 }
 
 // do sends one request with a JSON body (or none) and decodes the answer
-// into a new T.
-func do[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any) (*T, error) {
+// into a new T. secrets are those the body carries (a new user's password):
+// a server may quote what it was sent, and no error shows them.
+func do[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any, secrets ...string) (*T, error) {
 	out := new(T)
-	if _, err := c.call(ctx, &rest.Request{Method: method, Path: path, Query: q, JSON: body}, out); err != nil {
+	if _, err := c.call(ctx, &rest.Request{Method: method, Path: path, Query: q, JSON: body, Secrets: secrets}, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -335,13 +331,14 @@ func do[T any](ctx context.Context, c *Client, method, path string, q url.Values
 
 // create posts body to a collection and returns the new record: the
 // record the server answers with, or, when it answers with the bare id (as
-// many ERP versions do), the record read back by id.
+// many ERP versions do), the record read back by id. secrets are those the
+// body carries (see do).
 func create[T any, PT interface {
 	*T
 	recordID() ID
-}](ctx context.Context, c *Client, collection string, body any) (*T, error) {
+}](ctx context.Context, c *Client, collection string, body any, secrets ...string) (*T, error) {
 	var out created[T]
-	if _, err := c.call(ctx, &rest.Request{Method: http.MethodPost, Path: collection, JSON: body}, &out); err != nil {
+	if _, err := c.call(ctx, &rest.Request{Method: http.MethodPost, Path: collection, JSON: body, Secrets: secrets}, &out); err != nil {
 		return nil, err
 	}
 	if out.record != nil && PT(out.record).recordID() != 0 {

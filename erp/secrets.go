@@ -1,7 +1,6 @@
 package erp
 
 import (
-	"context"
 	"net/url"
 
 	"github.com/apitwin/apitwin/internal/rest"
@@ -22,17 +21,6 @@ func scrubError(err error, s *rest.Scrubber) (error, bool) {
 	}
 	x.Body = s.Bytes(x.Body)
 	return x, true
-}
-
-// secretsKey carries the secrets a request holds that the client does not
-// (a new user's password) down to call, which hands them to the REST core.
-type secretsKey struct{}
-
-// withSecrets is ctx carrying secrets of the request about to be sent:
-// its error, its hook's outcome and its log lines are cleaned of them, as
-// a server may quote what it was sent.
-func withSecrets(ctx context.Context, secrets ...string) context.Context {
-	return context.WithValue(ctx, secretsKey{}, secrets)
 }
 
 // printableURL is raw with the password of its user information, if any,

@@ -141,7 +141,7 @@ func (c *Client) CreateUser(ctx context.Context, req *CreateUserRequest) (*User,
 	if req == nil || req.Login == "" {
 		return nil, errors.New("erp: CreateUser needs a login")
 	}
-	return create[User](withSecrets(ctx, req.Password, extraPassword(req.Extra)), c, "/users", req)
+	return create[User](ctx, c, "/users", req, req.Password, extraPassword(req.Extra))
 }
 
 // extraPassword is a password sent through a request's Extra map ("pass").
@@ -200,7 +200,7 @@ func (c *Client) UpdateUser(ctx context.Context, id ID, req *UpdateUserRequest) 
 	if req.Password != nil {
 		pw = *req.Password
 	}
-	return do[User](withSecrets(ctx, pw, extraPassword(req.Extra)), c, http.MethodPut, "/users/"+id.String(), nil, req)
+	return do[User](ctx, c, http.MethodPut, "/users/"+id.String(), nil, req, pw, extraPassword(req.Extra))
 }
 
 // DeleteUser deletes a user; a user that does not exist is ErrNotFound.
