@@ -238,7 +238,7 @@ func (c *Client) do(ctx context.Context, req *rest.Request, out any) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return c.rest.Scrub(transportError(ctx, req.Method, req.Path, err), req.Secrets...)
+	return transportError(ctx, req.Method, req.Path, err) // err is cleaned already (Do)
 }
 
 func bearer(tok *Token) (http.Header, error) {
