@@ -113,8 +113,9 @@ func (t *httpTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 	}
 	if buf.Len() > 0 {
 		if err := orchwire.LenientJSON.Unmarshal(buf.Bytes(), resp); err != nil {
-			// the decoder quotes the value it could not read
-			return info, t.rest.Scrub(&Error{Code: CodeInternal, Message: "decoding the answer: " + err.Error(), cause: err})
+			// the decoder quotes the value it could not read: Client.asError
+			// cleans it, as every error of a call
+			return info, &Error{Code: CodeInternal, Message: "decoding the answer: " + err.Error(), cause: err}
 		}
 	}
 	return info, nil
