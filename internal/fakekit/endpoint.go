@@ -135,13 +135,49 @@ type Endpoint struct {
 	// now on; the zero value takes the defaults.
 	Timeouts Timeouts
 
-	mu   sync.Mutex
-	test *httptest.Server // Start, StartTLS
-	srv  *http.Server     // Serve, Listen, StartInMemory
-	lis  net.Listener
-	mem  *http.Client // the client wired to lis, when lis is in memory
-	url  string
-	all  []func() // closes every server started, newest last
+	// openMu serialises opening the server StartOnDemand promised with
+	// everything that must see it open or never open: the accessors wait
+	// for it, and Close drops the promise or stops what it opened.
+	// It is taken before mu.
+	openMu sync.Mutex
+
+	mu      sync.Mutex
+	test    *httptest.Server // Start, StartTLS
+	srv     *http.Server     // Serve, Listen, StartInMemory
+	lis     net.Listener
+	mem     *http.Client // the client wired to lis, when lis is in memory
+	url     string
+	all     []func() // closes every server started, newest last
+	promise func()   // StartOnDemand's start, until it runs or is dropped
+}
+
+// StartOnDemand promises a server without starting it: start (which starts
+// the Endpoint: Start, StartTLS, StartInMemory, Serve; and may do what the
+// fake does when it starts, such as adopt its URL) runs the first time
+// anything asks the Endpoint for an address, a client or a certificate
+// (URL, Addr, HTTPClient, RawClient, TLSClient, Certificate, ServerTLS), so
+// that every address handed out is served, and a fake reached only
+// in-process (as an http.Handler) opens no socket at all. Those accessors
+// wait while start runs; start must not call them. Close drops a promise
+// not yet kept, and serving otherwise (Start, Serve, ...) replaces it.
+func (e *Endpoint) StartOnDemand(start func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.promise = start
+}
+
+// open keeps StartOnDemand's promise, once; every accessor that hands out
+// an address or a client calls it first.
+func (e *Endpoint) open() {
+	e.openMu.Lock()
+	defer e.openMu.Unlock()
+	e.mu.Lock()
+	start := e.promise
+	e.promise = nil
+	e.mu.Unlock()
+	if start != nil {
+		start()
+	}
 }
 
 // InMemoryEnv names the environment variable that makes Start serve in
@@ -231,7 +267,7 @@ func (e *Endpoint) serve(l net.Listener, h http.Handler) (url string, stop func(
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.test, e.srv, e.lis, e.mem, e.url = nil, s, l, mem, u
+	e.test, e.srv, e.lis, e.mem, e.url, e.promise = nil, s, l, mem, u, nil
 	e.all = append(e.all, stop)
 	return u, stop
 }
@@ -264,20 +300,23 @@ func ListenTCP(addr string) (net.Listener, error) {
 func (e *Endpoint) setTest(s *httptest.Server) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.test, e.srv, e.lis, e.mem, e.url = s, nil, nil, nil, s.URL
+	e.test, e.srv, e.lis, e.mem, e.url, e.promise = s, nil, nil, nil, s.URL, nil
 	e.all = append(e.all, func() { closeTest(s) })
 	return s.URL
 }
 
 // Close stops every server the Endpoint started: it stops accepting, lets
 // running requests finish for up to ShutdownGrace, then closes every
-// connection. It does nothing before one is started, and a server started
-// for a test stops with the test anyway.
+// connection. It drops a StartOnDemand promise not yet kept (one being kept
+// is waited for, then stopped). It does nothing before one is started, and
+// a server started for a test stops with the test anyway.
 func (e *Endpoint) Close() {
+	e.openMu.Lock()
 	e.mu.Lock()
 	all := e.all
-	e.all = nil
+	e.all, e.promise = nil, nil
 	e.mu.Unlock()
+	e.openMu.Unlock()
 	for _, stop := range all {
 		stop()
 	}
@@ -314,8 +353,10 @@ func closeTest(s *httptest.Server) {
 	s.Close()
 }
 
-// URL returns the server's root URL, "" before it is started.
+// URL returns the server's root URL, "" before it is started (the server
+// StartOnDemand promised starts here).
 func (e *Endpoint) URL() string {
+	e.open()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.url
@@ -323,6 +364,7 @@ func (e *Endpoint) URL() string {
 
 // Addr returns the listener's address, nil before it is started.
 func (e *Endpoint) Addr() net.Addr {
+	e.open()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
@@ -338,6 +380,7 @@ func (e *Endpoint) Addr() net.Addr {
 // wired to its in-memory listener, or one that trusts its certificate when
 // it serves over TLS; nil when any client reaches it.
 func (e *Endpoint) HTTPClient() *http.Client {
+	e.open()
 	e.mu.Lock()
 	mem := e.mem
 	e.mu.Unlock()
@@ -364,6 +407,7 @@ func (e *Endpoint) RawClient() *http.Client {
 // TLSClient returns an http.Client that trusts the server's certificate
 // when it serves over TLS, nil otherwise.
 func (e *Endpoint) TLSClient() *http.Client {
+	e.open()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.test != nil && e.test.TLS != nil {
@@ -375,6 +419,7 @@ func (e *Endpoint) TLSClient() *http.Client {
 // Certificate returns the server's TLS certificate, nil when it does not
 // serve over TLS.
 func (e *Endpoint) Certificate() *x509.Certificate {
+	e.open()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.test != nil && e.test.TLS != nil {
@@ -387,6 +432,7 @@ func (e *Endpoint) Certificate() *x509.Certificate {
 // (its certificate and key), for a second listener of the same fake (a gRPC
 // side) to serve the same certificate; nil when it does not serve over TLS.
 func (e *Endpoint) ServerTLS() *tls.Config {
+	e.open()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.test != nil && e.test.TLS != nil {

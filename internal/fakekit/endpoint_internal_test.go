@@ -1,10 +1,13 @@
 package fakekit
 
 import (
+	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -77,5 +80,80 @@ func TestHandlerTransportTurnsADroppedConnectionIntoAnError(t *testing.T) {
 	defer resp.Body.Close()
 	if b, _ := io.ReadAll(resp.Body); string(b) != "ok" {
 		t.Errorf("answer %q", b)
+	}
+}
+
+// HandlerTransport gives up on a handler that outlasts
+// ResponseHeaderTimeout as http.Transport does: a timeout error, the
+// handler's context cancelled.
+func TestHandlerTransportResponseHeaderTimeout(t *testing.T) {
+	t.Parallel()
+	done := make(chan error, 1)
+	c := &http.Client{Transport: HandlerTransport{
+		// A short timeout is the setting under test; the handler waits on
+		// its context, not on the wall.
+		ResponseHeaderTimeout: 10 * time.Millisecond,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done()
+			done <- r.Context().Err()
+			io.WriteString(w, "late")
+		}),
+	}}
+	resp, err := c.Get("http://fake.invalid/")
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("an answer (%d), want a timeout", resp.StatusCode)
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, errHeaderTimeout) {
+		t.Fatalf("got %v, want a net.Error timeout", err)
+	}
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the handler's context ended with %v", err)
+	}
+}
+
+// The request a handler gets through HandlerTransport has the
+// Content-Length header and length a server gets from http.Transport.
+func TestHandlerTransportContentLengthAsOnTheWire(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		header string
+		length int64
+	}
+	got := make(chan seen, 1)
+	h := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got <- seen{strings.Join(r.Header["Content-Length"], ","), r.ContentLength}
+	})
+	wire := httptest.NewServer(h)
+	defer wire.Close()
+	inproc := &http.Client{Transport: HandlerTransport{Handler: h}}
+	for _, c := range []struct {
+		name   string
+		method string
+		body   func() io.Reader
+	}{
+		{"GET", http.MethodGet, func() io.Reader { return nil }},
+		{"POST empty", http.MethodPost, func() io.Reader { return nil }},
+		{"POST body", http.MethodPost, func() io.Reader { return strings.NewReader(`{"a":1}`) }},
+		{"PUT unknown length", http.MethodPut, func() io.Reader { return io.MultiReader(strings.NewReader("abc")) }},
+		{"DELETE", http.MethodDelete, func() io.Reader { return nil }},
+	} {
+		do := func(hc *http.Client, base string) seen {
+			req, err := http.NewRequest(c.method, base+"/x", c.body())
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return <-got
+		}
+		if w, p := do(wire.Client(), wire.URL), do(inproc, "http://fake.invalid"); w != p {
+			t.Errorf("%s: on the wire %+v, in-process %+v", c.name, w, p)
+		}
 	}
 }
