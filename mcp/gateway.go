@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -70,6 +71,17 @@ type caller struct {
 	digest string   // hex SHA-256 of the token: the key of its verdict and cached answers
 	who    *verdict // the token's id and user
 	up     *sourcehost.Client
+	// seen is the good verdict last read or made for the token, with its
+	// bytes as the store holds them: while it is fresh, the next request
+	// reads the verdict and takes its rate limit in one step when the
+	// store still holds those very bytes (see verify).
+	seen atomic.Pointer[seenVerdict]
+}
+
+// seenVerdict is a verdict with the bytes it was read from or stored as.
+type seenVerdict struct {
+	v   *verdict
+	raw []byte
 }
 
 // NewGateway checks cfg and returns the gateway.
@@ -177,16 +189,23 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		return rf
 	}
 	digest := tokenDigest(token)
-	who, rf := g.verify(ctx, token, digest, addr)
+	// A body that is not an array costs one request of the rate limit
+	// (one message, or none that could be read), known before it is
+	// decoded: that one is taken with the verdict's read when it can be.
+	takeWith := 0
+	if !g.cfg.RateLimit.Disabled && !isBatchBody(body) {
+		takeWith = 1
+	}
+	who, raw, taken, rf := g.verify(ctx, token, digest, addr, takeWith)
 	if rf != nil {
 		return rf
 	}
-	c, err := g.callerFor(token, digest, who)
+	c, err := g.callerFor(token, digest, who, raw)
 	if err != nil {
 		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error()}
 	}
 	msgs, batch, fatal := decodeBody(body, g.cfg.Batch.MaxSize)
-	if !g.admit(w, ctx, c, msgs, batch) {
+	if !g.admit(w, ctx, c, msgs, batch, taken, takeWith) {
 		return nil
 	}
 	if fatal != nil {
@@ -261,18 +280,26 @@ func (p *protocolErrors) finish() {
 // admit spends one rate-limit token of the verified caller per message
 // (one for a body that is not a request at all) and sets the
 // X-RateLimit-* headers. A refused request gets -32000 with data.status
-// 429, for each request of a batch, and Retry-After.
-func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, msgs []message, batch bool) bool {
+// 429, for each request of a batch, and Retry-After. taken, when not nil,
+// is the answer of the bucket already asked for n with the verdict's read.
+func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, msgs []message, batch bool, taken *RateDecision, n int) bool {
 	if g.cfg.RateLimit.Disabled {
 		return true
 	}
-	rate := Rate{PerMinute: g.cfg.RateLimit.PerMinute, Burst: g.cfg.RateLimit.Burst}
-	d, err := g.store.Take(ctx, c.identity(), max(1, len(msgs)), rate, g.clk.Now())
-	if err != nil {
-		// Even memory failed (it cannot today): let the request through
-		// rather than fail every caller.
-		g.log.WarnContext(ctx, "rate limiter failed; letting the request through", "error", err)
-		return true
+	var d RateDecision
+	if need := max(1, len(msgs)); taken != nil && need == n {
+		d = *taken
+	} else {
+		// (taken is only ever for the one request a body that is not an
+		// array costs; a mismatch would be a bug, answered by asking.)
+		var err error
+		d, err = g.store.Take(ctx, c.identity(), need, g.rate(), g.clk.Now())
+		if err != nil {
+			// Even memory failed (it cannot today): let the request through
+			// rather than fail every caller.
+			g.log.WarnContext(ctx, "rate limiter failed; letting the request through", "error", err)
+			return true
+		}
 	}
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
@@ -298,6 +325,11 @@ func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, m
 	}
 	writeAnswer(w, http.StatusTooManyRequests, rs, batch)
 	return false
+}
+
+// rate is the per-token rate limit's shape.
+func (g *Gateway) rate() Rate {
+	return Rate{PerMinute: g.cfg.RateLimit.PerMinute, Burst: g.cfg.RateLimit.Burst}
 }
 
 // runAll runs the messages of one body of r, the calls of a batch
@@ -504,11 +536,17 @@ func (g *Gateway) upstreamFailure(ctx context.Context, method string, err error)
 }
 
 // callerFor returns the caller of a verified token, making its upstream
-// client on first use.
-func (g *Gateway) callerFor(token, digest string, who *verdict) (*caller, error) {
+// client on first use. raw, when not nil, is the verdict's bytes as the
+// store holds them, remembered for the token's next request.
+func (g *Gateway) callerFor(token, digest string, who *verdict, raw []byte) (*caller, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if c := g.callers[digest]; c != nil && c.who.TokenID == who.TokenID && c.who.UserID == who.UserID {
+		if raw != nil {
+			if s := c.seen.Load(); s == nil || s.v != who {
+				c.seen.Store(&seenVerdict{v: who, raw: raw})
+			}
+		}
 		return c, nil
 	}
 	up, err := g.upstreamClient(token)
@@ -522,8 +560,19 @@ func (g *Gateway) callerFor(token, digest string, who *verdict) (*caller, error)
 		}
 	}
 	c := &caller{digest: digest, who: who, up: up}
+	if raw != nil {
+		c.seen.Store(&seenVerdict{v: who, raw: raw})
+	}
 	g.callers[digest] = c
 	return c, nil
+}
+
+// knownCaller is the caller of the token with digest, if this gateway has
+// one (nil otherwise).
+func (g *Gateway) knownCaller(digest string) *caller {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.callers[digest]
 }
 
 // upstreamClient is a source-hosting client with token.

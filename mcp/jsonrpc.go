@@ -54,7 +54,7 @@ type response struct {
 // million decoded messages.
 func decodeBody(body []byte, maxBatch int) (msgs []message, batch bool, fatal *Error) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
+	if isBatchBody(trimmed) {
 		if n := countElements(trimmed, maxBatch+1); n > maxBatch {
 			return nil, true, newError(CodeInvalidRequest, &errorData{Reason: fmt.Sprintf("a batch holds at most %d requests", maxBatch)})
 		}
@@ -75,6 +75,13 @@ func decodeBody(body []byte, maxBatch int) (msgs []message, batch bool, fatal *E
 		return nil, false, newError(CodeParseError, nil)
 	}
 	return []message{decodeMessage(trimmed)}, false, nil
+}
+
+// isBatchBody reports whether body is a batch (a JSON array) as decodeBody
+// reads it.
+func isBatchBody(body []byte) bool {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '['
 }
 
 // decodeMessage checks one element against the Request object's rules:

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"math"
@@ -165,17 +166,42 @@ func secondsFor(tokens, perSecond float64) time.Duration {
 func (s *MemoryStore) Get(_ context.Context, key string) ([]byte, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	v, ok := s.get(key)
+	return v, ok, nil
+}
+
+// GetTake is Get of key and, when the value is want, Take of n from
+// bucket, in one step.
+func (s *MemoryStore) GetTake(_ context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.get(key)
+	if !ok {
+		return GetTakeResult{}, nil
+	}
+	res := GetTakeResult{Value: v, Found: true}
+	if bytes.Equal(v, want) {
+		b := s.bucket(bucket, r, now)
+		res.Taken, res.Decision = true, takeTokens(&b.tokens, &b.at, n, r, now)
+	}
+	return res, nil
+}
+
+var _ GetTaker = (*MemoryStore)(nil)
+
+// get is Get with s.mu held.
+func (s *MemoryStore) get(key string) ([]byte, bool) {
 	e := s.values[key]
 	if e == nil {
-		return nil, false, nil
+		return nil, false
 	}
 	v := e.Value.(*memValue)
 	if !s.clk.Now().Before(v.expires) {
 		s.remove(e)
-		return nil, false, nil
+		return nil, false
 	}
 	s.lru.MoveToFront(e)
-	return v.value, true, nil
+	return v.value, true
 }
 
 // Set stores value under key for ttl, filed under tags. A value larger than

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +53,30 @@ type Store interface {
 
 	// Ping reports whether the store can be reached.
 	Ping(ctx context.Context) error
+}
+
+// GetTaker is a Store that can read a value and, when it is the one the
+// caller expects, spend from a token bucket, in one step: for a store
+// across the network, one round trip where Get and Take are two. The
+// gateway reads a token's verdict so when it already knows that verdict
+// (good, and fresh by its clock) and spends the request's rate limit on the
+// token's id at once; whenever the value found is not the one expected (the
+// token was forgotten, revoked or verified again) nothing is spent, and the
+// gateway goes on as with Get, then Take once the caller is verified. A
+// Store without it is asked with Get and Take.
+type GetTaker interface {
+	// GetTake returns what Get(key) would and, only when a value is there
+	// and it is want byte for byte, spends n requests of bucket as
+	// Take(bucket, n, r, now) would.
+	GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error)
+}
+
+// GetTakeResult is GetTaker's answer.
+type GetTakeResult struct {
+	Value    []byte       // the value under key, when Found
+	Found    bool         // a value is there
+	Taken    bool         // it was the one wanted, and the bucket was asked
+	Decision RateDecision // the bucket's answer, when Taken
 }
 
 // Rate is a token bucket's shape.
@@ -181,6 +206,50 @@ func (f *fallbackStore) Set(ctx context.Context, key string, value []byte, ttl t
 		}
 	}
 	return f.memory.Set(ctx, key, value, ttl, tags...)
+}
+
+// GetTake is the shared store's GetTake while it answers, memory's while it
+// does not. A shared store that is no GetTaker is asked with Get and Take,
+// each falling back on its own, as the gateway asked before there was
+// GetTake.
+func (f *fallbackStore) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error) {
+	gt, ok := f.shared.(GetTaker)
+	if !ok {
+		return getThenTake(ctx, f, key, want, bucket, n, r, now)
+	}
+	if s := f.pick(); s == f.shared {
+		res, err := gt.GetTake(ctx, key, want, bucket, n, r, now)
+		if !f.failed(ctx, err) {
+			return res, err
+		}
+	}
+	return f.memory.GetTake(ctx, key, want, bucket, n, r, now)
+}
+
+// getTake is s's GetTake, or Get and Take for a store without one.
+func getTake(ctx context.Context, s Store, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error) {
+	if gt, ok := s.(GetTaker); ok {
+		return gt.GetTake(ctx, key, want, bucket, n, r, now)
+	}
+	return getThenTake(ctx, s, key, want, bucket, n, r, now)
+}
+
+// getThenTake is GetTake made of a Get and, when it finds want, a Take.
+func getThenTake(ctx context.Context, s Store, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error) {
+	v, found, err := s.Get(ctx, key)
+	if err != nil || !found {
+		return GetTakeResult{}, err
+	}
+	res := GetTakeResult{Value: v, Found: true}
+	if !bytes.Equal(v, want) {
+		return res, nil
+	}
+	d, err := s.Take(ctx, bucket, n, r, now)
+	if err != nil {
+		return res, err
+	}
+	res.Taken, res.Decision = true, d
+	return res, nil
 }
 
 // Delete and Invalidate reach memory and, even while it is thought down,

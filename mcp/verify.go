@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -41,11 +42,14 @@ const knownTokenMemory = 24 * time.Hour
 // no scopes are required) has no id to go by: it is counted by its digest,
 // which is as much its own, rather than under the id 0 that every such
 // token would share.
-func (c *caller) identity() string {
-	if c.who.TokenID == 0 {
-		return "rl:dig:" + c.digest
+func (c *caller) identity() string { return identityOf(c.digest, c.who) }
+
+// identityOf is the rate limit's key for the token with digest and verdict v.
+func identityOf(digest string, v *verdict) string {
+	if v.TokenID == 0 {
+		return "rl:dig:" + digest
 	}
-	return "rl:tok:" + strconv.FormatInt(c.who.TokenID, 10)
+	return "rl:tok:" + strconv.FormatInt(v.TokenID, 10)
 }
 
 // tokenDigest is the key of everything the gateway keeps about a token: the
@@ -82,58 +86,88 @@ func wholeSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/tim
 // in this process, and at most the per-address allowance of calls for
 // tokens not remembered). A refused token is a refusal: 401 with
 // WWW-Authenticate for a token the API does not accept, 403 for one
-// lacking scopes.
-func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr) (*verdict, *refusal) {
+// lacking scopes. raw is the verdict's bytes as stored, nil when they were
+// not.
+//
+// With n > 0, a token whose good verdict this gateway has seen, still
+// fresh, has its verdict read and n requests of its rate limit taken in
+// one step of the store (GetTaker), which takes only when the store still
+// holds that very verdict: taken is then the bucket's answer, for admit. A
+// verdict the store no longer holds (forgotten after a 401, re-verified,
+// expired) takes nothing, and is read and judged as before.
+func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int) (v *verdict, raw []byte, taken *RateDecision, r *refusal) {
 	key := "tok:" + digest
-	v, ok := g.recallVerdict(ctx, key)
+	now := g.clk.Now()
+	ttl := time.Duration(g.cfg.Verify.TTLSeconds) * time.Second
+	fresh := func(v *verdict) bool { return now.Before(time.Unix(v.Checked, 0).Add(ttl)) }
+	var seen *seenVerdict
+	if c := g.knownCaller(digest); c != nil {
+		if s := c.seen.Load(); s != nil && s.v.OK && len(s.v.Missing) == 0 && fresh(s.v) {
+			seen = s
+		}
+	}
+	var b []byte
+	var ok bool
+	switch {
+	case seen != nil && n > 0:
+		res, err := getTake(ctx, g.store, key, seen.raw, identityOf(digest, seen.v), n, g.rate(), now)
+		if err == nil && res.Found {
+			b, ok = res.Value, true
+			if res.Taken {
+				taken = &res.Decision
+			}
+		}
+	default:
+		var err error
+		b, ok, err = g.store.Get(ctx, key)
+		ok = ok && err == nil
+	}
+	if ok {
+		if seen != nil && bytes.Equal(b, seen.raw) {
+			v, raw = seen.v, seen.raw // the same bytes read the same: not decoded again
+		} else if v = new(verdict); json.Unmarshal(b, v) == nil {
+			raw = b
+		} else {
+			v, ok = nil, false
+		}
+	}
 	known := ok && v.OK && len(v.Missing) == 0
-	if stale := known && !g.clk.Now().Before(time.Unix(v.Checked, 0).Add(time.Duration(g.cfg.Verify.TTLSeconds)*time.Second)); !ok || stale {
-		var r *refusal
-		if v, r = g.verifyUpstream(ctx, token, key, addr, known); r != nil {
-			return nil, r
+	// (taken is set only when the store held seen's bytes, so v is then
+	// seen's verdict, good and fresh at now: it is never asked again.)
+	if stale := known && !fresh(v); !ok || stale {
+		if v, raw, r = g.verifyUpstream(ctx, token, key, addr, known); r != nil {
+			return nil, nil, nil, r
 		}
 	}
 	switch {
 	case len(v.Missing) > 0:
 		g.metrics.tokensRefused.Add(1)
-		return nil, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
+		return nil, nil, nil, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
 			reason:     "the token lacks the required scopes: " + strings.Join(v.Missing, ", "),
 			authHeader: fmt.Sprintf(`Bearer realm="mcp", error="insufficient_scope", scope=%q`, strings.Join(g.cfg.Security.RequiredScopes, " "))}
 	case !v.OK:
 		g.metrics.tokensRefused.Add(1)
-		return nil, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
+		return nil, nil, nil, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
 			reason:     "the bearer token is not valid: " + v.Reason,
 			authHeader: `Bearer realm="mcp", error="invalid_token", error_description="` + v.Reason + `"`}
 	}
-	return v, nil
-}
-
-func (g *Gateway) recallVerdict(ctx context.Context, key string) (*verdict, bool) {
-	b, ok, err := g.store.Get(ctx, key)
-	if err != nil || !ok {
-		return nil, false
-	}
-	v := new(verdict)
-	if json.Unmarshal(b, v) != nil {
-		return nil, false
-	}
-	return v, true
+	return v, raw, taken, nil
 }
 
 // verifyUpstream asks the source-hosting API about token
 // (GET /personal_access_tokens/self: its id, its user, its scopes, whether
 // it is active) and remembers the verdict, good or bad. Callers with the
 // same token wait for one call.
-func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr netip.Addr, known bool) (*verdict, *refusal) {
+func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr netip.Addr, known bool) (*verdict, []byte, *refusal) {
 	call, leader := g.verifying.join(key)
 	for !leader {
 		select {
 		case <-call.done:
 		case <-ctx.Done():
-			return nil, &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, reason: "the request was canceled"}
+			return nil, nil, &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, reason: "the request was canceled"}
 		}
 		if !call.abandoned {
-			return call.v, call.r
+			return call.v, call.raw, call.r
 		}
 		// The request that asked gave up before the answer came: that
 		// says nothing of the token, so ask again.
@@ -162,7 +196,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 			g.metrics.verifyLimited.Add(1)
 			call.r = &refusal{status: http.StatusTooManyRequests, code: CodeUpstreamError, retryAfter: d.RetryAfter,
 				reason: fmt.Sprintf("too many token verifications from %s (%d a minute); retry in %d s", lim.who, d.Limit, wholeSeconds(d.RetryAfter))}
-			return nil, call.r
+			return nil, nil, call.r
 		}
 	}
 
@@ -171,7 +205,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 	if err != nil {
 		call.r = &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error(),
 			authHeader: `Bearer realm="mcp", error="invalid_token"`}
-		return nil, call.r
+		return nil, nil, call.r
 	}
 	tok, err := up.CurrentToken(ctx)
 	v := &verdict{Checked: g.clk.Now().Unix()}
@@ -211,15 +245,18 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 			r.reason = "the token could not be verified: " + e.Detail
 		}
 		call.r, call.abandoned = r, ctx.Err() != nil
-		return nil, r
+		return nil, nil, r
 	}
+	var raw []byte
 	if b, err := json.Marshal(v); err == nil {
 		if err := g.store.Set(ctx, key, b, ttl); err != nil {
 			g.log.WarnContext(ctx, "remembering a token verdict failed", "error", err)
+		} else {
+			raw = b
 		}
 	}
-	call.v = v
-	return v, nil
+	call.v, call.raw = v, raw
+	return v, raw, nil
 }
 
 // forgetToken drops what is known of a token, so that its next request is
@@ -254,6 +291,7 @@ type flights struct {
 type flight struct {
 	done chan struct{}
 	v    *verdict
+	raw  []byte // v as stored, nil if it was not
 	r    *refusal
 	// abandoned: the verification failed because the request that made
 	// it gave up; those waiting on it ask again.

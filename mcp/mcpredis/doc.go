@@ -30,7 +30,12 @@
 // minute. It is mcp.MemoryStore's arithmetic step for step, so that for
 // the same calls at the same instants the two give the same RateDecision,
 // to the last bit of the tokens left (see the conformance suite in
-// mcp/internal/storetest). Set with tags is a script too, storing the
+// mcp/internal/storetest). GetTake, with which the gateway reads a
+// token's verdict, is that script behind a GET of the verdict: when the
+// verdict is the very one the gateway already knows good and fresh, the
+// request's rate limit is taken in the same step, so a call of a verified
+// caller costs one round trip, not two; any other verdict (none, since a
+// revocation dropped it) is only read. Set with tags is a script too, storing the
 // value and adding its key to each tag's set in one step (the set lives
 // as long as its longest value); Invalidate is a script that drops every
 // key in the tags' sets and the sets. Claim is SET NX PX, Delete is DEL,
@@ -67,8 +72,9 @@
 // that, for the whole process).
 //
 // On Redis Cluster give New a ClusterClient and a Prefix with a hash tag,
-// such as "{apitwin:mcp}:": the scripts of Set and Invalidate touch several
-// keys, which must then share a slot. A cluster of one slot's keys is no
+// such as "{apitwin:mcp}:": the scripts of Set, Invalidate and GetTake
+// touch several keys, which must then share a slot. Every key a script
+// touches is passed to it in KEYS, as Cluster requires. A cluster of one slot's keys is no
 // faster than one Redis; a primary with replicas (a FailoverClient) suits
 // the gateway better.
 package mcpredis

@@ -138,48 +138,72 @@ func (s *Store) tagKey(t string) string { return s.prefix + "tag:" + t }
 // intervals under 104 days, past which float64 nanoseconds round; a bucket
 // is full long before, unless its rate is below a token in 104 days).
 //
-// KEYS[1] the bucket. ARGV: n, per minute, burst, now_ms, now_ns, margin
-// and longest life in milliseconds. Returns {allowed (0 or 1), tokens left
-// as a string}.
-var takeScript = redis.NewScript(`
-local n = tonumber(ARGV[1])
-local per_minute = tonumber(ARGV[2])
-local burst = tonumber(ARGV[3])
-local now_ms, now_ns = tonumber(ARGV[4]), tonumber(ARGV[5])
-local per_second = per_minute / 60
+// takeLua defines take(key, argv, o): the step on the bucket at key, with
+// its arguments in argv from o+1 on: n, per minute, burst, now_ms, now_ns,
+// margin and longest life in milliseconds. It returns {allowed (0 or 1),
+// tokens left as a string}.
+const takeLua = `
+local function take(key, argv, o)
+  local n = tonumber(argv[o+1])
+  local per_minute = tonumber(argv[o+2])
+  local burst = tonumber(argv[o+3])
+  local now_ms, now_ns = tonumber(argv[o+4]), tonumber(argv[o+5])
+  local per_second = per_minute / 60
 
-local st = redis.call('HMGET', KEYS[1], 'tokens', 'at_ms', 'at_ns')
-local tokens, at_ms, at_ns, at_ms_s, at_ns_s
-if st[1] and st[2] and st[3] then
-  tokens, at_ms, at_ns = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
-  at_ms_s, at_ns_s = st[2], st[3]
-else
-  tokens, at_ms, at_ns = burst, now_ms, now_ns
-  at_ms_s, at_ns_s = ARGV[4], ARGV[5]
-end
+  local st = redis.call('HMGET', key, 'tokens', 'at_ms', 'at_ns')
+  local tokens, at_ms, at_ns, at_ms_s, at_ns_s
+  if st[1] and st[2] and st[3] then
+    tokens, at_ms, at_ns = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
+    at_ms_s, at_ns_s = st[2], st[3]
+  else
+    tokens, at_ms, at_ns = burst, now_ms, now_ns
+    at_ms_s, at_ns_s = argv[o+4], argv[o+5]
+  end
 
-local elapsed = (now_ms - at_ms) * 1000000 + (now_ns - at_ns)
-if elapsed > 0 then
-  local sec = math.floor(elapsed / 1000000000)
-  local seconds = sec + (elapsed - sec * 1000000000) / 1000000000
-  tokens = math.min(burst, tokens + seconds * per_second)
-  at_ms_s, at_ns_s = ARGV[4], ARGV[5]
-end
+  local elapsed = (now_ms - at_ms) * 1000000 + (now_ns - at_ns)
+  if elapsed > 0 then
+    local sec = math.floor(elapsed / 1000000000)
+    local seconds = sec + (elapsed - sec * 1000000000) / 1000000000
+    tokens = math.min(burst, tokens + seconds * per_second)
+    at_ms_s, at_ns_s = argv[o+4], argv[o+5]
+  end
 
-local allowed = 0
-if tokens >= n then
-  tokens = tokens - n
-  allowed = 1
-end
-local left = string.format('%.17g', tokens)
-redis.call('HSET', KEYS[1], 'tokens', left, 'at_ms', at_ms_s, 'at_ns', at_ns_s)
+  local allowed = 0
+  if tokens >= n then
+    tokens = tokens - n
+    allowed = 1
+  end
+  local left = string.format('%.17g', tokens)
+  redis.call('HSET', key, 'tokens', left, 'at_ms', at_ms_s, 'at_ns', at_ns_s)
 
-local life = tonumber(ARGV[7])
-if per_second > 0 then
-  life = math.min(life, math.ceil(math.max(0, burst - tokens) / per_second * 1000) + tonumber(ARGV[6]))
+  local life = tonumber(argv[o+7])
+  if per_second > 0 then
+    life = math.min(life, math.ceil(math.max(0, burst - tokens) / per_second * 1000) + tonumber(argv[o+6]))
+  end
+  redis.call('PEXPIRE', key, string.format('%d', life))
+  return {allowed, left}
 end
-redis.call('PEXPIRE', KEYS[1], string.format('%d', life))
-return {allowed, left}
+`
+
+// takeScript is take on KEYS[1] with ARGV as takeLua says.
+var takeScript = redis.NewScript(takeLua + `return take(KEYS[1], ARGV, 0)`)
+
+// getTakeScript is GetTake: the value under KEYS[1] and, when it is
+// ARGV[1] byte for byte, take on the bucket KEYS[2] with ARGV[2:] as
+// takeLua says. Returns {0} when there is no value, {1, value} when it is
+// another, {2, allowed, tokens left} when it was ARGV[1] and the bucket
+// was asked. Both keys are declared, as Redis Cluster requires; there they
+// must share a slot (a Prefix with a hash tag, as for Set and Invalidate).
+var getTakeScript = redis.NewScript(takeLua + `
+local v = redis.call('GET', KEYS[1])
+if not v then
+  return {0}
+end
+if v ~= ARGV[1] then
+  return {1, v}
+end
+local r = take(KEYS[2], ARGV, 1)
+return {2, r[1], r[2]}
 `)
 
 // Take spends n requests of key's bucket if it holds them, with the
@@ -201,6 +225,41 @@ func (s *Store) Take(ctx context.Context, key string, n int, r mcp.Rate, now tim
 	}
 	return r.Decision(allowed, left, n, now), nil
 }
+
+// GetTake returns the value under key and, only when it is want byte for
+// byte, spends n requests of bucket as Take does: one script, so one round
+// trip where Get and Take are two. A key that holds no value, or another,
+// is only read: no bucket is made or touched.
+func (s *Store) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r mcp.Rate, now time.Time) (mcp.GetTakeResult, error) {
+	sec, nsec := now.Unix(), int64(now.Nanosecond())
+	ms, ns := sec*1000+nsec/1e6, nsec%1e6
+	res, err := getTakeScript.Run(ctx, s.rdb, []string{s.key(key), s.key(bucket)},
+		want, n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
+	if err != nil {
+		return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
+	}
+	var what int64
+	if len(res) > 0 {
+		what, _ = res[0].(int64)
+	}
+	switch {
+	case what == 0 && len(res) == 1:
+		return mcp.GetTakeResult{}, nil
+	case what == 1 && len(res) == 2:
+		if v, ok := res[1].(string); ok {
+			return mcp.GetTakeResult{Value: []byte(v), Found: true}, nil
+		}
+	case what == 2 && len(res) == 3:
+		allowed, left, err := parseTake(res[1:])
+		if err != nil {
+			return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
+		}
+		return mcp.GetTakeResult{Value: want, Found: true, Taken: true, Decision: r.Decision(allowed, left, n, now)}, nil
+	}
+	return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: script answered %v", res)
+}
+
+var _ mcp.GetTaker = (*Store)(nil)
 
 func parseTake(res []any) (allowed bool, tokens float64, err error) {
 	if len(res) != 2 {

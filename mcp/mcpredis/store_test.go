@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	mathrand "math/rand/v2"
 	"net"
@@ -24,6 +25,7 @@ import (
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/internal/storetest"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
+	"github.com/apitwin/apitwin/sourcehost"
 )
 
 func TestMain(m *testing.M) {
@@ -401,6 +403,146 @@ func BenchmarkGet(b *testing.B) {
 	for b.Loop() {
 		if _, ok, err := s.Get(ctx, "ans:bench"); !ok || err != nil {
 			b.Fatal(ok, err)
+		}
+	}
+}
+
+// commandCounter counts the commands a client sends, a pipeline's each.
+type commandCounter struct{ n atomicInt }
+
+type atomicInt struct {
+	mu sync.Mutex
+	v  int
+	by []string
+}
+
+func (c *commandCounter) take() (int, []string) {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	n, by := c.n.v, c.n.by
+	c.n.v, c.n.by = 0, nil
+	return n, by
+}
+
+func (c *commandCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.n.mu.Lock()
+		c.n.v++
+		c.n.by = append(c.n.by, cmd.Name())
+		c.n.mu.Unlock()
+		return next(ctx, cmd)
+	}
+}
+
+func (c *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.n.mu.Lock()
+		c.n.v += len(cmds)
+		for _, cmd := range cmds {
+			c.n.by = append(c.n.by, cmd.Name())
+		}
+		c.n.mu.Unlock()
+		return next(ctx, cmds)
+	}
+}
+
+// A verified caller's call costs one round trip to Redis (the verdict
+// read and the rate limit taken in one script), a cached answer two; and
+// what is enforced stays: a token one gateway forgets (the upstream
+// refused it) is verified again by the other at once, and made-up tokens
+// leave no key of their own.
+func TestRoundTripsPerCall(t *testing.T) {
+	t.Parallel()
+	addr := redistest.Addr(t)
+	_, raw, p := newStore(t)
+	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	up := sourcehostfake.Start(t, sourcehostfake.WithClock(clk))
+	pid, err := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "private"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counters []*commandCounter
+	var gws []*mcp.Gateway
+	for range 2 {
+		rdb := redis.NewClient(&redis.Options{Addr: addr})
+		cc := &commandCounter{}
+		rdb.AddHook(cc)
+		s := mcpredis.New(rdb, mcpredis.Options{Prefix: p})
+		t.Cleanup(func() { s.Close() })
+		gw, err := mcp.NewGateway(mcp.Config{Upstream: up.URL(), Store: s, Clock: clk,
+			RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gws, counters = append(gws, gw), append(counters, cc)
+	}
+	tok, err := up.CreateToken("root", "api", "read_user", "read_repository")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := up.Client(sourcehost.WithToken(tok)).CurrentToken(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := fmt.Sprintf(`{"jsonrpc":"2.0","method":"get_project","params":{"project_id":%d},"id":1}`, pid)
+	cached := fmt.Sprintf(`{"jsonrpc":"2.0","method":"get_project","params":{"project_id":%d,"cache_ttl":3600},"id":1}`, pid)
+	for i, gw := range gws {
+		for _, body := range []string{get, cached} { // the first verifies, and fills the cache
+			if rec := call(gw, tok, body); rec.Code != 200 || strings.Contains(rec.Body.String(), `"error"`) {
+				t.Fatalf("gateway %d: %d %s", i, rec.Code, rec.Body)
+			}
+		}
+	}
+	remaining := 100 - 4
+	for _, tc := range []struct {
+		body string
+		want int
+	}{{get, 1}, {cached, 2}, {get, 1}} {
+		for i, gw := range gws {
+			counters[i].take()
+			rec := call(gw, tok, tc.body)
+			if rec.Code != 200 || strings.Contains(rec.Body.String(), `"error"`) {
+				t.Fatalf("gateway %d: %d %s", i, rec.Code, rec.Body)
+			}
+			remaining--
+			if got := rec.Header().Get("X-RateLimit-Remaining"); got != strconv.Itoa(remaining) {
+				t.Errorf("gateway %d: X-RateLimit-Remaining %s, want %d", i, got, remaining)
+			}
+			if n, by := counters[i].take(); n != tc.want {
+				t.Errorf("gateway %d, %s: %d commands %v, want %d", i, tc.body, n, by, tc.want)
+			}
+		}
+	}
+
+	// Revoked: gateway 0 meets the 401 upstream and forgets the token;
+	// gateway 1, which knew the token good a moment ago, verifies it again
+	// on its next call and refuses it, cached answer or not.
+	if err := up.RevokeToken(tok); err != nil {
+		t.Fatal(err)
+	}
+	if rec := call(gws[0], tok, get); !strings.Contains(rec.Body.String(), `"status":401`) {
+		t.Fatalf("the call meeting the revocation: %d %s", rec.Code, rec.Body)
+	}
+	if rec := call(gws[1], tok, cached); rec.Code != http.StatusUnauthorized {
+		t.Errorf("the other gateway's next call: %d %s, want 401", rec.Code, rec.Body)
+	}
+
+	// Made-up tokens leave no key of their own: only their verdicts and the
+	// verification limits.
+	for i := range 20 {
+		if rec := call(gws[i%2], "made-up-"+strconv.Itoa(i), get); rec.Code != http.StatusUnauthorized && rec.Code != http.StatusTooManyRequests {
+			t.Fatalf("made-up token: %d %s", rec.Code, rec.Body)
+		}
+	}
+	keys, err := raw.Keys(context.Background(), p+"rl:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if k := strings.TrimPrefix(k, p); !strings.HasPrefix(k, "rl:verify:") && k != "rl:tok:"+strconv.FormatInt(self.ID, 10) {
+			t.Errorf("a rate-limit key %q besides the verification limits and the real token's", k)
 		}
 	}
 }

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) mcp.Store) {
 		{"TakeRandom", testTakeRandom},
 		{"TakeKeysApart", testTakeKeysApart},
 		{"TakeConcurrent", testTakeConcurrent},
+		{"GetTake", testGetTake},
 		{"GetSet", testGetSet},
 		{"Expiry", testExpiry},
 		{"Delete", testDelete},
@@ -213,6 +214,65 @@ func sameDecision(a, b mcp.RateDecision) bool {
 
 func show(d mcp.RateDecision, now time.Time) string {
 	return fmt.Sprintf("allowed=%v limit=%d remaining=%d reset=+%s retry=%s", d.Allowed, d.Limit, d.Remaining, d.Reset.Sub(now), d.RetryAfter)
+}
+
+// GetTake (for a store that is a GetTaker) reads like Get, and takes like
+// Take only when the value is the one wanted: a missing or different value
+// leaves the bucket as it was (none is made), and the figures of the takes
+// it makes are a MemoryStore's Take's, step for step.
+func testGetTake(t *testing.T, s mcp.Store) {
+	gt, ok := s.(mcp.GetTaker)
+	if !ok {
+		t.Skip("not a GetTaker")
+	}
+	ctx := context.Background()
+	ref := mcp.NewMemoryStore(nil, mcp.MemoryLimits{})
+	r := mcp.Rate{PerMinute: 7, Burst: 3}
+	good, other := []byte(`{"ok":true,"token_id":7}`), []byte(`{"ok":false}`)
+	now := t0
+	step := func(want []byte, n int, found, taken bool) {
+		t.Helper()
+		res, err := gt.GetTake(ctx, "tok:gt", want, "rl:gt", n, r, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Found != found || res.Taken != taken {
+			t.Fatalf("at +%s: found=%v taken=%v, want found=%v taken=%v", now.Sub(t0), res.Found, res.Taken, found, taken)
+		}
+		if found && !bytes.Equal(res.Value, good) {
+			t.Fatalf("at +%s: value %q, want %q", now.Sub(t0), res.Value, good)
+		}
+		if taken {
+			exp, _ := ref.Take(ctx, "rl:gt", n, r, now)
+			if !sameDecision(res.Decision, exp) {
+				t.Fatalf("at +%s: got %s, MemoryStore %s", now.Sub(t0), show(res.Decision, now), show(exp, now))
+			}
+		}
+	}
+	step(good, 1, false, false) // nothing stored: nothing taken
+	if err := s.Set(ctx, "tok:gt", good, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	step(other, 1, true, false) // another value: read, nothing taken
+	if d, err := s.Take(ctx, "rl:gt", 0, r, now); err != nil || d.Remaining != 3 {
+		t.Fatalf("a GetTake that took nothing touched the bucket: %+v %v", d, err)
+	}
+	ref.Take(ctx, "rl:gt", 0, r, now)
+	for _, dt := range []time.Duration{0, 0, 0, 0, time.Second, 8571428571, 1, 17 * time.Second} {
+		now = now.Add(dt)
+		step(good, 1, true, true)
+	}
+	now = now.Add(time.Minute)
+	step(good, 4, true, true) // more than the burst: refused, as Take refuses it
+	if err := s.Delete(ctx, "tok:gt"); err != nil {
+		t.Fatal(err)
+	}
+	step(good, 1, false, false) // forgotten: nothing taken
+	if d, err := s.Take(ctx, "rl:gt", 0, r, now); err != nil {
+		t.Fatal(err)
+	} else if exp, _ := ref.Take(ctx, "rl:gt", 0, r, now); !sameDecision(d, exp) {
+		t.Fatalf("after a GetTake of a forgotten value: got %s, MemoryStore %s", show(d, now), show(exp, now))
+	}
 }
 
 // Buckets are per key.
