@@ -131,7 +131,8 @@
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
 // an http.Handler); [Start] and [StartTLS] serve it on loopback until the
-// test ends; [Server.Serve] and [Server.Listen] serve it for programs until
+// test ends ([StartOnDemand] from the first time its address or a client is
+// asked for, for a fake reached in-process first); [Server.Serve] and [Server.Listen] serve it for programs until
 // [Server.Close]. Every listener has header and idle timeouts, and Close
 // gives running requests two seconds before it closes their connections;
 // Close also stops the pipelines' timers and the webhook queues. The

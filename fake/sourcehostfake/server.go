@@ -225,6 +225,21 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
+// StartOnDemand is Start for a fake reached in-process first, as an
+// http.Handler (a gateway in front of it calls ServeHTTP): its port opens
+// the first time anything asks for its address or a client (URL, Client,
+// ClientWithToken, RawClient), and serves from then on until the test ends;
+// until then no socket is open. Until it opens, the fake names itself in
+// answers (web_url fields, Link headers) by the host each request was sent
+// to, as a fake that serves nothing does; from then on by its URL.
+func StartOnDemand(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := New(opts...)
+	s.ep.StartOnDemand(func() { s.setURL(s.ep.Start(tb, s)) })
+	tb.Cleanup(s.Close)
+	return s
+}
+
 // StartInMemory is Start on an in-memory listener instead of a port: the
 // fake serves the same, but only the clients it makes (Client, RawClient)
 // reach it, and no socket is opened, so a suite can start thousands of
@@ -302,8 +317,10 @@ func (s *Server) setURL(u string) {
 	s.external = s.cfg.externalURL
 }
 
-// URL returns the address the fake serves on ("" before Start or Listen).
+// URL returns the address the fake serves on ("" before Start or Listen;
+// StartOnDemand's port opens here).
 func (s *Server) URL() string {
+	s.ep.URL() // keeps StartOnDemand's promise, which adopts the URL it serves at
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cfg.externalURL

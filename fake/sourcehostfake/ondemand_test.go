@@ -1,0 +1,73 @@
+package sourcehostfake_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/sourcehost"
+)
+
+// StartOnDemand serves in-process until its address is asked for: until
+// then it names itself by the host each request was sent to, as a fake
+// that adopted no URL (nothing started it); URL then opens its port, which
+// answers, and the fake names itself by it.
+func TestStartOnDemand(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := sourcehostfake.StartOnDemand(t)
+	id, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inproc, err := sourcehost.New("http://inproc.invalid", sourcehost.WithToken(srv.Token()),
+		sourcehost.WithHTTPClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: srv}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := inproc.GetProject(ctx, sourcehost.ProjectID(id), nil)
+	if err != nil || p.WebURL != "http://inproc.invalid/root/shop" {
+		t.Fatalf("in-process before any address was asked for: %+v %v", p, err)
+	}
+
+	u := srv.URL()
+	if !strings.HasPrefix(u, "http://127.0.0.1:") && !strings.HasSuffix(u, ".invalid") { // .invalid: APITWIN_FAKES_IN_MEMORY=1
+		t.Fatalf("URL = %q", u)
+	}
+	resp, err := srv.RawClient().Get(u + "/api/v4/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if p, err := srv.Client().GetProject(ctx, sourcehost.ProjectID(id), nil); err != nil || p.WebURL != u+"/root/shop" {
+		t.Fatalf("through its port: %+v %v", p, err)
+	}
+	if srv.URL() != u {
+		t.Fatalf("URL %q, then %q", u, srv.URL())
+	}
+}
+
+// A client asked for first opens the port too.
+func TestStartOnDemandClientOpens(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.StartOnDemand(t)
+	if _, err := srv.Client().CurrentUser(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if srv.URL() == "" {
+		t.Fatal("a client of a fake that has no URL")
+	}
+}
+
+// Closed before anything asked, it never serves.
+func TestStartOnDemandClosed(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.StartOnDemand(t)
+	srv.Close()
+	if u := srv.URL(); u != "" || srv.RawClient() != nil {
+		t.Fatalf("a closed fake serves at %q", u)
+	}
+}
