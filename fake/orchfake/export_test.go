@@ -1,6 +1,9 @@
 package orchfake
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
 // SetStartHook makes s call hook inside every workflow start, with the
 // state lock held: tests use it to make a handler panic there.
@@ -9,3 +12,14 @@ func SetStartHook(s *Server, hook func()) { s.startHook.Store(&hook) }
 // WorkflowTaskRetryDelay is the backoff before a failed workflow task's
 // attempt.
 func WorkflowTaskRetryDelay(attempt int32) time.Duration { return workflowTaskRetryDelay(attempt) }
+
+// SetGatewayOnly makes s answer List and Scan over HTTP through
+// grpc-gateway only (on), without the direct path, or by it again (off).
+func SetGatewayOnly(s *Server, on bool) { s.gatewayOnly.Store(on) }
+
+// TakesDirect is whether the direct List and Scan path takes r (it puts
+// back a Scan body it reads).
+func TakesDirect(r *http.Request) bool {
+	_, ok := parseListCall(r)
+	return ok
+}

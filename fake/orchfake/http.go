@@ -27,11 +27,12 @@ import (
 // it is built once; each call finds its fake in its context (serverOf),
 // which gatewayRouter puts there.
 var sharedGateway = sync.OnceValue(func() *runtime.ServeMux {
-	m := bodyMarshaler{&runtime.JSONPb{MarshalOptions: orchwire.MarshalJSON, UnmarshalOptions: orchwire.StrictJSON}}
 	mux := runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, m),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, gatewayJSON),
+		// The fake is found in ctx, not r: the direct List path (listhttp.go)
+		// hands the gateway's forwarder a context of its own.
 		runtime.WithErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-			serverOf(r.Context()).httpError(ctx, mux, m, w, r, err)
+			serverOf(ctx).httpError(ctx, mux, m, w, r, err)
 		}),
 		runtime.WithRoutingErrorHandler(func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, status int) {
 			serverOf(r.Context()).routingError(ctx, mux, m, w, r, status)
@@ -55,19 +56,35 @@ var sharedGateway = sync.OnceValue(func() *runtime.ServeMux {
 	return mux
 })
 
-// outgoingHeader maps the metadata the pipeline sets to HTTP headers.
+// gatewayJSON is the gateway's only marshaler (every MIME type), in and
+// out; the direct List path decodes and writes with it too.
+var gatewayJSON = bodyMarshaler{&runtime.JSONPb{MarshalOptions: orchwire.MarshalJSON, UnmarshalOptions: orchwire.StrictJSON}}
+
+// The rate-limit headers in canonical form (X-Ratelimit-Limit), as
+// http.Header keeps them: Header.Add and Set take a canonical key as it is,
+// and make a new string of any other, per call.
+var (
+	canonLimit      = http.CanonicalHeaderKey(orchwire.HeaderLimit)
+	canonRemaining  = http.CanonicalHeaderKey(orchwire.HeaderRemaining)
+	canonReset      = http.CanonicalHeaderKey(orchwire.HeaderReset)
+	canonScope      = http.CanonicalHeaderKey(orchwire.HeaderScope)
+	canonRetryAfter = http.CanonicalHeaderKey(orchwire.HeaderRetryAfter)
+)
+
+// outgoingHeader maps the metadata the pipeline sets to HTTP headers, in
+// canonical form.
 func outgoingHeader(key string) (string, bool) {
 	switch key {
 	case "x-ratelimit-limit":
-		return orchwire.HeaderLimit, true
+		return canonLimit, true
 	case "x-ratelimit-remaining":
-		return orchwire.HeaderRemaining, true
+		return canonRemaining, true
 	case "x-ratelimit-reset":
-		return orchwire.HeaderReset, true
+		return canonReset, true
 	case "x-ratelimit-scope":
-		return orchwire.HeaderScope, true
+		return canonScope, true
 	case "retry-after":
-		return orchwire.HeaderRetryAfter, true
+		return canonRetryAfter, true
 	case "deprecation":
 		return "Deprecation", true
 	case "sunset":
@@ -85,8 +102,13 @@ type gatewayRouter struct{ s *Server }
 func (gatewayRouter) Match(*http.Request) string { return "" }
 
 // ServeHTTP serves /api/v1/..., and /api/v1beta1/... as the same
-// operations, answered with Deprecation and Sunset headers.
+// operations, answered with Deprecation and Sunset headers: List and Scan
+// by the direct path when it takes the request (listhttp.go), the rest
+// through the gateway.
 func (g gatewayRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.s.serveListDirect(w, r) {
+		return
+	}
 	hc := &httpCall{s: g.s, header: r.Header}
 	if rest, ok := strings.CutPrefix(r.URL.Path, orchwire.PathPrefix+orchwire.V1Beta1+"/"); ok {
 		hc.beta = true
@@ -224,11 +246,17 @@ func (m bodyMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 		if err != nil {
 			return bodyError(err)
 		}
-		if len(bytes.TrimSpace(body)) == 0 {
-			return io.EOF // no body: the gateway takes it as an empty message
-		}
-		return m.Unmarshal(body, v)
+		return m.decodeBody(body, v)
 	})
+}
+
+// decodeBody decodes a whole request body into v: io.EOF for none, which
+// the gateway takes as an empty message.
+func (m bodyMarshaler) decodeBody(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return io.EOF
+	}
+	return m.Unmarshal(body, v)
 }
 
 func (m bodyMarshaler) Unmarshal(data []byte, v any) error {

@@ -32,8 +32,8 @@ const listQuery3Terms = "WorkflowType = 'Order' AND ExecutionStatus = 'Running' 
 //	go test -run '^$' -bench BenchmarkListVersusPlainHandler -benchmem -count 3 ./fake/orchfake
 //
 // HTTP ("http-…"): benchfloor.Compare: "fake" is the fake's own
-// http.Handler (Server.ServeHTTP: the kit's guard and log, the gateway, the
-// pipeline, the list) answering into an httptest.ResponseRecorder, no
+// http.Handler (Server.ServeHTTP: the kit's guard and log, the direct List
+// path of listhttp.go, the pipeline, the list) answering into an httptest.ResponseRecorder, no
 // network; "floor=plain" re-encodes the fake's own answer from plain
 // structs with encoding/json per request and sets the fake's headers.
 //

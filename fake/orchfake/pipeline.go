@@ -86,6 +86,11 @@ type httpCall struct {
 	header http.Header
 	beta   bool
 	json   listedJSON // a List or Scan answer's runs, written already
+	// direct is a call on the direct List path (listhttp.go), which has no
+	// gateway stream for grpc.SetHeader: the pipeline leaves its headers
+	// in hdr instead.
+	direct bool
+	hdr    map[string]string
 }
 
 // listed is where a List or Scan keeps its runs' JSON for the answer;
@@ -133,7 +138,11 @@ func call[Req proto.Message, Resp proto.Message](s *Server, ctx context.Context,
 	}
 	resp, hdr, err := s.run(ctx, o, ns, req, hc, x, func(ctx context.Context) (proto.Message, error) { return h(ctx, req) })
 	if len(hdr) > 0 {
-		_ = grpc.SetHeader(ctx, headerMD(hdr))
+		if hc != nil && hc.direct {
+			hc.hdr = hdr
+		} else {
+			_ = grpc.SetHeader(ctx, headerMD(hdr))
+		}
 	}
 	if err != nil {
 		ae := toAPIError(err)

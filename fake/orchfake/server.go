@@ -61,6 +61,10 @@ type Server struct {
 	skipping  atomic.Bool
 	skipAgain atomic.Bool
 
+	// gatewayOnly turns off the direct List and Scan path over HTTP
+	// (listhttp.go): tests hold that path to the gateway's answers with it.
+	gatewayOnly atomic.Bool
+
 	// startHook, for tests, runs inside every start, under mu.
 	startHook atomic.Pointer[func()]
 }
