@@ -3,7 +3,7 @@
 // package mcp's Client, any JSON-RPC client, or an MCP client) without a
 // real source-hosting server.
 //
-//	srv := mcpfake.Start(t)                    // the gateway and its upstream on loopback
+//	srv := mcpfake.Start(t)                    // the gateway on loopback, its upstream in-process
 //	id, _ := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 //	c := srv.Client()                          // an mcp.Client with root's token
 //	c.CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: id, Title: "bug"})
@@ -20,8 +20,10 @@
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
 // an http.Handler, and its Client reaches it in-process, with the gateway
 // reaching its upstream in-process too: no port at all); [Start] and
-// [StartTLS] serve the gateway, and the upstream it makes, on loopback
-// until the test ends; [Server.Serve] and [Server.Listen] serve the gateway
+// [StartTLS] serve the gateway on loopback until the test ends, in front of
+// an upstream it still reaches in-process, which opens a port of its own
+// only when its address or a client is asked for
+// ([sourcehostfake.StartOnDemand]); [Server.Serve] and [Server.Listen] serve the gateway
 // for programs until [Server.Close]. Every listener has header and idle
 // timeouts, and Close gives running requests two seconds before it closes
 // their connections. The controls are the same on every fake

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
@@ -84,7 +85,8 @@ func WithFault(route string, f control.Fault) Option {
 }
 
 // internalUpstream is the URL the gateway gives an upstream it reaches
-// in-process; no request goes to that host.
+// in-process; no request goes to that host. Until the upstream serves at a
+// URL of its own, it names itself by this one in its answers (web_url).
 const internalUpstream = "http://sourcehost.mcpfake.internal"
 
 // New returns a gateway over a source-hosting fake that serves nothing yet:
@@ -99,12 +101,15 @@ func New(opts ...Option) *Server {
 	return s
 }
 
-// Start serves a gateway, and a source-hosting fake behind it, on loopback
-// ports until the test ends. A configuration the gateway refuses fails the
-// test.
+// Start serves a gateway on a loopback port until the test ends, in front
+// of a source-hosting fake it reaches in-process. The upstream opens a port
+// of its own only the first time something asks for its address or a
+// client (Upstream().URL(), Client, RawClient: see
+// sourcehostfake.StartOnDemand), so a test that talks to the gateway alone
+// opens one port. A configuration the gateway refuses fails the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.Start(tb, o...) })
+	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.StartOnDemand(tb, o...) })
 	if err != nil {
 		tb.Fatalf("mcpfake: %v", err)
 	}
@@ -135,10 +140,11 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
 
 // StartTLS is Start with the gateway over TLS, with a self-signed
-// certificate its Client trusts.
+// certificate its Client trusts (the upstream, when it opens its port,
+// serves plain HTTP).
 func StartTLS(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.Start(tb, o...) })
+	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.StartOnDemand(tb, o...) })
 	if err != nil {
 		tb.Fatalf("mcpfake: %v", err)
 	}
@@ -149,6 +155,15 @@ func StartTLS(tb testing.TB, opts ...Option) *Server {
 
 // build makes the upstream (unless one was given) and the gateway in front
 // of it.
+//
+// The gateway reaches an upstream made here in-process, however that one
+// serves: through its handler, so its request log, faults, rate limit and
+// clock apply as over a network, without a second listener and a dial per
+// fake (asking the upstream for its URL here would open its port). The
+// in-process hop keeps the gateway's UpstreamHeaderTimeoutSeconds, which
+// its own HTTP client would apply. An upstream given by WithUpstream is
+// reached at its URL, through its own client when it needs one (in memory,
+// over TLS), and in-process when it serves nothing.
 func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehostfake.Server) (*Server, error) {
 	var cfg config
 	for _, o := range opts {
@@ -168,13 +183,18 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 
 	s.gcfg = cfg.gateway
 	s.gcfg.Clock = s.cfg.clock
-	s.gcfg.Upstream = s.upstream.URL()
-	switch hc := s.upstream.RawClient(); {
-	case s.gcfg.Upstream == "": // not serving: reach it in-process
+	var hc *http.Client
+	if !s.ownsUp {
+		s.gcfg.Upstream = s.upstream.URL()
+		if rc := s.upstream.RawClient(); rc != http.DefaultClient { // in memory, or over TLS: only its own client reaches it
+			hc = rc
+		}
+	}
+	if s.gcfg.Upstream == "" { // made here, or serving nothing: reach it in-process
 		s.gcfg.Upstream = internalUpstream
-		hc := &http.Client{Transport: fakekit.HandlerTransport{Handler: s.upstream}}
-		s.gcfg.UpstreamOptions = append([]sourcehost.Option{sourcehost.WithHTTPClient(hc)}, s.gcfg.UpstreamOptions...)
-	case hc != http.DefaultClient: // in memory, or over TLS: only its own client reaches it
+		hc = &http.Client{Transport: fakekit.HandlerTransport{Handler: s.upstream, ResponseHeaderTimeout: upstreamHeaderTimeout(s.gcfg)}}
+	}
+	if hc != nil {
 		s.gcfg.UpstreamOptions = append([]sourcehost.Option{sourcehost.WithHTTPClient(hc)}, s.gcfg.UpstreamOptions...)
 	}
 	gw, err := mcp.NewGateway(s.gcfg)
@@ -192,6 +212,19 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 		}
 	}
 	return s, nil
+}
+
+// upstreamHeaderTimeout is how long the gateway waits for its upstream's
+// answer (mcp.Config.UpstreamHeaderTimeoutSeconds, default
+// mcp.DefaultUpstreamHeaderTimeout), for the in-process hop to apply as
+// the gateway's own HTTP client would. A value the gateway refuses is
+// left to NewGateway to name.
+func upstreamHeaderTimeout(cfg mcp.Config) time.Duration {
+	secs := cfg.UpstreamHeaderTimeoutSeconds
+	if secs == 0 {
+		secs = mcp.DefaultUpstreamHeaderTimeout
+	}
+	return time.Duration(secs * float64(time.Second))
 }
 
 // path is where the gateway answers.
