@@ -30,13 +30,16 @@ import (
 // TestListDirectSameAsGateway and FuzzListDirectQuery hold the two paths to
 // the same answers.
 
-// listCall is a List or Scan request the direct path takes.
+// listCall is a List or Scan request the direct path takes, with what
+// its call needs besides, in one allocation.
 type listCall struct {
 	scan bool
 	beta bool // by the deprecated /api/v1beta1/ alias
 	ns   string
-	list *orchpb.ListWorkflowExecutionsRequest // GET
-	sreq *orchpb.ScanWorkflowExecutionsRequest // POST
+	list orchpb.ListWorkflowExecutionsRequest // GET
+	sreq orchpb.ScanWorkflowExecutionsRequest // POST
+	hc   httpCall
+	vals [8]string // the answer's header values, for writeListAnswer
 }
 
 // Path prefixes, as gatewayRouter reads them.
@@ -67,7 +70,8 @@ func (s *Server) serveListDirect(w http.ResponseWriter, r *http.Request) bool {
 	if !ok {
 		return false
 	}
-	hc := &httpCall{s: s, header: r.Header, beta: lc.beta, direct: true}
+	hc := &lc.hc
+	hc.s, hc.header, hc.beta, hc.direct = s, r.Header, lc.beta, true
 	if lc.beta { // as gatewayRouter
 		w.Header().Set("Deprecation", "true")
 		w.Header().Set("Sunset", orchwire.Sunset)
@@ -78,19 +82,19 @@ func (s *Server) serveListDirect(w http.ResponseWriter, r *http.Request) bool {
 	svc := workflowService{s: s}
 	if lc.scan {
 		var sr *orchpb.ScanWorkflowExecutionsResponse
-		if sr, err = svc.ScanWorkflowExecutions(ctx, lc.sreq); err == nil {
+		if sr, err = svc.ScanWorkflowExecutions(ctx, &lc.sreq); err == nil {
 			resp = sr
 		}
 	} else {
 		var lr *orchpb.ListWorkflowExecutionsResponse
-		if lr, err = svc.ListWorkflowExecutions(ctx, lc.list); err == nil {
+		if lr, err = svc.ListWorkflowExecutions(ctx, &lc.list); err == nil {
 			resp = lr
 		}
 	}
 	if err != nil {
 		s.httpError(withHeaderMD(ctx, hc), sharedGateway(), gatewayJSON, w, r, err)
 	} else {
-		s.writeListAnswer(ctx, w, r, hc, resp)
+		s.writeListAnswer(ctx, w, r, hc, resp, lc.vals[:0])
 	}
 	hc.json.release() // written: the writer keeps none of it
 	return true
@@ -108,10 +112,9 @@ func withHeaderMD(ctx context.Context, hc *httpCall) context.Context {
 // request that asks for trailers) does: the pipeline's headers added, the
 // Content-Type, the body from rewriteListAnswer and the marshaler, or
 // httpError if the marshaler fails. It adds the headers as Header.Add would
-// (the names are canonical), with the values in one slice.
-func (s *Server) writeListAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, hc *httpCall, resp proto.Message) {
+// (the names are canonical), with the values in one slice, vals.
+func (s *Server) writeListAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, hc *httpCall, resp proto.Message, vals []string) {
 	h := w.Header()
-	vals := make([]string, 0, len(hc.hdr))
 	for k, v := range hc.hdr {
 		name, ok := outgoingHeader(k)
 		if !ok {
@@ -141,8 +144,8 @@ func (s *Server) writeListAnswer(ctx context.Context, w http.ResponseWriter, r *
 // next_page_token and query (in snake_case or lowerCamel, each once, one
 // value, well formed), a Scan body that does not decode. It may read a
 // Scan's body, and then puts it back as it was.
-func parseListCall(r *http.Request) (listCall, bool) {
-	var lc listCall
+func parseListCall(r *http.Request) (*listCall, bool) {
+	lc := new(listCall)
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		return lc, false
 	}
@@ -206,8 +209,8 @@ func parseListCall(r *http.Request) (listCall, bool) {
 // runtime.Bytes. The gateway ignores unknown keys and a "namespace" key:
 // this path hands those on rather than copy the rule.
 func (lc *listCall) listQuery(q string) bool {
-	req := &orchpb.ListWorkflowExecutionsRequest{Namespace: lc.ns}
-	lc.list = req
+	req := &lc.list
+	req.Namespace = lc.ns
 	if q == "" {
 		return true
 	}
@@ -263,8 +266,7 @@ func (lc *listCall) listQuery(q string) bool {
 // body is an empty request; the query string is not read); the namespace
 // is the path's. On false the body is put back as it was read.
 func (lc *listCall) scanBody(r *http.Request) bool {
-	req := &orchpb.ScanWorkflowExecutionsRequest{}
-	lc.sreq = req
+	req := &lc.sreq
 	if r.Body == nil { // the gateway's decoder would read it all the same (and fail)
 		return false
 	}
