@@ -51,6 +51,73 @@ const (
 // table: no unknown names, the right JSON type for each, enums and bounds
 // kept, required ones present. A null value counts as absent.
 func checkParams(raw json.RawMessage, table []param) *Error {
+	if e, ok := checkParamsFast(raw, table); ok {
+		return e
+	}
+	return checkParamsMap(raw, table)
+}
+
+// checkParamsFast is checkParams by a walk over the members, without a map
+// of them. It reports false, for checkParamsMap to answer, where the two
+// could differ: params that are not an object, a key that is not plain, a
+// name given twice (the map keeps the last). With several bad params the
+// first is answered, which the map, in its random order, may also have
+// picked.
+func checkParamsFast(raw json.RawMessage, table []param) (*Error, bool) {
+	if len(raw) == 0 || len(table) > 64 {
+		return nil, false
+	}
+	var seen, present uint64
+	var bad *Error
+	twice := false
+	if !objectMembers(raw, func(key, v []byte) bool {
+		i := paramIndex(table, key)
+		switch {
+		case i < 0:
+			if bad == nil {
+				bad = paramError(string(key), "unknown parameter")
+			}
+			return true
+		case seen&(1<<i) != 0:
+			twice = true
+			return false
+		}
+		seen |= 1 << i
+		if string(v) == "null" {
+			return true
+		}
+		present |= 1 << i
+		if bad == nil {
+			if reason := table[i].check(v); reason != "" {
+				bad = paramError(table[i].name, reason)
+			}
+		}
+		return true
+	}) || twice {
+		return nil, false
+	}
+	if bad != nil {
+		return bad, true
+	}
+	for i := range table {
+		if table[i].required && present&(1<<i) == 0 {
+			return paramError(table[i].name, "is required"), true
+		}
+	}
+	return nil, true
+}
+
+func paramIndex(table []param, name []byte) int {
+	for i := range table {
+		if table[i].name == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkParamsMap is checkParams through a map of the members.
+func checkParamsMap(raw json.RawMessage, table []param) *Error {
 	var obj map[string]json.RawMessage
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &obj); err != nil {
