@@ -3,7 +3,9 @@ package orchfake_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
@@ -183,6 +186,9 @@ func TestListDirectSameAsGateway(t *testing.T) {
 		{"list map parameter", "GET", wf + "?query[a]=1", "", nil, false},
 		{"list semicolon", "GET", wf + "?page_size=1;query=x", "", nil, false},
 		{"list bad escape", "GET", wf + "?query=%zz", "", nil, false},
+		{"list bad key escape", "GET", wf + "?%zz=1", "", nil, false},
+		{"escaped version", "GET", "/api/%761/namespaces/default/workflows", "", nil, false},
+		{"other version", "GET", "/api/v2/namespaces/default/workflows", "", nil, false},
 		{"list many parameters", "GET", wf + "?page_size=1&&&&&&", "", nil, false},
 		{"list key without value", "GET", wf + "?query", "", nil, true},
 		{"beta list", "GET", beta + "?page_size=2", "", nil, true},
@@ -290,39 +296,75 @@ func TestListDirectMalformedPath(t *testing.T) {
 	sameAnswer(t, "malformed escape", p.serve(mk))
 }
 
-// FuzzListDirectQuery compares both paths on arbitrary query strings and
-// namespace segments (its seed corpus runs in go test). One fake answers
-// each request twice, by the direct path and through the gateway: without
-// limits, so without rate-limit headers, both answers are the same bytes,
-// run ids and page tokens included, whatever order ties take.
+// TestListDirectBodyPutBack: a Scan body the direct path cannot read is
+// handed on as it came, bytes and error; a missing one is not read.
+func TestListDirectBodyPutBack(t *testing.T) {
+	t.Parallel()
+	broken := errors.New("connection reset")
+	r := httptest.NewRequest("POST", "/api/v1/namespaces/default/workflows/scan", nil)
+	r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"page`), iotest.ErrReader(broken)))
+	if orchfake.TakesDirect(r) {
+		t.Fatal("the direct path takes a body that fails")
+	}
+	if b, err := io.ReadAll(r.Body); string(b) != `{"page` || !errors.Is(err, broken) {
+		t.Errorf("the body handed on reads %q, %v", b, err)
+	}
+	r = httptest.NewRequest("POST", "/api/v1/namespaces/default/workflows/scan", strings.NewReader(`{"page_size":`))
+	if orchfake.TakesDirect(r) {
+		t.Fatal("the direct path takes a body that does not decode")
+	}
+	if b, _ := io.ReadAll(r.Body); string(b) != `{"page_size":` {
+		t.Errorf("the body handed on reads %q", b)
+	}
+	r.Body = nil
+	if orchfake.TakesDirect(r) {
+		t.Error("the direct path takes a request without a body")
+	}
+}
+
+// FuzzListDirectQuery compares both paths on arbitrary query strings,
+// namespace segments and, for a Scan (body not empty), bodies; its seed
+// corpus runs in go test. One fake answers each request twice, by the
+// direct path and through the gateway: without limits, so without
+// rate-limit headers, both answers are the same bytes, run ids and page
+// tokens included, whatever order ties take.
 func FuzzListDirectQuery(f *testing.F) {
 	for _, q := range []string{"", "page_size=2", "pageSize=1&query=WorkflowType%20%3D%20'Order'", "next_page_token=AAAA",
 		"page_size=1&page_size=2", "query=%zz", "a;b", "&&", "query", "nextPageToken=-_-_", "page_size=+1", "page_size=0x10",
 		"query=ORDER+BY+CustomerId&page_size=3", "namespace=x", "page_size=%31", "query[x]=1", "query.x=1"} {
-		f.Add(q, "default")
+		f.Add(q, "default", "")
 	}
-	f.Add("page_size=1", "%64efault")
-	f.Add("", "de%2Ffault")
-	f.Add("", "a%zz")
-	f.Add("", "")
+	f.Add("page_size=1", "%64efault", "")
+	f.Add("", "de%2Ffault", "")
+	f.Add("", "a%zz", "")
+	f.Add("", "", "")
+	for _, b := range []string{"{}", " ", `{"page_size":2,"query":"WorkflowType = 'Refund'"}`, `{"pageSize":"2"}`, `{"page_size":-1}`,
+		`{"next_page_token":"AAAA"}`, `{"namespace":"x"}`, `{"page_size":1,"page_size":2}`, `[]`, `{"query":"ORDER BY StartTime"}`} {
+		f.Add("page_size=1", "default", b)
+	}
 	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
 	f.Cleanup(s.Close)
 	seedSearch(f, s, 30)
-	f.Fuzz(func(t *testing.T, query, ns string) {
-		u, err := url.Parse("/api/v1/namespaces/" + ns + "/workflows")
+	f.Fuzz(func(t *testing.T, query, ns, body string) {
+		path := "/api/v1/namespaces/" + ns + "/workflows"
+		method := http.MethodGet
+		if body != "" {
+			path, method = path+"/scan", http.MethodPost
+		}
+		u, err := url.Parse(path)
 		if err != nil || strings.ContainsAny(ns, "/?#") {
 			t.Skip()
 		}
 		var got [2]answer
 		for i := range got {
 			orchfake.SetGatewayOnly(s, i == 1)
-			r := httptest.NewRequest("GET", "/", nil)
+			r := httptest.NewRequest(method, "/", strings.NewReader(body))
 			r.URL.Path, r.URL.RawPath, r.URL.RawQuery = u.Path, u.RawPath, query
 			rec := httptest.NewRecorder()
 			s.ServeHTTP(rec, r)
 			got[i] = answer{rec.Code, rec.Result().Header, rec.Body.String()}
 		}
 		orchfake.SetGatewayOnly(s, false)
-		sameAnswer(t, fmt.Sprintf("ns %q query %q", ns, query), got)
+		sameAnswer(t, fmt.Sprintf("%s ns %q query %q body %q", method, ns, query, body), got)
 	})
 }
