@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -210,6 +211,9 @@ func decodeAnswer(b []byte, id int64, out any) error {
 	if out == nil {
 		out = new(json.RawMessage)
 	}
+	if decodeResult(b, id, out) {
+		return nil
+	}
 	a := struct {
 		Result resultInto      `json:"result"`
 		Error  *Error          `json:"error"`
@@ -228,6 +232,53 @@ func decodeAnswer(b []byte, id int64, out any) error {
 		return fmt.Errorf("the answer's id %s is not the request's %d", a.ID, id)
 	}
 	return nil
+}
+
+// decodeResult is decodeAnswer for the answer the gateway gives a call that
+// succeeded, {"jsonrpc":"2.0","result":…,"id":…}, read by a walk over its
+// members rather than decoded into a struct (whose result member was then
+// checked once more by its own json.Unmarshal). It reports false, before
+// or after decoding the result into out, for decodeAnswer to read the
+// answer as it always has, whenever the two could differ: an error member
+// that is not null, a member named otherwise or twice (the struct folds
+// case and keeps the last), an id that is not the call's, a result that
+// does not decode into out, bytes that are not JSON.
+func decodeResult(b []byte, id int64, out any) bool {
+	if !json.Valid(b) {
+		return false
+	}
+	var result, rid []byte
+	var seen [3]bool
+	if !objectMembers(b, func(key, v []byte) bool {
+		var i int
+		switch string(key) {
+		case "result":
+			i, result = 0, v
+		case "id":
+			i, rid = 1, v
+		case "error":
+			i = 2
+			if string(v) != "null" {
+				return false
+			}
+		case "jsonrpc":
+			return true
+		default:
+			return false
+		}
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		return true
+	}) || !seen[0] {
+		return false
+	}
+	var idText [20]byte
+	if id != 0 && string(rid) != string(strconv.AppendInt(idText[:0], id, 10)) {
+		return false
+	}
+	return json.Unmarshal(result, out) == nil
 }
 
 // resultInto decodes a result member into out, noting that there was one.
@@ -325,21 +376,61 @@ func rateLimited(err error) bool {
 	return errors.As(err, &e) && e.rateLimited()
 }
 
+// acceptHeader is the Accept header of the Model Context Protocol's
+// transport, which the gateway's protocol side requires of its methods
+// (tools/list, …); the gateway answers every call in JSON.
+const acceptHeader = "application/json, text/event-stream"
+
+// unsignedHeader is the header of every unsigned request. The REST core
+// only reads a request's header (it copies it into the one it sends), so
+// one map serves every call.
+var unsignedHeader = http.Header{"Accept": {acceptHeader}}
+
 // post sends one body, signed when a secret is set, and returns the answer's
 // bytes (none for 204).
 func (c *Client) post(ctx context.Context, body []byte) (json.RawMessage, rest.Response, error) {
-	// The Accept header of the Model Context Protocol's transport, which
-	// the gateway's protocol side requires of its methods (tools/list, …);
-	// the gateway answers every call in JSON.
-	h := http.Header{"Accept": {"application/json, text/event-stream"}}
+	h := unsignedHeader
 	if c.secret != nil {
 		// Signed per attempt, with a fresh nonce: the gateway accepts a
 		// signature once.
-		h.Set(SignatureHeader, SignRequest(c.secret, c.clk.Now(), NewNonce(), http.MethodPost, c.path, body))
+		h = http.Header{"Accept": {acceptHeader},
+			SignatureHeader: {SignRequest(c.secret, c.clk.Now(), NewNonce(), http.MethodPost, c.path, body)}}
 	}
-	var raw json.RawMessage
-	res, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, RawJSON: body, Header: h}, &raw)
-	return raw, res, err
+	var ans answerBytes
+	res, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, RawJSON: body, Header: h}, &ans)
+	return ans.b, res, err
+}
+
+// answerBytes takes an answer's body as it is, for decodeAnswer to read:
+// the REST core copies a body into an io.Writer rather than decoding it
+// (into a json.RawMessage, which scanned it and copied it once more).
+type answerBytes struct{ b []byte }
+
+func (a *answerBytes) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
+// ReadFrom reads the body whole into one buffer that grows as needed, so
+// that io.Copy lends no buffer of its own.
+func (a *answerBytes) ReadFrom(r io.Reader) (int64, error) {
+	if a.b == nil {
+		a.b = make([]byte, 0, 1024)
+	}
+	start := len(a.b)
+	for {
+		if len(a.b) == cap(a.b) {
+			a.b = append(a.b, 0)[:len(a.b)]
+		}
+		n, err := r.Read(a.b[len(a.b):cap(a.b)])
+		a.b = a.b[:len(a.b)+n]
+		if err == io.EOF {
+			return int64(len(a.b) - start), nil
+		}
+		if err != nil {
+			return int64(len(a.b) - start), err
+		}
+	}
 }
 
 type wireRequest struct {

@@ -3,7 +3,10 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -147,6 +150,83 @@ func checkCheckParams(t *testing.T, raw []byte) {
 		}
 		if wants != nil {
 			t.Errorf("%s, %s: got %+v, the map answers %+v", tl.name, raw, got, wants[0])
+		}
+	}
+}
+
+// decodeAnswerStruct is decodeAnswer as it was, through a struct: the
+// reference decodeResult must match.
+func decodeAnswerStruct(b []byte, id int64, out any) error {
+	if out == nil {
+		out = new(json.RawMessage)
+	}
+	a := struct {
+		Result resultInto      `json:"result"`
+		Error  *Error          `json:"error"`
+		ID     json.RawMessage `json:"id"`
+	}{Result: resultInto{out: out}}
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("the answer is not a JSON-RPC response: %w", err)
+	}
+	switch {
+	case a.Error != nil:
+		a.Error.HTTPStatus = 200
+		return a.Error
+	case !a.Result.seen:
+		return errors.New("the answer has neither result nor error")
+	case id != 0 && string(a.ID) != strconv.FormatInt(id, 10):
+		return fmt.Errorf("the answer's id %s is not the request's %d", a.ID, id)
+	}
+	return nil
+}
+
+var answerSeeds = []string{
+	`{"jsonrpc":"2.0","result":{"id":7,"name":"shop","statistics":{"commit_count":3}},"id":12}`,
+	`{"jsonrpc":"2.0","result":{"id":7},"id":13}`,
+	`{"jsonrpc":"2.0","result":{"id":"7"},"id":12}`,
+	`{"jsonrpc":"2.0","result":null,"id":12}`,
+	`{"jsonrpc":"2.0","result":[1],"id":12}`,
+	`{"jsonrpc":"2.0","error":{"code":-32000,"message":"x","data":{"status":404}},"id":12}`,
+	`{"jsonrpc":"2.0","error":null,"result":{"id":1},"id":12}`,
+	`{"jsonrpc":"2.0","result":{"id":1},"error":{"code":1,"message":"m"},"id":12}`,
+	`{"jsonrpc":"2.0","Result":{"id":1},"id":12}`,
+	`{"jsonrpc":"2.0","result":{"id":1},"result":{"id":2},"id":12}`,
+	`{"jsonrpc":"2.0","result":{"id":1},"ID":12}`,
+	`{"jsonrpc":"2.0","result":{"id":1},"id":12,"extra":true}`,
+	`{"jsonrpc":"2.0","result":{"id":1}}`,
+	`{"jsonrpc":"2.0","id":12}`,
+	`{"jsonrpc":"2.0","r\u0065sult":{"id":1},"id":12}`,
+	"{\"jsonrpc\":\"2.0\",\"result\":{\"id\":1},\"id\":12}\n",
+	`{"jsonrpc":"2.0","result":{"id":1},"id":12} x`,
+	`[{"jsonrpc":"2.0","result":{"id":1},"id":12}]`, ``, `null`, `{`,
+}
+
+// decodeAnswer answers as the struct did, and leaves the same result.
+func TestDecodeAnswerFast(t *testing.T) {
+	for _, s := range answerSeeds {
+		checkDecodeAnswer(t, []byte(s))
+	}
+}
+
+func FuzzDecodeAnswer(f *testing.F) {
+	for _, s := range answerSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkDecodeAnswer(t, b) })
+}
+
+func checkDecodeAnswer(t *testing.T, b []byte) {
+	t.Helper()
+	for _, id := range []int64{12, 0} {
+		var got, want ProjectDetail
+		gerr, werr := decodeAnswer(b, id, &got), decodeAnswerStruct(b, id, &want)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s (id %d):\n got %v %+v\nwant %v %+v", b, id, gerr, got, werr, want)
+		}
+		var graw, wraw json.RawMessage
+		gerr, werr = decodeAnswer(b, id, &graw), decodeAnswerStruct(b, id, &wraw)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !bytes.Equal(graw, wraw) {
+			t.Errorf("%s (id %d), raw:\n got %v %s\nwant %v %s", b, id, gerr, graw, werr, wraw)
 		}
 	}
 }
