@@ -179,3 +179,38 @@ func TestSlowHeadersAreCutOff(t *testing.T) {
 		}
 	}
 }
+
+// Close of a test server lets a running request finish its answer, then
+// returns: it waits on the connections' states, not on a poll.
+func TestCloseLetsARunningRequestFinish(t *testing.T) {
+	t.Parallel()
+	var e fakekit.Endpoint
+	running, release := make(chan struct{}), make(chan struct{})
+	u := e.Start(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		close(running)
+		<-release
+		io.WriteString(w, "late")
+	}))
+	got := make(chan string, 1)
+	go func() {
+		resp, err := e.RawClient().Get(u + "/")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	<-running
+	closed := make(chan struct{})
+	go func() {
+		e.Close()
+		close(closed)
+	}()
+	close(release)
+	if b := <-got; b != "late" {
+		t.Fatalf("the running request got %q", b)
+	}
+	<-closed
+}
