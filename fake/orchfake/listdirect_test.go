@@ -122,6 +122,31 @@ func sameAnswer(t *testing.T, what string, a [2]answer) {
 	}
 }
 
+// sameLog wants the two fakes' request logs of their HTTP calls alike:
+// the same operation, caller, status, code and sizes for each, as the
+// same pipeline writes them.
+func (p *directPair) sameLog(t *testing.T) {
+	t.Helper()
+	var logs [2][]string
+	for i, s := range []*orchfake.Server{p.direct, p.gateway} {
+		for _, r := range s.Requests() {
+			if r.Transport != orchfake.TransportHTTP {
+				continue
+			}
+			for k := range r.Query { // each fake's own page token
+				if strings.HasSuffix(strings.ToLower(k), "token") {
+					r.Query[k] = []string{"TOKEN"}
+				}
+			}
+			logs[i] = append(logs[i], fmt.Sprintf("%s %s %v body %d → route %q caller %q %d %q fault %v panicked %v answer %d",
+				r.Method, r.Path, r.Query, r.BodySize, r.Route, r.Caller, r.Status, r.Code, r.Fault, r.Panic != "", r.ResponseSize))
+		}
+	}
+	if !slices.Equal(logs[0], logs[1]) {
+		t.Errorf("the request logs differ: direct path\n%s\ngateway\n%s", strings.Join(logs[0], "\n"), strings.Join(logs[1], "\n"))
+	}
+}
+
 type directCase struct {
 	name   string
 	method string
@@ -237,6 +262,7 @@ func TestListDirectSameAsGateway(t *testing.T) {
 			}
 			sameAnswer(t, c.name, p.serve(func(i int) *http.Request { return c.request(toks[i]) }))
 		}
+		p.sameLog(t)
 	})
 	t.Run("auth", func(t *testing.T) {
 		t.Parallel()
@@ -251,6 +277,7 @@ func TestListDirectSameAsGateway(t *testing.T) {
 		} {
 			sameAnswer(t, c.name, p.serve(func(int) *http.Request { return c.request("") }))
 		}
+		p.sameLog(t)
 	})
 	t.Run("rate limited", func(t *testing.T) {
 		t.Parallel()
@@ -262,12 +289,14 @@ func TestListDirectSameAsGateway(t *testing.T) {
 			}
 			sameAnswer(t, fmt.Sprintf("call %d (%s)", i, c.name), p.serve(func(int) *http.Request { return c.request("") }))
 		}
+		p.sameLog(t)
 	})
 	t.Run("fault", func(t *testing.T) {
 		t.Parallel()
 		p := newDirectPair(t, orchfake.WithFault("ListWorkflowExecutions", control.Fault{Status: http.StatusServiceUnavailable}))
 		c := directCase{"list", "GET", wf, "", nil, true}
 		sameAnswer(t, "fault", p.serve(func(int) *http.Request { return c.request("") }))
+		p.sameLog(t)
 	})
 	t.Run("closed", func(t *testing.T) {
 		t.Parallel()
