@@ -106,7 +106,9 @@ func New(opts ...Option) *Server {
 // of its own only the first time something asks for its address or a
 // client (Upstream().URL(), Client, RawClient: see
 // sourcehostfake.StartOnDemand), so a test that talks to the gateway alone
-// opens one port. A configuration the gateway refuses fails the test.
+// opens one port; until then the upstream names itself in its answers
+// (web_url) by the host the gateway calls, "http://sourcehost.mcpfake.internal".
+// A configuration the gateway refuses fails the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.StartOnDemand(tb, o...) })

@@ -67,6 +67,14 @@ func TestStartOpensTheUpstreamOnFirstAsk(t *testing.T) {
 		if p, err := c.GetProject(ctx, &mcp.GetProjectParams{ProjectID: id}); err != nil || p.WebURL != u+"/root/shop" {
 			t.Fatalf("after: %+v %v, want it named by %s", p, err, u)
 		}
+
+		// Close stops the port it opened too.
+		rc := srv.Upstream().RawClient()
+		srv.Close()
+		if resp, err := rc.Get(u + "/api/v4/user"); err == nil {
+			resp.Body.Close()
+			t.Fatalf("%s answers after Close", u)
+		}
 	}
 }
 
