@@ -174,10 +174,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, authHeader: `Bearer realm="mcp"`,
 			reason: "Authorization: Bearer <token> is required"}
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+	if !isJSON(r.Header.Get("Content-Type")) {
 		return &refusal{status: http.StatusUnsupportedMediaType, code: CodeInvalidRequest, reason: "Content-Type must be application/json"}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
+	body, err := readAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes), r.ContentLength)
 	if err != nil {
 		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
 			return &refusal{status: http.StatusRequestEntityTooLarge, code: CodeInvalidRequest, reason: fmt.Sprintf("the body is larger than %d bytes", g.cfg.MaxBodyBytes)}
@@ -196,7 +196,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	if !g.cfg.RateLimit.Disabled && !isBatchBody(body) {
 		takeWith = 1
 	}
-	who, raw, taken, rf := g.verify(ctx, token, digest, addr, takeWith)
+	who, raw, taken, took, rf := g.verify(ctx, token, digest, addr, takeWith)
 	if rf != nil {
 		return rf
 	}
@@ -205,6 +205,9 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error()}
 	}
 	msgs, batch, fatal := decodeBody(body, g.cfg.Batch.MaxSize)
+	if !took {
+		takeWith = 0
+	}
 	if !g.admit(w, ctx, c, msgs, batch, taken, takeWith) {
 		return nil
 	}
@@ -224,6 +227,40 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	writeAnswer(w, http.StatusOK, g.runAll(r, c, msgs), batch)
 	return nil
 }
+
+// isJSON reports whether a Content-Type is application/json, parameters
+// or not.
+func isJSON(contentType string) bool {
+	if contentType == "application/json" { // as nearly every client writes it: no parsing
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "application/json"
+}
+
+// readAll is io.ReadAll of r into a buffer made for size bytes (a body's
+// Content-Length, -1 when it is not known), so that a body of known size is
+// read without growing its buffer. The buffer made before anything is read
+// is at most maxReadHint: a Content-Length is only what the caller says,
+// and the bytes behind a larger one are paid for as they come.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(size+1, 512), maxReadHint)) // +1: room for the read that meets the end
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+const maxReadHint = 64 << 10
 
 // protocolErrors turns the plain-text refusals of the MCP handler (a
 // missing Accept header, a malformed session request) into JSON-RPC errors
@@ -280,16 +317,14 @@ func (p *protocolErrors) finish() {
 // admit spends one rate-limit token of the verified caller per message
 // (one for a body that is not a request at all) and sets the
 // X-RateLimit-* headers. A refused request gets -32000 with data.status
-// 429, for each request of a batch, and Retry-After. taken, when not nil,
-// is the answer of the bucket already asked for n with the verdict's read.
-func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, msgs []message, batch bool, taken *RateDecision, n int) bool {
+// 429, for each request of a batch, and Retry-After. With taken > 0, the
+// bucket was already asked for that many with the verdict's read, and d is
+// its answer.
+func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, msgs []message, batch bool, d RateDecision, taken int) bool {
 	if g.cfg.RateLimit.Disabled {
 		return true
 	}
-	var d RateDecision
-	if need := max(1, len(msgs)); taken != nil && need == n {
-		d = *taken
-	} else {
+	if need := max(1, len(msgs)); taken == 0 || need != taken {
 		// (taken is only ever for the one request a body that is not an
 		// array costs; a mismatch would be a bug, answered by asking.)
 		var err error
@@ -339,6 +374,26 @@ func (g *Gateway) rate() Rate {
 // alone, so that it is answered as it would be on its own.
 func (g *Gateway) runAll(r *http.Request, c *caller, msgs []message) []response {
 	ctx := r.Context()
+	if len(msgs) == 1 { // alone: no goroutine, semaphore or closure
+		m := &msgs[0]
+		var res response
+		switch {
+		case !m.invalid && protocolMethods[m.method]:
+			res = g.protocolCall(r, c, m)
+		case m.err != nil:
+			res = errorResponse(m.id, m.err)
+		default:
+			if b, e := g.invoke(ctx, c, m.method, m.params); e != nil {
+				res = errorResponse(m.id, e)
+			} else {
+				res = resultResponse(m.id, b)
+			}
+		}
+		if !m.answered() {
+			return nil
+		}
+		return []response{res}
+	}
 	out := make([]response, len(msgs))
 	sem := make(chan struct{}, g.cfg.Batch.Concurrency)
 	var wg sync.WaitGroup

@@ -210,7 +210,14 @@ func encodeResponses(rs []response, batch bool) ([]byte, error) {
 	if len(rs) == 0 {
 		return nil, nil
 	}
-	var b []byte
+	size := 2 // the brackets of a batch
+	for i := range rs {
+		size += len(`{"jsonrpc":"2.0","result":,"id":},`) + len(rs[i].Result) + len(rs[i].ID)
+		if rs[i].Error != nil {
+			size += 128 // most errors' members; more is appended as needed
+		}
+	}
+	b := make([]byte, 0, size)
 	if batch {
 		b = append(b, '[')
 	}

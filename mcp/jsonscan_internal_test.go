@@ -5,9 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // decodeMessageMap is decodeMessage as it was, through a map of the
@@ -228,5 +233,28 @@ func checkDecodeAnswer(t *testing.T, b []byte) {
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !bytes.Equal(graw, wraw) {
 			t.Errorf("%s (id %d), raw:\n got %v %s\nwant %v %s", b, id, gerr, graw, werr, wraw)
 		}
+	}
+}
+
+// readAll reads what io.ReadAll reads, whatever the size it is told, and
+// fails as it fails past a MaxBytesReader's bound.
+func TestReadAll(t *testing.T) {
+	for _, n := range []int{0, 1, 511, 512, 513, 4096, 70 << 10} {
+		data := bytes.Repeat([]byte("0123456789abcdef"), n/16+1)[:n]
+		for _, size := range []int64{-1, 0, 1, int64(n) - 1, int64(n), int64(n) + 1, 1 << 30} {
+			got, err := readAll(iotest.OneByteReader(bytes.NewReader(data)), size)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Errorf("%d bytes, told %d: %d bytes, %v", n, size, len(got), err)
+			}
+			got, err = readAll(bytes.NewReader(data), size)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Errorf("%d bytes, told %d, whole reads: %d bytes, %v", n, size, len(got), err)
+			}
+		}
+	}
+	rec := httptest.NewRecorder()
+	_, err := readAll(http.MaxBytesReader(rec, io.NopCloser(strings.NewReader(strings.Repeat("x", 100))), 99), 100)
+	if tooBig := (*http.MaxBytesError)(nil); !errors.As(err, &tooBig) {
+		t.Errorf("past the bound: %v, want a *http.MaxBytesError", err)
 	}
 }

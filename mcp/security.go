@@ -151,10 +151,7 @@ func verifySignature(secret, body []byte, header string) bool {
 func (g *Gateway) checkSignature(ctx context.Context, r *http.Request, body []byte) *refusal {
 	sec := g.cfg.Security
 	header := r.Header.Get(SignatureHeader)
-	unsigned := func(reason string) *refusal {
-		g.metrics.signaturesRefused.Add(1)
-		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: reason}
-	}
+	unsigned := g.unsigned
 	switch {
 	case sec.Signature == SignatureOff:
 		return nil
@@ -211,6 +208,12 @@ func (g *Gateway) checkSignature(ctx context.Context, r *http.Request, body []by
 		return unsigned(SignatureHeader + " was already used: a signed request is accepted once")
 	}
 	return nil
+}
+
+// unsigned is the refusal of a request for its signature.
+func (g *Gateway) unsigned(reason string) *refusal {
+	g.metrics.signaturesRefused.Add(1)
+	return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: reason}
 }
 
 // ipFilter decides which callers may talk to the gateway.

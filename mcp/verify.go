@@ -57,7 +57,9 @@ func identityOf(digest string, v *verdict) string {
 // key.
 func tokenDigest(token string) string {
 	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
+	var digest [2 * sha256.Size]byte
+	hex.Encode(digest[:], sum[:])
+	return string(digest[:])
 }
 
 // refusal is an HTTP-level answer to a caller the gateway will not serve.
@@ -92,10 +94,11 @@ func wholeSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/tim
 // With n > 0, a token whose good verdict this gateway has seen, still
 // fresh, has its verdict read and n requests of its rate limit taken in
 // one step of the store (GetTaker), which takes only when the store still
-// holds that very verdict: taken is then the bucket's answer, for admit. A
+// holds that very verdict: took says so, and taken is the bucket's answer,
+// for admit. A
 // verdict the store no longer holds (forgotten after a 401, re-verified,
 // expired) takes nothing, and is read and judged as before.
-func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int) (v *verdict, raw []byte, taken *RateDecision, r *refusal) {
+func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int) (v *verdict, raw []byte, taken RateDecision, took bool, r *refusal) {
 	key := "tok:" + digest
 	now := g.clk.Now()
 	ttl := time.Duration(g.cfg.Verify.TTLSeconds) * time.Second
@@ -113,9 +116,7 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 		res, err := getTake(ctx, g.store, key, seen.raw, identityOf(digest, seen.v), n, g.rate(), now)
 		if err == nil && res.Found {
 			b, ok = res.Value, true
-			if res.Taken {
-				taken = &res.Decision
-			}
+			taken, took = res.Decision, res.Taken
 		}
 	default:
 		var err error
@@ -132,26 +133,26 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 		}
 	}
 	known := ok && v.OK && len(v.Missing) == 0
-	// (taken is set only when the store held seen's bytes, so v is then
+	// (took is set only when the store held seen's bytes, so v is then
 	// seen's verdict, good and fresh at now: it is never asked again.)
 	if stale := known && !fresh(v); !ok || stale {
 		if v, raw, r = g.verifyUpstream(ctx, token, key, addr, known); r != nil {
-			return nil, nil, nil, r
+			return nil, nil, RateDecision{}, false, r
 		}
 	}
 	switch {
 	case len(v.Missing) > 0:
 		g.metrics.tokensRefused.Add(1)
-		return nil, nil, nil, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
+		return nil, nil, RateDecision{}, false, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
 			reason:     "the token lacks the required scopes: " + strings.Join(v.Missing, ", "),
 			authHeader: fmt.Sprintf(`Bearer realm="mcp", error="insufficient_scope", scope=%q`, strings.Join(g.cfg.Security.RequiredScopes, " "))}
 	case !v.OK:
 		g.metrics.tokensRefused.Add(1)
-		return nil, nil, nil, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
+		return nil, nil, RateDecision{}, false, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
 			reason:     "the bearer token is not valid: " + v.Reason,
 			authHeader: `Bearer realm="mcp", error="invalid_token", error_description="` + v.Reason + `"`}
 	}
-	return v, raw, taken, nil
+	return v, raw, taken, took, nil
 }
 
 // verifyUpstream asks the source-hosting API about token
