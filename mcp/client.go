@@ -440,13 +440,40 @@ type wireRequest struct {
 	ID      *int64          `json:"id,omitempty"`
 }
 
-// encodeRequest encodes one request; id nil makes a notification.
+// encodeRequest encodes one request; id nil makes a notification. The
+// bytes are json.Marshal's of the wireRequest, written out directly when
+// the method name needs no escaping (json.Marshal would compact the params,
+// which it made compact already, once more).
 func encodeRequest(method string, params any, id *int64) ([]byte, error) {
 	r, err := newWireRequest(method, params, id)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(r)
+	if !plainMethod(method) {
+		return json.Marshal(r)
+	}
+	b := make([]byte, 0, len(`{"jsonrpc":"2.0","method":"","params":,"id":}`)+len(method)+len(r.Params)+20)
+	b = append(b, `{"jsonrpc":"2.0","method":"`...)
+	b = append(b, method...)
+	b = append(b, '"')
+	if len(r.Params) > 0 {
+		b = append(append(b, `,"params":`...), r.Params...)
+	}
+	if id != nil {
+		b = strconv.AppendInt(append(b, `,"id":`...), *id, 10)
+	}
+	return append(b, '}'), nil
+}
+
+// plainMethod reports whether json.Marshal writes method as it is between
+// quotes: printable ASCII, nothing it escapes.
+func plainMethod(method string) bool {
+	for i := 0; i < len(method); i++ {
+		if c := method[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 func newWireRequest(method string, params any, id *int64) (wireRequest, error) {

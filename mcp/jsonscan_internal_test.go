@@ -258,3 +258,25 @@ func TestReadAll(t *testing.T) {
 		t.Errorf("past the bound: %v, want a *http.MaxBytesError", err)
 	}
 }
+
+// encodeRequest writes json.Marshal's bytes of the wireRequest.
+func TestEncodeRequest(t *testing.T) {
+	id := int64(-42)
+	big := int64(1) << 62
+	for _, method := range []string{"get_project", "tools/call", "x<y", `q"`, "caf\u00e9", "a\tb", "a&b", "\x7f"} {
+		for _, params := range []any{nil, (*GetProjectParams)(nil), &GetProjectParams{ProjectID: 7, CacheOptions: CacheOptions{CacheTTL: 60}},
+			map[string]any{"html": "<a href=\"x\">&</a>", "u": "\u2028", "n": nil}, &CreateIssueParams{ProjectID: 1, Title: "x > y", Labels: []string{"a&b"}}} {
+			for _, i := range []*int64{nil, &id, &big} {
+				got, gerr := encodeRequest(method, params, i)
+				r, werr := newWireRequest(method, params, i)
+				var want []byte
+				if werr == nil {
+					want, werr = json.Marshal(r)
+				}
+				if !bytes.Equal(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+					t.Errorf("%q %#v %v:\n got %s %v\nwant %s %v", method, params, i, got, gerr, want, werr)
+				}
+			}
+		}
+	}
+}
