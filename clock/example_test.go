@@ -35,7 +35,6 @@ func ExampleFake_AfterFunc() {
 func ExampleFake_Sleep() {
 	clk := clock.NewFake(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
 	if err := clk.Sleep(context.Background(), 90*time.Second); err != nil { // returns at once
-
 		panic(err)
 	}
 	fmt.Println("fake time passed:", clk.Now().Format("15:04:05"))
