@@ -196,7 +196,8 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	if !g.cfg.RateLimit.Disabled && !isBatchBody(body) {
 		takeWith = 1
 	}
-	who, raw, taken, took, rf := g.verify(ctx, token, digest, addr, takeWith)
+	early := earlyRead{body: body, maxBatch: g.cfg.Batch.MaxSize}
+	who, raw, taken, took, rf := g.verify(ctx, token, digest, addr, takeWith, &early)
 	if rf != nil {
 		return rf
 	}
@@ -204,7 +205,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	if err != nil {
 		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error()}
 	}
-	msgs, batch, fatal := decodeBody(body, g.cfg.Batch.MaxSize)
+	msgs, batch, fatal := early.msgs, early.batch, early.fatal
+	if !early.decoded {
+		msgs, batch, fatal = decodeBody(body, g.cfg.Batch.MaxSize)
+	}
 	if !took {
 		takeWith = 0
 	}
@@ -224,8 +228,65 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		pw.finish()
 		return nil
 	}
-	writeAnswer(w, http.StatusOK, g.runAll(r, c, msgs), batch)
+	writeAnswer(w, http.StatusOK, g.runAll(r, c, msgs, early.mc), batch)
 	return nil
+}
+
+// earlyRead is the work serve may do before a caller is verified, for a
+// token this gateway has seen verified and whose verdict is still fresh
+// (verify asks for it only then, never for a token it does not know): the
+// body decoded, and its call, when it is the only one, prepared, so that
+// its cached answer is read in the same step of the store as the verdict
+// and the rate limit (one round trip to Redis for a cached call). Nothing
+// of it is used unless the caller is then verified: the answer is read
+// only when the store still holds the very verdict known, and the call
+// runs, as always, only once admitted.
+type earlyRead struct {
+	body     []byte
+	maxBatch int
+
+	decoded bool // msgs, batch and fatal are decodeBody's
+	msgs    []message
+	batch   bool
+	fatal   *Error
+	mc      *methodCall // msgs[0] prepared, when it is a call of the gateway's own alone
+}
+
+// key decodes the body and prepares its call, and returns its cached
+// answer's key, or "" when it has none (not one call of the gateway's own,
+// or one that does not ask for the cache).
+func (e *earlyRead) key(digest string) string {
+	e.msgs, e.batch, e.fatal = decodeBody(e.body, e.maxBatch)
+	e.decoded = true
+	if e.fatal != nil || len(e.msgs) != 1 {
+		return ""
+	}
+	m := &e.msgs[0]
+	if m.invalid || m.err != nil || protocolMethods[m.method] {
+		return ""
+	}
+	mc, ok := prepareSafely(digest, m.method, m.params)
+	if !ok {
+		return ""
+	}
+	e.mc = mc
+	if !mc.cached {
+		return ""
+	}
+	return mc.key
+}
+
+// prepareSafely is prepareCall outside invoke's recover: a panic (a bug)
+// leaves the call to be prepared again there, and answered as invoke
+// answers a panic.
+func prepareSafely(digest, method string, raw json.RawMessage) (mc *methodCall, ok bool) {
+	defer func() {
+		if recover() != nil {
+			mc, ok = nil, false
+		}
+	}()
+	m := prepareCall(digest, method, raw)
+	return &m, true
 }
 
 // isJSON reports whether a Content-Type is application/json, parameters
@@ -372,7 +433,10 @@ func (g *Gateway) rate() Rate {
 // in the order of the requests: none for notifications. A method of the
 // Model Context Protocol among them is run by that protocol's handler,
 // alone, so that it is answered as it would be on its own.
-func (g *Gateway) runAll(r *http.Request, c *caller, msgs []message) []response {
+//
+// mc, when not nil, is the only message's call, prepared already (serve's
+// earlyRead).
+func (g *Gateway) runAll(r *http.Request, c *caller, msgs []message, mc *methodCall) []response {
 	ctx := r.Context()
 	if len(msgs) == 1 { // alone: no goroutine, semaphore or closure
 		m := &msgs[0]
@@ -383,7 +447,7 @@ func (g *Gateway) runAll(r *http.Request, c *caller, msgs []message) []response 
 		case m.err != nil:
 			res = errorResponse(m.id, m.err)
 		default:
-			if b, e := g.invoke(ctx, c, m.method, m.params); e != nil {
+			if b, e := g.invokeCall(ctx, c, m.method, m.params, mc); e != nil {
 				res = errorResponse(m.id, e)
 			} else {
 				res = resultResponse(m.id, b)
@@ -440,7 +504,58 @@ func (g *Gateway) runAll(r *http.Request, c *caller, msgs []message) []response 
 // invoke runs one method with its params (a JSON object or nil) for c and
 // returns the encoded result. It is shared by the JSON-RPC side and MCP's
 // tools/call.
-func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json.RawMessage) (result json.RawMessage, e *Error) {
+func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json.RawMessage) (json.RawMessage, *Error) {
+	return g.invokeCall(ctx, c, method, raw, nil)
+}
+
+// methodCall is a call with its params checked and decoded, and its cached
+// answer's key: what invoke runs.
+type methodCall struct {
+	t      *tool
+	p      callParams
+	e      *Error // why the call is refused (unknown method, params), or nil
+	ttl    time.Duration
+	cached bool
+	key    string // the cached answer's key, when cached
+	// read is set when the cached answer was read already, with the
+	// caller's verdict (serve's earlyRead): found and hit are what was
+	// there.
+	read  bool
+	found bool
+	hit   []byte
+}
+
+// prepareCall checks and decodes the params of method for the caller with
+// digest. It only reads its arguments.
+func prepareCall(digest, method string, raw json.RawMessage) methodCall {
+	t := toolsByName()[method]
+	if t == nil {
+		return methodCall{e: newError(CodeMethodNotFound, nil)}
+	}
+	if e := checkParams(raw, t.params); e != nil {
+		return methodCall{e: e}
+	}
+	p := t.newParams()
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, p); err != nil { // checked already; kept for safety
+			return methodCall{e: paramError("params", err.Error())}
+		}
+	}
+	if v, ok := p.(interface{ validate() *Error }); ok {
+		if e := v.validate(); e != nil {
+			return methodCall{e: e}
+		}
+	}
+	mc := methodCall{t: t, p: p}
+	if mc.ttl, mc.cached = p.caching().ttl(); mc.cached {
+		mc.key = cacheKey(digest, method, p)
+	}
+	return mc
+}
+
+// invokeCall is invoke of mc, or, when mc is nil, of method and raw
+// prepared here.
+func (g *Gateway) invokeCall(ctx context.Context, c *caller, method string, raw json.RawMessage, mc *methodCall) (result json.RawMessage, e *Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			g.log.ErrorContext(ctx, "method panicked", "method", method, "panic", p)
@@ -448,29 +563,21 @@ func (g *Gateway) invoke(ctx context.Context, c *caller, method string, raw json
 		}
 	}()
 	g.metrics.calls.Add(1)
-	t := toolsByName()[method]
-	if t == nil {
-		return nil, newError(CodeMethodNotFound, nil)
+	if mc == nil {
+		prepared := prepareCall(c.digest, method, raw)
+		mc = &prepared
 	}
-	if e := checkParams(raw, t.params); e != nil {
-		return nil, e
+	if mc.e != nil {
+		return nil, mc.e
 	}
-	p := t.newParams()
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, p); err != nil { // checked already; kept for safety
-			return nil, paramError("params", err.Error())
-		}
-	}
-	if v, ok := p.(interface{ validate() *Error }); ok {
-		if e := v.validate(); e != nil {
-			return nil, e
-		}
-	}
-	ttl, cached := p.caching().ttl()
-	var key, marks string
+	t, p, ttl, cached, key := mc.t, mc.p, mc.ttl, mc.cached, mc.key
+	var marks string
 	if cached {
-		key = cacheKey(c, method, p)
-		if b, ok, err := g.store.Get(ctx, key); err != nil {
+		b, ok, err := mc.hit, mc.found, error(nil)
+		if !mc.read {
+			b, ok, err = g.store.Get(ctx, key)
+		}
+		if err != nil {
 			g.log.WarnContext(ctx, "cache read failed", "error", err)
 		} else if ok {
 			g.metrics.cacheHits.Add(1)
@@ -548,14 +655,14 @@ func (g *Gateway) writeMarks(ctx context.Context, tags []string) string {
 
 // cacheKey is the digest of the caller, the method and the params other
 // than the cache options themselves.
-func cacheKey(c *caller, method string, p callParams) string {
+func cacheKey(digest, method string, p callParams) string {
 	co := p.caching()
 	saved := *co
 	*co = CacheOptions{}
 	canon, _ := json.Marshal(p) // plain structs: cannot fail
 	*co = saved
 	h := sha256.New()
-	h.Write([]byte(c.digest))
+	h.Write([]byte(digest))
 	h.Write([]byte{0})
 	h.Write([]byte(method))
 	h.Write([]byte{0})

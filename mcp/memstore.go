@@ -171,8 +171,8 @@ func (s *MemoryStore) Get(_ context.Context, key string) ([]byte, bool, error) {
 }
 
 // GetTake is Get of key and, when the value is want, Take of n from
-// bucket, in one step.
-func (s *MemoryStore) GetTake(_ context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error) {
+// bucket and Get of also, in one step.
+func (s *MemoryStore) GetTake(_ context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.get(key)
@@ -183,6 +183,9 @@ func (s *MemoryStore) GetTake(_ context.Context, key string, want []byte, bucket
 	if bytes.Equal(v, want) {
 		b := s.bucket(bucket, r, now)
 		res.Taken, res.Decision = true, takeTokens(&b.tokens, &b.at, n, r, now)
+		if also != "" {
+			res.Also, res.AlsoFound = s.get(also)
+		}
 	}
 	return res, nil
 }

@@ -67,8 +67,10 @@ type Store interface {
 type GetTaker interface {
 	// GetTake returns what Get(key) would and, only when a value is there
 	// and it is want byte for byte, spends n requests of bucket as
-	// Take(bucket, n, r, now) would.
-	GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error)
+	// Take(bucket, n, r, now) would and, when also is not "", returns what
+	// Get(also) would (for the gateway: the cached answer of the call the
+	// request makes).
+	GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error)
 }
 
 // GetTakeResult is GetTaker's answer.
@@ -77,6 +79,9 @@ type GetTakeResult struct {
 	Found    bool         // a value is there
 	Taken    bool         // it was the one wanted, and the bucket was asked
 	Decision RateDecision // the bucket's answer, when Taken
+	// Also and AlsoFound are Get(also), when Taken and also is not "".
+	Also      []byte
+	AlsoFound bool
 }
 
 // Rate is a token bucket's shape.
@@ -212,30 +217,31 @@ func (f *fallbackStore) Set(ctx context.Context, key string, value []byte, ttl t
 // does not. A shared store that is no GetTaker is asked with Get and Take,
 // each falling back on its own, as the gateway asked before there was
 // GetTake.
-func (f *fallbackStore) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error) {
+func (f *fallbackStore) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error) {
 	gt, ok := f.shared.(GetTaker)
 	if !ok {
-		return getThenTake(ctx, f, key, want, bucket, n, r, now)
+		return getThenTake(ctx, f, key, want, bucket, n, r, now, also)
 	}
 	if s := f.pick(); s == f.shared {
-		res, err := gt.GetTake(ctx, key, want, bucket, n, r, now)
+		res, err := gt.GetTake(ctx, key, want, bucket, n, r, now, also)
 		if !f.failed(ctx, err) {
 			return res, err
 		}
 	}
-	return f.memory.GetTake(ctx, key, want, bucket, n, r, now)
+	return f.memory.GetTake(ctx, key, want, bucket, n, r, now, also)
 }
 
 // getTake is s's GetTake, or Get and Take for a store without one.
-func getTake(ctx context.Context, s Store, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error) {
+func getTake(ctx context.Context, s Store, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error) {
 	if gt, ok := s.(GetTaker); ok {
-		return gt.GetTake(ctx, key, want, bucket, n, r, now)
+		return gt.GetTake(ctx, key, want, bucket, n, r, now, also)
 	}
-	return getThenTake(ctx, s, key, want, bucket, n, r, now)
+	return getThenTake(ctx, s, key, want, bucket, n, r, now, also)
 }
 
-// getThenTake is GetTake made of a Get and, when it finds want, a Take.
-func getThenTake(ctx context.Context, s Store, key string, want []byte, bucket string, n int, r Rate, now time.Time) (GetTakeResult, error) {
+// getThenTake is GetTake made of a Get and, when it finds want, a Take and
+// a Get of also.
+func getThenTake(ctx context.Context, s Store, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error) {
 	v, found, err := s.Get(ctx, key)
 	if err != nil || !found {
 		return GetTakeResult{}, err
@@ -249,6 +255,12 @@ func getThenTake(ctx context.Context, s Store, key string, want []byte, bucket s
 		return res, err
 	}
 	res.Taken, res.Decision = true, d
+	if also != "" {
+		if res.Also, res.AlsoFound, err = s.Get(ctx, also); err != nil {
+			res.Also, res.AlsoFound = nil, false
+			return res, err
+		}
+	}
 	return res, nil
 }
 

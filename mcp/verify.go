@@ -98,7 +98,10 @@ func wholeSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/tim
 // for admit. A
 // verdict the store no longer holds (forgotten after a 401, re-verified,
 // expired) takes nothing, and is read and judged as before.
-func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int) (v *verdict, raw []byte, taken RateDecision, took bool, r *refusal) {
+//
+// early, when not nil, is the request's body, whose call's cached answer is
+// read in that same step when the call asks for one (see earlyRead).
+func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int, early *earlyRead) (v *verdict, raw []byte, taken RateDecision, took bool, r *refusal) {
 	key := "tok:" + digest
 	now := g.clk.Now()
 	ttl := time.Duration(g.cfg.Verify.TTLSeconds) * time.Second
@@ -113,10 +116,17 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	var ok bool
 	switch {
 	case seen != nil && n > 0:
-		res, err := getTake(ctx, g.store, key, seen.raw, identityOf(digest, seen.v), n, g.rate(), now)
+		also := ""
+		if early != nil {
+			also = early.key(digest)
+		}
+		res, err := getTake(ctx, g.store, key, seen.raw, identityOf(digest, seen.v), n, g.rate(), now, also)
 		if err == nil && res.Found {
 			b, ok = res.Value, true
 			taken, took = res.Decision, res.Taken
+			if took && also != "" {
+				early.mc.read, early.mc.hit, early.mc.found = true, res.Also, res.AlsoFound
+			}
 		}
 	default:
 		var err error

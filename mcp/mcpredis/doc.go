@@ -33,9 +33,10 @@
 // mcp/internal/storetest). GetTake, with which the gateway reads a
 // token's verdict, is that script behind a GET of the verdict: when the
 // verdict is the very one the gateway already knows good and fresh, the
-// request's rate limit is taken in the same step, so a call of a verified
-// caller costs one round trip, not two; any other verdict (none, since a
-// revocation dropped it) is only read. Set with tags is a script too, storing the
+// request's rate limit is taken in the same step, and the call's cached
+// answer read when it asks for one, so that a call of a verified caller
+// costs one round trip, not two (three from the cache); any other verdict
+// (none, since a revocation dropped it) is only read. Set with tags is a script too, storing the
 // value and adding its key to each tag's set in one step (the set lives
 // as long as its longest value); Invalidate is a script that drops every
 // key in the tags' sets and the sets. Claim is SET NX PX, Delete is DEL,

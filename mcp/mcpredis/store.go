@@ -190,10 +190,12 @@ var takeScript = redis.NewScript(takeLua + `return take(KEYS[1], ARGV, 0)`)
 
 // getTakeScript is GetTake: the value under KEYS[1] and, when it is
 // ARGV[1] byte for byte, take on the bucket KEYS[2] with ARGV[2:] as
-// takeLua says. Returns {0} when there is no value, {1, value} when it is
-// another, {2, allowed, tokens left} when it was ARGV[1] and the bucket
-// was asked. Both keys are declared, as Redis Cluster requires; there they
-// must share a slot (a Prefix with a hash tag, as for Set and Invalidate).
+// takeLua says, and the value under KEYS[3] when there is a KEYS[3].
+// Returns {0} when there is no value, {1, value} when it is another,
+// {2, allowed, tokens left, KEYS[3]'s value or nil} when it was ARGV[1] and
+// the bucket was asked. Every key is declared, as Redis Cluster requires;
+// there they must share a slot (a Prefix with a hash tag, as for Set and
+// Invalidate).
 var getTakeScript = redis.NewScript(takeLua + `
 local v = redis.call('GET', KEYS[1])
 if not v then
@@ -203,7 +205,11 @@ if v ~= ARGV[1] then
   return {1, v}
 end
 local r = take(KEYS[2], ARGV, 1)
-return {2, r[1], r[2]}
+local also = false
+if #KEYS >= 3 then
+  also = redis.call('GET', KEYS[3])
+end
+return {2, r[1], r[2], also}
 `)
 
 // Take spends n requests of key's bucket if it holds them, with the
@@ -227,13 +233,18 @@ func (s *Store) Take(ctx context.Context, key string, n int, r mcp.Rate, now tim
 }
 
 // GetTake returns the value under key and, only when it is want byte for
-// byte, spends n requests of bucket as Take does: one script, so one round
-// trip where Get and Take are two. A key that holds no value, or another,
-// is only read: no bucket is made or touched.
-func (s *Store) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r mcp.Rate, now time.Time) (mcp.GetTakeResult, error) {
+// byte, spends n requests of bucket as Take does and reads also (when not
+// ""): one script, so one round trip where Get, Take and Get are three. A
+// key that holds no value, or another, is only read: no bucket is made or
+// touched, and also is not read.
+func (s *Store) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r mcp.Rate, now time.Time, also string) (mcp.GetTakeResult, error) {
 	sec, nsec := now.Unix(), int64(now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
-	res, err := getTakeScript.Run(ctx, s.rdb, []string{s.key(key), s.key(bucket)},
+	keys := []string{s.key(key), s.key(bucket)}
+	if also != "" {
+		keys = append(keys, s.key(also))
+	}
+	res, err := getTakeScript.Run(ctx, s.rdb, keys,
 		want, n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
 	if err != nil {
 		return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
@@ -249,12 +260,20 @@ func (s *Store) GetTake(ctx context.Context, key string, want []byte, bucket str
 		if v, ok := res[1].(string); ok {
 			return mcp.GetTakeResult{Value: []byte(v), Found: true}, nil
 		}
-	case what == 2 && len(res) == 3:
-		allowed, left, err := parseTake(res[1:])
+	case what == 2 && (len(res) == 3 || len(res) == 4):
+		allowed, left, err := parseTake(res[1:3])
 		if err != nil {
 			return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
 		}
-		return mcp.GetTakeResult{Value: want, Found: true, Taken: true, Decision: r.Decision(allowed, left, n, now)}, nil
+		out := mcp.GetTakeResult{Value: want, Found: true, Taken: true, Decision: r.Decision(allowed, left, n, now)}
+		if len(res) == 4 && res[3] != nil {
+			a, ok := res[3].(string)
+			if !ok {
+				break
+			}
+			out.Also, out.AlsoFound = []byte(a), true
+		}
+		return out, nil
 	}
 	return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: script answered %v", res)
 }

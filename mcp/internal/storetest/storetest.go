@@ -217,9 +217,10 @@ func show(d mcp.RateDecision, now time.Time) string {
 }
 
 // GetTake (for a store that is a GetTaker) reads like Get, and takes like
-// Take only when the value is the one wanted: a missing or different value
-// leaves the bucket as it was (none is made), and the figures of the takes
-// it makes are a MemoryStore's Take's, step for step.
+// Take (and reads also like Get) only when the value is the one wanted: a
+// missing or different value leaves the bucket as it was (none is made),
+// and the figures of the takes it makes are a MemoryStore's Take's, step
+// for step.
 func testGetTake(t *testing.T, s mcp.Store) {
 	gt, ok := s.(mcp.GetTaker)
 	if !ok {
@@ -230,14 +231,25 @@ func testGetTake(t *testing.T, s mcp.Store) {
 	r := mcp.Rate{PerMinute: 7, Burst: 3}
 	good, other := []byte(`{"ok":true,"token_id":7}`), []byte(`{"ok":false}`)
 	now := t0
+	answer := []byte(`{"id":7}`)
+	if err := s.Set(ctx, "ans:gt", answer, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	alsoKeys := []string{"", "ans:gt", "ans:none"}
+	steps := 0
 	step := func(want []byte, n int, found, taken bool) {
 		t.Helper()
-		res, err := gt.GetTake(ctx, "tok:gt", want, "rl:gt", n, r, now)
+		also := alsoKeys[steps%3]
+		steps++
+		res, err := gt.GetTake(ctx, "tok:gt", want, "rl:gt", n, r, now, also)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Found != found || res.Taken != taken {
 			t.Fatalf("at +%s: found=%v taken=%v, want found=%v taken=%v", now.Sub(t0), res.Found, res.Taken, found, taken)
+		}
+		if alsoFound := taken && also == "ans:gt"; res.AlsoFound != alsoFound || alsoFound && !bytes.Equal(res.Also, answer) || !alsoFound && res.Also != nil {
+			t.Fatalf("at +%s, also %q: %q %v", now.Sub(t0), also, res.Also, res.AlsoFound)
 		}
 		if found && !bytes.Equal(res.Value, good) {
 			t.Fatalf("at +%s: value %q, want %q", now.Sub(t0), res.Value, good)
