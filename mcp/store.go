@@ -256,9 +256,11 @@ func getThenTake(ctx context.Context, s Store, key string, want []byte, bucket s
 	}
 	res.Taken, res.Decision = true, d
 	if also != "" {
+		// The take is done: a failed read of also is only nothing found (a
+		// cache miss), not the failure of the whole, which would have the
+		// gateway take again.
 		if res.Also, res.AlsoFound, err = s.Get(ctx, also); err != nil {
 			res.Also, res.AlsoFound = nil, false
-			return res, err
 		}
 	}
 	return res, nil

@@ -95,9 +95,8 @@ func wholeSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/tim
 // fresh, has its verdict read and n requests of its rate limit taken in
 // one step of the store (GetTaker), which takes only when the store still
 // holds that very verdict: took says so, and taken is the bucket's answer,
-// for admit. A
-// verdict the store no longer holds (forgotten after a 401, re-verified,
-// expired) takes nothing, and is read and judged as before.
+// for admit. A verdict the store no longer holds (forgotten after a 401,
+// re-verified, expired) takes nothing, and is read and judged as before.
 //
 // early, when not nil, is the request's body, whose call's cached answer is
 // read in that same step when the call asks for one (see earlyRead).
@@ -121,10 +120,10 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 			also = early.key(digest)
 		}
 		res, err := getTake(ctx, g.store, key, seen.raw, identityOf(digest, seen.v), n, g.rate(), now, also)
-		if err == nil && res.Found {
-			b, ok = res.Value, true
-			taken, took = res.Decision, res.Taken
-			if took && also != "" {
+		b, ok = res.Value, res.Found // a verdict read is a verdict, even if the take then failed
+		if err == nil && res.Taken {
+			taken, took = res.Decision, true
+			if also != "" {
 				early.mc.read, early.mc.hit, early.mc.found = true, res.Also, res.AlsoFound
 			}
 		}
