@@ -308,3 +308,74 @@ func TestSignedRequestsDuringAnOutage(t *testing.T) {
 		}
 	}
 }
+
+// downGetTaker is a downStore that reads a verdict and takes a rate limit
+// in one step, as mcpredis.Store does.
+type downGetTaker struct {
+	*downStore
+	gt mcp.GetTaker
+}
+
+func (s *downGetTaker) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r mcp.Rate, now time.Time, also string) (mcp.GetTakeResult, error) {
+	if err := s.fail(); err != nil {
+		return mcp.GetTakeResult{}, err
+	}
+	return s.gt.GetTake(ctx, key, want, bucket, n, r, now, also)
+}
+
+// A shared store that reads the verdict and takes the rate limit in one
+// step is asked once per call while it answers; while it does not, the
+// gateway serves from memory with the limit still held; and once it is
+// back it is asked again.
+func TestSharedGetTakerOutage(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	mem := mcp.NewMemoryStore(clk, mcp.MemoryLimits{})
+	shared := &downGetTaker{downStore: &downStore{Store: mem}, gt: mem}
+	srv, pid := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(mcp.Config{Store: shared,
+		RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 4}}))
+	cached := fmt.Sprintf(`{"jsonrpc":"2.0","method":"get_project","params":{"project_id":%d,"cache_ttl":600},"id":1}`, pid)
+	for i, body := range []string{listProjects, cached} { // the first verifies, the second fills the cache
+		if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), body); rec.Code != 200 {
+			t.Fatalf("call %d: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	for i, body := range []string{listProjects, cached} {
+		before := shared.calls.Load()
+		rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), body)
+		if rec.Code != 200 || strings.Contains(rec.Body.String(), `"error"`) {
+			t.Fatalf("call %d: %d %s", i, rec.Code, rec.Body)
+		}
+		if n := shared.calls.Load() - before; n != 1 {
+			t.Errorf("call %d (%s): %d calls to the store, want 1", i, body, n)
+		}
+	}
+	if m := srv.Gateway().Metrics(); m.CacheHits != 1 {
+		t.Errorf("cache hits %d, want 1", m.CacheHits)
+	}
+
+	// Down: served from memory, which has seen no verdict (verified again)
+	// and holds its own bucket: four pass, the fifth is refused.
+	shared.down.Store(true)
+	for i, want := range []int{200, 200, 200, 200, 429} {
+		if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects); rec.Code != want {
+			t.Fatalf("call %d with the store down: %d %s, want %d", i, rec.Code, rec.Body, want)
+		}
+	}
+
+	// Back: the shared bucket (two spent above, refilled since) is used
+	// again, in one step.
+	shared.down.Store(false)
+	clk.Advance(5 * time.Second)
+	before := shared.calls.Load()
+	rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects)
+	if rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if n := shared.calls.Load() - before; n != 1 {
+		t.Errorf("after the store came back: %d calls to it, want 1", n)
+	}
+	if got := rec.Header().Get("X-RateLimit-Remaining"); got != "3" {
+		t.Errorf("X-RateLimit-Remaining %s, want 3 (the shared bucket)", got)
+	}
+}
