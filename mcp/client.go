@@ -154,7 +154,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg.Retry = RetryPolicy{Disabled: true} // retries happen per JSON-RPC call, below
 	if s.token != "" {
 		cfg.Secrets = append(cfg.Secrets, s.token)
-		cfg.Authorize = func(h http.Header) { h.Set("Authorization", "Bearer "+s.token) }
+		bearer := "Bearer " + s.token // made once, not per request
+		cfg.Authorize = func(h http.Header) { h.Set("Authorization", bearer) }
 	}
 	if s.secret != "" {
 		cfg.Secrets = append(cfg.Secrets, s.secret)
