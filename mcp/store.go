@@ -56,14 +56,15 @@ type Store interface {
 }
 
 // GetTaker is a Store that can read a value and, when it is the one the
-// caller expects, spend from a token bucket, in one step: for a store
-// across the network, one round trip where Get and Take are two. The
-// gateway reads a token's verdict so when it already knows that verdict
-// (good, and fresh by its clock) and spends the request's rate limit on the
-// token's id at once; whenever the value found is not the one expected (the
-// token was forgotten, revoked or verified again) nothing is spent, and the
+// caller expects, spend from a token bucket and read one more value, in one
+// step: for a store across the network, one round trip where Get, Take and
+// Get are three. The gateway reads a token's verdict so when it already
+// knows that verdict (good, and fresh by its clock), spending the request's
+// rate limit on the token's id and reading the call's cached answer at
+// once; whenever the value found is not the one expected (the token was
+// forgotten, revoked or verified again) nothing is spent or read, and the
 // gateway goes on as with Get, then Take once the caller is verified. A
-// Store without it is asked with Get and Take.
+// Store without it is asked with Get, Take and Get.
 type GetTaker interface {
 	// GetTake returns what Get(key) would and, only when a value is there
 	// and it is want byte for byte, spends n requests of bucket as
