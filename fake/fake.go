@@ -183,45 +183,46 @@ func start(opts []Option) (f *Fakes, err error) {
 	}
 	f = &Fakes{Clock: cfg.clock}
 
-	// serve serves one fake's HTTP side on addr, or in memory.
-	serve := func(name, addr string, listen func(string) (string, error), onListener func(net.Listener) string) error {
-		if cfg.inMemory {
-			onListener(fakekit.NewMemListener(name))
-			return nil
-		}
-		if _, err := listen(addrOr(addr)); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		return nil
+	// The ports open while the fakes are made, all at once: on a loopback
+	// crowded with connections in TIME_WAIT the kernel searches long for
+	// each free port, and that search, six times over, is most of what New
+	// costs. Each fake serves on its listener before its address is handed
+	// out.
+	var ls *listeners
+	if !cfg.inMemory {
+		ls = listenAll(cfg.addrs)
 	}
 
 	f.ERP = erpfake.New(append([]erpfake.Option{erpfake.WithClock(cfg.clock)}, cfg.erp...)...)
-	if err := serve("erpfake", cfg.addrs.ERP, f.ERP.Listen, f.ERP.Serve); err != nil {
-		return f, err
-	}
-
 	f.CloudAuth = cloudauthfake.New(append([]cloudauthfake.Option{cloudauthfake.WithClock(cfg.clock)}, cfg.cloudauth...)...)
-	if err := serve("cloudauthfake", cfg.addrs.CloudAuth, f.CloudAuth.Listen, f.CloudAuth.Serve); err != nil {
-		return f, err
-	}
-
 	f.Orch = orchfake.New(append([]orchfake.Option{orchfake.WithClock(cfg.clock)}, cfg.orch...)...)
+	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
+
 	if cfg.inMemory {
+		f.ERP.Serve(fakekit.NewMemListener("erpfake"))
+		f.CloudAuth.Serve(fakekit.NewMemListener("cloudauthfake"))
 		f.Orch.ServeGRPC(fakekit.NewMemListener("orchfake-grpc"))
 		f.Orch.Serve(fakekit.NewMemListener("orchfake"))
-	} else if err := f.Orch.Listen(addrOr(cfg.addrs.OrchGRPC), addrOr(cfg.addrs.OrchHTTP)); err != nil {
-		return f, fmt.Errorf("orch fake: %w", err)
+		f.SourceHost.Serve(fakekit.NewMemListener("sourcehostfake"))
+	} else {
+		if err := ls.wait(); err != nil {
+			return f, err
+		}
+		f.ERP.Serve(ls.l[lERP])
+		f.CloudAuth.Serve(ls.l[lCloudAuth])
+		f.Orch.ServeGRPC(ls.l[lOrchGRPC])
+		f.Orch.Serve(ls.l[lOrchHTTP])
+		f.SourceHost.Serve(ls.l[lSourceHost])
 	}
 
-	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
-	if err := serve("sourcehostfake", cfg.addrs.SourceHost, f.SourceHost.Listen, f.SourceHost.Serve); err != nil {
-		return f, err
-	}
-
+	// The gateway is made once the sourcehost fake serves: it calls it at
+	// its URL.
 	mcpOpts := append([]mcpfake.Option{mcpfake.WithClock(cfg.clock), mcpfake.WithUpstream(f.SourceHost)}, cfg.mcp...)
 	f.MCP = mcpfake.New(mcpOpts...)
-	if err := serve("mcpfake", cfg.addrs.MCP, f.MCP.Listen, f.MCP.Serve); err != nil {
-		return f, err
+	if cfg.inMemory {
+		f.MCP.Serve(fakekit.NewMemListener("mcpfake"))
+	} else {
+		f.MCP.Serve(ls.l[lMCP])
 	}
 
 	if cfg.seed != nil {
@@ -240,28 +241,86 @@ func start(opts []Option) (f *Fakes, err error) {
 	return f, nil
 }
 
+// The listeners of listenAll, by index.
+const (
+	lERP = iota
+	lCloudAuth
+	lOrchGRPC
+	lOrchHTTP
+	lSourceHost
+	lMCP
+	nListeners
+)
+
+// listenerNames name the listeners in errors, by index.
+var listenerNames = [nListeners]string{"erpfake", "cloudauthfake", "orchfake gRPC", "orchfake HTTP", "sourcehostfake", "mcpfake"}
+
+// listeners are the ports of New, opening.
+type listeners struct {
+	wg  sync.WaitGroup
+	l   [nListeners]net.Listener
+	err [nListeners]error
+}
+
+// listenAll starts opening every port of a.
+func listenAll(a Addrs) *listeners {
+	ls := &listeners{}
+	for i, addr := range [nListeners]string{a.ERP, a.CloudAuth, a.OrchGRPC, a.OrchHTTP, a.SourceHost, a.MCP} {
+		ls.wg.Go(func() { ls.l[i], ls.err[i] = fakekit.ListenTCP(addrOr(addr)) })
+	}
+	return ls
+}
+
+// wait waits for every port; when one failed, it closes the others and
+// returns the first error, naming the fake.
+func (ls *listeners) wait() error {
+	ls.wg.Wait()
+	var err error
+	for i, e := range ls.err {
+		if e != nil && err == nil {
+			err = fmt.Errorf("%s: %w", listenerNames[i], e)
+		}
+	}
+	if err != nil {
+		for _, l := range ls.l {
+			if l != nil {
+				_ = l.Close()
+			}
+		}
+	}
+	return err
+}
+
 // Close stops every fake that runs. It is safe to call more than once.
+// The fakes stop at once, each waiting on its own servers, so that Close
+// costs the slowest of them rather than their sum.
 func (f *Fakes) Close() {
 	f.closeOnce.Do(func() {
-		// The gateway first: it calls the sourcehost fake.
-		if f.MCP != nil {
-			f.MCP.Close()
-		}
-		if f.SourceHost != nil {
-			f.SourceHost.Close()
-		}
-		if f.Clients.Orch != nil {
-			_ = f.Clients.Orch.Close()
-		}
-		if f.Orch != nil {
-			f.Orch.Close()
-		}
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			// The gateway before the sourcehost fake: it calls it.
+			if f.MCP != nil {
+				f.MCP.Close()
+			}
+			if f.SourceHost != nil {
+				f.SourceHost.Close()
+			}
+		})
+		wg.Go(func() {
+			if f.Clients.Orch != nil {
+				_ = f.Clients.Orch.Close()
+			}
+			if f.Orch != nil {
+				f.Orch.Close()
+			}
+		})
 		if f.CloudAuth != nil {
-			f.CloudAuth.Close()
+			wg.Go(f.CloudAuth.Close)
 		}
 		if f.ERP != nil {
 			f.ERP.Close()
 		}
+		wg.Wait()
 	})
 }
 
