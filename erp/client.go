@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/jsonscan"
 	"github.com/apitwin/apitwin/internal/paging"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/observe"
@@ -362,7 +363,7 @@ type created[T any] struct {
 }
 
 func (c *created[T]) UnmarshalJSON(b []byte) error {
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	if i < len(b) && b[i] == '{' {
 		c.record = new(T)
 		return json.Unmarshal(b, c.record)

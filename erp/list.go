@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/apitwin/apitwin/internal/jsonscan"
 )
 
 // DefaultLimit is the page size the ERP uses when none is asked for, and the
@@ -132,7 +134,7 @@ type paginated[T any] struct {
 
 func (p *paginated[T]) UnmarshalJSON(b []byte) error {
 	p.Pagination.Total, p.Pagination.PageCount = -1, -1
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	if i < len(b) && b[i] == '[' {
 		return json.Unmarshal(b, &p.Data)
 	}

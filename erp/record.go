@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/apitwin/apitwin/internal/jsonscan"
 )
 
 // Extra holds the fields of a record that this package does not model, as
@@ -82,126 +84,30 @@ func decodeRecord(data []byte, into any, known keySet, extra *Extra, onKnown fun
 	return nil
 }
 
-// forEachMember calls fn with each member of a JSON object (keys unquoted,
-// values raw). data must be valid JSON (decodeRecord has just decoded it); a
-// value that is not an object yields nothing.
+// forEachMember calls fn with each member of a JSON object (keys unquoted
+// and decoded, values raw). data must be valid JSON (decodeRecord has just
+// decoded it); a value that is not an object yields nothing.
 func forEachMember(data []byte, fn func(key, value []byte)) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return
-	}
-	i++
-	for {
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != '"' {
-			return // '}' or, for invalid input, anything else
-		}
-		end := skipString(data, i)
-		if end < i+2 || end > len(data) || data[end-1] != '"' {
-			return // unterminated
-		}
-		key := data[i+1 : end-1]
+	jsonscan.Members(data, func(key, value []byte) bool {
 		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			var s string
-			if json.Unmarshal(data[i:end], &s) != nil {
-				return
+			if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &s) != nil {
+				return false
 			}
 			key = []byte(s)
 		}
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return
-		}
-		i = skipSpace(data, i+1)
-		vEnd := skipValue(data, i)
-		if vEnd <= i {
-			return
-		}
-		fn(key, data[i:vEnd])
-		i = skipSpace(data, vEnd)
-		if i >= len(data) || data[i] != ',' {
-			return
-		}
-		i++
-	}
+		fn(key, value)
+		return true
+	})
 }
 
 // forEachElement calls fn with each element of a JSON array (raw). data
 // must be valid JSON; a value that is not an array yields nothing.
 func forEachElement(data []byte, fn func(i int, value []byte)) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '[' {
-		return
-	}
-	for n := 0; ; n++ {
-		i = skipSpace(data, i+1)
-		if i >= len(data) || data[i] == ']' {
-			return
-		}
-		end := skipValue(data, i)
-		if end <= i {
-			return
-		}
-		fn(n, data[i:end])
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ',' {
-			return
-		}
-	}
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at data[i] == '"',
-// or len(data) when it is unterminated.
-func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(data)
-}
-
-// skipValue returns the index after the value starting at data[i].
-func skipValue(data []byte, i int) int {
-	if i >= len(data) {
-		return i
-	}
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				i = skipString(data, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(data)
-	}
-	for i < len(data) && !strings.ContainsRune(",}] \t\r\n", rune(data[i])) {
-		i++
-	}
-	return i
+	jsonscan.Elements(data, func(i int, value []byte) bool {
+		fn(i, value)
+		return true
+	})
 }
 
 // marshalRecord writes a record's known fields (from plain, its method-less

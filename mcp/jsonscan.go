@@ -5,7 +5,9 @@ package mcp
 // decoding it into a map: the request envelope, the params, the answer
 // envelope. Whatever it cannot read plainly (a key written with an escape)
 // it leaves to encoding/json, so that the results are those of the map it
-// replaces.
+// replaces. The walk itself is internal/jsonscan's.
+
+import "github.com/apitwin/apitwin/internal/jsonscan"
 
 // objectMembers calls f with each member of the JSON object b, in order:
 // its key as written between the quotes, and its value as written (no
@@ -14,46 +16,7 @@ package mcp
 // plain (an escape, or a byte past ASCII: encoding/json must read it), or
 // when f returns false.
 func objectMembers(b []byte, f func(key, value []byte) bool) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return true
-	}
-	for i < len(b) {
-		if b[i] != '"' {
-			return false
-		}
-		end := stringEnd(b, i)
-		key := b[i+1 : end-1]
-		if !plainKey(key) {
-			return false
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipSpace(b, i+1)
-		vend := valueEnd(b, i)
-		if vend == i || !f(key, b[i:vend]) {
-			return false
-		}
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case '}':
-			return true
-		case ',':
-			i = skipSpace(b, i+1)
-		default:
-			return false
-		}
-	}
-	return false
+	return jsonscan.Members(b, func(key, value []byte) bool { return plainKey(key) && f(key, value) })
 }
 
 // plainKey reports whether a key, as written, reads the same decoded: no
@@ -65,58 +28,6 @@ func plainKey(key []byte) bool {
 		}
 	}
 	return true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the index after the closing quote of the string at b[i].
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(b)
-}
-
-// valueEnd is the index after the valid JSON value at b[i].
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = stringEnd(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
-		j++
-	}
-	return j
 }
 
 // plainString is the text of the JSON string v when it is written plainly
