@@ -27,16 +27,7 @@ import (
 // connections' TIME_WAIT do not keep a program from listening on that
 // port again.
 func listenAnyPort(addr string) (net.Listener, error) {
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
-		var serr error
-		if err := c.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 0)
-		}); err != nil {
-			return err
-		}
-		return os.NewSyscallError("setsockopt", serr)
-	}}
-	l, err := lc.Listen(context.Background(), "tcp", addr)
+	l, err := noReuseAddr.Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +37,11 @@ func listenAnyPort(addr string) (net.Listener, error) {
 	}
 	return l, nil
 }
+
+// noReuseAddr binds without SO_REUSEADDR (Go sets it before Control runs).
+var noReuseAddr = net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+	return setsockoptReuseAddr(c, 0)
+}}
 
 // setReuseAddr sets SO_REUSEADDR on l, as Go sets it on every listener.
 func setReuseAddr(l net.Listener) error {
@@ -57,9 +53,13 @@ func setReuseAddr(l net.Listener) error {
 	if err != nil {
 		return err
 	}
+	return setsockoptReuseAddr(rc, 1)
+}
+
+func setsockoptReuseAddr(c syscall.RawConn, v int) error {
 	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+	if err := c.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, v)
 	}); err != nil {
 		return err
 	}
