@@ -1,6 +1,7 @@
 package orchfake
 
 import (
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -135,5 +136,60 @@ func TestConnOfAClosedFakeFails(t *testing.T) {
 	}
 	if grpcBuilt(before) || grpcBuilt(after) {
 		t.Error("a closed fake built its gRPC server")
+	}
+}
+
+// A gRPC listener served before anything calls over it (Listen, as
+// fake.New does) builds the server with its first connection, and serves
+// from the moment it listens; closed first, it builds none and its port
+// stops answering.
+func TestListenBuildsTheGRPCServerOnFirstConnection(t *testing.T) {
+	t.Parallel()
+	for _, call := range []bool{true, false} {
+		s := New()
+		if err := s.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		if grpcBuilt(s) {
+			t.Fatal("Listen built the gRPC server")
+		}
+		addr := s.GRPCAddr()
+		if call {
+			gc := s.GRPCClient()
+			if _, err := gc.DescribeNamespace(t.Context(), DefaultNamespace); err != nil {
+				t.Fatal(err)
+			}
+			gc.Close()
+			if !grpcBuilt(s) {
+				t.Fatal("a call went through without a gRPC server")
+			}
+		}
+		s.Close() // returns once the listener's goroutine has
+		if !call && grpcBuilt(s) {
+			t.Fatal("Close built the gRPC server")
+		}
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			t.Fatalf("call=%v: the gRPC port answers after Close", call)
+		}
+	}
+}
+
+// A first gRPC call racing Close (run with -race): the server is built in
+// the race or not at all, and Close returns either way, leaving the call
+// answered or refused.
+func TestFirstGRPCCallRacesClose(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		s := New()
+		if err := s.Listen("127.0.0.1:0", ""); err != nil {
+			t.Fatal(err)
+		}
+		gc := s.GRPCClient(orch.WithoutRetries())
+		var wg sync.WaitGroup
+		wg.Go(func() { _, _ = gc.DescribeNamespace(t.Context(), DefaultNamespace) })
+		wg.Go(s.Close)
+		wg.Wait()
+		gc.Close()
 	}
 }

@@ -45,18 +45,21 @@ type Server struct {
 
 	done <-chan struct{} // closed by Close (the kit's Done)
 
-	netMu     sync.Mutex
-	grpcSrv   *grpc.Server // made the first time the gRPC side serves (grpcServerLocked)
-	grpcLazy  lazyGRPC     // the listener Start promised the gRPC side, until it opens
-	lazyTB    testing.TB   // the test of Start, told when that listener cannot open
-	grpcAddr  string
-	grpcMem   *fakekit.MemListener // the gRPC side's listener when it is in memory
-	grpcTLS   *tls.Config          // the certificate the gRPC side serves with, after StartTLS
-	memConn   *grpc.ClientConn
-	memLis    *fakekit.MemListener // Conn's listener
-	memServed bool                 // whether the gRPC server serves memLis
-	closed    bool
-	serveWait sync.WaitGroup
+	netMu   sync.Mutex
+	grpcSrv *grpc.Server // made with the gRPC side's first connection (grpcServerLocked)
+	// grpcWaiting are the gRPC listeners served before the server was
+	// built, each waiting for its first connection; Close closes them.
+	grpcWaiting []net.Listener
+	grpcLazy    lazyGRPC   // the listener Start promised the gRPC side, until it opens
+	lazyTB      testing.TB // the test of Start, told when that listener cannot open
+	grpcAddr    string
+	grpcMem     *fakekit.MemListener // the gRPC side's listener when it is in memory
+	grpcTLS     *tls.Config          // the certificate the gRPC side serves with, after StartTLS
+	memConn     *grpc.ClientConn
+	memLis      *fakekit.MemListener // Conn's listener
+	memServed   bool                 // whether the gRPC server serves memLis
+	closed      bool
+	serveWait   sync.WaitGroup
 
 	skipping  atomic.Bool
 	skipAgain atomic.Bool
@@ -355,12 +358,73 @@ func (s *Server) ServeGRPC(l net.Listener) string {
 }
 
 // serveGRPCLocked serves the gRPC side on l; the caller holds netMu and
-// has checked that the fake is not closed.
+// has checked that the fake is not closed. Until the gRPC server is built,
+// l's first connection builds it (serveGRPCOnFirstConn): a fake that
+// serves gRPC, as fake.New's does, and is never called over it costs no
+// gRPC server to build and stop.
 func (s *Server) serveGRPCLocked(l net.Listener) {
 	s.grpcAddr = l.Addr().String()
 	s.grpcMem, _ = l.(*fakekit.MemListener)
+	if srv := s.grpcSrv; srv != nil {
+		s.serveWait.Go(func() { _ = srv.Serve(l) })
+		return
+	}
+	s.grpcWaiting = append(s.grpcWaiting, l)
+	s.serveWait.Go(func() { s.serveGRPCOnFirstConn(l) })
+}
+
+// serveGRPCOnFirstConn accepts l's first connection, then builds the gRPC
+// server (unless it is built) and serves it that connection and l's next
+// ones. Close closes l, which ends the wait.
+func (s *Server) serveGRPCOnFirstConn(l net.Listener) {
+	c, err := l.Accept()
+	s.netMu.Lock()
+	if s.closed {
+		s.netMu.Unlock()
+		if c != nil {
+			_ = c.Close()
+		}
+		return
+	}
 	srv := s.grpcServerLocked()
-	s.serveWait.Go(func() { _ = srv.Serve(l) })
+	s.netMu.Unlock()
+	if err != nil { // not Close's doing: the server meets it as it would have
+		_ = srv.Serve(l)
+		return
+	}
+	_ = srv.Serve(&firstConnListener{Listener: l, first: c})
+}
+
+// firstConnListener is a listener whose first Accept returns a connection
+// already accepted from it.
+type firstConnListener struct {
+	net.Listener
+	mu    sync.Mutex
+	first net.Conn // until Accept hands it out, or Close closes it
+}
+
+func (f *firstConnListener) Accept() (net.Conn, error) {
+	if c := f.take(); c != nil {
+		return c, nil
+	}
+	return f.Listener.Accept()
+}
+
+// Close closes the listener, and the first connection unless it was
+// handed out (a server stopped before it served closes its listener).
+func (f *firstConnListener) Close() error {
+	if c := f.take(); c != nil {
+		_ = c.Close()
+	}
+	return f.Listener.Close()
+}
+
+func (f *firstConnListener) take() net.Conn {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.first
+	f.first = nil
+	return c
 }
 
 // serveTLS reports whether the gRPC side serves over TLS (StartTLS).
@@ -385,7 +449,8 @@ func (s *Server) Close() {
 	}
 	s.closed = true
 	s.grpcLazy = lazyNone
-	memConn, grpcSrv := s.memConn, s.grpcSrv
+	memConn, grpcSrv, waiting := s.memConn, s.grpcSrv, s.grpcWaiting
+	s.grpcWaiting = nil
 	if s.memLis != nil && !s.memServed {
 		_ = s.memLis.Close() // a dial under way fails, as it would on a stopped server
 	}
@@ -400,6 +465,9 @@ func (s *Server) Close() {
 	s.ep.Close()
 	if grpcSrv != nil {
 		stopGRPC(grpcSrv)
+	}
+	for _, l := range waiting { // those the server serves are closed already
+		_ = l.Close()
 	}
 	s.serveWait.Wait()
 }
