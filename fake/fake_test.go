@@ -97,6 +97,35 @@ func testWiring(t *testing.T, f *fake.Fakes) {
 	}
 }
 
+// Every address New hands out is served from the moment it returns, and
+// none once Close has.
+func TestNewServesEveryAddressUntilClose(t *testing.T) {
+	t.Parallel()
+	f, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := func(u string) string { return strings.TrimPrefix(u, "http://") }
+	addrs := map[string]string{
+		"erp": host(f.ERP.URL()), "cloudauth": host(f.CloudAuth.URL()), "orch HTTP": host(f.Orch.URL()),
+		"orch gRPC": f.Orch.GRPCAddr(), "sourcehost": host(f.SourceHost.URL()), "mcp": host(f.MCP.URL()),
+	}
+	for name, a := range addrs {
+		c, err := net.Dial("tcp", a)
+		if err != nil {
+			t.Fatalf("%s at %s: %v", name, a, err)
+		}
+		c.Close()
+	}
+	f.Close()
+	for name, a := range addrs {
+		if c, err := net.Dial("tcp", a); err == nil {
+			c.Close()
+			t.Errorf("%s at %s answers after Close", name, a)
+		}
+	}
+}
+
 func TestOneClockForAll(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
