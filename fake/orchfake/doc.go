@@ -332,6 +332,10 @@
 //   - HTTP listeners: 10 s to send the headers, 64 KiB of headers, 30 s to
 //     send the body, 2 minutes to read the answer (long polls included),
 //     2 minutes idle.
+//   - gRPC connections: 10 s for the handshake (TLS, the HTTP/2 preface
+//     and settings), as for HTTP headers; a client that connects and
+//     sends nothing is cut off then, and Close closes a connection still
+//     in its handshake at once rather than waiting for it.
 //   - The state lock is held only to look records up and change them, and
 //     always released by defer.
 //

@@ -47,6 +47,10 @@ type Server struct {
 
 	netMu   sync.Mutex
 	grpcSrv *grpc.Server // made with the gRPC side's first connection (grpcServerLocked)
+	// grpcHandshakes are the gRPC side's connections still in their
+	// handshake, which Close closes (grpc.Server's Stop would wait for
+	// them); every listener the gRPC side serves on tracks them.
+	grpcHandshakes handshakes
 	// grpcWaiting are the gRPC listeners served before the server was
 	// built, each waiting for its first connection; Close closes them.
 	grpcWaiting []net.Listener
@@ -81,6 +85,7 @@ type config struct {
 	timeSkipping bool
 	kitLimits    fakekit.Limits
 	faults       []opFault
+	handshake    time.Duration // bounds a gRPC handshake; 0 is grpcHandshakeTimeout (tests shorten it)
 }
 
 // opFault is a fault injected by WithFault.
@@ -154,6 +159,9 @@ func New(opts ...Option) *Server {
 	if cfg.kitLimits.MaxBody <= 0 {
 		cfg.kitLimits.MaxBody = DefaultMaxBody
 	}
+	if cfg.handshake <= 0 {
+		cfg.handshake = grpcHandshakeTimeout
+	}
 	cfg.limits = cfg.limits.withDefaults()
 	s := &Server{cfg: cfg}
 	s.kit = fakekit.New(fakekit.Config{
@@ -185,6 +193,7 @@ func (s *Server) grpcServerLocked() *grpc.Server {
 		maxMsg := int(min(s.kit.Limits().MaxBody, math.MaxInt32))
 		s.grpcSrv = grpc.NewServer(
 			grpc.MaxRecvMsgSize(maxMsg),
+			grpc.ConnectionTimeout(s.cfg.handshake),
 			grpc.UnaryInterceptor(s.interceptUnary),
 			grpc.StreamInterceptor(s.interceptStream),
 		)
@@ -365,6 +374,7 @@ func (s *Server) ServeGRPC(l net.Listener) string {
 func (s *Server) serveGRPCLocked(l net.Listener) {
 	s.grpcAddr = l.Addr().String()
 	s.grpcMem, _ = l.(*fakekit.MemListener)
+	l = s.grpcHandshakes.listener(l)
 	if srv := s.grpcSrv; srv != nil {
 		s.serveWait.Go(func() { _ = srv.Serve(l) })
 		return
@@ -440,7 +450,8 @@ const grpcGrace = 2 * time.Second
 
 // Close stops serving, ends every long poll and fault latency, and stops
 // the fake's timers; running calls get a short grace, then their
-// connections close. It is safe to call more than once.
+// connections close (a gRPC connection still in its handshake closes at
+// once). It is safe to call more than once.
 func (s *Server) Close() {
 	s.netMu.Lock()
 	if s.closed {
@@ -463,6 +474,10 @@ func (s *Server) Close() {
 		_ = memConn.Close()
 	}
 	s.ep.Close()
+	// A connection in its handshake would hold the server's Stop (and
+	// the listener goroutine) until its client gives up; one accepted
+	// from now on is closed at once.
+	s.grpcHandshakes.close()
 	if grpcSrv != nil {
 		stopGRPC(grpcSrv)
 	}
@@ -559,7 +574,7 @@ func (s *Server) serveMemLis() error {
 		return errClosed
 	}
 	s.memServed = true
-	srv, lis := s.grpcServerLocked(), s.memLis
+	srv, lis := s.grpcServerLocked(), s.grpcHandshakes.listener(s.memLis)
 	s.serveWait.Go(func() { _ = srv.Serve(lis) })
 	return nil
 }
