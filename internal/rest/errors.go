@@ -40,7 +40,12 @@ type Secrets struct {
 	mu     sync.Mutex
 	fixed  []string // never forgotten
 	recent []string // learned, newest last, at most maxRecentSecrets
-	r      atomic.Pointer[strings.Replacer]
+	// r replaces every form of the set's values; it is built when first
+	// needed after a change (stale), not at every change: most clients
+	// are made, and learn a session, without ever cleaning an error, and
+	// building it (each value in five forms) is a good part of making one.
+	r     atomic.Pointer[strings.Replacer]
+	stale atomic.Bool
 }
 
 // NewSecrets returns a set holding values for the client's whole life.
@@ -62,7 +67,7 @@ func (s *Secrets) keep(values ...string) {
 		}
 	}
 	if added {
-		s.rebuildLocked()
+		s.markStaleLocked()
 	}
 }
 
@@ -93,17 +98,25 @@ func (s *Secrets) Add(values ...string) {
 	if n := len(s.recent) - maxRecentSecrets; n > 0 {
 		s.recent = slices.Delete(s.recent, 0, n)
 	}
-	s.rebuildLocked()
+	s.markStaleLocked()
 }
 
-func (s *Secrets) rebuildLocked() {
-	s.r.Store(replacer(append(slices.Clone(s.fixed), s.recent...)))
+func (s *Secrets) markStaleLocked() {
+	s.stale.Store(true)
 }
 
 // replacer is the replacer of the set as it is now; nil when empty.
 func (s *Secrets) replacer() *strings.Replacer {
 	if s == nil {
 		return nil
+	}
+	if s.stale.Load() {
+		s.mu.Lock()
+		if s.stale.Load() {
+			s.r.Store(replacer(append(slices.Clone(s.fixed), s.recent...)))
+			s.stale.Store(false)
+		}
+		s.mu.Unlock()
 	}
 	return s.r.Load()
 }
