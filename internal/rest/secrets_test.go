@@ -84,44 +84,47 @@ func TestSecretsLearnedLaterLeaveNoWrappedError(t *testing.T) {
 
 // TestSecretsAddedWhileCleaning: the set's replacer is built when first
 // needed after a change; a secret added before a call is hidden in its
-// error however the adds and the calls interleave (run with -race).
+// error however the adds and the calls interleave (run with -race). Each
+// round adds no more secrets than the set keeps (maxRecentSecrets, 16), so
+// that none is forgotten while its call runs.
 func TestSecretsAddedWhileCleaning(t *testing.T) {
 	t.Parallel()
-	var cookie atomic.Value
-	cookie.Store("session-start")
-	c, err := rest.New(rest.Config{
-		Service: "test", BaseURL: "http://example.invalid", Retry: retry.Policy{Disabled: true},
-		Authorize: func(h http.Header) { h.Set("Cookie", "sid="+cookie.Load().(string)) },
-		Transport: func(http.RoundTripper) http.RoundTripper {
-			return leaktest.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
-				return nil, leaktest.NewDumpError(req)
-			})
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Secrets().Add("session-start")
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Go(func() {
-			for i := range 50 {
-				v := fmt.Sprintf("session-%d-%03d-s3cret", g, i)
-				c.Secrets().Add(v)
-				cookie.Store(v)
-				_, err := c.Do(context.Background(), &rest.Request{Method: "GET", Path: "/x"}, nil)
-				if err == nil {
-					t.Error("no error")
-					return
-				}
-				if strings.Contains(err.Error(), v) {
-					t.Errorf("error after Add(%q) still shows it: %v", v, err)
-					return
-				}
-			}
+	for round := range 10 {
+		var cookie atomic.Value
+		cookie.Store("session-start")
+		c, err := rest.New(rest.Config{
+			Service: "test", BaseURL: "http://example.invalid", Retry: retry.Policy{Disabled: true},
+			Authorize: func(h http.Header) { h.Set("Cookie", "sid="+cookie.Load().(string)) },
+			Transport: func(http.RoundTripper) http.RoundTripper {
+				return leaktest.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
+					return nil, leaktest.NewDumpError(req)
+				})
+			},
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				for i := range 4 {
+					v := fmt.Sprintf("session-%d-%d-%d-s3cret", round, g, i)
+					c.Secrets().Add(v)
+					cookie.Store(v)
+					_, err := c.Do(context.Background(), &rest.Request{Method: "GET", Path: "/x"}, nil)
+					if err == nil {
+						t.Error("no error")
+						return
+					}
+					if strings.Contains(err.Error(), v) {
+						t.Errorf("error after Add(%q) still shows it: %v", v, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 }
 
 // BenchmarkNewClient is what making a client costs, credentials included:
