@@ -66,6 +66,14 @@ func (t Timeouts) configure(s *http.Server) {
 	s.MaxHeaderBytes = t.MaxHeaderSize
 }
 
+// plainHTTP tells s, which serves HTTP without TLS, not to set up HTTP/2:
+// a client can only ask for it during a TLS handshake, and Serve would
+// otherwise configure it for every server anyway, a good part of what
+// starting a fake costs besides its listener.
+func plainHTTP(s *http.Server) {
+	s.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+}
+
 // conns tracks a server's connections and whether a handler runs for
 // each, so that a shutdown can close at once those no handler works for:
 // a client sending its headers a byte at a time has nothing to lose, and
@@ -197,6 +205,7 @@ func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 	}
 	s := httptest.NewUnstartedServer(h)
 	e.Timeouts.configure(s.Config)
+	plainHTTP(s.Config)
 	s.Start()
 	tb.Cleanup(func() { closeTest(s) })
 	return e.setTest(s)
@@ -247,6 +256,7 @@ func (e *Endpoint) Serve(l net.Listener, h http.Handler) string {
 func (e *Endpoint) serve(l net.Listener, h http.Handler) (url string, stop func()) {
 	s := &http.Server{Handler: h}
 	e.Timeouts.configure(s)
+	plainHTTP(s)
 	var cs conns
 	cs.wrap(s)
 	go func() { _ = s.Serve(l) }()
