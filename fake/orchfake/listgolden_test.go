@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -206,7 +207,9 @@ func TestListAnswersPinned(t *testing.T) {
 // TestListWhileRunsChange lists over both transports from several
 // goroutines while runs start, get signals and close: the answers share
 // the infos and JSON kept in state, which must never change under a
-// reader (go test -race).
+// reader (go test -race). Each reader lists once for each step of the
+// writer, while the writer takes its next one: spinning readers would
+// only burn the CPU the race run needs elsewhere.
 func TestListWhileRunsChange(t *testing.T) {
 	t.Parallel()
 	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
@@ -215,9 +218,20 @@ func TestListWhileRunsChange(t *testing.T) {
 	c := orchpb.NewWorkflowServiceClient(s.Conn())
 	done := make(chan struct{})
 	errs := make(chan error, 16)
+	var mu sync.Mutex
+	step := 0 // the writer's steps taken; -1 when it is done
+	moved := sync.NewCond(&mu)
+	advance := func(to int) {
+		mu.Lock()
+		step = to
+		moved.Broadcast()
+		mu.Unlock()
+	}
 	go func() { // the writer
 		defer close(done)
+		defer advance(-1)
 		for i := range 60 {
+			advance(i + 1)
 			id := fmt.Sprintf("live-%d", i)
 			if _, err := c.StartWorkflowExecution(context.Background(), startReq("default", id)); err != nil {
 				errs <- err
@@ -242,11 +256,16 @@ func TestListWhileRunsChange(t *testing.T) {
 		readers = append(readers, fin)
 		go func() {
 			defer close(fin)
+			seen := 0
 			for n := 0; ; n++ {
-				select {
-				case <-done:
+				mu.Lock()
+				for step == seen {
+					moved.Wait()
+				}
+				seen = step
+				mu.Unlock()
+				if seen < 0 {
 					return
-				default:
 				}
 				q := []string{"", listQuery3Terms}[n%2]
 				if r%2 == 0 {
