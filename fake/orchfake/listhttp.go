@@ -146,27 +146,29 @@ func (s *Server) writeListAnswer(ctx context.Context, w http.ResponseWriter, r *
 // JSON name, each once, one value, well formed), a Scan body that does not
 // decode. It may read a Scan's body, and then puts it back as it was.
 func parseListCall(r *http.Request) (*listCall, bool) {
-	lc := new(listCall)
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		return lc, false
+		return nil, false
 	}
 	if r.Header.Get(HeaderPayloads) != "" || r.Header.Get("Grpc-Timeout") != "" || r.Header.Get("TE") != "" {
-		return lc, false
+		return nil, false
 	}
 	// The path as the gateway matches it: after gatewayRouter's rewrite of
 	// the alias, the escaped form when net/url kept one (RawPath), split on
-	// "/"; literals compared as they are, the namespace unescaped.
+	// "/"; literals compared as they are, the namespace unescaped. Nothing
+	// is allocated until the path is List's or Scan's: every other call of
+	// the HTTP side comes through here first.
+	beta := false
 	path, raw := r.URL.Path, r.URL.RawPath
 	if rest, ok := strings.CutPrefix(path, betaPrefix); ok {
-		lc.beta, path = true, rest
+		beta, path = true, rest
 		if raw, ok = strings.CutPrefix(raw, betaPrefix); !ok {
 			raw = "" // gatewayRouter drops a RawPath without the prefix
 		}
 	} else if path, ok = strings.CutPrefix(path, v1Prefix); !ok {
-		return lc, false
+		return nil, false
 	} else if raw != "" {
 		if raw, ok = strings.CutPrefix(raw, v1Prefix); !ok {
-			return lc, false
+			return nil, false
 		}
 	}
 	p := path
@@ -175,28 +177,29 @@ func parseListCall(r *http.Request) (*listCall, bool) {
 	}
 	p, ok := strings.CutPrefix(p, "namespaces/")
 	if !ok {
-		return lc, false
+		return nil, false
 	}
 	ns, tail, ok := strings.Cut(p, "/")
 	if !ok {
-		return lc, false
+		return nil, false
 	}
+	scan := false
 	switch {
 	case tail == "workflows" && r.Method == http.MethodGet:
 	case tail == "workflows/scan" && r.Method == http.MethodPost:
-		lc.scan = true
+		scan = true
 	default:
-		return lc, false
+		return nil, false
 	}
 	if raw != "" {
 		// The gateway unescapes a single segment in full (%2F too): as
 		// url.PathUnescape, which refuses a malformed escape as it does.
 		var err error
 		if ns, err = url.PathUnescape(ns); err != nil {
-			return lc, false
+			return nil, false
 		}
 	}
-	lc.ns = ns
+	lc := &listCall{scan: scan, beta: beta, ns: ns}
 	if lc.scan {
 		return lc, lc.scanBody(r)
 	}
