@@ -18,6 +18,26 @@ import (
 	"github.com/apitwin/apitwin/retry"
 )
 
+// cookieClient is a client that sends the session cookie held in cookie
+// and whose every call fails with an error that quotes the whole request,
+// cookie included: what its secrets must be taken out of.
+func cookieClient(t *testing.T, cookie *atomic.Value, hook observe.Hook) *rest.Client {
+	t.Helper()
+	c, err := rest.New(rest.Config{
+		Service: "test", BaseURL: "http://example.invalid", Retry: retry.Policy{Disabled: true}, Hook: hook,
+		Authorize: func(h http.Header) { h.Set("Cookie", "sid="+cookie.Load().(string)) },
+		Transport: func(http.RoundTripper) http.RoundTripper {
+			return leaktest.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
+				return nil, leaktest.NewDumpError(req)
+			})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestSecretsLearnedLaterLeaveNoWrappedError: a credential the client
 // learns after it was built (Secrets.Add) and one a request carries
 // (Request.Secrets) are taken out of the error and every error it wraps,
@@ -32,22 +52,11 @@ func TestSecretsLearnedLaterLeaveNoWrappedError(t *testing.T) {
 	hook := func(ctx context.Context, _ observe.Call) (context.Context, func(observe.Outcome)) {
 		return ctx, func(o observe.Outcome) { mu.Lock(); outcomes = append(outcomes, o.Err); mu.Unlock() }
 	}
-	c, err := rest.New(rest.Config{
-		Service: "test", BaseURL: "http://example.invalid", Retry: retry.Policy{Disabled: true}, Hook: hook,
-		Authorize: func(h http.Header) { h.Set("Cookie", "sid="+cookie.Load().(string)) },
-		Transport: func(http.RoundTripper) http.RoundTripper {
-			return leaktest.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
-				return nil, leaktest.NewDumpError(req)
-			})
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := cookieClient(t, &cookie, hook)
 	const fresh = "session-Fr3sh/val+ue"
 	cookie.Store(fresh)
 	c.Secrets().Add(fresh)
-	_, err = c.Do(context.Background(), &rest.Request{Method: "GET", Path: "/x", Header: http.Header{"X-Pass": {"req-p4ssword"}}, Secrets: []string{"req-p4ssword"}}, nil)
+	_, err := c.Do(context.Background(), &rest.Request{Method: "GET", Path: "/x", Header: http.Header{"X-Pass": {"req-p4ssword"}}, Secrets: []string{"req-p4ssword"}}, nil)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -92,18 +101,7 @@ func TestSecretsAddedWhileCleaning(t *testing.T) {
 	for round := range 10 {
 		var cookie atomic.Value
 		cookie.Store("session-start")
-		c, err := rest.New(rest.Config{
-			Service: "test", BaseURL: "http://example.invalid", Retry: retry.Policy{Disabled: true},
-			Authorize: func(h http.Header) { h.Set("Cookie", "sid="+cookie.Load().(string)) },
-			Transport: func(http.RoundTripper) http.RoundTripper {
-				return leaktest.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
-					return nil, leaktest.NewDumpError(req)
-				})
-			},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := cookieClient(t, &cookie, nil)
 		var wg sync.WaitGroup
 		for g := range 4 {
 			wg.Go(func() {
