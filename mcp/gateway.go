@@ -48,6 +48,9 @@ type Gateway struct {
 	shared *fallbackStore // nil without a shared store
 	log    *slog.Logger
 	http   *http.Client // shared by every caller's upstream client
+	// upstreamBase are the options of every caller's upstream client but
+	// its token, made once: a client is made per token verified.
+	upstreamBase []sourcehost.Option
 	// mcp is the Model Context Protocol side, made at its first request:
 	// the SDK validates every tool's schema when it is added (about 1 MB of
 	// garbage per gateway), which a gateway only spoken to in JSON-RPC, as
@@ -107,6 +110,14 @@ func NewGateway(cfg Config) (*Gateway, error) {
 			onFail: func() { g.metrics.storeFailures.Add(1) }}
 		g.store = g.shared
 	}
+	g.upstreamBase = append([]sourcehost.Option{
+		sourcehost.WithHTTPClient(g.http),
+		sourcehost.WithClock(g.clk),
+		sourcehost.WithUserAgent("apitwin-mcp-gateway/" + version.Version),
+		// The caller decides about retries: a 429 reaches it as -32000
+		// with data.status 429, which the client package retries.
+		sourcehost.WithoutRetries(),
+	}, cfg.UpstreamOptions...)
 	// A bad UpstreamOption (a missing CA file, say) fails here, once,
 	// rather than on every caller's first request.
 	if _, err := sourcehost.New(cfg.Upstream, g.upstreamOptions("config-check")...); err != nil {
@@ -197,11 +208,11 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		takeWith = 1
 	}
 	early := earlyRead{body: body, maxBatch: g.cfg.Batch.MaxSize}
-	who, raw, taken, took, rf := g.verify(ctx, token, digest, addr, takeWith, &early)
+	who, raw, up, taken, took, rf := g.verify(ctx, token, digest, addr, takeWith, &early)
 	if rf != nil {
 		return rf
 	}
-	c, err := g.callerFor(token, digest, who, raw)
+	c, err := g.callerFor(token, digest, who, raw, up)
 	if err != nil {
 		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error()}
 	}
@@ -698,9 +709,11 @@ func (g *Gateway) upstreamFailure(ctx context.Context, method string, err error)
 }
 
 // callerFor returns the caller of a verified token, making its upstream
-// client on first use. raw, when not nil, is the verdict's bytes as the
-// store holds them, remembered for the token's next request.
-func (g *Gateway) callerFor(token, digest string, who *verdict, raw []byte) (*caller, error) {
+// client on first use (or keeping up, the one that verified the token, when
+// there is one: the same options and token). raw, when not nil, is the
+// verdict's bytes as the store holds them, remembered for the token's next
+// request.
+func (g *Gateway) callerFor(token, digest string, who *verdict, raw []byte, up *sourcehost.Client) (*caller, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if c := g.callers[digest]; c != nil && c.who.TokenID == who.TokenID && c.who.UserID == who.UserID {
@@ -711,9 +724,11 @@ func (g *Gateway) callerFor(token, digest string, who *verdict, raw []byte) (*ca
 		}
 		return c, nil
 	}
-	up, err := g.upstreamClient(token)
-	if err != nil {
-		return nil, err
+	if up == nil {
+		var err error
+		if up, err = g.upstreamClient(token); err != nil {
+			return nil, err
+		}
 	}
 	if len(g.callers) >= maxCallers {
 		for k := range g.callers { // any one: map order is random
@@ -742,17 +757,10 @@ func (g *Gateway) upstreamClient(token string) (*sourcehost.Client, error) {
 	return sourcehost.New(g.cfg.Upstream, g.upstreamOptions(token)...)
 }
 
-// upstreamOptions are the options of a caller's source-hosting client.
+// upstreamOptions are the options of a caller's source-hosting client:
+// upstreamBase and the token, on a slice of its own (the base is shared).
 func (g *Gateway) upstreamOptions(token string) []sourcehost.Option {
-	opts := append([]sourcehost.Option{
-		sourcehost.WithHTTPClient(g.http),
-		sourcehost.WithClock(g.clk),
-		sourcehost.WithUserAgent("apitwin-mcp-gateway/" + version.Version),
-		// The caller decides about retries: a 429 reaches it as -32000
-		// with data.status 429, which the client package retries.
-		sourcehost.WithoutRetries(),
-	}, g.cfg.UpstreamOptions...)
-	return append(opts, sourcehost.WithToken(token))
+	return append(g.upstreamBase[:len(g.upstreamBase):len(g.upstreamBase)], sourcehost.WithToken(token))
 }
 
 // bearerToken is the token of "Authorization: Bearer <token>", or "".

@@ -100,7 +100,11 @@ func wholeSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/tim
 //
 // early, when not nil, is the request's body, whose call's cached answer is
 // read in that same step when the call asks for one (see earlyRead).
-func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int, early *earlyRead) (v *verdict, raw []byte, taken RateDecision, took bool, r *refusal) {
+//
+// up is the source-hosting client with token that asked the API, when this
+// request asked it (nil otherwise), for the caller to keep rather than make
+// another just like it.
+func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int, early *earlyRead) (v *verdict, raw []byte, up *sourcehost.Client, taken RateDecision, took bool, r *refusal) {
 	key := "tok:" + digest
 	now := g.clk.Now()
 	ttl := time.Duration(g.cfg.Verify.TTLSeconds) * time.Second
@@ -145,39 +149,40 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	// (took is set only when the store held seen's bytes, so v is then
 	// seen's verdict, good and fresh at now: it is never asked again.)
 	if stale := known && !fresh(v); !ok || stale {
-		if v, raw, r = g.verifyUpstream(ctx, token, key, addr, known); r != nil {
-			return nil, nil, RateDecision{}, false, r
+		if v, raw, up, r = g.verifyUpstream(ctx, token, key, addr, known); r != nil {
+			return nil, nil, nil, RateDecision{}, false, r
 		}
 	}
 	switch {
 	case len(v.Missing) > 0:
 		g.metrics.tokensRefused.Add(1)
-		return nil, nil, RateDecision{}, false, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
+		return nil, nil, nil, RateDecision{}, false, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
 			reason:     "the token lacks the required scopes: " + strings.Join(v.Missing, ", "),
 			authHeader: fmt.Sprintf(`Bearer realm="mcp", error="insufficient_scope", scope=%q`, strings.Join(g.cfg.Security.RequiredScopes, " "))}
 	case !v.OK:
 		g.metrics.tokensRefused.Add(1)
-		return nil, nil, RateDecision{}, false, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
+		return nil, nil, nil, RateDecision{}, false, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
 			reason:     "the bearer token is not valid: " + v.Reason,
 			authHeader: `Bearer realm="mcp", error="invalid_token", error_description="` + v.Reason + `"`}
 	}
-	return v, raw, taken, took, nil
+	return v, raw, up, taken, took, nil
 }
 
 // verifyUpstream asks the source-hosting API about token
 // (GET /personal_access_tokens/self: its id, its user, its scopes, whether
 // it is active) and remembers the verdict, good or bad. Callers with the
-// same token wait for one call.
-func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr netip.Addr, known bool) (*verdict, []byte, *refusal) {
+// same token wait for one call. up is the client with token that asked,
+// when this request was the one that asked (nil for those that waited).
+func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr netip.Addr, known bool) (*verdict, []byte, *sourcehost.Client, *refusal) {
 	call, leader := g.verifying.join(key)
 	for !leader {
 		select {
 		case <-call.done:
 		case <-ctx.Done():
-			return nil, nil, &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, reason: "the request was canceled"}
+			return nil, nil, nil, &refusal{status: http.StatusServiceUnavailable, code: CodeInternalError, reason: "the request was canceled"}
 		}
 		if !call.abandoned {
-			return call.v, call.raw, call.r
+			return call.v, call.raw, nil, call.r
 		}
 		// The request that asked gave up before the answer came: that
 		// says nothing of the token, so ask again.
@@ -206,7 +211,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 			g.metrics.verifyLimited.Add(1)
 			call.r = &refusal{status: http.StatusTooManyRequests, code: CodeUpstreamError, retryAfter: d.RetryAfter,
 				reason: fmt.Sprintf("too many token verifications from %s (%d a minute); retry in %d s", lim.who, d.Limit, wholeSeconds(d.RetryAfter))}
-			return nil, nil, call.r
+			return nil, nil, nil, call.r
 		}
 	}
 
@@ -215,7 +220,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 	if err != nil {
 		call.r = &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error(),
 			authHeader: `Bearer realm="mcp", error="invalid_token"`}
-		return nil, nil, call.r
+		return nil, nil, nil, call.r
 	}
 	tok, err := up.CurrentToken(ctx)
 	v := &verdict{Checked: g.clk.Now().Unix()}
@@ -255,7 +260,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 			r.reason = "the token could not be verified: " + e.Detail
 		}
 		call.r, call.abandoned = r, ctx.Err() != nil
-		return nil, nil, r
+		return nil, nil, nil, r
 	}
 	var raw []byte
 	if b, err := json.Marshal(v); err == nil {
@@ -266,7 +271,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 		}
 	}
 	call.v, call.raw = v, raw
-	return v, raw, nil
+	return v, raw, up, nil
 }
 
 // forgetToken drops what is known of a token, so that its next request is
