@@ -157,3 +157,62 @@ func TestHandlerTransportContentLengthAsOnTheWire(t *testing.T) {
 		}
 	}
 }
+
+// StartInMemoryOnDemand runs no server until it is asked for one.
+func TestStartInMemoryOnDemandServesNothingYet(t *testing.T) {
+	t.Parallel()
+	var e Endpoint
+	t.Cleanup(e.Close)
+	e.StartInMemoryOnDemand(t, "idle", http.NotFoundHandler())
+	e.mu.Lock()
+	srv := e.srv
+	e.mu.Unlock()
+	if srv != nil {
+		t.Fatal("a server runs before anything asked for one")
+	}
+	e.URL()
+	e.mu.Lock()
+	srv = e.srv
+	e.mu.Unlock()
+	if srv == nil {
+		t.Fatal("no server after URL")
+	}
+}
+
+// A dial of its address (as a transport RouteDefaultTransportToMemory
+// routed makes it) serves it too, before any accessor was asked; closed
+// before that, it never serves and its address leads nowhere.
+func TestStartInMemoryOnDemandDialOpens(t *testing.T) {
+	t.Parallel()
+	routed := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
+		c, ok, err := dialMemory(ctx, addr)
+		if !ok {
+			return nil, errors.New("no in-memory listener at " + addr)
+		}
+		return c, err
+	}}}
+	hello := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "hello") })
+	var e Endpoint
+	t.Cleanup(e.Close)
+	u := e.StartInMemoryOnDemand(t, "dialled", hello)
+	resp, err := routed.Get(u + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "hello" {
+		t.Fatalf("body %q", b)
+	}
+
+	var closed Endpoint
+	u = closed.StartInMemoryOnDemand(t, "closed", hello)
+	closed.Close()
+	if closed.URL() != "" || closed.RawClient() != nil {
+		t.Fatalf("after Close: URL %q", closed.URL())
+	}
+	if resp, err := routed.Get(u + "/"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("%s answers after Close", u)
+	}
+}

@@ -3,9 +3,9 @@ package fakekit
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -17,6 +17,11 @@ import (
 // Dial, DialContext or HTTPClient.
 type MemListener struct {
 	addr memAddr
+	// onDial, when set, runs before each dial: an Endpoint that promised
+	// to serve on the listener keeps its promise there (see
+	// Endpoint.StartInMemoryOnDemand), so that a dial never waits for an
+	// Accept that nothing will call.
+	onDial func()
 
 	mu     sync.Mutex
 	closed bool
@@ -30,11 +35,16 @@ type MemListener struct {
 // ".invalid": a host no resolver answers (RFC 6761), so a client that is
 // not wired to the listener fails at once with "no such host" rather than
 // reaching something else.
-func NewMemListener(name string) *MemListener {
+func NewMemListener(name string) *MemListener { return newMemListener(name, nil) }
+
+// newMemListener is NewMemListener with a hook that runs before each dial
+// (set before the listener can be found by its address).
+func newMemListener(name string, onDial func()) *MemListener {
 	l := &MemListener{
-		addr:  memAddr(fmt.Sprintf("%s-%d.invalid", name, memListeners.Add(1))),
-		queue: make(chan net.Conn),
-		done:  make(chan struct{}),
+		addr:   memAddr(name + "-" + strconv.FormatInt(memListeners.Add(1), 10) + ".invalid"),
+		onDial: onDial,
+		queue:  make(chan net.Conn),
+		done:   make(chan struct{}),
 	}
 	memRegistry.Store(string(l.addr), l)
 	return l
@@ -122,6 +132,9 @@ func (l *MemListener) Addr() net.Addr { return l.addr }
 // DialContext of a transport or gRPC dialer wired to the listener. It
 // waits for Accept as long as ctx allows.
 func (l *MemListener) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
+	if l.onDial != nil {
+		l.onDial()
+	}
 	client, server := net.Pipe()
 	l.mu.Lock()
 	l.port = l.port%64511 + 1
