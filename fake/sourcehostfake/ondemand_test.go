@@ -71,3 +71,32 @@ func TestStartOnDemandClosed(t *testing.T) {
 		t.Fatalf("a closed fake serves at %q", u)
 	}
 }
+
+// StartInMemory names itself by its URL from the start, though its
+// listener serves only once asked for (here by an in-process request made
+// before anything asked for the URL or a client).
+func TestStartInMemoryNamesItselfBeforeServing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := sourcehostfake.StartInMemory(t)
+	id, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inproc, err := sourcehost.New("http://inproc.invalid", sourcehost.WithToken(srv.Token()),
+		sourcehost.WithHTTPClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: srv}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := inproc.GetProject(ctx, sourcehost.ProjectID(id), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := srv.URL()
+	if !strings.HasPrefix(u, "http://sourcehostfake-") || p.WebURL != u+"/root/shop" {
+		t.Fatalf("URL %q, web_url %q", u, p.WebURL)
+	}
+	if p, err := srv.Client().GetProject(ctx, sourcehost.ProjectID(id), nil); err != nil || p.WebURL != u+"/root/shop" {
+		t.Fatalf("through its listener: %+v %v", p, err)
+	}
+}

@@ -245,10 +245,15 @@ func StartOnDemand(tb testing.TB, opts ...Option) *Server {
 // reach it, and no socket is opened, so a suite can start thousands of
 // fakes without waiting for ports. URL() is "http://sourcehostfake.invalid", a host no
 // resolver answers.
+//
+// The fake names itself by that URL from the start, but its listener is
+// served only once something asks for its address or a client, or dials
+// it: a fake reached in-process alone (the upstream of an mcpfake gateway)
+// runs no server goroutine at all.
 func StartInMemory(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	s.setURL(s.ep.StartInMemory(tb, "sourcehostfake", s))
+	s.setURL(s.ep.StartInMemoryOnDemand(tb, "sourcehostfake", s))
 	tb.Cleanup(s.Close)
 	return s
 }
