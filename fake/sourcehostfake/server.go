@@ -253,7 +253,7 @@ func StartOnDemand(tb testing.TB, opts ...Option) *Server {
 func StartInMemory(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := New(opts...)
-	s.setURL(s.ep.StartInMemoryOnDemand(tb, "sourcehostfake", s))
+	s.setURL(s.ep.ServeInMemoryOnDemand("sourcehostfake", s))
 	tb.Cleanup(s.Close)
 	return s
 }

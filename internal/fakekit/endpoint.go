@@ -245,38 +245,21 @@ func (e *Endpoint) StartInMemory(tb testing.TB, name string, h http.Handler) str
 	return u
 }
 
-// StartInMemoryOnDemand is StartInMemory for a fake reached in-process
-// first (as an http.Handler): it returns the URL at once, but the server
-// behind it starts only the first time anything asks the Endpoint for an
-// address or a client (as StartOnDemand's), or dials the listener by its
-// address (a transport RouteDefaultTransportToMemory routed). Until then
-// no goroutine serves; it stops when the test ends (or Close), served or
-// not.
-func (e *Endpoint) StartInMemoryOnDemand(tb testing.TB, name string, h http.Handler) string {
-	tb.Helper()
+// ServeInMemoryOnDemand is Serve on a new MemListener named name, for a
+// fake reached in-process first (as an http.Handler): it returns the URL
+// at once ("http://name-N.invalid"), but the server behind it starts only
+// the first time anything asks the Endpoint for an address or a client (as
+// StartOnDemand's), or dials the listener by its address (through a
+// transport RouteDefaultTransportToMemory routed). Until then no goroutine
+// serves. Like Serve, it serves until Close, which a fake started for a
+// test has its Cleanup call: one cleanup for the fake rather than one more
+// for its listener (each costs the test a stack walk).
+func (e *Endpoint) ServeInMemoryOnDemand(name string, h http.Handler) string {
 	l := newMemListener(name, e.open)
-	// dropped and stop are guarded by openMu, under which the promise runs:
-	// a promise not kept by the test's end never is.
-	var dropped bool
-	var stop func()
-	e.StartOnDemand(func() {
-		if !dropped {
-			_, stop = e.serve(l, h)
-		}
-	})
+	e.StartOnDemand(func() { e.serve(l, h) })
 	e.mu.Lock()
 	e.all = append(e.all, func() { _ = l.Close() }) // stops accepting, served or not
 	e.mu.Unlock()
-	tb.Cleanup(func() {
-		e.openMu.Lock()
-		dropped = true
-		st := stop
-		e.openMu.Unlock()
-		_ = l.Close()
-		if st != nil {
-			st()
-		}
-	})
 	return "http://" + l.Addr().String()
 }
 

@@ -158,12 +158,12 @@ func TestHandlerTransportContentLengthAsOnTheWire(t *testing.T) {
 	}
 }
 
-// StartInMemoryOnDemand runs no server until it is asked for one.
-func TestStartInMemoryOnDemandServesNothingYet(t *testing.T) {
+// ServeInMemoryOnDemand runs no server until it is asked for one.
+func TestServeInMemoryOnDemandServesNothingYet(t *testing.T) {
 	t.Parallel()
 	var e Endpoint
 	t.Cleanup(e.Close)
-	e.StartInMemoryOnDemand(t, "idle", http.NotFoundHandler())
+	e.ServeInMemoryOnDemand("idle", http.NotFoundHandler())
 	e.mu.Lock()
 	srv := e.srv
 	e.mu.Unlock()
@@ -182,7 +182,7 @@ func TestStartInMemoryOnDemandServesNothingYet(t *testing.T) {
 // A dial of its address (as a transport RouteDefaultTransportToMemory
 // routed makes it) serves it too, before any accessor was asked; closed
 // before that, it never serves and its address leads nowhere.
-func TestStartInMemoryOnDemandDialOpens(t *testing.T) {
+func TestServeInMemoryOnDemandDialOpens(t *testing.T) {
 	t.Parallel()
 	routed := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 		c, ok, err := dialMemory(ctx, addr)
@@ -194,7 +194,7 @@ func TestStartInMemoryOnDemandDialOpens(t *testing.T) {
 	hello := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "hello") })
 	var e Endpoint
 	t.Cleanup(e.Close)
-	u := e.StartInMemoryOnDemand(t, "dialled", hello)
+	u := e.ServeInMemoryOnDemand("dialled", hello)
 	resp, err := routed.Get(u + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func TestStartInMemoryOnDemandDialOpens(t *testing.T) {
 	}
 
 	var closed Endpoint
-	u = closed.StartInMemoryOnDemand(t, "closed", hello)
+	u = closed.ServeInMemoryOnDemand("closed", hello)
 	closed.Close()
 	if closed.URL() != "" || closed.RawClient() != nil {
 		t.Fatalf("after Close: URL %q", closed.URL())

@@ -125,20 +125,26 @@ func TestStartOnDemandRaces(t *testing.T) {
 	}
 }
 
-// StartInMemoryOnDemand hands out its URL at once; the Endpoint's
+// ServeInMemoryOnDemand hands out its URL at once; the Endpoint's
 // accessors serve it, as StartOnDemand's do.
-func TestStartInMemoryOnDemand(t *testing.T) {
+func TestServeInMemoryOnDemand(t *testing.T) {
 	t.Parallel()
 	var e fakekit.Endpoint
 	t.Cleanup(e.Close)
-	u := e.StartInMemoryOnDemand(t, "lazy", hello)
+	u := e.ServeInMemoryOnDemand("lazy", hello)
 	if !strings.HasPrefix(u, "http://lazy-") || !strings.HasSuffix(u, ".invalid") {
 		t.Fatalf("URL %q", u)
 	}
 	if e.URL() != u {
 		t.Fatalf("URL %q, then %q", u, e.URL())
 	}
-	if got := get(t, e.HTTPClient(), u+"/"); got != "hello" {
+	hc := e.HTTPClient()
+	if got := get(t, hc, u+"/"); got != "hello" {
 		t.Fatalf("body %q", got)
+	}
+	e.Close()
+	if resp, err := hc.Get(u + "/"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("%s answers after Close", u)
 	}
 }
