@@ -131,7 +131,10 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 	if err != nil {
 		tb.Fatalf("mcpfake: %v", err)
 	}
-	s.ep.StartInMemory(tb, "mcpfake", s)
+	// Serve rather than Endpoint.StartInMemory: Close (the one cleanup
+	// below) stops the listener, and each cleanup costs a test a walk of
+	// its stack.
+	s.ep.Serve(fakekit.NewMemListener("mcpfake"), s)
 	tb.Cleanup(s.Close)
 	return s
 }
