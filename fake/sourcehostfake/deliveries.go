@@ -181,8 +181,12 @@ type dispatcher struct {
 	insecureOnce sync.Once
 	insecure     *http.Client
 
-	mu      sync.Mutex
-	gen     uint64 // bumped by reset: work of an older generation is forgotten
+	mu  sync.Mutex
+	gen uint64 // bumped by reset: work of an older generation is forgotten
+	// ctx is the deliveries' context, cancelled by reset; it is made by
+	// the first delivery that needs one (nil until then), as queues and
+	// chains are made by the first event: most fakes deliver nothing, and
+	// a fake is started (and closed) per test.
 	ctx     context.Context
 	cancel  context.CancelFunc
 	closed  bool
@@ -213,14 +217,16 @@ func (d *dispatcher) resetLocked() {
 		d.cancel()
 	}
 	d.gen++
-	d.ctx, d.cancel = context.WithCancel(context.Background())
-	d.queues, d.ready, d.pending, d.bytes = map[int64]*hookQueue{}, nil, 0, 0
+	d.ctx, d.cancel = nil, nil
+	clear(d.queues)
+	d.ready, d.pending, d.bytes = nil, 0, 0
 	if d.idle != nil {
 		close(d.idle)
 		d.idle = nil
 	}
 	d.log.Reset()
-	d.chains, d.order = map[string]*chain{}, nil
+	clear(d.chains)
+	d.order = nil
 }
 
 // reset is Server.Reset's part: pending deliveries are dropped.
@@ -280,6 +286,9 @@ func (d *dispatcher) enqueue(t *trigger, events []event) {
 		q := d.queues[ev.hookID]
 		if q == nil {
 			q = &hookQueue{id: ev.hookID}
+			if d.queues == nil {
+				d.queues = map[int64]*hookQueue{}
+			}
 			d.queues[ev.hookID] = q
 		}
 		size := int64(0)
@@ -337,6 +346,9 @@ func (d *dispatcher) register(uuid string, hook int64, now time.Time) {
 			d.order = slices.Delete(d.order, 0, 1)
 		}
 		c = &chain{}
+		if d.chains == nil {
+			d.chains = map[string]*chain{}
+		}
 		d.chains[uuid] = c
 		d.order = append(d.order, uuid)
 	}
@@ -399,6 +411,9 @@ func (d *dispatcher) work() {
 		j := q.jobs[0]
 		q.jobs = slices.Delete(q.jobs, 0, 1)
 		d.release(j)
+		if d.ctx == nil {
+			d.ctx, d.cancel = context.WithCancel(context.Background())
+		}
 		ctx := d.ctx
 		d.mu.Unlock()
 
