@@ -393,19 +393,36 @@ func (c *Client) success(resp *http.Response, at *attempt) bool {
 func withRedirectSwitch(hc *http.Client) *http.Client {
 	cp := *hc
 	own := hc.CheckRedirect
+	if own == nil { // the usual case: one function for every client, not a closure each
+		cp.CheckRedirect = redirectSwitch
+		return &cp
+	}
 	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if at, _ := req.Context().Value(attemptKey{}).(*attempt); at != nil && at.noRedirect {
+		if wantsRedirect(req) {
 			return http.ErrUseLastResponse
 		}
-		if own != nil {
-			return own(req, via)
-		}
-		if len(via) >= 10 { // net/http's own limit, which a non-nil policy replaces
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
+		return own(req, via)
 	}
 	return &cp
+}
+
+// redirectSwitch is the redirect policy of a client whose HTTP client has
+// none: the request's choice, then net/http's default.
+func redirectSwitch(req *http.Request, via []*http.Request) error {
+	if wantsRedirect(req) {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 { // net/http's own limit, which a non-nil policy replaces
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// wantsRedirect reports whether req's call asked for its redirects to be
+// answered rather than followed (Request.NoRedirect).
+func wantsRedirect(req *http.Request) bool {
+	at, _ := req.Context().Value(attemptKey{}).(*attempt)
+	return at != nil && at.noRedirect
 }
 
 func encodeBody(r *Request) ([]byte, string, error) {
