@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -455,5 +457,22 @@ func TestRequestLogKeepsTheHeader(t *testing.T) {
 	k.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/y", nil))
 	if h := k.Requests()[1].Header; h != nil {
 		t.Errorf("a request with no header logged %v", h)
+	}
+}
+
+// An allowed decision without a scope writes the three numbers alone, each
+// a value of its own (adding to one leaves the others as they were).
+func TestDecisionSetHeadersAllowed(t *testing.T) {
+	t.Parallel()
+	h := http.Header{}
+	fakekit.Decision{Allowed: true, Limit: 600, Remaining: 599, Reset: time.Unix(1777593660, 0)}.SetHeaders(h)
+	want := http.Header{"X-Ratelimit-Limit": {"600"}, "X-Ratelimit-Remaining": {"599"}, "X-Ratelimit-Reset": {"1777593660"}}
+	if diff := cmp.Diff(want, h); diff != "" {
+		t.Fatalf("headers (-want +got):\n%s", diff)
+	}
+	h.Add("X-Ratelimit-Limit", "1")
+	want["X-Ratelimit-Limit"] = []string{"600", "1"}
+	if diff := cmp.Diff(want, h); diff != "" {
+		t.Fatalf("after Add (-want +got):\n%s", diff)
 	}
 }

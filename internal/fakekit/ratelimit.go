@@ -111,14 +111,27 @@ func (d Decision) SetHeaders(h http.Header) {
 	if d.Limit <= 0 {
 		return
 	}
-	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)}
-	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
-	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(d.Reset.Unix(), 10)}
+	// Every answer carries these: the three numbers share one string and
+	// the values one array (two allocations, not six).
+	var scratch [64]byte
+	b := strconv.AppendInt(scratch[:0], int64(d.Limit), 10)
+	limitEnd := len(b)
+	b = strconv.AppendInt(b, int64(d.Remaining), 10)
+	remainingEnd := len(b)
+	b = strconv.AppendInt(b, d.Reset.Unix(), 10)
+	nums := string(b)
+	vals := make([]string, 5)
+	vals[0], vals[1], vals[2] = nums[:limitEnd], nums[limitEnd:remainingEnd], nums[remainingEnd:]
+	h["X-Ratelimit-Limit"] = vals[0:1:1]
+	h["X-Ratelimit-Remaining"] = vals[1:2:2]
+	h["X-Ratelimit-Reset"] = vals[2:3:3]
 	if d.Scope != "" {
-		h["X-Ratelimit-Scope"] = []string{d.Scope}
+		vals[3] = d.Scope
+		h["X-Ratelimit-Scope"] = vals[3:4:4]
 	}
 	if !d.Allowed {
-		h["Retry-After"] = []string{strconv.FormatInt(d.RetryAfterSeconds(), 10)}
+		vals[4] = strconv.FormatInt(d.RetryAfterSeconds(), 10)
+		h["Retry-After"] = vals[4:5:5]
 	}
 }
 
