@@ -149,11 +149,13 @@ type Endpoint struct {
 	// It is taken before mu.
 	openMu sync.Mutex
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// The http.Server of Serve, Listen and StartInMemory is held only by
+	// its stop in all, so that Close lets it go: a test that starts many
+	// fakes keeps each closed one's state, not its server.
 	test    *httptest.Server // Start, StartTLS
-	srv     *http.Server     // Serve, Listen, StartInMemory
-	lis     net.Listener
-	mem     *http.Client // the client wired to lis, when lis is in memory
+	lis     net.Listener     // Serve, Listen, StartInMemory
+	mem     *http.Client     // the client wired to lis, when lis is in memory
 	url     string
 	all     []func() // closes every server started, newest last
 	promise func()   // StartOnDemand's start, until it runs or is dropped
@@ -295,7 +297,7 @@ func (e *Endpoint) serve(l net.Listener, h http.Handler) (url string, stop func(
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.test, e.srv, e.lis, e.mem, e.url, e.promise = nil, s, l, mem, u, nil
+	e.test, e.lis, e.mem, e.url, e.promise = nil, l, mem, u, nil
 	e.all = append(e.all, stop)
 	return u, stop
 }
@@ -333,7 +335,7 @@ func ListenTCP(addr string) (net.Listener, error) {
 func (e *Endpoint) setTest(s *httptest.Server) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.test, e.srv, e.lis, e.mem, e.url, e.promise = s, nil, nil, nil, s.URL, nil
+	e.test, e.lis, e.mem, e.url, e.promise = s, nil, nil, s.URL, nil
 	e.all = append(e.all, func() { closeTest(s) })
 	return s.URL
 }

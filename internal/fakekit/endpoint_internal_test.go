@@ -165,16 +165,16 @@ func TestServeInMemoryOnDemandServesNothingYet(t *testing.T) {
 	t.Cleanup(e.Close)
 	e.ServeInMemoryOnDemand("idle", http.NotFoundHandler())
 	e.mu.Lock()
-	srv := e.srv
+	lis := e.lis
 	e.mu.Unlock()
-	if srv != nil {
+	if lis != nil {
 		t.Fatal("a server runs before anything asked for one")
 	}
 	e.URL()
 	e.mu.Lock()
-	srv = e.srv
+	lis = e.lis
 	e.mu.Unlock()
-	if srv == nil {
+	if lis == nil {
 		t.Fatal("no server after URL")
 	}
 }
