@@ -24,9 +24,9 @@ type Server struct {
 	kit      *fakekit.Kit
 	ep       fakekit.Endpoint
 	upstream *sourcehostfake.Server
-	cfg      config
-	gcfg     mcp.Config // the gateway's configuration, upstream and clock filled in
-	ownsUp   bool       // the upstream was made here, so Close and Reset reach it
+	clock    *clock.Fake // the upstream's, which the gateway shares
+	gcfg     mcp.Config  // the gateway's configuration, upstream and clock filled in
+	ownsUp   bool        // the upstream was made here, so Close and Reset reach it
 
 	mu      sync.Mutex
 	gateway *mcp.Gateway // replaced by Reset
@@ -176,7 +176,7 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 			o(&cfg)
 		}
 	}
-	s := &Server{cfg: cfg, upstream: cfg.upstream}
+	s := &Server{upstream: cfg.upstream} // of the options, only what serving needs is kept
 	if s.upstream == nil {
 		var upOpts []sourcehostfake.Option
 		if cfg.clock != nil {
@@ -184,10 +184,10 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 		}
 		s.upstream, s.ownsUp = makeUpstream(append(upOpts, cfg.upstreamOpts...)), true
 	}
-	s.cfg.clock = s.upstream.Clock()
+	s.clock = s.upstream.Clock()
 
 	s.gcfg = cfg.gateway
-	s.gcfg.Clock = s.cfg.clock
+	s.gcfg.Clock = s.clock
 	var hc *http.Client
 	if !s.ownsUp {
 		s.gcfg.Upstream = s.upstream.URL()
@@ -210,7 +210,7 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 
 	limits := cfg.limits
 	limits.MaxBody = s.maxBody()
-	s.kit = fakekit.New(fakekit.Config{Clock: s.cfg.clock, Limits: limits, Error: s.errorAnswer, Routes: s.routes()})
+	s.kit = fakekit.New(fakekit.Config{Clock: s.clock, Limits: limits, Error: s.errorAnswer, Routes: s.routes()})
 	for _, rf := range cfg.faults {
 		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
 			return nil, fmt.Errorf("WithFault: %w", err)
@@ -358,7 +358,7 @@ func (s *Server) Upstream() *sourcehostfake.Server { return s.upstream }
 func (s *Server) Gateway() *mcp.Gateway { return s.currentGateway() }
 
 // Clock is the clock the gateway and the upstream share.
-func (s *Server) Clock() *clock.Fake { return s.cfg.clock }
+func (s *Server) Clock() *clock.Fake { return s.clock }
 
 // Token is the upstream root user's token, which has every required scope.
 func (s *Server) Token() string { return s.upstream.Token() }
@@ -372,7 +372,7 @@ func (s *Server) Client(opts ...mcp.Option) *mcp.Client {
 
 // ClientWithToken is Client with another token.
 func (s *Server) ClientWithToken(token string, opts ...mcp.Option) *mcp.Client {
-	base := []mcp.Option{mcp.WithToken(token), mcp.WithClock(s.cfg.clock)}
+	base := []mcp.Option{mcp.WithToken(token), mcp.WithClock(s.clock)}
 	if secret := s.gcfg.Security.SigningSecret; secret != "" {
 		base = append(base, mcp.WithSigningSecret(secret))
 	}
