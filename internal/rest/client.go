@@ -277,12 +277,15 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 	for k, v := range r.Header {
 		header[k] = v
 	}
-	header.Set("User-Agent", c.ua)
+	// What Header.Set would write, the values from one array rather than
+	// one each (the keys are canonical already).
+	own := []string{c.ua, "application/json", contentType}
+	header["User-Agent"] = own[0:1:1]
 	if header.Get("Accept") == "" {
-		header.Set("Accept", "application/json")
+		header["Accept"] = own[1:2:2]
 	}
 	if contentType != "" {
-		header.Set("Content-Type", contentType)
+		header["Content-Type"] = own[2:3:3]
 	}
 
 	start := time.Now()
