@@ -2,6 +2,7 @@ package sourcehostfake_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,5 +99,21 @@ func TestStartInMemoryNamesItselfBeforeServing(t *testing.T) {
 	}
 	if p, err := srv.Client().GetProject(ctx, sourcehost.ProjectID(id), nil); err != nil || p.WebURL != u+"/root/shop" {
 		t.Fatalf("through its listener: %+v %v", p, err)
+	}
+}
+
+// Closed before anything asked it to serve, StartInMemory still reports
+// its URL and a client, as a fake that served and closed does; the client
+// reaches nothing.
+func TestStartInMemoryClosedBeforeServing(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.StartInMemory(t)
+	srv.Close()
+	u := srv.URL()
+	if !strings.HasPrefix(u, "http://sourcehostfake-") || srv.RawClient() == nil {
+		t.Fatalf("after Close: URL %q, RawClient %v", u, srv.RawClient())
+	}
+	if _, err := srv.Client().CurrentUser(context.Background()); !errors.Is(err, fakekit.ErrMemListenerClosed) {
+		t.Fatalf("a closed fake answered: %v", err)
 	}
 }

@@ -159,6 +159,10 @@ type Endpoint struct {
 	url     string
 	all     []func() // closes every server started, newest last
 	promise func()   // StartOnDemand's start, until it runs or is dropped
+	// unkept is what Close puts in place of a ServeInMemoryOnDemand
+	// promise not yet kept: it records a closed in-memory server, the first
+	// time an accessor asks (and then is nil).
+	unkept func()
 }
 
 // StartOnDemand promises a server without starting it: start (which starts
@@ -173,7 +177,7 @@ type Endpoint struct {
 func (e *Endpoint) StartOnDemand(start func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.promise = start
+	e.promise, e.unkept = start, nil
 }
 
 // open keeps StartOnDemand's promise, once; every accessor that hands out
@@ -255,14 +259,22 @@ func (e *Endpoint) StartInMemory(tb testing.TB, name string, h http.Handler) str
 // transport RouteDefaultTransportToMemory routed). Until then no goroutine
 // serves. Like Serve, it serves until Close, which a fake started for a
 // test has its Cleanup call: one cleanup for the fake rather than one more
-// for its listener (each costs the test a stack walk).
+// for its listener (each costs the test a stack walk). Closed before it
+// served, the Endpoint reports what a server served and closed would (its
+// URL, address and client, which reaches a closed listener), once asked.
 func (e *Endpoint) ServeInMemoryOnDemand(name string, h http.Handler) string {
 	l := newMemListener(name, e.open)
+	u := "http://" + l.Addr().String()
 	e.StartOnDemand(func() { e.serve(l, h) })
 	e.mu.Lock()
 	e.all = append(e.all, func() { _ = l.Close() }) // stops accepting, served or not
+	e.unkept = func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.test, e.lis, e.mem, e.url, e.unkept = nil, l, l.HTTPClient(), u, nil
+	}
 	e.mu.Unlock()
-	return "http://" + l.Addr().String()
+	return u
 }
 
 // Serve serves h on l, with the Endpoint's Timeouts, until Close, and
@@ -297,7 +309,7 @@ func (e *Endpoint) serve(l net.Listener, h http.Handler) (url string, stop func(
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.test, e.lis, e.mem, e.url, e.promise = nil, l, mem, u, nil
+	e.test, e.lis, e.mem, e.url, e.promise, e.unkept = nil, l, mem, u, nil, nil
 	e.all = append(e.all, stop)
 	return u, stop
 }
@@ -335,7 +347,7 @@ func ListenTCP(addr string) (net.Listener, error) {
 func (e *Endpoint) setTest(s *httptest.Server) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.test, e.lis, e.mem, e.url, e.promise = s, nil, nil, s.URL, nil
+	e.test, e.lis, e.mem, e.url, e.promise, e.unkept = s, nil, nil, s.URL, nil, nil
 	e.all = append(e.all, func() { closeTest(s) })
 	return s.URL
 }
@@ -343,13 +355,14 @@ func (e *Endpoint) setTest(s *httptest.Server) string {
 // Close stops every server the Endpoint started: it stops accepting, lets
 // running requests finish for up to ShutdownGrace, then closes every
 // connection. It drops a StartOnDemand promise not yet kept (one being kept
-// is waited for, then stopped). It does nothing before one is started, and
+// is waited for, then stopped); one of ServeInMemoryOnDemand leaves the
+// Endpoint reporting a closed in-memory server instead. It does nothing before one is started, and
 // a server started for a test stops with the test anyway.
 func (e *Endpoint) Close() {
 	e.openMu.Lock()
 	e.mu.Lock()
 	all := e.all
-	e.all, e.promise = nil, nil
+	e.all, e.promise = nil, e.unkept // nil, or the record of a closed server, made when asked
 	e.mu.Unlock()
 	e.openMu.Unlock()
 	for _, stop := range all {

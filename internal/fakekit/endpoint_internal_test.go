@@ -181,7 +181,8 @@ func TestServeInMemoryOnDemandServesNothingYet(t *testing.T) {
 
 // A dial of its address (as a transport RouteDefaultTransportToMemory
 // routed makes it) serves it too, before any accessor was asked; closed
-// before that, it never serves and its address leads nowhere.
+// before that, it never serves, and reports what a closed StartInMemory
+// does: its URL, and a client whose dial the closed listener refuses.
 func TestServeInMemoryOnDemandDialOpens(t *testing.T) {
 	t.Parallel()
 	routed := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
@@ -205,14 +206,25 @@ func TestServeInMemoryOnDemandDialOpens(t *testing.T) {
 		t.Fatalf("body %q", b)
 	}
 
-	var closed Endpoint
+	var closed, started Endpoint
 	u = closed.ServeInMemoryOnDemand("closed", hello)
 	closed.Close()
-	if closed.URL() != "" || closed.RawClient() != nil {
-		t.Fatalf("after Close: URL %q", closed.URL())
-	}
-	if resp, err := routed.Get(u + "/"); err == nil {
-		resp.Body.Close()
-		t.Fatalf("%s answers after Close", u)
+	closed.Close()
+	su := started.StartInMemory(t, "started", hello)
+	started.Close()
+	for _, c := range []struct {
+		e *Endpoint
+		u string
+	}{{&closed, u}, {&started, su}} {
+		if c.e.URL() != c.u || c.e.Addr() == nil || c.e.RawClient() == nil || c.e.HTTPClient() != c.e.RawClient() {
+			t.Fatalf("after Close: URL %q (want %q), Addr %v", c.e.URL(), c.u, c.e.Addr())
+		}
+		if _, err := c.e.HTTPClient().Get(c.u + "/"); !errors.Is(err, ErrMemListenerClosed) {
+			t.Fatalf("%s after Close: %v, want ErrMemListenerClosed", c.u, err)
+		}
+		if resp, err := routed.Get(c.u + "/"); err == nil {
+			resp.Body.Close()
+			t.Fatalf("%s answers after Close", c.u)
+		}
 	}
 }
