@@ -17,14 +17,23 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Once stopping, the signals' default action is back: a second SIGINT
+	// or SIGTERM ends the process at once, drain or not. The default is
+	// restored before ctx ends, so before anything (the "shutting down"
+	// line, /readyz's 503) shows that the process is stopping: restored by
+	// a goroutine woken with the rest once ctx ended, as it was, a second
+	// signal sent as soon as the stop showed could still be taken for the
+	// first and ignored.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := context.WithCancel(context.Background())
 	go func() {
-		// Once stopping, the signals' default action is back: a second
-		// SIGINT or SIGTERM ends the process at once, drain or not.
-		<-ctx.Done()
+		<-signals
+		signal.Stop(signals)
 		stop()
 	}()
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	signal.Stop(signals)
 	stop()
 	os.Exit(code)
 }
