@@ -208,11 +208,11 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		takeWith = 1
 	}
 	early := earlyRead{body: body, maxBatch: g.cfg.Batch.MaxSize}
-	who, raw, up, taken, took, rf := g.verify(ctx, token, digest, addr, takeWith, &early)
+	vd, rf := g.verify(ctx, token, digest, addr, takeWith, &early)
 	if rf != nil {
 		return rf
 	}
-	c, err := g.callerFor(token, digest, who, raw, up)
+	c, err := g.callerFor(token, digest, vd.who, vd.raw, vd.up)
 	if err != nil {
 		return &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError, reason: "the bearer token cannot be used: " + err.Error()}
 	}
@@ -220,10 +220,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	if !early.decoded {
 		msgs, batch, fatal = decodeBody(body, g.cfg.Batch.MaxSize)
 	}
-	if !took {
+	if !vd.took {
 		takeWith = 0
 	}
-	if !g.admit(w, ctx, c, msgs, batch, taken, takeWith) {
+	if !g.admit(w, ctx, c, msgs, batch, vd.taken, takeWith) {
 		return nil
 	}
 	if fatal != nil {

@@ -83,28 +83,45 @@ func (r *refusal) write(w http.ResponseWriter) {
 
 func wholeSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
 
+// verified is what verify found out about a request's token.
+type verified struct {
+	who *verdict // the verdict: a good one, with every required scope
+	raw []byte   // who's bytes as the store holds them, nil when it does not
+	// up is the source-hosting client with the token that asked the API,
+	// when this request asked it (nil otherwise), for the caller to keep
+	// rather than make another just like it.
+	up *sourcehost.Client
+	// took says the request's n rate-limit tokens were taken with the
+	// verdict's read (GetTaker), and taken is the bucket's answer.
+	taken RateDecision
+	took  bool
+}
+
 // verify returns the verdict on token, from the store while it is fresh,
 // else from the source-hosting API (at most one call per token at a time
 // in this process, and at most the per-address allowance of calls for
 // tokens not remembered). A refused token is a refusal: 401 with
 // WWW-Authenticate for a token the API does not accept, 403 for one
-// lacking scopes. raw is the verdict's bytes as stored, nil when they were
-// not.
+// lacking scopes.
 //
 // With n > 0, a token whose good verdict this gateway has seen, still
 // fresh, has its verdict read and n requests of its rate limit taken in
 // one step of the store (GetTaker), which takes only when the store still
-// holds that very verdict: took says so, and taken is the bucket's answer,
-// for admit. A verdict the store no longer holds (forgotten after a 401,
-// re-verified, expired) takes nothing, and is read and judged as before.
+// holds that very verdict (verified's took and taken, for admit). A verdict
+// the store no longer holds (forgotten after a 401, re-verified, expired)
+// takes nothing, and is read and judged as before.
 //
 // early, when not nil, is the request's body, whose call's cached answer is
 // read in that same step when the call asks for one (see earlyRead).
-//
-// up is the source-hosting client with token that asked the API, when this
-// request asked it (nil otherwise), for the caller to keep rather than make
-// another just like it.
-func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int, early *earlyRead) (v *verdict, raw []byte, up *sourcehost.Client, taken RateDecision, took bool, r *refusal) {
+func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int, early *earlyRead) (verified, *refusal) {
+	var (
+		v     *verdict
+		raw   []byte
+		up    *sourcehost.Client
+		taken RateDecision
+		took  bool
+		r     *refusal
+	)
 	key := "tok:" + digest
 	now := g.clk.Now()
 	ttl := time.Duration(g.cfg.Verify.TTLSeconds) * time.Second
@@ -150,22 +167,22 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	// seen's verdict, good and fresh at now: it is never asked again.)
 	if stale := known && !fresh(v); !ok || stale {
 		if v, raw, up, r = g.verifyUpstream(ctx, token, key, addr, known); r != nil {
-			return nil, nil, nil, RateDecision{}, false, r
+			return verified{}, r
 		}
 	}
 	switch {
 	case len(v.Missing) > 0:
 		g.metrics.tokensRefused.Add(1)
-		return nil, nil, nil, RateDecision{}, false, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
+		return verified{}, &refusal{status: http.StatusForbidden, code: CodeUpstreamError,
 			reason:     "the token lacks the required scopes: " + strings.Join(v.Missing, ", "),
 			authHeader: fmt.Sprintf(`Bearer realm="mcp", error="insufficient_scope", scope=%q`, strings.Join(g.cfg.Security.RequiredScopes, " "))}
 	case !v.OK:
 		g.metrics.tokensRefused.Add(1)
-		return nil, nil, nil, RateDecision{}, false, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
+		return verified{}, &refusal{status: http.StatusUnauthorized, code: CodeUpstreamError,
 			reason:     "the bearer token is not valid: " + v.Reason,
 			authHeader: `Bearer realm="mcp", error="invalid_token", error_description="` + v.Reason + `"`}
 	}
-	return v, raw, up, taken, took, nil
+	return verified{who: v, raw: raw, up: up, taken: taken, took: took}, nil
 }
 
 // verifyUpstream asks the source-hosting API about token
