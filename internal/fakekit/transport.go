@@ -1,18 +1,11 @@
 package fakekit
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"maps"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 )
 
@@ -90,7 +83,7 @@ func (t HandlerTransport) RoundTrip(req *http.Request) (resp *http.Response, err
 	if in.Body == nil {
 		in.Body = http.NoBody
 	}
-	rec := new(recorder)
+	rec := httptest.NewRecorder()
 	defer func() {
 		if p := recover(); p != nil {
 			if p != http.ErrAbortHandler {
@@ -107,210 +100,9 @@ func (t HandlerTransport) RoundTrip(req *http.Request) (resp *http.Response, err
 		// wrote after.
 		return nil, errHeaderTimeout
 	}
-	resp = rec.result()
+	resp = rec.Result()
 	resp.Request = req
 	return resp, nil
-}
-
-// recorder is what HandlerTransport hands a handler to write to: the
-// answer httptest.ResponseRecorder would record, read back as its Result
-// is, but made in one allocation with the response it becomes (a
-// recorder, its body buffer, and the response, body reader and status line
-// Result makes are otherwise six or seven per call). Its methods are the
-// recorder's, to the letter, so a handler sees the same writer.
-type recorder struct {
-	header      http.Header // the handler's, live
-	snap        http.Header // header as it was at WriteHeader
-	code        int
-	wroteHeader bool
-	body        bytes.Buffer
-	resp        http.Response
-	reader      recorderBody
-}
-
-// Header is the header map the handler fills in.
-func (rw *recorder) Header() http.Header {
-	if rw.header == nil {
-		rw.header = make(http.Header)
-	}
-	return rw.header
-}
-
-// writeHeader is an implicit WriteHeader(200), with a Content-Type sniffed
-// from the first bytes written when the handler set none.
-func (rw *recorder) writeHeader(b []byte, str string) {
-	if rw.wroteHeader {
-		return
-	}
-	if len(str) > 512 {
-		str = str[:512]
-	}
-	m := rw.Header()
-	_, hasType := m["Content-Type"]
-	hasTE := m.Get("Transfer-Encoding") != ""
-	if !hasType && !hasTE {
-		if b == nil {
-			b = []byte(str)
-		}
-		m.Set("Content-Type", http.DetectContentType(b))
-	}
-	rw.WriteHeader(200)
-}
-
-// Write appends buf to the body.
-func (rw *recorder) Write(buf []byte) (int, error) {
-	rw.writeHeader(buf, "")
-	rw.body.Write(buf)
-	if !bodyAllowedForStatus(rw.code) {
-		return 0, http.ErrBodyNotAllowed
-	}
-	return len(buf), nil
-}
-
-// WriteString appends str to the body.
-func (rw *recorder) WriteString(str string) (int, error) {
-	rw.writeHeader(nil, str)
-	rw.body.WriteString(str)
-	if !bodyAllowedForStatus(rw.code) {
-		return 0, http.ErrBodyNotAllowed
-	}
-	return len(str), nil
-}
-
-func bodyAllowedForStatus(status int) bool {
-	switch {
-	case status >= 100 && status <= 199:
-		return false
-	case status == 204:
-		return false
-	case status == 304:
-		return false
-	}
-	return true
-}
-
-// WriteHeader records code and the header as it is now, once.
-func (rw *recorder) WriteHeader(code int) {
-	if rw.wroteHeader {
-		return
-	}
-	if code < 100 || code > 999 {
-		panic(fmt.Sprintf("invalid WriteHeader code %v", code))
-	}
-	rw.code = code
-	rw.wroteHeader = true
-	if rw.header == nil {
-		rw.header = make(http.Header)
-	}
-	rw.snap = rw.header.Clone()
-}
-
-// Flush sends the header if it was not: the answer is whole anyway.
-func (rw *recorder) Flush() {
-	if !rw.wroteHeader {
-		rw.WriteHeader(200)
-	}
-}
-
-// result is the answer recorded, as httptest.ResponseRecorder.Result makes
-// it. An answer with trailers, which no fake sends, is made by Result
-// itself.
-func (rw *recorder) result() *http.Response {
-	if rw.snap == nil {
-		rw.snap = rw.header.Clone()
-		if rw.snap == nil {
-			rw.snap = http.Header{}
-		}
-	}
-	if rw.hasTrailers() {
-		return rw.recorded().Result()
-	}
-	code := rw.code
-	if code == 0 {
-		code = 200
-	}
-	res := &rw.resp
-	*res = http.Response{
-		Status:     statusLine(code),
-		StatusCode: code,
-		Proto:      "HTTP/1.1",
-		ProtoMajor: 1,
-		ProtoMinor: 1,
-		Header:     rw.snap,
-	}
-	rw.reader.r.Reset(rw.body.Bytes())
-	res.Body = &rw.reader
-	res.ContentLength = parseContentLength(res.Header.Get("Content-Length"))
-	return res
-}
-
-// hasTrailers reports whether the handler declared or set trailers.
-func (rw *recorder) hasTrailers() bool {
-	if _, ok := rw.snap["Trailer"]; ok {
-		return true
-	}
-	for k := range rw.header {
-		if strings.HasPrefix(k, http.TrailerPrefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// recorded is the same answer in an httptest.ResponseRecorder: the header
-// at WriteHeader as its snapshot, the live one as its header.
-func (rw *recorder) recorded() *httptest.ResponseRecorder {
-	code := rw.code
-	if code == 0 {
-		code = 200
-	}
-	rec := httptest.NewRecorder()
-	h := rec.Header()
-	maps.Copy(h, rw.snap)
-	rec.WriteHeader(code) // snapshots rw.snap
-	clear(h)
-	maps.Copy(h, rw.header) // and holds the live header after
-	rec.Body = &rw.body
-	return rec
-}
-
-// recorderBody is the body of a recorded answer: the methods of
-// io.NopCloser(bytes.NewReader(body)), without its two allocations.
-type recorderBody struct{ r bytes.Reader }
-
-func (b *recorderBody) Read(p []byte) (int, error)         { return b.r.Read(p) }
-func (b *recorderBody) WriteTo(w io.Writer) (int64, error) { return b.r.WriteTo(w) }
-func (*recorderBody) Close() error                         { return nil }
-
-// statusLine is Response.Status for code, as httptest words it ("200 OK");
-// those of the codes from 100 to 599 are made once.
-func statusLine(code int) string {
-	if code >= 100 && code < 600 {
-		return statusLines()[code-100]
-	}
-	return fmt.Sprintf("%03d %s", code, http.StatusText(code))
-}
-
-var statusLines = sync.OnceValue(func() *[500]string {
-	var lines [500]string
-	for i := range lines {
-		lines[i] = fmt.Sprintf("%03d %s", i+100, http.StatusText(i+100))
-	}
-	return &lines
-})
-
-// parseContentLength is the length a Content-Length header gives, -1 for
-// none or a bad one.
-func parseContentLength(cl string) int64 {
-	cl = textproto.TrimString(cl)
-	if cl == "" {
-		return -1
-	}
-	n, err := strconv.ParseUint(cl, 10, 63)
-	if err != nil {
-		return -1
-	}
-	return int64(n)
 }
 
 // sendsContentLength reports whether http.Transport sends r with a
