@@ -356,8 +356,9 @@ func (e *Endpoint) setTest(s *httptest.Server) string {
 // running requests finish for up to ShutdownGrace, then closes every
 // connection. It drops a StartOnDemand promise not yet kept (one being kept
 // is waited for, then stopped); one of ServeInMemoryOnDemand leaves the
-// Endpoint reporting a closed in-memory server instead. It does nothing before one is started, and
-// a server started for a test stops with the test anyway.
+// Endpoint reporting a closed in-memory server instead. It does nothing
+// before one is started, and a server started for a test stops with the
+// test anyway.
 func (e *Endpoint) Close() {
 	e.openMu.Lock()
 	e.mu.Lock()

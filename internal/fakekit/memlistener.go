@@ -19,7 +19,7 @@ type MemListener struct {
 	addr memAddr
 	// onDial, when set, runs before each dial: an Endpoint that promised
 	// to serve on the listener keeps its promise there (see
-	// Endpoint.StartInMemoryOnDemand), so that a dial never waits for an
+	// Endpoint.ServeInMemoryOnDemand), so that a dial never waits for an
 	// Accept that nothing will call.
 	onDial func()
 
