@@ -136,7 +136,9 @@ const floorEvery = 4
 // startThen is a starter: the fake started on loopback or in memory, one
 // call through its client, then Close.
 func startThen[S interface{ Close() }, O any](start, startInMemory func(testing.TB, ...O) S, call func(S) error) func(testing.TB, bool) {
-	return func(tb testing.TB, inMemory bool) {
+	return func(b testing.TB, inMemory bool) {
+		tb := &oneTest{TB: b}
+		defer tb.end()
 		var s S
 		if inMemory {
 			s = startInMemory(tb)
@@ -147,5 +149,37 @@ func startThen[S interface{ Close() }, O any](start, startInMemory func(testing.
 			tb.Fatal(err)
 		}
 		s.Close()
+	}
+}
+
+// oneTest is the testing.TB an iteration hands its fake: the cleanups the
+// fake registers run when the iteration ends, as a test's run when the
+// test ends. Registered with the benchmark's own TB they would run only
+// when the whole sub-benchmark ends, keeping every fake closed so far (17
+// KB each for mcpfake) alive, and marked by every GC cycle of the run,
+// which no suite does. Each cleanup is still registered with the
+// benchmark's TB, so an iteration pays what testing.T.Cleanup costs; what
+// the benchmark keeps is a closure of an emptied slot.
+type oneTest struct {
+	testing.TB
+	slots []*func()
+}
+
+func (t *oneTest) Cleanup(f func()) {
+	slot := &f
+	t.slots = append(t.slots, slot)
+	t.TB.Cleanup(func() {
+		if *slot != nil { // only if the iteration did not end (it failed)
+			(*slot)()
+		}
+	})
+}
+
+// end runs the iteration's cleanups, the last registered first.
+func (t *oneTest) end() {
+	for i := len(t.slots) - 1; i >= 0; i-- {
+		f := *t.slots[i]
+		*t.slots[i] = nil
+		f()
 	}
 }
