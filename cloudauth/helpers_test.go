@@ -11,6 +11,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/internal/testtools"
 )
 
 // t0 is the time every test's fake clock starts at.
@@ -82,16 +83,10 @@ func silentServer(t *testing.T) string {
 	return "http://" + l.Addr().String()
 }
 
-// closedPort returns a loopback URL nothing listens on.
+// closedPort returns a loopback URL that refuses connections.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return "http://" + addr
+	return "http://" + testtools.RefusedAddr(t)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

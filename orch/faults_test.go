@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
@@ -156,12 +156,7 @@ func (r *pathRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // transports, after the retries a read may make (on the client's clock).
 func TestServerDown(t *testing.T) {
 	t.Parallel()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	_ = lis.Close() // nothing listens there now
+	addr := testtools.RefusedAddr(t)
 	clk := clock.NewFake(epoch)
 	g, err := orch.Dial(addr, orch.WithInsecure(), orch.WithClock(clk))
 	if err != nil {

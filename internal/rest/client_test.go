@@ -24,6 +24,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -271,13 +272,8 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestPostRetriedWhenNeverSent(t *testing.T) {
 	t.Parallel()
-	// A port nobody listens on: the connection is refused, so the POST never left.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	// A port that refuses connections, so the POST never left.
+	addr := testtools.RefusedAddr(t)
 	tr := &countingTransport{base: http.DefaultTransport}
 	clk := clock.NewFake(t0)
 	c, err := rest.New(rest.Config{Service: "test", BaseURL: "http://" + addr, Clock: clk, HTTPClient: &http.Client{Transport: tr}})

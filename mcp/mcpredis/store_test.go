@@ -22,6 +22,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/redistest"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/internal/storetest"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
@@ -234,23 +235,12 @@ func TestStoresShareOneLimit(t *testing.T) {
 	}
 }
 
-// closedPort is a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // A Redis that cannot be reached is an error from every method, at once,
 // and a gateway on it still serves, from memory, and says why in Ready.
 func TestUnreachable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := mcpredis.Open(closedPort(t), mcpredis.Options{})
+	s := mcpredis.Open(testtools.RefusedAddr(t), mcpredis.Options{})
 	defer s.Close()
 
 	calls := map[string]func() error{

@@ -422,7 +422,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	const secret = "signing-secret-do-not-log-7f3a"
 	const redisPassword = "redis-password-do-not-log-91c2"
 	cfg := writeFile(t, "gateway.yaml", "security:\n  signature: optional\nlog:\n  level: debug\n")
-	in := start(t, env(envSigningSecret, secret, envRedisPassword, redisPassword, envRedis, closedPort(t)),
+	in := start(t, env(envSigningSecret, secret, envRedisPassword, redisPassword, envRedis, testtools.RefusedAddr(t)),
 		"-config", cfg, "-listen", "127.0.0.1:0", "-upstream", up.URL())
 	listShop(t, in.url, up.Token(), mcp.WithSigningSecret(secret))
 	body := listProjects
@@ -568,7 +568,7 @@ func TestStopDrains(t *testing.T) {
 func TestRedisUnreachable(t *testing.T) {
 	t.Parallel()
 	up := upstream(t)
-	in := start(t, env(), "-listen", "127.0.0.1:0", "-metrics-listen", "127.0.0.1:0", "-upstream", up.URL(), "-redis", closedPort(t))
+	in := start(t, env(), "-listen", "127.0.0.1:0", "-metrics-listen", "127.0.0.1:0", "-upstream", up.URL(), "-redis", testtools.RefusedAddr(t))
 	listShop(t, in.url, up.Token())
 	code, _, body := get(t, in.base+"/readyz")
 	var ready struct{ Status, Reason string }
@@ -581,18 +581,6 @@ func TestRedisUnreachable(t *testing.T) {
 	if logs := in.logs.String(); !strings.Contains(logs, "Redis cannot be reached yet") {
 		t.Errorf("the log does not say Redis is down:\n%s", logs)
 	}
-}
-
-// closedPort is a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }
 
 // An address in use is exit code 1 and a message naming it.

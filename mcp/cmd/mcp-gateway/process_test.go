@@ -328,7 +328,7 @@ func (pt *procTest) replayRefused(t *testing.T) {
 func (pt *procTest) redisUnreachable(t *testing.T) {
 	t.Parallel()
 	up := upstream(t)
-	p := pt.start(t, "upstream: "+up.URL()+"\n", []string{envRedis + "=" + closedPort(t)})
+	p := pt.start(t, "upstream: "+up.URL()+"\n", []string{envRedis + "=" + testtools.RefusedAddr(t)})
 	listShop(t, p.url, up.Token())
 	code, _, body := get(t, p.base+"/readyz")
 	var ready struct{ Status, Reason string }
