@@ -274,3 +274,34 @@ func BenchmarkInvalidTokenFlood(b *testing.B) {
 	b.ReportMetric(float64(calls), "upstream-calls")
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1024, "heap-growth-KB")
 }
+
+// BenchmarkFirstProtocolRequest is a new gateway's first request of the
+// Model Context Protocol (tools/list), what every test that starts a fake
+// and speaks MCP to it pays once. The gateway is made, and its caller
+// verified by a JSON-RPC call, with the timer stopped: what is measured is
+// the MCP side alone.
+func BenchmarkFirstProtocolRequest(b *testing.B) {
+	up := sourcehostfake.Start(b, sourcehostfake.WithRateLimit(1<<30, time.Minute))
+	send := func(gw *mcp.Gateway, body string) {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+up.Token())
+		rec := httptest.NewRecorder()
+		gw.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `"error"`) {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		gw, err := mcp.NewGateway(mcp.Config{Upstream: up.URL(), RateLimit: mcp.RateLimitConfig{Disabled: true}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		send(gw, `{"jsonrpc":"2.0","method":"list_projects","id":1}`)
+		b.StartTimer()
+		send(gw, `{"jsonrpc":"2.0","method":"tools/list","id":1}`)
+	}
+}

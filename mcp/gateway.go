@@ -51,12 +51,10 @@ type Gateway struct {
 	// upstreamBase are the options of every caller's upstream client but
 	// its token, made once: a client is made per token verified.
 	upstreamBase []sourcehost.Option
-	// mcp is the Model Context Protocol side, made at its first request:
-	// the SDK validates every tool's schema when it is added (about 1 MB of
-	// garbage per gateway), which a gateway only spoken to in JSON-RPC, as
-	// most fakes are, never needs.
+	// mcp is the Model Context Protocol side: g's own transport in front
+	// of the server every gateway shares, which is made at the first MCP
+	// request of the process (see protocolServer).
 	mcp     http.Handler
-	mcpOnce sync.Once
 	metrics metrics
 
 	verifying flights
@@ -103,6 +101,7 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
+	g.mcp = g.protocolHandler()
 	memory := NewMemoryStore(g.clk, cfg.Memory)
 	g.store = memory
 	if cfg.Store != nil {
@@ -235,7 +234,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		// applies that protocol's rules (batches among them).
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		pw := &protocolErrors{ResponseWriter: w}
-		g.protocol().ServeHTTP(pw, r.WithContext(withCaller(ctx, c)))
+		g.mcp.ServeHTTP(pw, r.WithContext(withCaller(ctx, g, c)))
 		pw.finish()
 		return nil
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"sync"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -69,12 +71,6 @@ var protocolMethods = map[string]bool{
 	"notifications/progress":           true,
 }
 
-// protocol is the MCP handler, made at its first use.
-func (g *Gateway) protocol() http.Handler {
-	g.mcpOnce.Do(func() { g.mcp = g.protocolHandler() })
-	return g.mcp
-}
-
 // protocolCall runs m, a call of the Model Context Protocol found in a body
 // answered on the JSON-RPC side (a batch beside the gateway's methods),
 // through the protocol's handler alone, with r's headers, and returns the
@@ -87,12 +83,12 @@ func (g *Gateway) protocolCall(r *http.Request, c *caller, m *message) response 
 		return errorResponse(m.id, newError(CodeInvalidRequest, &errorData{Status: http.StatusBadRequest,
 			Message: m.method + " opens a stream: send it alone"}))
 	}
-	sub := r.Clone(withCaller(r.Context(), c))
+	sub := r.Clone(withCaller(r.Context(), g, c))
 	sub.Body = io.NopCloser(bytes.NewReader(m.raw))
 	sub.ContentLength = int64(len(m.raw))
 	rec := &recorder{header: make(http.Header)}
 	pw := &protocolErrors{ResponseWriter: rec}
-	g.protocol().ServeHTTP(pw, sub)
+	g.mcp.ServeHTTP(pw, sub)
 	pw.finish()
 	if !m.answered() {
 		return response{} // a notification: nothing to answer
@@ -137,16 +133,36 @@ func (r *recorder) Flush() {}
 // ServerName is the name the gateway gives in the MCP handshake.
 const ServerName = "apitwin-mcp-gateway"
 
-func (g *Gateway) protocolHandler() http.Handler {
+// protocolServer is the MCP server of every gateway in the process: what
+// it holds is the same for all (its name, instructions and tools), and
+// making it costs what a gateway's whole start does several times over (the
+// SDK reads every tool's schema as it is added: about 1 ms and 1 MB), which
+// tests that start a fake per test and speak MCP to it would otherwise pay
+// per test. Nothing of a gateway is in it: a tool call finds its gateway,
+// with its caller, in the request's context (withCaller), and the server's
+// log records go to that gateway's logger (gatewayLogs). The rest of the
+// SDK server's state is per session, and every request is a session of its
+// own here (Stateless), closed when it is answered: the log level a client
+// sets, its subscriptions. The list of open sessions and the list_changed
+// notifications it would send them are shared, but the tools never change
+// once the server is made, so no notification is ever sent.
+var protocolServer = sync.OnceValue(func() *mcpsdk.Server {
 	srv := mcpsdk.NewServer(&mcpsdk.Implementation{Name: ServerName, Title: "Source-hosting tool gateway", Version: version.Version},
 		&mcpsdk.ServerOptions{
 			Instructions: "Tools over a source-hosting service (projects, issues, merge requests, pipelines, files, webhooks), run with the caller's token.",
-			Logger:       g.log,
+			Logger:       slog.New(gatewayLogs{}),
 		})
 	for _, t := range toolList() {
-		srv.AddTool(&mcpsdk.Tool{Name: t.name, Description: t.description, InputSchema: t.schema}, g.toolHandler(t))
+		srv.AddTool(&mcpsdk.Tool{Name: t.name, Description: t.description, InputSchema: t.schema}, toolHandler(t))
 	}
-	return mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return srv }, &mcpsdk.StreamableHTTPOptions{
+	return srv
+})
+
+// protocolHandler is g's MCP handler: the shared server behind the SDK's
+// transport, which is g's own, for g's body limit and logger (it costs a
+// few allocations to make).
+func (g *Gateway) protocolHandler() http.Handler {
+	return mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return protocolServer() }, &mcpsdk.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
 		Logger:              g.log,
@@ -154,13 +170,14 @@ func (g *Gateway) protocolHandler() http.Handler {
 	})
 }
 
-// toolHandler runs t for tools/call. Every failure, a refused param as much
-// as an upstream error, is a result with isError set, as the protocol asks,
-// so a model can read it and correct itself; its structured content is the
-// same error object the JSON-RPC side answers.
-func (g *Gateway) toolHandler(t *tool) mcpsdk.ToolHandler {
+// toolHandler runs t for tools/call, for the gateway the request came to.
+// Every failure, a refused param as much as an upstream error, is a result
+// with isError set, as the protocol asks, so a model can read it and
+// correct itself; its structured content is the same error object the
+// JSON-RPC side answers.
+func toolHandler(t *tool) mcpsdk.ToolHandler {
 	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
-		c := callerFrom(ctx)
+		g, c := callerFrom(ctx)
 		if c == nil { // ServeHTTP verified the caller before the SDK saw the request
 			return toolError(newError(CodeUpstreamError, &errorData{Status: http.StatusUnauthorized, Message: "Authorization: Bearer <token> is required"})), nil
 		}
@@ -188,12 +205,76 @@ func toolError(e *Error) *mcpsdk.CallToolResult {
 
 type callerKey struct{}
 
-// withCaller hands the verified caller to the MCP handler's tool calls.
-func withCaller(ctx context.Context, c *caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
+// verifiedCaller is a request's gateway and the caller it verified.
+type verifiedCaller struct {
+	g *Gateway
+	c *caller
 }
 
-func callerFrom(ctx context.Context) *caller {
-	c, _ := ctx.Value(callerKey{}).(*caller)
-	return c
+// withCaller hands the gateway and its verified caller to the MCP handler,
+// whose server every gateway shares: its tool calls and log records find
+// them there.
+func withCaller(ctx context.Context, g *Gateway, c *caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, verifiedCaller{g, c})
+}
+
+// callerFrom is the gateway and caller withCaller put in ctx, both nil when
+// there are none.
+func callerFrom(ctx context.Context) (*Gateway, *caller) {
+	v, _ := ctx.Value(callerKey{}).(verifiedCaller)
+	return v.g, v.c
+}
+
+// gatewayLogs is the log handler of the shared MCP server: it passes a
+// record on to the logger of the gateway in the record's context, the one
+// whose request it tells of, and drops a record whose context holds no
+// gateway: no gateway can be told of it without being told of another's
+// requests. The SDK (v1.8.0) gives none of its server's records a context,
+// so all of them are dropped: "server connecting", "server session
+// connected" and "disconnected" at Info for every request, and errors for
+// a client that breaks the protocol (which that client is answered) or a
+// JSON-RPC connection failing inside the SDK. A gateway with a server of
+// its own used to log them. The records of the transport (a request it
+// could not read or answer) still reach the gateway's logger: that handler
+// is the gateway's own (protocolHandler).
+type gatewayLogs struct {
+	// with are the WithAttrs and WithGroup calls made on this handler, in
+	// order, to make again on the gateway's handler.
+	with []func(slog.Handler) slog.Handler
+}
+
+func (h gatewayLogs) handler(ctx context.Context) slog.Handler {
+	g, _ := callerFrom(ctx)
+	if g == nil {
+		return nil
+	}
+	out := g.log.Handler()
+	for _, w := range h.with {
+		out = w(out)
+	}
+	return out
+}
+
+func (h gatewayLogs) Enabled(ctx context.Context, level slog.Level) bool {
+	g, _ := callerFrom(ctx)
+	return g != nil && g.log.Handler().Enabled(ctx, level)
+}
+
+func (h gatewayLogs) Handle(ctx context.Context, r slog.Record) error {
+	if out := h.handler(ctx); out != nil {
+		return out.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h gatewayLogs) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return h.then(func(out slog.Handler) slog.Handler { return out.WithAttrs(attrs) })
+}
+
+func (h gatewayLogs) WithGroup(name string) slog.Handler {
+	return h.then(func(out slog.Handler) slog.Handler { return out.WithGroup(name) })
+}
+
+func (h gatewayLogs) then(w func(slog.Handler) slog.Handler) gatewayLogs {
+	return gatewayLogs{with: append(h.with[:len(h.with):len(h.with)], w)}
 }

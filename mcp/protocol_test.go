@@ -3,14 +3,18 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
 )
 
@@ -131,5 +135,111 @@ func TestMCPRefusalsAreJSONRPC(t *testing.T) {
 		!strings.HasPrefix(body, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"status":400,"message":"Accept must contain`) ||
 		!strings.HasSuffix(body, `"id":null}`) {
 		t.Fatalf("%d %v %s", status, h, body)
+	}
+}
+
+// records keeps the messages of the log records a gateway gives it.
+type records struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, rec.Message)
+	return nil
+}
+
+func (r *records) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *records) WithGroup(string) slog.Handler      { return r }
+
+func (r *records) count(msg string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, m := range r.msgs {
+		if m == msg {
+			n++
+		}
+	}
+	return n
+}
+
+// Every gateway's MCP side runs on one server the process shares: two
+// gateways of different configurations (upstream, token, body limit,
+// logger), spoken to at the same time, each answer from their own upstream
+// for their own caller, refuse by their own body limit, and log to their
+// own logger alone.
+func TestMCPGatewaysShareNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	type side struct {
+		name string
+		srv  *mcpfake.Server
+		log  *records
+		pid  int64
+	}
+	var sides []*side
+	for _, c := range []struct {
+		name    string
+		maxBody int64
+	}{{"alpha", 4 << 10}, {"beta", 1 << 20}} {
+		s := &side{name: c.name, log: &records{}}
+		s.srv = mcpfake.Start(t, mcpfake.WithConfig(mcp.Config{Logger: slog.New(s.log)}), mcpfake.WithMaxBody(c.maxBody))
+		pid, err := s.srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: c.name, Visibility: "private"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.pid = pid
+		sides = append(sides, s)
+	}
+	if sides[0].srv.Token() == sides[1].srv.Token() {
+		t.Fatal("both fakes have the same token: the test could not tell their callers apart")
+	}
+	// alpha's upstream drops every get_project: alpha logs it, beta must not.
+	if err := sides[0].srv.Upstream().InjectFault("GET /api/v4/projects/{id}", control.Fault{Drop: true}); err != nil {
+		t.Fatal(err)
+	}
+	const unreachable = "source-hosting API unreachable"
+
+	var wg sync.WaitGroup
+	for _, s := range sides {
+		session := connect(t, s.srv)
+		for range 4 {
+			wg.Go(func() {
+				for range 5 {
+					res, err := session.CallTool(ctx, &mcpsdk.CallToolParams{Name: "list_projects", Arguments: map[string]any{}})
+					if err != nil || res.IsError {
+						t.Errorf("%s: list_projects: %v %v", s.name, err, res)
+						return
+					}
+					var list mcp.ProjectList
+					b, _ := json.Marshal(res.StructuredContent)
+					if err := json.Unmarshal(b, &list); err != nil || len(list.Projects) != 1 || list.Projects[0].Name != s.name {
+						t.Errorf("%s: list_projects answered %s", s.name, b)
+					}
+					res, err = session.CallTool(ctx, &mcpsdk.CallToolParams{Name: "get_project", Arguments: map[string]any{"project_id": s.pid}})
+					if wantErr := s.name == "alpha"; err != nil || res.IsError != wantErr {
+						t.Errorf("%s: get_project: %v, isError %t", s.name, err, res != nil && res.IsError)
+					}
+					// A tools/call of 8 KiB: over alpha's body limit, under beta's.
+					status, _, body := post(t, s.srv, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_projects","arguments":{"search":"`+strings.Repeat("x", 8<<10)+`"}}}`,
+						"Accept", "application/json, text/event-stream")
+					if want := map[string]int{"alpha": http.StatusRequestEntityTooLarge, "beta": http.StatusOK}[s.name]; status != want {
+						t.Errorf("%s: 8 KiB body: %d %.200s", s.name, status, body)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if n := sides[0].log.count(unreachable); n == 0 {
+		t.Errorf("alpha logged %q %d times", unreachable, n)
+	}
+	if n := sides[1].log.count(unreachable); n != 0 {
+		t.Errorf("beta logged alpha's %q %d times", unreachable, n)
 	}
 }
