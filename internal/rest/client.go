@@ -258,9 +258,10 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 			done(observe.Outcome{StatusCode: res.StatusCode, Retries: retries, Err: err})
 		}()
 	}
+	at := &attempt{method: r.Method, path: r.Path, idempotent: Idempotent(r.Method, r.Header), noRedirect: r.NoRedirect, secrets: r.Secrets}
 	defer func() { // before the hook sees err
 		if err != nil {
-			err = c.Scrub(err, r.Secrets...)
+			err = c.Scrub(err, at.secrets...)
 		}
 	}()
 	body, contentType, err := encodeBody(r)
@@ -271,7 +272,6 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 	if len(r.Query) > 0 {
 		target += "?" + r.Query.Encode()
 	}
-	at := &attempt{method: r.Method, path: r.Path, idempotent: Idempotent(r.Method, r.Header), noRedirect: r.NoRedirect, secrets: r.Secrets}
 	ctx = context.WithValue(ctx, attemptKey{}, at)
 	header := make(http.Header, len(r.Header)+4)
 	for k, v := range r.Header {
@@ -302,6 +302,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 		req.Header = header // one map for every attempt: an attempt is over before the next begins
 		if c.auth != nil {
 			c.auth(req.Header) // every attempt: a credential may change between them
+			at.secrets = c.clean.Secrets.pin(at.secrets)
 		}
 		resp, err = c.hc.Do(req)
 		if err != nil {
@@ -315,7 +316,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 		if c.log != nil {
 			c.log.LogAttrs(ctx, slog.LevelInfo, "retrying request",
 				slog.String("service", c.service), slog.String("method", at.method), slog.String("path", at.path),
-				slog.String("reason", c.Redact(retryReason(resp, answerOrNil(err)), r.Secrets...)), slog.Duration("wait", wait), slog.Int("retry", n))
+				slog.String("reason", c.Redact(retryReason(resp, answerOrNil(err)), at.secrets...)), slog.Duration("wait", wait), slog.Int("retry", n))
 		}
 		if resp != nil && err == errRetryableAnswer {
 			drainAndClose(resp.Body) // free the connection before waiting

@@ -101,6 +101,32 @@ func (s *Secrets) Add(values ...string) {
 	s.markStaleLocked()
 }
 
+// pin returns extra with the learned secrets the set holds now added (those
+// not in it already): what a call keeps hiding once it has sent one of them,
+// however many the set learns, and so forgets, before the call ends (a
+// client whose other goroutines renew its session). It returns extra itself
+// when the set has learned nothing new to it, and never appends to extra's
+// array (the caller's Request.Secrets).
+func (s *Secrets) pin(extra []string) []string {
+	if s == nil {
+		return extra
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	copied := false
+	for _, v := range s.recent {
+		if slices.Contains(extra, v) {
+			continue
+		}
+		if !copied {
+			extra = append(make([]string, 0, len(extra)+len(s.recent)), extra...)
+			copied = true
+		}
+		extra = append(extra, v)
+	}
+	return extra
+}
+
 func (s *Secrets) markStaleLocked() {
 	s.stale.Store(true)
 }

@@ -18,9 +18,11 @@ type attempt struct {
 	method     string
 	path       string
 	idempotent bool
-	noRedirect bool     // answer redirects instead of following them
-	secrets    []string // the request's own (Request.Secrets)
-	res        retry.Result
+	noRedirect bool // answer redirects instead of following them
+	// secrets are the request's own (Request.Secrets) and the learned ones
+	// the set held when an attempt was authorized (see Secrets.pin).
+	secrets []string
+	res     retry.Result
 }
 
 type attemptKey struct{}

@@ -136,3 +136,39 @@ func BenchmarkNewClient(b *testing.B) {
 		}
 	}
 }
+
+// The credential a call sent stays hidden in that call's error however many
+// secrets the client learns meanwhile: the set keeps only the most recent
+// ones, so a session renewed more than that many times while the call was
+// out (by other goroutines of a busy client) used to fall out of it, and
+// the error quoting the request showed it.
+func TestSecretSentStaysHiddenAfterRenewals(t *testing.T) {
+	t.Parallel()
+	var cookie atomic.Value
+	const sent = "session-sent-0001"
+	cookie.Store(sent)
+	var c *rest.Client
+	c, err := rest.New(rest.Config{
+		Service: "test", BaseURL: "http://example.invalid", Retry: retry.Policy{Disabled: true},
+		Authorize: func(h http.Header) { h.Set("Cookie", "sid="+cookie.Load().(string)) },
+		Transport: func(http.RoundTripper) http.RoundTripper {
+			return leaktest.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
+				for i := range 40 { // renewals while the call is out
+					renewed := fmt.Sprintf("session-renewed-%04d", i)
+					cookie.Store(renewed)
+					c.Secrets().Add(renewed)
+				}
+				return nil, leaktest.NewDumpError(req)
+			})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Secrets().Add(sent)
+	_, err = c.Do(context.Background(), &rest.Request{Method: "GET", Path: "/x"}, nil)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	leaktest.NoSecretInErr(t, "the error", err, sent)
+}
