@@ -14,8 +14,10 @@ package response
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/ratelimit"
 )
 
@@ -34,6 +36,26 @@ type Info struct {
 	// Retries is how many times the call was sent again before this answer.
 	Retries int
 }
+
+// String is Info as %+v prints a struct, with the values of the headers
+// that carry credentials (Set-Cookie, Authorization, Private-Token, …)
+// shown as [REDACTED]: an answer's Set-Cookie can be the client's session,
+// and printing an Info must not print it. The Header field itself holds
+// every value as it came.
+func (i Info) String() string {
+	return fmt.Sprintf("{StatusCode:%d Header:%v RateLimit:%+v RequestID:%s Retries:%d}",
+		i.StatusCode, credential.RedactHeader(i.Header, redacted), i.RateLimit, i.RequestID, i.Retries)
+}
+
+// GoString is Info as %#v prints a struct, with the same values hidden as
+// in String.
+func (i Info) GoString() string {
+	return fmt.Sprintf("response.Info{StatusCode:%d, Header:%#v, RateLimit:%#v, RequestID:%q, Retries:%d}",
+		i.StatusCode, credential.RedactHeader(i.Header, redacted), i.RateLimit, i.RequestID, i.Retries)
+}
+
+// redacted stands for a hidden value, as in the clients' errors.
+const redacted = "[REDACTED]"
 
 type captureKey struct{}
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/apitwin/apitwin/internal/credential"
 )
 
 // The JSON shapes of apitwin-fake's control API (see its /openapi.json),
@@ -150,29 +152,10 @@ func BodyText(b []byte) (text, encoding string) {
 	return base64.StdEncoding.EncodeToString(b), "base64"
 }
 
-// credentialHeaders are the headers RedactHeader hides (canonical form).
-var credentialHeaders = map[string]bool{
-	"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "Set-Cookie": true,
-	"Private-Token": true, "Job-Token": true, "Dolapikey": true, "X-Api-Key": true,
-	"X-Gitlab-Token": true, "X-Mcp-Signature": true,
-}
-
 // RedactHeader returns h with the values of headers that carry credentials
-// replaced by "REDACTED" (h itself is not changed).
-func RedactHeader(h http.Header) http.Header {
-	if len(h) == 0 {
-		return nil
-	}
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		if credentialHeaders[http.CanonicalHeaderKey(k)] {
-			out[k] = []string{"REDACTED"}
-			continue
-		}
-		out[k] = vs
-	}
-	return out
-}
+// (internal/credential names them) replaced by "REDACTED"; h itself is not
+// changed.
+func RedactHeader(h http.Header) http.Header { return credential.RedactHeader(h, "REDACTED") }
 
 // ClockState is the fakes' shared clock as the control API gives it.
 type ClockState struct {
