@@ -105,17 +105,9 @@ func Members(b []byte, f func(key, value []byte) bool) bool {
 		if vend <= i || !f(key, b[i:vend]) {
 			return false
 		}
-		i = SkipSpace(b, vend)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case '}':
-			return true
-		case ',':
-			i = SkipSpace(b, i+1)
-		default:
-			return false
+		var closed, ok bool
+		if i, closed, ok = next(b, vend, '}'); !ok || closed {
+			return ok
 		}
 	}
 	return false
@@ -138,18 +130,26 @@ func Elements(b []byte, f func(i int, value []byte) bool) bool {
 		if end <= i || !f(n, b[i:end]) {
 			return false
 		}
-		i = SkipSpace(b, end)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ']':
-			return true
-		case ',':
-			i = SkipSpace(b, i+1)
-		default:
-			return false
+		var closed, ok bool
+		if i, closed, ok = next(b, end, ']'); !ok || closed {
+			return ok
 		}
 	}
 	return false
+}
+
+// next reads what follows a member or element that ends at i: closer,
+// which closes the object or array (closed), or a comma, after which the
+// next one starts at the index it returns. ok is false for anything else.
+func next(b []byte, i int, closer byte) (at int, closed, ok bool) {
+	i = SkipSpace(b, i)
+	switch {
+	case i >= len(b):
+		return i, false, false
+	case b[i] == closer:
+		return i, true, true
+	case b[i] == ',':
+		return SkipSpace(b, i+1), false, true
+	}
+	return i, false, false
 }
