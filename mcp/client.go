@@ -215,6 +215,13 @@ func decodeAnswer(b []byte, id int64, out any) error {
 	if decodeResult(b, id, out) {
 		return nil
 	}
+	return decodeAnswerStruct(b, id, out)
+}
+
+// decodeAnswerStruct is decodeAnswer through a struct, for every answer
+// decodeResult does not read (errors, escaped or repeated members, ids
+// that differ): what the walk must agree with, and is fuzzed against.
+func decodeAnswerStruct(b []byte, id int64, out any) error {
 	a := struct {
 		Result resultInto      `json:"result"`
 		Error  *Error          `json:"error"`
@@ -419,19 +426,9 @@ func (a *answerBytes) ReadFrom(r io.Reader) (int64, error) {
 		a.b = make([]byte, 0, 1024)
 	}
 	start := len(a.b)
-	for {
-		if len(a.b) == cap(a.b) {
-			a.b = append(a.b, 0)[:len(a.b)]
-		}
-		n, err := r.Read(a.b[len(a.b):cap(a.b)])
-		a.b = a.b[:len(a.b)+n]
-		if err == io.EOF {
-			return int64(len(a.b) - start), nil
-		}
-		if err != nil {
-			return int64(len(a.b) - start), err
-		}
-	}
+	var err error
+	a.b, err = appendRead(a.b, r)
+	return int64(len(a.b) - start), err
 }
 
 type wireRequest struct {

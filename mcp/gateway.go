@@ -315,7 +315,12 @@ func isJSON(contentType string) bool {
 // is at most maxReadHint: a Content-Length is only what the caller says,
 // and the bytes behind a larger one are paid for as they come.
 func readAll(r io.Reader, size int64) ([]byte, error) {
-	b := make([]byte, 0, min(max(size+1, 512), maxReadHint)) // +1: room for the read that meets the end
+	return appendRead(make([]byte, 0, min(max(size+1, 512), maxReadHint)), r) // +1: room for the read that meets the end
+}
+
+// appendRead appends what r reads, to its end, to b, growing b only when it
+// is full: no buffer lent by io.Copy, no copy out of one.
+func appendRead(b []byte, r io.Reader) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]

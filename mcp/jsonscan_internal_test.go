@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -157,32 +156,6 @@ func checkCheckParams(t *testing.T, raw []byte) {
 			t.Errorf("%s, %s: got %+v, the map answers %+v", tl.name, raw, got, wants[0])
 		}
 	}
-}
-
-// decodeAnswerStruct is decodeAnswer as it was, through a struct: the
-// reference decodeResult must match.
-func decodeAnswerStruct(b []byte, id int64, out any) error {
-	if out == nil {
-		out = new(json.RawMessage)
-	}
-	a := struct {
-		Result resultInto      `json:"result"`
-		Error  *Error          `json:"error"`
-		ID     json.RawMessage `json:"id"`
-	}{Result: resultInto{out: out}}
-	if err := json.Unmarshal(b, &a); err != nil {
-		return fmt.Errorf("the answer is not a JSON-RPC response: %w", err)
-	}
-	switch {
-	case a.Error != nil:
-		a.Error.HTTPStatus = 200
-		return a.Error
-	case !a.Result.seen:
-		return errors.New("the answer has neither result nor error")
-	case id != 0 && string(a.ID) != strconv.FormatInt(id, 10):
-		return fmt.Errorf("the answer's id %s is not the request's %d", a.ID, id)
-	}
-	return nil
 }
 
 var answerSeeds = []string{
