@@ -24,11 +24,7 @@ func TestStartOnDemand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inproc, err := sourcehost.New("http://inproc.invalid", sourcehost.WithToken(srv.Token()),
-		sourcehost.WithHTTPClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: srv}}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	inproc := inProcessClient(t, srv)
 	p, err := inproc.GetProject(ctx, sourcehost.ProjectID(id), nil)
 	if err != nil || p.WebURL != "http://inproc.invalid/root/shop" {
 		t.Fatalf("in-process before any address was asked for: %+v %v", p, err)
@@ -84,11 +80,7 @@ func TestStartInMemoryNamesItselfBeforeServing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inproc, err := sourcehost.New("http://inproc.invalid", sourcehost.WithToken(srv.Token()),
-		sourcehost.WithHTTPClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: srv}}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	inproc := inProcessClient(t, srv)
 	p, err := inproc.GetProject(ctx, sourcehost.ProjectID(id), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -116,4 +108,16 @@ func TestStartInMemoryClosedBeforeServing(t *testing.T) {
 	if _, err := srv.Client().CurrentUser(context.Background()); !errors.Is(err, fakekit.ErrMemListenerClosed) {
 		t.Fatalf("a closed fake answered: %v", err)
 	}
+}
+
+// inProcessClient is a client of srv that reaches it in process, through
+// its handler, at a host that is not its URL.
+func inProcessClient(t *testing.T, srv *sourcehostfake.Server) *sourcehost.Client {
+	t.Helper()
+	c, err := sourcehost.New("http://inproc.invalid", sourcehost.WithToken(srv.Token()),
+		sourcehost.WithHTTPClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: srv}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
