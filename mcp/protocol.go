@@ -140,7 +140,7 @@ const ServerName = "apitwin-mcp-gateway"
 // tests that start a fake per test and speak MCP to it would otherwise pay
 // per test. Nothing of a gateway is in it: a tool call finds its gateway,
 // with its caller, in the request's context (withCaller), and the server's
-// log records go to that gateway's logger (gatewayLogs). The rest of the
+// own log records go nowhere (see serverLogs). The rest of the
 // SDK server's state is per session, and every request is a session of its
 // own here (Stateless), closed when it is answered: the log level a client
 // sets, its subscriptions. The list of open sessions and the list_changed
@@ -150,7 +150,7 @@ var protocolServer = sync.OnceValue(func() *mcpsdk.Server {
 	srv := mcpsdk.NewServer(&mcpsdk.Implementation{Name: ServerName, Title: "Source-hosting tool gateway", Version: version.Version},
 		&mcpsdk.ServerOptions{
 			Instructions: "Tools over a source-hosting service (projects, issues, merge requests, pipelines, files, webhooks), run with the caller's token.",
-			Logger:       slog.New(gatewayLogs{}),
+			Logger:       serverLogs,
 		})
 	for _, t := range toolList() {
 		srv.AddTool(&mcpsdk.Tool{Name: t.name, Description: t.description, InputSchema: t.schema}, toolHandler(t))
@@ -225,56 +225,14 @@ func callerFrom(ctx context.Context) (*Gateway, *caller) {
 	return v.g, v.c
 }
 
-// gatewayLogs is the log handler of the shared MCP server: it passes a
-// record on to the logger of the gateway in the record's context, the one
-// whose request it tells of, and drops a record whose context holds no
-// gateway: no gateway can be told of it without being told of another's
-// requests. The SDK (v1.8.0) gives none of its server's records a context,
-// so all of them are dropped: "server connecting", "server session
-// connected" and "disconnected" at Info for every request, and errors for
-// a client that breaks the protocol (which that client is answered) or a
-// JSON-RPC connection failing inside the SDK. A gateway with a server of
-// its own used to log them. The records of the transport (a request it
-// could not read or answer) still reach the gateway's logger: that handler
-// is the gateway's own (protocolHandler).
-type gatewayLogs struct {
-	// with are the WithAttrs and WithGroup calls made on this handler, in
-	// order, to make again on the gateway's handler.
-	with []func(slog.Handler) slog.Handler
-}
-
-func (h gatewayLogs) handler(ctx context.Context) slog.Handler {
-	g, _ := callerFrom(ctx)
-	if g == nil {
-		return nil
-	}
-	out := g.log.Handler()
-	for _, w := range h.with {
-		out = w(out)
-	}
-	return out
-}
-
-func (h gatewayLogs) Enabled(ctx context.Context, level slog.Level) bool {
-	g, _ := callerFrom(ctx)
-	return g != nil && g.log.Handler().Enabled(ctx, level)
-}
-
-func (h gatewayLogs) Handle(ctx context.Context, r slog.Record) error {
-	if out := h.handler(ctx); out != nil {
-		return out.Handle(ctx, r)
-	}
-	return nil
-}
-
-func (h gatewayLogs) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return h.then(func(out slog.Handler) slog.Handler { return out.WithAttrs(attrs) })
-}
-
-func (h gatewayLogs) WithGroup(name string) slog.Handler {
-	return h.then(func(out slog.Handler) slog.Handler { return out.WithGroup(name) })
-}
-
-func (h gatewayLogs) then(w func(slog.Handler) slog.Handler) gatewayLogs {
-	return gatewayLogs{with: append(h.with[:len(h.with):len(h.with)], w)}
-}
+// serverLogs is the logger of the shared MCP server, which drops every
+// record. The SDK (v1.8.0) logs its server's records without a context
+// (Logger.Info, Warn, Error), so nothing tells which gateway's request one
+// is about, and no gateway may be told of another's requests. Dropped:
+// "server connecting", "server session connected" and "disconnected" at
+// Info for every request, and errors for a client that breaks the protocol
+// (which that client is answered) or a JSON-RPC connection failing inside
+// the SDK. The records of the transport (a request it could not read or
+// answer) still reach the gateway's logger: that handler is the gateway's
+// own (protocolHandler).
+var serverLogs = slog.New(slog.DiscardHandler)
