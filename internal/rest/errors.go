@@ -67,7 +67,7 @@ func (s *Secrets) keep(values ...string) {
 		}
 	}
 	if added {
-		s.markStaleLocked()
+		s.stale.Store(true) // the replacer is built again when next needed
 	}
 }
 
@@ -98,7 +98,7 @@ func (s *Secrets) Add(values ...string) {
 	if n := len(s.recent) - maxRecentSecrets; n > 0 {
 		s.recent = slices.Delete(s.recent, 0, n)
 	}
-	s.markStaleLocked()
+	s.stale.Store(true) // the replacer is built again when next needed
 }
 
 // pin returns extra with the learned secrets the set holds now added (those
@@ -127,10 +127,6 @@ func (s *Secrets) pin(extra []string) []string {
 	return extra
 }
 
-func (s *Secrets) markStaleLocked() {
-	s.stale.Store(true)
-}
-
 // replacer is the replacer of the set as it is now; nil when empty.
 func (s *Secrets) replacer() *strings.Replacer {
 	if s == nil {
@@ -139,7 +135,7 @@ func (s *Secrets) replacer() *strings.Replacer {
 	if s.stale.Load() {
 		s.mu.Lock()
 		if s.stale.Load() {
-			s.r.Store(replacer(append(slices.Clone(s.fixed), s.recent...)))
+			s.r.Store(replacer(s.allLocked()))
 			s.stale.Store(false)
 		}
 		s.mu.Unlock()
@@ -354,8 +350,11 @@ func (s *Secrets) current() []string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append(slices.Clone(s.fixed), s.recent...)
+	return s.allLocked()
 }
+
+// allLocked is every value of the set, in a slice of its own.
+func (s *Secrets) allLocked() []string { return append(slices.Clone(s.fixed), s.recent...) }
 
 // Scrub is err with the secrets, and extra ones (a password or a token a
 // failed request carried), taken out of it and of every error it wraps;
