@@ -316,11 +316,11 @@ type downGetTaker struct {
 	gt mcp.GetTaker
 }
 
-func (s *downGetTaker) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r mcp.Rate, now time.Time, also string) (mcp.GetTakeResult, error) {
+func (s *downGetTaker) GetTake(ctx context.Context, q mcp.GetTakeRequest) (mcp.GetTakeResult, error) {
 	if err := s.fail(); err != nil {
 		return mcp.GetTakeResult{}, err
 	}
-	return s.gt.GetTake(ctx, key, want, bucket, n, r, now, also)
+	return s.gt.GetTake(ctx, q)
 }
 
 // A shared store that reads the verdict and takes the rate limit in one

@@ -170,21 +170,21 @@ func (s *MemoryStore) Get(_ context.Context, key string) ([]byte, bool, error) {
 	return v, ok, nil
 }
 
-// GetTake is Get of key and, when the value is want, Take of n from
-// bucket and Get of also, in one step.
-func (s *MemoryStore) GetTake(_ context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error) {
+// GetTake is Get of q.Key and, when the value is q.Want, Take of q.N from
+// q.Bucket and Get of q.Also, in one step.
+func (s *MemoryStore) GetTake(_ context.Context, q GetTakeRequest) (GetTakeResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.get(key)
+	v, ok := s.get(q.Key)
 	if !ok {
 		return GetTakeResult{}, nil
 	}
 	res := GetTakeResult{Value: v, Found: true}
-	if bytes.Equal(v, want) {
-		b := s.bucket(bucket, r, now)
-		res.Taken, res.Decision = true, takeTokens(&b.tokens, &b.at, n, r, now)
-		if also != "" {
-			res.Also, res.AlsoFound = s.get(also)
+	if bytes.Equal(v, q.Want) {
+		b := s.bucket(q.Bucket, q.Rate, q.Now)
+		res.Taken, res.Decision = true, takeTokens(&b.tokens, &b.at, q.N, q.Rate, q.Now)
+		if q.Also != "" {
+			res.Also, res.AlsoFound = s.get(q.Also)
 		}
 	}
 	return res, nil

@@ -66,12 +66,23 @@ type Store interface {
 // gateway goes on as with Get, then Take once the caller is verified. A
 // Store without it is asked with Get, Take and Get.
 type GetTaker interface {
-	// GetTake returns what Get(key) would and, only when a value is there
-	// and it is want byte for byte, spends n requests of bucket as
-	// Take(bucket, n, r, now) would and, when also is not "", returns what
-	// Get(also) would (for the gateway: the cached answer of the call the
-	// request makes).
-	GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error)
+	// GetTake returns what Get(q.Key) would and, only when a value is
+	// there and it is q.Want byte for byte, spends q.N requests of
+	// q.Bucket as Take(q.Bucket, q.N, q.Rate, q.Now) would and, when q.Also
+	// is not "", returns what Get(q.Also) would (for the gateway: the
+	// cached answer of the call the request makes).
+	GetTake(ctx context.Context, q GetTakeRequest) (GetTakeResult, error)
+}
+
+// GetTakeRequest is what GetTaker.GetTake reads, spends and reads again.
+type GetTakeRequest struct {
+	Key    string // the value read, and compared with Want
+	Want   []byte
+	Bucket string // the bucket spent from, only when the value is Want
+	N      int
+	Rate   Rate
+	Now    time.Time
+	Also   string // the value read as well once the bucket was asked, "" for none
 }
 
 // GetTakeResult is GetTaker's answer.
@@ -218,49 +229,49 @@ func (f *fallbackStore) Set(ctx context.Context, key string, value []byte, ttl t
 // does not. A shared store that is no GetTaker is asked with Get and Take,
 // each falling back on its own, as the gateway asked before there was
 // GetTake.
-func (f *fallbackStore) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error) {
+func (f *fallbackStore) GetTake(ctx context.Context, q GetTakeRequest) (GetTakeResult, error) {
 	gt, ok := f.shared.(GetTaker)
 	if !ok {
-		return getThenTake(ctx, f, key, want, bucket, n, r, now, also)
+		return getThenTake(ctx, f, q)
 	}
 	if s := f.pick(); s == f.shared {
-		res, err := gt.GetTake(ctx, key, want, bucket, n, r, now, also)
+		res, err := gt.GetTake(ctx, q)
 		if !f.failed(ctx, err) {
 			return res, err
 		}
 	}
-	return f.memory.GetTake(ctx, key, want, bucket, n, r, now, also)
+	return f.memory.GetTake(ctx, q)
 }
 
 // getTake is s's GetTake, or Get and Take for a store without one.
-func getTake(ctx context.Context, s Store, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error) {
+func getTake(ctx context.Context, s Store, q GetTakeRequest) (GetTakeResult, error) {
 	if gt, ok := s.(GetTaker); ok {
-		return gt.GetTake(ctx, key, want, bucket, n, r, now, also)
+		return gt.GetTake(ctx, q)
 	}
-	return getThenTake(ctx, s, key, want, bucket, n, r, now, also)
+	return getThenTake(ctx, s, q)
 }
 
-// getThenTake is GetTake made of a Get and, when it finds want, a Take and
-// a Get of also.
-func getThenTake(ctx context.Context, s Store, key string, want []byte, bucket string, n int, r Rate, now time.Time, also string) (GetTakeResult, error) {
-	v, found, err := s.Get(ctx, key)
+// getThenTake is GetTake made of a Get and, when it finds q.Want, a Take
+// and a Get of q.Also.
+func getThenTake(ctx context.Context, s Store, q GetTakeRequest) (GetTakeResult, error) {
+	v, found, err := s.Get(ctx, q.Key)
 	if err != nil || !found {
 		return GetTakeResult{}, err
 	}
 	res := GetTakeResult{Value: v, Found: true}
-	if !bytes.Equal(v, want) {
+	if !bytes.Equal(v, q.Want) {
 		return res, nil
 	}
-	d, err := s.Take(ctx, bucket, n, r, now)
+	d, err := s.Take(ctx, q.Bucket, q.N, q.Rate, q.Now)
 	if err != nil {
 		return res, err
 	}
 	res.Taken, res.Decision = true, d
-	if also != "" {
+	if q.Also != "" {
 		// The take is done: a failed read of also is only nothing found (a
 		// cache miss), not the failure of the whole, which would have the
 		// gateway take again.
-		if res.Also, res.AlsoFound, err = s.Get(ctx, also); err != nil {
+		if res.Also, res.AlsoFound, err = s.Get(ctx, q.Also); err != nil {
 			res.Also, res.AlsoFound = nil, false
 		}
 	}

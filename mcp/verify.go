@@ -140,7 +140,7 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 		if early != nil {
 			also = early.key(digest)
 		}
-		res, err := getTake(ctx, g.store, key, seen.raw, identityOf(digest, seen.v), n, g.rate(), now, also)
+		res, err := getTake(ctx, g.store, GetTakeRequest{Key: key, Want: seen.raw, Bucket: identityOf(digest, seen.v), N: n, Rate: g.rate(), Now: now, Also: also})
 		b, ok = res.Value, res.Found // a verdict read is a verdict, even if the take then failed
 		if err == nil && res.Taken {
 			taken, took = res.Decision, true

@@ -232,20 +232,20 @@ func (s *Store) Take(ctx context.Context, key string, n int, r mcp.Rate, now tim
 	return r.Decision(allowed, left, n, now), nil
 }
 
-// GetTake returns the value under key and, only when it is want byte for
-// byte, spends n requests of bucket as Take does and reads also (when not
-// ""): one script, so one round trip where Get, Take and Get are three. A
-// key that holds no value, or another, is only read: no bucket is made or
-// touched, and also is not read.
-func (s *Store) GetTake(ctx context.Context, key string, want []byte, bucket string, n int, r mcp.Rate, now time.Time, also string) (mcp.GetTakeResult, error) {
-	sec, nsec := now.Unix(), int64(now.Nanosecond())
+// GetTake returns the value under q.Key and, only when it is q.Want byte
+// for byte, spends q.N requests of q.Bucket as Take does and reads q.Also
+// (when not ""): one script, so one round trip where Get, Take and Get are
+// three. A key that holds no value, or another, is only read: no bucket is
+// made or touched, and q.Also is not read.
+func (s *Store) GetTake(ctx context.Context, q mcp.GetTakeRequest) (mcp.GetTakeResult, error) {
+	sec, nsec := q.Now.Unix(), int64(q.Now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
-	keys := []string{s.key(key), s.key(bucket)}
-	if also != "" {
-		keys = append(keys, s.key(also))
+	keys := []string{s.key(q.Key), s.key(q.Bucket)}
+	if q.Also != "" {
+		keys = append(keys, s.key(q.Also))
 	}
 	res, err := getTakeScript.Run(ctx, s.rdb, keys,
-		want, n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
+		q.Want, q.N, q.Rate.PerMinute, q.Rate.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
 	if err != nil {
 		return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
 	}
@@ -265,7 +265,7 @@ func (s *Store) GetTake(ctx context.Context, key string, want []byte, bucket str
 		if err != nil {
 			return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
 		}
-		out := mcp.GetTakeResult{Value: want, Found: true, Taken: true, Decision: r.Decision(allowed, left, n, now)}
+		out := mcp.GetTakeResult{Value: q.Want, Found: true, Taken: true, Decision: q.Rate.Decision(allowed, left, q.N, q.Now)}
 		if len(res) == 4 && res[3] != nil {
 			a, ok := res[3].(string)
 			if !ok {

@@ -241,7 +241,7 @@ func testGetTake(t *testing.T, s mcp.Store) {
 		t.Helper()
 		also := alsoKeys[steps%3]
 		steps++
-		res, err := gt.GetTake(ctx, "tok:gt", want, "rl:gt", n, r, now, also)
+		res, err := gt.GetTake(ctx, mcp.GetTakeRequest{Key: "tok:gt", Want: want, Bucket: "rl:gt", N: n, Rate: r, Now: now, Also: also})
 		if err != nil {
 			t.Fatal(err)
 		}
