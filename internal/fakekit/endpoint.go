@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -82,6 +83,11 @@ func plainHTTP(s *http.Server) {
 type conns struct {
 	mu sync.Mutex
 	m  map[net.Conn]int // connection → handlers running for it
+	// closing is set by closeWaiting: a connection the server accepted
+	// before its listener closed, but registers only now, is closed at
+	// once, as closeWaiting would have; otherwise it would hold the
+	// shutdown for the whole grace.
+	closing bool
 }
 
 type connKey struct{}
@@ -92,6 +98,10 @@ func (c *conns) wrap(s *http.Server) {
 	s.ConnContext = func(ctx context.Context, conn net.Conn) context.Context {
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		if c.closing {
+			_ = conn.Close() // its server reads nothing, and forgets it
+			return ctx
+		}
 		if c.m == nil {
 			c.m = map[net.Conn]int{}
 		}
@@ -121,15 +131,83 @@ func (c *conns) busy(conn net.Conn, d int) {
 	}
 }
 
-// closeWaiting closes the connections no handler runs for.
+// closeWaiting closes the connections no handler runs for, and every
+// connection registered from now on.
 func (c *conns) closeWaiting() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.closing = true
 	for conn, handlers := range c.m {
 		if handlers == 0 {
 			_ = conn.Close()
 		}
 	}
+}
+
+// open is how many connections are open.
+func (c *conns) open() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// openConns counts a test server's open connections, for closeTest's
+// report: httptest tracks them itself, so a count is all it takes.
+type openConns struct{ n atomic.Int64 }
+
+// track makes s count its connections; httptest's Start keeps the hook
+// (it calls it from its own).
+func (o *openConns) track(s *http.Server) {
+	s.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			o.n.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			o.n.Add(-1)
+		}
+	}
+}
+
+// ForcedClose is what an Endpoint reports (OnForcedClose,
+// ReportForcedClose) when a server it started ran out of its shutdown
+// grace: requests still ran when the grace was up, and Close closed their
+// connections under them. Clients waiting to send a request never cause
+// one: their connections close at once.
+type ForcedClose struct {
+	Addr  string        // the server's listening address (host:port)
+	Open  int           // connections still open when the grace ran out
+	Grace time.Duration // how long Close waited for them
+}
+
+// ReportForcedClose returns l carrying report, for a caller that hands a
+// listener to a fake whose Endpoint it cannot reach (fake.New does): Serve
+// on the returned listener serves on l itself, and calls report as it
+// would OnForcedClose (both, when the Endpoint has its own).
+func ReportForcedClose(l net.Listener, report func(ForcedClose)) net.Listener {
+	return reportingListener{l, report}
+}
+
+type reportingListener struct {
+	net.Listener
+	report func(ForcedClose)
+}
+
+// reports is the report of a server serving on l: the Endpoint's, l's
+// (ReportForcedClose), both or neither. It returns l unwrapped, so that
+// Serve sees a MemListener as one.
+func (e *Endpoint) reports(l net.Listener) (net.Listener, func(ForcedClose)) {
+	report := e.OnForcedClose
+	rl, ok := l.(reportingListener)
+	if !ok {
+		return l, report
+	}
+	switch {
+	case rl.report == nil:
+		return rl.Listener, report
+	case report == nil:
+		return rl.Listener, rl.report
+	}
+	return rl.Listener, func(f ForcedClose) { report(f); rl.report(f) }
 }
 
 // Endpoint is where a fake serves: the server it runs on and the URL it
@@ -142,6 +220,12 @@ type Endpoint struct {
 	// Timeouts are the settings of the listeners the Endpoint starts from
 	// now on; the zero value takes the defaults.
 	Timeouts Timeouts
+	// OnForcedClose, when set, is called for each server the Endpoint
+	// starts from now on whose Close (or test's end) ran out of the grace
+	// and closed connections under running requests: a shutdown a handler
+	// held. It runs before Close returns. A program reports it (a quick
+	// exit was not), and a test can assert that it never runs.
+	OnForcedClose func(ForcedClose)
 
 	// openMu serialises opening the server StartOnDemand promised with
 	// everything that must see it open or never open: the accessors wait
@@ -210,11 +294,8 @@ func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 		return e.StartInMemory(tb, "fake", h)
 	}
 	s := httptest.NewUnstartedServer(h)
-	e.Timeouts.configure(s.Config)
 	plainHTTP(s.Config)
-	s.Start()
-	tb.Cleanup(func() { closeTest(s) })
-	return e.setTest(s)
+	return e.startTest(tb, s, s.Start)
 }
 
 // StartTLS is Start over TLS with httptest's self-signed certificate;
@@ -222,10 +303,7 @@ func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 func (e *Endpoint) StartTLS(tb testing.TB, h http.Handler) string {
 	tb.Helper()
 	s := httptest.NewUnstartedServer(h)
-	e.Timeouts.configure(s.Config)
-	s.StartTLS()
-	tb.Cleanup(func() { closeTest(s) })
-	return e.setTest(s)
+	return e.startTest(tb, s, s.StartTLS)
 }
 
 // StartTLSQuiet is StartTLS with the server's error log discarded, for a
@@ -234,11 +312,8 @@ func (e *Endpoint) StartTLS(tb testing.TB, h http.Handler) string {
 func (e *Endpoint) StartTLSQuiet(tb testing.TB, h http.Handler) string {
 	tb.Helper()
 	s := httptest.NewUnstartedServer(h)
-	e.Timeouts.configure(s.Config)
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.StartTLS()
-	tb.Cleanup(func() { closeTest(s) })
-	return e.setTest(s)
+	return e.startTest(tb, s, s.StartTLS)
 }
 
 // StartInMemory serves h on a new MemListener named name until the test
@@ -286,6 +361,7 @@ func (e *Endpoint) Serve(l net.Listener, h http.Handler) string {
 }
 
 func (e *Endpoint) serve(l net.Listener, h http.Handler) (url string, stop func()) {
+	l, report := e.reports(l)
 	s := &http.Server{Handler: h}
 	e.Timeouts.configure(s)
 	plainHTTP(s)
@@ -301,7 +377,9 @@ func (e *Endpoint) serve(l net.Listener, h http.Handler) (url string, stop func(
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
-			shutdown(s, &cs, grace)
+			if open, forced := shutdown(s, &cs, grace); forced && report != nil {
+				report(ForcedClose{Addr: l.Addr().String(), Open: open, Grace: grace})
+			}
 			if mem != nil {
 				mem.CloseIdleConnections()
 			}
@@ -344,21 +422,39 @@ func ListenTCP(addr string) (net.Listener, error) {
 	return l, nil
 }
 
-func (e *Endpoint) setTest(s *httptest.Server) string {
+// startTest starts s (start: s.Start or s.StartTLS) with the Endpoint's
+// settings, to stop when the test ends or at Close, whichever is first.
+func (e *Endpoint) startTest(tb testing.TB, s *httptest.Server, start func()) string {
+	e.Timeouts.configure(s.Config)
+	grace, report := e.Timeouts.withDefaults().Grace, e.OnForcedClose
+	var n openConns
+	if report != nil {
+		n.track(s.Config)
+	}
+	start()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			if open, forced := closeTest(s, &n, grace); forced && report != nil {
+				report(ForcedClose{Addr: s.Listener.Addr().String(), Open: open, Grace: grace})
+			}
+		})
+	}
+	tb.Cleanup(stop)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.test, e.lis, e.mem, e.url, e.promise, e.unkept = s, nil, nil, s.URL, nil, nil
-	e.all = append(e.all, func() { closeTest(s) })
+	e.all = append(e.all, stop)
 	return s.URL
 }
 
 // Close stops every server the Endpoint started: it stops accepting, lets
-// running requests finish for up to ShutdownGrace, then closes every
-// connection. It drops a StartOnDemand promise not yet kept (one being kept
-// is waited for, then stopped); one of ServeInMemoryOnDemand leaves the
-// Endpoint reporting a closed in-memory server instead. It does nothing
-// before one is started, and a server started for a test stops with the
-// test anyway.
+// running requests finish for up to the grace (Timeouts.Grace), then
+// closes every connection, and reports that it had to (OnForcedClose). It
+// drops a StartOnDemand promise not yet kept (one being kept is waited
+// for, then stopped); one of ServeInMemoryOnDemand leaves the Endpoint
+// reporting a closed in-memory server instead. It does nothing before one
+// is started, and a server started for a test stops with the test anyway.
 func (e *Endpoint) Close() {
 	e.openMu.Lock()
 	e.mu.Lock()
@@ -373,43 +469,51 @@ func (e *Endpoint) Close() {
 
 // shutdown stops s within grace, whatever its handlers and clients do:
 // connections waiting for a request close at once, running requests get
-// the grace period, then every connection closes.
-func shutdown(s *http.Server, cs *conns, grace time.Duration) {
+// the grace period, then every connection closes. It reports whether the
+// grace ran out (forced), and how many connections were open then.
+func shutdown(s *http.Server, cs *conns, grace time.Duration) (open int, forced bool) {
 	s.SetKeepAlivesEnabled(false)
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- s.Shutdown(ctx) }()
 	// Shutdown closes the listeners first; closing the waiting connections
-	// now spares it waiting for them. One accepted meanwhile is closed by
-	// Close once the grace is over.
+	// now spares it waiting for them. One the server accepted but had not
+	// registered yet is closed as it registers.
 	cs.closeWaiting()
-	if <-done != nil {
-		_ = s.Close()
+	if <-done == nil {
+		return 0, false
 	}
+	open = cs.open()
+	_ = s.Close()
+	return open, true
 }
 
-// closeTest stops a test server within ShutdownGrace: httptest's own Close
-// waits for every running handler, however long it takes, so past the
-// grace their connections are closed under them. httptest's Close is
-// driven by the connections' states (one waiting for a request closes at
-// once, one answering closes as its answer ends), where
+// closeTest stops a test server within grace: httptest's own Close waits
+// for every running handler, however long it takes, so past the grace
+// their connections are closed under them (forced; n counted those still
+// open). httptest's Close is driven by the connections' states (one
+// waiting for a request, or in the middle of its headers, closes at once;
+// one answering closes as its answer ends), where
 // http.Server.Shutdown polls them, every millisecond at first: a client
 // that has its answer before the server has marked the connection idle
 // would cost every Close a millisecond, several times the rest.
-func closeTest(s *httptest.Server) {
+func closeTest(s *httptest.Server, n *openConns, grace time.Duration) (open int, forced bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		s.Close()
 	}()
-	grace := time.NewTimer(ShutdownGrace)
-	defer grace.Stop()
+	t := time.NewTimer(grace)
+	defer t.Stop()
 	select {
 	case <-done:
-	case <-grace.C:
+		return 0, false
+	case <-t.C:
+		open = int(n.n.Load())
 		s.CloseClientConnections()
 		<-done
+		return open, true
 	}
 }
 

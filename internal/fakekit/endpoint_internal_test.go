@@ -228,3 +228,36 @@ func TestServeInMemoryOnDemandDialOpens(t *testing.T) {
 		}
 	}
 }
+
+// A connection the server registers only after closeWaiting (accepted just
+// before Shutdown closed the listener) is closed at once, as the waiting
+// ones were: left open, a client that sent a byte of its request would
+// hold the shutdown for the whole grace, and Close would report it.
+func TestConnsCloseWhatRegistersAfterCloseWaiting(t *testing.T) {
+	t.Parallel()
+	var cs conns
+	s := &http.Server{Handler: http.NotFoundHandler()}
+	cs.wrap(s)
+	before, peer := net.Pipe()
+	defer peer.Close()
+	s.ConnContext(context.Background(), before)
+	if n := cs.open(); n != 1 {
+		t.Fatalf("%d connections open, want 1", n)
+	}
+	cs.closeWaiting()
+	after, peer2 := net.Pipe()
+	defer peer2.Close()
+	s.ConnContext(context.Background(), after)
+	for name, c := range map[string]net.Conn{"registered before": before, "registered after": after} {
+		// A pipe refuses a deadline once closed; open, it takes it (and a
+		// write would wait for a reader).
+		if err := c.SetDeadline(time.Time{}); !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("%s closeWaiting: still open (%v)", name, err)
+		}
+	}
+	// No server runs here to forget the one registered before; the one
+	// registered after was never counted.
+	if n := cs.open(); n != 1 {
+		t.Errorf("%d connections open, want only the one registered before", n)
+	}
+}

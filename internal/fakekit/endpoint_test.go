@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -213,4 +214,151 @@ func TestCloseLetsARunningRequestFinish(t *testing.T) {
 		t.Fatalf("the running request got %q", b)
 	}
 	<-closed
+}
+
+// blocked is a handler that holds its request until release closes or
+// its connection is closed under it (a test server's Close waits for the
+// handler to return even then); running is closed once the handler runs.
+func blocked() (h http.Handler, running, release chan struct{}) {
+	running, release = make(chan struct{}), make(chan struct{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(running)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}), running, release
+}
+
+// getAsync makes a GET in the background; its error (the connection closed
+// under it) is not the test's subject.
+func getAsync(hc *http.Client, url string) {
+	go func() {
+		if resp, err := hc.Get(url); err == nil {
+			resp.Body.Close()
+		}
+	}()
+}
+
+// reported records an Endpoint's ForcedClose reports; Close calls the
+// report before it returns, so the test reads them after Close.
+type reported struct {
+	mu  sync.Mutex
+	got []fakekit.ForcedClose
+}
+
+func (r *reported) report(f fakekit.ForcedClose) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, f)
+}
+
+func (r *reported) all() []fakekit.ForcedClose {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.got
+}
+
+// A handler that holds its request past the grace makes Close close its
+// connection under it and report that, for every kind of server: Serve
+// (http.Server.Shutdown), Start (httptest), and a listener that carries
+// its own report (ReportForcedClose, on a MemListener, which Serve still
+// sees as one). The grace is short because it must run out: the test
+// asserts the report, not how long anything took.
+func TestCloseReportsARequestThatOutlastsTheGrace(t *testing.T) {
+	t.Parallel()
+	const grace = 10 * time.Millisecond
+	for _, kind := range []string{"Serve", "Start", "ReportForcedClose"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			var ours, lis reported
+			e := fakekit.Endpoint{Timeouts: fakekit.Timeouts{Grace: grace}, OnForcedClose: ours.report}
+			h, running, release := blocked()
+			defer close(release)
+			var u, addr string
+			switch kind {
+			case "Serve":
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				u, addr = e.Serve(l, h), l.Addr().String()
+			case "Start":
+				u = e.Start(t, h)
+				addr = e.Addr().String()
+			case "ReportForcedClose":
+				l := fakekit.NewMemListener("forced")
+				u, addr = e.Serve(fakekit.ReportForcedClose(l, lis.report), h), l.Addr().String()
+				if e.HTTPClient() == nil {
+					t.Fatal("no in-memory client: Serve did not see the MemListener")
+				}
+			}
+			getAsync(e.RawClient(), u+"/")
+			<-running
+			e.Close()
+			want := fakekit.ForcedClose{Addr: addr, Open: 1, Grace: grace}
+			if got := ours.all(); len(got) != 1 || got[0] != want {
+				t.Errorf("OnForcedClose got %+v, want [%+v]", got, want)
+			}
+			if kind == "ReportForcedClose" {
+				if got := lis.all(); len(got) != 1 || got[0] != want {
+					t.Errorf("the listener's report got %+v, want [%+v]", got, want)
+				}
+			}
+		})
+	}
+}
+
+// Clients that run no request do not hold Close, so it reports nothing:
+// one connected that sent nothing, one in the middle of its headers, one
+// kept alive after its answer. The grace is a minute: Close reaching it
+// would fail the test (late), never pass it.
+func TestCloseReportsNoClientWithoutARequest(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"Serve", "Start"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			var r reported
+			e := fakekit.Endpoint{Timeouts: fakekit.Timeouts{ReadHeader: time.Hour, Grace: time.Minute}, OnForcedClose: r.report}
+			var u string
+			if kind == "Serve" {
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				u = e.Serve(l, hello)
+			} else {
+				u = e.Start(t, hello)
+			}
+			addr := strings.TrimPrefix(u, "http://")
+			var held []net.Conn
+			for _, sent := range []string{"", "GET / HT"} {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if _, err := io.WriteString(c, sent); err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, c)
+			}
+			// The server accepts in order: once this answer is in, it has
+			// the held connections too. Its own stays open, kept alive.
+			kept := &http.Client{Transport: &http.Transport{}}
+			defer kept.CloseIdleConnections()
+			if got := get(t, kept, u+"/"); got != "hello" {
+				t.Fatalf("body %q", got)
+			}
+			e.Close()
+			if got := r.all(); len(got) != 0 {
+				t.Errorf("reported %+v", got)
+			}
+			for _, c := range held {
+				if _, err := io.ReadAll(c); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+					t.Errorf("a held connection after Close: %v", err)
+				}
+			}
+		})
+	}
 }
