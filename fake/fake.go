@@ -99,6 +99,7 @@ type config struct {
 	orch       []orchfake.Option
 	sourcehost []sourcehostfake.Option
 	mcp        []mcpfake.Option
+	forced     func(ForcedClose)
 }
 
 // WithClock makes every fake run on clk (by default a new fake clock at the
@@ -145,6 +146,28 @@ func WithSourceHost(opts ...sourcehostfake.Option) Option {
 // the sourcehost fake).
 func WithMCP(opts ...mcpfake.Option) Option {
 	return func(c *config) { c.mcp = append(c.mcp, opts...) }
+}
+
+// ForcedClose is what WithForcedCloseReport reports: a fake's HTTP server
+// that Close had to stop by force, because requests still ran on it when
+// its grace (2 s) ran out; their connections were closed under them.
+// Clients that were only connected, or still sending their headers, never
+// cause one: their connections close at once.
+type ForcedClose struct {
+	// Service names the fake as New's errors do: "erpfake",
+	// "cloudauthfake", "orchfake HTTP", "sourcehostfake", "mcpfake".
+	Service string
+	Addr    string        // the server's listening address
+	Open    int           // connections still open when the grace ran out
+	Grace   time.Duration // how long Close waited for them
+}
+
+// WithForcedCloseReport makes Close call report for each fake whose HTTP
+// server it had to stop by force (see ForcedClose), before Close returns,
+// and from several goroutines at once when several did: a program prints
+// it, a test can fail on it. The orch fake's gRPC side is not reported.
+func WithForcedCloseReport(report func(ForcedClose)) Option {
+	return func(c *config) { c.forced = report }
 }
 
 // Start starts every fake on free loopback ports and closes them when the
@@ -198,21 +221,31 @@ func start(opts []Option) (f *Fakes, err error) {
 	f.Orch = orchfake.New(append([]orchfake.Option{orchfake.WithClock(cfg.clock)}, cfg.orch...)...)
 	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
 
+	// lis is the listener an HTTP fake serves on, carrying the report of
+	// WithForcedCloseReport: the fakes keep their servers to themselves.
+	lis := func(i int, l net.Listener) net.Listener {
+		if cfg.forced == nil {
+			return l
+		}
+		return fakekit.ReportForcedClose(l, func(fc fakekit.ForcedClose) {
+			cfg.forced(ForcedClose{Service: listenerNames[i], Addr: fc.Addr, Open: fc.Open, Grace: fc.Grace})
+		})
+	}
 	if cfg.inMemory {
-		f.ERP.Serve(fakekit.NewMemListener("erpfake"))
-		f.CloudAuth.Serve(fakekit.NewMemListener("cloudauthfake"))
+		f.ERP.Serve(lis(lERP, fakekit.NewMemListener("erpfake")))
+		f.CloudAuth.Serve(lis(lCloudAuth, fakekit.NewMemListener("cloudauthfake")))
 		f.Orch.ServeGRPC(fakekit.NewMemListener("orchfake-grpc"))
-		f.Orch.Serve(fakekit.NewMemListener("orchfake"))
-		f.SourceHost.Serve(fakekit.NewMemListener("sourcehostfake"))
+		f.Orch.Serve(lis(lOrchHTTP, fakekit.NewMemListener("orchfake")))
+		f.SourceHost.Serve(lis(lSourceHost, fakekit.NewMemListener("sourcehostfake")))
 	} else {
 		if err := ls.wait(); err != nil {
 			return f, err
 		}
-		f.ERP.Serve(ls.l[lERP])
-		f.CloudAuth.Serve(ls.l[lCloudAuth])
+		f.ERP.Serve(lis(lERP, ls.l[lERP]))
+		f.CloudAuth.Serve(lis(lCloudAuth, ls.l[lCloudAuth]))
 		f.Orch.ServeGRPC(ls.l[lOrchGRPC])
-		f.Orch.Serve(ls.l[lOrchHTTP])
-		f.SourceHost.Serve(ls.l[lSourceHost])
+		f.Orch.Serve(lis(lOrchHTTP, ls.l[lOrchHTTP]))
+		f.SourceHost.Serve(lis(lSourceHost, ls.l[lSourceHost]))
 	}
 
 	// The gateway is made once the sourcehost fake serves: it calls it at
@@ -220,9 +253,9 @@ func start(opts []Option) (f *Fakes, err error) {
 	mcpOpts := append([]mcpfake.Option{mcpfake.WithClock(cfg.clock), mcpfake.WithUpstream(f.SourceHost)}, cfg.mcp...)
 	f.MCP = mcpfake.New(mcpOpts...)
 	if cfg.inMemory {
-		f.MCP.Serve(fakekit.NewMemListener("mcpfake"))
+		f.MCP.Serve(lis(lMCP, fakekit.NewMemListener("mcpfake")))
 	} else {
-		f.MCP.Serve(ls.l[lMCP])
+		f.MCP.Serve(lis(lMCP, ls.l[lMCP]))
 	}
 
 	if cfg.seed != nil {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -107,7 +108,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return fmt.Errorf("APITWIN_CONTROL_TOKEN must be at least %d characters", controlapi.MinTokenLength)
 	}
 	clk := clock.NewFake(time.Now())
-	opts = append(opts, fake.WithClock(clk))
+	forced := forcedCloses(stderr)
+	opts = append(opts, fake.WithClock(clk), fake.WithForcedCloseReport(forced))
 
 	f, err := fake.New(opts...)
 	if err != nil {
@@ -121,7 +123,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		if err != nil {
 			return err
 		}
-		var ep fakekit.Endpoint
+		ep := fakekit.Endpoint{OnForcedClose: func(fc fakekit.ForcedClose) {
+			forced(fake.ForcedClose{Service: "control API", Addr: fc.Addr, Open: fc.Open, Grace: fc.Grace})
+		}}
 		if controlURL, err = ep.Listen(hostPort(*controlHost, *controlPort), srv); err != nil {
 			return fmt.Errorf("control API: %w", err)
 		}
@@ -143,6 +147,20 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	wall.Run(ctx)
 	fmt.Fprintln(stderr, "apitwin-fake: shutting down")
 	return nil
+}
+
+// forcedCloses reports, one line each on stderr, the servers the shutdown
+// had to stop by force: a request held one past its grace, so the program
+// did not exit as soon as it could. Several fakes stop at once, hence the
+// lock.
+func forcedCloses(stderr io.Writer) func(fake.ForcedClose) {
+	var mu sync.Mutex
+	return func(fc fake.ForcedClose) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "apitwin-fake: shutdown: %s at %s: %d connections still busy after %v, closed\n",
+			fc.Service, fc.Addr, fc.Open, fc.Grace)
+	}
 }
 
 // randomToken is a new control token: 128 random bits in hex.

@@ -160,9 +160,13 @@ func (h hostileCall) do(t *testing.T) (int, string, error) {
 // careless caller would, in one process: huge numbers and pages, huge
 // bodies, slow clients, a webhook receiver that never answers, ids with
 // slashes and control characters. Afterwards every service answers a
-// normal request in under a second, the memory is within 50 MB of where it
-// started, the slow clients have been cut off, and SIGTERM ends the
-// process within 5 seconds although 120 more slow clients are connected.
+// normal request, the memory is within 50 MB of where it started, the slow
+// clients have been cut off, and SIGTERM ends the process with status 0
+// although 120 more slow clients are connected, without any of its servers
+// reporting that it had to close connections by force after its grace
+// ("apitwin-fake: shutdown: … still busy …, closed" on stderr): slow
+// clients must not hold the shutdown, which a bound on its time could not
+// tell from a loaded machine.
 // The control port is attacked with the rest (and with made-up tokens).
 func TestHostileRequestsAgainstTheProcess(t *testing.T) {
 	t.Parallel()
@@ -346,18 +350,17 @@ func TestHostileRequestsAgainstTheProcess(t *testing.T) {
 		t.Errorf("the ERP's products after the token flood: %d %.200s", st, body)
 	}
 
-	// SIGTERM with 120 slow clients connected: out within 5 seconds.
+	// SIGTERM with 120 slow clients connected: a clean exit, and no server
+	// held past its grace (each would say so on stderr).
 	slowClients(t, 20, hostOf(t, erpURL), hostOf(t, cloudURL), hostOf(t, shURL), hostOf(t, mcpURL), hostOf(t, orchURL), hostOf(t, ctlURL))
-	start := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	err := p.cmd.Wait()
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("SIGTERM took %v with 120 slow clients", d)
-	}
-	if err != nil {
+	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("exit after SIGTERM: %v; stderr:\n%s", err, p.stderr)
+	}
+	if strings.Contains(p.stderr.String(), "apitwin-fake: shutdown:") {
+		t.Errorf("SIGTERM with 120 slow clients: a server closed connections by force after its grace; stderr:\n%s", p.stderr)
 	}
 }
 

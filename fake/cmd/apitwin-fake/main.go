@@ -23,7 +23,10 @@
 // …", then "ready", and serves until SIGINT or SIGTERM, when it shuts down
 // cleanly. The fakes' shared clock follows the wall clock, so tokens expire
 // and pipelines move on as they would for real. A port already in use is an
-// error that names it.
+// error that names it. At shutdown, running requests get 2 seconds; a
+// server that then has to close connections under them says so on stderr
+// ("apitwin-fake: shutdown: <service> at <addr>: N connections still busy
+// after 2s, closed"), and the program still exits 0.
 //
 // The control line, "control url=<url> token=<token>", is where a test
 // suite in any language drives the fakes (reset, seed, faults, the clock,
