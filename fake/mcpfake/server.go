@@ -21,12 +21,13 @@ import (
 
 // Server is a gateway and the source-hosting fake behind it.
 type Server struct {
-	kit      *fakekit.Kit
-	ep       fakekit.Endpoint
-	upstream *sourcehostfake.Server
-	clock    *clock.Fake // the upstream's, which the gateway shares
-	gcfg     mcp.Config  // the gateway's configuration, upstream and clock filled in
-	ownsUp   bool        // the upstream was made here, so Close and Reset reach it
+	kit       *fakekit.Kit
+	ep        fakekit.Endpoint
+	upstream  *sourcehostfake.Server
+	clock     *clock.Fake // the upstream's, which the gateway shares
+	gcfg      mcp.Config  // the gateway's configuration, upstream and clock filled in
+	ownsUp    bool        // the upstream was made here, so Close and Reset reach it
+	inProcess bool        // the gateway reaches the upstream through its handler (see growStack)
 
 	mu      sync.Mutex
 	gateway *mcp.Gateway // replaced by Reset
@@ -197,6 +198,7 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 	}
 	if s.gcfg.Upstream == "" { // made here, or serving nothing: reach it in-process
 		s.gcfg.Upstream = internalUpstream
+		s.inProcess = true
 		hc = &http.Client{Transport: fakekit.HandlerTransport{Handler: s.upstream, ResponseHeaderTimeout: upstreamHeaderTimeout(s.gcfg)}}
 	}
 	if hc != nil {
@@ -340,7 +342,42 @@ func (s *Server) Close() {
 
 // ServeHTTP answers as the gateway, through the fake's request log and
 // faults.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.kit.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.inProcess {
+		growStack()
+	}
+	s.kit.ServeHTTP(w, r)
+}
+
+// growStack grows the calling goroutine's stack to inProcessStack at once.
+//
+// A gateway that reaches its upstream in-process runs the upstream's
+// handler on its own goroutine, under its own frames: a request nests
+// the client, net/http's client, the transport and the whole fake
+// upstream in the gateway's handler, about 30 KB of stack. Each request
+// comes on a connection's new goroutine, whose stack starts small (8 KB
+// unless the runtime has seen bigger ones) and doubles when full, by
+// copying every frame on it and adjusting each one's pointers: done deep
+// in that nest, twice, it cost a start of the fake about 10 us of its
+// 160 us of CPU. Grown here, the copy is of the handful of frames
+// net/http has put on it. (The stack is the goroutine's own and is
+// freed, or shrunk by the collector, as usual.)
+//
+//go:noinline
+func growStack() {
+	var frame [inProcessStack / 2]byte
+	keep(frame[:])
+}
+
+// inProcessStack is the stack growStack makes room for: the runtime grows
+// a stack to the power of two that fits the frame that overflowed it.
+const inProcessStack = 32 << 10
+
+// keep is a use of growStack's frame that the compiler cannot see
+// through, so that the frame is not optimised away.
+//
+//go:noinline
+func keep(b []byte) { b[0] = 1 }
 
 // URL is the gateway's base URL (the endpoint is URL()+"/mcp"), "" before
 // it serves.
