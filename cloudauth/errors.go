@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/ratelimit"
@@ -195,25 +194,16 @@ func decodeError(resp *http.Response, body []byte) error {
 	e.RequestID = resp.Header.Get("X-Request-Id")
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil {
-		e.Message = oneLine(eb.Message)
+		e.Message = rest.Excerpt(eb.Message)
 		if eb.RequestID != "" {
 			e.RequestID = eb.RequestID
 		}
 	} else if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")) {
-		e.Message = oneLine(string(body))
+		e.Message = rest.Excerpt(string(body))
 	}
 	return e
 }
 
-// oneLine flattens a message to one line of at most 200 characters.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "")), " ")
-	if utf8.RuneCountInString(s) > 200 {
-		r := []rune(s)
-		s = string(r[:200]) + "…"
-	}
-	return s
-}
 
 // scrubError is the REST core's ScrubError: an *Error is cleaned of the
 // secrets in place (its message, request id and body, and the transport's

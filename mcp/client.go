@@ -538,9 +538,5 @@ func decodeHTTPError(resp *http.Response, body []byte) error {
 		many[0].Error.HTTPStatus = resp.StatusCode
 		return many[0].Error
 	}
-	detail := strings.TrimSpace(string(body))
-	if len(detail) > 200 {
-		detail = detail[:200] + "…"
-	}
-	return &Error{Message: http.StatusText(resp.StatusCode), Status: resp.StatusCode, Detail: detail, HTTPStatus: resp.StatusCode}
+	return &Error{Message: http.StatusText(resp.StatusCode), Status: resp.StatusCode, Detail: rest.Excerpt(string(body)), HTTPStatus: resp.StatusCode}
 }

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/go-retryablehttp"
@@ -142,10 +141,7 @@ func decodeHTTPError(resp *http.Response, body []byte) error {
 	if code, msg, details, ok := orchwire.ParseHTTPBody(body); ok {
 		return &Error{Code: code, Message: msg, Details: details}
 	}
-	msg := strings.Join(strings.Fields(string(bytes.ToValidUTF8(body, nil))), " ")
-	if utf8.RuneCountInString(msg) > 200 {
-		msg = string([]rune(msg)[:200]) + "…"
-	}
+	msg := rest.Excerpt(string(body))
 	if msg == "" {
 		msg = resp.Status
 	}

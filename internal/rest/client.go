@@ -502,9 +502,5 @@ func drainAndClose(body io.ReadCloser) {
 
 // genericError is the error of a package that has no decoder of its own.
 func genericError(resp *http.Response, body []byte) error {
-	msg := strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return fmt.Errorf("%s %s: %s: %s", resp.Request.Method, resp.Request.URL.Path, resp.Status, msg)
+	return fmt.Errorf("%s %s: %s: %s", resp.Request.Method, resp.Request.URL.Path, resp.Status, Excerpt(string(body)))
 }

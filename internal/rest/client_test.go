@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
@@ -530,4 +531,149 @@ func TestTLS(t *testing.T) {
 	if err := rest.WithCAFile(filepath.Join(t.TempDir(), "missing.pem"))(&cfg); err == nil {
 		t.Fatal("missing CA file accepted")
 	}
+}
+
+// flakyTransport fails its first round trip with err, then sends through
+// http.DefaultTransport.
+type flakyTransport struct {
+	err   error
+	tries atomic.Int32
+}
+
+func (f *flakyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if f.tries.Add(1) == 1 {
+		return nil, f.err
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Each retry is logged with its reason: the answer's status, or the
+// transport's error, with the client's secrets hidden in it as everywhere
+// else.
+func TestRetryIsLoggedWithItsReason(t *testing.T) {
+	t.Parallel()
+	const token = "glpat-RETRY-LOG-SECRET"
+	type record struct {
+		Msg, Service, Method, Path, Reason string
+		Retry                              int
+		Wait                               time.Duration
+	}
+	records := func(t *testing.T, logs *bytes.Buffer) []record {
+		t.Helper()
+		if strings.Contains(logs.String(), token) {
+			t.Fatalf("the token is in the logs:\n%s", logs)
+		}
+		var rs []record
+		dec := json.NewDecoder(logs)
+		for {
+			var r record
+			if err := dec.Decode(&r); err == io.EOF {
+				return rs
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if r.Msg == "retrying request" {
+				rs = append(rs, r)
+			}
+		}
+	}
+	logger := func(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
+
+	t.Run("answer", func(t *testing.T) {
+		t.Parallel()
+		var logs bytes.Buffer
+		f := newFixture(t, rest.Config{
+			Authorize: func(h http.Header) { h.Set("PRIVATE-TOKEN", token) },
+			Secrets:   []string{token},
+			Logger:    logger(&logs),
+		}, status(503), status(200))
+		if _, err := f.c.Do(context.Background(), get("/x"), nil); err != nil {
+			t.Fatal(err)
+		}
+		want := []record{{Msg: "retrying request", Service: "test", Method: "GET", Path: "/x", Reason: "503 Service Unavailable", Retry: 1, Wait: time.Second}}
+		if got := records(t, &logs); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("retry records %+v, want %+v", got, want)
+		}
+	})
+
+	t.Run("transport error", func(t *testing.T) {
+		t.Parallel()
+		var logs bytes.Buffer
+		ft := &flakyTransport{err: errors.New("connection reset talking to " + token)}
+		f := newFixture(t, rest.Config{
+			HTTPClient: &http.Client{Transport: ft},
+			Secrets:    []string{token},
+			Logger:     logger(&logs),
+		}, status(200))
+		if _, err := f.c.Do(context.Background(), get("/x"), nil); err != nil {
+			t.Fatal(err)
+		}
+		got := records(t, &logs)
+		if len(got) != 1 || got[0].Retry != 1 || !strings.Contains(got[0].Reason, "connection reset talking to "+rest.Redacted) {
+			t.Errorf("retry records %+v, want one whose reason is the transport's error, redacted", got)
+		}
+		if ft.tries.Load() != 2 || f.s.count() != 1 {
+			t.Errorf("round trips %d, requests served %d; want 2 and 1", ft.tries.Load(), f.s.count())
+		}
+	})
+}
+
+// A client whose package gives no error decoder words an error answer
+// itself: the request, the status, and an excerpt of the body.
+func TestErrorWithoutADecoder(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "  \xffno such\nthing: "+strings.Repeat("é", 300)+"  ")
+	}))
+	t.Cleanup(srv.Close)
+	c, err := rest.New(rest.Config{Service: "test", BaseURL: srv.URL + "/api", Retry: retry.Policy{Disabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Do(context.Background(), get("/x"), nil)
+	want := "GET /api/x: 404 Not Found: no such thing: " + strings.Repeat("é", 185) + "…"
+	if err == nil || !strings.Contains(err.Error(), want) || !utf8.ValidString(err.Error()) {
+		t.Fatalf("err %q, want it to hold %q", err, want)
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"  not found \n", "not found"},
+		{"line one\r\n\tline  two", "line one line two"},
+		{"bad \xff\xfebytes", "bad bytes"},
+		{strings.Repeat("a", 200), strings.Repeat("a", 200)},
+		{strings.Repeat("a", 201), strings.Repeat("a", 200) + "…"},
+		{strings.Repeat("界", 201), strings.Repeat("界", 200) + "…"}, // cut between characters, not bytes
+		{"x" + strings.Repeat(" ", 500) + "y", "x y"},
+	} {
+		if got := rest.Excerpt(tc.in); got != tc.want {
+			t.Errorf("Excerpt(%.40q) = %.60q, want %.60q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzExcerpt: whatever an answer holds, its excerpt is valid UTF-8, on
+// one line, with no outer spaces, and at most MaxExcerpt characters and
+// the mark of a cut.
+func FuzzExcerpt(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "\xff\xfe", strings.Repeat("é", 201), strings.Repeat("a ", 150)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got := rest.Excerpt(in)
+		n := utf8.RuneCountInString(got)
+		cut := strings.HasSuffix(got, "…") && n == rest.MaxExcerpt+1
+		switch {
+		case !utf8.ValidString(got):
+			t.Fatalf("invalid UTF-8: %q", got)
+		case strings.ContainsAny(got, "\n\r\t\v\f"), strings.TrimSpace(got) != got:
+			t.Fatalf("not one trimmed line: %q", got)
+		case n > rest.MaxExcerpt && !cut:
+			t.Fatalf("%d characters: %q", n, got)
+		}
+	})
 }

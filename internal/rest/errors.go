@@ -19,6 +19,25 @@ import (
 // Redacted is the text that stands where a secret was.
 const Redacted = "[REDACTED]"
 
+// MaxExcerpt is how many characters of an answer's text an error quotes.
+const MaxExcerpt = 200
+
+// Excerpt is text from an answer (a body no decoder understood, a
+// message) as an error quotes it: valid UTF-8, on one line, at most
+// MaxExcerpt characters, "…" marking a cut. The cut is between
+// characters, so that an error never carries half of one.
+func Excerpt(text string) string {
+	text = strings.Join(strings.Fields(strings.ToValidUTF8(text, "")), " ")
+	n := 0
+	for i := range text { // i: where each character starts
+		if n == MaxExcerpt {
+			return text[:i] + "…"
+		}
+		n++
+	}
+	return text
+}
+
 // minSecret is the shortest text taken for a secret: replacing one or two
 // letters would shred every message (and a secret that short guards
 // nothing).
