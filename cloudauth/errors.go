@@ -204,7 +204,6 @@ func decodeError(resp *http.Response, body []byte) error {
 	return e
 }
 
-
 // scrubError is the REST core's ScrubError: an *Error is cleaned of the
 // secrets in place (its message, request id and body, and the transport's
 // error it wraps), so errors.As still finds it.
