@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -149,23 +148,6 @@ func (c *conns) open() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
-}
-
-// openConns counts a test server's open connections, for closeTest's
-// report: httptest tracks them itself, so a count is all it takes.
-type openConns struct{ n atomic.Int64 }
-
-// track makes s count its connections; httptest's Start keeps the hook
-// (it calls it from its own).
-func (o *openConns) track(s *http.Server) {
-	s.ConnState = func(_ net.Conn, st http.ConnState) {
-		switch st {
-		case http.StateNew:
-			o.n.Add(1)
-		case http.StateClosed, http.StateHijacked:
-			o.n.Add(-1)
-		}
-	}
 }
 
 // ForcedClose is what an Endpoint reports (OnForcedClose,
@@ -427,15 +409,15 @@ func ListenTCP(addr string) (net.Listener, error) {
 func (e *Endpoint) startTest(tb testing.TB, s *httptest.Server, start func()) string {
 	e.Timeouts.configure(s.Config)
 	grace, report := e.Timeouts.withDefaults().Grace, e.OnForcedClose
-	var n openConns
+	var cs conns // counted only for a report; httptest's Start keeps its hooks
 	if report != nil {
-		n.track(s.Config)
+		cs.wrap(s.Config)
 	}
 	start()
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			if open, forced := closeTest(s, &n, grace); forced && report != nil {
+			if open, forced := closeTest(s, &cs, grace); forced && report != nil {
 				report(ForcedClose{Addr: s.Listener.Addr().String(), Open: open, Grace: grace})
 			}
 		})
@@ -491,14 +473,14 @@ func shutdown(s *http.Server, cs *conns, grace time.Duration) (open int, forced 
 
 // closeTest stops a test server within grace: httptest's own Close waits
 // for every running handler, however long it takes, so past the grace
-// their connections are closed under them (forced; n counted those still
-// open). httptest's Close is driven by the connections' states (one
+// their connections are closed under them (forced; cs counted those still
+// open, when it tracks s). httptest's Close is driven by the connections' states (one
 // waiting for a request, or in the middle of its headers, closes at once;
 // one answering closes as its answer ends), where
 // http.Server.Shutdown polls them, every millisecond at first: a client
 // that has its answer before the server has marked the connection idle
 // would cost every Close a millisecond, several times the rest.
-func closeTest(s *httptest.Server, n *openConns, grace time.Duration) (open int, forced bool) {
+func closeTest(s *httptest.Server, cs *conns, grace time.Duration) (open int, forced bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -510,7 +492,7 @@ func closeTest(s *httptest.Server, n *openConns, grace time.Duration) (open int,
 	case <-done:
 		return 0, false
 	case <-t.C:
-		open = int(n.n.Load())
+		open = cs.open()
 		s.CloseClientConnections()
 		<-done
 		return open, true
