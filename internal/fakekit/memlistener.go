@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // MemListener is a net.Listener whose connections are in-memory pipes:
@@ -143,8 +144,9 @@ func (l *MemListener) DialContext(ctx context.Context, _, _ string) (net.Conn, e
 	// The server sees a loopback caller, as over TCP: net.Pipe's own
 	// address ("pipe") is none a handler (or an access list) can read.
 	caller := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}
-	client = &memConn{Conn: client, local: caller, remote: l.addr}
-	server = &memConn{Conn: server, local: l.addr, remote: caller}
+	pair := &memPair{ends: [2]net.Conn{client, server}}
+	client = &memConn{Conn: client, pair: pair, local: caller, remote: l.addr}
+	server = &memConn{Conn: server, pair: pair, local: l.addr, remote: caller}
 	select {
 	case l.queue <- server:
 		return client, nil
@@ -174,11 +176,58 @@ func (l *MemListener) HTTPClient() *http.Client {
 // connection on loopback would have.
 type memConn struct {
 	net.Conn
+	pair          *memPair
 	local, remote net.Addr
+}
+
+// memPair is what the two ends of an in-memory connection share, so that
+// closing either stops both ends' deadlines.
+//
+// net.Pipe's Close leaves a pending deadline's timer running, and the
+// timer keeps the pipe: an http.Server puts a read deadline of its
+// IdleTimeout (two minutes) on each kept-alive connection, so every closed
+// in-memory connection stayed in the heap, with a timer in the runtime's,
+// for two minutes. Once either end is closed, the pipe refuses new
+// deadlines on both; the first Close clears both ends' first, under mu,
+// which every deadline change takes, so none is set between the two.
+type memPair struct {
+	mu     sync.Mutex
+	ends   [2]net.Conn // the net.Pipe ends
+	closed bool
 }
 
 func (c *memConn) LocalAddr() net.Addr  { return c.local }
 func (c *memConn) RemoteAddr() net.Addr { return c.remote }
+
+func (c *memConn) Close() error {
+	c.pair.mu.Lock()
+	defer c.pair.mu.Unlock()
+	if !c.pair.closed {
+		c.pair.closed = true
+		for _, end := range c.pair.ends {
+			_ = end.SetDeadline(time.Time{})
+		}
+	}
+	return c.Conn.Close()
+}
+
+func (c *memConn) SetDeadline(t time.Time) error {
+	c.pair.mu.Lock()
+	defer c.pair.mu.Unlock()
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *memConn) SetReadDeadline(t time.Time) error {
+	c.pair.mu.Lock()
+	defer c.pair.mu.Unlock()
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *memConn) SetWriteDeadline(t time.Time) error {
+	c.pair.mu.Lock()
+	defer c.pair.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
+}
 
 // memAddr is a MemListener's address.
 type memAddr string
