@@ -110,9 +110,9 @@ func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk 
 func WithAddrs(a Addrs) Option { return func(c *config) { c.addrs = a } }
 
 // InMemory serves every fake on in-memory listeners instead of ports
-// (HTTP over in-memory pipes; orch's gRPC too): the same behaviour, with no
-// socket opened, so a suite can start tens of thousands of fakes without
-// waiting for ports. Only the clients the fakes make reach them then
+// (HTTP over in-memory connections, buffered as sockets are; orch's gRPC
+// too): the same behaviour, with no socket opened, so a suite can start
+// tens of thousands of fakes without waiting for ports. Only the clients the fakes make reach them then
 // (Fakes.Clients, each fake's Client and RawClient); their URLs name hosts
 // no resolver answers. WithAddrs is ignored.
 func InMemory() Option { return func(c *config) { c.inMemory = true } }

@@ -8,14 +8,13 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
-// MemListener is a net.Listener whose connections are in-memory pipes:
-// a fake served on one touches no socket and no port, so a suite that
-// starts tens of thousands of fakes never waits for the kernel to free a
-// port, and two suites never compete for one. Clients reach it through
-// Dial, DialContext or HTTPClient.
+// MemListener is a net.Listener whose connections are in memory, buffered
+// as a socket's are (see MemConnBuffer): a fake served on one touches no
+// socket and no port, so a suite that starts tens of thousands of fakes
+// never waits for the kernel to free a port, and two suites never compete
+// for one. Clients reach it through Dial, DialContext or HTTPClient.
 type MemListener struct {
 	addr memAddr
 	// onDial, when set, runs before each dial: an Endpoint that promised
@@ -136,17 +135,13 @@ func (l *MemListener) DialContext(ctx context.Context, _, _ string) (net.Conn, e
 	if l.onDial != nil {
 		l.onDial()
 	}
-	client, server := net.Pipe()
 	l.mu.Lock()
 	l.port = l.port%64511 + 1
 	port := l.port + 1024
 	l.mu.Unlock()
-	// The server sees a loopback caller, as over TCP: net.Pipe's own
-	// address ("pipe") is none a handler (or an access list) can read.
+	// The server sees a loopback caller, as over TCP.
 	caller := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}
-	pair := &memPair{ends: [2]net.Conn{client, server}}
-	client = &memConn{Conn: client, pair: pair, local: caller, remote: l.addr}
-	server = &memConn{Conn: server, pair: pair, local: l.addr, remote: caller}
+	client, server := newMemConns(caller, l.addr)
 	select {
 	case l.queue <- server:
 		return client, nil
@@ -170,63 +165,6 @@ func (l *MemListener) HTTPClient() *http.Client {
 		MaxIdleConns:      100,
 		IdleConnTimeout:   IdleTimeout,
 	}}
-}
-
-// memConn is one end of an in-memory connection, with addresses a TCP
-// connection on loopback would have.
-type memConn struct {
-	net.Conn
-	pair          *memPair
-	local, remote net.Addr
-}
-
-// memPair is what the two ends of an in-memory connection share, so that
-// closing either stops both ends' deadlines.
-//
-// net.Pipe's Close leaves a pending deadline's timer running, and the
-// timer keeps the pipe: an http.Server puts a read deadline of its
-// IdleTimeout (two minutes) on each kept-alive connection, so every closed
-// in-memory connection stayed in the heap, with a timer in the runtime's,
-// for two minutes. Once either end is closed, the pipe refuses new
-// deadlines on both; the first Close clears both ends' first, under mu,
-// which every deadline change takes, so none is set between the two.
-type memPair struct {
-	mu     sync.Mutex
-	ends   [2]net.Conn // the net.Pipe ends
-	closed bool
-}
-
-func (c *memConn) LocalAddr() net.Addr  { return c.local }
-func (c *memConn) RemoteAddr() net.Addr { return c.remote }
-
-func (c *memConn) Close() error {
-	c.pair.mu.Lock()
-	defer c.pair.mu.Unlock()
-	if !c.pair.closed {
-		c.pair.closed = true
-		for _, end := range c.pair.ends {
-			_ = end.SetDeadline(time.Time{})
-		}
-	}
-	return c.Conn.Close()
-}
-
-func (c *memConn) SetDeadline(t time.Time) error {
-	c.pair.mu.Lock()
-	defer c.pair.mu.Unlock()
-	return c.Conn.SetDeadline(t)
-}
-
-func (c *memConn) SetReadDeadline(t time.Time) error {
-	c.pair.mu.Lock()
-	defer c.pair.mu.Unlock()
-	return c.Conn.SetReadDeadline(t)
-}
-
-func (c *memConn) SetWriteDeadline(t time.Time) error {
-	c.pair.mu.Lock()
-	defer c.pair.mu.Unlock()
-	return c.Conn.SetWriteDeadline(t)
 }
 
 // memAddr is a MemListener's address.

@@ -1,16 +1,20 @@
 package fakekit
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net"
-	"reflect"
+	"os"
 	"runtime"
 	"testing"
 	"time"
 )
 
-// TestClosedMemConnIsNotKeptByItsDeadline: net.Pipe's Close leaves a
-// deadline's timer running, and the timer keeps the pipe. An http.Server
+// TestClosedMemConnIsNotKeptByItsDeadline: net.Pipe's Close left a
+// deadline's timer running, and the timer kept the pipe. An http.Server
 // sets a read deadline of its IdleTimeout (two minutes) on every kept-alive
 // connection, so each in-memory request stayed in the heap, with a timer in
 // the runtime's, for two minutes after its fake closed: a suite starting
@@ -48,7 +52,7 @@ func TestClosedMemConnIsNotKeptByItsDeadline(t *testing.T) {
 				}
 				server := <-accepted
 				for _, c := range []net.Conn{client, server} {
-					runtime.AddCleanup(pipeOf(c), func(ch chan struct{}) { ch <- struct{}{} }, freed)
+					runtime.AddCleanup(c.(*memConn), func(ch chan struct{}) { ch <- struct{}{} }, freed)
 				}
 				waiting := server
 				if !tc.deadlineOnServer {
@@ -89,8 +93,107 @@ func TestClosedMemConnIsNotKeptByItsDeadline(t *testing.T) {
 	}
 }
 
-// pipeOf is the net.Pipe end inside an in-memory connection: the object a
-// deadline's timer refers to.
-func pipeOf(c net.Conn) *byte {
-	return (*byte)(reflect.ValueOf(c.(*memConn).Conn).UnsafePointer())
+// TestMemConnWriteDoesNotWaitForTheReader: a write returns once its bytes
+// are buffered, as over TCP, up to MemConnBuffer unread bytes; past that
+// it waits for the reader (or its deadline). net.Pipe buffered nothing, so
+// an answer its client did not read held the handler until the fake's
+// shutdown grace ran out. (A regression hangs here until the test times
+// out.)
+func TestMemConnWriteDoesNotWaitForTheReader(t *testing.T) {
+	t.Parallel()
+	a, b := newMemConns(&net.TCPAddr{}, memAddr("buffered"))
+	defer a.Close()
+	defer b.Close()
+	sent := make([]byte, MemConnBuffer+10)
+	for i := range sent {
+		sent[i] = byte(i % 251)
+	}
+	if n, err := a.Write(sent[:MemConnBuffer]); n != MemConnBuffer || err != nil {
+		t.Fatalf("a write of the buffer's size with no reader: %d, %v", n, err)
+	}
+	// Full: a write waits, and gives up at its deadline having written
+	// nothing.
+	a.SetWriteDeadline(time.Unix(1, 0))
+	if n, err := a.Write(sent[MemConnBuffer:]); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a write to a full buffer past its deadline: %d, %v", n, err)
+	} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Fatalf("%v is not a net.Error timeout", err)
+	}
+	a.SetWriteDeadline(time.Time{})
+	wrote := make(chan error, 1)
+	go func() {
+		n, err := a.Write(sent[MemConnBuffer:])
+		if err == nil && n != 10 {
+			err = fmt.Errorf("wrote %d of 10", n)
+		}
+		wrote <- err
+	}()
+	got := make([]byte, len(sent))
+	if _, err := io.ReadFull(b, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatalf("the write that waited for the reader: %v", err)
+	}
+	if !bytes.Equal(got, sent) {
+		t.Fatal("read other bytes than were written")
+	}
+}
+
+// TestMemConnClose: the other end reads what was written before Close,
+// then io.EOF, and its writes fail; the closed end's reads, writes and
+// deadlines fail (net.Pipe's errors).
+func TestMemConnClose(t *testing.T) {
+	t.Parallel()
+	a, b := newMemConns(&net.TCPAddr{}, memAddr("close"))
+	defer b.Close()
+	if _, err := a.Write([]byte("last words")); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if got, err := io.ReadAll(b); string(got) != "last words" || err != nil {
+		t.Fatalf("read after the writer closed: %q, %v", got, err)
+	}
+	if _, err := b.Write([]byte("x")); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("write to a closed end: %v", err)
+	}
+	if _, err := a.Read(make([]byte, 1)); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("read on the closed end: %v", err)
+	}
+	if _, err := a.Write([]byte("x")); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("write on the closed end: %v", err)
+	}
+	if err := a.SetReadDeadline(time.Unix(1, 0)); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("deadline on the closed end: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestMemConnDeadlineWakesAWaitingRead: a read deadline set while a Read
+// waits ends the Read with a timeout; cleared, reads go on (as an
+// http.Server aborts and resumes its background read).
+func TestMemConnDeadlineWakesAWaitingRead(t *testing.T) {
+	t.Parallel()
+	a, b := newMemConns(&net.TCPAddr{}, memAddr("deadline"))
+	defer a.Close()
+	defer b.Close()
+	read := make(chan error, 1)
+	go func() {
+		_, err := b.Read(make([]byte, 1))
+		read <- err
+	}()
+	b.SetReadDeadline(time.Unix(1, 0)) // before or while it waits: the same end
+	if err := <-read; !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past its deadline: %v", err)
+	}
+	b.SetReadDeadline(time.Time{})
+	if _, err := a.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1)
+	if n, err := b.Read(buf); n != 1 || err != nil || buf[0] != 'x' {
+		t.Fatalf("read after the deadline was cleared: %d, %v", n, err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -171,4 +172,32 @@ func BenchmarkStartRequestClose(b *testing.B) {
 			e.Close()
 		}
 	})
+}
+
+// TestInMemoryAnswerNobodyReadsDoesNotHoldClose: a client that reads an
+// answer's status and not its body (as many tests do) leaves the handler
+// done, as over TCP, so Close closes at once. Over net.Pipe, which buffers
+// nothing, the handler waited on its write until Close's grace ran out and
+// the connection was closed by force. (The grace is a minute: a
+// regression fails late, never passes.)
+func TestInMemoryAnswerNobodyReadsDoesNotHoldClose(t *testing.T) {
+	t.Parallel()
+	var r reported
+	e := fakekit.Endpoint{Timeouts: fakekit.Timeouts{Grace: time.Minute}, OnForcedClose: r.report}
+	big := strings.Repeat("x", 512<<10)
+	u := e.StartInMemory(t, "unread", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, big)
+	}))
+	resp, err := e.HTTPClient().Get(u + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	e.Close()
+	if got := r.all(); len(got) != 0 {
+		t.Errorf("Close had to close by force: %+v", got)
+	}
 }
