@@ -163,7 +163,7 @@ func TestMemConnClose(t *testing.T) {
 	if _, err := a.Write([]byte("x")); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("write on the closed end: %v", err)
 	}
-	if err := a.SetReadDeadline(time.Unix(1, 0)); !errors.Is(err, io.ErrClosedPipe) {
+	if err := a.SetDeadline(time.Unix(1, 0)); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("deadline on the closed end: %v", err)
 	}
 	if err := a.Close(); err != nil {
@@ -195,5 +195,41 @@ func TestMemConnDeadlineWakesAWaitingRead(t *testing.T) {
 	buf := make([]byte, 1)
 	if n, err := b.Read(buf); n != 1 || err != nil || buf[0] != 'x' {
 		t.Fatalf("read after the deadline was cleared: %d, %v", n, err)
+	}
+}
+
+// TestMemConnKeepsOrderAcrossPartialReads: bytes come out in the order
+// they went in when reads take part of what is buffered and writes fill
+// the room the reads made (the buffer drops what was read as it goes).
+func TestMemConnKeepsOrderAcrossPartialReads(t *testing.T) {
+	t.Parallel()
+	a, b := newMemConns(&net.TCPAddr{}, memAddr("order"))
+	defer a.Close()
+	defer b.Close()
+	sent := make([]byte, MemConnBuffer+6)
+	for i := range sent {
+		sent[i] = byte(i % 253)
+	}
+	got := make([]byte, 0, len(sent))
+	buf := make([]byte, 6)
+	if _, err := a.Write(sent[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.ReadFull(b, buf); err != nil {
+		t.Fatal(err)
+	} else {
+		got = append(got, buf[:n]...)
+	}
+	// 4 unread: exactly room for the rest, with no reader.
+	if n, err := a.Write(sent[10:]); n != len(sent)-10 || err != nil {
+		t.Fatalf("a write filling the room reads made: %d, %v", n, err)
+	}
+	a.Close()
+	rest, err := io.ReadAll(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got = append(got, rest...); !bytes.Equal(got, sent) {
+		t.Fatalf("read %d bytes, not in the order written", len(got))
 	}
 }
