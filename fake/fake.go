@@ -112,9 +112,10 @@ func WithAddrs(a Addrs) Option { return func(c *config) { c.addrs = a } }
 // InMemory serves every fake on in-memory listeners instead of ports
 // (HTTP over in-memory connections, buffered as sockets are; orch's gRPC
 // too): the same behaviour, with no socket opened, so a suite can start
-// tens of thousands of fakes without waiting for ports. Only the clients the fakes make reach them then
-// (Fakes.Clients, each fake's Client and RawClient); their URLs name hosts
-// no resolver answers. WithAddrs is ignored.
+// tens of thousands of fakes without waiting for ports. Only the clients
+// the fakes make reach them then (Fakes.Clients, each fake's Client and
+// RawClient); their URLs name hosts no resolver answers. WithAddrs is
+// ignored.
 func InMemory() Option { return func(c *config) { c.inMemory = true } }
 
 // WithSeed loads seed into the fakes once they run (see Seed).
@@ -221,42 +222,39 @@ func start(opts []Option) (f *Fakes, err error) {
 	f.Orch = orchfake.New(append([]orchfake.Option{orchfake.WithClock(cfg.clock)}, cfg.orch...)...)
 	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
 
-	// lis is the listener an HTTP fake serves on, carrying the report of
-	// WithForcedCloseReport: the fakes keep their servers to themselves.
-	lis := func(i int, l net.Listener) net.Listener {
-		if cfg.forced == nil {
-			return l
-		}
-		return fakekit.ReportForcedClose(l, func(fc fakekit.ForcedClose) {
-			cfg.forced(ForcedClose{Service: listenerNames[i], Addr: fc.Addr, Open: fc.Open, Grace: fc.Grace})
-		})
-	}
+	// l are the fakes' listeners: the ports opened above, or in memory.
+	var l [nListeners]net.Listener
 	if cfg.inMemory {
-		f.ERP.Serve(lis(lERP, fakekit.NewMemListener("erpfake")))
-		f.CloudAuth.Serve(lis(lCloudAuth, fakekit.NewMemListener("cloudauthfake")))
-		f.Orch.ServeGRPC(fakekit.NewMemListener("orchfake-grpc"))
-		f.Orch.Serve(lis(lOrchHTTP, fakekit.NewMemListener("orchfake")))
-		f.SourceHost.Serve(lis(lSourceHost, fakekit.NewMemListener("sourcehostfake")))
+		for i, name := range memListenerNames {
+			l[i] = fakekit.NewMemListener(name)
+		}
 	} else {
 		if err := ls.wait(); err != nil {
 			return f, err
 		}
-		f.ERP.Serve(lis(lERP, ls.l[lERP]))
-		f.CloudAuth.Serve(lis(lCloudAuth, ls.l[lCloudAuth]))
-		f.Orch.ServeGRPC(ls.l[lOrchGRPC])
-		f.Orch.Serve(lis(lOrchHTTP, ls.l[lOrchHTTP]))
-		f.SourceHost.Serve(lis(lSourceHost, ls.l[lSourceHost]))
+		l = ls.l
 	}
+	// served is listener i for an HTTP fake, carrying the report of
+	// WithForcedCloseReport: the fakes keep their servers to themselves.
+	served := func(i int) net.Listener {
+		if cfg.forced == nil {
+			return l[i]
+		}
+		return fakekit.ReportForcedClose(l[i], func(fc fakekit.ForcedClose) {
+			cfg.forced(ForcedClose{Service: listenerNames[i], Addr: fc.Addr, Open: fc.Open, Grace: fc.Grace})
+		})
+	}
+	f.ERP.Serve(served(lERP))
+	f.CloudAuth.Serve(served(lCloudAuth))
+	f.Orch.ServeGRPC(l[lOrchGRPC])
+	f.Orch.Serve(served(lOrchHTTP))
+	f.SourceHost.Serve(served(lSourceHost))
 
 	// The gateway is made once the sourcehost fake serves: it calls it at
 	// its URL.
 	mcpOpts := append([]mcpfake.Option{mcpfake.WithClock(cfg.clock), mcpfake.WithUpstream(f.SourceHost)}, cfg.mcp...)
 	f.MCP = mcpfake.New(mcpOpts...)
-	if cfg.inMemory {
-		f.MCP.Serve(lis(lMCP, fakekit.NewMemListener("mcpfake")))
-	} else {
-		f.MCP.Serve(lis(lMCP, ls.l[lMCP]))
-	}
+	f.MCP.Serve(served(lMCP))
 
 	if cfg.seed != nil {
 		if err := cfg.seed.apply(f); err != nil {
@@ -287,6 +285,9 @@ const (
 
 // listenerNames name the listeners in errors, by index.
 var listenerNames = [nListeners]string{"erpfake", "cloudauthfake", "orchfake gRPC", "orchfake HTTP", "sourcehostfake", "mcpfake"}
+
+// memListenerNames name the in-memory listeners (their hosts), by index.
+var memListenerNames = [nListeners]string{"erpfake", "cloudauthfake", "orchfake-grpc", "orchfake", "sourcehostfake", "mcpfake"}
 
 // listeners are the ports of New, opening.
 type listeners struct {
