@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/apitwin/apitwin/internal/rest"
 )
 
 // The command line's environment variables.
@@ -58,7 +60,7 @@ type Settings struct {
 func (s Settings) String() string {
 	tok := ""
 	if s.Token != "" {
-		tok = "[REDACTED]"
+		tok = rest.Redacted
 	}
 	return fmt.Sprintf("Settings{Profile: %q, URL: %q, Tenant: %q, Username: %q, VerifySSL: %t, CACert: %q, Token: %s}",
 		s.Profile, s.URL, s.Tenant, s.Username, s.VerifySSL, s.CACert, tok)
@@ -72,7 +74,7 @@ func (s Settings) GoString() string { return s.String() }
 func (s Settings) LogValue() slog.Value {
 	tok := ""
 	if s.Token != "" {
-		tok = "[REDACTED]"
+		tok = rest.Redacted
 	}
 	return slog.GroupValue(slog.String("profile", s.Profile), slog.String("url", s.URL), slog.String("tenant", s.Tenant),
 		slog.String("username", s.Username), slog.Bool("verify_ssl", s.VerifySSL), slog.String("ca_cert", s.CACert),

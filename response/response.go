@@ -44,18 +44,15 @@ type Info struct {
 // every value as it came.
 func (i Info) String() string {
 	return fmt.Sprintf("{StatusCode:%d Header:%v RateLimit:%+v RequestID:%s Retries:%d}",
-		i.StatusCode, credential.RedactHeader(i.Header, redacted), i.RateLimit, i.RequestID, i.Retries)
+		i.StatusCode, credential.RedactHeader(i.Header, credential.Redacted), i.RateLimit, i.RequestID, i.Retries)
 }
 
 // GoString is Info as %#v prints a struct, with the same values hidden as
 // in String.
 func (i Info) GoString() string {
 	return fmt.Sprintf("response.Info{StatusCode:%d, Header:%#v, RateLimit:%#v, RequestID:%q, Retries:%d}",
-		i.StatusCode, credential.RedactHeader(i.Header, redacted), i.RateLimit, i.RequestID, i.Retries)
+		i.StatusCode, credential.RedactHeader(i.Header, credential.Redacted), i.RateLimit, i.RequestID, i.Retries)
 }
-
-// redacted stands for a hidden value, as in the clients' errors.
-const redacted = "[REDACTED]"
 
 type captureKey struct{}
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
@@ -121,7 +122,7 @@ func (u UserSeed) GoString() string { return u.String() }
 func (u UserSeed) LogValue() slog.Value { return slog.StringValue(u.String()) }
 
 // redacted stands where a secret was.
-const redacted = "[REDACTED]"
+const redacted = credential.Redacted
 
 // LogValue logs how many records of each kind the seed holds: its users'
 // passwords and API keys stay out of logs, whichever handler writes them.

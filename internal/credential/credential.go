@@ -6,6 +6,10 @@ package credential
 
 import "net/http"
 
+// Redacted is the text that stands where a secret was, in the clients'
+// errors, logs and printed values.
+const Redacted = "[REDACTED]"
+
 // headers are the credential headers, in canonical form: the standard ones
 // and those of the services the module speaks to (source-hosting tokens,
 // the ERP's API key, the gateway's request signature).

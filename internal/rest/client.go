@@ -188,7 +188,7 @@ func redactUserinfo(u *url.URL) string {
 		return u.String()
 	}
 	cp := *u
-	cp.User = url.User("[REDACTED]")
+	cp.User = url.User(Redacted)
 	return cp.String()
 }
 

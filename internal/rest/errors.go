@@ -12,12 +12,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/ratelimit"
 	"github.com/apitwin/apitwin/retry"
 )
 
 // Redacted is the text that stands where a secret was.
-const Redacted = "[REDACTED]"
+const Redacted = credential.Redacted
 
 // MaxExcerpt is how many characters of an answer's text an error quotes.
 const MaxExcerpt = 200
