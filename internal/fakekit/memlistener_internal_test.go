@@ -83,7 +83,7 @@ func TestClosedMemConnIsNotKeptByItsDeadline(t *testing.T) {
 				default:
 				}
 				if cycles == 100 {
-					t.Fatalf("after %d GC cycles, %d of 2 ends collected: a deadline's timer still holds a closed pipe", cycles, n)
+					t.Fatalf("after %d GC cycles, %d of 2 ends collected: a deadline's timer still holds a closed connection", cycles, n)
 				}
 				runtime.GC()
 				runtime.Gosched()
