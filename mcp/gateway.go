@@ -47,10 +47,10 @@ type Gateway struct {
 	store  Store          // the shared store with memory behind it, or memory alone
 	shared *fallbackStore // nil without a shared store
 	log    *slog.Logger
-	http   *http.Client // shared by every caller's upstream client
-	// upstreamBase are the options of every caller's upstream client but
-	// its token, made once: a client is made per token verified.
-	upstreamBase []sourcehost.Option
+	// upstream is the source-hosting client every caller's is a copy of
+	// (sourcehost.Client.WithToken), with no token of its own: its HTTP
+	// client and settings are shared by all.
+	upstream *sourcehost.Client
 	// mcp is the Model Context Protocol side: g's own transport in front
 	// of the server every gateway shares, which is made at the first MCP
 	// request of the process (see protocolServer).
@@ -93,7 +93,7 @@ func NewGateway(cfg Config) (*Gateway, error) {
 	}
 	g := &Gateway{
 		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), secret: []byte(cfg.Security.SigningSecret),
-		log: cfg.Logger, http: upstreamHTTPClient(cfg), callers: make(map[string]*caller),
+		log: cfg.Logger, callers: make(map[string]*caller),
 	}
 	if g.clk == nil {
 		g.clk = clock.Real()
@@ -109,17 +109,17 @@ func NewGateway(cfg Config) (*Gateway, error) {
 			onFail: func() { g.metrics.storeFailures.Add(1) }}
 		g.store = g.shared
 	}
-	g.upstreamBase = append([]sourcehost.Option{
-		sourcehost.WithHTTPClient(g.http),
+	// A bad UpstreamOption (a missing CA file, say) fails here, once,
+	// rather than on every caller's first request.
+	g.upstream, err = sourcehost.New(cfg.Upstream, append([]sourcehost.Option{
+		sourcehost.WithHTTPClient(upstreamHTTPClient(cfg)),
 		sourcehost.WithClock(g.clk),
 		sourcehost.WithUserAgent("apitwin-mcp-gateway/" + version.Version),
 		// The caller decides about retries: a 429 reaches it as -32000
 		// with data.status 429, which the client package retries.
 		sourcehost.WithoutRetries(),
-	}, cfg.UpstreamOptions...)
-	// A bad UpstreamOption (a missing CA file, say) fails here, once,
-	// rather than on every caller's first request.
-	if _, err := sourcehost.New(cfg.Upstream, g.upstreamOptions("config-check")...); err != nil {
+	}, cfg.UpstreamOptions...)...)
+	if err != nil {
 		return nil, fmt.Errorf("mcp: config: upstream options: %w", err)
 	}
 	return g, nil
@@ -758,13 +758,7 @@ func (g *Gateway) knownCaller(digest string) *caller {
 
 // upstreamClient is a source-hosting client with token.
 func (g *Gateway) upstreamClient(token string) (*sourcehost.Client, error) {
-	return sourcehost.New(g.cfg.Upstream, g.upstreamOptions(token)...)
-}
-
-// upstreamOptions are the options of a caller's source-hosting client:
-// upstreamBase and the token, on a slice of its own (the base is shared).
-func (g *Gateway) upstreamOptions(token string) []sourcehost.Option {
-	return append(g.upstreamBase[:len(g.upstreamBase):len(g.upstreamBase)], sourcehost.WithToken(token))
+	return g.upstream.WithToken(token)
 }
 
 // bearerToken is the token of "Authorization: Bearer <token>", or "".

@@ -180,3 +180,39 @@ func TestErrorStatusSentinels(t *testing.T) {
 		}
 	}
 }
+
+// Client.WithToken: the copy acts as the other token's user, keeps the
+// client's settings, hides its token, and leaves the client as it was; a
+// token no header can carry is refused.
+func TestClientWithToken(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	srv := tg.needFake(t)
+	srv.AddUser(sourcehostfake.UserSeed{Username: "reader"})
+	readTok, err := srv.CreateToken("reader", sourcehost.ScopeReadAPI, sourcehost.ScopeReadUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := srv.Client()
+	reader, err := root.WithToken(readTok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := reader.CurrentUser(ctx); err != nil || u.Username != "reader" {
+		t.Fatalf("the copy is %+v, %v", u, err)
+	}
+	if u, err := root.CurrentUser(ctx); err != nil || u.Username != "root" {
+		t.Fatalf("the client after WithToken is %+v, %v", u, err)
+	}
+	if reader.BaseURL() != root.BaseURL() {
+		t.Errorf("the copy's base URL %q", reader.BaseURL())
+	}
+	if s := fmt.Sprintf("%v %#v", reader, reader); strings.Contains(s, readTok) {
+		t.Errorf("the copy prints its token: %s", s)
+	}
+	for _, bad := range []string{"", "  ", "tok\r\nX-Evil: 1"} {
+		if c, err := root.WithToken(bad); err == nil || c != nil {
+			t.Errorf("WithToken(%q) = %v, %v", bad, c, err)
+		}
+	}
+}

@@ -58,15 +58,28 @@ func restOption(o rest.Option) Option { return func(s *settings) error { return 
 // in the PRIVATE-TOKEN header.
 func WithToken(token string) Option {
 	return func(s *settings) error {
-		if strings.TrimSpace(token) == "" {
-			return errors.New("empty token")
-		}
-		if strings.ContainsAny(token, "\r\n") {
-			return errors.New("token contains a line break")
+		if err := checkToken(token); err != nil {
+			return err
 		}
 		s.token = token
 		return nil
 	}
+}
+
+// checkToken refuses a token no header can carry.
+func checkToken(token string) error {
+	if strings.TrimSpace(token) == "" {
+		return errors.New("empty token")
+	}
+	if strings.ContainsAny(token, "\r\n") {
+		return errors.New("token contains a line break")
+	}
+	return nil
+}
+
+// tokenAuth puts token in a request's PRIVATE-TOKEN header.
+func tokenAuth(token string) func(http.Header) {
+	return func(h http.Header) { h["Private-Token"] = []string{token} }
 }
 
 // WithRetry sets the retry policy.
@@ -130,7 +143,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg.ScrubError = scrubError
 	if s.token != "" {
 		cfg.Secrets = append(cfg.Secrets, s.token)
-		cfg.Authorize = func(h http.Header) { h["Private-Token"] = []string{s.token} }
+		cfg.Authorize = tokenAuth(s.token)
 	}
 	rc, err := rest.New(cfg)
 	if err != nil {
@@ -146,6 +159,18 @@ func (c *Client) BaseURL() string { return c.rest.BaseURL() }
 // RateLimit returns the rate-limit values of the most recent response that
 // carried any.
 func (c *Client) RateLimit() RateLimit { return c.rest.RateLimit() }
+
+// WithToken returns a copy of c that authenticates with token instead of
+// c's token (or none), with c's settings and HTTP client otherwise: a
+// client per user, as a service acting for many users needs, without
+// building each from options. The copy keeps its own rate limit; c is
+// unchanged. An empty token, or one with a line break, is an error.
+func (c *Client) WithToken(token string) (*Client, error) {
+	if err := checkToken(token); err != nil {
+		return nil, fmt.Errorf("sourcehost: %w", err)
+	}
+	return &Client{rest: c.rest.WithAuth(tokenAuth(token), token), token: token}, nil
+}
 
 // String describes the client without its token.
 func (c *Client) String() string {

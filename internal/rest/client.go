@@ -169,6 +169,28 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// WithAuth returns a copy of c that authorizes its requests with authorize
+// (Config.Authorize) and hides secrets besides those c was made with
+// (Config.Secrets), with c's settings and HTTP client otherwise: a client
+// per credential, as a server acting for many callers needs, without
+// checking and building each from its Config again. The copy learns its
+// own secrets (Secrets.Add) and keeps its own rate limit; c is unchanged.
+func (c *Client) WithAuth(authorize func(http.Header), secrets ...string) *Client {
+	cp := &Client{
+		service: c.service, base: c.base, ua: c.ua, auth: authorize, decode: c.decode, isError: c.isError,
+		transient: c.transient, retry: c.retry, clock: c.clock, hc: c.hc, hook: c.hook,
+		clean: Cleaner{Secrets: &Secrets{}, ScrubError: c.clean.ScrubError},
+	}
+	cp.clean.Secrets.keep(append(c.clean.Secrets.fixedValues(), secrets...)...)
+	cp.log = c.log
+	if c.log != nil {
+		if h, ok := c.log.Handler().(*scrubHandler); ok { // it hid c's secrets: the copy's instead
+			cp.log = slog.New(&scrubHandler{next: h.next, secrets: cp.clean.Secrets})
+		}
+	}
+	return cp
+}
+
 func parseBaseURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {

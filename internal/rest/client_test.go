@@ -677,3 +677,61 @@ func FuzzExcerpt(f *testing.F) {
 		}
 	})
 }
+
+// WithAuth's copy sends its own credential and hides it (in errors and
+// logs) along with the secrets the original was made with; it keeps the
+// original's settings (user agent, decoder, server) and its own rate
+// limit; the original is unchanged.
+func TestWithAuth(t *testing.T) {
+	t.Parallel()
+	const first, second = "glpat-FIRST-TOKEN-111", "glpat-SECOND-TOKEN-22"
+	echo := func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/ok" {
+			w.Header().Set("X-RateLimit-Limit", "60")
+			w.Header().Set("X-RateLimit-Remaining", "59")
+			return
+		}
+		w.WriteHeader(400)
+		fmt.Fprintf(w, `{"message":"bad tokens %s %s"}`, first, r.Header.Get("PRIVATE-TOKEN"))
+	}
+	var logs bytes.Buffer
+	f := newFixture(t, rest.Config{
+		UserAgent: "myapp/2",
+		Authorize: func(h http.Header) { h.Set("PRIVATE-TOKEN", first) },
+		Secrets:   []string{first},
+		Logger:    slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Retry:     retry.Policy{Disabled: true},
+	}, echo)
+	cp := f.c.WithAuth(func(h http.Header) { h.Set("PRIVATE-TOKEN", second) }, second)
+	if _, err := cp.Do(context.Background(), get("/ok"), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cp.Do(context.Background(), get("/x"), nil)
+	var te *testError
+	if !errors.As(err, &te) { // the original's decoder
+		t.Fatalf("err %v", err)
+	}
+	for _, secret := range []string{first, second} {
+		if strings.Contains(err.Error(), secret) || strings.Contains(logs.String(), secret) {
+			t.Errorf("%s shows in the copy's error or logs: %v\n%s", secret, err, logs.String())
+		}
+	}
+	if !strings.Contains(logs.String(), "request") {
+		t.Errorf("the copy logged nothing to the original's logger: %s", logs.String())
+	}
+	if got := f.s.got[0]; got.Header.Get("PRIVATE-TOKEN") != second || !strings.HasSuffix(got.Header.Get("User-Agent"), " myapp/2") {
+		t.Errorf("the copy sent %v", got.Header)
+	}
+	if cp.RateLimit().Limit != 60 || f.c.RateLimit().Limit != 0 {
+		t.Errorf("rate limits: copy %+v, original %+v", cp.RateLimit(), f.c.RateLimit())
+	}
+	if _, err := f.c.Do(context.Background(), get("/ok"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.s.got[2].Header.Get("PRIVATE-TOKEN"); got != first {
+		t.Errorf("the original sent %q after the copy was made", got)
+	}
+	if cp.BaseURL() != f.c.BaseURL() {
+		t.Errorf("the copy's base URL %q", cp.BaseURL())
+	}
+}

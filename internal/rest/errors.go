@@ -373,6 +373,14 @@ func (s *Secrets) current() []string {
 	return s.allLocked()
 }
 
+// fixedValues are the values the set holds for the client's whole life,
+// in a slice of their own.
+func (s *Secrets) fixedValues() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.fixed)
+}
+
 // allLocked is every value of the set, in a slice of its own.
 func (s *Secrets) allLocked() []string { return append(slices.Clone(s.fixed), s.recent...) }
 
