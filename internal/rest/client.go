@@ -185,7 +185,7 @@ func (c *Client) WithAuth(authorize func(http.Header), secrets ...string) *Clien
 	cp.log = c.log
 	if c.log != nil {
 		if h, ok := c.log.Handler().(*scrubHandler); ok { // it hid c's secrets: the copy's instead
-			cp.log = slog.New(&scrubHandler{next: h.next, secrets: cp.clean.Secrets})
+			cp.log = slog.New(&scrubHandler{next: h.next, secrets: cp.clean.Secrets, bound: h.bound})
 		}
 	}
 	return cp

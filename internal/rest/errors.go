@@ -432,39 +432,90 @@ func scrubbingLogger(l *slog.Logger, set *Secrets) *slog.Logger {
 	return slog.New(&scrubHandler{next: l.Handler(), secrets: set})
 }
 
-// scrubHandler hides secrets from the records it passes on.
+// scrubHandler hides secrets from the records it passes on, and from the
+// attributes bound to it (With): those are kept here and scrubbed with the
+// secrets as they are when a record is logged, since a secret learned
+// after they were bound (a session's token) must not show in them either.
 type scrubHandler struct {
-	next    slog.Handler
+	next    slog.Handler // the handler wrapped, without what is bound here
 	secrets *Secrets
+	bound   []boundOp
+	// derived is next with bound applied, scrubbed with replacer r; made
+	// again when the set of secrets changes.
+	derived atomic.Pointer[derivedHandler]
+}
+
+// boundOp is one call of WithGroup (group) or WithAttrs (attrs).
+type boundOp struct {
+	group string
+	attrs []slog.Attr
+}
+
+type derivedHandler struct {
+	r *strings.Replacer
+	h slog.Handler
 }
 
 func (h *scrubHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
 
 func (h *scrubHandler) Handle(ctx context.Context, rec slog.Record) error {
 	sc := &Scrubber{r: h.secrets.replacer()}
+	next := h.target(sc)
 	if sc.r == nil {
-		return h.next.Handle(ctx, rec)
+		return next.Handle(ctx, rec)
 	}
 	out := slog.NewRecord(rec.Time, rec.Level, sc.String(rec.Message), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(scrubAttr(a, sc))
 		return true
 	})
-	return h.next.Handle(ctx, out)
+	return next.Handle(ctx, out)
+}
+
+// target is the handler a record goes to: next, with the bound groups and
+// attributes (scrubbed by sc) applied.
+func (h *scrubHandler) target(sc *Scrubber) slog.Handler {
+	if len(h.bound) == 0 {
+		return h.next
+	}
+	if d := h.derived.Load(); d != nil && d.r == sc.r {
+		return d.h
+	}
+	t := h.next
+	for _, op := range h.bound {
+		if op.attrs == nil {
+			t = t.WithGroup(op.group)
+			continue
+		}
+		attrs := op.attrs
+		if sc.r != nil {
+			attrs = make([]slog.Attr, len(op.attrs))
+			for i, a := range op.attrs {
+				attrs[i] = scrubAttr(a, sc)
+			}
+		}
+		t = t.WithAttrs(attrs)
+	}
+	h.derived.Store(&derivedHandler{r: sc.r, h: t})
+	return t
 }
 
 func (h *scrubHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	if sc := (&Scrubber{r: h.secrets.replacer()}); sc.r != nil {
-		attrs = slices.Clone(attrs)
-		for i, a := range attrs {
-			attrs[i] = scrubAttr(a, sc)
-		}
+	if len(attrs) == 0 {
+		return h
 	}
-	return &scrubHandler{next: h.next.WithAttrs(attrs), secrets: h.secrets}
+	return h.with(boundOp{attrs: slices.Clone(attrs)})
 }
 
 func (h *scrubHandler) WithGroup(name string) slog.Handler {
-	return &scrubHandler{next: h.next.WithGroup(name), secrets: h.secrets}
+	if name == "" { // slog's rule: an empty group is no group
+		return h
+	}
+	return h.with(boundOp{group: name})
+}
+
+func (h *scrubHandler) with(op boundOp) *scrubHandler {
+	return &scrubHandler{next: h.next, secrets: h.secrets, bound: append(slices.Clip(h.bound), op)}
 }
 
 // scrubAttr is a with every form of the secrets replaced in its value.
