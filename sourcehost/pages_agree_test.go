@@ -30,6 +30,9 @@ func TestListPagesAndIteratorAgree(t *testing.T) {
 		if _, err := tg.c.AddProjectHook(ctx, pid(p), &sourcehost.AddProjectHookRequest{URL: fmt.Sprintf("https://hooks.example.com/%d", i)}); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := tg.c.CreateRelease(ctx, pid(p), &sourcehost.CreateReleaseRequest{TagName: fmt.Sprintf("v1.%d.0", i), Ref: p.DefaultBranch}); err != nil {
+			t.Fatal(err) // makes the tag too
+		}
 		branch := fmt.Sprintf("feature/%d", i) // feature/0 gets the three commits below
 		if _, err := tg.c.CreateBranch(ctx, pid(p), branch, p.DefaultBranch); err != nil {
 			t.Fatal(err)
@@ -62,6 +65,18 @@ func TestListPagesAndIteratorAgree(t *testing.T) {
 		},
 		tg.c.AllProjectHooks(ctx, pid(p), &sourcehost.ListOptions{PerPage: 2}),
 		func(h *sourcehost.ProjectHook) string { return h.URL })
+	agree(t, "tags", 3,
+		func(n int) (*sourcehost.Page[sourcehost.Tag], error) {
+			return tg.c.ListTags(ctx, pid(p), &sourcehost.ListTagsOptions{ListOptions: page(n)})
+		},
+		tg.c.AllTags(ctx, pid(p), &sourcehost.ListTagsOptions{ListOptions: page(0)}),
+		func(tag *sourcehost.Tag) string { return tag.Name })
+	agree(t, "releases", 3,
+		func(n int) (*sourcehost.Page[sourcehost.Release], error) {
+			return tg.c.ListReleases(ctx, pid(p), &sourcehost.ListReleasesOptions{ListOptions: page(n)})
+		},
+		tg.c.AllReleases(ctx, pid(p), &sourcehost.ListReleasesOptions{ListOptions: page(0)}),
+		func(r *sourcehost.Release) string { return r.TagName })
 	agree(t, "merge requests", 3,
 		func(n int) (*sourcehost.Page[sourcehost.MergeRequest], error) {
 			return tg.c.ListMergeRequests(ctx, pid(p), &sourcehost.ListMergeRequestsOptions{ListOptions: page(n)})
