@@ -32,7 +32,7 @@ type Client struct {
 	api    *rest.Client // {root}/api/index.php
 	web    *rest.Client // {root}: the web root and its login form
 	root   string
-	key    string
+	hasKey bool     // for String; the key is the rest clients', behind a pointer (see sourcehost.Client)
 	bearer bool     // the key travels as a bearer token
 	sess   *session // nil unless WithLogin
 }
@@ -162,7 +162,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, errors.New("erp: WithAPIKey and WithLogin exclude each other; choose one")
 	}
 	root := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), APIPath)
-	c := &Client{key: o.key, bearer: o.bearer}
+	c := &Client{hasKey: o.key != "", bearer: o.bearer}
 	// The key, or the password and the session's cookies, which change at
 	// each login: one set for both REST clients, which keep them out of
 	// every error (and the errors it wraps), hook outcome and log line.
@@ -241,9 +241,9 @@ func (c *Client) RateLimit() RateLimit { return c.api.RateLimit() }
 func (c Client) String() string {
 	auth := "none"
 	switch {
-	case c.key != "" && c.bearer:
+	case c.hasKey && c.bearer:
 		auth = "bearer api key " + rest.Redacted
-	case c.key != "":
+	case c.hasKey:
 		auth = "api key " + rest.Redacted
 	case c.sess != nil:
 		auth = "login " + c.sess.user + " " + rest.Redacted

@@ -16,30 +16,40 @@ import (
 // session is a web-session login: the cookies the login form gave, renewed
 // when the server stops accepting them.
 type session struct {
-	user, password string
-	web            *rest.Client
+	user string
+	web  *rest.Client
 	// secrets hides the password and the session cookies from errors and
 	// log lines: the current cookies and those of the last few sessions,
 	// which an error about a request sent before a renewal may quote.
 	secrets *rest.Secrets
 
-	mu      sync.Mutex // held while logging in, so concurrent callers log in once
-	cookie  string     // the Cookie header value; "" before the first login
-	gen     uint64     // counts logins; a caller renews only the session it saw fail
-	cookies map[string]string
+	mu   sync.Mutex // held while logging in, so concurrent callers log in once
+	gen  uint64     // counts logins; a caller renews only the session it saw fail
+	held *held      // under mu
+}
+
+// held is what a session must not show: the password and the cookies. It
+// is behind a pointer of the session's, itself behind the Client's, so a
+// Client printed without its String method (by value, or kept in another
+// struct's field), which fmt's %s prints down to what a pointer field
+// points to, shows an address.
+type held struct {
+	password string
+	cookie   string // the Cookie header value; "" before the first login
+	cookies  map[string]string
 }
 
 // newSession is the session of a client with WithLogin; secrets holds the
 // password and learns each login's cookies.
 func newSession(user, password string, secrets *rest.Secrets) *session {
-	return &session{user: user, password: password, secrets: secrets}
+	return &session{user: user, secrets: secrets, held: &held{password: password}}
 }
 
 // authorize is the API client's Authorize hook: it sends the current
 // session's cookies.
 func (s *session) authorize(h http.Header) {
 	s.mu.Lock()
-	cookie := s.cookie
+	cookie := s.held.cookie
 	s.mu.Unlock()
 	if cookie != "" {
 		h["Cookie"] = []string{cookie}
@@ -82,7 +92,7 @@ func (s *session) login(ctx context.Context) error {
 // (200); both set cookies, so the status, not the cookie, tells them apart.
 func (s *session) loginLocked(ctx context.Context) error {
 	page := &pageHead{max: 64 << 10}
-	form := url.Values{"username": {s.user}, "password": {s.password}}
+	form := url.Values{"username": {s.user}, "password": {s.held.password}}
 	res, err := s.web.Do(ctx, &rest.Request{
 		Method: http.MethodPost, Path: "/index.php", Form: form, NoRedirect: true,
 		Header: http.Header{"Accept": {"text/html"}},
@@ -90,18 +100,18 @@ func (s *session) loginLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.cookies == nil {
-		s.cookies = map[string]string{}
+	if s.held.cookies == nil {
+		s.held.cookies = map[string]string{}
 	}
 	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
 		s.secrets.Add(c.Value)
 		if c.MaxAge < 0 || c.Value == "" || c.Value == "deleted" {
-			delete(s.cookies, c.Name)
+			delete(s.held.cookies, c.Name)
 			continue
 		}
-		s.cookies[c.Name] = c.Value
+		s.held.cookies[c.Name] = c.Value
 	}
-	if res.StatusCode/100 != 3 || len(s.cookies) == 0 {
+	if res.StatusCode/100 != 3 || len(s.held.cookies) == 0 {
 		e := &Error{StatusCode: res.StatusCode, Method: http.MethodPost, Path: "/index.php", loginFailed: true, Message: "the login form refused the username or password"}
 		if msg := loginMessage(page.buf.Bytes()); msg != "" {
 			e.Message += ": " + s.web.Redact(msg) // a page may echo the form it was sent
@@ -112,13 +122,13 @@ func (s *session) loginLocked(ctx context.Context) error {
 		return e
 	}
 	var b strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(s.cookies)) {
+	for _, name := range slices.Sorted(maps.Keys(s.held.cookies)) {
 		if b.Len() > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(name + "=" + s.cookies[name])
+		b.WriteString(name + "=" + s.held.cookies[name])
 	}
-	s.cookie = b.String()
+	s.held.cookie = b.String()
 	s.gen++
 	return nil
 }

@@ -26,13 +26,16 @@ import (
 // Client calls the gateway's methods over JSON-RPC 2.0. It is safe for
 // concurrent use.
 type Client struct {
-	rest   *rest.Client
-	token  string
-	secret []byte
-	path   string // the endpoint's path, which signatures cover
-	retry  RetryPolicy
-	clk    clock.Clock
-	ids    atomic.Int64
+	rest     *rest.Client
+	hasToken bool // for String; the token is rest's, in its authorizer
+	// sign signs a request with the signing secret, which only it holds:
+	// a Client printed by value (fmt prints its fields without String)
+	// shows a function's address, not the secret. Nil: unsigned.
+	sign  func(ts time.Time, nonce, method, path string, body []byte) string
+	path  string // the endpoint's path, which signatures cover
+	retry RetryPolicy
+	clk   clock.Clock
+	ids   atomic.Int64
 }
 
 // RetryPolicy says how the client retries a call the gateway answered with
@@ -164,12 +167,15 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{rest: rc, token: s.token, retry: retry, clk: cfg.Clock, path: "/"}
+	c := &Client{rest: rc, hasToken: s.token != "", retry: retry, clk: cfg.Clock, path: "/"}
 	if u, err := url.Parse(endpoint); err == nil && u.EscapedPath() != "" {
 		c.path = u.EscapedPath()
 	}
 	if s.secret != "" {
-		c.secret = []byte(s.secret)
+		secret := []byte(s.secret)
+		c.sign = func(ts time.Time, nonce, method, path string, body []byte) string {
+			return SignRequest(secret, ts, nonce, method, path, body)
+		}
 	}
 	if c.clk == nil {
 		c.clk = clock.Real()
@@ -185,7 +191,7 @@ func (c *Client) RateLimit() RateLimit { return c.rest.RateLimit() }
 
 // String describes the client without its token or secret.
 func (c *Client) String() string {
-	return fmt.Sprintf("mcp.Client(%s, token set: %t, signing: %t)", c.Endpoint(), c.token != "", c.secret != nil)
+	return fmt.Sprintf("mcp.Client(%s, token set: %t, signing: %t)", c.Endpoint(), c.hasToken, c.sign != nil)
 }
 
 // GoString is String, so %#v does not show secrets either.
@@ -398,11 +404,11 @@ var unsignedHeader = http.Header{"Accept": {acceptHeader}}
 // bytes (none for 204).
 func (c *Client) post(ctx context.Context, body []byte) (json.RawMessage, rest.Response, error) {
 	h := unsignedHeader
-	if c.secret != nil {
+	if c.sign != nil {
 		// Signed per attempt, with a fresh nonce: the gateway accepts a
 		// signature once.
 		h = http.Header{"Accept": {acceptHeader},
-			SignatureHeader: {SignRequest(c.secret, c.clk.Now(), NewNonce(), http.MethodPost, c.path, body)}}
+			SignatureHeader: {c.sign(c.clk.Now(), NewNonce(), http.MethodPost, c.path, body)}}
 	}
 	var ans answerBytes
 	res, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, RawJSON: body, Header: h}, &ans)

@@ -40,10 +40,15 @@ import (
 // caused too many verifications), batch length (400 before the batch is
 // decoded), rate limit of the verified token (429).
 type Gateway struct {
-	cfg    Config
-	clk    clock.Clock
-	ips    *ipFilter
-	secret []byte
+	// cfg is the configuration without its secrets (the signing secret
+	// cleared, the upstream URL's credentials redacted): a Gateway printed
+	// by value, whose fields fmt prints without String, shows none.
+	cfg Config
+	clk clock.Clock
+	ips *ipFilter
+	// secret returns the signing secret, which only it holds (a function
+	// prints as an address).
+	secret func() []byte
 	store  Store          // the shared store with memory behind it, or memory alone
 	shared *fallbackStore // nil without a shared store
 	log    *slog.Logger
@@ -92,9 +97,12 @@ func NewGateway(cfg Config) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{
-		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), secret: []byte(cfg.Security.SigningSecret),
-		log: cfg.Logger, callers: make(map[string]*caller),
+		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), log: cfg.Logger, callers: make(map[string]*caller),
 	}
+	secret := []byte(cfg.Security.SigningSecret)
+	g.secret = func() []byte { return secret }
+	g.cfg.Security.SigningSecret = ""
+	g.cfg.Upstream = redactUpstream(cfg.Upstream)
 	if g.clk == nil {
 		g.clk = clock.Real()
 	}
@@ -138,7 +146,7 @@ func upstreamHTTPClient(cfg Config) *http.Client {
 // String never shows the signing secret, nor credentials in the upstream
 // URL.
 func (g *Gateway) String() string {
-	return "mcp.Gateway(" + redactUpstream(g.cfg.Upstream) + g.cfg.Path + ")"
+	return "mcp.Gateway(" + g.cfg.Upstream + g.cfg.Path + ")"
 }
 
 // GoString is String, so that %#v shows no secret.

@@ -163,7 +163,7 @@ func (g *Gateway) checkSignature(ctx context.Context, r *http.Request, body []by
 		if !sec.AcceptBodyOnlySignature {
 			return unsigned(SignatureHeader + " of the body alone is not accepted: sign t=<unix time>,nonce=<nonce>,v2=<HMAC of time, nonce, method, path and body>")
 		}
-		if !verifySignature(g.secret, body, header) {
+		if !verifySignature(g.secret(), body, header) {
 			return unsigned(SignatureHeader + " does not match the body")
 		}
 		return nil
@@ -179,7 +179,7 @@ func (g *Gateway) checkSignature(ctx context.Context, r *http.Request, body []by
 		return unsigned(fmt.Sprintf("%s was made at %s, more than %d s from the gateway's time %s", SignatureHeader,
 			signedAt.UTC().Format(time.RFC3339), sec.SignatureWindowSeconds, now.UTC().Format(time.RFC3339)))
 	}
-	if !hmac.Equal(sig.mac, requestMAC(g.secret, sig.ts, sig.nonce, r.Method, r.URL.EscapedPath(), body)) {
+	if !hmac.Equal(sig.mac, requestMAC(g.secret(), sig.ts, sig.nonce, r.Method, r.URL.EscapedPath(), body)) {
 		return unsigned(SignatureHeader + " does not match the request (its time, nonce, method, path and body)")
 	}
 	// Only now, with the signature known good, is it remembered: made-up

@@ -50,14 +50,17 @@ type Client struct {
 	target    string
 	namespace string
 	identity  string
-	token     string
+	hasToken  bool // for String; the token is the transport's, behind a pointer (see sourcehost.Client)
 	clk       clock.Clock
-	clean     rest.Cleaner // takes the token out of errors and log records
-	log       *slog.Logger // cleaned by clean
-	retry     RetryPolicy
-	limits    *limiter
-	timeout   time.Duration
-	hook      observe.Hook
+	// clean takes the token out of errors and log records. A pointer, so
+	// that the token its set holds is two pointers away from a Client
+	// printed by value (with %s, fmt shows what a pointer field points to).
+	clean   *rest.Cleaner
+	log     *slog.Logger // cleaned by clean
+	retry   RetryPolicy
+	limits  *limiter
+	timeout time.Duration
+	hook    observe.Hook
 
 	mu   sync.Mutex
 	last RateLimit
@@ -156,9 +159,9 @@ func newClient(s settings, tr transport, kind, target string, clean rest.Cleaner
 		target:    target,
 		namespace: s.namespace,
 		identity:  s.identity,
-		token:     s.token,
+		hasToken:  s.token != "",
 		clk:       s.rest.Clock,
-		clean:     clean,
+		clean:     &clean,
 		log:       clean.Logger(s.rest.Logger),
 		retry:     retry,
 		limits:    newLimiter(s.limits, s.rest.Clock),
@@ -206,7 +209,7 @@ func (c *Client) Identity() string { return c.identity }
 func (c *Client) WithNamespace(namespace string) *Client {
 	cp := &Client{
 		tr: c.tr, kind: c.kind, target: c.target, namespace: namespace, identity: c.identity,
-		token: c.token, clk: c.clk, clean: c.clean, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
+		hasToken: c.hasToken, clk: c.clk, clean: c.clean, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
 		hook: c.hook, warnDeprecated: c.warnDeprecated,
 	}
 	return cp
@@ -223,7 +226,7 @@ func (c *Client) RateLimit() RateLimit {
 // String describes the client without its token.
 func (c *Client) String() string {
 	auth := "none"
-	if c.token != "" {
+	if c.hasToken {
 		auth = "bearer " + rest.Redacted
 	}
 	return fmt.Sprintf("orch.Client{transport: %s, target: %s, namespace: %s, auth: %s}", c.kind, c.target, c.namespace, auth)

@@ -26,8 +26,12 @@ const apiPrefix = "/api/v4"
 
 // Client talks to one source-hosting server. It is safe for concurrent use.
 type Client struct {
-	rest  *rest.Client
-	token string
+	rest *rest.Client
+	// hasToken is all the client keeps of its token, for String. The
+	// token itself is rest's (its authorizer and secrets), behind a
+	// pointer: a Client printed by value, whose fields fmt prints
+	// without String, cannot show it.
+	hasToken bool
 }
 
 // RateLimit is what a response said about the caller's rate limit.
@@ -135,7 +139,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if !strings.HasSuffix(base, apiPrefix) {
 		base += apiPrefix
 	}
-	c := &Client{token: s.token}
+	c := &Client{hasToken: s.token != ""}
 	cfg := s.rest
 	cfg.Service = "sourcehost"
 	cfg.BaseURL = base
@@ -169,13 +173,13 @@ func (c *Client) WithToken(token string) (*Client, error) {
 	if err := checkToken(token); err != nil {
 		return nil, fmt.Errorf("sourcehost: %w", err)
 	}
-	return &Client{rest: c.rest.WithAuth(tokenAuth(token), token), token: token}, nil
+	return &Client{rest: c.rest.WithAuth(tokenAuth(token), token), hasToken: true}, nil
 }
 
 // String describes the client without its token.
 func (c *Client) String() string {
 	auth := "none"
-	if c.token != "" {
+	if c.hasToken {
 		auth = rest.Redacted
 	}
 	return fmt.Sprintf("sourcehost.Client{BaseURL: %s, Token: %s}", c.rest.BaseURL(), auth)

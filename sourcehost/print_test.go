@@ -1,0 +1,26 @@
+package sourcehost_test
+
+import (
+	"testing"
+
+	"github.com/apitwin/apitwin/internal/testtools"
+	"github.com/apitwin/apitwin/sourcehost"
+)
+
+// A client printed any way, its copy with another token too, shows neither
+// token, even printed by value (fmt.Printf("%+v", *c)), where its String
+// method is not called.
+func TestClientPrintedAnyWayShowsNoToken(t *testing.T) {
+	t.Parallel()
+	const token, other = "glpat-PRINT-TOKEN-1111", "glpat-PRINT-OTHER-2222"
+	c, err := sourcehost.New("http://git.example.com", sourcehost.WithToken(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := c.WithToken(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testtools.ShowsNoSecret(t, c, token)
+	testtools.ShowsNoSecret(t, cp, token, other)
+}
