@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +52,17 @@ type MemoryStore struct {
 
 // NewMemoryStore returns an empty MemoryStore.
 func NewMemoryStore() *MemoryStore { return &MemoryStore{tokens: map[string]string{}} }
+
+// String names the profiles the store holds a token for, not the tokens:
+// a store printed by mistake (%v) shows none.
+func (m *MemoryStore) String() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return fmt.Sprintf("cloudauth.MemoryStore{profiles: %q}", slices.Sorted(maps.Keys(m.tokens)))
+}
+
+// GoString is String, so %#v shows no token either.
+func (m *MemoryStore) GoString() string { return m.String() }
 
 // Save keeps the token.
 func (m *MemoryStore) Save(profile, token string) error {
@@ -151,6 +164,14 @@ type MemoryKeyring struct {
 
 // NewMemoryKeyring returns an empty MemoryKeyring.
 func NewMemoryKeyring() *MemoryKeyring { return &MemoryKeyring{entries: map[string]string{}} }
+
+// String counts the secrets the keyring holds and shows none of them.
+func (k *MemoryKeyring) String() string {
+	return fmt.Sprintf("cloudauth.MemoryKeyring{entries: %d}", k.Len())
+}
+
+// GoString is String, so %#v shows no secret either.
+func (k *MemoryKeyring) GoString() string { return k.String() }
 
 // SetFailure makes every later call fail with err (nil to stop), as a
 // keyring that is locked or absent does.
