@@ -169,7 +169,7 @@
 // RequestCancelExternalWorkflowExecutionInitiated, then
 // ExternalWorkflowExecutionCancelRequested (the target gets
 // WorkflowExecutionCancelRequested) or
-// RequestCancelExternalWorkflowExecutionFailed.
+// RequestCancelExternalWorkflowExecutionFailed, and a workflow task for it.
 //
 // History pages hold up to 1,000 events (maximum_page_size); page tokens
 // are opaque (a tag, the position, a CRC-32) and a foreign or damaged one

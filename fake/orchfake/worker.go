@@ -69,12 +69,14 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 			e.memo.Fields[k] = v
 		}
 	}
+	askedToCancel := false // the outcome of a cancel request is written at once: the workflow must see it
 	for _, c := range req.GetCommands() {
 		s.applyCommand(e, c, done.GetEventId(), req.GetIdentity())
+		askedToCancel = askedToCancel || c.GetCommandType() == orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION
 	}
 	s.startChildren(e)
 	resp := &orchpb.RespondWorkflowTaskCompletedResponse{}
-	if e.open() && (missed || req.GetForceCreateNewWorkflowTask()) && e.eng.wft == nil {
+	if e.open() && (missed || askedToCancel || req.GetForceCreateNewWorkflowTask()) && e.eng.wft == nil {
 		s.scheduleWorkflowTask(e)
 	}
 	if req.GetReturnNewWorkflowTask() && e.open() && e.eng.wft != nil && e.eng.wft.live() {
