@@ -1,13 +1,11 @@
 package cloudauth_test
 
 import (
-	"bytes"
 	"fmt"
-	"log/slog"
-	"strings"
 	"testing"
 
 	"github.com/apitwin/apitwin/cloudauth"
+	"github.com/apitwin/apitwin/internal/testtools"
 )
 
 // The in-memory store and keyring printed any way show what they hold
@@ -23,22 +21,8 @@ func TestMemoryStoresPrintNoToken(t *testing.T) {
 	if err := keyring.Set("cloudctl", "work", token); err != nil {
 		t.Fatal(err)
 	}
-	var outs []string
-	for _, v := range []any{store, keyring} {
-		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
-			outs = append(outs, fmt.Sprintf(verb, v))
-		}
-		var buf bytes.Buffer
-		for _, h := range []slog.Handler{slog.NewTextHandler(&buf, nil), slog.NewJSONHandler(&buf, nil)} {
-			slog.New(h).Info("printing", "value", v)
-		}
-		outs = append(outs, buf.String())
-	}
-	for _, out := range outs {
-		if strings.Contains(out, "PRINT-TOKEN") {
-			t.Errorf("printed a token: %s", out)
-		}
-	}
+	testtools.PrintsNoSecret(t, store, token, "PRINT-TOKEN")
+	testtools.PrintsNoSecret(t, keyring, token, "PRINT-TOKEN")
 	if got := fmt.Sprint(store); got != `cloudauth.MemoryStore{profiles: ["work"]}` {
 		t.Errorf("store printed as %s", got)
 	}

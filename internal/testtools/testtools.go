@@ -4,8 +4,9 @@
 // after installing them, so that CI cannot pass by skipping. Main and
 // ProgramPath run the project's own programs as processes without building
 // them: the test binary is the program. Golden compares an answer with a
-// golden file (-update-golden rewrites it). ShowsNoSecret checks that a
-// value printed every way shows none of the secrets it holds.
+// golden file (-update-golden rewrites it). ShowsNoSecret and
+// PrintsNoSecret check that a value printed every way shows none of the
+// secrets it holds.
 package testtools
 
 import (
