@@ -27,6 +27,10 @@
 //     (create_issue, create_merge_request), source_branch and target_branch,
 //     ref (trigger_pipeline), file_path, search, url. A null value counts as
 //     absent. Integers must be written as integers.
+//   - An id is a string, a number or null; a string whose bytes are not
+//     UTF-8 is not a JSON string (RFC 8259), and its request is -32600
+//     with id null, as any id that cannot be read: every answer is UTF-8
+//     JSON.
 //   - Errors that the specification's examples show are written exactly so
 //     (no data for -32700, -32600, -32601). Upstream errors carry data
 //     {status, message}; other 4xx answers of the upstream (409, 422) are

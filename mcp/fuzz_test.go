@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzGateway sends any body to a gateway whose upstream (in this process)
@@ -13,9 +14,10 @@ import (
 // gateway never
 // panics and answers either nothing (204) or valid JSON-RPC: one response
 // object, or a non-empty array of them, each with jsonrpc "2.0", an id, and
-// exactly one of result and error. Bodies that belong to the Model Context
-// Protocol go to its SDK, whose transport rules differ; for those only the
-// absence of a panic is checked.
+// exactly one of result and error. Every answer is valid UTF-8 JSON, what
+// the body held notwithstanding. Bodies that belong to the Model Context
+// Protocol go to its SDK, whose transport rules differ; for those only that
+// and the absence of a panic are checked.
 func FuzzGateway(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","method":"list_projects","id":1}`,
@@ -25,6 +27,8 @@ func FuzzGateway(f *testing.F) {
 		`[{"jsonrpc":"2.0","method":"foo","id":1},1,{"jsonrpc":"2.0","method":"bar"}]`,
 		`[]`, `[1,2,3]`, `{`, `"x"`, `null`, ``, `{"jsonrpc":"2.0","method":"tools/list","id":1}`,
 		`{"jsonrpc":"2.0","method":"create_issue","params":[1],"id":1e3}`,
+		"{\"jsonrpc\":\"2.0\",\"method\":\"list_projects\",\"id\":\"\xff\"}",
+		"[{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"\xc3\"},{\"jsonrpc\":\"2.0\",\"method\":\"x\xfe\",\"id\":2}]",
 		`[{"jsonrpc":"2.0","method":"ping","id":1},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_project","arguments":{"project_id":1}},"id":2},{"jsonrpc":"2.0","method":"list_projects","id":3}]`,
 	} {
 		f.Add([]byte(seed))
@@ -55,10 +59,15 @@ func FuzzGateway(f *testing.F) {
 		if rec.Code == http.StatusUnauthorized || rec.Code == http.StatusTooManyRequests {
 			t.Fatalf("refused before the body was read (%d %s): the fuzzing never reaches the JSON-RPC decoder", rec.Code, rec.Body)
 		}
+		out := rec.Body.Bytes()
+		// Whatever answered, and whatever the body held (bytes that are
+		// not UTF-8 among them), the answer is UTF-8 JSON (RFC 8259).
+		if len(out) > 0 && (!utf8.Valid(out) || !json.Valid(out)) {
+			t.Fatalf("answer to %q is not UTF-8 JSON: %q", body, out)
+		}
 		if msgs, _, fatal := decodeBody(body, DefaultMaxBatch); fatal == nil && protocolMessages(msgs) {
 			return
 		}
-		out := rec.Body.Bytes()
 		if rec.Code == http.StatusNoContent {
 			if len(out) != 0 {
 				t.Fatalf("204 with a body: %s", out)

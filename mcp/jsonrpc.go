@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // The wire form of JSON-RPC 2.0 messages, and the decoder the gateway runs
@@ -188,12 +189,19 @@ func isVersion(v json.RawMessage) bool {
 	return json.Unmarshal(v, &version) == nil && version == jsonrpcVersion
 }
 
+// validID reports whether id, a JSON value, is one a request may carry: a
+// string, a number or null. A string whose bytes are not UTF-8 is not a
+// JSON string (RFC 8259, section 8.1), though encoding/json lets it pass:
+// echoed back as it came, it would make the answer invalid JSON, so it is
+// an id that cannot be read (Invalid Request, id null).
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
 	}
 	switch c := id[0]; {
-	case c == '"', c == '-', c >= '0' && c <= '9':
+	case c == '"':
+		return utf8.Valid(id)
+	case c == '-', c >= '0' && c <= '9':
 		return true
 	case bytes.Equal(id, nullID):
 		return true

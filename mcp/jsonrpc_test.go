@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -196,4 +197,39 @@ func TestSpecificationExamples(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An id whose string holds bytes that are not UTF-8 is not a JSON string
+// (RFC 8259 section 8.1), so not an id JSON-RPC allows: the request is
+// Invalid Request with id null, as any other unreadable id, and the answer
+// is valid UTF-8 JSON. (The id was echoed back byte for byte, which no
+// strict JSON decoder reads.) An escaped code point, valid JSON however
+// odd, is echoed as it came.
+func TestIDNotUTF8(t *testing.T) {
+	t.Parallel()
+	srv, _ := seeded(t)
+	invalid := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`
+	for _, tc := range []struct{ name, body, want string }{
+		{"alone", "{\"jsonrpc\":\"2.0\",\"method\":\"list_projects\",\"id\":\"a\xffb\"}", invalid},
+		{"truncated sequence", "{\"jsonrpc\":\"2.0\",\"method\":\"foobar\",\"id\":\"\xe2\x82\"}", invalid},
+		{"surrogate encoded", "{\"jsonrpc\":\"2.0\",\"method\":\"foobar\",\"id\":\"\xed\xa0\x80\"}", invalid},
+		{"protocol method", "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"\xc0\xaf\"}", invalid},
+		{"in a batch", "[{\"jsonrpc\":\"2.0\",\"method\":\"foobar\",\"id\":\"\xff\"},{\"jsonrpc\":\"2.0\",\"method\":\"foobar\",\"id\":\"ok\"}]",
+			"[" + invalid + `,{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"ok"}]`},
+		{"escaped lone surrogate", `{"jsonrpc":"2.0","method":"foobar","id":"\udc00"}`,
+			`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"\udc00"}`},
+		{"UTF-8", `{"jsonrpc":"2.0","method":"foobar","id":"é✓"}`,
+			`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"é✓"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			status, _, body := post(t, srv, tc.body)
+			if status != http.StatusOK || body != tc.want {
+				t.Errorf("answer %d %q\nwant 200 %q", status, body, tc.want)
+			}
+			if !utf8.ValidString(body) || !json.Valid([]byte(body)) {
+				t.Errorf("the answer is not UTF-8 JSON: %q", body)
+			}
+		})
+	}
 }
