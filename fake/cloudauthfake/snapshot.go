@@ -1,0 +1,113 @@
+package cloudauthfake
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+// A snapshot is the fake's state as JSON ([Server.Snapshot]), for a program
+// that keeps it across restarts (apitwin-fake -state-dir): the accounts of
+// every tenant, the tokens logged out before they expired (so a revoked
+// token stays refused), and how many tokens were issued. The signing keys
+// are not in it: they are the fake's configuration (WithKey), which a
+// program keeps with its credentials, and a token verifies after a restore
+// only when the fake signs with the key that signed it. Faults and the
+// request log are not state and are not kept. A snapshot holds every
+// account's password: keep it private.
+
+// SnapshotFormat and SnapshotVersion name the shape of the fake's
+// snapshots; Restore reads this version only.
+const (
+	SnapshotFormat  = "cloudauthfake"
+	SnapshotVersion = 1
+)
+
+type snapshot struct {
+	fakekit.SnapshotHeader
+	Users   []UserSeed    `json:"users"`
+	Revoked []snapRevoked `json:"revoked"`
+	Issued  int           `json:"issued"`
+}
+
+// snapRevoked is a token logged out: its id, and its expiry, after which
+// it need not be remembered.
+type snapRevoked struct {
+	ID      string               `json:"id"`
+	Expires fakekit.SnapshotTime `json:"expires"`
+}
+
+// Snapshot returns the fake's state as versioned JSON, which Restore reads
+// back into this fake or another: accounts, revoked tokens, the count of
+// tokens issued. It holds every account's password.
+func (s *Server) Snapshot() ([]byte, error) {
+	snap := snapshot{SnapshotHeader: fakekit.SnapshotHeader{Format: SnapshotFormat, Version: SnapshotVersion},
+		Users: []UserSeed{}, Revoked: []snapRevoked{}}
+	s.mu.Lock()
+	now := s.cfg.clock.Now()
+	for _, u := range s.users {
+		us := u.UserSeed
+		us.Roles = slices.Clone(us.Roles)
+		snap.Users = append(snap.Users, us)
+	}
+	for id, exp := range s.revoked {
+		if now.Before(exp) { // an expired token is refused anyway
+			snap.Revoked = append(snap.Revoked, snapRevoked{ID: id, Expires: fakekit.SnapshotTime(exp)})
+		}
+	}
+	snap.Issued = s.issued
+	s.mu.Unlock()
+	// Map order is random: sorted, two snapshots of one state are equal.
+	slices.SortFunc(snap.Users, func(a, b UserSeed) int {
+		return cmp.Or(cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.Username, b.Username))
+	})
+	slices.SortFunc(snap.Revoked, func(a, b snapRevoked) int { return cmp.Compare(a.ID, b.ID) })
+	return fakekit.EncodeSnapshot(snap)
+}
+
+// Restore replaces the fake's accounts, revoked tokens and count of issued
+// tokens with a snapshot's (see Snapshot). The admin account keeps the
+// password of this fake (WithAdminPassword), whatever the snapshot says,
+// so that the password a program prints is the one that works. A snapshot
+// of another format or version, or one that does not hold together (an
+// account twice, or without a username or password), is refused with an
+// error and changes nothing. The keys, faults and the request log stay.
+func (s *Server) Restore(data []byte) error {
+	var snap snapshot
+	if err := fakekit.DecodeSnapshot(data, SnapshotFormat, SnapshotVersion, &snap); err != nil {
+		return fmt.Errorf("cloudauthfake: %w", err)
+	}
+	users := map[userKey]*user{}
+	for i, u := range snap.Users {
+		if strings.TrimSpace(u.Username) == "" || u.Password == "" || u.Tenant == "" {
+			return fmt.Errorf("cloudauthfake: snapshot: users[%d]: a user needs a username, a password and a tenant", i)
+		}
+		k := userKey{u.Tenant, u.Username}
+		if users[k] != nil {
+			return fmt.Errorf("cloudauthfake: snapshot: users[%d]: %q twice in tenant %q", i, u.Username, u.Tenant)
+		}
+		u.Roles = slices.Clone(u.Roles)
+		users[k] = &user{UserSeed: u}
+	}
+	if admin := users[userKey{s.cfg.defaultTenant, AdminUsername}]; admin != nil {
+		admin.Password = s.cfg.adminPassword
+	}
+	revoked := make(map[string]time.Time, len(snap.Revoked))
+	for i, r := range snap.Revoked {
+		if r.ID == "" {
+			return fmt.Errorf("cloudauthfake: snapshot: revoked[%d]: no token id", i)
+		}
+		revoked[r.ID] = r.Expires.Time()
+	}
+	if snap.Issued < 0 {
+		return fmt.Errorf("cloudauthfake: snapshot: issued %d is negative", snap.Issued)
+	}
+	s.mu.Lock()
+	s.users, s.revoked, s.issued = users, revoked, snap.Issued
+	s.mu.Unlock()
+	return nil
+}
