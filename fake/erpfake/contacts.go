@@ -194,6 +194,9 @@ func createContact(in *input) step {
 		if fail := p.apply(c, ct, "Error creating contact"); fail != nil {
 			return *fail
 		}
+		if fail := c.full("contact", 0, "Error creating contact"); fail != nil {
+			return *fail
+		}
 		ct.id = c.st.next("contact")
 		ct.datec = c.st.now()
 		ct.datem = ct.datec

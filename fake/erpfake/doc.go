@@ -138,6 +138,20 @@
 //     read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of each
 //     body, 32 MiB in all ([WithRequestLog]).
+//   - Records: at most 100,000 of each kind ([WithMaxRecords],
+//     [DefaultMaxRecords]): users, third parties, contacts, products,
+//     invoices, orders, lines (of invoices and orders together) and
+//     payments (a payment of k invoices counts k). A create past the bound
+//     is refused as the ERP refuses an insert its database turns down,
+//     with MySQL's words for a full table, and writes nothing: 500
+//     {"error":{"code":500,"message":"Internal Server Error: Error creating
+//     invoice","0":"The table 'llx_facture' is full"}} (a line: 400
+//     "Unable to insert the new line. Check your inputs. The table
+//     'llx_facturedet' is full"; a payment: 400 "Payment error : The table
+//     'llx_paiement_facture' is full"; createfromorder: 405). Deleting
+//     records makes room. Measured: a third party or a contact takes
+//     about 350 bytes, a product 700, an invoice or an order of one line
+//     1.1 KB, so a kind full to the bound holds 35 to 115 MB.
 //   - Web sessions: once 10,000 are open, a login sweeps out the expired
 //     ones (as PHP sweeps its session store now and then), and sweeps again
 //     only when twice as many as it kept are open.

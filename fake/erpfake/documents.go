@@ -211,7 +211,9 @@ func (in *documentInput) build(c *call, b *body, d *document, kind string) *fake
 // addDocument gives a new invoice or order (kind) its id, its provisional
 // ref "(PROVn)", ids for its lines from the shared line sequence, and its
 // totals.
-func (st *state) addDocument(d *document, kind string) {
+func (c *call) addDocument(d *document, kind string) {
+	st := c.st
+	c.counted("line", len(d.lines))
 	d.id = st.next(kind)
 	d.ref = fmt.Sprintf("(PROV%d)", d.id)
 	for _, l := range d.lines {

@@ -145,11 +145,14 @@ func createInvoice(in *input) step {
 		if fail := doc.build(c, b, &inv.document, "invoice"); fail != nil {
 			return *fail
 		}
+		if fail := c.full("invoice", len(inv.lines), "Error creating invoice"); fail != nil {
+			return *fail
+		}
 		inv.due = inv.date
 		if hasDue {
 			inv.due = dayOf(due)
 		}
-		c.st.addDocument(&inv.document, "invoice")
+		c.addDocument(&inv.document, "invoice")
 		c.st.invoices = append(c.st.invoices, inv)
 		return c.created(inv.id, c.renderInvoice(inv))
 	}
@@ -214,6 +217,7 @@ func deleteInvoice(c *call, id int64) fakekit.Answer {
 		return apiError(http.StatusForbidden, "Invoice not erasable")
 	}
 	c.st.invoices = remove(c.st.invoices, inv)
+	c.counted("line", -len(inv.lines))
 	return deleted("Invoice deleted")
 }
 
@@ -239,6 +243,14 @@ func createInvoiceFromOrder(orderID string) operation {
 			if !found {
 				return notFound("Order not found")
 			}
+			if !c.room("invoice", 1) || !c.room("line", len(o.lines)) {
+				table := tables["invoice"]
+				if c.room("invoice", 1) {
+					table = lineTables["invoice"]
+				}
+				// The ERP answers a failed createFromOrder with 405 and the invoice's error.
+				return apiError(http.StatusMethodNotAllowed, tableFull(table))
+			}
 			now := c.st.now()
 			inv := &invoice{order: o}
 			inv.document = document{refClient: o.refClient, soc: o.soc, date: dayOf(now), datec: now, author: c.user,
@@ -249,7 +261,7 @@ func createInvoiceFromOrder(orderID string) operation {
 				inv.lines = append(inv.lines, &cp)
 			}
 			inv.computeTotals()
-			c.st.addDocument(&inv.document, "invoice")
+			c.addDocument(&inv.document, "invoice")
 			c.st.invoices = append(c.st.invoices, inv)
 			return okJSON(c.renderInvoice(inv))
 		}

@@ -153,6 +153,13 @@ func addLine(find lineFinder) operation {
 			if msg != "" {
 				return badRequest(msg)
 			}
+			if !c.room("line", 1) {
+				full := tableFull(lineTables[ld.kind])
+				if ld.kind == "invoice" {
+					return badRequest("Unable to insert the new line. Check your inputs. " + full)
+				}
+				return badRequest(full)
+			}
 			l.id = c.st.next("line")
 			l.rank = int64(len(d.lines) + 1)
 			d.lines = append(d.lines, l)
@@ -161,6 +168,7 @@ func addLine(find lineFinder) operation {
 				c.retotal(d, ld.kind)
 				return *a
 			}
+			c.counted("line", 1)
 			return ok(c.num.id(l.id))
 		}
 	}
@@ -264,6 +272,7 @@ func deleteLine(find lineFinder, render func(c *call, id int64) fakekit.Answer) 
 						return *fail
 					}
 					d.lines = append(d.lines[:i:i], d.lines[i+1:]...)
+					c.counted("line", -1)
 					for j, l := range d.lines {
 						l.rank = int64(j + 1)
 					}

@@ -98,10 +98,13 @@ func createOrder(in *input) step {
 		if fail := doc.build(c, b, &o.document, "order"); fail != nil {
 			return *fail
 		}
+		if fail := c.full("order", len(o.lines), "Error creating order"); fail != nil {
+			return *fail
+		}
 		if hasDelivery {
 			o.delivery = dayOf(delivery)
 		}
-		c.st.addDocument(&o.document, "order")
+		c.addDocument(&o.document, "order")
 		c.st.orders = append(c.st.orders, o)
 		return c.created(o.id, c.renderOrder(o))
 	}
@@ -175,6 +178,7 @@ func deleteOrder(c *call, id int64) fakekit.Answer {
 		}
 	}
 	c.st.orders = remove(c.st.orders, o)
+	c.counted("line", -len(o.lines))
 	return deleted("Order deleted")
 }
 

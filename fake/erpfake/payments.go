@@ -172,6 +172,10 @@ func (p *paymentInput) check(b *body) *fakekit.Answer {
 // closes the invoices it pays in full when asked to. It answers the
 // payment's id.
 func (c *call) pay(p paymentInput, invs []*invoice, amounts []*big.Rat) fakekit.Answer {
+	if !c.room("payment", len(invs)) {
+		return badRequest("Payment error : " + tableFull(tables["payment"]))
+	}
+	c.counted("payment", len(invs))
 	date := c.st.now()
 	if p.hasDate {
 		date = p.date

@@ -219,6 +219,9 @@ func createProduct(in *input) step {
 			// the same code again.
 			return apiError(http.StatusInternalServerError, "Error creating product", "ErrorProductAlreadyExists", "ErrorProductAlreadyExists")
 		}
+		if fail := c.full("product", 0, "Error creating product"); fail != nil {
+			return *fail
+		}
 		c.st.addProduct(pr)
 		return c.created(pr.id, c.renderProduct(pr))
 	}

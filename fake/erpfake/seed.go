@@ -147,6 +147,9 @@ func (s *Server) addUser(seed UserSeed) (int64, error) {
 	if seed.APIKey != "" && s.st.keys[seed.APIKey] != nil {
 		return 0, errors.New("api_key is another user's already")
 	}
+	if fail := s.seedCall().full("user", 0, "Error creating"); fail != nil {
+		return 0, answerError(*fail)
+	}
 	u := s.st.addUser(userFields{login: login, password: seed.Password, lastname: seed.Lastname,
 		firstname: seed.Firstname, email: seed.Email, admin: seed.Admin, employee: true})
 	u.enabled = !seed.Disabled
@@ -328,6 +331,9 @@ func (s *Server) addInvoice(seed InvoiceSeed) (int64, error) {
 		return 0, err
 	}
 	fields["type"], fields["ref_client"] = seed.Type, seed.RefClient
+	if seed.Paid && !s.seedCall().room("payment", 1) { // checked first: a refused payment would leave the invoice made
+		return 0, errors.New("Payment error : " + tableFull(tables["payment"]))
+	}
 	id, err := s.seedLocked(createInvoice, "invoice", fields)
 	if err != nil {
 		return 0, err

@@ -36,6 +36,8 @@ type Server struct {
 	mu    sync.Mutex
 	st    *state
 	admin *user
+	// recs counts the records of st kept inside others (see records.go).
+	recs stateRecords
 }
 
 type config struct {
@@ -46,6 +48,7 @@ type config struct {
 	nativeNumbers     bool
 	emptyListNotFound bool
 	bareCreateIDs     bool
+	maxRecords        int
 	limits            fakekit.Limits
 	faults            []routeFault
 }
@@ -100,6 +103,18 @@ func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n
 func WithRequestLog(entries, bodyBytes int) Option {
 	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
 }
+
+// WithMaxRecords bounds the records the fake keeps: at most n of each kind
+// (users, third parties, contacts, products, invoices, orders, lines of
+// invoices and orders together, payments of invoices); n ≤ 0 keeps the
+// default, [DefaultMaxRecords]. A create past the bound is refused as the
+// ERP refuses an insert into a full table, and writes nothing (see the
+// package doc's Bounds).
+func WithMaxRecords(n int) Option { return func(c *config) { c.maxRecords = n } }
+
+// DefaultMaxRecords is the default bound of each kind of record:
+// fakekit's, 100,000.
+const DefaultMaxRecords = fakekit.DefaultMaxRecords
 
 // WithFault injects f on route when the fake is built, as InjectFault
 // would; New panics on a fault InjectFault refuses.

@@ -207,6 +207,9 @@ func createThirdparty(in *input) step {
 		if code := c.codeTaken(t, nil); code != "" {
 			return apiError(http.StatusInternalServerError, "Error creating thirdparty", code)
 		}
+		if fail := c.full("thirdparty", 0, "Error creating thirdparty"); fail != nil {
+			return *fail
+		}
 		c.st.addThirdparty(t)
 		return c.created(t.id, c.renderThirdparty(t))
 	}

@@ -138,6 +138,9 @@ func createUser(in *input) step {
 		if c.st.userByLogin(p.login.v) != nil {
 			return apiError(http.StatusInternalServerError, "Error creating", "ErrorLoginAlreadyExists")
 		}
+		if fail := c.full("user", 0, "Error creating"); fail != nil {
+			return *fail
+		}
 		u := c.st.addUser(userFields{login: p.login.v, password: p.password.v, lastname: p.lastname.v, firstname: p.firstname.v,
 			email: p.email.v, job: p.job.v, admin: p.admin.v, employee: p.employee.v || !p.employee.set})
 		return c.created(u.id, c.renderUser(u))
