@@ -43,7 +43,8 @@ type Config struct {
 	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
 	Batch     BatchConfig     `yaml:"batch" json:"batch"`
 	// Memory bounds what the gateway keeps in this process: the whole
-	// store without Redis, the fallback with it.
+	// store without Redis, the fallback with it, and with it too the
+	// signatures this replica has seen within their window.
 	Memory MemoryLimits `yaml:"memory" json:"memory"`
 
 	// MaxBodyBytes bounds a request body (default 1 MiB); a larger one is
@@ -106,12 +107,17 @@ type SecurityConfig struct {
 	// where requests cannot be captured.
 	AcceptBodyOnlySignature bool `yaml:"accept_body_only_signature" json:"accept_body_only_signature"`
 	// SharedReplayCheckOnly refuses signed requests (503, Retry-After)
-	// while the shared Store cannot be reached. By default a replica checks
-	// them against its own memory meanwhile, and keeps serving, but a
-	// request signed during the outage can then be sent once more to each
-	// other replica within its window. Turn it on where a replayed request
-	// costs more than signed requests refused during an outage. Without a
-	// shared Store it changes nothing.
+	// while the shared Store cannot be reached. Every replica remembers the
+	// signatures it has seen in its own memory, whatever the shared Store
+	// does, so none accepts a request twice; by default a replica keeps
+	// serving signed requests during an outage on that memory alone, and a
+	// request accepted meanwhile can then be sent once more to each other
+	// replica within its window. Turn it on where a replayed request costs
+	// more than signed requests refused during an outage. It does not cover
+	// a shared Store that lost its keys (a Redis restarted without
+	// persistence): a request accepted before can then be sent once more to
+	// each replica that had not seen it. Without a shared Store it changes
+	// nothing.
 	SharedReplayCheckOnly bool `yaml:"shared_replay_check_only" json:"shared_replay_check_only"`
 
 	// RequiredScopes are the token scopes every caller needs (default api,

@@ -142,13 +142,24 @@
 // security.trusted_proxies so that the caller's address is read from
 // X-Forwarded-For.
 //
+// Replay protection does not rest on Redis alone: each replica also keeps,
+// in its own memory (memory.max_claims), every good signature it has seen
+// within its window, whatever Redis does, so that no replica accepts a
+// signed request twice, across an outage of Redis or a restart that emptied
+// it. Redis tells each replica what the others accepted. What a deployment
+// of several replicas risks is therefore one replay to each other replica
+// that has not seen the request, within its window (300 s), of a request
+// accepted while Redis was down, or before Redis lost what it held (a
+// restart without persistence, a failover to a replica that had not caught
+// up). Security.SharedReplayCheckOnly closes the first: signed requests are
+// refused (503) while Redis cannot be reached. The second needs a Redis that
+// keeps its keys across a restart (appendonly yes).
+//
 // When Redis cannot be reached a replica keeps serving from its own memory
-// (limits and replay protection per replica meanwhile: a request signed
-// during the outage could be replayed to another replica within its
-// window, unless Security.SharedReplayCheckOnly refuses signed requests
-// until the store answers again), logs it, and says so in Ready, trying Redis again every few
-// seconds. Ready's error describes a degraded gateway that still serves:
-// report it, but do not take every replica out of service for it.
+// (rate limits per replica meanwhile), logs it, and says so in Ready,
+// trying Redis again every few seconds. Ready's error describes a degraded
+// gateway that still serves: report it, but do not take every replica out
+// of service for it.
 //
 // # The client
 //

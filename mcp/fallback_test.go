@@ -264,9 +264,10 @@ func BenchmarkMemoryStoreSetFull(b *testing.B) {
 // While the shared store is down, a replica checks signed requests for
 // replays in its own memory, which the other replicas cannot see: by
 // default it serves them (a request signed meanwhile could be sent once
-// more to each other replica); with SharedReplayCheckOnly it refuses them
-// with 503 and the store's retry interval, and serves them again, replays
-// still refused, once the store answers.
+// more to each other replica), and remembers them after the store is back
+// (it served one of them again then); with SharedReplayCheckOnly it
+// refuses them with 503 and the store's retry interval, and serves them
+// again, replays still refused, once the store answers.
 func TestSignedRequestsDuringAnOutage(t *testing.T) {
 	t.Parallel()
 	const secret = "shared-secret"
@@ -284,7 +285,8 @@ func TestSignedRequestsDuringAnOutage(t *testing.T) {
 		}
 
 		shared.down.Store(true)
-		rec := signed()
+		outage := mcp.SignRequest([]byte(secret), clk.Now(), mcp.NewNonce(), http.MethodPost, "/mcp", []byte(listProjects))
+		rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects, mcp.SignatureHeader, outage)
 		switch {
 		case !only && rec.Code != 200:
 			t.Errorf("default: a signed call with the store down: %d %s, want it served from memory", rec.Code, rec.Body)
@@ -305,6 +307,15 @@ func TestSignedRequestsDuringAnOutage(t *testing.T) {
 		}
 		if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects, mcp.SignatureHeader, sig); rec.Code == 200 {
 			t.Errorf("only=%v: the same signed call again was served: a replay", only)
+		}
+		// The call signed during the outage: served then by default, and
+		// remembered by this replica though the store never saw it; refused
+		// then with SharedReplayCheckOnly, and not taken for a replay of
+		// itself now.
+		rec = serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects, mcp.SignatureHeader, outage)
+		if wantServed := only; (rec.Code == 200) != wantServed {
+			t.Errorf("only=%v: the call signed during the outage, sent again once the store is back: %d %s, want served %v",
+				only, rec.Code, rec.Body, wantServed)
 		}
 	}
 }

@@ -19,8 +19,10 @@ type MemoryLimits struct {
 	// constant time.
 	MaxBytes int64 `yaml:"max_bytes" json:"max_bytes"`
 	// MaxClaims bounds the signatures remembered for the replay window
-	// (default 1,000,000, about 100 MB at most). Claims are never dropped
-	// early: past the bound a signed request is refused.
+	// (default 1,000,000, about 100 MB at most): a gateway with a shared
+	// store keeps those it has seen here too, so that an outage or an
+	// emptied shared store never lets it accept one twice. Claims are never
+	// dropped early: past the bound a signed request is refused (503).
 	MaxClaims int `yaml:"max_claims" json:"max_claims"`
 	// MaxBuckets bounds the rate limiters' buckets (default 100,000); past
 	// it the least recently used goes (it had most likely refilled).
@@ -301,6 +303,14 @@ func (s *MemoryStore) Claim(_ context.Context, key string, ttl time.Duration) (b
 	}
 	s.claims[key] = now.Add(ttl)
 	return true, nil
+}
+
+// unclaim drops the claim of key, made by a request refused after all
+// (see fallbackStore.claim).
+func (s *MemoryStore) unclaim(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.claims, key)
 }
 
 // Ping is always nil: memory is always there.

@@ -295,32 +295,59 @@ func (f *fallbackStore) Invalidate(ctx context.Context, tags ...string) error {
 	return nil
 }
 
+// Claim records key in this replica's memory, always, and in the shared
+// store while it answers, and reports it new only when it was new to both.
+// Memory keeps every claim this replica made for the claim's whole ttl,
+// whatever the shared store does meanwhile (an outage, a restart that
+// emptied it): a signed request this replica accepted is never accepted by
+// it again within its window. The shared store tells each replica what the
+// others accepted, while it is there and remembers.
 func (f *fallbackStore) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
-	if s := f.pick(); s == f.shared {
-		ok, err := s.Claim(ctx, key, ttl)
-		if !f.failed(ctx, err) {
-			return ok, err
-		}
-	}
-	return f.memory.Claim(ctx, key, ttl)
+	return f.claim(ctx, key, ttl, false)
 }
 
 // errSharedStoreDown is claimShared's answer while the shared store cannot
 // be reached.
 var errSharedStoreDown = errors.New("mcp: the shared store cannot be reached")
 
-// claimShared is Claim on the shared store alone: while it cannot be
+// claimShared is Claim that also needs the shared store: while it cannot be
 // reached, the claim fails (errSharedStoreDown) instead of being made in
-// this replica's memory, which the other replicas cannot see
+// this replica's memory alone, which the other replicas cannot see
 // (SecurityConfig.SharedReplayCheckOnly).
 func (f *fallbackStore) claimShared(ctx context.Context, key string, ttl time.Duration) (bool, error) {
-	if s := f.pick(); s == f.shared {
-		ok, err := s.Claim(ctx, key, ttl)
-		if !f.failed(ctx, err) {
-			return ok, err
-		}
+	return f.claim(ctx, key, ttl, true)
+}
+
+// claim is Claim, and with sharedOnly claimShared. Memory is asked first:
+// a replay to the replica that accepted the request costs no round trip,
+// and a full memory refuses before the shared store records anything. A
+// claim the request is then refused for all the same (the shared store
+// full, or down under sharedOnly, or the caller gone) is taken back from
+// memory, so that the request sent again later is not taken for a replay
+// of itself.
+func (f *fallbackStore) claim(ctx context.Context, key string, ttl time.Duration, sharedOnly bool) (bool, error) {
+	s := f.pick()
+	if sharedOnly && s != f.shared {
+		return false, errSharedStoreDown
 	}
-	return false, errSharedStoreDown
+	if fresh, err := f.memory.Claim(ctx, key, ttl); !fresh || err != nil {
+		return fresh, err
+	}
+	if s != f.shared {
+		return true, nil
+	}
+	fresh, err := f.shared.Claim(ctx, key, ttl)
+	switch {
+	case !f.failed(ctx, err):
+		if err != nil {
+			f.memory.unclaim(key)
+		}
+		return fresh, err
+	case sharedOnly:
+		f.memory.unclaim(key)
+		return false, errSharedStoreDown
+	}
+	return true, nil // the shared store is down: this replica's memory answers
 }
 
 func (f *fallbackStore) Ping(ctx context.Context) error {

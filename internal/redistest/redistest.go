@@ -24,6 +24,10 @@
 //
 // Tests share the server: each keeps to its own key prefix (its name and a
 // counter, say) and removes its keys when it ends.
+//
+// A test that must see what an outage or a restart of Redis does starts a
+// server of its own with Start, which it may stop and start again; the
+// shared one is never stopped by a test.
 package redistest
 
 import (
@@ -134,6 +138,12 @@ func start(bin string) (string, *child, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	return startOn(bin, port)
+}
+
+// startOn runs redis-server on port of the loopback address, empty and
+// saving nothing, and waits until it answers PING.
+func startOn(bin string, port int) (string, *child, error) {
 	dir, err := os.MkdirTemp("", "redistest-")
 	if err != nil {
 		return "", nil, err
@@ -224,4 +234,76 @@ func tail(log string) string {
 		lines = lines[len(lines)-5:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// Server is a redis-server of one test's own (see Start).
+type Server struct {
+	t    testing.TB
+	bin  string
+	port int
+	addr string
+
+	mu sync.Mutex
+	c  *child // nil while stopped
+}
+
+// Start runs a redis-server for t alone, on a free loopback port, empty and
+// saving nothing, and stops it when t ends. The test may stop it (an
+// outage: connections are refused) and start it again on the same port,
+// empty, as a Redis without persistence comes back from a restart. It
+// needs redis-server on PATH, whatever MCP_TEST_REDIS says (a server
+// someone else runs is never stopped by a test): without it t is skipped,
+// or failed when APITWIN_REQUIRE_REDIS is 1.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	switch {
+	case err != nil && os.Getenv(EnvRequire) == "1":
+		t.Fatalf("redistest: a test of its own Redis needs redis-server on PATH, and %s=1 requires one", EnvRequire)
+	case err != nil:
+		t.Skip("redistest: a test of its own Redis needs redis-server on PATH")
+	}
+	s := &Server{t: t, bin: bin}
+	for range 3 { // a free port can be taken between the probe and the bind
+		port, err := freePort()
+		if err != nil {
+			t.Fatalf("redistest: %v", err)
+		}
+		s.addr, s.c, err = startOn(bin, port)
+		if err == nil {
+			s.port = port
+			t.Cleanup(s.Stop)
+			return s
+		}
+	}
+	t.Fatalf("redistest: starting redis-server: %v", err)
+	return nil
+}
+
+// Addr is the server's host:port, the same across restarts.
+func (s *Server) Addr() string { return s.addr }
+
+// Stop ends the server (SIGKILL: no goodbye to its clients). Stopping a
+// stopped server does nothing.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.c != nil {
+		s.c.stop()
+		s.c = nil
+	}
+}
+
+// Restart stops the server if it runs and starts it again, empty, on the
+// same port, once it answers PING.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, c, err := startOn(s.bin, s.port)
+	if err != nil {
+		s.t.Fatalf("redistest: starting redis-server again on port %d: %v", s.port, err)
+	}
+	s.c = c
 }

@@ -31,3 +31,44 @@ func TestAddr(t *testing.T) {
 		t.Fatalf("PING: %q %v", line, err)
 	}
 }
+
+// A server of the test's own can be stopped, and comes back empty on the
+// same address.
+func TestStart(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	if s.Addr() == redistest.Addr(t) {
+		t.Fatalf("Start gave the shared server %s", s.Addr())
+	}
+	if got := send(t, s.Addr(), "SET k v"); got != "+OK\r\n" {
+		t.Fatalf("SET: %q", got)
+	}
+	s.Stop()
+	if conn, err := net.DialTimeout("tcp", s.Addr(), time.Second); err == nil {
+		conn.Close()
+		t.Fatal("a stopped server still takes connections")
+	}
+	s.Restart()
+	if got := send(t, s.Addr(), "GET k"); got != "$-1\r\n" {
+		t.Errorf("GET after the restart: %q, want nothing ($-1)", got)
+	}
+}
+
+// send sends one inline command and returns the first line of the answer.
+func send(t *testing.T, addr, cmd string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte(cmd + "\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return line
+}

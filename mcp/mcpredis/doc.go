@@ -62,7 +62,11 @@
 // does not cache). Expired keys still go, so the memory used follows the
 // traffic of the longest time to live (a good token's verdict is kept a
 // day). Replication to a Redis replica is asynchronous: a failover can
-// lose the last claims, and so accept those signed requests once more.
+// lose the last claims, and so let another gateway than the one that
+// accepted those signed requests accept them once more (each gateway
+// remembers in its own memory the signatures it has seen, and never
+// accepts one twice). Run Redis with appendonly yes for the same reason: a
+// restart without persistence forgets every claim.
 //
 // Open makes a client that fails fast: 250 ms to connect and to read or
 // write, one attempt to dial, one retry of a failed command. When Redis

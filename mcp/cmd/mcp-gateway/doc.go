@@ -107,7 +107,7 @@
 //	  concurrency: 10
 //	memory:                         # this process's store (the fallback with Redis)
 //	  max_bytes: 67108864
-//	  max_claims: 1000000
+//	  max_claims: 1000000           # signatures seen in their window (with Redis too)
 //	  max_buckets: 100000
 //
 // A configuration the program cannot run with is refused before anything
@@ -181,7 +181,7 @@
 // verified again on their next request), and the signatures seen in the
 // last signature window: a request signed before a restart could be sent
 // once more after it, within that window. When that matters, use Redis
-// even for one replica.
+// (with appendonly yes) even for one replica.
 //
 // # Several replicas behind a proxy
 //
@@ -228,12 +228,25 @@
 //
 // When Redis cannot be reached, each replica goes on serving from its own
 // memory (a request that meets the outage gives up on Redis after its
-// short timeouts, and Redis is tried again every few seconds): limits count per replica
-// meanwhile (so a token may get up to the limit times the replicas), and a
-// signed request could be accepted by each replica once, unless
-// security.shared_replay_check_only refuses signed requests (503,
-// Retry-After 5) until Redis answers again. /readyz stays 200
-// but says "degraded" with the reason, mcp_gateway_store_degraded is 1 and
-// the log says when it started and ended. An unreachable Redis at start is
-// no error for the same reason: the replica starts degraded.
+// short timeouts, and Redis is tried again every few seconds): limits
+// count per replica meanwhile (so a token may get up to the limit times
+// the replicas). /readyz stays 200 but says "degraded" with the reason,
+// mcp_gateway_store_degraded is 1 and the log says when it started and
+// ended. An unreachable Redis at start is no error for the same reason:
+// the replica starts degraded.
+//
+// Replay protection: every replica remembers each good signature it has
+// seen, in its own memory (memory.max_claims), for the whole
+// signature window, whatever Redis does; Redis tells it which the other
+// replicas accepted. No replica accepts a signed request twice, through
+// an outage of Redis or after a restart that emptied it. What is left is
+// one replay to each other replica that has not seen the request, within
+// the window (300 s), of a request accepted:
+//
+//   - while Redis was down: security.shared_replay_check_only closes this,
+//     refusing signed requests (503, Retry-After 5) until Redis answers
+//     again;
+//   - before Redis lost its keys (a restart without persistence, a
+//     failover to a replica that had not caught up): run Redis with
+//     appendonly yes, so that a restart keeps the signatures it held.
 package main
