@@ -168,14 +168,14 @@ func (s *Server) schedulePipeline(pl *pipeline, d time.Duration, status string) 
 	})
 }
 
-// stopTimers stops every pipeline's clock timer (Close, Reset). s.mu must
-// be held.
+// stopTimers stops every pipeline's clock timer (Close, Reset). Each
+// pipeline keeps its stopped timer: a snapshot taken after Close still
+// sees which pipelines were moving. s.mu must be held.
 func (st *state) stopTimers() {
 	for _, p := range st.projects {
 		for _, pl := range p.pipelines {
 			if pl.timer != nil {
 				pl.timer.Stop()
-				pl.timer = nil
 			}
 		}
 	}
