@@ -18,13 +18,20 @@ import (
 	"time"
 )
 
-// The settings of every listener a fake serves on. Body and answer
-// deadlines are set per request by the Kit (see Limits); these bound what
-// comes before and after a request.
+// The settings of every listener a fake serves on (and apitwin-fake's
+// control API): how long a client may take over each part of a request,
+// how much it may send, how many connections it may hold.
 const (
 	// ReadHeaderTimeout is how long a client may take to send a request's
 	// headers: a client that sends a byte at a time is cut off.
 	ReadHeaderTimeout = 10 * time.Second
+	// BodyTimeout is how long a client may take to send a request's body
+	// once its headers are in.
+	BodyTimeout = 30 * time.Second
+	// AnswerTimeout is how long a client may take to read an answer,
+	// counted from the request's start (long polls included); a slower
+	// reader is cut off.
+	AnswerTimeout = 2 * time.Minute
 	// IdleTimeout is how long a kept-alive connection may wait for its
 	// next request.
 	IdleTimeout = 2 * time.Minute
@@ -35,23 +42,43 @@ const (
 	ShutdownGrace = 2 * time.Second
 )
 
-// Timeouts are a listener's settings; zero fields take the defaults above.
+// Timeouts are a listener's settings; zero fields take the defaults above
+// (and DefaultMaxConns, MaxHeaderFields).
 type Timeouts struct {
 	ReadHeader    time.Duration
+	Body          time.Duration
+	Answer        time.Duration
 	Idle          time.Duration
 	MaxHeaderSize int
-	Grace         time.Duration
+	// MaxHeaderFields bounds the header fields of a request over HTTP/1.x
+	// (see HTTP1Listener).
+	MaxHeaderFields int
+	// MaxConns bounds the connections open at once (see LimitListener).
+	MaxConns int
+	Grace    time.Duration
 }
 
 func (t Timeouts) withDefaults() Timeouts {
 	if t.ReadHeader <= 0 {
 		t.ReadHeader = ReadHeaderTimeout
 	}
+	if t.Body <= 0 {
+		t.Body = BodyTimeout
+	}
+	if t.Answer <= 0 {
+		t.Answer = AnswerTimeout
+	}
 	if t.Idle <= 0 {
 		t.Idle = IdleTimeout
 	}
 	if t.MaxHeaderSize <= 0 {
 		t.MaxHeaderSize = MaxHeaderBytes
+	}
+	if t.MaxHeaderFields <= 0 {
+		t.MaxHeaderFields = MaxHeaderFields
+	}
+	if t.MaxConns <= 0 {
+		t.MaxConns = DefaultMaxConns()
 	}
 	if t.Grace <= 0 {
 		t.Grace = ShutdownGrace
@@ -64,6 +91,70 @@ func (t Timeouts) configure(s *http.Server) {
 	s.ReadHeaderTimeout = t.ReadHeader
 	s.IdleTimeout = t.Idle
 	s.MaxHeaderBytes = t.MaxHeaderSize
+	s.Handler = t.deadlines(s.Handler)
+}
+
+// listener is l as a server of these settings serves it: at most MaxConns
+// connections at once and, when it serves plain HTTP, requests followed on
+// the wire (HTTP1Listener). A TLS server puts its TLS listener over this
+// one, which then limits the connections under it, and follows nothing.
+func (t Timeouts) listener(l net.Listener, plainHTTP bool) net.Listener {
+	t = t.withDefaults()
+	l = LimitListener(l, t.MaxConns)
+	if plainHTTP {
+		l = HTTP1Listener(l, t.MaxHeaderFields)
+	}
+	return l
+}
+
+// deadlines bounds each request h serves: its client has t.Body to send
+// the body, and t.Answer from the start to read the answer. The server's
+// own ReadTimeout cannot do the first: a read deadline still running
+// when the body is in cancels the request's context (net/http's
+// background read fails), which would end every long poll; here it is
+// lifted as soon as the body has been read to its end.
+func (t Timeouts) deadlines(h http.Handler) http.Handler {
+	t = t.withDefaults()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A server's ResponseWriter takes deadlines; http.ResponseController
+		// finds the same methods, at the cost of an allocation per request.
+		if d, ok := w.(connDeadlines); ok {
+			now := time.Now()
+			_ = d.SetWriteDeadline(now.Add(t.Answer))
+			if r.Body != nil && r.Body != http.NoBody && d.SetReadDeadline(now.Add(t.Body)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, d: d}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type connDeadlines interface {
+	SetReadDeadline(time.Time) error
+	SetWriteDeadline(time.Time) error
+}
+
+// deadlineBody is a request's body under its read deadline, which it lifts
+// once the body has been read to its end or closed.
+type deadlineBody struct {
+	io.ReadCloser
+	d connDeadlines
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		_ = b.d.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// Close closes the body, which reads what is left of it (net/http reads up
+// to 256 KiB, to keep the connection) under the deadline, then lifts it.
+func (b *deadlineBody) Close() error {
+	err := b.ReadCloser.Close()
+	_ = b.d.SetReadDeadline(time.Time{})
+	return err
 }
 
 // plainHTTP tells s, which serves HTTP without TLS, not to set up HTTP/2:
@@ -198,6 +289,13 @@ func (e *Endpoint) reports(l net.Listener) (net.Listener, func(ForcedClose)) {
 // Its methods are safe for concurrent use. Serving again replaces the
 // server the Endpoint reports (the old one keeps serving until it is
 // closed, or until its test ends).
+//
+// Every server it starts bounds what one client can hold, whatever the
+// handler (Timeouts): 10 s to send a request's headers, 30 s its body, 2
+// minutes to read the answer, 2 minutes idle between requests, 64 KiB of
+// headers in at most 100 fields, requests with ambiguous framing refused
+// (HTTP1Listener), and at most DefaultMaxConns connections at once
+// (LimitListener).
 type Endpoint struct {
 	// Timeouts are the settings of the listeners the Endpoint starts from
 	// now on; the zero value takes the defaults.
@@ -277,7 +375,7 @@ func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 	}
 	s := httptest.NewUnstartedServer(h)
 	plainHTTP(s.Config)
-	return e.startTest(tb, s, s.Start)
+	return e.startTest(tb, s, false)
 }
 
 // StartTLS is Start over TLS with httptest's self-signed certificate;
@@ -285,7 +383,7 @@ func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 func (e *Endpoint) StartTLS(tb testing.TB, h http.Handler) string {
 	tb.Helper()
 	s := httptest.NewUnstartedServer(h)
-	return e.startTest(tb, s, s.StartTLS)
+	return e.startTest(tb, s, true)
 }
 
 // StartTLSQuiet is StartTLS with the server's error log discarded, for a
@@ -295,7 +393,7 @@ func (e *Endpoint) StartTLSQuiet(tb testing.TB, h http.Handler) string {
 	tb.Helper()
 	s := httptest.NewUnstartedServer(h)
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
-	return e.startTest(tb, s, s.StartTLS)
+	return e.startTest(tb, s, true)
 }
 
 // StartInMemory serves h on a new MemListener named name until the test
@@ -349,7 +447,8 @@ func (e *Endpoint) serve(l net.Listener, h http.Handler) (url string, stop func(
 	plainHTTP(s)
 	var cs conns
 	cs.wrap(s)
-	go func() { _ = s.Serve(l) }()
+	served := e.Timeouts.listener(l, true)
+	go func() { _ = s.Serve(served) }()
 	u := "http://" + l.Addr().String()
 	grace := e.Timeouts.withDefaults().Grace
 	var mem *http.Client
@@ -404,10 +503,15 @@ func ListenTCP(addr string) (net.Listener, error) {
 	return l, nil
 }
 
-// startTest starts s (start: s.Start or s.StartTLS) with the Endpoint's
-// settings, to stop when the test ends or at Close, whichever is first.
-func (e *Endpoint) startTest(tb testing.TB, s *httptest.Server, start func()) string {
+// startTest starts s (over TLS when useTLS) with the Endpoint's settings,
+// to stop when the test ends or at Close, whichever is first.
+func (e *Endpoint) startTest(tb testing.TB, s *httptest.Server, useTLS bool) string {
 	e.Timeouts.configure(s.Config)
+	s.Listener = e.Timeouts.listener(s.Listener, !useTLS) // StartTLS puts TLS over it
+	start := s.Start
+	if useTLS {
+		start = s.StartTLS
+	}
 	grace, report := e.Timeouts.withDefaults().Grace, e.OnForcedClose
 	var cs conns // counted only for a report; httptest's Start keeps its hooks
 	if report != nil {

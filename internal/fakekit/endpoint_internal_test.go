@@ -27,34 +27,6 @@ func TestStartTLSQuietDiscardsErrorLog(t *testing.T) {
 	}
 }
 
-// deadlineWriter is a writer that takes deadlines, as a server's
-// connection does.
-type deadlineWriter struct{ http.ResponseWriter }
-
-func (deadlineWriter) SetWriteDeadline(time.Time) error { return nil }
-
-type wrapping struct{ http.ResponseWriter }
-
-func (w wrapping) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func TestHasDeadlinesLooksThroughWrappers(t *testing.T) {
-	t.Parallel()
-	rec := httptest.NewRecorder()
-	for _, c := range []struct {
-		w    http.ResponseWriter
-		want bool
-	}{
-		{rec, false},
-		{wrapping{rec}, false},
-		{deadlineWriter{rec}, true},
-		{wrapping{wrapping{deadlineWriter{rec}}}, true},
-	} {
-		if got := hasDeadlines(c.w); got != c.want {
-			t.Errorf("hasDeadlines(%T) = %v, want %v", c.w, got, c.want)
-		}
-	}
-}
-
 func TestHandlerTransportTurnsADroppedConnectionIntoAnError(t *testing.T) {
 	t.Parallel()
 	for name, h := range map[string]http.HandlerFunc{

@@ -41,23 +41,14 @@ type Limits struct {
 	// LogBytes caps the memory the log holds in all (bodies, headers,
 	// paths); past it the oldest entries go. Default 32 MiB.
 	LogBytes int64
-	// BodyTimeout is how long a client may take to send its body once its
-	// headers are in. Default 30 s.
-	BodyTimeout time.Duration
-	// AnswerTimeout is how long a client may take to read an answer,
-	// counted from the request's start; a slower reader is cut off.
-	// Default 2 minutes (long polls included).
-	AnswerTimeout time.Duration
 }
 
 // The default limits.
 const (
-	DefaultMaxBody       = 10 << 20
-	DefaultLogEntries    = 10_000
-	DefaultLogBodyBytes  = 64 << 10
-	DefaultLogBytes      = 32 << 20
-	DefaultBodyTimeout   = 30 * time.Second
-	DefaultAnswerTimeout = 2 * time.Minute
+	DefaultMaxBody      = 10 << 20
+	DefaultLogEntries   = 10_000
+	DefaultLogBodyBytes = 64 << 10
+	DefaultLogBytes     = 32 << 20
 )
 
 func (l Limits) withDefaults() Limits {
@@ -72,12 +63,6 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.LogBytes <= 0 {
 		l.LogBytes = DefaultLogBytes
-	}
-	if l.BodyTimeout <= 0 {
-		l.BodyTimeout = DefaultBodyTimeout
-	}
-	if l.AnswerTimeout <= 0 {
-		l.AnswerTimeout = DefaultAnswerTimeout
 	}
 	return l
 }
@@ -178,26 +163,17 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		x.Finish(rec.status)
 	}()
 
-	rc := http.NewResponseController(rec)
-	deadlines := hasDeadlines(w)
-	if deadlines {
-		_ = rc.SetWriteDeadline(time.Now().Add(k.limits.AnswerTimeout))
-	}
-
+	// How long the client may take to send the body and to read the
+	// answer is the serving Endpoint's to bound (Timeouts), whatever the
+	// handler.
 	if r.Body != nil && r.Body != http.NoBody {
 		if r.ContentLength > k.limits.MaxBody {
 			rec.Header().Set("Connection", "close")
 			k.writeError(rec, r, http.StatusRequestEntityTooLarge, "")
 			return
 		}
-		if deadlines {
-			_ = rc.SetReadDeadline(time.Now().Add(k.limits.BodyTimeout))
-		}
 		body, err := readBody(r.Body, r.ContentLength, k.limits.MaxBody)
 		_ = r.Body.Close()
-		if deadlines {
-			_ = rc.SetReadDeadline(time.Time{})
-		}
 		x.req.BodySize = int64(len(body))
 		if err == errTooLarge {
 			rec.Header().Set("Connection", "close")
@@ -224,37 +200,22 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 var errTooLarge = fmt.Errorf("body too large")
 
-// hasDeadlines reports whether w, or a writer it wraps, can take read and
-// write deadlines, as a server's connection can and a recorder cannot
-// (http.ResponseController's rule). Asking one that cannot builds an error
-// per request for nothing.
-func hasDeadlines(w http.ResponseWriter) bool {
-	for {
-		switch t := w.(type) {
-		case interface{ SetWriteDeadline(time.Time) error }:
-			return true
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = t.Unwrap()
-		default:
-			return false
-		}
-	}
-}
-
 // readBody reads a body of at most limit bytes; a larger one is errTooLarge
-// once limit+1 bytes are in. A known length sizes the buffer once; an
-// unknown one is read in chunks joined at the end, so that a body refused
-// at the limit costs the limit in garbage, not the doublings of a growing
-// buffer (four times as much).
+// once limit+1 bytes are in. A small known length sizes the buffer once;
+// a larger or unknown one is read in chunks joined at the end, so that a
+// body refused at the limit costs the limit in garbage, not the doublings
+// of a growing buffer (four times as much), and a client that announces
+// 10 MiB and sends a byte a second holds what it sent, not 10 MiB, until
+// the body timeout cuts it off.
 func readBody(body io.Reader, length, limit int64) ([]byte, error) {
-	if length > 0 {
+	const chunkSize = 32 << 10
+	if length > 0 && length <= chunkSize {
 		buf := make([]byte, length)
 		if _, err := io.ReadFull(body, buf); err != nil {
 			return nil, err
 		}
 		return buf, nil
 	}
-	const chunkSize = 32 << 10
 	var chunks [][]byte
 	total := int64(0)
 	for total <= limit {
@@ -273,6 +234,9 @@ func readBody(body io.Reader, length, limit int64) ([]byte, error) {
 	}
 	if total > limit {
 		return nil, errTooLarge
+	}
+	if length > 0 && total != length { // the connection ended before the body did
+		return nil, io.ErrUnexpectedEOF
 	}
 	if len(chunks) == 1 {
 		return chunks[0], nil
