@@ -53,6 +53,7 @@ type activity struct {
 	lastFailure  *orchpb.Failure
 	cancelReq    bool
 	cancelEvent  int64
+	retryAt      time.Time // while waiting: when the next attempt is queued
 
 	s2s, s2c, st2c, beat *engineTimer
 }
@@ -296,11 +297,16 @@ func (s *Server) retry(a *activity, f *orchpb.Failure) {
 	wait := backoff(a.retry, a.attempt)
 	a.attempt++
 	a.started, a.waiting = false, true
-	s.after(e, wait, func() {
-		if !a.closed && e.eng.activities[a.scheduledID] == a {
-			s.queueAttempt(a)
-		}
-	})
+	a.retryAt = s.clk.Now().Add(wait)
+	s.after(e, wait, func() { s.attemptDue(a) })
+}
+
+// attemptDue queues an activity's next attempt once its backoff is over.
+// s.mu must be held.
+func (s *Server) attemptDue(a *activity) {
+	if !a.closed && a.e.eng.activities[a.scheduledID] == a {
+		s.queueAttempt(a)
+	}
 }
 
 // activityTimedOut handles each activity timeout: schedule-to-start and

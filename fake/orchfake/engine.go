@@ -112,16 +112,20 @@ func (s *Server) scheduleWorkflowTask(e *execution) {
 	e.eng.wft = t
 	e.eng.newEvents = false
 	if d := workflowTaskRetryDelay(attempt); d > 0 {
-		t.delay = s.after(e, d, func() {
-			t.delay = nil
-			if t.live() {
-				t.scheduled = s.clk.Now()
-				e.ns.queue(e.queue).push(sideWorkflow, t)
-			}
-		})
+		t.delay = s.after(e, d, func() { s.retryTaskDue(t) })
 		return
 	}
 	e.ns.queue(e.queue).push(sideWorkflow, t)
+}
+
+// retryTaskDue queues a retried workflow task once its backoff is over.
+// s.mu must be held.
+func (s *Server) retryTaskDue(t *workflowTask) {
+	t.delay = nil
+	if t.live() {
+		t.scheduled = s.clk.Now()
+		t.e.ns.queue(t.e.queue).push(sideWorkflow, t)
+	}
 }
 
 func wftScheduledAttrs(e *execution, attempt int32) *orchpb.HistoryEvent_WorkflowTaskScheduledEventAttributes {

@@ -581,16 +581,20 @@ func (s *Server) newRunWithID(ns *namespace, wf *workflow, req *orchpb.StartWork
 		// A cron run waits for its time, a retry for its backoff: no
 		// workflow task until then, whatever arrives.
 		e.eng.delayed = true
-		s.after(e, wait, func() {
-			e.eng.delayed = false
-			if e.open() && e.eng.wft == nil {
-				s.scheduleWorkflowTask(e)
-			}
-		})
+		s.after(e, wait, func() { s.firstTaskDue(e) })
 		return e
 	}
 	s.scheduleWorkflowTask(e)
 	return e
+}
+
+// firstTaskDue ends the wait of a delayed run (cron, retry backoff): its
+// first workflow task is scheduled. s.mu must be held.
+func (s *Server) firstTaskDue(e *execution) {
+	e.eng.delayed = false
+	if e.open() && e.eng.wft == nil {
+		s.scheduleWorkflowTask(e)
+	}
 }
 
 // timeOut closes a run whose execution or run timeout fired.

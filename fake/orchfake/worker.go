@@ -332,16 +332,7 @@ func (s *Server) applyCommand(e *execution, c *orchpb.Command, doneID int64, ide
 			e.eng.userTimers = map[string]*userTimer{}
 		}
 		e.eng.userTimers[ut.id] = ut
-		ut.timer = s.after(e, a.GetStartToFireTimeout().AsDuration(), func() {
-			if e.eng.userTimers[ut.id] != ut {
-				return
-			}
-			delete(e.eng.userTimers, ut.id)
-			s.add(e, orchpb.EventType_TimerFired, func(ev *orchpb.HistoryEvent) {
-				ev.Attributes = &orchpb.HistoryEvent_TimerFiredEventAttributes{TimerFiredEventAttributes: &orchpb.TimerFiredEventAttributes{TimerId: ut.id, StartedEventId: ut.startedID}}
-			})
-			s.newEventsForWorker(e)
-		})
+		ut.timer = s.after(e, a.GetStartToFireTimeout().AsDuration(), func() { s.timerFired(e, ut) })
 	case orchpb.CommandType_CANCEL_TIMER:
 		id := c.GetCancelTimerCommandAttributes().GetTimerId()
 		ut := e.eng.userTimers[id]
@@ -406,6 +397,19 @@ func (s *Server) applyCommand(e *execution, c *orchpb.Command, doneID int64, ide
 	case orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
 		s.requestCancelExternal(e, c.GetRequestCancelExternalWorkflowExecutionCommandAttributes(), doneID)
 	}
+}
+
+// timerFired writes TimerFired for a user timer still pending and gives
+// the workflow a task. s.mu must be held.
+func (s *Server) timerFired(e *execution, ut *userTimer) {
+	if e.eng.userTimers[ut.id] != ut {
+		return
+	}
+	delete(e.eng.userTimers, ut.id)
+	s.add(e, orchpb.EventType_TimerFired, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_TimerFiredEventAttributes{TimerFiredEventAttributes: &orchpb.TimerFiredEventAttributes{TimerId: ut.id, StartedEventId: ut.startedID}}
+	})
+	s.newEventsForWorker(e)
 }
 
 // continueAsNew closes e and starts the next run of its workflow id.
