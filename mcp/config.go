@@ -130,7 +130,10 @@ type SecurityConfig struct {
 type VerifyConfig struct {
 	// TTLSeconds is how long a verified token is believed before the
 	// source-hosting API is asked again (default 60): the most a revoked
-	// token keeps working, cached answers included.
+	// token keeps working, cached answers included. A replica believes its
+	// own verdict on a recent caller for as long when the shared Store has
+	// lost it (a Redis restarted empty, or down), so that not every
+	// caller is verified again at once.
 	TTLSeconds int `yaml:"ttl_seconds" json:"ttl_seconds"`
 	// NegativeTTLSeconds is how long a refused token (unknown, revoked,
 	// expired, lacking scopes) is refused without asking again (default

@@ -622,7 +622,7 @@ func (g *Gateway) invokeCall(ctx context.Context, c *caller, method string, raw 
 	}
 	if err != nil {
 		if errors.Is(err, sourcehost.ErrUnauthorized) {
-			g.forgetToken(ctx, c.digest) // it may have been revoked: verify it again next time
+			g.forgetToken(ctx, c) // it may have been revoked: verify it again next time
 		}
 		return nil, g.upstreamFailure(ctx, method, err)
 	}

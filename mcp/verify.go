@@ -126,10 +126,16 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	now := g.clk.Now()
 	ttl := time.Duration(g.cfg.Verify.TTLSeconds) * time.Second
 	fresh := func(v *verdict) bool { return now.Before(time.Unix(v.Checked, 0).Add(ttl)) }
-	var seen *seenVerdict
-	if c := g.knownCaller(digest); c != nil {
-		if s := c.seen.Load(); s != nil && s.v.OK && len(s.v.Missing) == 0 && fresh(s.v) {
-			seen = s
+	// own is this replica's last good verdict on the token, seen that
+	// verdict while it is fresh.
+	var own, seen *seenVerdict
+	c := g.knownCaller(digest)
+	if c != nil {
+		if s := c.seen.Load(); s != nil && s.v.OK && len(s.v.Missing) == 0 {
+			own = s
+			if fresh(s.v) {
+				seen = s
+			}
 		}
 	}
 	var b []byte
@@ -163,12 +169,27 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 		}
 	}
 	known := ok && v.OK && len(v.Missing) == 0
+	if !ok && own != nil {
+		// The store holds no verdict on a token this replica saw good: it
+		// lost it (a Redis restarted empty; or down, with this replica's
+		// memory never told; a token forgotten on purpose leaves a verdict
+		// behind, see forgetToken). This replica's own verdict stands for
+		// what is left of its TTL, as it would in the store, rather than
+		// every caller being verified again at once through the
+		// verification limit; then the token is asked about again, as one
+		// known to have been good. A token revoked meanwhile is refused
+		// within the TTL of the last verdict on it, as ever.
+		v, ok, known = own.v, true, true
+	}
 	// (took is set only when the store held seen's bytes, so v is then
 	// seen's verdict, good and fresh at now: it is never asked again.)
 	if stale := known && !fresh(v); !ok || stale {
 		if v, raw, up, r = g.verifyUpstream(ctx, token, key, addr, known); r != nil {
 			return verified{}, r
 		}
+	}
+	if c != nil && (!v.OK || len(v.Missing) > 0) {
+		c.seen.Store(nil) // refused now: no older good verdict of this replica's stands for it
 	}
 	switch {
 	case len(v.Missing) > 0:
@@ -291,14 +312,30 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 	return v, raw, up, nil
 }
 
-// forgetToken drops what is known of a token, so that its next request is
-// verified again (after the source-hosting API refused it mid-call: it may
-// have been revoked). Every replica sees it through the store.
-func (g *Gateway) forgetToken(ctx context.Context, digest string) {
-	if err := g.store.Delete(ctx, "tok:"+digest); err != nil {
+// forgetToken drops what is known of c's token, so that its next request
+// is verified again (after the source-hosting API refused it mid-call: it
+// may have been revoked), whichever replica it reaches. In the store, the
+// verdict is not deleted but replaced by forgottenVerdict: a replica that
+// found no verdict there would believe its own (see verify). That one is
+// kept as long as any replica's own verdict could still be fresh, by the
+// replicas' clocks, which may differ a little.
+func (g *Gateway) forgetToken(ctx context.Context, c *caller) {
+	c.seen.Store(nil)
+	key := "tok:" + c.digest
+	// Delete reaches the shared store even while it is thought down: a
+	// verdict it holds must not outlive the forgetting once it answers.
+	if err := g.store.Delete(ctx, key); err != nil {
+		g.log.WarnContext(ctx, "forgetting a token verdict failed", "error", err)
+	}
+	ttl := time.Duration(g.cfg.Verify.TTLSeconds)*time.Second + time.Minute
+	if err := g.store.Set(ctx, key, forgottenVerdict, ttl); err != nil {
 		g.log.WarnContext(ctx, "forgetting a token verdict failed", "error", err)
 	}
 }
+
+// forgottenVerdict is a good verdict that is never fresh: the token is
+// asked about again at its next request, as one known to have been good.
+var forgottenVerdict = []byte(`{"ok":true,"checked":0}`)
 
 // addressKey is what the per-address limit counts by: the address, or its
 // /64 for IPv6, which one subscriber usually holds whole.

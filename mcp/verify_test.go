@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
 )
 
@@ -204,6 +206,40 @@ func TestRevokedTokenStopsWithinTheBound(t *testing.T) {
 	}
 	if rec := serveDirect(srv, "192.0.2.1:1", tok2, cached); rec.Code != http.StatusUnauthorized {
 		t.Errorf("the next request: %d %s, want 401", rec.Code, rec.Body)
+	}
+}
+
+// A token one replica forgot (a call of its met the revocation upstream)
+// is refused by another at its next request, though that one verified the
+// token a moment ago and believes its own verdict where the store holds
+// none: forgetting leaves a mark in the store rather than nothing.
+func TestForgottenTokenRefusedByEveryReplica(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	up := sourcehostfake.Start(t, sourcehostfake.WithClock(clk))
+	pid, err := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := mcp.NewMemoryStore(clk, mcp.MemoryLimits{})
+	a := mcpfake.New(mcpfake.WithUpstream(up), mcpfake.WithConfig(mcp.Config{Store: shared}))
+	b := mcpfake.New(mcpfake.WithUpstream(up), mcpfake.WithConfig(mcp.Config{Store: shared}))
+	tok, err := up.CreateToken("root", "api", "read_user", "read_repository")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := fmt.Sprintf(`{"jsonrpc":"2.0","method":"get_project","params":{"project_id":%d,"cache_ttl":600},"id":1}`, pid)
+	if rec := serveDirect(b, "192.0.2.1:1", tok, cached); rec.Code != 200 || strings.Contains(rec.Body.String(), "error") {
+		t.Fatalf("B, first call: %d %s", rec.Code, rec.Body)
+	}
+	if err := up.RevokeToken(tok); err != nil {
+		t.Fatal(err)
+	}
+	if rec := serveDirect(a, "192.0.2.1:1", tok, listProjects); !strings.Contains(rec.Body.String(), `"status":401`) {
+		t.Fatalf("A, a call after the revocation: %d %s, want the upstream's 401", rec.Code, rec.Body)
+	}
+	if rec := serveDirect(b, "192.0.2.1:1", tok, cached); rec.Code != http.StatusUnauthorized {
+		t.Errorf("B, the next request: %d %s, want 401", rec.Code, rec.Body)
 	}
 }
 

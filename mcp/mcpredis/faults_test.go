@@ -2,6 +2,7 @@ package mcpredis_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/apitwin/apitwin/internal/redistest"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
+	"github.com/apitwin/apitwin/sourcehost"
 )
 
 // replicas are gateways sharing one Redis of the test's own, which the test
@@ -171,5 +173,167 @@ func TestReplayThroughRedisFaults(t *testing.T) {
 	t.Logf("replays accepted: %d by a replica that had accepted the request, %d by another", sameAgain, otherAgain)
 	if sameAgain != 0 {
 		t.Errorf("%d replays accepted by the replica that had accepted the request", sameAgain)
+	}
+}
+
+// callers are many tokens of the upstream's, each sending from an address
+// of its own (so that no per-address limit applies), through gateway gw.
+type callers struct {
+	rs     *replicas
+	tokens []string
+}
+
+// cachedListProjects is the call every caller makes: answered from the
+// cache but for the first of each token (and the first after the cache was
+// lost), so that hardly any call reaches the upstream, and none meets a
+// revocation there.
+const cachedListProjects = `{"jsonrpc":"2.0","method":"list_projects","params":{"cache_ttl":3600},"id":1}`
+
+func (rs *replicas) callers(t *testing.T, n int) *callers {
+	t.Helper()
+	c := &callers{rs: rs}
+	for range n {
+		tok, err := rs.up.CreateToken("root", sourcehost.ScopeAPI, sourcehost.ScopeReadUser, sourcehost.ScopeReadRepository)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.tokens = append(c.tokens, tok)
+	}
+	return c
+}
+
+// call sends cachedListProjects with token i to replica gw.
+func (c *callers) call(gw, i int) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(cachedListProjects))
+	req.RemoteAddr = fmt.Sprintf("10.%d.%d.1:1000", i/256, i%256)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.tokens[i])
+	rec := httptest.NewRecorder()
+	c.rs.gws[gw].ServeHTTP(rec, req)
+	return rec
+}
+
+// verifyAll has every token verified by replica gw, a second of the fake
+// clock per round while the verification limit holds some back, and
+// returns when each one was verified.
+func (c *callers) verifyAll(t *testing.T, gw int) []time.Time {
+	t.Helper()
+	at := make([]time.Time, len(c.tokens))
+	left := len(c.tokens)
+	for round := 0; left > 0; round++ {
+		if round > 600 {
+			t.Fatalf("%d tokens still not verified after %d rounds", left, round)
+		}
+		for i := range c.tokens {
+			if !at[i].IsZero() {
+				continue
+			}
+			switch rec := c.call(gw, i); rec.Code {
+			case http.StatusOK:
+				at[i], left = c.rs.clk.Now(), left-1
+			case http.StatusTooManyRequests:
+			default:
+				t.Fatalf("token %d: %d %s", i, rec.Code, rec.Body)
+			}
+		}
+		c.rs.clk.Advance(time.Second)
+	}
+	return at
+}
+
+// rounds has every token call replica gw once a second of the fake clock
+// for n seconds, and returns how many calls were refused with 429 and the
+// last second that had one (-1: none). A token in own has its answers
+// judged there instead.
+func (c *callers) rounds(t *testing.T, gw, n int, own map[int]func(*httptest.ResponseRecorder)) (limited, lastSecond int) {
+	t.Helper()
+	lastSecond = -1
+	for s := range n {
+		for i := range c.tokens {
+			rec := c.call(gw, i)
+			if judge := own[i]; judge != nil {
+				judge(rec)
+				continue
+			}
+			switch rec.Code {
+			case http.StatusOK:
+			case http.StatusTooManyRequests:
+				limited, lastSecond = limited+1, s
+			default:
+				t.Fatalf("second %d, token %d: %d %s", s, i, rec.Code, rec.Body)
+			}
+		}
+		c.rs.clk.Advance(time.Second)
+	}
+	return limited, lastSecond
+}
+
+// After Redis restarts empty, or while it is down, callers this replica
+// verified keep being served on its own verdicts, each believed for what
+// is left of its verify.ttl_seconds, then asked of the source-hosting API
+// again as a token known to have been good (which the verification limit
+// does not hold back); a token revoked meanwhile is served until its
+// verdict's TTL has passed, and refused from then on. On the old gateway
+// every token was verified again through the shared limit of 300 a minute
+// (50 at once): with 150 tokens, 1,050 calls refused with 429 over 20 s
+// after each restart, and again at each outage.
+func TestVerdictsThroughRedisFaults(t *testing.T) {
+	t.Parallel()
+	// A TTL of 20 s (the default is 60) keeps the test short: verifying
+	// 150 tokens under the limit takes 20 s, so some verdicts are stale
+	// when the fault comes and the others turn stale during the rounds.
+	const tokens, ttlSeconds = 150, 20
+	ttl := ttlSeconds * time.Second
+	for _, fault := range []string{"restarted empty", "down"} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			rs := startReplicas(t, 1, mcp.Config{Verify: mcp.VerifyConfig{TTLSeconds: ttlSeconds}})
+			c := rs.callers(t, tokens)
+			verified := c.verifyAll(t, 0)
+			if n, _ := c.rounds(t, 0, 1, nil); n != 0 {
+				t.Fatalf("%d calls limited with every token verified", n)
+			}
+			if fault == "down" {
+				rs.down(t)
+			} else {
+				rs.redis.Restart() // unseen: the next call reconnects
+			}
+			faultAt := rs.clk.Now()
+
+			// A token revoked after the fault, whose calls are answered
+			// from the cache (so none meets the revocation upstream), is
+			// served on this replica's verdict while that is fresh, and
+			// refused from then on. Every other token is served, for
+			// longer than a TTL.
+			revoked := tokens - 1 // the last verified: its verdict still fresh at the fault
+			if rec := c.call(0, revoked); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"result"`) {
+				t.Fatalf("the token to revoke, after the fault: %d %s", rec.Code, rec.Body)
+			}
+			if err := rs.up.RevokeToken(c.tokens[revoked]); err != nil {
+				t.Fatal(err)
+			}
+			refusedBy := verified[revoked].Add(ttl)
+			var served, refused int
+			judge := func(rec *httptest.ResponseRecorder) {
+				fresh := rs.clk.Now().Before(refusedBy)
+				if fresh {
+					served++
+				} else {
+					refused++
+				}
+				if want := map[bool]int{true: http.StatusOK, false: http.StatusUnauthorized}[fresh]; rec.Code != want {
+					t.Errorf("the revoked token %s after the fault (its verdict fresh: %v): %d %s",
+						rs.clk.Now().Sub(faultAt), fresh, rec.Code, rec.Body)
+				}
+			}
+			limited, last := c.rounds(t, 0, ttlSeconds+6, map[int]func(*httptest.ResponseRecorder){revoked: judge})
+			if served == 0 || refused == 0 {
+				t.Errorf("the revoked token called %d times with its verdict fresh, %d once it was stale: want both", served, refused)
+			}
+			t.Logf("%s, %d tokens: %d calls limited (429), the last %d s after the fault", fault, tokens, limited, last)
+			if limited != 0 {
+				t.Errorf("%d calls limited (429) after Redis %s, the last %d s after", limited, fault, last)
+			}
+		})
 	}
 }
