@@ -20,6 +20,8 @@
 // Each fake keeps its own controls (seeding, fault injection, request logs):
 // reach them through the fields of Fakes. A program that is not a test uses
 // New and Close; fake/cmd/apitwin-fake serves the same set on fixed ports.
+// Snapshot and Restore keep every fake's state, as one JSON document, for a
+// program that must come back as it was (apitwin-fake -state-dir).
 package fake
 
 import (
