@@ -17,16 +17,17 @@ import (
 type need int
 
 const (
-	needRead     need = iota // api or read_api; anonymous callers see public data
-	needRepoRead             // api, read_api or read_repository; anonymous callers see public data
-	needUserRead             // api, read_api or read_user; signed in
-	needAnyScope             // any valid token
-	needWrite                // api; signed in
+	needRead       need = iota // api or read_api; anonymous callers see public data
+	needRepoRead               // api, read_api or read_repository; anonymous callers see public data
+	needUserRead               // api, read_api or read_user; signed in
+	needAnyScope               // any valid token
+	needWrite                  // api; signed in
+	needSignedRead             // api or read_api; signed in
 )
 
 func (n need) scopes() []string {
 	switch n {
-	case needRead:
+	case needRead, needSignedRead:
 		return []string{sourcehost.ScopeAPI, sourcehost.ScopeReadAPI}
 	case needRepoRead:
 		return []string{sourcehost.ScopeAPI, sourcehost.ScopeReadAPI, sourcehost.ScopeReadRepository}
@@ -38,7 +39,9 @@ func (n need) scopes() []string {
 	return nil
 }
 
-func (n need) signInRequired() bool { return n == needUserRead || n == needAnyScope || n == needWrite }
+func (n need) signInRequired() bool {
+	return n == needUserRead || n == needAnyScope || n == needWrite || n == needSignedRead
+}
 
 // call is one request being answered, with the state locked.
 type call struct {

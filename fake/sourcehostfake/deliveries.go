@@ -40,7 +40,9 @@ const (
 	// DeliveryFailed: the receiver answered another status, could not be
 	// reached, or did not answer within the hook timeout.
 	DeliveryFailed = "failed"
-	// DeliveryBlocked: not sent, by the recursion rule.
+	// DeliveryBlocked: not sent, by the recursion rule, or because the
+	// hook's host is an address hooks may not be sent to (see
+	// Server.SetAllowLocalRequests).
 	DeliveryBlocked = "blocked"
 	// DeliveryDropped: not sent, because the hook's queue (or all queues
 	// together) was full.
@@ -177,6 +179,10 @@ type dispatcher struct {
 	perHook  int
 	maxBytes int64
 	client   *http.Client
+	// guard checks each delivery's address: in client's dialer when it
+	// could be guarded, else before the request (precheck).
+	guard   *hookGuard
+	guarded bool
 
 	insecureOnce sync.Once
 	insecure     *http.Client
@@ -202,9 +208,10 @@ type dispatcher struct {
 	order   []string // chain UUIDs, oldest first
 }
 
-func newDispatcher(clk *clock.Fake, cfg config) *dispatcher {
+func newDispatcher(clk *clock.Fake, cfg config, allowLocal func() bool) *dispatcher {
 	d := &dispatcher{clock: clk, timeout: cfg.hookTimeout, perHook: cfg.hookQueue, maxBytes: cfg.hookQueueBytes,
-		client: cfg.hookClient, logMax: cfg.deliveryPayload}
+		logMax: cfg.deliveryPayload, guard: &hookGuard{resolver: cfg.hookResolver, allowLocal: allowLocal}}
+	d.client, d.guarded = guardedClient(cfg.hookClient, d.guard)
 	d.log = fakekit.NewBounded[Delivery](cfg.deliveryLog, deliveryLogBytes)
 	d.resetLocked()
 	return d
@@ -417,12 +424,15 @@ func (d *dispatcher) work() {
 		ctx := d.ctx
 		d.mu.Unlock()
 
-		status, took, errText := d.send(ctx, j)
+		status, took, errText, blocked := d.send(ctx, j)
 
 		d.mu.Lock()
 		if j.gen == d.gen { // not reset meanwhile
 			state := DeliverySent
-			if errText != "" {
+			switch {
+			case blocked:
+				state = DeliveryBlocked
+			case errText != "":
 				state = DeliveryFailed
 			}
 			d.record(j, state, status, took, errText)
@@ -447,14 +457,21 @@ func (d *dispatcher) retire(q *hookQueue) {
 }
 
 // send POSTs a delivery and reports the receiver's status, the time it
-// took, and what went wrong ("" for a 2xx answer).
-func (d *dispatcher) send(ctx context.Context, j *job) (int, time.Duration, string) {
+// took, and what went wrong ("" for a 2xx answer); blocked when it was not
+// sent for its address.
+func (d *dispatcher) send(ctx context.Context, j *job) (status int, took time.Duration, errText string, blocked bool) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.ev.url, bytes.NewReader(j.ev.payload.data))
 	if err != nil {
-		return 0, 0, err.Error()
+		return 0, 0, err.Error(), false
+	}
+	if !d.guarded {
+		if err := d.guard.precheck(ctx, j.ev.url); err != nil {
+			var b *blockedError
+			return 0, 0, err.Error(), errors.As(err, &b)
+		}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Sourcehost/apitwin-fake")
@@ -465,19 +482,24 @@ func (d *dispatcher) send(ctx context.Context, j *job) (int, time.Duration, stri
 	}
 	resp, err := d.clientFor(j.ev.sslVerify).Do(req)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return 0, time.Since(start), fmt.Sprintf("the receiver did not answer within %v", d.timeout)
+		var b *blockedError
+		switch {
+		case errors.As(err, &b):
+			return 0, 0, b.Error(), true
+		case errors.Is(err, context.DeadlineExceeded):
+			return 0, time.Since(start), fmt.Sprintf("the receiver did not answer within %v", d.timeout), false
 		}
-		return 0, time.Since(start), err.Error()
+		return 0, time.Since(start), err.Error(), false
 	}
-	// Read (a little of) the answer, so the connection can be reused.
+	// Read (a little of) the answer, so that a client's own transport can
+	// reuse the connection.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
-	took := time.Since(start)
+	took = time.Since(start)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, took, "receiver answered " + resp.Status
+		return resp.StatusCode, took, "receiver answered " + resp.Status, false
 	}
-	return resp.StatusCode, took, ""
+	return resp.StatusCode, took, "", false
 }
 
 // clientFor is the client for a hook: the configured one, or for hooks

@@ -96,6 +96,29 @@
 // it before reading what a receiver got. A deleted hook's waiting
 // deliveries are not sent.
 //
+// Where hooks may go is the real service's application setting "Allow
+// requests to the local network from webhooks and integrations"
+// (allow_local_requests_from_web_hooks_and_services), which an
+// administrator reads and changes with GET and PUT
+// /api/v4/application/settings, a Go program with
+// [Server.SetAllowLocalRequests] ([WithAllowLocalRequests] when it is
+// built), and a seed under "settings". The fake allows them by default,
+// since tests receive their hooks on loopback; turned off, a hook to the
+// machine itself, loopback, a private, link-local or shared address (or a
+// name resolving to one) is refused when it is made or edited with the
+// real service's answer, 422 {"message":"Invalid url given"}, and a
+// delivery to one is not sent (recorded blocked, with the real service's
+// reason: "URL is blocked: Requests to the local network are not
+// allowed"). Whatever the setting, the fake never sends anything to the
+// clouds' metadata services: link-local addresses (169.254.0.0/16, which
+// holds 169.254.169.254, and fe80::/10), fd00:ec2::254 and
+// 100.100.100.200, however written (::ffff:169.254.169.254 too). The
+// address is checked again at each delivery, against what the hook's host
+// name resolves to then, and only the addresses checked are dialed, each
+// delivery on a connection of its own: a name rebound to the metadata
+// service after the hook was made, or a receiver redirecting there, is
+// refused ([WithHookResolver] replaces the resolver, for tests).
+//
 // Recursion is stopped as the real service stops it. A request that
 // arrives without X-Sourcehost-Event-UUID (a user's call, a seeding method,
 // a pipeline moving on the clock) gives each hook it triggers a new chain
@@ -168,6 +191,8 @@
 //     receiver has 10 s to answer ([WithHookTimeout]); at most 1,000
 //     deliveries wait per hook and 64 MiB of payloads in all queues
 //     ([WithHookQueue]), past which a delivery is dropped and recorded so;
+//     a hook's host name is looked up in at most 10 s, when it is made
+//     (with local requests off) and at each delivery;
 //     16 deliveries in flight at once; a chain of at most 100 hooks;
 //     10,000 chains remembered, each for 30 minutes.
 //   - The delivery log: the newest 10,000 deliveries, the first 64 KiB of
@@ -189,7 +214,12 @@
 // with a Link to the next, without page numbers, totals or the offset
 // limit; another order_by is 400.
 //
-// Known differences from the real service: local webhook URLs are allowed;
+// Known differences from the real service: local webhook URLs are allowed
+// by default (the real service's default is to refuse them: turn
+// allow_local_requests_from_web_hooks_and_services off for its
+// behaviour), link-local and metadata addresses are refused whatever the
+// setting, the application settings kept are that one alone (a PUT of
+// another changes nothing), and deliveries go through no proxy;
 // keyset pagination covers projects only; there are no forks, wiki, group
 // labels or milestones, protected tags, release asset links, job
 // artifacts or runners; a CI definition is read for its job names and

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
-	"net/url"
+	"net/netip"
 	"path"
 	"slices"
 
@@ -73,6 +74,16 @@ func (c *call) deleteHook() fakekit.Answer {
 	return fakekit.Answer{Status: http.StatusNoContent}
 }
 
+// prepareHookURL resolves the host of the url parameter, when the check
+// of the hook needs it, before the state is locked.
+func (s *Server) prepareHookURL(p *params) {
+	q := *p
+	q.errs = nil
+	if raw, ok := q.str("url"); ok {
+		p.hookAddrs = s.lookupHookHost(raw)
+	}
+}
+
 func (c *call) addHook() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
@@ -84,6 +95,18 @@ func (c *call) addHook() fakekit.Answer {
 	p := c.p
 	raw := p.required("url")
 	h := &hook{project: pr, url: raw, events: map[string]bool{"push_events": true}, sslVerify: true, createdAt: c.st.clock.Now()}
+	if fail := c.readHook(h); fail != nil {
+		return *fail
+	}
+	if fail := c.st.attachHook(pr, h, p.hookAddrs, c.s.localHooks.Load()); fail != nil {
+		return *fail
+	}
+	return created(renderHook(h))
+}
+
+// readHook sets what the request gives of a hook (but its URL) into h.
+func (c *call) readHook(h *hook) *fakekit.Answer {
+	p := c.p
 	for _, flag := range hookFlags {
 		if v, ok := p.boolean(flag); ok {
 			h.events[flag] = v
@@ -92,30 +115,67 @@ func (c *call) addHook() fakekit.Answer {
 	if v, ok := p.boolean("enable_ssl_verification"); ok {
 		h.sslVerify = v
 	}
-	h.token, _ = p.str("token")
-	h.pushBranchFilter, _ = p.str("push_events_branch_filter")
-	if msg := p.problem(); msg != "" {
-		return badRequest(msg)
+	if v, ok := p.str("token"); ok {
+		h.token = v
 	}
-	if fail := c.st.attachHook(pr, h); fail != nil {
+	if v, ok := p.str("push_events_branch_filter"); ok {
+		h.pushBranchFilter = v
+	}
+	if msg := p.problem(); msg != "" {
+		return errAnswer(badRequest(msg))
+	}
+	return nil
+}
+
+// editHook is PUT /projects/:id/hooks/:hook_id: what the request gives is
+// changed, and the URL checked as a new hook's (it is checked whenever a
+// hook is saved, as the real service validates it). A refusal changes
+// nothing.
+func (c *call) editHook() fakekit.Answer {
+	_, h, fail := c.findHook()
+	if fail != nil {
 		return *fail
 	}
-	return created(renderHook(h))
+	if len(c.p.json) == 0 && len(c.p.form) == 0 && len(c.p.query) == 0 {
+		return message(http.StatusBadRequest, "No parameters provided")
+	}
+	next := *h
+	next.events = maps.Clone(h.events)
+	if raw, ok := c.p.str("url"); ok {
+		next.url = raw
+	}
+	if fail := c.readHook(&next); fail != nil {
+		return *fail
+	}
+	if why := hookURLProblem(next.url, c.p.hookAddrs, c.s.localHooks.Load()); why != "" {
+		return urlRefused()
+	}
+	*h = next
+	return ok(renderHook(h))
+}
+
+// urlRefused is the real service's answer to a hook whose URL it refuses,
+// whatever the reason: its API keeps the reason to itself.
+func urlRefused() fakekit.Answer {
+	return message(http.StatusUnprocessableEntity, "Invalid url given")
 }
 
 // maxProjectHooks is the real service's default limit of hooks per project
 // (the project_hooks plan limit).
 const maxProjectHooks = 100
 
-// attachHook checks a new hook's URL and the project's hook limit, and adds
-// it. s.mu must be held.
-func (st *state) attachHook(pr *project, h *hook) *fakekit.Answer {
-	u, err := url.Parse(h.url)
-	if err != nil || u.Host == "" {
-		return errAnswer(invalid(http.StatusUnprocessableEntity, map[string][]string{"url": {"is blocked: URI is invalid"}}))
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return errAnswer(invalid(http.StatusUnprocessableEntity, map[string][]string{"url": {"is blocked: Only allowed schemes are http, https"}}))
+// errHookURL is a hook URL refused, for seeding errors: the reason the API
+// keeps to itself.
+type errHookURL struct{ why string }
+
+func (e *errHookURL) Error() string { return "sourcehostfake: url is blocked: " + e.why }
+
+// attachHook checks a new hook's URL (addrs are what its host resolved to
+// before the state was locked, if it was looked up) and the project's hook
+// limit, and adds it. s.mu must be held.
+func (st *state) attachHook(pr *project, h *hook, addrs []netip.Addr, allowLocal bool) *fakekit.Answer {
+	if why := hookURLProblem(h.url, addrs, allowLocal); why != "" {
+		return errAnswer(urlRefused())
 	}
 	if len(pr.hooks) >= maxProjectHooks {
 		return errAnswer(invalid(http.StatusUnprocessableEntity, map[string][]string{"base": {
@@ -347,23 +407,27 @@ type HookSeed struct {
 	EnableSSLVerification *bool `json:"enable_ssl_verification,omitempty" yaml:"enable_ssl_verification,omitempty"`
 }
 
-// AddHook adds a webhook to a project and returns its id.
+// AddHook adds a webhook to a project and returns its id. Its URL is
+// checked as the API checks it (see SetAllowLocalRequests).
 func (s *Server) AddHook(projectID int64, seed HookSeed) (int64, error) {
+	addrs := s.lookupHookHost(seed.URL)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.st.projectByID(projectID)
 	if err != nil {
 		return 0, err
 	}
-	h, err := s.st.seedHook(p, seed)
+	h, err := s.seedHook(p, seed, addrs)
 	if err != nil {
 		return 0, err
 	}
 	return h.id, nil
 }
 
-// seedHook checks and adds a hook. s.mu must be held.
-func (st *state) seedHook(p *project, seed HookSeed) (*hook, error) {
+// seedHook checks and adds a hook; addrs are what its host resolved to
+// before the state was locked (lookupHookHost). s.mu must be held.
+func (s *Server) seedHook(p *project, seed HookSeed, addrs []netip.Addr) (*hook, error) {
+	st := s.st
 	h := &hook{url: seed.URL, token: seed.Token, pushBranchFilter: seed.PushEventsBranchFilter, sslVerify: true,
 		createdAt: st.clock.Now(), events: map[string]bool{
 			"push_events": true, "tag_push_events": seed.TagPushEvents, "issues_events": seed.IssuesEvents,
@@ -381,7 +445,11 @@ func (st *state) seedHook(p *project, seed HookSeed) (*hook, error) {
 	if seed.URL == "" {
 		return nil, errors.New("sourcehostfake: url is missing")
 	}
-	if fail := st.attachHook(p, h); fail != nil {
+	allowLocal := s.localHooks.Load()
+	if why := hookURLProblem(seed.URL, addrs, allowLocal); why != "" {
+		return nil, &errHookURL{why}
+	}
+	if fail := st.attachHook(p, h, addrs, allowLocal); fail != nil {
 		return nil, answerError(fail)
 	}
 	return h, nil

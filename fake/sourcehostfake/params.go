@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -22,6 +23,9 @@ type params struct {
 	json  map[string]json.RawMessage
 	errs  []string
 	blob  *blob // a new file's content, hashed before the state was locked
+	// hookAddrs are what a hook URL's host resolved to before the state
+	// was locked, when its check needs them (see lookupHookHost).
+	hookAddrs []netip.Addr
 }
 
 // readParams parses r's parameters; a body that cannot be parsed is an error

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -263,11 +264,18 @@ func (s *Server) AddProject(seed ProjectSeed) (int64, error) {
 		}
 	}
 
+	// Hook hosts are resolved, when their check needs it, before the
+	// state is locked too.
+	hookAddrs := make([][]netip.Addr, len(seed.Hooks))
+	for i, h := range seed.Hooks {
+		hookAddrs[i] = s.lookupHookHost(h.URL)
+	}
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seq := maps.Clone(s.st.seq)
 	var events []event
-	p, err := s.seedProject(seed, files, branchFiles, &events)
+	p, err := s.seedProject(seed, files, branchFiles, hookAddrs, &events)
 	if err != nil {
 		if p != nil {
 			s.st.removeProject(p, seq)
@@ -284,7 +292,7 @@ const maxProjectDescription = 2000
 // seedProject adds a project and what its seed holds, gathering the
 // webhook deliveries made on the way. On an error it returns the project
 // as far as it got, for removeProject. s.mu must be held.
-func (s *Server) seedProject(seed ProjectSeed, files []fileChange, branchFiles [][]fileChange, events *[]event) (*project, error) {
+func (s *Server) seedProject(seed ProjectSeed, files []fileChange, branchFiles [][]fileChange, hookAddrs [][]netip.Addr, events *[]event) (*project, error) {
 	st := s.st
 	owner := s.root
 	if seed.Owner != "" {
@@ -347,7 +355,7 @@ func (s *Server) seedProject(seed ProjectSeed, files []fileChange, branchFiles [
 		gather(c)
 	}
 	for i, h := range seed.Hooks {
-		if _, err := st.seedHook(p, h); err != nil {
+		if _, err := s.seedHook(p, h, hookAddrs[i]); err != nil {
 			return p, at(fmt.Sprintf("hooks[%d]", i), err)
 		}
 	}

@@ -65,9 +65,19 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	handle("GET "+v4+"/projects/{id}/milestones/{milestone_id}/merge_requests", needRead, (*call).milestoneMergeRequests)
 
 	handle("GET "+v4+"/projects/{id}/hooks", needRead, (*call).listHooks)
-	handle("POST "+v4+"/projects/{id}/hooks", needWrite, (*call).addHook)
+	// A hook's URL is resolved, when its check needs it, before the state
+	// is locked (lookupHookHost).
+	rt.Handle("POST "+v4+"/projects/{id}/hooks", func(s *Server, w http.ResponseWriter, r *http.Request) {
+		s.serve(w, r, needWrite, s.prepareHookURL, (*call).addHook)
+	})
 	handle("GET "+v4+"/projects/{id}/hooks/{hook_id}", needRead, (*call).getHook)
+	rt.Handle("PUT "+v4+"/projects/{id}/hooks/{hook_id}", func(s *Server, w http.ResponseWriter, r *http.Request) {
+		s.serve(w, r, needWrite, s.prepareHookURL, (*call).editHook)
+	})
 	handle("DELETE "+v4+"/projects/{id}/hooks/{hook_id}", needWrite, (*call).deleteHook)
+
+	handle("GET "+v4+"/application/settings", needSignedRead, (*call).getSettings)
+	handle("PUT "+v4+"/application/settings", needWrite, (*call).updateSettings)
 
 	handle("GET "+v4+"/projects/{id}/pipelines", needRead, (*call).listPipelines)
 	handle("GET "+v4+"/projects/{id}/pipelines/{pipeline_id}", needRead, (*call).getPipeline)

@@ -41,18 +41,23 @@ import (
 //	    issues: [{title: Broken cart, labels: [bug], assignees: [alice], milestone: v1.0}]
 //	    merge_requests: [{title: Cart, source_branch: feature}]
 //	    hooks: [{url: "http://127.0.0.1:9000/hook", issues_events: true, token: s3cret}]
+//	settings: {allow_local_requests_from_web_hooks_and_services: true}
 type Seed struct {
+	// Settings are applied first, so that the seed's hooks are checked
+	// against them.
+	Settings *SettingsSeed `json:"settings,omitempty" yaml:"settings,omitempty"`
 	Users    []UserSeed    `json:"users,omitempty" yaml:"users,omitempty"`
 	Tokens   []TokenSeed   `json:"tokens,omitempty" yaml:"tokens,omitempty"`
 	Groups   []GroupSeed   `json:"groups,omitempty" yaml:"groups,omitempty"`
 	Projects []ProjectSeed `json:"projects,omitempty" yaml:"projects,omitempty"`
 }
 
-// Load adds what seed holds: users, then tokens, groups and projects, each
-// in order. The first refusal stops it; its error names the entry
-// ("projects[2].issues[0]: …"). What was added before it stays (a project
-// is added whole or not at all).
+// Load sets the settings seed holds, then adds the rest: users, then
+// tokens, groups and projects, each in order. The first refusal stops it;
+// its error names the entry ("projects[2].issues[0]: …"). What was added
+// before it stays (a project is added whole or not at all).
 func (s *Server) Load(seed Seed) error {
+	seed.Settings.apply(s)
 	for i, u := range seed.Users {
 		if _, err := s.AddUser(u); err != nil {
 			return at(fmt.Sprintf("users[%d]", i), err)

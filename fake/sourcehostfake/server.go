@@ -25,6 +25,10 @@ type Server struct {
 	limiter atomic.Pointer[fakekit.RateLimiter]
 	hooks   *dispatcher
 	cfg     config
+	// localHooks is the application setting
+	// allow_local_requests_from_web_hooks_and_services (see netguard.go),
+	// read by deliveries without the state lock.
+	localHooks atomic.Bool
 
 	ep        fakekit.Endpoint
 	closeOnce sync.Once
@@ -48,6 +52,8 @@ type config struct {
 	externalURL     string
 	rootToken       string
 	hookClient      *http.Client
+	hookResolver    Resolver
+	blockLocalHooks bool
 	hookTimeout     time.Duration
 	hookQueue       int
 	hookQueueBytes  int64
@@ -118,6 +124,22 @@ func WithRootToken(secret string) Option { return func(c *config) { c.rootToken 
 // http.Client). Each delivery is also bounded by the hook timeout.
 func WithHookClient(hc *http.Client) Option { return func(c *config) { c.hookClient = hc } }
 
+// WithHookResolver resolves the host names of webhook URLs with r instead
+// of net.DefaultResolver, when hooks are made and when they are delivered:
+// for tests of where hooks may go, which must not depend on a real DNS.
+func WithHookResolver(r Resolver) Option { return func(c *config) { c.hookResolver = r } }
+
+// WithAllowLocalRequests sets the application setting "Allow requests to
+// the local network from webhooks and integrations"
+// (allow_local_requests_from_web_hooks_and_services), which
+// [Server.SetAllowLocalRequests] and PUT /api/v4/application/settings
+// change later, and Reset restores. The fake allows them by default, since
+// tests receive their hooks on loopback; with false, hooks to loopback,
+// private, link-local and shared addresses are refused as the real service
+// refuses them. Cloud metadata addresses are refused either way (see
+// SetAllowLocalRequests).
+func WithAllowLocalRequests(allow bool) Option { return func(c *config) { c.blockLocalHooks = !allow } }
+
 // WithHookTimeout sets how long a webhook receiver has to answer (default
 // 10 s, as the real service); a slower one is cut off and the delivery
 // recorded as failed.
@@ -169,6 +191,9 @@ func New(opts ...Option) *Server {
 	if cfg.hookClient == nil {
 		cfg.hookClient = &http.Client{}
 	}
+	if cfg.hookResolver == nil {
+		cfg.hookResolver = net.DefaultResolver
+	}
 	if cfg.hookTimeout <= 0 {
 		cfg.hookTimeout = DefaultHookTimeout
 	}
@@ -192,7 +217,8 @@ func New(opts ...Option) *Server {
 			panic("sourcehostfake: WithFault: " + err.Error())
 		}
 	}
-	s.hooks = newDispatcher(s.cfg.clock, s.cfg)
+	s.localHooks.Store(!cfg.blockLocalHooks)
+	s.hooks = newDispatcher(s.cfg.clock, s.cfg, s.localHooks.Load)
 	s.external = cfg.externalURL
 	s.rootT = cfg.rootToken
 	if s.rootT == "" {
@@ -208,6 +234,7 @@ func New(opts ...Option) *Server {
 // else, and a fresh rate-limit window per caller. s.mu must be held.
 func (s *Server) resetState() {
 	s.limiter.Store(fakekit.NewRateLimiter(s.cfg.clock, s.cfg.rateLimit, s.cfg.rateWindow, ""))
+	s.localHooks.Store(!s.cfg.blockLocalHooks)
 	s.st = newState(s.cfg.clock)
 	s.root = s.st.addUser(RootUsername, "Administrator", "admin@example.com", true)
 	scopes := []string{sourcehost.ScopeAPI, sourcehost.ScopeReadUser, sourcehost.ScopeReadRepository}
@@ -387,9 +414,10 @@ func (s *Server) ResetRequests() { s.kit.ResetRequests() }
 
 // Reset puts the fake back as New left it: root and its token alone, no
 // project, group or other user, no fault, an empty request log, fresh
-// rate-limit windows; waiting webhook deliveries are dropped (those in
-// flight cancelled) and the delivery log emptied. The options, the clock
-// and the root token stay.
+// rate-limit windows, the application settings as the options set them;
+// waiting webhook deliveries are dropped (those in flight cancelled) and
+// the delivery log emptied. The options, the clock and the root token
+// stay.
 func (s *Server) Reset() {
 	s.kit.ClearFaults()
 	s.kit.ResetRequests()

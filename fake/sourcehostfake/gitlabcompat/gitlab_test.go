@@ -3,6 +3,7 @@ package gitlabcompat_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -424,5 +425,33 @@ func TestGitLabClientParsesTheFakesEvents(t *testing.T) {
 		if seen[kind] == 0 {
 			t.Errorf("no %s among %v", kind, seen)
 		}
+	}
+}
+
+// GitLab's application setting for hooks to the local network, read and
+// changed with the client's Settings service, as any GitLab client would.
+func TestGitLabClientLocalRequestsSetting(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := gl.Settings.GetSettings()
+	if err != nil || !s.AllowLocalRequestsFromWebHooksAndServices {
+		t.Fatalf("get %+v %v", s, err)
+	}
+	s, _, err = gl.Settings.UpdateSettings(&gitlab.UpdateSettingsOptions{AllowLocalRequestsFromWebHooksAndServices: gitlab.Ptr(false)})
+	if err != nil || s.AllowLocalRequestsFromWebHooksAndServices || srv.AllowLocalRequests() {
+		t.Fatalf("update %+v %v", s, err)
+	}
+	_, resp, err := gl.Projects.AddProjectHook(pid, &gitlab.AddProjectHookOptions{URL: gitlab.Ptr("http://127.0.0.1:9/hook")})
+	if err == nil || resp.StatusCode != 422 || !strings.Contains(err.Error(), "Invalid url given") {
+		t.Fatalf("a loopback hook with local requests off: %v", err)
+	}
+	_, resp, err = gl.Projects.AddProjectHook(pid, &gitlab.AddProjectHookOptions{URL: gitlab.Ptr("http://169.254.169.254/latest/meta-data/")})
+	if err == nil || resp.StatusCode != 422 {
+		t.Fatalf("a metadata hook: %v", err)
 	}
 }
