@@ -17,8 +17,9 @@ import (
 // and their tokens, groups and members, projects with their issues, merge
 // requests, notes, labels, milestones, releases, hooks, pipelines and jobs
 // (their logs too), and each repository: its commits with their files,
-// branches, tags and protected branches. Ids go on where they stopped. A
-// pipeline that was moving on the clock (pending, then running, then
+// branches, tags and protected branches; and the application setting
+// allow_local_requests_from_web_hooks_and_services. Ids go on where they
+// stopped. A pipeline that was moving on the clock (pending, then running, then
 // success) moves on from where it stood, its next change due when it was
 // due. Webhook deliveries still queued, the delivery log, faults, the
 // request log and rate-limit windows are not state and are not kept. A
@@ -36,13 +37,16 @@ type snapTime = fakekit.SnapshotTime
 
 type snapshot struct {
 	fakekit.SnapshotHeader
-	Sequences  map[string]int64 `json:"sequences"`
-	Root       int64            `json:"root"`       // the administrator the fake was made with
-	RootToken  int64            `json:"root_token"` // its token, which Token returns
-	Users      []snapUser       `json:"users"`
-	Tokens     []snapToken      `json:"tokens"`
-	Namespaces []snapNamespace  `json:"namespaces"`
-	Projects   []snapProject    `json:"projects"`
+	Sequences map[string]int64 `json:"sequences"`
+	// AllowLocalRequests is the application setting
+	// allow_local_requests_from_web_hooks_and_services.
+	AllowLocalRequests bool            `json:"allow_local_requests_from_web_hooks_and_services"`
+	Root               int64           `json:"root"`       // the administrator the fake was made with
+	RootToken          int64           `json:"root_token"` // its token, which Token returns
+	Users              []snapUser      `json:"users"`
+	Tokens             []snapToken     `json:"tokens"`
+	Namespaces         []snapNamespace `json:"namespaces"`
+	Projects           []snapProject   `json:"projects"`
 }
 
 type snapUser struct {
@@ -294,10 +298,11 @@ func (s *Server) Snapshot() ([]byte, error) {
 func (s *Server) snapshotLocked() *snapshot {
 	st := s.st
 	snap := &snapshot{
-		SnapshotHeader: fakekit.SnapshotHeader{Format: SnapshotFormat, Version: SnapshotVersion},
-		Sequences:      maps.Clone(st.seq),
-		Root:           s.root.id,
-		Users:          []snapUser{}, Tokens: []snapToken{}, Namespaces: []snapNamespace{}, Projects: []snapProject{},
+		SnapshotHeader:     fakekit.SnapshotHeader{Format: SnapshotFormat, Version: SnapshotVersion},
+		Sequences:          maps.Clone(st.seq),
+		AllowLocalRequests: s.localHooks.Load(),
+		Root:               s.root.id,
+		Users:              []snapUser{}, Tokens: []snapToken{}, Namespaces: []snapNamespace{}, Projects: []snapProject{},
 	}
 	for _, u := range st.users {
 		su := snapUser{ID: u.id, Username: u.username, Name: u.name, Email: u.email, Admin: u.admin, State: u.state,
@@ -526,6 +531,7 @@ func (s *Server) Restore(data []byte) error {
 	s.st.stopTimers()
 	s.limiter.Store(fakekit.NewRateLimiter(s.cfg.clock, s.cfg.rateLimit, s.cfg.rateWindow, ""))
 	s.st, s.root = r.st, r.root
+	s.localHooks.Store(snap.AllowLocalRequests)
 	for _, pl := range r.moving {
 		due := pl.updatedAt.Add(s.cfg.pipelineQueue)
 		next := "running"

@@ -78,6 +78,7 @@ func fullState(s *Server) *state {
 	pl.jobs = []*ciJob{job}
 	p.pipelines = []*pipeline{pl}
 	s.st, s.root = st, root
+	s.localHooks.Store(false) // not the default, so a restore that forgot it shows
 	return st
 }
 
@@ -113,6 +114,9 @@ func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, dst.st, opt...); diff != "" {
 		t.Errorf("restored state (-want +got):\n%s", diff)
+	}
+	if dst.AllowLocalRequests() {
+		t.Error("the local-requests setting was not restored")
 	}
 	if dst.root != dst.st.userByName[RootUsername] {
 		t.Error("root is not the restored root user")
