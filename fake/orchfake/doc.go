@@ -329,13 +329,31 @@
 //     deadline.
 //   - The request log: the newest 10,000 calls, the first 64 KiB of each
 //     body, 32 MiB in all ([WithRequestLog]).
-//   - HTTP listeners: 10 s to send the headers, 64 KiB of headers, 30 s to
-//     send the body, 2 minutes to read the answer (long polls included),
-//     2 minutes idle.
+//   - HTTP listeners: 10 s to send the headers, 64 KiB of headers in at
+//     most 100 fields, 30 s to send the body, 2 minutes to read the answer
+//     (long polls included), 2 minutes idle; a request with both
+//     Content-Length and Transfer-Encoding, or more fields, is refused
+//     with 400 and its connection closed.
+//   - Connections: each listener (gRPC and HTTP) holds at most a tenth of
+//     the process's limit on open files, between 64 and 4,096 (2,000 at
+//     `ulimit -n` 20,000); one more is closed as soon as it is accepted.
 //   - gRPC connections: 10 s for the handshake (TLS, the HTTP/2 preface
 //     and settings), as for HTTP headers; a client that connects and
 //     sends nothing is cut off then, and Close closes a connection still
-//     in its handshake at once rather than waiting for it.
+//     in its handshake at once rather than waiting for it. A call's
+//     metadata is at most 64 KiB, checked as it is decoded, before
+//     anything is kept of it or the call is authenticated (a larger one
+//     resets the call, or closes the connection for a single value that
+//     large). At most 100 calls at once per connection (the 101st is
+//     refused, REFUSED_STREAM); a client that resets more than 200 calls
+//     within 10 s has its connection closed. As Temporal's frontend: a
+//     connection with no call open for 2 minutes is sent GOAWAY and
+//     closed; every connection is asked to go after 5 minutes (give or
+//     take a tenth) and closed 70 s later, so a call that never sends its
+//     message is held no longer; a connection silent for a minute is
+//     pinged, and closed when the ping is not answered within 10 s; a
+//     client may ping every 10 s, calls open or not (more often:
+//     GOAWAY, too_many_pings).
 //   - The state lock is held only to look records up and change them, and
 //     always released by defer.
 //

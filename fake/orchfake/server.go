@@ -22,6 +22,7 @@ import (
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 )
 
@@ -86,6 +87,7 @@ type config struct {
 	kitLimits    fakekit.Limits
 	faults       []opFault
 	handshake    time.Duration // bounds a gRPC handshake; 0 is grpcHandshakeTimeout (tests shorten it)
+	wire         grpcWire      // the gRPC side's other connection bounds (tests shorten them)
 }
 
 // opFault is a fault injected by WithFault.
@@ -162,6 +164,7 @@ func New(opts ...Option) *Server {
 	if cfg.handshake <= 0 {
 		cfg.handshake = grpcHandshakeTimeout
 	}
+	cfg.wire = cfg.wire.withDefaults()
 	cfg.limits = cfg.limits.withDefaults()
 	s := &Server{cfg: cfg}
 	s.kit = fakekit.New(fakekit.Config{
@@ -191,9 +194,20 @@ func New(opts ...Option) *Server {
 func (s *Server) grpcServerLocked() *grpc.Server {
 	if s.grpcSrv == nil {
 		maxMsg := int(min(s.kit.Limits().MaxBody, math.MaxInt32))
+		w := s.cfg.wire
 		s.grpcSrv = grpc.NewServer(
 			grpc.MaxRecvMsgSize(maxMsg),
+			grpc.MaxHeaderListSize(grpcMaxHeaderList),
+			grpc.MaxConcurrentStreams(grpcMaxStreams),
 			grpc.ConnectionTimeout(s.cfg.handshake),
+			grpc.KeepaliveParams(keepalive.ServerParameters{
+				MaxConnectionIdle:     w.idle,
+				MaxConnectionAge:      w.maxAge,
+				MaxConnectionAgeGrace: w.ageGrace,
+				Time:                  grpcPing,
+				Timeout:               grpcPingTimeout,
+			}),
+			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: grpcMinPing, PermitWithoutStream: true}),
 			grpc.UnaryInterceptor(s.interceptUnary),
 			grpc.StreamInterceptor(s.interceptStream),
 		)
@@ -236,8 +250,8 @@ func (s *Server) openGRPCLocked() {
 			return
 		}
 		l = tl
-		if s.grpcTLS != nil {
-			l = tls.NewListener(l, s.grpcTLS)
+		if s.grpcTLS != nil { // the connections limited under TLS (grpcListener cannot above it)
+			l = tls.NewListener(fakekit.LimitListener(l, s.cfg.wire.maxConns), s.grpcTLS)
 		}
 	}
 	s.serveGRPCLocked(l)
@@ -374,13 +388,23 @@ func (s *Server) ServeGRPC(l net.Listener) string {
 func (s *Server) serveGRPCLocked(l net.Listener) {
 	s.grpcAddr = l.Addr().String()
 	s.grpcMem, _ = l.(*fakekit.MemListener)
-	l = s.grpcHandshakes.listener(l)
+	l = s.grpcListener(l)
 	if srv := s.grpcSrv; srv != nil {
 		s.serveWait.Go(func() { _ = srv.Serve(l) })
 		return
 	}
 	s.grpcWaiting = append(s.grpcWaiting, l)
 	s.serveWait.Go(func() { s.serveGRPCOnFirstConn(l) })
+}
+
+// grpcListener is l as the gRPC side serves it: at most maxConns
+// connections at once (fakekit.LimitListener; over TLS, limit the listener
+// under it), each closed when its client resets too many streams, and
+// tracked through its handshake.
+func (s *Server) grpcListener(l net.Listener) net.Listener {
+	l = fakekit.LimitListener(l, s.cfg.wire.maxConns)
+	l = &resetListener{Listener: l, budget: grpcResetBudget, window: s.cfg.wire.resetWindow}
+	return s.grpcHandshakes.listener(l)
 }
 
 // serveGRPCOnFirstConn accepts l's first connection, then builds the gRPC
@@ -574,7 +598,7 @@ func (s *Server) serveMemLis() error {
 		return errClosed
 	}
 	s.memServed = true
-	srv, lis := s.grpcServerLocked(), s.grpcHandshakes.listener(s.memLis)
+	srv, lis := s.grpcServerLocked(), s.grpcListener(s.memLis)
 	s.serveWait.Go(func() { _ = srv.Serve(lis) })
 	return nil
 }

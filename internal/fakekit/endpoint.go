@@ -122,7 +122,14 @@ func (t Timeouts) deadlines(h http.Handler) http.Handler {
 			now := time.Now()
 			_ = d.SetWriteDeadline(now.Add(t.Answer))
 			if r.Body != nil && r.Body != http.NoBody && d.SetReadDeadline(now.Add(t.Body)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, d: d}
+				// The server's own request, its body put back once the
+				// handler is done: net/http looks at it then, to tell a
+				// body left unread (after which it half-closes and waits,
+				// so the client reads the answer before the connection
+				// ends) from one read whole.
+				body := r.Body
+				r.Body = &deadlineBody{ReadCloser: body, d: d}
+				defer func() { r.Body = body }()
 			}
 		}
 		h.ServeHTTP(w, r)

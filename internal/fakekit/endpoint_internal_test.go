@@ -233,3 +233,42 @@ func TestConnsCloseWhatRegistersAfterCloseWaiting(t *testing.T) {
 		t.Errorf("%d connections open, want only the one registered before", n)
 	}
 }
+
+// deadlineRecorder is a ResponseWriter that takes deadlines, as a
+// server's does, and records them.
+type deadlineRecorder struct {
+	*httptest.ResponseRecorder
+	read, write []time.Time
+}
+
+func (d *deadlineRecorder) SetReadDeadline(t time.Time) error { d.read = append(d.read, t); return nil }
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
+	d.write = append(d.write, t)
+	return nil
+}
+
+// The deadline wrapper gives the handler a body under the body's deadline,
+// lifts it once the body is read, and puts the server's own body back in
+// the request when the handler is done: net/http reads it then to tell a
+// body left unread (it half-closes and waits, so that the client reads
+// the answer before the connection ends; without it the client's write
+// met a reset instead) from one read whole.
+func TestDeadlinesPutTheServersBodyBack(t *testing.T) {
+	t.Parallel()
+	w := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+	r := httptest.NewRequest("POST", "/", strings.NewReader("body"))
+	orig := r.Body
+	h := Timeouts{}.deadlines(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		if r.Body == orig {
+			t.Error("the handler reads the body without its deadline")
+		}
+		io.ReadAll(r.Body)
+	}))
+	h.ServeHTTP(w, r)
+	if r.Body != orig {
+		t.Fatal("the server's request keeps the wrapped body after the handler")
+	}
+	if len(w.write) != 1 || len(w.read) != 2 || w.read[0].IsZero() || !w.read[1].IsZero() {
+		t.Fatalf("write deadlines %v, read deadlines %v; want one answer deadline, a body deadline then none", w.write, w.read)
+	}
+}
