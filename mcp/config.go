@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +70,16 @@ type Config struct {
 	// Logger receives warnings (upstream unreachable, a shared cache
 	// failing); silent by default. Tokens never appear in it.
 	Logger *slog.Logger `yaml:"-" json:"-"`
+	// Resolver looks up the host names of configure_webhook's URLs, whose
+	// addresses decide whether the hook is allowed
+	// (SecurityConfig.AllowLocalWebhooks); default net.DefaultResolver.
+	// Each lookup is given 5 seconds.
+	Resolver Resolver `yaml:"-" json:"-"`
+}
+
+// Resolver finds the addresses of a host name; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
 // SecurityConfig is who may call the gateway.
@@ -124,6 +135,24 @@ type SecurityConfig struct {
 	// read_user, read_repository, as the specification says). A token
 	// without them is refused with 403.
 	RequiredScopes []string `yaml:"required_scopes" json:"required_scopes"`
+
+	// AllowLocalWebhooks lets configure_webhook send hooks to addresses
+	// off the public internet: the source-hosting server itself
+	// (localhost, loopback), private networks, the shared address space,
+	// reserved ranges (default false: refused, as GitLab refuses them
+	// unless an administrator allows "requests to the local network from
+	// webhooks"). Even with it on, link-local addresses (169.254.0.0/16,
+	// fe80::/10) and the clouds' metadata services (169.254.169.254,
+	// fd00:ec2::254, 100.100.100.200, …) are refused unless
+	// LocalWebhookAllowlist names them. A hook URL's host name is judged
+	// by every address it resolves to (Config.Resolver) when the hook is
+	// configured; one that does not resolve is refused.
+	AllowLocalWebhooks bool `yaml:"allow_local_webhooks" json:"allow_local_webhooks"`
+	// LocalWebhookAllowlist lists the addresses or CIDR ranges hooks may
+	// reach though they are not public, whatever AllowLocalWebhooks says:
+	// a CI server on the private network (10.1.2.0/24), say. A range of
+	// every address (0.0.0.0/0, ::/0) is refused.
+	LocalWebhookAllowlist []string `yaml:"local_webhook_allowlist" json:"local_webhook_allowlist"`
 }
 
 // VerifyConfig is how callers' tokens are verified and remembered.
@@ -363,7 +392,8 @@ func (c Config) withDefaults() (Config, error) {
 	for _, l := range []struct {
 		key  string
 		list []string
-	}{{"security.ip_whitelist", s.IPWhitelist}, {"security.blocked_ips", s.BlockedIPs}, {"security.trusted_proxies", s.TrustedProxies}} {
+	}{{"security.ip_whitelist", s.IPWhitelist}, {"security.blocked_ips", s.BlockedIPs}, {"security.trusted_proxies", s.TrustedProxies},
+		{"security.local_webhook_allowlist", s.LocalWebhookAllowlist}} {
 		for _, v := range l.list {
 			p, err := parsePrefix(v)
 			switch {
@@ -373,6 +403,8 @@ func (c Config) withDefaults() (Config, error) {
 				// Every hop would be a proxy, and the caller the left-most
 				// one, which the client writes itself.
 				bad(l.key, "%q trusts every address, so any client could name its own address in X-Forwarded-For: list the proxies' addresses", v)
+			case l.key == "security.local_webhook_allowlist" && p.Bits() == 0:
+				bad(l.key, "%q allows every address, the clouds' metadata services among them: set allow_local_webhooks, and list only what hooks must reach beyond it", v)
 			}
 		}
 	}

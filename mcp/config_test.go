@@ -32,18 +32,21 @@ security:
   trusted_proxies: [10.0.0.1/32]
   signing_secret: s3cret
   signature: optional
+  allow_local_webhooks: true
+  local_webhook_allowlist: [169.254.10.0/24]
 rate_limit:
   per_minute: 120
   burst: 20
 batch:
   concurrency: 4
 `)
-	write(jsonFile, `{"upstream":"https://git.example.com","security":{"ip_whitelist":["10.0.0.0/8","192.168.1.0/24"],"blocked_ips":["10.0.0.66"],"trusted_proxies":["10.0.0.1/32"],"signing_secret":"s3cret","signature":"optional"},"rate_limit":{"per_minute":120,"burst":20},"batch":{"concurrency":4}}`)
+	write(jsonFile, `{"upstream":"https://git.example.com","security":{"ip_whitelist":["10.0.0.0/8","192.168.1.0/24"],"blocked_ips":["10.0.0.66"],"trusted_proxies":["10.0.0.1/32"],"signing_secret":"s3cret","signature":"optional","allow_local_webhooks":true,"local_webhook_allowlist":["169.254.10.0/24"]},"rate_limit":{"per_minute":120,"burst":20},"batch":{"concurrency":4}}`)
 	want := mcp.Config{
 		Upstream: "https://git.example.com",
 		Security: mcp.SecurityConfig{
 			IPWhitelist: []string{"10.0.0.0/8", "192.168.1.0/24"}, BlockedIPs: []string{"10.0.0.66"}, TrustedProxies: []string{"10.0.0.1/32"},
 			SigningSecret: "s3cret", Signature: mcp.SignatureOptional,
+			AllowLocalWebhooks: true, LocalWebhookAllowlist: []string{"169.254.10.0/24"},
 		},
 		RateLimit: mcp.RateLimitConfig{PerMinute: 120, Burst: 20},
 		Batch:     mcp.BatchConfig{Concurrency: 4},

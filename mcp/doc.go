@@ -125,6 +125,23 @@
 //   - get_file_content without ref reads the default branch;
 //     configure_webhook without events enables push only, and switches off
 //     every event not named; it also takes an optional token.
+//   - configure_webhook sends hooks only to the public internet: a URL
+//     whose host is, or resolves to (every address, by Config.Resolver,
+//     given 5 s), an address of the local network is -32602 on url with
+//     GitLab's words, "is blocked: Requests to the local network are not
+//     allowed" (localhost, loopback, link local network, shared address
+//     space, limited broadcast address, or reserved addresses, as the
+//     address is), and a host that does not resolve "is blocked: Host
+//     cannot be resolved or invalid". An IPv4 address is read in every
+//     spelling resolvers accept (2130706433, 0x7f.1, 0177.0.0.1, 127.1,
+//     ::ffff:127.0.0.1), and a host ending in a number that is no address
+//     is refused. security.allow_local_webhooks lets hooks reach the local
+//     network but for link-local addresses and the clouds' metadata
+//     services ("is blocked: Requests to cloud metadata services are not
+//     allowed"); security.local_webhook_allowlist lets exactly the ranges
+//     it lists through. The check is made when the hook is configured; a
+//     name that resolves elsewhere later is the source-hosting API's to
+//     refuse when it delivers, as GitLab does.
 //   - list_projects and list_issues report total_count; the other lists
 //     {data, pagination}. When the upstream does not count (above 10,000
 //     rows) total_count, total and total_pages are -1.

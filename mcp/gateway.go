@@ -46,6 +46,8 @@ type Gateway struct {
 	cfg Config
 	clk clock.Clock
 	ips *ipFilter
+	// hooks decides where configure_webhook may send hooks.
+	hooks *hookGuard
 	// secret returns the signing secret, which only it holds (a function
 	// prints as an address).
 	secret func() []byte
@@ -97,7 +99,7 @@ func NewGateway(cfg Config) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{
-		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), log: cfg.Logger, callers: make(map[string]*caller),
+		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), hooks: newHookGuard(cfg), log: cfg.Logger, callers: make(map[string]*caller),
 	}
 	secret := []byte(cfg.Security.SigningSecret)
 	g.secret = func() []byte { return secret }
@@ -594,6 +596,14 @@ func (g *Gateway) invokeCall(ctx context.Context, c *caller, method string, raw 
 		return nil, mc.e
 	}
 	t, p, ttl, cached, key := mc.t, mc.p, mc.ttl, mc.cached, mc.key
+	if h, ok := p.(interface{ hookURL() string }); ok {
+		// A call that has the source-hosting API send requests of its own
+		// goes only where the configuration allows.
+		if e := g.hooks.check(ctx, h.hookURL()); e != nil {
+			g.log.WarnContext(ctx, "hook URL refused", "method", method, "reason", e.Reason)
+			return nil, e
+		}
+	}
 	var marks string
 	if cached {
 		b, ok, err := mc.hit, mc.found, error(nil)

@@ -34,6 +34,10 @@ type ConfigureWebhookParams struct {
 
 func (p *ConfigureWebhookParams) tags() []string { return []string{projectTag(p.ProjectID)} }
 
+// hookURL is where the call has the source-hosting API send requests,
+// which the gateway's hookGuard checks before the call runs.
+func (p *ConfigureWebhookParams) hookURL() string { return p.URL }
+
 func (p *ConfigureWebhookParams) validate() *Error {
 	u, err := url.Parse(p.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

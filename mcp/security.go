@@ -11,9 +11,12 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/hostguard"
 )
 
 // SignatureHeader carries the request signature. The gateway's form is
@@ -303,4 +306,90 @@ func (f *ipFilter) allowed(addr netip.Addr) bool {
 		return false
 	}
 	return len(f.allow) == 0 || inAny(f.allow, addr)
+}
+
+// webhookLookupTimeout bounds the lookup of a hook URL's host name.
+const webhookLookupTimeout = 5 * time.Second
+
+// hookGuard decides where configure_webhook may have the source-hosting
+// API send hooks (SecurityConfig.AllowLocalWebhooks): only to the public
+// internet, unless the configuration allows more. The source-hosting API
+// sends them from its own network, where a caller's URL could otherwise
+// reach what only that network can: the server itself, private services,
+// a cloud's metadata service and the credentials it hands out.
+//
+// The check is made when the hook is configured, on the addresses the
+// host resolves to then; a name that resolves elsewhere later (DNS
+// rebinding) is for the source-hosting API to refuse when it delivers, as
+// GitLab does. The addresses of the source-hosting server itself, which
+// the gateway cannot know, are refused only when they are not public.
+type hookGuard struct {
+	allowLocal bool
+	allow      []netip.Prefix
+	resolver   Resolver
+}
+
+func newHookGuard(cfg Config) *hookGuard {
+	h := &hookGuard{allowLocal: cfg.Security.AllowLocalWebhooks, resolver: cfg.Resolver}
+	for _, v := range cfg.Security.LocalWebhookAllowlist {
+		if p, err := parsePrefix(v); err == nil { // checked in withDefaults
+			h.allow = append(h.allow, p)
+		}
+	}
+	if h.resolver == nil {
+		h.resolver = net.DefaultResolver
+	}
+	return h
+}
+
+// loopbackAddrs are what "localhost" and the names under it reach,
+// without asking a resolver (RFC 6761).
+var loopbackAddrs = []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()}
+
+// check refuses a hook URL (already an absolute http or https URL: see
+// ConfigureWebhookParams.validate) whose host is, or resolves to, any
+// address the configuration does not allow: -32602 on url, with the
+// reason in GitLab's words ("is blocked: Requests to the local network
+// are not allowed").
+func (h *hookGuard) check(ctx context.Context, raw string) *Error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return paramError("url", "must be an absolute http or https URL")
+	}
+	host := u.Hostname()
+	addr, isAddr, valid := hostguard.ParseHost(host)
+	var addrs []netip.Addr
+	switch {
+	case !valid:
+		return paramError("url", "is blocked: "+hostguard.InvalidHost)
+	case isAddr:
+		addrs = []netip.Addr{addr}
+	case hostguard.IsLocalhostName(host):
+		addrs = loopbackAddrs
+	default:
+		ctx, cancel := context.WithTimeout(ctx, webhookLookupTimeout)
+		defer cancel()
+		if addrs, err = h.resolver.LookupNetIP(ctx, "ip", host); err != nil || len(addrs) == 0 {
+			return paramError("url", "is blocked: "+hostguard.UnresolvableHost)
+		}
+	}
+	for _, a := range addrs {
+		if why := h.refusal(a); why != "" {
+			return paramError("url", "is blocked: "+why)
+		}
+	}
+	return nil
+}
+
+// refusal is why a hook may not go to a, or "".
+func (h *hookGuard) refusal(a netip.Addr) string {
+	a = hostguard.Canonical(a)
+	switch k := hostguard.Classify(a); {
+	case k == hostguard.Public, inAny(h.allow, a):
+		return ""
+	case h.allowLocal && k != hostguard.LinkLocal && k != hostguard.Metadata:
+		return ""
+	default:
+		return k.Refusal()
+	}
 }

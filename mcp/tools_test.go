@@ -119,12 +119,12 @@ func TestMethods(t *testing.T) {
 		}
 	})
 	t.Run("configure_webhook", func(t *testing.T) {
-		h, err := c.ConfigureWebhook(ctx, &mcp.ConfigureWebhookParams{ProjectID: pid, URL: "https://hooks.example.com/x", Events: []string{mcp.EventIssues, mcp.EventPipelines}})
+		h, err := c.ConfigureWebhook(ctx, &mcp.ConfigureWebhookParams{ProjectID: pid, URL: "http://localhost:9/x", Events: []string{mcp.EventIssues, mcp.EventPipelines}})
 		if err != nil || h.PushEvents || !h.IssuesEvents || !h.PipelineEvents || h.MergeRequestsEvents || h.WikiPageEvents {
 			t.Fatalf("%+v %v", h, err)
 		}
 		hooks := up.Hooks(pid)
-		if len(hooks) != 1 || hooks[0].URL != "https://hooks.example.com/x" || hooks[0].PushEvents || !hooks[0].IssuesEvents {
+		if len(hooks) != 1 || hooks[0].URL != "http://localhost:9/x" || hooks[0].PushEvents || !hooks[0].IssuesEvents {
 			t.Errorf("upstream hooks %+v", hooks)
 		}
 		for _, bad := range []*mcp.ConfigureWebhookParams{

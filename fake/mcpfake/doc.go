@@ -50,6 +50,18 @@
 //   - The gateway's own bounds (batch size, concurrency, cache entries, rate
 //     limit) are mcp.Config's.
 //
+// # Webhooks
+//
+// configure_webhook goes through the gateway's check of where hooks may go
+// (mcp.SecurityConfig.AllowLocalWebhooks). The fake allows the local
+// network ([WithAllowLocalRequests], default true, for the gateway and the
+// upstream it makes), since tests receive their hooks on loopback
+// (httptest.Server's URL, or localhost); link-local addresses and the
+// clouds' metadata services are refused whatever it says. Host names other
+// than localhost are looked up with net.DefaultResolver, or
+// [WithHookResolver]'s resolver, which a test that must not depend on a
+// real DNS gives; a name that does not resolve is refused.
+//
 // A handler that panics is answered 500 with a JSON-RPC error and the
 // panic is in the request log (Request.Panic): it is a bug, please report
 // it.

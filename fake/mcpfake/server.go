@@ -43,6 +43,10 @@ type config struct {
 	upstreamOpts []sourcehostfake.Option
 	limits       fakekit.Limits
 	faults       []routeFault
+	// blockLocalHooks and hookResolver are WithAllowLocalRequests' and
+	// WithHookResolver's (see hooks.go).
+	blockLocalHooks bool
+	hookResolver    mcp.Resolver
 }
 
 type routeFault struct {
@@ -179,9 +183,12 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 	}
 	s := &Server{upstream: cfg.upstream} // of the options, only what serving needs is kept
 	if s.upstream == nil {
-		var upOpts []sourcehostfake.Option
+		upOpts := []sourcehostfake.Option{sourcehostfake.WithAllowLocalRequests(!cfg.blockLocalHooks)}
 		if cfg.clock != nil {
 			upOpts = append(upOpts, sourcehostfake.WithClock(cfg.clock))
+		}
+		if cfg.hookResolver != nil {
+			upOpts = append(upOpts, sourcehostfake.WithHookResolver(cfg.hookResolver))
 		}
 		s.upstream, s.ownsUp = makeUpstream(append(upOpts, cfg.upstreamOpts...)), true
 	}
@@ -189,6 +196,10 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 
 	s.gcfg = cfg.gateway
 	s.gcfg.Clock = s.clock
+	s.gcfg.Security.AllowLocalWebhooks = !cfg.blockLocalHooks
+	if s.gcfg.Resolver == nil {
+		s.gcfg.Resolver = cfg.hookResolver
+	}
 	var hc *http.Client
 	if !s.ownsUp {
 		s.gcfg.Upstream = s.upstream.URL()

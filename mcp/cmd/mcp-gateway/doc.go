@@ -91,6 +91,8 @@
 //	  accept_body_only_signature: false
 //	  shared_replay_check_only: false # refuse signed requests (503) while Redis is down
 //	  required_scopes: [api, read_user, read_repository]
+//	  allow_local_webhooks: false   # configure_webhook to loopback and private networks (never link-local, cloud metadata)
+//	  local_webhook_allowlist: []   # addresses or CIDR ranges hooks may reach though not public: [10.1.2.0/24]
 //	rate_limit:                     # per verified token
 //	  per_minute: 600
 //	  burst: 100
