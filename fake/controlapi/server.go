@@ -63,6 +63,7 @@ type Server struct {
 	token    string
 	services []*service
 	mux      *http.ServeMux
+	save     saver // POST /api/snapshot's (SetSnapshot)
 }
 
 // service is one fake as the control API reaches it.
@@ -120,6 +121,7 @@ var apiRoutes = []string{
 	"GET /api/orch/workflows",
 	"GET /api/orch/history",
 	"GET /api/orch/task-queues",
+	"POST /api/snapshot",
 }
 
 // Operations lists the control API's operations ("POST /api/{service}/faults"),
@@ -145,6 +147,7 @@ func (s *Server) routes() {
 		"GET /api/orch/workflows":        s.workflows,
 		"GET /api/orch/history":          s.history,
 		"GET /api/orch/task-queues":      s.taskQueues,
+		"POST /api/snapshot":             s.snapshot,
 	}
 	for _, pattern := range apiRoutes {
 		h := api[pattern]
