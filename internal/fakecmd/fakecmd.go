@@ -7,6 +7,7 @@ package fakecmd
 import (
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -15,6 +16,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -23,8 +25,10 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
@@ -66,6 +70,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	controlHost := fs.String("control-host", "127.0.0.1", "address the control API and console listen on (loopback unless you mean otherwise: it can reset and fault every fake)")
 	controlPort := fs.Int("control-port", 8999, "port of the control API and web console; -1 serves none")
 	erpBareIDs := fs.Bool("erp-bare-create-ids", false, "the ERP answers a create with the new record's bare id (12), as most ERP versions do, instead of the record")
+	stateDirArg := fs.String("state-dir", "", "keep the credentials, and every fake's data at shutdown and on POST /api/snapshot, in `DIR` (made 0700), and restore them at start")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apitwin-fake [flags]\n\nServes every apitwin fake on local ports until interrupted.\n\nFlags:")
 		fs.PrintDefaults()
@@ -75,6 +80,37 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q (flags only; see --help)", fs.Args())
+	}
+	given := map[string]bool{} // the flags set on the command line
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+
+	// With -state-dir, the credentials made at the first start are used
+	// again (a flag or variable given now wins, for this run), and the
+	// fakes come back as the last snapshot left them.
+	var sd *stateDir
+	var kept *credentials // nil: none yet
+	var saved []byte      // the last snapshot; nil: none yet
+	if *stateDirArg != "" {
+		var err error
+		if sd, kept, saved, err = openStateDir(*stateDirArg); err != nil {
+			return err
+		}
+	}
+	var signingKey *rsa.PrivateKey
+	switch {
+	case kept != nil:
+		signingKey = kept.key
+		if !given["cloudauth-admin-password"] {
+			*cloudauthPassword = kept.CloudAuth.AdminPassword
+		}
+	case sd != nil:
+		// A key of its own, kept with the credentials, so that tokens
+		// issued before a restart verify after it.
+		k, err := rsa.GenerateKey(rand.Reader, cloudauthfake.KeyBits)
+		if err != nil {
+			return fmt.Errorf("making the cloudauth signing key: %w", err)
+		}
+		signingKey = k
 	}
 
 	opts := []fake.Option{
@@ -86,13 +122,23 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			SourceHost: hostPort(*host, *sourcehostPort),
 			MCP:        hostPort(*host, *mcpPort),
 		}),
-		fake.WithERP(erpfake.OptionsFromEnv(getenv)...),
+		fake.WithERP(keptERP(kept)...),
+		fake.WithERP(erpfake.OptionsFromEnv(getenv)...), // after the kept ones: ERP_ADMIN_PASSWORD wins
 		fake.WithERP(erpOptions(*erpBareIDs)...),
 		fake.WithCloudAuth(cloudauthfake.WithAdminPassword(*cloudauthPassword)),
 	}
-	switch *seedArg {
-	case "":
-	case "demo":
+	if signingKey != nil {
+		opts = append(opts, fake.WithCloudAuth(cloudauthfake.WithKey(signingKey, "")))
+	}
+	if kept != nil {
+		opts = append(opts, fake.WithSourceHost(sourcehostfake.WithRootToken(kept.SourceHost.Token)))
+	}
+	restoring := saved != nil
+	switch {
+	case *seedArg == "":
+	case restoring:
+		fmt.Fprintf(stderr, "apitwin-fake: --seed %s not loaded: the fakes come back from %s\n", *seedArg, filepath.Join(sd.dir, stateFile))
+	case *seedArg == "demo":
 		opts = append(opts, fake.WithSeed(fake.DemoSeed()))
 	default:
 		seed, err := fake.LoadSeed(*seedArg)
@@ -102,12 +148,21 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		opts = append(opts, fake.WithSeed(seed))
 	}
 	controlToken := getenv("APITWIN_CONTROL_TOKEN")
-	if controlToken == "" {
-		controlToken = randomToken()
-	} else if len(controlToken) < controlapi.MinTokenLength {
+	switch {
+	case controlToken != "" && len(controlToken) < controlapi.MinTokenLength:
 		return fmt.Errorf("APITWIN_CONTROL_TOKEN must be at least %d characters", controlapi.MinTokenLength)
+	case controlToken == "" && kept != nil:
+		controlToken = kept.Control.Token
+	case controlToken == "":
+		controlToken = randomToken()
 	}
-	clk := clock.NewFake(time.Now())
+	// Restored, the fakes start at the snapshot's time; the clock goes on
+	// from there once they hold their data (see resumeAt).
+	start, taken := time.Now(), time.Time{}
+	if restoring {
+		start, taken, _ = fake.SnapshotTimes(saved) // read by openStateDir already
+	}
+	clk := clock.NewFake(start)
 	forced := forcedCloses(stderr)
 	opts = append(opts, fake.WithClock(clk), fake.WithForcedCloseReport(forced))
 
@@ -116,16 +171,39 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	defer f.Close()
+	if restoring {
+		err := f.Restore(saved)
+		saved = nil // it holds the fakes' credentials: not kept longer than needed
+		if err != nil {
+			return fmt.Errorf("%s: %w (remove it to start with empty fakes)", filepath.Join(sd.dir, stateFile), err)
+		}
+	}
+	if sd != nil && kept == nil {
+		c := &credentials{key: signingKey}
+		c.ERP.APIKey, c.ERP.AdminPassword = f.ERP.APIKey(), f.ERP.AdminPassword()
+		c.CloudAuth.AdminPassword = *cloudauthPassword
+		c.SourceHost.Token, c.Control.Token = f.SourceHost.Token(), controlToken
+		if err := sd.saveCredentials(c); err != nil {
+			return err
+		}
+	}
 	wall := controlapi.NewWallClock(clk, !*frozen)
+	if restoring && !*frozen {
+		wall.Set(resumeAt(start, taken, time.Now())) // what fell due while down happens now, in order
+	}
 	controlURL := ""
+	var ep fakekit.Endpoint
 	if *controlPort >= 0 {
 		srv, err := controlapi.New(f, wall, controlToken)
 		if err != nil {
 			return err
 		}
-		ep := fakekit.Endpoint{OnForcedClose: func(fc fakekit.ForcedClose) {
+		if sd != nil {
+			srv.SetSnapshot(func() (control.SnapshotInfo, error) { return sd.save(f) })
+		}
+		ep.OnForcedClose = func(fc fakekit.ForcedClose) {
 			forced(fake.ForcedClose{Service: "control API", Addr: fc.Addr, Open: fc.Open, Grace: fc.Grace})
-		}}
+		}
 		if controlURL, err = ep.Listen(hostPort(*controlHost, *controlPort), srv); err != nil {
 			return fmt.Errorf("control API: %w", err)
 		}
@@ -146,7 +224,25 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 
 	wall.Run(ctx)
 	fmt.Fprintln(stderr, "apitwin-fake: shutting down")
+	if sd != nil {
+		// Once nothing serves, so that what the last requests did is in.
+		ep.Close()
+		f.Close()
+		info, err := sd.save(f)
+		if err != nil {
+			return fmt.Errorf("saving the fakes' state: %w", err)
+		}
+		fmt.Fprintf(stderr, "apitwin-fake: state saved to %s\n", info.Path)
+	}
 	return nil
+}
+
+// keptERP are the ERP's options for credentials kept in a -state-dir.
+func keptERP(kept *credentials) []erpfake.Option {
+	if kept == nil {
+		return nil
+	}
+	return []erpfake.Option{erpfake.WithAdminAPIKey(kept.ERP.APIKey), erpfake.WithAdminPassword(kept.ERP.AdminPassword)}
 }
 
 // forcedCloses reports, one line each on stderr, the servers the shutdown

@@ -36,6 +36,45 @@
 // --control-host says otherwise; the token is new at every start unless
 // APITWIN_CONTROL_TOKEN gives one (at least 16 characters).
 // --control-port -1 serves no control API.
+//
+// --state-dir DIR keeps a development environment across restarts and
+// crashes. DIR (made 0700 if missing; one open to other users is refused)
+// holds two files, each written whole to a temporary file then renamed
+// (0600):
+//
+//	credentials.json  made at the first start and used by every later one:
+//	                  the ERP admin's API key and password, the cloudauth
+//	                  admin's password and the RSA key its tokens are
+//	                  signed with (so a token issued before a restart
+//	                  verifies after it), root's sourcehost token (the mcp
+//	                  token too), the control token. A credential given at
+//	                  a later start (ERP_ADMIN_PASSWORD,
+//	                  --cloudauth-admin-password, APITWIN_CONTROL_TOKEN)
+//	                  wins for that start; the file keeps the first.
+//	state.json        every fake's data and pending work (fake.Fakes'
+//	                  Snapshot: records and their numbering, tokens and
+//	                  revocations, repositories, pipelines, workflows with
+//	                  their histories, queued tasks and timers), written at
+//	                  shutdown (SIGINT, SIGTERM) once the fakes have stopped
+//	                  serving, and on POST /api/snapshot of the control API.
+//
+// At start the fakes come back from state.json, and --seed is not loaded
+// again. The fakes' clock resumes as far past the snapshot's time as the
+// wall clock is past the moment it was taken: time passes while the
+// program is down, as it does for the real services, so tokens issued
+// before expire when they would have, and timers, timeouts and pipelines
+// that fell due meanwhile happen at start, in order, each at its time
+// (an advance made through the control API is kept). With --frozen-clock
+// the clock stays at the snapshot's time. After a crash (SIGKILL, a power
+// cut) the fakes come back as the last snapshot left them: what happened
+// after it is lost, so a suite that must lose nothing posts
+// /api/snapshot when it matters. A state.json or credentials.json that is
+// not apitwin-fake's, of another version, or does not hold together is an
+// error naming the file (remove it to start afresh), and the program
+// stops before it prints "ready". Not kept: faults, request logs, webhook deliveries still queued,
+// rate-limit windows, the mcp gateway's cache, and orch's auth (off in
+// this program). Both files hold secrets: keep DIR private, and use one
+// DIR per running program.
 package main
 
 import "github.com/apitwin/apitwin/internal/fakecmd"
