@@ -25,12 +25,15 @@ import (
 type fileConfig struct {
 	Gateway mcp.Config `yaml:",inline"`
 
-	Listen        string         `yaml:"listen"`
-	MetricsListen string         `yaml:"metrics_listen"`
-	TLS           tlsConfig      `yaml:"tls"`
-	Redis         redisConfig    `yaml:"redis"`
-	Timeouts      timeoutsConfig `yaml:"timeouts"`
-	Log           logConfig      `yaml:"log"`
+	Listen        string `yaml:"listen"`
+	MetricsListen string `yaml:"metrics_listen"`
+	// MaxConnections bounds the connections each listener holds at once;
+	// 0 is a tenth of the open-file limit (fakekit.DefaultMaxConns).
+	MaxConnections int            `yaml:"max_connections"`
+	TLS            tlsConfig      `yaml:"tls"`
+	Redis          redisConfig    `yaml:"redis"`
+	Timeouts       timeoutsConfig `yaml:"timeouts"`
+	Log            logConfig      `yaml:"log"`
 }
 
 type tlsConfig struct {
@@ -329,6 +332,9 @@ func (s *settings) check(source map[string]string) error {
 	}
 	if r.DB < 0 {
 		bad("redis.db", "must be 0 or more, got %d", r.DB)
+	}
+	if s.MaxConnections < 0 {
+		bad("max_connections", "must be 0 (a tenth of the open-file limit) or more, got %d", s.MaxConnections)
 	}
 
 	to := &s.Timeouts

@@ -181,6 +181,7 @@ func TestInvalidConfigurationNamesTheKey(t *testing.T) {
 		{"bad redis address from the flag", up, []string{"-redis", "redis"}, nil, []string{`redis.address (from -redis): "redis"`}},
 		{"bad redis address from the environment", up, nil, []string{envRedis, "redis:0"}, []string{`redis.address (from MCP_GATEWAY_REDIS): "redis:0" names port 0`}},
 		{"negative redis db", up + "redis:\n  address: redis:6379\n  db: -1\n", nil, nil, []string{"redis.db: must be 0 or more"}},
+		{"negative max_connections", up + "max_connections: -1\n", nil, nil, []string{"max_connections: must be 0 (a tenth of the open-file limit) or more"}},
 		{"bad log level", up + "log:\n  level: loud\n", nil, nil, []string{`log.level: must be debug, info, warn or error, got "loud"`}},
 		{"path of a probe", up + "path: /healthz\n", nil, nil, []string{`path: "/healthz" is the program's own probe`}},
 		{"path without slash", up + "path: mcp\n", nil, nil, []string{"path: must start with /"}},

@@ -58,6 +58,7 @@
 //	# The program's own keys.
 //	listen: 127.0.0.1:8930          # the gateway, /healthz and /readyz
 //	metrics_listen: 127.0.0.1:9930  # /metrics; absent or "": no metrics
+//	max_connections: 0              # per listener; 0: a tenth of the open-file limit, 64 to 4096
 //	tls:                            # both or neither; without: plain HTTP
 //	  cert_file: /etc/mcp-gateway/tls.crt
 //	  key_file: /etc/mcp-gateway/tls.key
@@ -154,7 +155,24 @@
 // signature or the signing secret.
 //
 // Requests are bounded by the timeouts above and by 64 KiB of headers;
-// the body by max_body_bytes.
+// the body by max_body_bytes. Over plain HTTP/1.x each connection's
+// requests are also followed on the wire, before net/http parses them: a
+// request with both Content-Length and Transfer-Encoding (which a proxy in
+// front may frame one way and net/http the other: request smuggling), with
+// Transfer-Encoding in HTTP/1.0, with a field folded over several lines,
+// or with more than 100 header fields, is answered "400 Bad Request" and
+// its connection closed; it never reaches the gateway nor its log. Over
+// TLS these checks are net/http's own (HTTP/2 cannot frame a request two
+// ways; over HTTP/1.1 Transfer-Encoding wins and Content-Length is
+// dropped): behind a proxy that re-encrypts, let the proxy refuse them.
+//
+// Each listener holds at most max_connections connections at once (by
+// default a tenth of the process's limit on open files, RLIMIT_NOFILE,
+// between 64 and 4,096: 2,000 at `ulimit -n` 20,000), so that no client
+// can take every file descriptor of the process; one more is accepted and
+// closed at once, and its client sees the connection end rather than
+// wait in the kernel's queue. Raise `ulimit -n` (LimitNOFILE under
+// systemd) or set max_connections for more.
 //
 // # Stopping
 //

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
 )
@@ -296,17 +297,26 @@ func (a *app) serve(ctx context.Context, l *listeners) int {
 	main := a.newServer(a.handler())
 	var metrics *http.Server
 	failed := make(chan error, 2)
+	// Each listener holds at most max_connections connections, so that
+	// neither can take all the process's file descriptors. Over plain
+	// HTTP each connection's requests are followed on the wire: ambiguous
+	// framing (Content-Length with Transfer-Encoding) and more than
+	// fakekit.MaxHeaderFields header fields are refused with 400 before
+	// net/http parses them. Over TLS the limit is under the TLS listener
+	// ServeTLS adds, and framing is net/http's own.
+	mainL := fakekit.LimitListener(l.main, a.s.MaxConnections)
 	if a.s.cert != nil {
 		// ServeTLS with the certificate in TLSConfig: HTTP/2 and HTTP/1.1
 		// are offered as usual.
 		main.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*a.s.cert}, MinVersion: tls.VersionTLS12}
-		go func() { failed <- fmt.Errorf("gateway listener: %w", main.ServeTLS(l.main, "", "")) }()
+		go func() { failed <- fmt.Errorf("gateway listener: %w", main.ServeTLS(mainL, "", "")) }()
 	} else {
-		go func() { failed <- fmt.Errorf("gateway listener: %w", main.Serve(l.main)) }()
+		go func() { failed <- fmt.Errorf("gateway listener: %w", main.Serve(fakekit.HTTP1Listener(mainL, 0))) }()
 	}
 	if l.metrics != nil {
 		metrics = a.newServer(a.metricsHandler())
-		go func() { failed <- fmt.Errorf("metrics listener: %w", metrics.Serve(l.metrics)) }()
+		ml := fakekit.HTTP1Listener(fakekit.LimitListener(l.metrics, a.s.MaxConnections), 0)
+		go func() { failed <- fmt.Errorf("metrics listener: %w", metrics.Serve(ml)) }()
 	}
 
 	code := 0
