@@ -10,16 +10,6 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// A snapshot is the fake's state as JSON ([Server.Snapshot]), for a program
-// that keeps it across restarts (apitwin-fake -state-dir): the accounts of
-// every tenant, the tokens logged out before they expired (so a revoked
-// token stays refused), and how many tokens were issued. The signing keys
-// are not in it: they are the fake's configuration (WithKey), which a
-// program keeps with its credentials, and a token verifies after a restore
-// only when the fake signs with the key that signed it. Faults and the
-// request log are not state and are not kept. A snapshot holds every
-// account's password: keep it private.
-
 // SnapshotFormat and SnapshotVersion name the shape of the fake's
 // snapshots; Restore reads this version only.
 const (
@@ -41,9 +31,15 @@ type snapRevoked struct {
 	Expires fakekit.SnapshotTime `json:"expires"`
 }
 
-// Snapshot returns the fake's state as versioned JSON, which Restore reads
-// back into this fake or another: accounts, revoked tokens, the count of
-// tokens issued. It holds every account's password.
+// Snapshot returns the fake's state as versioned JSON, which Restore
+// reads back into this fake or another, for a program that keeps it across restarts (apitwin-fake -state-dir): the accounts of
+// every tenant, the tokens logged out before they expired (so a revoked
+// token stays refused), and how many tokens were issued. The signing keys
+// are not in it: they are the fake's configuration (WithKey), which a
+// program keeps with its credentials, and a token verifies after a restore
+// only when the fake signs with the key that signed it. Faults and the
+// request log are not state and are not kept. A snapshot holds every
+// account's password: keep it private.
 func (s *Server) Snapshot() ([]byte, error) {
 	snap := snapshot{SnapshotHeader: fakekit.SnapshotHeader{Format: SnapshotFormat, Version: SnapshotVersion},
 		Users: []UserSeed{}, Revoked: []snapRevoked{}}

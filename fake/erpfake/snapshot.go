@@ -11,15 +11,6 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// A snapshot is the fake's whole state as JSON ([Server.Snapshot]), for a
-// program that keeps its data across restarts (apitwin-fake -state-dir):
-// every record with its id, the id and ref counters (so numbering goes on
-// where it stopped), the web sessions, whether the REST API module is on.
-// Faults and the request log are not state and are not kept. Records name
-// one another by id; amounts are exact fractions as big.Rat writes them
-// ("25/2" for 12.5 is never written: amounts are decimals, "12.5"). A
-// snapshot holds every user's password and API key: keep it private.
-
 // SnapshotFormat and SnapshotVersion name the shape of the fake's
 // snapshots; Restore reads this version only.
 const (
@@ -198,10 +189,14 @@ type snapOrder struct {
 	ClosedAt snapTime `json:"closed_at"`
 }
 
-// Snapshot returns the fake's whole state as versioned JSON, which Restore
-// reads back into this fake or another: records, ids and their counters,
-// sessions, the REST API switch. Faults and the request log are left out.
-// It holds every user's password and API key.
+// Snapshot returns the fake's whole state as versioned JSON, which
+// Restore reads back into this fake or another, for a program that keeps its data across restarts (apitwin-fake -state-dir):
+// every record with its id, the id and ref counters (so numbering goes on
+// where it stopped), the web sessions, whether the REST API module is on.
+// Faults and the request log are not state and are not kept. Records name
+// one another by id; amounts are written exactly, as decimals ("12.5"),
+// or as a fraction ("1/3") for one that is not a decimal. A snapshot holds
+// every user's password and API key: keep it private.
 func (s *Server) Snapshot() ([]byte, error) {
 	s.mu.Lock()
 	snap := s.snapshotLocked()

@@ -16,32 +16,6 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// A snapshot is the fake's whole state as JSON ([Server.Snapshot]), for a
-// program that keeps it across restarts (apitwin-fake -state-dir): the
-// namespaces with their custom search attributes, every run with its full
-// history, and the engine's pending work, so that a workflow running when
-// the snapshot was taken goes on after a restore:
-//
-//   - a workflow or activity task waiting for a worker is queued again, in
-//     the order it was queued, and a worker's next poll gets it;
-//   - a task a worker had started stays started: the worker's answer, if
-//     it comes, is taken (its task token still names it), and if it does
-//     not come the task times out when it was due and is retried, as the
-//     service does after a worker is lost;
-//   - every timer (a workflow's timers, execution and run timeouts,
-//     activity timeouts and heartbeats, retry backoffs, cron waits) falls
-//     due when it was due: the state keeps due times, not durations, so a
-//     restore onto a clock that has moved on fires what fell due since, in
-//     order, at the clock's next move;
-//   - child workflows, cancel requests, signals' and starts' request ids
-//     (for deduplication) are kept.
-//
-// Protobuf messages (start requests, history events, payloads) are written
-// in their canonical JSON (protojson). Queries waiting for an answer, long
-// polls, task queue waiters, rate-limit windows, faults and the request log
-// are not state and are not kept; nor are the signing key and API keys
-// (WithSigningKey, AddAPIKey), which are configuration.
-
 // SnapshotFormat and SnapshotVersion name the shape of the fake's
 // snapshots; Restore reads this version only.
 const (
@@ -191,8 +165,32 @@ type snapQueueSide struct {
 	Handed  int64             `json:"handed"`
 }
 
-// Snapshot returns the fake's whole state as versioned JSON, which Restore
-// reads back into this fake or another (see the package's snapshot notes).
+// Snapshot returns the fake's whole state as versioned JSON, which
+// Restore reads back into this fake or another, for a program that keeps it across restarts (apitwin-fake -state-dir): the
+// namespaces with their custom search attributes, every run with its full
+// history, and the engine's pending work, so that a workflow running when
+// the snapshot was taken goes on after a restore:
+//
+//   - a workflow or activity task waiting for a worker is queued again, in
+//     the order it was queued, and a worker's next poll gets it;
+//   - a task a worker had started stays started: the worker's answer, if
+//     it comes, is taken (its task token still names it), and if it does
+//     not come the task times out when it was due and is retried, as the
+//     service does after a worker is lost;
+//   - every timer (a workflow's timers, execution and run timeouts,
+//     activity timeouts and heartbeats, retry backoffs, cron waits) falls
+//     due when it was due: the state keeps due times, not durations, so a
+//     restore onto a clock that has moved on fires what fell due since, in
+//     order, at the clock's next move;
+//   - child workflows, cancel requests, signals' and starts' request ids
+//     (for deduplication) are kept.
+//
+// Protobuf messages (start requests, history events, payloads) are written
+// in their canonical JSON (protojson). Queries waiting for an answer, long
+// polls, task queue waiters, rate-limit windows, faults and the request log
+// are not state and are not kept; nor are the signing key and API keys
+// (WithSigningKey, AddAPIKey), which are configuration.
+//
 // It may be taken after Close: the state is still there.
 func (s *Server) Snapshot() ([]byte, error) {
 	s.mu.Lock()

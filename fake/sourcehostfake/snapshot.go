@@ -12,20 +12,6 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// A snapshot is the fake's whole state as JSON ([Server.Snapshot]), for a
-// program that keeps it across restarts (apitwin-fake -state-dir): users
-// and their tokens, groups and members, projects with their issues, merge
-// requests, notes, labels, milestones, releases, hooks, pipelines and jobs
-// (their logs too), and each repository: its commits with their files,
-// branches, tags and protected branches; and the application setting
-// allow_local_requests_from_web_hooks_and_services. Ids go on where they
-// stopped. A pipeline that was moving on the clock (pending, then running, then
-// success) moves on from where it stood, its next change due when it was
-// due. Webhook deliveries still queued, the delivery log, faults, the
-// request log and rate-limit windows are not state and are not kept. A
-// snapshot holds every token's secret and every hook's secret token: keep
-// it private.
-
 // SnapshotFormat and SnapshotVersion name the shape of the fake's
 // snapshots; Restore reads this version only.
 const (
@@ -285,9 +271,22 @@ type snapTag struct {
 	CreatedAt snapTime `json:"created_at"`
 }
 
-// Snapshot returns the fake's whole state as versioned JSON, which Restore
-// reads back into this fake or another (see the package's snapshot notes).
-// It holds every token's secret.
+// Snapshot returns the fake's whole state as versioned JSON, which
+// Restore reads back into this fake or another, for a program that keeps it across restarts (apitwin-fake -state-dir): users
+// and their tokens, groups and members, projects with their issues, merge
+// requests, notes, labels, milestones, releases, hooks, pipelines and jobs
+// (their logs too), and each repository: its commits with their files,
+// branches, tags and protected branches; and the application setting
+// allow_local_requests_from_web_hooks_and_services. Ids go on where they
+// stopped. A pipeline that was moving on the clock (pending, then running, then
+// success) moves on from where it stood, its next change due when it was
+// due. Webhook deliveries still queued, the delivery log, faults, the
+// request log and rate-limit windows are not state and are not kept. A
+// snapshot holds every token's secret and every hook's secret token: keep
+// it private.
+//
+// It may be taken after Close: a pipeline stopped by Close still counts
+// as moving.
 func (s *Server) Snapshot() ([]byte, error) {
 	s.mu.Lock()
 	snap := s.snapshotLocked()
