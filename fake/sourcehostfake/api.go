@@ -120,6 +120,11 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *param
 	if perr != "" {
 		return badRequest(perr), nil
 	}
+	if needs := recordNeeds[r.Pattern]; needs != nil {
+		if fail := s.roomFor(needs(c)); fail != nil {
+			return *fail, nil
+		}
+	}
 	a := fn(c)
 	if len(c.events) > 0 {
 		s.hooks.enqueue(chainOf(r), c.events)

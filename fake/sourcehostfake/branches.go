@@ -88,6 +88,7 @@ func (c *call) deleteBranch() fakekit.Answer {
 		return message(http.StatusMethodNotAllowed, "Protected branch cant be removed")
 	}
 	delete(pr.repo.branches, name)
+	c.s.removed("branch", 1)
 	pr.lastActivity = c.st.clock.Now()
 	return fakekit.Answer{Status: http.StatusNoContent}
 }
@@ -216,5 +217,6 @@ func (c *call) unprotectBranch() fakekit.Answer {
 		return *fail
 	}
 	pr.protected = slices.DeleteFunc(pr.protected, func(x *protectedBranch) bool { return x == pb })
+	c.s.removed("protected_branch", 1)
 	return fakekit.Answer{Status: http.StatusNoContent}
 }

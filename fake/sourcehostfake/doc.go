@@ -195,6 +195,24 @@
 //     (with local requests off) and at each delivery;
 //     16 deliveries in flight at once; a chain of at most 100 hooks;
 //     10,000 chains remembered, each for 30 minutes.
+//   - Records: at most 100,000 of each kind ([WithMaxRecords],
+//     [DefaultMaxRecords]): users, namespaces, tokens, projects, members,
+//     stars, issues, merge requests, notes, labels, milestones, hooks,
+//     pipelines, jobs, releases, protected branches, branches, tags and
+//     commits; and 256 MiB of repositories in all, file contents and each
+//     commit's snapshot of its files (64 bytes a file), as the bound
+//     counts them ([WithMaxRepositoryBytes]). A request that could add
+//     records past a bound (the most its route can add, or what the
+//     request names: its labels, its file, the jobs of the CI definition
+//     it runs) is refused before it runs, as the real service refuses a
+//     record past one of its limits, 400 {"message":{"base":["Maximum
+//     number of issues (100000) exceeded"]}} (a commit: "Your changes
+//     could not be committed, because the repositories have exceeded
+//     their size limit of 256 MiB"), and changes nothing; a seeding method
+//     returns the same refusal, and a project seeded past a bound is not
+//     added. Deleting records makes room. Measured: an issue takes about
+//     300 bytes, a note 150, a label 100; a commit 45 bytes a file of its
+//     snapshot, besides its new contents.
 //   - The delivery log: the newest 10,000 deliveries, the first 64 KiB of
 //     each payload, 32 MiB in all ([WithDeliveryLog]).
 //   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send

@@ -36,10 +36,11 @@ func (s *Server) AddGroup(seed GroupSeed) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ns := s.st.addNamespace(firstNonEmpty(seed.Name, seed.Path), seed.Path, "group", nil)
-	for id, level := range members {
-		ns.members[id] = level
+	if err := s.seedRoom(recordNeed{"namespace", 1}, recordNeed{"member", len(members)}); err != nil {
+		return 0, err
 	}
+	ns := s.st.addNamespace(firstNonEmpty(seed.Name, seed.Path), seed.Path, "group", nil)
+	s.st.addMembers(ns.members, members)
 	return ns.id, nil
 }
 
@@ -73,8 +74,9 @@ func (s *Server) AddGroupMember(groupPath, username string, level int) error {
 	if err != nil {
 		return unwrapEntry(err)
 	}
-	for id, l := range members {
-		ns.members[id] = l
+	if err := s.seedRoom(recordNeed{"member", 1}); err != nil {
+		return err
 	}
+	s.st.addMembers(ns.members, members)
 	return nil
 }

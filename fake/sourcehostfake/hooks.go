@@ -70,6 +70,7 @@ func (c *call) deleteHook() fakekit.Answer {
 		return *fail
 	}
 	pr.hooks = slices.DeleteFunc(pr.hooks, func(x *hook) bool { return x == h })
+	c.s.removed("hook", 1)
 	c.s.hooks.dropHook(h.id)
 	return fakekit.Answer{Status: http.StatusNoContent}
 }
@@ -415,6 +416,9 @@ func (s *Server) AddHook(projectID int64, seed HookSeed) (int64, error) {
 	defer s.mu.Unlock()
 	p, err := s.st.projectByID(projectID)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.seedRoom(recordNeed{"hook", 1}); err != nil {
 		return 0, err
 	}
 	h, err := s.seedHook(p, seed, addrs)

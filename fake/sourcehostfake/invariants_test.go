@@ -29,6 +29,19 @@ func (s *Server) checkInvariants() error {
 			return fmt.Errorf("token %d belongs to no user", t.id)
 		}
 	}
+	// The counts of records, kept as records are made and removed, agree
+	// with the state counted afresh.
+	kept := s.records()
+	fresh := map[string]int{}
+	st.countRecords(func(kind string, n int) { fresh[kind] += n })
+	for kind := range recordKinds {
+		if kept.Count(kind) != fresh[kind] {
+			return fmt.Errorf("%d %s counted, %d in the state", kept.Count(kind), kind, fresh[kind])
+		}
+	}
+	if kept.Count(repoBytes) != fresh[repoBytes] {
+		return fmt.Errorf("%d repository bytes counted, %d in the state", kept.Count(repoBytes), fresh[repoBytes])
+	}
 	if len(st.projByID) != len(st.projects) || len(st.projByPath) != len(st.projects) {
 		return fmt.Errorf("%d projects, %d by id, %d by path", len(st.projects), len(st.projByID), len(st.projByPath))
 	}

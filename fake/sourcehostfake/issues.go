@@ -368,6 +368,9 @@ func (s *Server) AddIssue(projectID int64, seed IssueSeed) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := s.seedRoom(recordNeed{"issue", 1}, recordNeed{"label", len(seed.Labels)}, recordNeed{"note", 1}); err != nil {
+		return 0, err
+	}
 	c, err := s.seedIssue(p, seed)
 	if err != nil {
 		return 0, err

@@ -340,6 +340,7 @@ func (c *call) deleteLabel() fakekit.Answer {
 		return *fail
 	}
 	pr.labels = slices.DeleteFunc(pr.labels, func(x *label) bool { return x == l })
+	c.s.removed("label", 1)
 	renameLabel(pr, l.name, "")
 	return fakekit.Answer{Status: http.StatusNoContent}
 }

@@ -193,6 +193,7 @@ func (c *call) addProjectMember() fakekit.Answer {
 		}
 	}
 	pr.members[u.id] = int(level)
+	c.st.made("member", 1)
 	pr.memberSince[u.id] = c.st.clock.Now()
 	if expires != "" {
 		pr.memberExpires[u.id] = expires
@@ -243,5 +244,6 @@ func (c *call) removeProjectMember() fakekit.Answer {
 	delete(pr.members, m.u.id)
 	delete(pr.memberSince, m.u.id)
 	delete(pr.memberExpires, m.u.id)
+	c.s.removed("member", 1)
 	return fakekit.Answer{Status: http.StatusNoContent}
 }

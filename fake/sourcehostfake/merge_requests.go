@@ -260,6 +260,7 @@ func (c *call) merge(pr *project, mr *mergeRequest, sha, msg string, removeSourc
 	c.systemNoteOnMR(mr, "merged")
 	if removeSource && mr.sourceBranch != pr.defaultBranch {
 		delete(pr.repo.branches, mr.sourceBranch)
+		c.s.removed("branch", 1)
 	}
 	c.queueMREvent(mr, "merge")
 	c.queuePush(pr, mr.targetBranch, tgt, merged)
@@ -331,6 +332,9 @@ func (s *Server) AddMergeRequest(projectID int64, seed MergeRequestSeed) (int64,
 	defer s.mu.Unlock()
 	p, err := s.st.projectByID(projectID)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.seedRoom(recordNeed{"merge_request", 1}, recordNeed{"label", len(seed.Labels)}, recordNeed{"note", 1}); err != nil {
 		return 0, err
 	}
 	c, err := s.seedMR(p, seed)

@@ -282,6 +282,7 @@ func (c *call) deleteMilestone() fakekit.Answer {
 		return *fail
 	}
 	pr.milestones = slices.DeleteFunc(pr.milestones, func(x *milestone) bool { return x == m })
+	c.s.removed("milestone", 1)
 	for _, is := range pr.issues {
 		if is.milestone == m {
 			is.milestone = nil

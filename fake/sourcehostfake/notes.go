@@ -229,6 +229,7 @@ func (c *call) deleteNote(kind string) fakekit.Answer {
 		return *fail
 	}
 	*nb.notes = slices.DeleteFunc(*nb.notes, func(x *note) bool { return x == n })
+	c.s.removed("note", 1)
 	return fakekit.Answer{Status: http.StatusNoContent}
 }
 

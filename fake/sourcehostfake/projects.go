@@ -181,6 +181,7 @@ func (c *call) starProject() fakekit.Answer {
 		return fakekit.Answer{Status: http.StatusNotModified}
 	}
 	c.user.starred[pr.id] = true
+	c.st.made("star", 1)
 	pr.starCount++
 	return c.doc(http.StatusCreated, c.appendProject(c.buf(), pr, false))
 }
@@ -276,6 +277,9 @@ func (s *Server) AddProject(seed ProjectSeed) (int64, error) {
 	seq := maps.Clone(s.st.seq)
 	var events []event
 	p, err := s.seedProject(seed, files, branchFiles, hookAddrs, &events)
+	if err == nil {
+		err = s.overBound() // the project is added whole, or not at all
+	}
 	if err != nil {
 		if p != nil {
 			s.st.removeProject(p, seq)
@@ -316,7 +320,7 @@ func (s *Server) seedProject(seed ProjectSeed, files []fileChange, branchFiles [
 	}
 	p := st.addProject(ns, owner, seed.Name, seed.Path, seed.Description, seed.Visibility, seed.DefaultBranch)
 	p.topics = slices.Clone(seed.Topics)
-	maps.Copy(p.members, members)
+	st.addMembers(p.members, members)
 	gather := func(c *call) { *events = append(*events, c.events...) }
 
 	if len(files) > 0 {
@@ -388,7 +392,10 @@ func (s *Server) AddProjectMember(projectID int64, username string, level int) e
 	if err != nil {
 		return unwrapEntry(err)
 	}
-	maps.Copy(p.members, members)
+	if err := s.seedRoom(recordNeed{"member", 1}); err != nil {
+		return err
+	}
+	s.st.addMembers(p.members, members)
 	return nil
 }
 
@@ -402,7 +409,11 @@ func (s *Server) StarProject(username string, projectID int64) error {
 		return fmt.Errorf("sourcehostfake: no user %q or project %d", username, projectID)
 	}
 	if !u.starred[projectID] {
+		if err := s.seedRoom(recordNeed{"star", 1}); err != nil {
+			return err
+		}
 		u.starred[projectID] = true
+		s.st.made("star", 1)
 		p.starCount++
 	}
 	return nil

@@ -231,6 +231,7 @@ func (c *call) deleteRelease() fakekit.Answer {
 		return *fail
 	}
 	pr.releases = slices.DeleteFunc(pr.releases, func(x *release) bool { return x == rel })
+	c.s.removed("release", 1)
 	c.queueReleaseEvent(pr, rel, "delete")
 	// The real service answers a delete with the release as it was.
 	return ok(c.renderRelease(pr, rel))

@@ -305,6 +305,7 @@ func (c *call) branchFrom(pr *project, name, ref string) (*commit, *fakekit.Answ
 		return nil, errAnswer(message(http.StatusBadRequest, "Invalid reference name: "+ref))
 	}
 	pr.repo.branches[name] = head
+	c.st.made("branch", 1)
 	pr.lastActivity = c.st.clock.Now()
 	c.queuePush(pr, name, nil, head)
 	return head, nil
@@ -343,6 +344,11 @@ func (s *Server) AddBranch(projectID int64, seed BranchSeed) (string, error) {
 	p, err := s.st.projectByID(projectID)
 	if err != nil {
 		return "", err
+	}
+	if ref := p.repo.resolve(firstNonEmpty(seed.Ref, p.defaultBranch)); ref != nil && len(files) == 0 {
+		if err := s.seedRoom(append(s.pipelineNeeds(ref.files[s.cfg.ciFile]), recordNeed{"branch", 1})...); err != nil {
+			return "", err
+		}
 	}
 	c := s.internalCall(s.root)
 	head, err := s.seedBranch(c, p, seed, files)
@@ -430,6 +436,13 @@ func (s *Server) pushFiles(c *call, p *project, branch, start string, changes []
 		start = p.defaultBranch
 	}
 	before := p.repo.branches[branch]
+	head := before
+	if head == nil {
+		head = p.repo.resolve(start)
+	}
+	if err := s.seedRoom(s.pushesNeeds(head, changes)...); err != nil {
+		return nil, err
+	}
 	cm, err := s.st.commitFiles(p, branch, start, changes, message, c.user.name, c.user.email)
 	if err != nil {
 		return nil, fmt.Errorf("sourcehostfake: %w", err)

@@ -33,6 +33,9 @@ type Server struct {
 	ep        fakekit.Endpoint
 	closeOnce sync.Once
 
+	// recs counts the records of st (records.go); s.mu guards it.
+	recs stateRecords
+
 	mu    sync.Mutex
 	st    *state
 	root  *user
@@ -59,6 +62,8 @@ type config struct {
 	hookQueueBytes  int64
 	deliveryLog     int
 	deliveryPayload int
+	maxRecords      int
+	maxRepoBytes    int64
 	limits          fakekit.Limits
 	faults          []routeFault
 }
@@ -93,6 +98,22 @@ func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n
 func WithRequestLog(entries, bodyBytes int) Option {
 	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
 }
+
+// WithMaxRecords bounds the records the fake keeps: at most n of each kind
+// (users, namespaces, tokens, projects, members, stars, issues, merge
+// requests, notes, labels, milestones, hooks, pipelines, jobs, releases,
+// protected branches, branches, tags, commits); n ≤ 0 keeps the default,
+// [DefaultMaxRecords]. A request that could add records past the bound is
+// refused as the real service refuses a record past one of its limits,
+// 400 {"message":{"base":["Maximum number of issues (100000) exceeded"]}},
+// and changes nothing; a seeding method returns that refusal as its error.
+func WithMaxRecords(n int) Option { return func(c *config) { c.maxRecords = n } }
+
+// WithMaxRepositoryBytes bounds what the repositories hold in all, file
+// contents and each commit's snapshot of its files (n ≤ 0 keeps the
+// default, [DefaultMaxRepositoryBytes], 256 MiB). A commit past it is
+// refused with 400 and changes nothing.
+func WithMaxRepositoryBytes(n int64) Option { return func(c *config) { c.maxRepoBytes = n } }
 
 // WithFault injects f on route when the fake is built, as InjectFault
 // would; New panics on a fault InjectFault refuses.

@@ -427,6 +427,7 @@ func (st *state) addProject(ns *namespace, creator *user, name, path, descriptio
 	p.protected = append(p.protected, &protectedBranch{id: st.next("protected_branch"), name: defaultBranch, push: Maintainer, merge: Developer})
 	if ns.kind == "group" && creator != nil {
 		p.members[creator.id] = Maintainer
+		st.made("member", 1)
 	}
 	st.projects = append(st.projects, p)
 	st.projByID[p.id] = p
@@ -519,6 +520,11 @@ func (st *state) commit(p *project, branch string, parents []*commit, changes []
 		}
 	}
 	c.sha = commitSHA(c)
+	if _, had := p.repo.branches[branch]; !had {
+		st.made("branch", 1)
+	}
+	st.made("commit", 1)
+	st.made(repoBytes, commitCost(c))
 	p.repo.commits[c.sha] = c
 	p.repo.branches[branch] = c
 	p.lastActivity = c.at

@@ -185,6 +185,7 @@ func (c *call) addTag(pr *project, name, ref, msg string) (*tag, *fakekit.Answer
 		t.sha = hex.EncodeToString(h[:])
 	}
 	pr.repo.tags[name] = t
+	c.st.made("tag", 1)
 	pr.lastActivity = t.createdAt
 	c.queueTagPush(pr, name, nil, t)
 	return t, nil
@@ -203,8 +204,11 @@ func (c *call) deleteTag() fakekit.Answer {
 		return *fail
 	}
 	delete(pr.repo.tags, t.name)
+	c.s.removed("tag", 1)
 	// Its release goes with it, as on the real service.
+	n := len(pr.releases)
 	pr.releases = slices.DeleteFunc(pr.releases, func(r *release) bool { return r.tagName == t.name })
+	c.s.removed("release", n-len(pr.releases))
 	pr.lastActivity = c.st.clock.Now()
 	c.queueTagPush(pr, t.name, t, nil)
 	return fakekit.Answer{Status: http.StatusNoContent}

@@ -38,6 +38,9 @@ var knownScopes = []string{"api", "read_api", "read_user", "read_repository", "w
 func (s *Server) AddToken(seed TokenSeed) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.seedRoom(recordNeed{"token", 1}); err != nil {
+		return "", err
+	}
 	t, err := s.st.seedToken(seed)
 	if err != nil {
 		return "", err

@@ -26,6 +26,9 @@ type UserSeed struct {
 func (s *Server) AddUser(seed UserSeed) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.seedRoom(recordNeed{"user", 1}, recordNeed{"namespace", 1}); err != nil {
+		return 0, err
+	}
 	u, err := s.st.seedUser(seed)
 	if err != nil {
 		return 0, err
