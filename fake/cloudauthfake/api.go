@@ -188,7 +188,11 @@ func (s *Server) logout(r *http.Request) fakekit.Answer {
 	if !ok {
 		return unauthorized(r, true)
 	}
-	s.revoke(cl)
+	if err := s.revoke(cl); err != nil {
+		// The token stays valid; a logout later, once a revoked token
+		// has expired, succeeds.
+		return errorAnswer(r, http.StatusServiceUnavailable, "Too many tokens revoked; try again later")
+	}
 	return fakekit.Answer{Status: http.StatusNoContent}
 }
 

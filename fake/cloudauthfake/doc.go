@@ -79,7 +79,16 @@
 //     refused with 413 in the gateway's error shape before it is read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of
 //     each body, 32 MiB in all ([WithRequestLog]).
-//   - The revocation list: pruned of expired tokens past 10,000 entries.
+//   - Accounts: at most 100,000 ([WithMaxRecords], [DefaultMaxRecords]);
+//     AddUser (and a seed) refuses one more. About 190 bytes an account.
+//   - The revocation list: the tokens logged out and not yet expired, at
+//     most 100,000 ([WithMaxRecords]); the expired are dropped once it
+//     holds 10,000, and again each time it has doubled. A logout past the
+//     bound answers 503 {"statusCode":503,"message":"Too many tokens
+//     revoked; try again later",…} and the token stays valid, until a
+//     revoked token expires and makes room (the gateway's behaviour here
+//     is not known; a refusal the client sees beats a token silently
+//     valid again). About 100 bytes a revoked token.
 //   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send
 //     the body, 2 minutes to read the answer, 2 minutes idle.
 //

@@ -62,6 +62,7 @@ type Server struct {
 	mu      sync.Mutex
 	users   map[userKey]*user
 	revoked map[string]time.Time // token id → its expiry, for pruning
+	pruneAt int                  // the size at which revoked next drops its expired tokens
 	issued  int
 }
 
@@ -73,6 +74,7 @@ type config struct {
 	defaultTenant string
 	issuer        string
 	adminPassword string
+	maxRecords    int
 	limits        fakekit.Limits
 	faults        []routeFault
 }
@@ -124,6 +126,24 @@ func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n
 // 10,000), of each body its first bodyBytes bytes (default 64 KiB).
 func WithRequestLog(entries, bodyBytes int) Option {
 	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
+}
+
+// WithMaxRecords bounds what the fake keeps: at most n accounts, and at
+// most n tokens revoked and not yet expired (n ≤ 0 keeps the default,
+// [DefaultMaxRecords]). An account past it is refused by AddUser (and so
+// by a seed); a logout past it answers 503 in the gateway's error shape
+// and the token stays valid, until a revoked token expires and makes
+// room.
+func WithMaxRecords(n int) Option { return func(c *config) { c.maxRecords = n } }
+
+// DefaultMaxRecords is the default of WithMaxRecords: fakekit's, 100,000.
+const DefaultMaxRecords = fakekit.DefaultMaxRecords
+
+func (s *Server) maxRecords() int {
+	if s.cfg.maxRecords > 0 {
+		return s.cfg.maxRecords
+	}
+	return DefaultMaxRecords
 }
 
 // WithFault injects f on route when the fake is built, as InjectFault
@@ -180,7 +200,7 @@ func New(opts ...Option) *Server {
 // token issued or revoked.
 func (s *Server) resetState() {
 	s.mu.Lock()
-	s.users, s.revoked, s.issued = map[userKey]*user{}, map[string]time.Time{}, 0
+	s.users, s.revoked, s.issued, s.pruneAt = map[userKey]*user{}, map[string]time.Time{}, 0, 0
 	s.mu.Unlock()
 	if err := s.AddUser(UserSeed{Username: AdminUsername, Password: s.cfg.adminPassword, Name: "Administrator",
 		Email: "admin@example.com", Roles: []string{"org_owner"}}); err != nil {

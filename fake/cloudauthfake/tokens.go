@@ -90,29 +90,51 @@ func (s *Server) Issued() int {
 	return s.issued
 }
 
-// Revoke invalidates a token as a logout does.
+// Revoke invalidates a token as a logout does. It fails, and the token
+// stays valid, when the revocation list is full (WithMaxRecords) of tokens
+// not yet expired.
 func (s *Server) Revoke(raw string) error {
 	cl, err := s.check(raw)
 	if err != nil {
 		return err
 	}
-	s.revoke(cl)
-	return nil
+	return s.revoke(cl)
 }
 
-func (s *Server) revoke(cl *tokenClaims) {
+// errRevocationsFull is a logout refused for want of room in the
+// revocation list.
+var errRevocationsFull = errors.New("too many tokens revoked: the revocation list is full until one of them expires")
+
+// revoke adds a token to the revocation list. The list drops the tokens
+// that have expired (they are refused anyway) once it holds 10,000, and
+// again each time it has doubled since; it holds at most WithMaxRecords
+// tokens not yet expired.
+func (s *Server) revoke(cl *tokenClaims) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.revoked) >= 10_000 {
+	if _, done := s.revoked[cl.ID]; done {
+		return nil
+	}
+	full := len(s.revoked) >= s.maxRecords()
+	if full || len(s.revoked) >= max(s.pruneAt, revokedPruneFrom) {
 		now := s.cfg.clock.Now()
 		for id, exp := range s.revoked {
 			if !now.Before(exp) {
 				delete(s.revoked, id)
 			}
 		}
+		s.pruneAt = 2 * len(s.revoked)
+		if len(s.revoked) >= s.maxRecords() {
+			return errRevocationsFull
+		}
 	}
 	s.revoked[cl.ID] = cl.ExpiresAt.Time
+	return nil
 }
+
+// revokedPruneFrom is the size from which the revocation list drops its
+// expired tokens.
+const revokedPruneFrom = 10_000
 
 // Revoked reports whether a token was logged out.
 func (s *Server) Revoked(raw string) bool {

@@ -61,6 +61,9 @@ func (s *Server) AddUser(u UserSeed) error {
 	if _, dup := s.users[k]; dup {
 		return fmt.Errorf("cloudauthfake: user %q already exists in tenant %q", u.Username, u.Tenant)
 	}
+	if len(s.users) >= s.maxRecords() {
+		return fmt.Errorf("cloudauthfake: the fake keeps at most %d users (WithMaxRecords)", s.maxRecords())
+	}
 	s.users[k] = &user{UserSeed: u}
 	return nil
 }
