@@ -33,27 +33,41 @@ func EncodeSnapshot(v any) ([]byte, error) {
 
 // DecodeSnapshot reads data into v after checking its header: the format
 // must be format and the version version. Fields v does not know are
-// refused, as is anything after the one JSON value (the header's decoding
-// sees it): a snapshot written by something else is an error, never a
-// state read in part.
+// refused, as is anything after the one JSON value: a snapshot written by
+// something else is an error, never a state read in part. The document is
+// read once; only when it does not read is its header read again, to say
+// whose or which version it is rather than which field is unknown.
 func DecodeSnapshot(data []byte, format string, version int, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more data after the snapshot")
+	}
 	var h SnapshotHeader
-	if err := json.Unmarshal(data, &h); err != nil {
-		return fmt.Errorf("not a snapshot: %w", jsonError(data, err))
+	if err != nil {
+		if herr := json.Unmarshal(data, &h); herr != nil {
+			return fmt.Errorf("not a snapshot: %w", jsonError(data, herr))
+		}
+	} else if hv, ok := v.(interface{ Header() SnapshotHeader }); ok {
+		h = hv.Header()
+	} else if herr := json.Unmarshal(data, &h); herr != nil { // v without its header: read it apart
+		return fmt.Errorf("not a snapshot: %w", jsonError(data, herr))
 	}
 	switch {
 	case h.Format != format:
 		return fmt.Errorf("not a %s snapshot (its format is %q)", format, h.Format)
 	case h.Version != version:
 		return fmt.Errorf("a %s snapshot of version %d: this build reads version %d", format, h.Version, version)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	case err != nil:
 		return fmt.Errorf("a %s snapshot that does not read: %w", format, jsonError(data, err))
 	}
 	return nil
 }
+
+// Header returns h: a snapshot type that embeds SnapshotHeader has it, so
+// DecodeSnapshot reads its header from the one decoding.
+func (h SnapshotHeader) Header() SnapshotHeader { return h }
 
 // jsonError says where in data a JSON error is, when encoding/json knows.
 func jsonError(data []byte, err error) error {
