@@ -6,7 +6,8 @@
 // them: the test binary is the program. Golden compares an answer with a
 // golden file (-update-golden rewrites it). ShowsNoSecret and
 // PrintsNoSecret check that a value printed every way shows none of the
-// secrets it holds.
+// secrets it holds. H2Client talks HTTP/2 to a gRPC server frame by frame,
+// as a hostile client does.
 package testtools
 
 import (
