@@ -37,6 +37,26 @@
 // APITWIN_CONTROL_TOKEN gives one (at least 16 characters).
 // --control-port -1 serves no control API.
 //
+// What one client can hold is bounded on every listener, so that a
+// hostile or careless one cannot stop the fakes the others use. Every HTTP
+// listener, the control API's included: 10 s to send a request's headers,
+// 64 KiB of them in at most 100 fields, 30 s to send its body, 2 minutes
+// to read the answer (long polls included), 2 minutes idle; a request with
+// both Content-Length and Transfer-Encoding (request smuggling behind a
+// proxy), Transfer-Encoding in HTTP/1.0, a folded field or more than 100
+// fields is answered "400 Bad Request" and its connection closed. Every
+// listener, gRPC's included, holds at most a tenth of the process's limit
+// on open files (`ulimit -n`), between 64 and 4,096 connections (2,000 at
+// 20,000): one more is closed as soon as it is accepted, so no one port
+// can take the file descriptors the others need; raise `ulimit -n` for
+// more. The gRPC side takes at most 64 KiB of metadata per call (checked
+// before anything is kept of it or the call is authenticated), 100 calls
+// at once per connection, 200 calls reset by a client within 10 s (then
+// its connection closes); it closes a connection idle for 2 minutes, asks
+// every connection to go after 5 minutes (closing it 70 s later), and
+// gives a new connection 10 s for its handshake. The fakes' own bounds
+// (bodies, pages, request logs) are in each fake's documentation.
+//
 // --state-dir DIR keeps a development environment across restarts and
 // crashes. DIR (made 0700 if missing; one open to other users is refused)
 // holds two files, each written whole to a temporary file then renamed
