@@ -89,8 +89,13 @@
 //     revoked token expires and makes room (the gateway's behaviour here
 //     is not known; a refusal the client sees beats a token silently
 //     valid again). About 100 bytes a revoked token.
-//   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send
-//     the body, 2 minutes to read the answer, 2 minutes idle.
+//   - Listeners: 10 s to send the headers, 64 KiB of headers in at most
+//     100 fields, 30 s to send the body, 2 minutes to read the answer, 2
+//     minutes idle; a request with both Content-Length and
+//     Transfer-Encoding, or more fields, is refused with 400 and its
+//     connection closed. Each listener holds at most a tenth of the
+//     process's limit on open files in connections, between 64 and 4,096
+//     (2,000 at `ulimit -n` 20,000); one more is closed at once.
 //
 // A handler that panics is answered 500 in the gateway's error shape and
 // the panic is in the request log (Request.Panic): it is a bug of the

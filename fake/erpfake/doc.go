@@ -155,8 +155,13 @@
 //   - Web sessions: once 10,000 are open, a login sweeps out the expired
 //     ones (as PHP sweeps its session store now and then), and sweeps again
 //     only when twice as many as it kept are open.
-//   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send
-//     the body, 2 minutes to read the answer, 2 minutes idle.
+//   - Listeners: 10 s to send the headers, 64 KiB of headers in at most
+//     100 fields, 30 s to send the body, 2 minutes to read the answer, 2
+//     minutes idle; a request with both Content-Length and
+//     Transfer-Encoding, or more fields, is refused with 400 and its
+//     connection closed. Each listener holds at most a tenth of the
+//     process's limit on open files in connections, between 64 and 4,096
+//     (2,000 at `ulimit -n` 20,000); one more is closed at once.
 //   - The state lock is held only to look records up and change them:
 //     bodies, queries, filters and numbers are read before it is taken,
 //     and answers are written after it is released.

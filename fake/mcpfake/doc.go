@@ -45,8 +45,13 @@
 //     error before it is read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of
 //     each body, 32 MiB in all ([WithRequestLog]).
-//   - Listeners: 10 s to send the headers, 64 KiB of headers, 30 s to send
-//     the body, 2 minutes to read the answer, 2 minutes idle.
+//   - Listeners: 10 s to send the headers, 64 KiB of headers in at most
+//     100 fields, 30 s to send the body, 2 minutes to read the answer, 2
+//     minutes idle; a request with both Content-Length and
+//     Transfer-Encoding, or more fields, is refused with 400 and its
+//     connection closed. Each listener holds at most a tenth of the
+//     process's limit on open files in connections, between 64 and 4,096
+//     (2,000 at `ulimit -n` 20,000); one more is closed at once.
 //   - The gateway's own bounds (batch size, concurrency, cache entries, rate
 //     limit) are mcp.Config's.
 //
