@@ -96,15 +96,15 @@
 //     API a few times a second at most. A token known to have been good
 //     is asked about again without those limits.
 //   - Each replica also keeps its own last good verdict on each of its
-//     recent callers (the last 4,096): when the store has none (Redis
-//     restarted empty, or down), that verdict is believed for what is
-//     left of its verify.ttl_seconds, as it would be from the store, and
-//     the token is then asked about again as one known good. Callers are
-//     not all verified at once through the limits above after a restart of
-//     Redis, and a revoked token still works at most verify.ttl_seconds
-//     after the last verdict on it. A token forgotten after a 401 is
-//     marked so in the store, so that no replica believes its own verdict
-//     on it.
+//     callers (4,096 at most; past that, one at random makes room): when
+//     the store has none (Redis restarted empty, or down), that verdict is
+//     believed for what is left of its verify.ttl_seconds, as it would be
+//     from the store, and the token is then asked about again as one known
+//     good. Callers are not all verified at once through the limits above
+//     after a restart of Redis, and a revoked token still works at most
+//     verify.ttl_seconds after the last verdict on it. A token forgotten
+//     after a 401 is marked so in the store, so that no replica believes
+//     its own verdict on it.
 //   - The rate limit counts by the verified token's id, not by what was
 //     presented. A token the source-hosting API accepts but will not
 //     describe (403 on /personal_access_tokens/self, which passes when

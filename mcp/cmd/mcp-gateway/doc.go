@@ -271,12 +271,13 @@
 //     appendonly yes, so that a restart keeps the signatures it held.
 //
 // Token verdicts: each replica also keeps its own last good verdict on
-// each of its recent callers (the last 4,096). While Redis is down, or
-// once it came back empty, a caller verified in the last
-// verify.ttl_seconds is served on that verdict until it is that old, and
-// is then verified again as a token known good (the verification limits,
-// verify.per_minute and per_ip_per_minute, hold back only tokens not known
-// good): a restart of Redis no longer sends every active token through
-// those limits at once. A token revoked meanwhile still works at most
-// verify.ttl_seconds after the last verdict on it, as with Redis up.
+// each of its callers (4,096 at most; past that, one at random makes
+// room). While Redis is down, or once it came back empty, a caller
+// verified in the last verify.ttl_seconds is served on that verdict until
+// it is that old, and is then verified again as a token known good (the
+// verification limits, verify.per_minute and per_ip_per_minute, hold back
+// only tokens not known good): a restart of Redis no longer sends every
+// active token through those limits at once. A token revoked meanwhile
+// still works at most verify.ttl_seconds after the last verdict on it, as
+// with Redis up.
 package main
