@@ -19,7 +19,7 @@ type MemoryLimits struct {
 	// constant time.
 	MaxBytes int64 `yaml:"max_bytes" json:"max_bytes"`
 	// MaxClaims bounds the signatures remembered for the replay window
-	// (default 1,000,000, about 100 MB at most): a gateway with a shared
+	// (default 1,000,000, about 170 MB when full): a gateway with a shared
 	// store keeps those it has seen here too, so that an outage or an
 	// emptied shared store never lets it accept one twice. Claims are never
 	// dropped early: past the bound a signed request is refused (503).
