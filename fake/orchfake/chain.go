@@ -103,6 +103,9 @@ func setRetryState(ev *orchpb.HistoryEvent, st orchpb.RetryState) {
 // run started with, not its upserts or memo updates (the real service's rule
 // for retry and cron runs; continue-as-new differs).
 func (s *Server) nextRun(e *execution, last *orchpb.HistoryEvent, x runExtras) {
+	if !s.roomForRun() {
+		return // the chain ends with the run that closed (records.go)
+	}
 	runID := newID()
 	switch a := last.GetAttributes().(type) {
 	case *orchpb.HistoryEvent_WorkflowExecutionCompletedEventAttributes:

@@ -327,6 +327,24 @@
 //     caller's deadline, or after MaxPollWait (60 s) on the fake clock,
 //     or at Reset or Close; a query waits for a worker until the caller's
 //     deadline.
+//   - Records: at most 100,000 workflow runs in all namespaces together,
+//     100,000 namespaces, 100,000 task queues, and 300,000 history events
+//     in all ([WithMaxRecords], [DefaultMaxRecords]); a run's history at
+//     most [MaxHistoryEvents] (51,200, the service's history count
+//     limit). A run past its namespace's retention is gone, and dropped
+//     when room is needed, as the service deletes it. Past a bound a
+//     start (StartWorkflowExecution, SignalWithStart, a seed) and a new
+//     namespace or task queue are RESOURCE_EXHAUSTED ("the service keeps
+//     at most 100000 workflow runs; no room for another"; over HTTP 429,
+//     which a client may read as a rate limit and retry), a child start
+//     fails as StartChildWorkflowExecutionFailed, a retry or cron chain
+//     ends with the run that closed, a continue-as-new terminates its
+//     run, a signal or cancel request to a run whose history is full is
+//     INVALID_ARGUMENT, and a workflow task completed past a history
+//     bound terminates its run "Workflow history count exceeds limit.", as
+//     the service does. Measured: a run just started takes about 3.2 KB,
+//     a signal with a small payload about 1 KB, so the bounds hold a few
+//     hundred MB at most.
 //   - The request log: the newest 10,000 calls, the first 64 KiB of each
 //     body, 32 MiB in all ([WithRequestLog]).
 //   - HTTP listeners: 10 s to send the headers, 64 KiB of headers in at

@@ -155,6 +155,7 @@ func (s *Server) add(e *execution, typ orchpb.EventType, set func(*orchpb.Histor
 // on the history.
 func (s *Server) appendEvent(e *execution, ev *orchpb.HistoryEvent) *orchpb.HistoryEvent {
 	e.history = append(e.history, ev)
+	s.countEvents(1)
 	close(e.wake)
 	e.wake = make(chan struct{})
 	s.limits.takeEvents(e.ns.info.Name, 1)
@@ -463,6 +464,15 @@ func (s *Server) startWith(req *orchpb.StartWorkflowExecutionRequest, limited bo
 			return nil, false, rateErr(d)
 		}
 	}
+	if !s.roomForRun() {
+		return nil, false, s.full("workflow runs")
+	}
+	if err := s.eventsFull(); err != nil {
+		return nil, false, err
+	}
+	if err := s.roomForQueue(ns, req.GetTaskQueue()); err != nil {
+		return nil, false, err
+	}
 	return s.newRunWithID(ns, wf, req, vals, "", newID(), x), true, nil
 }
 
@@ -684,6 +694,11 @@ func (s *Server) signalWorkflow(ctx context.Context, req *orchpb.SignalWorkflowE
 		if e.signals[rid] {
 			return &orchpb.SignalWorkflowExecutionResponse{}, nil
 		}
+	}
+	if err := s.historyFull(e); err != nil {
+		return nil, err
+	}
+	if rid := req.GetRequestId(); rid != "" {
 		e.signals[rid] = true
 	}
 	s.add(e, orchpb.EventType_WorkflowExecutionSignaled, func(ev *orchpb.HistoryEvent) {
@@ -715,6 +730,11 @@ func (s *Server) requestCancelWorkflow(ctx context.Context, req *orchpb.RequestC
 		if e.cancels[rid] {
 			return &orchpb.RequestCancelWorkflowExecutionResponse{}, nil
 		}
+	}
+	if err := s.historyFull(e); err != nil {
+		return nil, err
+	}
+	if rid := req.GetRequestId(); rid != "" {
 		e.cancels[rid] = true
 	}
 	s.cancelRequested(e, &orchpb.WorkflowExecutionCancelRequestedEventAttributes{Cause: req.GetReason(), Identity: req.GetIdentity()})
@@ -769,6 +789,9 @@ func (s *Server) signalWithStart(ctx context.Context, req *orchpb.SignalWithStar
 		}
 		e := wf.latest()
 		if rid := req.GetRequestId(); rid == "" || !e.signals[rid] {
+			if err := s.historyFull(e); err != nil {
+				return nil, err
+			}
 			signal(e)
 			s.newEventsForWorker(e)
 		}

@@ -158,6 +158,9 @@ func (s *Server) registerNamespace(ctx context.Context, req *orchpb.RegisterName
 	if _, dup := s.st.namespaces[req.GetNamespace()]; dup {
 		return nil, errorf(orchwire.AlreadyExists, "namespace %q already exists", req.GetNamespace())
 	}
+	if len(s.st.namespaces) >= s.maxRecords() {
+		return nil, s.full("namespaces")
+	}
 	s.st.addNamespace(req)
 	return &orchpb.RegisterNamespaceResponse{}, nil
 }

@@ -40,6 +40,8 @@ type Server struct {
 	// mu guards the state: namespaces, executions, task queues, shards.
 	mu sync.Mutex
 	st *state
+	// events counts the history events of st (records.go); mu guards it.
+	events eventCounts
 
 	auth   authState   // its own lock
 	limits limitsState // its own lock
@@ -85,6 +87,7 @@ type config struct {
 	shards       int
 	timeSkipping bool
 	kitLimits    fakekit.Limits
+	maxRecords   int
 	faults       []opFault
 	handshake    time.Duration // bounds a gRPC handshake; 0 is grpcHandshakeTimeout (tests shorten it)
 	wire         grpcWire      // the gRPC side's other connection bounds (tests shorten them)

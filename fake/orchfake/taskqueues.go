@@ -240,6 +240,9 @@ func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, me
 	if err != nil {
 		return nil, nil, nil, false, err
 	}
+	if err := s.roomForQueue(ns, queueName); err != nil {
+		return nil, nil, nil, false, err
+	}
 	q := ns.queue(queueName)
 	q.known = true
 	if _, down := q.shutdown[key]; down && key != "" {
@@ -276,6 +279,9 @@ func (s *Server) shutdownWorker(ctx context.Context, req *orchpb.ShutdownWorkerR
 	defer s.mu.Unlock()
 	ns, err := s.st.namespace(req.GetNamespace())
 	if err != nil {
+		return nil, err
+	}
+	if err := s.roomForQueue(ns, req.GetTaskQueue()); err != nil {
 		return nil, err
 	}
 	q := ns.queue(req.GetTaskQueue())
@@ -469,6 +475,9 @@ func (s *Server) registerWorker(ctx context.Context, req *orchpb.RegisterWorkerR
 	defer s.mu.Unlock()
 	ns, err := s.st.namespace(req.GetNamespace())
 	if err != nil {
+		return nil, err
+	}
+	if err := s.roomForQueue(ns, req.GetTaskQueue()); err != nil {
 		return nil, err
 	}
 	q := ns.queue(req.GetTaskQueue())

@@ -75,6 +75,10 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 		askedToCancel = askedToCancel || c.GetCommandType() == orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION
 	}
 	s.startChildren(e)
+	if e.open() && (len(e.history) > MaxHistoryEvents || s.eventCount() > s.maxEvents()) {
+		// As the service ends a run whose history passed its count limit.
+		s.terminateLocked(e, "Workflow history count exceeds limit.", nil, "orchfake")
+	}
 	resp := &orchpb.RespondWorkflowTaskCompletedResponse{}
 	if e.open() && (missed || askedToCancel || req.GetForceCreateNewWorkflowTask()) && e.eng.wft == nil {
 		s.scheduleWorkflowTask(e)
@@ -414,6 +418,10 @@ func (s *Server) timerFired(e *execution, ut *userTimer) {
 
 // continueAsNew closes e and starts the next run of its workflow id.
 func (s *Server) continueAsNew(e *execution, a *orchpb.ContinueAsNewWorkflowExecutionCommandAttributes, doneID int64) {
+	if !s.roomForRun() {
+		s.terminateLocked(e, fmt.Sprintf("continue-as-new refused: the service keeps at most %d workflow runs", s.maxRecords()), nil, "orchfake")
+		return
+	}
 	req := proto.Clone(e.startReq).(*orchpb.StartWorkflowExecutionRequest)
 	req.RequestId = ""
 	if a.GetWorkflowType().GetName() != "" {
