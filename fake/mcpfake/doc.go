@@ -53,7 +53,16 @@
 //     process's limit on open files in connections, between 64 and 4,096
 //     (2,000 at `ulimit -n` 20,000); one more is closed at once.
 //   - The gateway's own bounds (batch size, concurrency, cache entries, rate
-//     limit) are mcp.Config's.
+//     limit) are mcp.Config's; what it keeps in memory (cached answers,
+//     replay signatures, rate-limit buckets) is bounded by its
+//     mcp.MemoryLimits.
+//   - Records: the fake keeps none of its own. What the tools create
+//     (issues, notes, hooks, …) its upstream keeps, bounded as
+//     sourcehostfake bounds them (100,000 of each kind; refused past it
+//     with the upstream's 400, which the gateway answers as it answers
+//     any upstream 400): pass sourcehostfake.WithMaxRecords through
+//     [WithUpstreamOptions] to change it. Where webhooks may go is the
+//     upstream's setting too (sourcehostfake's SetAllowLocalRequests).
 //
 // # Webhooks
 //
