@@ -396,3 +396,32 @@ func TestStateDirRefusals(t *testing.T) {
 		})
 	}
 }
+
+// Following the wall clock, a restart keeps what the clock was advanced by
+// through the control API: the clock goes on from the snapshot's time, not
+// back to the wall clock's.
+func TestStateDirKeepsTheClocksAdvance(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the program as a process")
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "state")
+	first := startProcess(t, "--state-dir", dir)
+	ctl := control.NewClient(first.services["control"]["url"], first.services["control"]["token"], nil)
+	advanced, err := ctl.Advance(ctx, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop(t, first, syscall.SIGTERM)
+
+	second := startProcess(t, append([]string{"--state-dir", dir}, samePorts(t, first)...)...)
+	ctl = control.NewClient(second.services["control"]["url"], second.services["control"]["token"], nil)
+	st, err := ctl.Clock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Now.Before(advanced.Now) || !st.FollowingWallClock {
+		t.Errorf("the clock after the restart: %v (following %v), want at least %v, the day advanced before, and following", st.Now, st.FollowingWallClock, advanced.Now)
+	}
+}
