@@ -219,6 +219,7 @@ func (g *hookGuard) addrs(ctx context.Context, host string) ([]netip.Addr, error
 	defer cancel()
 	addrs, err := g.resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
+		//lint:ignore ST1005 the real service's own words, as its delivery log shows them
 		return nil, errors.New(blockedNoHost)
 	}
 	return addrs, nil
@@ -289,7 +290,8 @@ func guardedClient(hc *http.Client, g *hookGuard) (*http.Client, bool) {
 	case nil:
 		tr = http.DefaultTransport.(*http.Transport).Clone()
 	case *http.Transport:
-		if t.DialTLSContext != nil || t.DialTLS != nil { //nolint:staticcheck // DialTLS is still honoured by net/http
+		//lint:ignore SA1019 a caller's transport may still set DialTLS, which net/http honours
+		if t.DialTLSContext != nil || t.DialTLS != nil {
 			return hc, false
 		}
 		tr = t.Clone()
@@ -297,14 +299,16 @@ func guardedClient(hc *http.Client, g *hookGuard) (*http.Client, bool) {
 		return hc, false
 	}
 	inner := tr.DialContext
-	if dial := tr.Dial; inner == nil && dial != nil { //nolint:staticcheck // a caller's transport may still set it
+	//lint:ignore SA1019 a caller's transport may still set Dial, which net/http honours
+	if dial := tr.Dial; inner == nil && dial != nil {
 		inner = func(_ context.Context, network, addr string) (net.Conn, error) { return dial(network, addr) }
 	}
 	if inner == nil {
 		inner = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	}
 	tr.DialContext = g.dial(inner)
-	tr.Dial = nil //nolint:staticcheck // cleared so that DialContext is the one used
+	//lint:ignore SA1019 cleared, so that the guarded DialContext is the one used
+	tr.Dial = nil
 	tr.Proxy = nil
 	// Each delivery dials, so each is checked: a connection kept from an
 	// earlier one would go where the name pointed then, under the setting
