@@ -185,7 +185,8 @@ func New(opts ...Option) *Server {
 	}
 	s := &Server{cfg: cfg}
 	s.keys.Store(&keySet{current: signingKey{kid: cfg.kid, key: cfg.key}})
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().Bind(s)})
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().Bind(s),
+		SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
 	s.cfg.clock = s.kit.Clock()
 	for _, rf := range cfg.faults {
 		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {

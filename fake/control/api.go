@@ -100,43 +100,48 @@ func SpecOf(af ActiveFault) FaultSpec {
 	return s
 }
 
-// RequestRecord is a logged request as the control API gives it. Headers
-// that carry credentials are redacted, as are credential query parameters.
+// RequestRecord is a logged request as the control API gives it: as the
+// log keeps it (see Request), secrets "[REDACTED]". Credential headers and
+// query parameters are redacted here again, for a Request made by hand.
 type RequestRecord struct {
-	Time       time.Time   `json:"time"`
-	DurationMS float64     `json:"duration_ms"`
-	Transport  string      `json:"transport"`
-	Method     string      `json:"method"`
-	Path       string      `json:"path"`
-	Query      url.Values  `json:"query,omitempty"`
-	Header     http.Header `json:"header,omitempty"`
+	Time            time.Time   `json:"time"`
+	DurationMS      float64     `json:"duration_ms"`
+	Transport       string      `json:"transport"`
+	Method          string      `json:"method"`
+	Path            string      `json:"path"`
+	Query           url.Values  `json:"query,omitempty"`
+	Header          http.Header `json:"header,omitempty"`
+	HeaderTruncated bool        `json:"header_truncated,omitempty"`
 	// Body is the start of the request body the log kept: text, or base64
 	// when BodyEncoding says so.
-	Body         string `json:"body,omitempty"`
-	BodyEncoding string `json:"body_encoding,omitempty"`
-	BodySize     int64  `json:"body_size"`
+	Body          string `json:"body,omitempty"`
+	BodyEncoding  string `json:"body_encoding,omitempty"`
+	BodySize      int64  `json:"body_size"`
+	BodyTruncated bool   `json:"body_truncated,omitempty"`
 	// ResponseBody is the start of the answer's body, as Body is.
-	ResponseBody     string `json:"response_body,omitempty"`
-	ResponseEncoding string `json:"response_encoding,omitempty"`
-	ResponseSize     int64  `json:"response_size"`
-	Route            string `json:"route"`
-	Caller           string `json:"caller,omitempty"`
-	Status           int    `json:"status"`
-	Code             string `json:"code,omitempty"`
-	Fault            bool   `json:"fault,omitempty"`
-	Panic            string `json:"panic,omitempty"`
+	ResponseBody          string `json:"response_body,omitempty"`
+	ResponseEncoding      string `json:"response_encoding,omitempty"`
+	ResponseSize          int64  `json:"response_size"`
+	ResponseBodyTruncated bool   `json:"response_truncated,omitempty"`
+	Route                 string `json:"route"`
+	Caller                string `json:"caller,omitempty"`
+	Status                int    `json:"status"`
+	Code                  string `json:"code,omitempty"`
+	Fault                 bool   `json:"fault,omitempty"`
+	Panic                 string `json:"panic,omitempty"`
 }
 
 // RecordOf is r as the control API gives it.
 func RecordOf(r Request) RequestRecord {
 	rec := RequestRecord{
 		Time: r.Time, DurationMS: float64(r.Duration.Microseconds()) / 1000, Transport: r.Transport,
-		Method: r.Method, Path: r.Path, Header: RedactHeader(r.Header), BodySize: r.BodySize,
-		ResponseSize: r.ResponseSize, Route: r.Route, Caller: r.Caller, Status: r.Status, Code: r.Code,
-		Fault: r.Fault, Panic: r.Panic,
+		Method: r.Method, Path: r.Path, Header: RedactHeader(r.Header), HeaderTruncated: r.HeaderTruncated,
+		BodySize: r.BodySize, BodyTruncated: r.BodyTruncated, ResponseSize: r.ResponseSize,
+		ResponseBodyTruncated: r.ResponseBodyTruncated, Route: r.Route, Caller: r.Caller, Status: r.Status,
+		Code: r.Code, Fault: r.Fault, Panic: r.Panic,
 	}
 	if len(r.Query) > 0 {
-		rec.Query = redactQuery(r.Query)
+		rec.Query = credential.RedactQuery(r.Query)
 	}
 	rec.Body, rec.BodyEncoding = BodyText(r.Body)
 	rec.ResponseBody, rec.ResponseEncoding = BodyText(r.ResponseBody)
@@ -153,9 +158,9 @@ func BodyText(b []byte) (text, encoding string) {
 }
 
 // RedactHeader returns h with the values of headers that carry credentials
-// (internal/credential names them) replaced by "REDACTED"; h itself is not
-// changed.
-func RedactHeader(h http.Header) http.Header { return credential.RedactHeader(h, "REDACTED") }
+// replaced by "[REDACTED]", the one marker the module writes where a
+// secret was; h itself is not changed.
+func RedactHeader(h http.Header) http.Header { return credential.RedactHeader(h, credential.Redacted) }
 
 // ClockState is the fakes' shared clock as the control API gives it.
 type ClockState struct {

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/credential"
 )
 
 // Controls are the methods every fake offers to drive it and read it back.
@@ -46,6 +47,9 @@ type Controls interface {
 	// RequestsTo returns the logged requests that matched route, as the
 	// fake registers it ("GET /api/v4/projects", "StartWorkflowExecution").
 	RequestsTo(route string) []Request
+	// RequestCount is how many requests the log holds: len(Requests()),
+	// without copying the log.
+	RequestCount() int
 	// ResetRequests empties the request log.
 	ResetRequests()
 	// Reset puts the fake back as New left it: its data, faults, request
@@ -160,7 +164,19 @@ const (
 
 // Request is one request a fake received, as its request log keeps it. The
 // log is bounded (see each fake's documentation): it keeps the newest
-// requests, and of each body its first bytes.
+// requests, of each body its first bytes, of each header its first fields.
+//
+// The log never holds a secret: the values of credential headers
+// (Authorization, Cookie, PRIVATE-TOKEN, ERPAPIKEY, X-MCP-Signature, …) and
+// credential query parameters (private_token, api_key, …), and the values
+// of the fields each service keeps its secrets in (passwords, the tokens a
+// login answers, webhook secrets: each fake's SecretFields), in JSON
+// bodies at any depth and in form bodies, request and answer alike, are
+// "[REDACTED]" in it, masked before the log stores them. What says how a
+// credential was sent stays: an Authorization keeps its scheme ("Bearer
+// [REDACTED]"), a Cookie its cookies' names. A check of the log sees the
+// marker where a secret was sent; that the right one was sent, Caller
+// says (who the fake authenticated the request as).
 type Request struct {
 	// Time is when the request arrived, on the fake's clock.
 	Time time.Time
@@ -175,19 +191,31 @@ type Request struct {
 	Path string
 	// Query is the HTTP query string's parameters.
 	Query url.Values
-	// Header is the request's headers (gRPC: its metadata). It holds the
-	// caller's credentials: Request's String leaves it out.
+	// Header is the request's headers (gRPC: its metadata), credential
+	// headers redacted; at most the log's header bound of them
+	// (HeaderTruncated says when some were left out).
 	Header http.Header
+	// HeaderTruncated reports that the log left out some of the request's
+	// header fields, past its header bound.
+	HeaderTruncated bool
 	// Body is the start of the request body (gRPC: the request message as
-	// JSON), at most the log's body limit.
+	// JSON), at most the log's body limit, its secrets masked (which may
+	// make it shorter or longer than what was sent).
 	Body []byte
 	// BodySize is the size of the whole body received, in bytes.
 	BodySize int64
+	// BodyTruncated reports that the log kept only the start of the body
+	// (or none of it: a body refused as too large).
+	BodyTruncated bool
 	// ResponseBody is the start of the answer's body, at most the log's
-	// body limit (HTTP only: a gRPC answer is not kept).
+	// body limit, its secrets masked (HTTP only: a gRPC answer is not
+	// kept).
 	ResponseBody []byte
 	// ResponseSize is the size of the whole answer body written, in bytes.
 	ResponseSize int64
+	// ResponseBodyTruncated reports that the log kept only the start of
+	// the answer's body.
+	ResponseBodyTruncated bool
 	// Route is the route the request matched ("GET /api/v4/projects/{id}",
 	// "StartWorkflowExecution"), "" if none.
 	Route string
@@ -207,15 +235,17 @@ type Request struct {
 	Panic string
 }
 
-// Truncated reports whether the log kept only the start of the body.
-func (r Request) Truncated() bool { return int64(len(r.Body)) < r.BodySize }
+// Truncated reports whether the log kept only the start of the body
+// (BodyTruncated).
+func (r Request) Truncated() bool { return r.BodyTruncated }
 
 // ResponseTruncated reports whether the log kept only the start of the
-// answer's body.
-func (r Request) ResponseTruncated() bool { return int64(len(r.ResponseBody)) < r.ResponseSize }
+// answer's body (ResponseBodyTruncated).
+func (r Request) ResponseTruncated() bool { return r.ResponseBodyTruncated }
 
 // String is a one-line summary ("GET /api/v4/projects?page=2 → 200"). It
-// leaves out headers and body, which may hold credentials.
+// leaves out headers and body, and shows credential query parameters as
+// "[REDACTED]" (as the log keeps them, and for a Request made by hand).
 func (r Request) String() string {
 	var b strings.Builder
 	b.WriteString(r.Method)
@@ -223,7 +253,7 @@ func (r Request) String() string {
 	b.WriteString(r.Path)
 	if len(r.Query) > 0 {
 		b.WriteByte('?')
-		b.WriteString(redactQuery(r.Query).Encode())
+		b.WriteString(credential.RedactQuery(r.Query).Encode())
 	}
 	b.WriteString(" → ")
 	switch {
@@ -245,24 +275,3 @@ func (r Request) String() string {
 
 // GoString is String, so that %#v shows no credentials either.
 func (r Request) GoString() string { return "control.Request{" + strconv.Quote(r.String()) + "}" }
-
-// redactQuery hides the query parameters that carry credentials.
-func redactQuery(q url.Values) url.Values {
-	var out url.Values
-	for k := range q {
-		switch strings.ToLower(k) {
-		case "private_token", "access_token", "erpapikey", "api_key", "token", "key", "password":
-			if out == nil {
-				out = make(url.Values, len(q))
-				for k2, v := range q {
-					out[k2] = v
-				}
-			}
-			out[k] = []string{"REDACTED"}
-		}
-	}
-	if out == nil {
-		return q
-	}
-	return out
-}

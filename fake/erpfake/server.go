@@ -155,7 +155,8 @@ func New(opts ...Option) *Server {
 		cfg.limits.MaxBody = DefaultMaxBody
 	}
 	s := &Server{cfg: cfg}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().routes.Bind(s)})
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().routes.Bind(s),
+		SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
 	s.cfg.clock = s.kit.Clock()
 	if s.cfg.adminPassword == "" {
 		s.cfg.adminPassword = randomHex(12)

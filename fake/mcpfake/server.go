@@ -223,7 +223,8 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 
 	limits := cfg.limits
 	limits.MaxBody = s.maxBody()
-	s.kit = fakekit.New(fakekit.Config{Clock: s.clock, Limits: limits, Error: s.errorAnswer, Routes: s.routes()})
+	s.kit = fakekit.New(fakekit.Config{Clock: s.clock, Limits: limits, Error: s.errorAnswer, Routes: s.routes(),
+		SecretFields: secretFields})
 	for _, rf := range cfg.faults {
 		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
 			return nil, fmt.Errorf("WithFault: %w", err)

@@ -36,6 +36,9 @@ func (s *Server) Requests() []control.Request { return s.kit.Requests() }
 // ("StartWorkflowExecution").
 func (s *Server) RequestsTo(op string) []control.Request { return s.kit.RequestsTo(op) }
 
+// RequestCount is how many calls the log holds, without copying it.
+func (s *Server) RequestCount() int { return s.kit.RequestCount() }
+
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() { s.kit.ResetRequests() }
 

@@ -231,7 +231,8 @@ func New(opts ...Option) *Server {
 		cfg.deliveryPayload = DefaultDeliveryLogPayload
 	}
 	s := &Server{cfg: cfg}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: s.errorAnswer, Routes: routeTable().Bind(s)})
+	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: s.errorAnswer, Routes: routeTable().Bind(s),
+		SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
 	s.cfg.clock = s.kit.Clock()
 	for _, rf := range cfg.faults {
 		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/internal/credential"
 )
 
 // Limits bound what one request, and the request log, can hold. Zero fields
@@ -41,14 +42,20 @@ type Limits struct {
 	// LogBytes caps the memory the log holds in all (bodies, headers,
 	// paths); past it the oldest entries go. Default 32 MiB.
 	LogBytes int64
+	// LogHeaderBytes is how much of each request's header the log keeps:
+	// names and values, and 48 bytes for each field kept (what a field
+	// costs to hold beyond its text). Fields past it are left out, and the
+	// entry says so (control.Request.HeaderTruncated). Default 16 KiB.
+	LogHeaderBytes int
 }
 
 // The default limits.
 const (
-	DefaultMaxBody      = 10 << 20
-	DefaultLogEntries   = 10_000
-	DefaultLogBodyBytes = 64 << 10
-	DefaultLogBytes     = 32 << 20
+	DefaultMaxBody        = 10 << 20
+	DefaultLogEntries     = 10_000
+	DefaultLogBodyBytes   = 64 << 10
+	DefaultLogBytes       = 32 << 20
+	DefaultLogHeaderBytes = 16 << 10
 )
 
 func (l Limits) withDefaults() Limits {
@@ -63,6 +70,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.LogBytes <= 0 {
 		l.LogBytes = DefaultLogBytes
+	}
+	if l.LogHeaderBytes <= 0 {
+		l.LogHeaderBytes = DefaultLogHeaderBytes
 	}
 	return l
 }
@@ -92,6 +102,21 @@ type Config struct {
 	// Logger receives the panics of handlers; nil discards them (they are
 	// in the request log either way).
 	Logger *slog.Logger
+	// SecretFields names the fields in which requests carry the service's
+	// secrets (passwords, webhook secrets, keys), in any case: the request
+	// log keeps "[REDACTED]" in place of their values, in JSON bodies at
+	// any depth, form bodies and query strings (see credential.Fields).
+	// Credential headers and query parameters (package credential's lists)
+	// are masked whatever the fake names here.
+	SecretFields []string
+	// SecretAnswerFields names the fields in which the service answers
+	// secrets (the tokens a login gives): the log masks them in the answers
+	// it keeps. It is a list of its own, as short as the service allows,
+	// because every answer kept is searched for these names (for the
+	// rarest letter of each; see credential.Fields.MaskAnswer), and a name
+	// of common letters (pass) would cost a list answer tens of
+	// microseconds.
+	SecretAnswerFields []string
 }
 
 // Kit routes a fake's requests through the guard, the body limit, the
@@ -108,8 +133,10 @@ type Kit struct {
 	faultMu sync.Mutex
 	faults  []*faultRule
 
-	logMu sync.Mutex
-	log   ring[*logEntry]
+	logMu   sync.Mutex
+	log     ring[*logEntry]
+	secrets *credential.Fields // Config.SecretFields
+	answers *credential.Fields // Config.SecretAnswerFields
 }
 
 // New builds a Kit.
@@ -122,6 +149,8 @@ func New(cfg Config) *Kit {
 		k.cfg.Routes = NewRoutes[struct{}]().Bind(struct{}{})
 	}
 	k.log = newRing[*logEntry](k.limits.LogEntries, k.limits.LogBytes)
+	k.secrets = credential.NewFields(cfg.SecretFields...)
+	k.answers = credential.NewFields(cfg.SecretAnswerFields...)
 	return k
 }
 
@@ -142,7 +171,7 @@ func (k *Kit) Done() <-chan struct{} { return k.done }
 // applies the first matching fault, and otherwise passes it to its route.
 func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, x := k.Begin(r.Context(), control.TransportHTTP, r.Method, r.URL.Path, r.Header)
-	x.rawQuery = r.URL.RawQuery // parsed when the log is read
+	x.rawQuery = k.secrets.MaskQuery(r.URL.RawQuery) // parsed when the log is read
 	x.req.Route = k.cfg.Routes.Match(r)
 	x.req.BodySize = max(r.ContentLength, 0)
 	rec := &x.rec // in the Exchange: one allocation for both
@@ -159,7 +188,7 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				k.writeError(rec, r, http.StatusInternalServerError, "")
 			}
 		}
-		x.keepResponse(rec.body, rec.written)
+		x.keepResponse(rec.body, rec.written, rec.Header().Get("Content-Type"))
 		x.Finish(rec.status)
 	}()
 
@@ -183,7 +212,7 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil { // the client went away mid-body, or was too slow: nobody is left to answer
 			return
 		}
-		x.keepBody(body)
+		x.keepBody(body, r.Header.Get("Content-Type"))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 
@@ -297,9 +326,10 @@ func ExchangeFrom(ctx context.Context) *Exchange {
 // ServeHTTP (a gRPC call); Finish ends it. The returned context carries the
 // Exchange.
 func (k *Kit) Begin(ctx context.Context, transport, method, path string, header http.Header) (context.Context, *Exchange) {
-	x := &Exchange{kit: k, start: time.Now(), header: flattenHeader(header), req: control.Request{
+	x := &Exchange{kit: k, start: time.Now(), req: control.Request{
 		Time: k.clock.Now(), Transport: transport, Method: method, Path: path,
 	}}
+	x.header, x.req.HeaderTruncated = k.keptHeader(header)
 	x.ctx = exchangeContext{Context: ctx, x: x}
 	return &x.ctx, x
 }
@@ -326,34 +356,7 @@ func (x *Exchange) SetBody(body []byte, size int64) {
 		return
 	}
 	x.update(func(r *control.Request) { r.BodySize = size })
-	x.keepBody(body)
-}
-
-func (x *Exchange) keepBody(body []byte) {
-	if len(body) == 0 {
-		return
-	}
-	// A copy: a slice of the request's buffer would keep all of it alive.
-	kept := bytes.Clone(body[:min(len(body), x.kit.limits.LogBodyBytes)])
-	x.update(func(r *control.Request) { r.Body = kept })
-}
-
-// keepResponse keeps the start of the answer's body (already a copy, at
-// most the log's body limit) and its full size, and counts them in the
-// log's byte budget.
-func (x *Exchange) keepResponse(body []byte, size int64) {
-	if size == 0 {
-		return
-	}
-	k := x.kit
-	k.logMu.Lock()
-	defer k.logMu.Unlock()
-	x.req.ResponseBody, x.req.ResponseSize = body, size
-	if x.entry != nil && !x.settled {
-		x.entry.req.ResponseBody, x.entry.req.ResponseSize = body, size
-		entry := x.entry
-		k.log.resize(func(e *logEntry) bool { return e == entry }, int64(len(body)))
-	}
+	x.keepBody(body, "application/json")
 }
 
 // SetRoute names the route or operation the request reached.
@@ -422,6 +425,7 @@ func (x *Exchange) Finish(status int) {
 			r.Status = status
 		}
 		r.Duration = d
+		r.BodyTruncated = r.BodyTruncated || len(r.Body) == 0 && r.BodySize > 0 // refused unread
 	})
 	x.commit()
 	x.kit.logMu.Lock()
@@ -505,49 +509,3 @@ func (s *statusRecorder) Flush() {
 // Unwrap lets http.ResponseController reach the connection (deadlines,
 // Hijack).
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// flatHeader is a request's header as the log keeps it: each value beside
-// its name, name, value, name, value… A copy of the header's map would cost
-// three allocations per request, most never looked at; this costs one, and
-// the map is rebuilt when the log is read (logEntry.request). The strings
-// are the request's own: strings do not change. A name with no value is
-// not kept (it is not sent on the wire either).
-type flatHeader []string
-
-func flattenHeader(h http.Header) flatHeader {
-	n := 0
-	for _, vs := range h {
-		n += len(vs)
-	}
-	if n == 0 {
-		return nil
-	}
-	flat := make(flatHeader, 0, 2*n)
-	for k, vs := range h {
-		for _, v := range vs {
-			flat = append(flat, k, v)
-		}
-	}
-	return flat
-}
-
-// header rebuilds the map, nil when there was no header.
-func (f flatHeader) header() http.Header {
-	if len(f) == 0 {
-		return nil
-	}
-	h := make(http.Header, len(f)/2)
-	for i := 0; i+1 < len(f); i += 2 {
-		h[f[i]] = append(h[f[i]], f[i+1])
-	}
-	return h
-}
-
-// size is about what the header costs to keep.
-func (f flatHeader) size() int64 {
-	n := int64(0)
-	for _, s := range f {
-		n += int64(len(s)) + 16
-	}
-	return n
-}

@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/go-cleanhttp"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/version"
 	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/response"
@@ -197,21 +198,12 @@ func parseBaseURL(raw string) (string, error) {
 		return "", fmt.Errorf("invalid base URL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("invalid base URL %q: want an absolute http or https URL", redactUserinfo(u))
+		return "", fmt.Errorf("invalid base URL %q: want an absolute http or https URL", credential.RedactURL(u))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("invalid base URL %q: it must not carry a query or fragment", redactUserinfo(u))
+		return "", fmt.Errorf("invalid base URL %q: it must not carry a query or fragment", credential.RedactURL(u))
 	}
 	return strings.TrimRight(u.String(), "/"), nil
-}
-
-func redactUserinfo(u *url.URL) string {
-	if u.User == nil {
-		return u.String()
-	}
-	cp := *u
-	cp.User = url.User(Redacted)
-	return cp.String()
 }
 
 // BaseURL returns the URL paths are joined to.

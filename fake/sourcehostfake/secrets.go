@@ -1,0 +1,25 @@
+package sourcehostfake
+
+import "slices"
+
+// secretFields are the parameters in which requests to the API carry
+// secrets: a webhook's secret token (POST /projects/:id/hooks), the
+// credentials GitLab also reads from a body or a query (private_token,
+// job_token, access_token), and a user's password.
+var secretFields = []string{"token", "private_token", "job_token", "access_token", "password"}
+
+// secretAnswerFields are the fields in which the API answers secrets: the
+// token of a personal access token just created. A hook's token is never
+// answered, as GitLab never answers it.
+var secretAnswerFields = []string{"token"}
+
+// SecretFields names the parameters in which the API carries secrets:
+// token (in requests and answers), private_token, job_token, access_token
+// and password (in requests). The request log keeps "[REDACTED]" in place
+// of their values, in JSON, form and multipart bodies and queries, as it
+// does for credential headers (PRIVATE-TOKEN, JOB-TOKEN, Authorization:
+// "Bearer [REDACTED]").
+func SecretFields() []string { return slices.Clone(secretFields) }
+
+// RequestCount is how many requests the log holds, without copying it.
+func (s *Server) RequestCount() int { return s.kit.RequestCount() }
