@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -18,7 +19,8 @@ import (
 // TestConsoleInABrowser drives the console in headless chromium as a
 // person would: log in, add a 503 fault on the ERP through the form, see an
 // ERP call from Go fail and the request in the page's log, advance the
-// clock with the button and see an orch workflow's timer fire. A screenshot
+// clock with the button and see an orch workflow's timer fire, log out and
+// be asked for the token again. A screenshot
 // of each page is kept in the test's artifact directory (go test
 // -artifacts keeps them).
 func TestConsoleInABrowser(t *testing.T) {
@@ -143,5 +145,24 @@ func TestConsoleInABrowser(t *testing.T) {
 		if err := chromedp.Run(b, chromedp.Navigate(e.url+"/s/"+name), chromedp.WaitVisible("#requests"), shot(name)); err != nil {
 			t.Errorf("the %s page: %v", name, err)
 		}
+	}
+
+	// Log out: the button ends the session, and a page asks for the token
+	// again.
+	var location string
+	if err := chromedp.Run(b,
+		chromedp.Navigate(e.url+"/s/erp"),
+		chromedp.WaitVisible("#logout"),
+		chromedp.Click("#logout"),
+		chromedp.WaitVisible(`input[name="token"]`),
+		chromedp.Navigate(e.url+"/s/erp"),
+		chromedp.WaitVisible(`input[name="token"]`),
+		chromedp.Location(&location),
+		shot("logged-out"),
+	); err != nil {
+		t.Fatalf("log out: %v", err)
+	}
+	if !strings.HasSuffix(location, "/login") || controlapi.SessionCount(e.srv) != 0 {
+		t.Errorf("after logging out, a page went to %s; %d sessions open", location, controlapi.SessionCount(e.srv))
 	}
 }

@@ -1,7 +1,6 @@
 package controlapi
 
 import (
-	"crypto/hmac"
 	"embed"
 	"fmt"
 	"html/template"
@@ -28,18 +27,11 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"deref":   func(p *int) int { return *p },
 }).ParseFS(assets, "templates/*.html"))
 
-// cookieName holds the console's token.
-const cookieName = "apitwin_control"
-
-func (s *Server) cookieOK(r *http.Request) bool {
-	c, err := r.Cookie(cookieName)
-	return err == nil && s.tokenOK(c.Value)
-}
-
 func (s *Server) consoleRoutes() {
 	s.mux.Handle("GET /static/", http.FileServerFS(assets))
 	s.mux.HandleFunc("GET /login", s.loginPage)
 	s.mux.HandleFunc("POST /login", s.login)
+	s.mux.HandleFunc("POST /logout", s.logout)
 	s.mux.HandleFunc("GET /{$}", s.page(func(r *http.Request) (*view, error) { return s.overview(), nil }))
 	s.mux.HandleFunc("GET /s/{service}", s.page(s.servicePage))
 	s.mux.HandleFunc("POST /console/{action...}", s.form)
@@ -76,7 +68,8 @@ const consoleListed = 100
 
 func (s *Server) page(build func(*http.Request) (*view, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !s.cookieOK(r) {
+		session := s.session(r)
+		if session == "" {
 			http.Redirect(w, r, "/login", http.StatusSeeOther)
 			return
 		}
@@ -87,7 +80,7 @@ func (s *Server) page(build func(*http.Request) (*view, error)) http.HandlerFunc
 		}
 		v.Services = s.serviceInfos()
 		v.Clock = s.clock.State()
-		v.Check = s.formCheck()
+		v.Check = s.formCheck(session)
 		v.Message = r.URL.Query().Get("msg")
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'")
@@ -174,7 +167,7 @@ func (s *Server) state(name string) []table {
 		}
 		dl := table{Title: "Webhook deliveries", Columns: []string{"time", "event", "url", "state", "status"}}
 		for _, d := range f.SourceHost.Deliveries() {
-			dl.Rows = append(dl.Rows, []string{d.Time.UTC().Format(time.RFC3339), d.Event, d.URL, d.State, strconv.Itoa(d.Status)})
+			dl.Rows = append(dl.Rows, []string{d.Time.UTC().Format(time.RFC3339), d.Event, shownURL(d.URL), d.State, strconv.Itoa(d.Status)})
 		}
 		return []table{pr, is, mr, pl, dl}
 	case "mcp":
@@ -206,15 +199,30 @@ func (s *Server) loginWith(w http.ResponseWriter, r *http.Request, tok string) {
 		_ = pages.ExecuteTemplate(w, "login.html", "That is not the token apitwin-fake printed.")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	setSessionCookie(w, r, s.sessions.open())
 	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// logout ends the session (its form carries the session's check, as every
+// form does) and goes back to the login page.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	if session := s.session(r); session != "" {
+		if !s.formCheckOK(session, r.PostFormValue("check")) {
+			http.Error(w, "the console's form check is missing: log out from the console's page", http.StatusForbidden)
+			return
+		}
+		s.sessions.close(session)
+	}
+	setSessionCookie(w, r, "")
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
 // form runs one of the console's forms, through the same handlers as the
 // API, and redirects back to the page with the outcome.
 func (s *Server) form(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
-	if !s.cookieOK(r) || !s.tokenCheckOK(r.PostFormValue("check")) {
+	if !s.formCheckOK(s.session(r), r.PostFormValue("check")) {
 		http.Error(w, "the console's session or form check is missing: log in again", http.StatusForbidden)
 		return
 	}
@@ -231,10 +239,6 @@ func (s *Server) form(w http.ResponseWriter, r *http.Request) {
 	q.Set("msg", msg)
 	u.RawQuery = q.Encode()
 	http.Redirect(w, r, u.String(), http.StatusSeeOther)
-}
-
-func (s *Server) tokenCheckOK(v string) bool {
-	return hmac.Equal([]byte(v), []byte(s.formCheck()))
 }
 
 func (s *Server) runForm(r *http.Request, action string) (string, error) {

@@ -10,10 +10,18 @@
 //
 // Every request needs the server's token: "Authorization: Bearer <token>"
 // for the API; the console's pages take it once (GET /login?token=…, or the
-// login form) and keep it in an HttpOnly, SameSite=Strict cookie, which
+// login form) and open a session: a random id (never the token) in an
+// HttpOnly, SameSite=Strict cookie, Secure when served over TLS, which
 // also lets the pages' script read the API (GET only: changes through the
-// API need the bearer token, and the console's forms carry a per-token
-// check value).
+// API need the bearer token, and the console's forms carry a check value
+// of the session). A session ends after SessionLifetime (12 hours, on the
+// wall clock), at the console's "log out" (POST /logout), or when
+// MaxSessions (100) newer ones are open.
+//
+// Nothing the API answers or the console shows holds a secret: the request
+// logs keep none (credential headers and parameters, and each service's
+// secret body fields, are "[REDACTED]" in them; see control.Request), and a
+// webhook's URL is shown without its password.
 //
 // Bounds: a seed body is at most 8 MiB, any other body 2 MiB; a fault's
 // latency at most control.MaxFaultLatency, its count control.MaxFaultTimes,
@@ -27,17 +35,15 @@ package controlapi
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +51,7 @@ import (
 
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/internal/credential"
 )
 
 // Body bounds of the control API.
@@ -63,7 +70,8 @@ type Server struct {
 	token    string
 	services []*service
 	mux      *http.ServeMux
-	save     saver // POST /api/snapshot's (SetSnapshot)
+	sessions *sessions // the console's logins
+	save     saver     // POST /api/snapshot's (SetSnapshot)
 }
 
 // service is one fake as the control API reaches it.
@@ -83,7 +91,7 @@ func New(f *fake.Fakes, clk *WallClock, token string) (*Server, error) {
 	if len(token) < MinTokenLength {
 		return nil, fmt.Errorf("controlapi: the token must be at least %d characters", MinTokenLength)
 	}
-	s := &Server{f: f, clock: clk, token: token, mux: http.NewServeMux()}
+	s := &Server{f: f, clock: clk, token: token, mux: http.NewServeMux(), sessions: newSessions()}
 	s.services = []*service{
 		{name: "erp", ctl: f.ERP, url: f.ERP.URL},
 		{name: "cloudauth", ctl: f.CloudAuth, url: f.CloudAuth.URL},
@@ -211,13 +219,13 @@ func (s *Server) tokenOK(presented string) bool {
 	return subtle.ConstantTimeCompare([]byte(presented), []byte(s.token)) == 1
 }
 
-// apiAllowed: the bearer token for everything; the console's cookie for
+// apiAllowed: the bearer token for everything; a console session for
 // reads only.
 func (s *Server) apiAllowed(r *http.Request) bool {
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		return s.tokenOK(strings.TrimSpace(tok))
 	}
-	return r.Method == http.MethodGet && s.cookieOK(r)
+	return r.Method == http.MethodGet && s.session(r) != ""
 }
 
 func (s *Server) service(r *http.Request) (*service, error) {
@@ -240,7 +248,7 @@ func (s *Server) listServices(http.ResponseWriter, *http.Request) (any, error) {
 func (s *Server) serviceInfos() []control.ServiceInfo {
 	out := make([]control.ServiceInfo, 0, len(s.services))
 	for _, sv := range s.services {
-		info := control.ServiceInfo{Name: sv.name, URL: sv.url(), Requests: len(sv.ctl.Requests()), Faults: len(sv.ctl.Faults())}
+		info := control.ServiceInfo{Name: sv.name, URL: sv.url(), Requests: sv.ctl.RequestCount(), Faults: len(sv.ctl.Faults())}
 		if sv.grpc != nil {
 			info.GRPC = sv.grpc()
 		}
@@ -455,7 +463,7 @@ func (s *Server) deliveries(http.ResponseWriter, *http.Request) (any, error) {
 	for _, d := range s.f.SourceHost.Deliveries() {
 		payload, _ := control.BodyText(d.Payload)
 		out = append(out, control.DeliveryRecord{
-			HookID: d.HookID, ProjectID: d.ProjectID, URL: d.URL, Event: d.Event, UUID: d.UUID,
+			HookID: d.HookID, ProjectID: d.ProjectID, URL: shownURL(d.URL), Event: d.Event, UUID: d.UUID,
 			Payload: payload, PayloadSize: d.PayloadSize, Time: d.Time, State: d.State, Status: d.Status,
 			DurationMS: float64(d.Duration.Microseconds()) / 1000, Error: d.Error,
 		})
@@ -478,6 +486,17 @@ func (s *Server) history(_ http.ResponseWriter, r *http.Request) (any, error) {
 
 func (s *Server) taskQueues(http.ResponseWriter, *http.Request) (any, error) {
 	return s.f.Orch.TaskQueues(), nil
+}
+
+// shownURL is a URL someone gave (a webhook's) as the API and the console
+// show it: without its userinfo or credential query parameters
+// (credential.RedactURL).
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	return credential.RedactURL(u)
 }
 
 // readBody reads at most limit bytes of the body, or refuses it.
@@ -523,12 +542,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, &control.APIError{Status: status, Message: msg})
-}
-
-// formCheck is the value the console's forms carry: an HMAC of the token,
-// which a page of another site cannot know.
-func (s *Server) formCheck() string {
-	m := hmac.New(sha256.New, []byte(s.token))
-	m.Write([]byte("apitwin-fake console form"))
-	return hex.EncodeToString(m.Sum(nil))
 }
