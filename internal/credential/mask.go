@@ -17,7 +17,7 @@ import (
 // credential query parameters are masked too. Names match in any case, as
 // encoding/json matches a body's fields to a struct's; a JSON name spelt
 // with escapes (\u0070assword) matches too. A nil *Fields masks the
-// credential query parameters and nothing else.
+// credential query parameters and URLs' userinfo, and nothing else.
 //
 // Masking works on the start of a body as well as on a whole one (a
 // request log keeps only the start): a secret cut short is masked to the
@@ -170,8 +170,13 @@ func lowerIn(set map[string]bool, name []byte) bool {
 // MaskBody returns body with the values of the fields masked: as JSON when
 // it starts like JSON (whatever its contentType says: what matters is what
 // a service may read), as multipart when contentType says so, else as a
-// form. It returns body itself when nothing is masked, else a new slice.
+// form; and the userinfo of the URLs in it (MaskUserinfo). It returns body
+// itself when nothing is masked, else a new slice.
 func (f *Fields) MaskBody(body []byte, contentType string) []byte {
+	return MaskUserinfo(f.maskFields(body, contentType))
+}
+
+func (f *Fields) maskFields(body []byte, contentType string) []byte {
 	if f == nil || len(body) == 0 {
 		return body
 	}
@@ -189,21 +194,67 @@ func (f *Fields) MaskBody(body []byte, contentType string) []byte {
 // MaskAnswer is MaskBody for an answer the fake wrote, whose field names
 // are the fake's own, in plain ASCII: an answer in which no name is found
 // in any ASCII case (a search for its rarest letter, a few microseconds
-// for 64 KiB) is returned at once, and only one that holds a name is read
+// for 64 KiB) is not parsed, and only one that holds a name is read
 // whole, as MaskBody reads it. A request's body, which the caller writes,
 // goes through MaskBody, which also decodes escaped names (\u0070ass) and
 // folds non-ASCII letters as encoding/json does; it is small, and the fake
 // parses it whole anyway, at a higher cost.
 func (f *Fields) MaskAnswer(body []byte, contentType string) []byte {
-	if f == nil {
-		return body
-	}
-	for _, a := range f.anchors {
-		if a.in(body) {
-			return f.MaskBody(body, contentType)
+	if f != nil {
+		for _, a := range f.anchors {
+			if a.in(body) {
+				return f.MaskBody(body, contentType)
+			}
 		}
 	}
-	return body
+	return MaskUserinfo(body)
+}
+
+// endsUserinfo reports whether c cannot be in a URL's userinfo as a body
+// holds it: the '/' of "://" before it, or what ends a string or a word.
+func endsUserinfo(c byte) bool {
+	switch c {
+	case '/', '"', '\'', '<', '>', '\\', '@', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+// urlMarker is Redacted as a URL's userinfo, escaped as net/url writes it,
+// so that the URL still parses.
+const urlMarker = "%5BREDACTED%5D"
+
+// MaskUserinfo masks the userinfo (user:password) of the URLs in b
+// ("https://bob:s3cret@hooks.example/" becomes
+// "https://%5BREDACTED%5D@hooks.example/"), wherever they are: a URL's
+// password is a secret whatever field holds it (a webhook's URL). It looks
+// for the '@' (rare in bodies but for e-mail addresses) and back from it,
+// for at most 256 bytes, for the "://" the userinfo follows. It returns b
+// itself when there is none.
+func MaskUserinfo(b []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '@')
+		if j < 0 {
+			break
+		}
+		at := i + j
+		k := at - 1
+		for k >= 0 && at-k <= 256 && !endsUserinfo(b[k]) {
+			k--
+		}
+		if k >= 2 && k+1 < at && b[k] == '/' && b[k-1] == '/' && b[k-2] == ':' {
+			out = append(out, b[last:k+1]...)
+			out = append(out, urlMarker...)
+			last = at
+		}
+		i = at + 1
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }
 
 // MaskQuery returns a raw query string with the values of credential

@@ -107,6 +107,28 @@ func TestMaskMultipart(t *testing.T) {
 	}
 }
 
+// A URL's password is masked wherever it is, and an e-mail address is no
+// URL.
+func TestMaskUserinfo(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{`{"url":"http://bob:s3cret@127.0.0.1:9/hook","email":"bob@example.com"}`, `{"url":"http://%5BREDACTED%5D@127.0.0.1:9/hook","email":"bob@example.com"}`},
+		{"url=https://s3cret@hooks.example/&x=mail@example.com", "url=https://%5BREDACTED%5D@hooks.example/&x=mail@example.com"},
+		{`see https://a:b@c/ and ftp://d@e`, `see https://%5BREDACTED%5D@c/ and ftp://%5BREDACTED%5D@e`},
+		{`{"url":"http://hooks.example/a@b"}`, `{"url":"http://hooks.example/a@b"}`}, // an @ in a path
+		{"http://@host/", "http://@host/"},
+	} {
+		if got := string(credential.MaskUserinfo([]byte(tt.in))); got != tt.want {
+			t.Errorf("MaskUserinfo(%s)\n got %s\nwant %s", tt.in, got, tt.want)
+		}
+		for _, f := range []*credential.Fields{nil, fields} {
+			if got := string(f.MaskAnswer([]byte(tt.in), "")); got != tt.want {
+				t.Errorf("MaskAnswer(%s) = %s", tt.in, got)
+			}
+		}
+	}
+}
+
 func TestMaskQuery(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
