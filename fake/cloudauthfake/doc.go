@@ -78,7 +78,11 @@
 //   - Request bodies: at most 64 KiB ([WithMaxBody]); a larger one is
 //     refused with 413 in the gateway's error shape before it is read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of
-//     each body, 32 MiB in all ([WithRequestLog]).
+//     each body and 16 KiB of each header, 32 MiB in all
+//     ([WithRequestLog]). It keeps no secret: a login's password and the
+//     access_token it answers are "[REDACTED]" in it (see [SecretFields]),
+//     a token sent "Bearer [REDACTED]". Who a request was authenticated as
+//     is its Caller.
 //   - Accounts: at most 100,000 ([WithMaxRecords], [DefaultMaxRecords]);
 //     AddUser (and a seed) refuses one more. About 190 bytes an account.
 //   - The revocation list: the tokens logged out and not yet expired, at

@@ -137,7 +137,14 @@
 //     larger one is refused with 413 in the ERP's error shape before it is
 //     read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of each
-//     body, 32 MiB in all ([WithRequestLog]).
+//     body and 16 KiB of each header, 32 MiB in all ([WithRequestLog]).
+//     It keeps no secret: the API key is "[REDACTED]" in ERPAPIKEY,
+//     DOLAPIKEY and the api_key and ERPAPIKEY parameters, "Bearer
+//     [REDACTED]" in Authorization, a session's cookie "<name>=[REDACTED]",
+//     and so are the values of [SecretFields] (pass, password, api_key,
+//     the stored-password properties, token) in bodies, forms and queries,
+//     and a URL's password. Who a request was authenticated as is its
+//     Caller.
 //   - Records: at most 100,000 of each kind ([WithMaxRecords],
 //     [DefaultMaxRecords]): users, third parties, contacts, products,
 //     invoices, orders, lines (of invoices and orders together) and

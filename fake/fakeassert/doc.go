@@ -61,6 +61,23 @@
 // and []byte are taken as JSON text. For any other check of a body, header
 // or query, use [RequestedWith] with a function of your own.
 //
+// # Secrets
+//
+// A fake's request log keeps no secret (see [control.Request]): the values
+// of credential headers and query parameters, and of the fields each
+// service keeps its secrets in (erpfake.SecretFields, …: passwords, a
+// webhook's token, the token a login answers), are "[REDACTED]" in it,
+// masked before the log stores them. An assertion over one sees that
+// marker: RequestedWithJSON with {"pass": "[REDACTED]"} passes when an ERP
+// user was created with a password, and fails for the password itself.
+// An Authorization keeps its scheme ("Bearer [REDACTED]"). That the right
+// credential was sent, the request's Caller says, who the fake
+// authenticated it as:
+//
+//	fakeassert.RequestedWith(t, srv, "POST /api/index.php/users", func(r control.Request) bool {
+//		return r.Caller == "admin" && r.Header.Get("ERPAPIKEY") == "[REDACTED]"
+//	})
+//
 // # Server errors
 //
 // [NoPanics] fails if a handler of the fake panicked (a bug in the fake,

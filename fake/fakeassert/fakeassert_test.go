@@ -210,6 +210,30 @@ func TestServiceServerError(t *testing.T) {
 	})
 }
 
+// An assertion over a secret sees the marker the log keeps in its place,
+// and the caller the fake authenticated says whose credential it was.
+func TestSecretsAreTheMarker(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	if _, err := srv.Client().CreateUser(context.Background(), &erp.CreateUserRequest{Login: "jane", Password: "jane-s3cret"}); err != nil {
+		t.Fatal(err)
+	}
+	const route = "POST /api/index.php/users"
+	runChecks(t, []check{
+		{"the marker", func(r *recorder) bool {
+			return fakeassert.RequestedWithJSON(r, srv, route, map[string]any{"login": "jane", "pass": "[REDACTED]"})
+		}, true, nil},
+		{"the secret", func(r *recorder) bool {
+			return fakeassert.RequestedWithJSON(r, srv, route, map[string]any{"pass": "jane-s3cret"})
+		}, false, []string{`pass is "[REDACTED]", want "jane-s3cret"`}},
+		{"the caller", func(r *recorder) bool {
+			return fakeassert.RequestedWith(r, srv, route, func(r control.Request) bool {
+				return r.Caller == "admin" && r.Header.Get("ERPAPIKEY") == "[REDACTED]"
+			})
+		}, true, nil},
+	})
+}
+
 // A body the request log cut at its bound cannot be compared, and the
 // failure says so, with the option that keeps more.
 func TestCutBody(t *testing.T) {

@@ -44,7 +44,11 @@
 //     ([WithMaxBody]); a larger one is refused with 413 and a JSON-RPC
 //     error before it is read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of
-//     each body, 32 MiB in all ([WithRequestLog]).
+//     each body and 16 KiB of each header, 32 MiB in all
+//     ([WithRequestLog]). It keeps no secret: the token is "Bearer
+//     [REDACTED]" in it, X-MCP-Signature "[REDACTED]", and so is
+//     configure_webhook's token at any depth of a message ([SecretFields]);
+//     the upstream's log masks what the gateway sends it.
 //   - Listeners: 10 s to send the headers, 64 KiB of headers in at most
 //     100 fields, 30 s to send the body, 2 minutes to read the answer, 2
 //     minutes idle; a request with both Content-Length and

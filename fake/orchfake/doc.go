@@ -346,7 +346,11 @@
 //     a signal with a small payload about 1 KB, so the bounds hold a few
 //     hundred MB at most.
 //   - The request log: the newest 10,000 calls, the first 64 KiB of each
-//     body, 32 MiB in all ([WithRequestLog]).
+//     body and 16 KiB of each header (gRPC: metadata), 32 MiB in all
+//     ([WithRequestLog]). It keeps no secret: a token is "Bearer
+//     [REDACTED]" in it, over gRPC as over HTTP. The service's messages
+//     carry no secret field: a task token is an id of the task (random,
+//     short-lived, what tests check workers by), kept as sent.
 //   - HTTP listeners: 10 s to send the headers, 64 KiB of headers in at
 //     most 100 fields, 30 s to send the body, 2 minutes to read the answer
 //     (long polls included), 2 minutes idle; a request with both

@@ -185,7 +185,13 @@
 //     characters); per_page is at most 100; pages are computed without
 //     overflow, and a page past the end is empty.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of
-//     each body, 32 MiB in all ([WithRequestLog]).
+//     each body and 16 KiB of each header, 32 MiB in all
+//     ([WithRequestLog]). It keeps no secret: PRIVATE-TOKEN, JOB-TOKEN and
+//     the private_token, job_token and access_token parameters are
+//     "[REDACTED]" in it, Authorization "Bearer [REDACTED]", and so are the
+//     values of [SecretFields] (a hook's token, …) in JSON, form and
+//     multipart bodies and queries, and a hook URL's password. Who a
+//     request was authenticated as is its Caller.
 //   - Webhooks: at most 100 per project (422 "Maximum number of project
 //     hooks (100) exceeded", as the real service's default limit); a
 //     receiver has 10 s to answer ([WithHookTimeout]); at most 1,000

@@ -32,7 +32,10 @@
 // suite in any language drives the fakes (reset, seed, faults, the clock,
 // the request logs; see <url>/openapi.json) with the token as
 // "Authorization: Bearer <token>", and where a person opens the console
-// (<url>/login?token=<token>). It listens on loopback unless
+// (<url>/login?token=<token>: a session of 12 hours in a cookie of its
+// own, never the token, which the page's "log out" ends). Neither the
+// console nor the API shows a secret: the request logs keep credentials
+// and secret fields as "[REDACTED]". It listens on loopback unless
 // --control-host says otherwise; the token is new at every start unless
 // APITWIN_CONTROL_TOKEN gives one (at least 16 characters).
 // --control-port -1 serves no control API.
