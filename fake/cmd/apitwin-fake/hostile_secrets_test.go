@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +46,8 @@ type secretCall struct {
 // console page and the program's stderr, and finds none of the secrets,
 // in any form they travel in (as they are, JSON-, URL- or Go-quoted, in a
 // body the API gives as base64), while the log does hold the requests,
-// with "[REDACTED]" where the secrets were.
+// with "[REDACTED]" where the secrets were. stderr is read after SIGTERM,
+// so that it holds the shutdown's lines too.
 func TestNoSecretInAnyLogPageOrAnswer(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -285,7 +287,13 @@ func TestNoSecretInAnyLogPageOrAnswer(t *testing.T) {
 		get("the console's "+svc+" page", ctlURL+"/s/"+svc, browser, false)
 	}
 	get("the console's script", ctlURL+"/static/console.js", browser, false)
-	// ... and what the program wrote on stderr.
+	// ... and what the program wrote on stderr, read once it has stopped.
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
+	}
 	shown["stderr"] = p.stderr.String()
 
 	for name, text := range shown {
