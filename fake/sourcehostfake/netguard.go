@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/hostguard"
 )
 
 // Where webhooks may be sent, as the real service decides it (its
@@ -29,15 +31,20 @@ import (
 // ("Requests to the shared address space are not allowed") and
 // 255.255.255.255 ("Requests to the limited broadcast address are not
 // allowed"). An IPv4 address written as IPv6 (::ffff:a.b.c.d, or in the
-// NAT64 prefix 64:ff9b::/96) is judged as the IPv4 address it reaches.
+// NAT64 prefix 64:ff9b::/96) is judged as the IPv4 address it reaches, and
+// so is one spelled as resolvers read it (2130706433, 0x7f.1, 127.1).
+// The ranges are those of internal/hostguard, which the mcp gateway's own
+// check of hook URLs shares.
 //
 // Whatever the setting, the fake never sends anything to the addresses
 // where clouds serve their instances' metadata and credentials: all of
 // link-local (169.254.0.0/16 and fe80::/10, which hold 169.254.169.254,
 // the metadata service of AWS, Google Cloud, Azure, OpenStack and Oracle,
-// and AWS ECS's 169.254.170.2), AWS's IPv6 one fd00:ec2::254, and
-// Alibaba Cloud's 100.100.100.200; each refused as the real service
-// refuses its kind of address.
+// AWS ECS's 169.254.170.2 and Tencent Cloud's 169.254.0.23), AWS's IPv6
+// one fd00:ec2::254, Alibaba Cloud's 100.100.100.200 and Oracle Cloud
+// Classic's 192.0.0.192; each refused as the real service refuses its kind
+// of address ("Requests to cloud metadata services are not allowed" for
+// the last, whose range the real service does not check).
 //
 // A hook's URL is checked when it is made (an address in the URL at
 // once; a host name, when the setting is off, by the addresses it resolves
@@ -56,108 +63,69 @@ type Resolver interface {
 // hookLookupTimeout bounds a hook host's lookup.
 const hookLookupTimeout = 10 * time.Second
 
-// GitLab's words for the addresses it refuses.
-const (
-	blockedLocalhost = "Requests to localhost are not allowed"
-	blockedLoopback  = "Requests to loopback addresses are not allowed"
-	blockedLocalNet  = "Requests to the local network are not allowed"
-	blockedLinkLocal = "Requests to the link local network are not allowed"
-	blockedShared    = "Requests to the shared address space are not allowed"
-	blockedBroadcast = "Requests to the limited broadcast address are not allowed"
-	blockedNoHost    = "Host cannot be resolved or invalid"
-)
+// blockedNoHost is the real service's word for a hook host that does not
+// resolve.
+const blockedNoHost = hostguard.UnresolvableHost
 
-var (
-	privateNets = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"),
-		netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("fec0::/10")}
-	sharedNet = netip.MustParsePrefix("100.64.0.0/10")
-	nat64     = netip.MustParsePrefix("64:ff9b::/96")
-	broadcast = netip.MustParseAddr("255.255.255.255")
-	// metadataAddrs are the cloud metadata services outside link-local.
-	metadataAddrs = []netip.Addr{netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200")}
-)
+// gitlabChecks are the real service's checks of a hook's addresses, in its
+// order: each refuses the addresses of one kind (hostguard's ranges) when
+// local requests are off; link-local is refused whatever the setting.
+var gitlabChecks = []hostguard.Kind{
+	hostguard.Localhost, hostguard.Loopback, hostguard.LocalNetwork,
+	hostguard.LinkLocal, hostguard.SharedAddressSpace, hostguard.LimitedBroadcast,
+}
 
 // ownAddrs are the machine's own addresses, read once, with 127.0.0.1 and
-// ::1 whatever its interfaces say.
+// ::1 whatever its interfaces say: the real service counts them as
+// localhost.
 var ownAddrs = sync.OnceValue(func() map[netip.Addr]bool {
 	own := map[netip.Addr]bool{netip.MustParseAddr("127.0.0.1"): true, netip.IPv6Loopback(): true}
 	addrs, _ := net.InterfaceAddrs()
 	for _, a := range addrs {
 		if p, err := netip.ParsePrefix(a.String()); err == nil {
-			own[canonical(p.Addr())] = true
+			own[hostguard.Canonical(p.Addr())] = true
 		}
 	}
 	return own
 })
 
-// canonical is a as the checks see it: no zone, and an IPv4 address
-// written as IPv6 (mapped, or NAT64) as that IPv4 address.
-func canonical(a netip.Addr) netip.Addr {
-	a = a.WithZone("")
-	if a.Is4In6() {
-		return a.Unmap()
+// gitlabKind is the kind the real service gives a: the machine's own
+// addresses are localhost, the rest by their range (the ranges it does not
+// check, documentation and multicast among them, pass).
+func gitlabKind(a netip.Addr) hostguard.Kind {
+	a = hostguard.Canonical(a)
+	if a.IsUnspecified() || ownAddrs()[a] {
+		return hostguard.Localhost
 	}
-	if nat64.Contains(a) {
-		b := a.As16()
-		return netip.AddrFrom4([4]byte(b[12:]))
-	}
-	return a
-}
-
-// addrCheck is one of the real service's checks, in its order: its
-// words, the addresses it refuses when local requests are off, and
-// whether it refuses them whatever the setting (link-local); the metadata
-// addresses are refused whatever the setting by the check they fall in.
-type addrCheck struct {
-	why    string
-	local  func(netip.Addr) bool
-	always bool
-}
-
-func isMetadata(a netip.Addr) bool {
-	for _, m := range metadataAddrs {
-		if a == m {
-			return true
-		}
-	}
-	return false
-}
-
-var addrChecks = []addrCheck{
-	{blockedLocalhost, func(a netip.Addr) bool { return a.IsUnspecified() || ownAddrs()[a] }, false},
-	{blockedLoopback, netip.Addr.IsLoopback, false},
-	{blockedLocalNet, func(a netip.Addr) bool {
-		for _, p := range privateNets {
-			if p.Contains(a) {
-				return true
-			}
-		}
-		return false
-	}, false},
-	{blockedLinkLocal, netip.Addr.IsLinkLocalUnicast, true},
-	{blockedShared, sharedNet.Contains, false},
-	{blockedBroadcast, func(a netip.Addr) bool { return a == broadcast }, false},
+	return hostguard.RangeKind(a)
 }
 
 // blockedAddrs says why a host with addresses addrs may not be sent hooks,
 // or "": the first check any of them fails, as the real service checks
-// them.
+// them, in its words; a cloud's metadata service is refused whatever the
+// setting, by the check of its range (link-local, local network, shared
+// address space) or as a metadata service.
 func blockedAddrs(addrs []netip.Addr, allowLocal bool) string {
-	for _, c := range addrChecks {
+	for _, k := range gitlabChecks {
 		for _, a := range addrs {
-			a = canonical(a)
-			if c.local(a) && (!allowLocal || c.always || isMetadata(a)) {
-				return c.why
+			if gitlabKind(a) == k && (!allowLocal || k == hostguard.LinkLocal || hostguard.IsMetadata(a)) {
+				return k.Refusal()
 			}
+		}
+	}
+	for _, a := range addrs {
+		if hostguard.IsMetadata(a) {
+			return hostguard.Metadata.Refusal()
 		}
 	}
 	return ""
 }
 
-// literalAddr is the address a URL's host names, when it is one.
+// literalAddr is the address a URL's host names, when it is one, in any
+// spelling a resolver reads as one (2130706433, 0x7f.1, 127.1).
 func literalAddr(host string) (netip.Addr, bool) {
-	a, err := netip.ParseAddr(host)
-	return a, err == nil
+	a, isAddr, _ := hostguard.ParseHost(host)
+	return a, isAddr
 }
 
 // hookURLProblem says why a hook URL is refused when it is made, in the

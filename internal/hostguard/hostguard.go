@@ -169,18 +169,35 @@ func Canonical(a netip.Addr) netip.Addr {
 }
 
 // Classify returns the kind of a (see Canonical): Metadata for a cloud's
-// metadata service, else the kind of the first range it is in, else
-// Public. The invalid zero Addr is Reserved.
+// metadata service, else its RangeKind. The invalid zero Addr is Reserved.
 func Classify(a netip.Addr) Kind {
+	if IsMetadata(a) {
+		return Metadata
+	}
+	return RangeKind(a)
+}
+
+// IsMetadata reports whether a (see Canonical) is a cloud's instance
+// metadata service.
+func IsMetadata(a netip.Addr) bool {
+	a = Canonical(a)
+	for _, m := range metadataAddrs {
+		if a == m {
+			return true
+		}
+	}
+	return false
+}
+
+// RangeKind returns the kind of the first special-purpose range a (see
+// Canonical) is in, else Public, whether or not a is a metadata service:
+// the kind a service that knows no metadata addresses (GitLab) gives it.
+// The invalid zero Addr is Reserved.
+func RangeKind(a netip.Addr) Kind {
 	if !a.IsValid() {
 		return Reserved
 	}
 	a = Canonical(a)
-	for _, m := range metadataAddrs {
-		if a == m {
-			return Metadata
-		}
-	}
 	for _, r := range ranges {
 		if r.p.Contains(a) {
 			return r.kind

@@ -156,3 +156,33 @@ func FuzzParseHost(f *testing.F) {
 		}
 	})
 }
+
+// TestRangeKindIgnoresMetadata: a metadata service keeps the kind of its
+// range for a caller that judges ranges alone (sourcehostfake, as GitLab).
+func TestRangeKindIgnoresMetadata(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		addr     string
+		kind     hostguard.Kind
+		metadata bool
+	}{
+		{"169.254.169.254", hostguard.LinkLocal, true},
+		{"::ffff:169.254.169.254", hostguard.LinkLocal, true},
+		{"fd00:ec2::254", hostguard.LocalNetwork, true},
+		{"100.100.100.200", hostguard.SharedAddressSpace, true},
+		{"192.0.0.192", hostguard.Reserved, true},
+		{"169.254.1.1", hostguard.LinkLocal, false},
+		{"8.8.8.8", hostguard.Public, false},
+	} {
+		a := netip.MustParseAddr(tc.addr)
+		if got := hostguard.RangeKind(a); got != tc.kind {
+			t.Errorf("hostguard.RangeKind(%s) = %v, want %v", tc.addr, got, tc.kind)
+		}
+		if got := hostguard.IsMetadata(a); got != tc.metadata {
+			t.Errorf("hostguard.IsMetadata(%s) = %v", tc.addr, got)
+		}
+		if want := map[bool]hostguard.Kind{true: hostguard.Metadata, false: tc.kind}[tc.metadata]; hostguard.Classify(a) != want {
+			t.Errorf("hostguard.Classify(%s) = %v, want %v", tc.addr, hostguard.Classify(a), want)
+		}
+	}
+}
