@@ -374,3 +374,26 @@ func TestDeliveryLogBounds(t *testing.T) {
 		t.Fatalf("deliveries %+v", ds)
 	}
 }
+
+// A fake served in memory delivers to a fake served in memory (here
+// itself): its name is no host on any network, so the check of where
+// hooks may go does not look it up, and the delivery dials the listener.
+func TestHookToAFakeInMemory(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.StartInMemory(t, sourcehostfake.WithAllowLocalRequests(false))
+	ctx := t.Context()
+	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	self := fmt.Sprintf("%s/api/v4/projects/%d/issues?title=echo&private_token=%s", srv.URL(), id, url.QueryEscape(srv.Token()))
+	if _, err := srv.AddHook(id, sourcehostfake.HookSeed{URL: self, IssuesEvents: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.AddIssue(id, sourcehostfake.IssueSeed{Title: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := states(srv.Deliveries()); got != "Issue Hook/blocked/0, Issue Hook/sent/201" {
+		t.Fatalf("deliveries: %s", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/internal/hostguard"
 )
 
@@ -199,6 +200,11 @@ func (g *hookGuard) addrs(ctx context.Context, host string) ([]netip.Addr, error
 // another for the connection.
 func (g *hookGuard) dial(inner func(ctx context.Context, network, addr string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		// A fake served in memory is no address on any network: it is
+		// reached as it is, by its name.
+		if c, ok, err := fakekit.DialInMemory(ctx, addr); ok {
+			return c, err
+		}
 		host, port, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err

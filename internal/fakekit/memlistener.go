@@ -56,6 +56,14 @@ var memListeners atomic.Int64
 // memRegistry holds the open listeners by address, for dialMemory.
 var memRegistry sync.Map
 
+// DialInMemory dials the open in-memory listener that addr ("host:port"
+// or "host") names, and reports false when none does: for a fake's own
+// outgoing connections (webhook deliveries), which reach a fake served in
+// memory without any network, whatever transport they are given.
+func DialInMemory(ctx context.Context, addr string) (net.Conn, bool, error) {
+	return dialMemory(ctx, addr)
+}
+
 // dialMemory dials the in-memory listener that addr ("host:port" or
 // "host") names, and reports false when none does.
 func dialMemory(ctx context.Context, addr string) (net.Conn, bool, error) {
