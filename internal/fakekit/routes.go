@@ -2,7 +2,11 @@ package fakekit
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
+
+	"github.com/apitwin/apitwin/internal/apitable"
 )
 
 // Routes is a fake's route table, built once per process and shared by
@@ -86,4 +90,37 @@ func ownerOf[T any](r *http.Request) T {
 func (b *boundRoutes[T]) Match(r *http.Request) string {
 	_, pattern := b.rt.mux.Handler(r)
 	return pattern
+}
+
+// RegisterTable registers a route for each row of an endpoint table: the
+// handler that handlers binds to the row's Handler name, made into a route
+// by serve (nil: the fake serves the row another way, as from its
+// NotFound handler when ServeMux cannot hold the pattern). It fails when a
+// row has no handler or a handler serves no row, so that the table, the
+// fake and the client cannot drift apart.
+func RegisterTable[T, H any](rt *Routes[T], t *apitable.Table, handlers map[string]H, serve func(apitable.Endpoint, H) func(T, http.ResponseWriter, *http.Request)) error {
+	used := map[string]bool{}
+	var missing []string
+	for _, e := range t.Endpoints {
+		h, ok := handlers[e.Handler]
+		if !ok {
+			missing = append(missing, e.Handler+" ("+t.Pattern(e)+")")
+			continue
+		}
+		used[e.Handler] = true
+		if fn := serve(e, h); fn != nil {
+			rt.Handle(t.Pattern(e), fn)
+		}
+	}
+	var unused []string
+	for name := range handlers {
+		if !used[name] {
+			unused = append(unused, name)
+		}
+	}
+	if len(missing) > 0 || len(unused) > 0 {
+		slices.Sort(unused)
+		return fmt.Errorf("the %s endpoint table and the fake's handlers disagree: rows without a handler %v, handlers without a row %v", t.Name, missing, unused)
+	}
+	return nil
 }
