@@ -56,6 +56,10 @@ type AddProjectHookRequest struct {
 }
 
 // AddProjectHook registers a webhook. The request travels as form fields.
+//
+// GitLab API: [POST /projects/{id}/hooks]
+//
+// [POST /projects/{id}/hooks]: https://docs.gitlab.com/api/project_webhooks/#add-a-webhook-to-a-project
 func (c *Client) AddProjectHook(ctx context.Context, pid ProjectRef, req *AddProjectHookRequest) (*ProjectHook, error) {
 	if req == nil || req.URL == "" {
 		return nil, errors.New("sourcehost: AddProjectHook needs a URL")
@@ -79,16 +83,28 @@ func (c *Client) AddProjectHook(ctx context.Context, pid ProjectRef, req *AddPro
 }
 
 // ListProjectHooks returns one page of a project's webhooks.
+//
+// GitLab API: [GET /projects/{id}/hooks]
+//
+// [GET /projects/{id}/hooks]: https://docs.gitlab.com/api/project_webhooks/#list-webhooks-for-a-project
 func (c *Client) ListProjectHooks(ctx context.Context, pid ProjectRef, opts *ListOptions) (*Page[ProjectHook], error) {
 	return listIn[ProjectHook](ctx, c, pid, "/hooks", opts)
 }
 
 // AllProjectHooks iterates a project's webhooks a page at a time.
+//
+// GitLab API: [GET /projects/{id}/hooks]
+//
+// [GET /projects/{id}/hooks]: https://docs.gitlab.com/api/project_webhooks/#list-webhooks-for-a-project
 func (c *Client) AllProjectHooks(ctx context.Context, pid ProjectRef, opts *ListOptions) iter.Seq2[*ProjectHook, error] {
 	return allIn[ProjectHook](ctx, c, pid, "/hooks", opts)
 }
 
 // GetProjectHook returns one webhook.
+//
+// GitLab API: [GET /projects/{id}/hooks/{hook_id}]
+//
+// [GET /projects/{id}/hooks/{hook_id}]: https://docs.gitlab.com/api/project_webhooks/#get-a-project-webhook
 func (c *Client) GetProjectHook(ctx context.Context, pid ProjectRef, hookID int64) (*ProjectHook, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/hooks/%d", hookID))
 	if err != nil {
@@ -97,7 +113,62 @@ func (c *Client) GetProjectHook(ctx context.Context, pid ProjectRef, hookID int6
 	return do[ProjectHook](ctx, c, http.MethodGet, path, nil, nil)
 }
 
+// EditProjectHookRequest is the form of PUT /projects/:id/hooks/:hook_id:
+// what is set changes, what is left empty or nil stays.
+type EditProjectHookRequest struct {
+	URL                      string `url:"url,omitempty"`
+	PushEvents               *bool  `url:"push_events,omitempty"`
+	PushEventsBranchFilter   string `url:"push_events_branch_filter,omitempty"`
+	TagPushEvents            *bool  `url:"tag_push_events,omitempty"`
+	IssuesEvents             *bool  `url:"issues_events,omitempty"`
+	ConfidentialIssuesEvents *bool  `url:"confidential_issues_events,omitempty"`
+	MergeRequestsEvents      *bool  `url:"merge_requests_events,omitempty"`
+	NoteEvents               *bool  `url:"note_events,omitempty"`
+	JobEvents                *bool  `url:"job_events,omitempty"`
+	PipelineEvents           *bool  `url:"pipeline_events,omitempty"`
+	WikiPageEvents           *bool  `url:"wiki_page_events,omitempty"`
+	ReleasesEvents           *bool  `url:"releases_events,omitempty"`
+	EnableSSLVerification    *bool  `url:"enable_ssl_verification,omitempty"`
+	// Token replaces the secret sent with every delivery in the
+	// HookTokenHeader header.
+	Token string `url:"token,omitempty"`
+}
+
+// EditProjectHook changes a webhook and returns it. The request travels as
+// form fields; one that sets nothing is refused by the server with 400.
+//
+// GitLab API: [PUT /projects/{id}/hooks/{hook_id}]
+//
+// [PUT /projects/{id}/hooks/{hook_id}]: https://docs.gitlab.com/api/project_webhooks/#edit-a-project-webhook
+func (c *Client) EditProjectHook(ctx context.Context, pid ProjectRef, hookID int64, req *EditProjectHookRequest) (*ProjectHook, error) {
+	if req == nil {
+		return nil, errors.New("sourcehost: EditProjectHook needs a request")
+	}
+	if req.URL != "" {
+		if u, err := url.Parse(req.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("sourcehost: EditProjectHook: %q is not an absolute http or https URL", req.URL)
+		}
+	}
+	path, err := projectPath(pid, fmt.Sprintf("/hooks/%d", hookID))
+	if err != nil {
+		return nil, err
+	}
+	form, err := query.Values(req)
+	if err != nil {
+		return nil, fmt.Errorf("sourcehost: encoding hook: %w", err)
+	}
+	var h ProjectHook
+	if _, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPut, Path: path, Form: form}, &h); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
 // DeleteProjectHook removes a webhook.
+//
+// GitLab API: [DELETE /projects/{id}/hooks/{hook_id}]
+//
+// [DELETE /projects/{id}/hooks/{hook_id}]: https://docs.gitlab.com/api/project_webhooks/#delete-project-webhook
 func (c *Client) DeleteProjectHook(ctx context.Context, pid ProjectRef, hookID int64) error {
 	path, err := projectPath(pid, fmt.Sprintf("/hooks/%d", hookID))
 	if err != nil {

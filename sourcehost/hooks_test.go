@@ -143,6 +143,22 @@ func TestHookManagement(t *testing.T) {
 	if err != nil || len(list.Items) != 1 {
 		t.Fatalf("%+v %v", list, err)
 	}
+	edited, err := tg.c.EditProjectHook(ctx, pid(p), h.ID, &sourcehost.EditProjectHookRequest{URL: "https://hooks.example.com/y", PushEvents: sourcehost.Ptr(true), IssuesEvents: sourcehost.Ptr(true)})
+	if err != nil || edited.ID != h.ID || edited.URL != "https://hooks.example.com/y" || !edited.PushEvents || !edited.IssuesEvents {
+		t.Fatalf("edited %+v %v", edited, err)
+	}
+	if got, err := tg.c.GetProjectHook(ctx, pid(p), h.ID); err != nil || got.URL != edited.URL || !got.IssuesEvents {
+		t.Fatalf("after the edit %+v %v", got, err)
+	}
+	if _, err := tg.c.EditProjectHook(ctx, pid(p), h.ID, &sourcehost.EditProjectHookRequest{URL: "ftp://x/"}); err == nil {
+		t.Fatal("ftp URL accepted by the client")
+	}
+	if _, err := tg.c.EditProjectHook(ctx, pid(p), h.ID, nil); err == nil {
+		t.Fatal("a nil edit accepted by the client")
+	}
+	if _, err := tg.c.EditProjectHook(ctx, pid(p), h.ID+1000, &sourcehost.EditProjectHookRequest{PushEvents: sourcehost.Ptr(false)}); !errors.Is(err, sourcehost.ErrNotFound) {
+		t.Fatalf("editing a missing hook: %v", err)
+	}
 	if err := tg.c.DeleteProjectHook(ctx, pid(p), h.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -62,33 +62,67 @@ type ListProjectMembersOptions struct {
 	UserIDs []int64 `url:"user_ids,comma,omitempty"` // only these users
 }
 
-// ListProjectMembers returns one page of a project's direct members (GET
-// /projects/:id/members); ListAllProjectMembers adds those the project
-// inherits from its group.
+// ListProjectMembers returns one page of a project's direct members;
+// ListAllProjectMembers adds those the project inherits from its group.
+//
+// GitLab API: [GET /projects/{id}/members]
+//
+// [GET /projects/{id}/members]: https://docs.gitlab.com/api/members/#list-all-members-of-a-group-or-project
 func (c *Client) ListProjectMembers(ctx context.Context, pid ProjectRef, opts *ListProjectMembersOptions) (*Page[ProjectMember], error) {
 	return listIn[ProjectMember](ctx, c, pid, "/members", opts)
 }
 
 // AllProjectMembers iterates a project's direct members a page at a time.
+//
+// GitLab API: [GET /projects/{id}/members]
+//
+// [GET /projects/{id}/members]: https://docs.gitlab.com/api/members/#list-all-members-of-a-group-or-project
 func (c *Client) AllProjectMembers(ctx context.Context, pid ProjectRef, opts *ListProjectMembersOptions) iter.Seq2[*ProjectMember, error] {
 	return allIn[ProjectMember](ctx, c, pid, "/members", opts)
 }
 
 // ListAllProjectMembers returns one page of everyone with access to a
 // project, members of its group included, each with the highest level
-// they have (GET /projects/:id/members/all).
+// they have.
+//
+// GitLab API: [GET /projects/{id}/members/all]
+//
+// [GET /projects/{id}/members/all]: https://docs.gitlab.com/api/members/#list-all-members-of-a-group-or-project-including-inherited-and-invited-members
 func (c *Client) ListAllProjectMembers(ctx context.Context, pid ProjectRef, opts *ListProjectMembersOptions) (*Page[ProjectMember], error) {
 	return listIn[ProjectMember](ctx, c, pid, "/members/all", opts)
 }
 
 // AllProjectMembersInherited iterates what ListAllProjectMembers pages.
+//
+// GitLab API: [GET /projects/{id}/members/all]
+//
+// [GET /projects/{id}/members/all]: https://docs.gitlab.com/api/members/#list-all-members-of-a-group-or-project-including-inherited-and-invited-members
 func (c *Client) AllProjectMembersInherited(ctx context.Context, pid ProjectRef, opts *ListProjectMembersOptions) iter.Seq2[*ProjectMember, error] {
 	return allIn[ProjectMember](ctx, c, pid, "/members/all", opts)
 }
 
 // GetProjectMember returns a direct member of a project by user id.
+//
+// GitLab API: [GET /projects/{id}/members/{user_id}]
+//
+// [GET /projects/{id}/members/{user_id}]: https://docs.gitlab.com/api/members/#get-a-member-of-a-group-or-project
 func (c *Client) GetProjectMember(ctx context.Context, pid ProjectRef, userID int64) (*ProjectMember, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/members/%d", userID))
+	if err != nil {
+		return nil, err
+	}
+	return do[ProjectMember](ctx, c, http.MethodGet, path, nil, nil)
+}
+
+// GetInheritedProjectMember returns a user's membership of a project by
+// user id, the project's group's members included, with the highest level
+// the user has there (the member ListAllProjectMembers lists).
+//
+// GitLab API: [GET /projects/{id}/members/all/{user_id}]
+//
+// [GET /projects/{id}/members/all/{user_id}]: https://docs.gitlab.com/api/members/#get-a-member-of-a-group-or-project-including-inherited-and-invited-members
+func (c *Client) GetInheritedProjectMember(ctx context.Context, pid ProjectRef, userID int64) (*ProjectMember, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/members/all/%d", userID))
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +139,10 @@ type AddProjectMemberRequest struct {
 // AddProjectMember gives a user an access level in a project. It takes a
 // maintainer; a user who is a member already is refused with 409
 // (ErrConflict).
+//
+// GitLab API: [POST /projects/{id}/members]
+//
+// [POST /projects/{id}/members]: https://docs.gitlab.com/api/members/#add-a-member-to-a-group-or-project
 func (c *Client) AddProjectMember(ctx context.Context, pid ProjectRef, req *AddProjectMemberRequest) (*ProjectMember, error) {
 	if req == nil || req.UserID <= 0 || req.AccessLevel <= 0 {
 		return nil, errors.New("sourcehost: AddProjectMember needs a user id and an access level")
@@ -123,6 +161,10 @@ type EditProjectMemberRequest struct {
 }
 
 // EditProjectMember changes a member's access level.
+//
+// GitLab API: [PUT /projects/{id}/members/{user_id}]
+//
+// [PUT /projects/{id}/members/{user_id}]: https://docs.gitlab.com/api/members/#edit-a-member-of-a-group-or-project
 func (c *Client) EditProjectMember(ctx context.Context, pid ProjectRef, userID int64, req *EditProjectMemberRequest) (*ProjectMember, error) {
 	if req == nil || req.AccessLevel <= 0 {
 		return nil, errors.New("sourcehost: EditProjectMember needs an access level")
@@ -135,6 +177,10 @@ func (c *Client) EditProjectMember(ctx context.Context, pid ProjectRef, userID i
 }
 
 // RemoveProjectMember takes a user's membership of a project away.
+//
+// GitLab API: [DELETE /projects/{id}/members/{user_id}]
+//
+// [DELETE /projects/{id}/members/{user_id}]: https://docs.gitlab.com/api/members/#remove-a-member-from-a-group-or-project
 func (c *Client) RemoveProjectMember(ctx context.Context, pid ProjectRef, userID int64) error {
 	path, err := projectPath(pid, fmt.Sprintf("/members/%d", userID))
 	if err != nil {

@@ -162,6 +162,15 @@ func TestInheritedMembers(t *testing.T) {
 	if _, err := tg.c.GetProjectMember(ctx, sourcehost.ProjectID(id), ids["gina"]); !errors.Is(err, sourcehost.ErrNotFound) {
 		t.Fatalf("a group member is no direct member: %v", err)
 	}
+	if m, err := tg.c.GetInheritedProjectMember(ctx, sourcehost.ProjectID(id), ids["gina"]); err != nil || m.Username != "gina" || m.AccessLevel != sourcehost.MaintainerAccess {
+		t.Fatalf("gina through the group: %+v %v", m, err)
+	}
+	if m, err := tg.c.GetInheritedProjectMember(ctx, sourcehost.ProjectID(id), ids["mo"]); err != nil || m.AccessLevel != sourcehost.ReporterAccess {
+		t.Fatalf("mo, a direct member: %+v %v", m, err)
+	}
+	if _, err := tg.c.GetInheritedProjectMember(ctx, sourcehost.ProjectID(id), ids["mo"]+1000); !errors.Is(err, sourcehost.ErrNotFound) {
+		t.Fatalf("no member at all: %v", err)
+	}
 }
 
 func TestMemberRefusals(t *testing.T) {

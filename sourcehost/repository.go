@@ -1,6 +1,7 @@
 package sourcehost
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -48,6 +49,10 @@ func filePath(pid ProjectRef, file string) (string, error) {
 }
 
 // GetFile returns a file at a ref (a branch, tag or commit).
+//
+// GitLab API: [GET /projects/{id}/repository/files/{file_path}]
+//
+// [GET /projects/{id}/repository/files/{file_path}]: https://docs.gitlab.com/api/repository_files/#get-file-from-repository
 func (c *Client) GetFile(ctx context.Context, pid ProjectRef, file, ref string) (*File, error) {
 	if ref == "" {
 		return nil, errors.New("sourcehost: GetFile needs a ref")
@@ -59,6 +64,31 @@ func (c *Client) GetFile(ctx context.Context, pid ProjectRef, file, ref string) 
 	return do[File](ctx, c, http.MethodGet, path, struct {
 		Ref string `url:"ref"`
 	}{ref}, nil)
+}
+
+// GetRawFile returns a file's bytes at a ref (a branch, tag or commit; ""
+// for the project's default branch), without GetFile's metadata and
+// encoding.
+//
+// GitLab API: [GET /projects/{id}/repository/files/{file_path}/raw]
+//
+// [GET /projects/{id}/repository/files/{file_path}/raw]: https://docs.gitlab.com/api/repository_files/#get-raw-file-from-repository
+func (c *Client) GetRawFile(ctx context.Context, pid ProjectRef, file, ref string) ([]byte, error) {
+	path, err := filePath(pid, file)
+	if err != nil {
+		return nil, err
+	}
+	var q any
+	if ref != "" {
+		q = struct {
+			Ref string `url:"ref"`
+		}{ref}
+	}
+	var buf bytes.Buffer
+	if _, err := c.call(ctx, http.MethodGet, path+"/raw", q, nil, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // CreateFileRequest commits a new file to a branch.
@@ -81,6 +111,10 @@ type FileInfo struct {
 }
 
 // CreateFile commits a new file; a file that exists already is refused (400).
+//
+// GitLab API: [POST /projects/{id}/repository/files/{file_path}]
+//
+// [POST /projects/{id}/repository/files/{file_path}]: https://docs.gitlab.com/api/repository_files/#create-new-file-in-repository
 func (c *Client) CreateFile(ctx context.Context, pid ProjectRef, file string, req *CreateFileRequest) (*FileInfo, error) {
 	if req == nil || req.Branch == "" || req.CommitMessage == "" {
 		return nil, errors.New("sourcehost: CreateFile needs a branch and a commit message")
@@ -110,11 +144,19 @@ type ListTreeOptions struct {
 }
 
 // ListTree returns one page of a repository tree listing.
+//
+// GitLab API: [GET /projects/{id}/repository/tree]
+//
+// [GET /projects/{id}/repository/tree]: https://docs.gitlab.com/api/repositories/#list-repository-tree
 func (c *Client) ListTree(ctx context.Context, pid ProjectRef, opts *ListTreeOptions) (*Page[TreeNode], error) {
 	return listIn[TreeNode](ctx, c, pid, "/repository/tree", opts)
 }
 
 // AllTree iterates a repository tree listing a page at a time.
+//
+// GitLab API: [GET /projects/{id}/repository/tree]
+//
+// [GET /projects/{id}/repository/tree]: https://docs.gitlab.com/api/repositories/#list-repository-tree
 func (c *Client) AllTree(ctx context.Context, pid ProjectRef, opts *ListTreeOptions) iter.Seq2[*TreeNode, error] {
 	return allIn[TreeNode](ctx, c, pid, "/repository/tree", opts)
 }
@@ -137,6 +179,10 @@ type Commit struct {
 }
 
 // GetCommit returns a commit by its SHA, or the head of a branch or tag.
+//
+// GitLab API: [GET /projects/{id}/repository/commits/{sha}]
+//
+// [GET /projects/{id}/repository/commits/{sha}]: https://docs.gitlab.com/api/commits/#get-a-single-commit
 func (c *Client) GetCommit(ctx context.Context, pid ProjectRef, sha string) (*Commit, error) {
 	if sha == "" {
 		return nil, errors.New("sourcehost: GetCommit needs a SHA or ref")
@@ -165,11 +211,19 @@ type ListBranchesOptions struct {
 }
 
 // ListBranches returns one page of a repository's branches, by name.
+//
+// GitLab API: [GET /projects/{id}/repository/branches]
+//
+// [GET /projects/{id}/repository/branches]: https://docs.gitlab.com/api/branches/#list-repository-branches
 func (c *Client) ListBranches(ctx context.Context, pid ProjectRef, opts *ListBranchesOptions) (*Page[Branch], error) {
 	return listIn[Branch](ctx, c, pid, "/repository/branches", opts)
 }
 
 // CreateBranch creates a branch at ref (a branch name or commit SHA).
+//
+// GitLab API: [POST /projects/{id}/repository/branches]
+//
+// [POST /projects/{id}/repository/branches]: https://docs.gitlab.com/api/branches/#create-repository-branch
 func (c *Client) CreateBranch(ctx context.Context, pid ProjectRef, branch, ref string) (*Branch, error) {
 	if branch == "" || ref == "" {
 		return nil, errors.New("sourcehost: CreateBranch needs a branch name and a ref")

@@ -39,6 +39,17 @@ func TestFilesTreeCommitsBranches(t *testing.T) {
 	if _, err := tg.c.GetFile(ctx, pid(p), "nope.txt", p.DefaultBranch); !errors.Is(err, sourcehost.ErrNotFound) {
 		t.Fatalf("missing file: %v", err)
 	}
+	for _, ref := range []string{p.DefaultBranch, f.LastCommitID, ""} {
+		if raw, err := tg.c.GetRawFile(ctx, pid(p), "src/main.go", ref); err != nil || string(raw) != "package main\n" {
+			t.Fatalf("raw file at %q: %q %v", ref, raw, err)
+		}
+	}
+	if _, err := tg.c.GetRawFile(ctx, pid(p), "nope.txt", ""); !errors.Is(err, sourcehost.ErrNotFound) {
+		t.Fatalf("missing raw file: %v", err)
+	}
+	if _, err := tg.c.GetRawFile(ctx, pid(p), "", ""); err == nil {
+		t.Fatal("an empty path accepted by the client")
+	}
 
 	paths := func(opts *sourcehost.ListTreeOptions) []string {
 		t.Helper()

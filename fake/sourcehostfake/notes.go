@@ -243,16 +243,3 @@ func userNotes(notes []*note) int {
 	}
 	return n
 }
-
-// noteRoutes are the notes routes of issues and merge requests.
-func noteRoutes(handle func(pattern string, n need, fn func(c *call) fakekit.Answer)) {
-	for _, r := range []struct{ path, kind string }{{"issues/{iid}", "Issue"}, {"merge_requests/{iid}", "MergeRequest"}} {
-		base := "/api/v4/projects/{id}/" + r.path + "/notes"
-		kind := r.kind
-		handle("GET "+base, needRead, func(c *call) fakekit.Answer { return c.listNotes(kind) })
-		handle("POST "+base, needWrite, func(c *call) fakekit.Answer { return c.createNote(kind) })
-		handle("GET "+base+"/{note_id}", needRead, func(c *call) fakekit.Answer { return c.getNote(kind) })
-		handle("PUT "+base+"/{note_id}", needWrite, func(c *call) fakekit.Answer { return c.updateNote(kind) })
-		handle("DELETE "+base+"/{note_id}", needWrite, func(c *call) fakekit.Answer { return c.deleteNote(kind) })
-	}
-}

@@ -1,122 +1,156 @@
 package sourcehostfake
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 
+	"github.com/apitwin/apitwin/internal/apitable"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// routeTable is every endpoint the fake serves, built once and shared by
-// all instances. Its patterns are what InjectFault and RequestsTo take.
-var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
-	rt := fakekit.NewRoutes[*Server]()
-	const v4 = "/api/v4"
-	handle := func(pattern string, n need, fn func(c *call) fakekit.Answer) {
-		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, n, nil, fn) })
-	}
-	// prepared: prep runs on the parameters before the state is locked.
-	prepared := func(pattern string, n need, prep func(*params), fn func(c *call) fakekit.Answer) {
-		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, n, prep, fn) })
-	}
-	handle("GET "+v4+"/user", needUserRead, (*call).currentUser)
-	handle("GET "+v4+"/personal_access_tokens/self", needAnyScope, (*call).currentToken)
+// route is how the fake serves one endpoint: the token scope it needs, an
+// optional step on the parameters before the state is locked, and the
+// handler.
+type route struct {
+	need need
+	prep func(*Server, *params)
+	fn   func(c *call) fakekit.Answer
+}
 
-	handle("GET "+v4+"/projects", needRead, (*call).listProjects)
-	handle("POST "+v4+"/projects", needWrite, (*call).createProject)
-	handle("GET "+v4+"/projects/{id}", needRead, (*call).getProject)
-	handle("POST "+v4+"/projects/{id}/star", needWrite, (*call).starProject)
+// handlers binds each row of the endpoint table (apitable.Sourcehost, where
+// the paths are) to its handler, by the row's Handler name.
+var handlers = map[string]route{
+	"currentUser":  {need: needUserRead, fn: (*call).currentUser},
+	"currentToken": {need: needAnyScope, fn: (*call).currentToken},
 
-	handle("GET "+v4+"/projects/{id}/members", needRead, (*call).listProjectMembers)
-	handle("GET "+v4+"/projects/{id}/members/all", needRead, (*call).listAllProjectMembers)
-	handle("GET "+v4+"/projects/{id}/members/{user_id}", needRead, (*call).getProjectMember)
-	handle("GET "+v4+"/projects/{id}/members/all/{user_id}", needRead, (*call).getInheritedProjectMember)
-	handle("POST "+v4+"/projects/{id}/members", needWrite, (*call).addProjectMember)
-	handle("PUT "+v4+"/projects/{id}/members/{user_id}", needWrite, (*call).editProjectMember)
-	handle("DELETE "+v4+"/projects/{id}/members/{user_id}", needWrite, (*call).removeProjectMember)
+	"listProjects":  {need: needRead, fn: (*call).listProjects},
+	"createProject": {need: needWrite, fn: (*call).createProject},
+	"getProject":    {need: needRead, fn: (*call).getProject},
+	"starProject":   {need: needWrite, fn: (*call).starProject},
 
-	handle("GET "+v4+"/issues", needRead, (*call).listAllIssues)
-	handle("GET "+v4+"/projects/{id}/issues", needRead, (*call).listIssues)
-	handle("POST "+v4+"/projects/{id}/issues", needWrite, (*call).createIssue)
-	handle("GET "+v4+"/projects/{id}/issues/{iid}", needRead, (*call).getIssue)
-	handle("PUT "+v4+"/projects/{id}/issues/{iid}", needWrite, (*call).updateIssue)
+	"listProjectMembers":        {need: needRead, fn: (*call).listProjectMembers},
+	"listAllProjectMembers":     {need: needRead, fn: (*call).listAllProjectMembers},
+	"getProjectMember":          {need: needRead, fn: (*call).getProjectMember},
+	"getInheritedProjectMember": {need: needRead, fn: (*call).getInheritedProjectMember},
+	"addProjectMember":          {need: needWrite, fn: (*call).addProjectMember},
+	"editProjectMember":         {need: needWrite, fn: (*call).editProjectMember},
+	"removeProjectMember":       {need: needWrite, fn: (*call).removeProjectMember},
 
-	handle("GET "+v4+"/projects/{id}/merge_requests", needRead, (*call).listMergeRequests)
-	handle("POST "+v4+"/projects/{id}/merge_requests", needWrite, (*call).createMergeRequest)
-	handle("GET "+v4+"/projects/{id}/merge_requests/{iid}", needRead, (*call).getMergeRequest)
-	handle("PUT "+v4+"/projects/{id}/merge_requests/{iid}", needWrite, (*call).updateMergeRequest)
-	handle("PUT "+v4+"/projects/{id}/merge_requests/{iid}/merge", needWrite, (*call).acceptMergeRequest)
+	"listAllIssues": {need: needRead, fn: (*call).listAllIssues},
+	"listIssues":    {need: needRead, fn: (*call).listIssues},
+	"createIssue":   {need: needWrite, fn: (*call).createIssue},
+	"getIssue":      {need: needRead, fn: (*call).getIssue},
+	"updateIssue":   {need: needWrite, fn: (*call).updateIssue},
 
-	noteRoutes(handle)
+	"listMergeRequests":       {need: needRead, fn: (*call).listMergeRequests},
+	"createMergeRequest":      {need: needWrite, fn: (*call).createMergeRequest},
+	"getMergeRequest":         {need: needRead, fn: (*call).getMergeRequest},
+	"updateMergeRequest":      {need: needWrite, fn: (*call).updateMergeRequest},
+	"acceptMergeRequest":      {need: needWrite, fn: (*call).acceptMergeRequest},
+	"listMergeRequestCommits": {need: needRead, fn: (*call).listMergeRequestCommits},
 
-	handle("GET "+v4+"/projects/{id}/labels", needRead, (*call).listLabels)
-	handle("POST "+v4+"/projects/{id}/labels", needWrite, (*call).createLabel)
-	handle("GET "+v4+"/projects/{id}/labels/{label_id}", needRead, (*call).getLabel)
-	handle("PUT "+v4+"/projects/{id}/labels/{label_id}", needWrite, (*call).updateLabel)
-	handle("DELETE "+v4+"/projects/{id}/labels/{label_id}", needWrite, (*call).deleteLabel)
+	"listIssueNotes":         {need: needRead, fn: notesOf("Issue", (*call).listNotes)},
+	"createIssueNote":        {need: needWrite, fn: notesOf("Issue", (*call).createNote)},
+	"getIssueNote":           {need: needRead, fn: notesOf("Issue", (*call).getNote)},
+	"updateIssueNote":        {need: needWrite, fn: notesOf("Issue", (*call).updateNote)},
+	"deleteIssueNote":        {need: needWrite, fn: notesOf("Issue", (*call).deleteNote)},
+	"listMergeRequestNotes":  {need: needRead, fn: notesOf("MergeRequest", (*call).listNotes)},
+	"createMergeRequestNote": {need: needWrite, fn: notesOf("MergeRequest", (*call).createNote)},
+	"getMergeRequestNote":    {need: needRead, fn: notesOf("MergeRequest", (*call).getNote)},
+	"updateMergeRequestNote": {need: needWrite, fn: notesOf("MergeRequest", (*call).updateNote)},
+	"deleteMergeRequestNote": {need: needWrite, fn: notesOf("MergeRequest", (*call).deleteNote)},
 
-	handle("GET "+v4+"/projects/{id}/milestones", needRead, (*call).listMilestones)
-	handle("POST "+v4+"/projects/{id}/milestones", needWrite, (*call).createMilestone)
-	handle("GET "+v4+"/projects/{id}/milestones/{milestone_id}", needRead, (*call).getMilestone)
-	handle("PUT "+v4+"/projects/{id}/milestones/{milestone_id}", needWrite, (*call).updateMilestone)
-	handle("DELETE "+v4+"/projects/{id}/milestones/{milestone_id}", needWrite, (*call).deleteMilestone)
-	handle("GET "+v4+"/projects/{id}/milestones/{milestone_id}/issues", needRead, (*call).milestoneIssues)
-	handle("GET "+v4+"/projects/{id}/milestones/{milestone_id}/merge_requests", needRead, (*call).milestoneMergeRequests)
+	"listLabels":  {need: needRead, fn: (*call).listLabels},
+	"createLabel": {need: needWrite, fn: (*call).createLabel},
+	"getLabel":    {need: needRead, fn: (*call).getLabel},
+	"updateLabel": {need: needWrite, fn: (*call).updateLabel},
+	"deleteLabel": {need: needWrite, fn: (*call).deleteLabel},
 
-	handle("GET "+v4+"/projects/{id}/hooks", needRead, (*call).listHooks)
+	"listMilestones":         {need: needRead, fn: (*call).listMilestones},
+	"createMilestone":        {need: needWrite, fn: (*call).createMilestone},
+	"getMilestone":           {need: needRead, fn: (*call).getMilestone},
+	"updateMilestone":        {need: needWrite, fn: (*call).updateMilestone},
+	"deleteMilestone":        {need: needWrite, fn: (*call).deleteMilestone},
+	"milestoneIssues":        {need: needRead, fn: (*call).milestoneIssues},
+	"milestoneMergeRequests": {need: needRead, fn: (*call).milestoneMergeRequests},
+
 	// A hook's URL is resolved, when its check needs it, before the state
 	// is locked (lookupHookHost).
-	rt.Handle("POST "+v4+"/projects/{id}/hooks", func(s *Server, w http.ResponseWriter, r *http.Request) {
-		s.serve(w, r, needWrite, s.prepareHookURL, (*call).addHook)
-	})
-	handle("GET "+v4+"/projects/{id}/hooks/{hook_id}", needRead, (*call).getHook)
-	rt.Handle("PUT "+v4+"/projects/{id}/hooks/{hook_id}", func(s *Server, w http.ResponseWriter, r *http.Request) {
-		s.serve(w, r, needWrite, s.prepareHookURL, (*call).editHook)
-	})
-	handle("DELETE "+v4+"/projects/{id}/hooks/{hook_id}", needWrite, (*call).deleteHook)
+	"listHooks":  {need: needRead, fn: (*call).listHooks},
+	"addHook":    {need: needWrite, prep: (*Server).prepareHookURL, fn: (*call).addHook},
+	"getHook":    {need: needRead, fn: (*call).getHook},
+	"editHook":   {need: needWrite, prep: (*Server).prepareHookURL, fn: (*call).editHook},
+	"deleteHook": {need: needWrite, fn: (*call).deleteHook},
 
-	handle("GET "+v4+"/application/settings", needSignedRead, (*call).getSettings)
-	handle("PUT "+v4+"/application/settings", needWrite, (*call).updateSettings)
+	"getSettings":    {need: needSignedRead, fn: (*call).getSettings},
+	"updateSettings": {need: needWrite, fn: (*call).updateSettings},
 
-	handle("GET "+v4+"/projects/{id}/pipelines", needRead, (*call).listPipelines)
-	handle("GET "+v4+"/projects/{id}/pipelines/{pipeline_id}", needRead, (*call).getPipeline)
-	handle("POST "+v4+"/projects/{id}/pipeline", needWrite, (*call).createPipeline)
-	handle("POST "+v4+"/projects/{id}/pipelines/{pipeline_id}/cancel", needWrite, (*call).cancelPipeline)
-	handle("GET "+v4+"/projects/{id}/pipelines/{pipeline_id}/jobs", needRead, (*call).listPipelineJobs)
-	handle("GET "+v4+"/projects/{id}/jobs", needRead, (*call).listProjectJobs)
-	handle("GET "+v4+"/projects/{id}/jobs/{job_id}", needRead, (*call).getJob)
-	handle("GET "+v4+"/projects/{id}/jobs/{job_id}/trace", needRead, (*call).jobTrace)
-	handle("POST "+v4+"/projects/{id}/jobs/{job_id}/cancel", needWrite, (*call).cancelJob)
-	handle("POST "+v4+"/projects/{id}/jobs/{job_id}/retry", needWrite, (*call).retryJob)
+	"listPipelines":    {need: needRead, fn: (*call).listPipelines},
+	"getPipeline":      {need: needRead, fn: (*call).getPipeline},
+	"createPipeline":   {need: needWrite, fn: (*call).createPipeline},
+	"cancelPipeline":   {need: needWrite, fn: (*call).cancelPipeline},
+	"listPipelineJobs": {need: needRead, fn: (*call).listPipelineJobs},
+	"listProjectJobs":  {need: needRead, fn: (*call).listProjectJobs},
+	"getJob":           {need: needRead, fn: (*call).getJob},
+	"jobTrace":         {need: needRead, fn: (*call).jobTrace},
+	"cancelJob":        {need: needWrite, fn: (*call).cancelJob},
+	"retryJob":         {need: needWrite, fn: (*call).retryJob},
 
-	handle("GET "+v4+"/projects/{id}/repository/files/{file_path}", needRepoRead, (*call).getFile)
-	handle("GET "+v4+"/projects/{id}/repository/files/{file_path}/raw", needRepoRead, (*call).getRawFile)
-	prepared("POST "+v4+"/projects/{id}/repository/files/{file_path}", needWrite, prepareFile, (*call).createFile)
-	prepared("PUT "+v4+"/projects/{id}/repository/files/{file_path}", needWrite, prepareFile, (*call).updateFile)
-	handle("DELETE "+v4+"/projects/{id}/repository/files/{file_path}", needWrite, (*call).deleteFile)
-	handle("GET "+v4+"/projects/{id}/repository/commits", needRepoRead, (*call).listCommits)
-	handle("GET "+v4+"/projects/{id}/merge_requests/{iid}/commits", needRead, (*call).listMergeRequestCommits)
-	handle("GET "+v4+"/projects/{id}/repository/tree", needRepoRead, (*call).listTree)
-	handle("GET "+v4+"/projects/{id}/repository/commits/{sha}", needRepoRead, (*call).getCommit)
-	handle("GET "+v4+"/projects/{id}/repository/branches", needRepoRead, (*call).listBranches)
-	handle("POST "+v4+"/projects/{id}/repository/branches", needWrite, (*call).createBranch)
-	handle("GET "+v4+"/projects/{id}/repository/branches/{branch}", needRepoRead, (*call).getBranch)
-	handle("DELETE "+v4+"/projects/{id}/repository/branches/{branch}", needWrite, (*call).deleteBranch)
-	handle("GET "+v4+"/projects/{id}/repository/tags", needRepoRead, (*call).listTags)
-	handle("POST "+v4+"/projects/{id}/repository/tags", needWrite, (*call).createTag)
-	handle("GET "+v4+"/projects/{id}/repository/tags/{tag_name}", needRepoRead, (*call).getTag)
-	handle("DELETE "+v4+"/projects/{id}/repository/tags/{tag_name}", needWrite, (*call).deleteTag)
-	handle("GET "+v4+"/projects/{id}/releases", needRead, (*call).listReleases)
-	handle("POST "+v4+"/projects/{id}/releases", needWrite, (*call).createRelease)
-	handle("GET "+v4+"/projects/{id}/releases/{tag_name}", needRead, (*call).getRelease)
-	handle("PUT "+v4+"/projects/{id}/releases/{tag_name}", needWrite, (*call).updateRelease)
-	handle("DELETE "+v4+"/projects/{id}/releases/{tag_name}", needWrite, (*call).deleteRelease)
-	handle("GET "+v4+"/projects/{id}/protected_branches", needRead, (*call).listProtectedBranches)
-	handle("POST "+v4+"/projects/{id}/protected_branches", needWrite, (*call).protectBranch)
-	handle("GET "+v4+"/projects/{id}/protected_branches/{name}", needRead, (*call).getProtectedBranch)
-	handle("DELETE "+v4+"/projects/{id}/protected_branches/{name}", needWrite, (*call).unprotectBranch)
+	"getFile":               {need: needRepoRead, fn: (*call).getFile},
+	"getRawFile":            {need: needRepoRead, fn: (*call).getRawFile},
+	"createFile":            {need: needWrite, prep: prepFile, fn: (*call).createFile},
+	"updateFile":            {need: needWrite, prep: prepFile, fn: (*call).updateFile},
+	"deleteFile":            {need: needWrite, fn: (*call).deleteFile},
+	"listTree":              {need: needRepoRead, fn: (*call).listTree},
+	"listCommits":           {need: needRepoRead, fn: (*call).listCommits},
+	"getCommit":             {need: needRepoRead, fn: (*call).getCommit},
+	"listBranches":          {need: needRepoRead, fn: (*call).listBranches},
+	"createBranch":          {need: needWrite, fn: (*call).createBranch},
+	"getBranch":             {need: needRepoRead, fn: (*call).getBranch},
+	"deleteBranch":          {need: needWrite, fn: (*call).deleteBranch},
+	"listTags":              {need: needRepoRead, fn: (*call).listTags},
+	"createTag":             {need: needWrite, fn: (*call).createTag},
+	"getTag":                {need: needRepoRead, fn: (*call).getTag},
+	"deleteTag":             {need: needWrite, fn: (*call).deleteTag},
+	"listReleases":          {need: needRead, fn: (*call).listReleases},
+	"createRelease":         {need: needWrite, fn: (*call).createRelease},
+	"getRelease":            {need: needRead, fn: (*call).getRelease},
+	"updateRelease":         {need: needWrite, fn: (*call).updateRelease},
+	"deleteRelease":         {need: needWrite, fn: (*call).deleteRelease},
+	"listProtectedBranches": {need: needRead, fn: (*call).listProtectedBranches},
+	"protectBranch":         {need: needWrite, fn: (*call).protectBranch},
+	"getProtectedBranch":    {need: needRead, fn: (*call).getProtectedBranch},
+	"unprotectBranch":       {need: needWrite, fn: (*call).unprotectBranch},
+}
 
+// prepFile reads a file's content before the state is locked
+// (prepareFile).
+func prepFile(_ *Server, p *params) { prepareFile(p) }
+
+// notesOf is a notes handler for the notes of issues or of merge
+// requests (kind "Issue" or "MergeRequest").
+func notesOf(kind string, fn func(c *call, kind string) fakekit.Answer) func(c *call) fakekit.Answer {
+	return func(c *call) fakekit.Answer { return fn(c, kind) }
+}
+
+// routeTable is every endpoint the fake serves, registered from the
+// endpoint table, built once and shared by all instances. Its patterns are
+// what InjectFault and RequestsTo take.
+var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
+	rt := fakekit.NewRoutes[*Server]()
+	if err := fakekit.RegisterTable(rt, apitable.Sourcehost(), handlers, func(_ apitable.Endpoint, h route) func(*Server, http.ResponseWriter, *http.Request) {
+		return func(s *Server, w http.ResponseWriter, r *http.Request) {
+			var prep func(*params)
+			if h.prep != nil {
+				prep = func(p *params) { h.prep(s, p) }
+			}
+			s.serve(w, r, h.need, prep, h.fn)
+		}
+	}); err != nil {
+		panic(fmt.Sprintf("sourcehostfake: %v", err)) // the table and the handlers are compiled in; every test catches this
+	}
 	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		if !s.admit(w, r) {
 			return

@@ -1,0 +1,45 @@
+package sourcehost_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/apitable"
+	"github.com/apitwin/apitwin/internal/apitable/apitabletest"
+	"github.com/apitwin/apitwin/sourcehost"
+)
+
+// TestEndpointTable holds the client, the fake and the doc comments to the
+// endpoint table (internal/apitable.Sourcehost): every method calls the
+// endpoints its rows name, the fake serves them, and the method's doc
+// names them with their documentation links.
+func TestEndpointTable(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	c := srv.Client()
+	apitabletest.Check(t, []*apitable.Table{apitable.Sourcehost()}, apitabletest.Fake{
+		Routes: func() []string {
+			var out []string
+			for _, r := range srv.Requests() {
+				out = append(out, r.Route)
+			}
+			return out
+		},
+		Reset: srv.ResetRequests,
+	}, apitabletest.Setup{
+		Dir:    ".",
+		Client: c,
+		Values: []any{sourcehost.ProjectRef(sourcehost.ProjectID(1))},
+		Calls: map[string]func(context.Context) error{
+			"AddProjectHook": func(ctx context.Context) error {
+				_, err := c.AddProjectHook(ctx, sourcehost.ProjectID(1), &sourcehost.AddProjectHookRequest{URL: "http://127.0.0.1:1/hook"})
+				return err
+			},
+			"EditProjectHook": func(ctx context.Context) error {
+				_, err := c.EditProjectHook(ctx, sourcehost.ProjectID(1), 1, &sourcehost.EditProjectHookRequest{URL: "http://127.0.0.1:1/hook"})
+				return err
+			},
+		},
+	})
+}
