@@ -9,6 +9,10 @@ import (
 )
 
 // AllBranches iterates a repository's branches a page at a time.
+//
+// GitLab API: [GET /projects/{id}/repository/branches]
+//
+// [GET /projects/{id}/repository/branches]: https://docs.gitlab.com/api/branches/#list-repository-branches
 func (c *Client) AllBranches(ctx context.Context, pid ProjectRef, opts *ListBranchesOptions) iter.Seq2[*Branch, error] {
 	return allIn[Branch](ctx, c, pid, "/repository/branches", opts)
 }
@@ -21,6 +25,10 @@ func branchPath(pid ProjectRef, branch string) (string, error) {
 }
 
 // GetBranch returns one branch with its head commit.
+//
+// GitLab API: [GET /projects/{id}/repository/branches/{branch}]
+//
+// [GET /projects/{id}/repository/branches/{branch}]: https://docs.gitlab.com/api/branches/#get-single-repository-branch
 func (c *Client) GetBranch(ctx context.Context, pid ProjectRef, branch string) (*Branch, error) {
 	path, err := branchPath(pid, branch)
 	if err != nil {
@@ -31,6 +39,10 @@ func (c *Client) GetBranch(ctx context.Context, pid ProjectRef, branch string) (
 
 // DeleteBranch deletes a branch. The default branch and protected branches
 // are refused with 405 (ErrMethodNotAllowed); unprotect one first.
+//
+// GitLab API: [DELETE /projects/{id}/repository/branches/{branch}]
+//
+// [DELETE /projects/{id}/repository/branches/{branch}]: https://docs.gitlab.com/api/branches/#delete-repository-branch
 func (c *Client) DeleteBranch(ctx context.Context, pid ProjectRef, branch string) error {
 	path, err := branchPath(pid, branch)
 	if err != nil {
@@ -60,12 +72,20 @@ type ProtectedBranch struct {
 
 // ListProtectedBranches returns one page of a project's protected
 // branches (for maintainers).
+//
+// GitLab API: [GET /projects/{id}/protected_branches]
+//
+// [GET /projects/{id}/protected_branches]: https://docs.gitlab.com/api/protected_branches/#list-protected-branches
 func (c *Client) ListProtectedBranches(ctx context.Context, pid ProjectRef, opts *ListOptions) (*Page[ProtectedBranch], error) {
 	return listIn[ProtectedBranch](ctx, c, pid, "/protected_branches", opts)
 }
 
 // GetProtectedBranch returns the rule of a protected branch by its name
 // (or wildcard).
+//
+// GitLab API: [GET /projects/{id}/protected_branches/{name}]
+//
+// [GET /projects/{id}/protected_branches/{name}]: https://docs.gitlab.com/api/protected_branches/#get-a-single-protected-branch-or-wildcard-protected-branch
 func (c *Client) GetProtectedBranch(ctx context.Context, pid ProjectRef, name string) (*ProtectedBranch, error) {
 	if name == "" {
 		return nil, errors.New("sourcehost: GetProtectedBranch needs a name")
@@ -89,6 +109,10 @@ type ProtectBranchRequest struct {
 
 // ProtectBranch protects a branch (or the branches a wildcard matches).
 // A name protected already is refused with 409 (ErrConflict).
+//
+// GitLab API: [POST /projects/{id}/protected_branches]
+//
+// [POST /projects/{id}/protected_branches]: https://docs.gitlab.com/api/protected_branches/#protect-repository-branches
 func (c *Client) ProtectBranch(ctx context.Context, pid ProjectRef, req *ProtectBranchRequest) (*ProtectedBranch, error) {
 	if req == nil || req.Name == "" {
 		return nil, errors.New("sourcehost: ProtectBranch needs a name")
@@ -101,6 +125,10 @@ func (c *Client) ProtectBranch(ctx context.Context, pid ProjectRef, req *Protect
 }
 
 // UnprotectBranch removes a branch's protection.
+//
+// GitLab API: [DELETE /projects/{id}/protected_branches/{name}]
+//
+// [DELETE /projects/{id}/protected_branches/{name}]: https://docs.gitlab.com/api/protected_branches/#unprotect-repository-branches
 func (c *Client) UnprotectBranch(ctx context.Context, pid ProjectRef, name string) error {
 	if name == "" {
 		return errors.New("sourcehost: UnprotectBranch needs a name")

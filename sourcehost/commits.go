@@ -20,22 +20,38 @@ type ListCommitsOptions struct {
 
 // ListCommits returns one page of the commits reachable from a ref,
 // newest first.
+//
+// GitLab API: [GET /projects/{id}/repository/commits]
+//
+// [GET /projects/{id}/repository/commits]: https://docs.gitlab.com/api/commits/#list-repository-commits
 func (c *Client) ListCommits(ctx context.Context, pid ProjectRef, opts *ListCommitsOptions) (*Page[Commit], error) {
 	return listIn[Commit](ctx, c, pid, "/repository/commits", opts)
 }
 
 // AllCommits iterates the commits reachable from a ref a page at a time.
+//
+// GitLab API: [GET /projects/{id}/repository/commits]
+//
+// [GET /projects/{id}/repository/commits]: https://docs.gitlab.com/api/commits/#list-repository-commits
 func (c *Client) AllCommits(ctx context.Context, pid ProjectRef, opts *ListCommitsOptions) iter.Seq2[*Commit, error] {
 	return allIn[Commit](ctx, c, pid, "/repository/commits", opts)
 }
 
 // ListMergeRequestCommits returns one page of the commits a merge request
 // brings: those of its source branch that its target lacks.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}/commits]
+//
+// [GET /projects/{id}/merge_requests/{iid}/commits]: https://docs.gitlab.com/api/merge_requests/#get-single-merge-request-commits
 func (c *Client) ListMergeRequestCommits(ctx context.Context, pid ProjectRef, mrIID int64, opts *ListOptions) (*Page[Commit], error) {
 	return listIn[Commit](ctx, c, pid, fmt.Sprintf("/merge_requests/%d/commits", mrIID), opts)
 }
 
 // AllMergeRequestCommits iterates what ListMergeRequestCommits pages.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}/commits]
+//
+// [GET /projects/{id}/merge_requests/{iid}/commits]: https://docs.gitlab.com/api/merge_requests/#get-single-merge-request-commits
 func (c *Client) AllMergeRequestCommits(ctx context.Context, pid ProjectRef, mrIID int64, opts *ListOptions) iter.Seq2[*Commit, error] {
 	return allIn[Commit](ctx, c, pid, fmt.Sprintf("/merge_requests/%d/commits", mrIID), opts)
 }
@@ -59,6 +75,10 @@ type UpdateFileRequest struct {
 // UpdateFile commits a new content of a file (PUT
 // /projects/:id/repository/files/:file_path); a file that does not exist
 // is refused (400).
+//
+// GitLab API: [PUT /projects/{id}/repository/files/{file_path}]
+//
+// [PUT /projects/{id}/repository/files/{file_path}]: https://docs.gitlab.com/api/repository_files/#update-existing-file-in-repository
 func (c *Client) UpdateFile(ctx context.Context, pid ProjectRef, file string, req *UpdateFileRequest) (*FileInfo, error) {
 	if req == nil || req.Branch == "" || req.CommitMessage == "" {
 		return nil, errors.New("sourcehost: UpdateFile needs a branch and a commit message")
@@ -84,6 +104,10 @@ type DeleteFileRequest struct {
 
 // DeleteFile commits the removal of a file (DELETE
 // /projects/:id/repository/files/:file_path).
+//
+// GitLab API: [DELETE /projects/{id}/repository/files/{file_path}]
+//
+// [DELETE /projects/{id}/repository/files/{file_path}]: https://docs.gitlab.com/api/repository_files/#delete-existing-file-in-repository
 func (c *Client) DeleteFile(ctx context.Context, pid ProjectRef, file string, req *DeleteFileRequest) error {
 	if req == nil || req.Branch == "" || req.CommitMessage == "" {
 		return errors.New("sourcehost: DeleteFile needs a branch and a commit message")

@@ -59,22 +59,38 @@ type ListIssuesOptions struct {
 }
 
 // ListIssues returns one page of a project's issues.
+//
+// GitLab API: [GET /projects/{id}/issues]
+//
+// [GET /projects/{id}/issues]: https://docs.gitlab.com/api/issues/#list-project-issues
 func (c *Client) ListIssues(ctx context.Context, pid ProjectRef, opts *ListIssuesOptions) (*Page[Issue], error) {
 	return listIn[Issue](ctx, c, pid, "/issues", opts)
 }
 
 // AllIssues iterates a project's issues a page at a time.
+//
+// GitLab API: [GET /projects/{id}/issues]
+//
+// [GET /projects/{id}/issues]: https://docs.gitlab.com/api/issues/#list-project-issues
 func (c *Client) AllIssues(ctx context.Context, pid ProjectRef, opts *ListIssuesOptions) iter.Seq2[*Issue, error] {
 	return allIn[Issue](ctx, c, pid, "/issues", opts)
 }
 
 // ListAllIssues returns one page of the issues the caller can see across
-// projects (GET /issues); set Scope to "all" for more than the caller's own.
+// projects; set Scope to "all" for more than the caller's own.
+//
+// GitLab API: [GET /issues]
+//
+// [GET /issues]: https://docs.gitlab.com/api/issues/#list-issues
 func (c *Client) ListAllIssues(ctx context.Context, opts *ListIssuesOptions) (*Page[Issue], error) {
 	return list[Issue](ctx, c, "/issues", opts)
 }
 
 // GetIssue returns a project's issue by its iid.
+//
+// GitLab API: [GET /projects/{id}/issues/{iid}]
+//
+// [GET /projects/{id}/issues/{iid}]: https://docs.gitlab.com/api/issues/#single-project-issue
 func (c *Client) GetIssue(ctx context.Context, pid ProjectRef, iid int64) (*Issue, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/issues/%d", iid))
 	if err != nil {
@@ -102,6 +118,10 @@ type CreateIssueRequest struct {
 }
 
 // CreateIssue opens an issue in a project.
+//
+// GitLab API: [POST /projects/{id}/issues]
+//
+// [POST /projects/{id}/issues]: https://docs.gitlab.com/api/issues/#new-issue
 func (c *Client) CreateIssue(ctx context.Context, pid ProjectRef, req *CreateIssueRequest) (*Issue, error) {
 	if req == nil || strings.TrimSpace(req.Title) == "" {
 		return nil, errors.New("sourcehost: CreateIssue needs a title")
@@ -132,6 +152,10 @@ type UpdateIssueRequest struct {
 }
 
 // UpdateIssue changes an issue; StateEvent closes or reopens it.
+//
+// GitLab API: [PUT /projects/{id}/issues/{iid}]
+//
+// [PUT /projects/{id}/issues/{iid}]: https://docs.gitlab.com/api/issues/#edit-an-issue
 func (c *Client) UpdateIssue(ctx context.Context, pid ProjectRef, iid int64, req *UpdateIssueRequest) (*Issue, error) {
 	if req == nil {
 		return nil, errors.New("sourcehost: UpdateIssue needs a request")

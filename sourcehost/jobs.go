@@ -47,26 +47,46 @@ type ListJobsOptions struct {
 }
 
 // ListPipelineJobs returns one page of a pipeline's jobs, newest first.
+//
+// GitLab API: [GET /projects/{id}/pipelines/{pipeline_id}/jobs]
+//
+// [GET /projects/{id}/pipelines/{pipeline_id}/jobs]: https://docs.gitlab.com/api/jobs/#list-pipeline-jobs
 func (c *Client) ListPipelineJobs(ctx context.Context, pid ProjectRef, pipelineID int64, opts *ListJobsOptions) (*Page[Job], error) {
 	return listIn[Job](ctx, c, pid, fmt.Sprintf("/pipelines/%d/jobs", pipelineID), opts)
 }
 
 // AllPipelineJobs iterates a pipeline's jobs a page at a time.
+//
+// GitLab API: [GET /projects/{id}/pipelines/{pipeline_id}/jobs]
+//
+// [GET /projects/{id}/pipelines/{pipeline_id}/jobs]: https://docs.gitlab.com/api/jobs/#list-pipeline-jobs
 func (c *Client) AllPipelineJobs(ctx context.Context, pid ProjectRef, pipelineID int64, opts *ListJobsOptions) iter.Seq2[*Job, error] {
 	return allIn[Job](ctx, c, pid, fmt.Sprintf("/pipelines/%d/jobs", pipelineID), opts)
 }
 
 // ListJobs returns one page of a project's jobs, newest first.
+//
+// GitLab API: [GET /projects/{id}/jobs]
+//
+// [GET /projects/{id}/jobs]: https://docs.gitlab.com/api/jobs/#list-project-jobs
 func (c *Client) ListJobs(ctx context.Context, pid ProjectRef, opts *ListJobsOptions) (*Page[Job], error) {
 	return listIn[Job](ctx, c, pid, "/jobs", opts)
 }
 
 // AllJobs iterates a project's jobs a page at a time.
+//
+// GitLab API: [GET /projects/{id}/jobs]
+//
+// [GET /projects/{id}/jobs]: https://docs.gitlab.com/api/jobs/#list-project-jobs
 func (c *Client) AllJobs(ctx context.Context, pid ProjectRef, opts *ListJobsOptions) iter.Seq2[*Job, error] {
 	return allIn[Job](ctx, c, pid, "/jobs", opts)
 }
 
 // GetJob returns one job.
+//
+// GitLab API: [GET /projects/{id}/jobs/{job_id}]
+//
+// [GET /projects/{id}/jobs/{job_id}]: https://docs.gitlab.com/api/jobs/#get-a-single-job
 func (c *Client) GetJob(ctx context.Context, pid ProjectRef, jobID int64) (*Job, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d", jobID))
 	if err != nil {
@@ -76,6 +96,10 @@ func (c *Client) GetJob(ctx context.Context, pid ProjectRef, jobID int64) (*Job,
 }
 
 // JobTrace returns a job's log as far as it has run.
+//
+// GitLab API: [GET /projects/{id}/jobs/{job_id}/trace]
+//
+// [GET /projects/{id}/jobs/{job_id}/trace]: https://docs.gitlab.com/api/jobs/#get-a-log-file
 func (c *Client) JobTrace(ctx context.Context, pid ProjectRef, jobID int64) ([]byte, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d/trace", jobID))
 	if err != nil {
@@ -90,6 +114,10 @@ func (c *Client) JobTrace(ctx context.Context, pid ProjectRef, jobID int64) ([]b
 
 // CancelJob cancels a job that has not finished (a finished one is
 // answered as it is).
+//
+// GitLab API: [POST /projects/{id}/jobs/{job_id}/cancel]
+//
+// [POST /projects/{id}/jobs/{job_id}/cancel]: https://docs.gitlab.com/api/jobs/#cancel-a-job
 func (c *Client) CancelJob(ctx context.Context, pid ProjectRef, jobID int64) (*Job, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d/cancel", jobID))
 	if err != nil {
@@ -100,6 +128,10 @@ func (c *Client) CancelJob(ctx context.Context, pid ProjectRef, jobID int64) (*J
 
 // RetryJob runs a finished job again and returns the new job; its
 // pipeline runs again. A job that has not finished is refused (403).
+//
+// GitLab API: [POST /projects/{id}/jobs/{job_id}/retry]
+//
+// [POST /projects/{id}/jobs/{job_id}/retry]: https://docs.gitlab.com/api/jobs/#retry-a-job
 func (c *Client) RetryJob(ctx context.Context, pid ProjectRef, jobID int64) (*Job, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d/retry", jobID))
 	if err != nil {

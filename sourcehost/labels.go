@@ -35,11 +35,19 @@ type ListLabelsOptions struct {
 }
 
 // ListLabels returns one page of a project's labels, by name.
+//
+// GitLab API: [GET /projects/{id}/labels]
+//
+// [GET /projects/{id}/labels]: https://docs.gitlab.com/api/labels/#list-labels
 func (c *Client) ListLabels(ctx context.Context, pid ProjectRef, opts *ListLabelsOptions) (*Page[Label], error) {
 	return listIn[Label](ctx, c, pid, "/labels", opts)
 }
 
 // AllLabels iterates a project's labels a page at a time.
+//
+// GitLab API: [GET /projects/{id}/labels]
+//
+// [GET /projects/{id}/labels]: https://docs.gitlab.com/api/labels/#list-labels
 func (c *Client) AllLabels(ctx context.Context, pid ProjectRef, opts *ListLabelsOptions) iter.Seq2[*Label, error] {
 	return allIn[Label](ctx, c, pid, "/labels", opts)
 }
@@ -53,6 +61,10 @@ func labelPath(pid ProjectRef, label string) (string, error) {
 }
 
 // GetLabel returns a label by its name (or its id, in decimal).
+//
+// GitLab API: [GET /projects/{id}/labels/{label_id}]
+//
+// [GET /projects/{id}/labels/{label_id}]: https://docs.gitlab.com/api/labels/#get-a-single-project-label
 func (c *Client) GetLabel(ctx context.Context, pid ProjectRef, label string) (*Label, error) {
 	path, err := labelPath(pid, label)
 	if err != nil {
@@ -86,6 +98,10 @@ type CreateLabelRequest struct {
 
 // CreateLabel adds a label to a project. It takes a reporter; a name the
 // project has already (in any case) is refused with 409 (ErrConflict).
+//
+// GitLab API: [POST /projects/{id}/labels]
+//
+// [POST /projects/{id}/labels]: https://docs.gitlab.com/api/labels/#create-a-new-label
 func (c *Client) CreateLabel(ctx context.Context, pid ProjectRef, req *CreateLabelRequest) (*Label, error) {
 	if req == nil || req.Color == "" {
 		return nil, errors.New("sourcehost: CreateLabel needs a name and a color")
@@ -111,6 +127,10 @@ type UpdateLabelRequest struct {
 
 // UpdateLabel changes a label; a new name is applied to the issues and
 // merge requests that carry it.
+//
+// GitLab API: [PUT /projects/{id}/labels/{label_id}]
+//
+// [PUT /projects/{id}/labels/{label_id}]: https://docs.gitlab.com/api/labels/#edit-an-existing-label
 func (c *Client) UpdateLabel(ctx context.Context, pid ProjectRef, label string, req *UpdateLabelRequest) (*Label, error) {
 	if req == nil {
 		return nil, errors.New("sourcehost: UpdateLabel needs a request")
@@ -129,6 +149,10 @@ func (c *Client) UpdateLabel(ctx context.Context, pid ProjectRef, label string, 
 
 // DeleteLabel removes a label from the project and from its issues and
 // merge requests.
+//
+// GitLab API: [DELETE /projects/{id}/labels/{label_id}]
+//
+// [DELETE /projects/{id}/labels/{label_id}]: https://docs.gitlab.com/api/labels/#delete-a-label
 func (c *Client) DeleteLabel(ctx context.Context, pid ProjectRef, label string) error {
 	path, err := labelPath(pid, label)
 	if err != nil {

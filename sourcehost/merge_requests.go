@@ -55,16 +55,28 @@ type ListMergeRequestsOptions struct {
 }
 
 // ListMergeRequests returns one page of a project's merge requests.
+//
+// GitLab API: [GET /projects/{id}/merge_requests]
+//
+// [GET /projects/{id}/merge_requests]: https://docs.gitlab.com/api/merge_requests/#list-project-merge-requests
 func (c *Client) ListMergeRequests(ctx context.Context, pid ProjectRef, opts *ListMergeRequestsOptions) (*Page[MergeRequest], error) {
 	return listIn[MergeRequest](ctx, c, pid, "/merge_requests", opts)
 }
 
 // AllMergeRequests iterates a project's merge requests a page at a time.
+//
+// GitLab API: [GET /projects/{id}/merge_requests]
+//
+// [GET /projects/{id}/merge_requests]: https://docs.gitlab.com/api/merge_requests/#list-project-merge-requests
 func (c *Client) AllMergeRequests(ctx context.Context, pid ProjectRef, opts *ListMergeRequestsOptions) iter.Seq2[*MergeRequest, error] {
 	return allIn[MergeRequest](ctx, c, pid, "/merge_requests", opts)
 }
 
 // GetMergeRequest returns a merge request by its iid.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}]
+//
+// [GET /projects/{id}/merge_requests/{iid}]: https://docs.gitlab.com/api/merge_requests/#get-single-mr
 func (c *Client) GetMergeRequest(ctx context.Context, pid ProjectRef, iid int64) (*MergeRequest, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/merge_requests/%d", iid))
 	if err != nil {
@@ -87,6 +99,10 @@ type CreateMergeRequestRequest struct {
 }
 
 // CreateMergeRequest opens a merge request.
+//
+// GitLab API: [POST /projects/{id}/merge_requests]
+//
+// [POST /projects/{id}/merge_requests]: https://docs.gitlab.com/api/merge_requests/#create-mr
 func (c *Client) CreateMergeRequest(ctx context.Context, pid ProjectRef, req *CreateMergeRequestRequest) (*MergeRequest, error) {
 	if req == nil || req.SourceBranch == "" || req.TargetBranch == "" || req.Title == "" {
 		return nil, errors.New("sourcehost: CreateMergeRequest needs a source branch, a target branch and a title")
@@ -110,6 +126,10 @@ type UpdateMergeRequestRequest struct {
 }
 
 // UpdateMergeRequest changes a merge request; StateEvent closes or reopens it.
+//
+// GitLab API: [PUT /projects/{id}/merge_requests/{iid}]
+//
+// [PUT /projects/{id}/merge_requests/{iid}]: https://docs.gitlab.com/api/merge_requests/#update-mr
 func (c *Client) UpdateMergeRequest(ctx context.Context, pid ProjectRef, iid int64, req *UpdateMergeRequestRequest) (*MergeRequest, error) {
 	if req == nil {
 		return nil, errors.New("sourcehost: UpdateMergeRequest needs a request")
@@ -132,6 +152,10 @@ type AcceptMergeRequestRequest struct {
 
 // AcceptMergeRequest merges a merge request. One that is not open is
 // refused (405); one that cannot merge is refused too.
+//
+// GitLab API: [PUT /projects/{id}/merge_requests/{iid}/merge]
+//
+// [PUT /projects/{id}/merge_requests/{iid}/merge]: https://docs.gitlab.com/api/merge_requests/#merge-a-merge-request
 func (c *Client) AcceptMergeRequest(ctx context.Context, pid ProjectRef, iid int64, req *AcceptMergeRequestRequest) (*MergeRequest, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/merge_requests/%d/merge", iid))
 	if err != nil {

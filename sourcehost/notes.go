@@ -96,21 +96,37 @@ func checkNoteBody(op, body string) error {
 
 // ListIssueNotes returns one page of an issue's notes, system notes
 // included, newest first by default.
+//
+// GitLab API: [GET /projects/{id}/issues/{iid}/notes]
+//
+// [GET /projects/{id}/issues/{iid}/notes]: https://docs.gitlab.com/api/notes/#list-project-issue-notes
 func (c *Client) ListIssueNotes(ctx context.Context, pid ProjectRef, issueIID int64, opts *ListNotesOptions) (*Page[Note], error) {
 	return c.listNotes(ctx, pid, "issues", issueIID, opts)
 }
 
 // AllIssueNotes iterates an issue's notes a page at a time.
+//
+// GitLab API: [GET /projects/{id}/issues/{iid}/notes]
+//
+// [GET /projects/{id}/issues/{iid}/notes]: https://docs.gitlab.com/api/notes/#list-project-issue-notes
 func (c *Client) AllIssueNotes(ctx context.Context, pid ProjectRef, issueIID int64, opts *ListNotesOptions) iter.Seq2[*Note, error] {
 	return c.allNotes(ctx, pid, "issues", issueIID, opts)
 }
 
 // GetIssueNote returns one note of an issue.
+//
+// GitLab API: [GET /projects/{id}/issues/{iid}/notes/{note_id}]
+//
+// [GET /projects/{id}/issues/{iid}/notes/{note_id}]: https://docs.gitlab.com/api/notes/#get-single-issue-note
 func (c *Client) GetIssueNote(ctx context.Context, pid ProjectRef, issueIID, noteID int64) (*Note, error) {
 	return c.noteCall(ctx, http.MethodGet, pid, "issues", issueIID, noteID, nil)
 }
 
 // CreateIssueNote comments on an issue.
+//
+// GitLab API: [POST /projects/{id}/issues/{iid}/notes]
+//
+// [POST /projects/{id}/issues/{iid}/notes]: https://docs.gitlab.com/api/notes/#create-new-issue-note
 func (c *Client) CreateIssueNote(ctx context.Context, pid ProjectRef, issueIID int64, req *CreateNoteRequest) (*Note, error) {
 	if req == nil {
 		return nil, errors.New("sourcehost: CreateIssueNote needs a request")
@@ -123,6 +139,10 @@ func (c *Client) CreateIssueNote(ctx context.Context, pid ProjectRef, issueIID i
 
 // UpdateIssueNote changes the body of a note; only its author may, and
 // system notes cannot be changed (403).
+//
+// GitLab API: [PUT /projects/{id}/issues/{iid}/notes/{note_id}]
+//
+// [PUT /projects/{id}/issues/{iid}/notes/{note_id}]: https://docs.gitlab.com/api/notes/#modify-existing-issue-note
 func (c *Client) UpdateIssueNote(ctx context.Context, pid ProjectRef, issueIID, noteID int64, req *UpdateNoteRequest) (*Note, error) {
 	if req == nil {
 		return nil, errors.New("sourcehost: UpdateIssueNote needs a request")
@@ -135,27 +155,47 @@ func (c *Client) UpdateIssueNote(ctx context.Context, pid ProjectRef, issueIID, 
 
 // DeleteIssueNote deletes a note of an issue: its author's, or any for a
 // maintainer.
+//
+// GitLab API: [DELETE /projects/{id}/issues/{iid}/notes/{note_id}]
+//
+// [DELETE /projects/{id}/issues/{iid}/notes/{note_id}]: https://docs.gitlab.com/api/notes/#delete-an-issue-note
 func (c *Client) DeleteIssueNote(ctx context.Context, pid ProjectRef, issueIID, noteID int64) error {
 	return c.deleteNote(ctx, pid, "issues", issueIID, noteID)
 }
 
 // ListMergeRequestNotes returns one page of a merge request's notes,
 // system notes included, newest first by default.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}/notes]
+//
+// [GET /projects/{id}/merge_requests/{iid}/notes]: https://docs.gitlab.com/api/notes/#list-all-merge-request-notes
 func (c *Client) ListMergeRequestNotes(ctx context.Context, pid ProjectRef, mrIID int64, opts *ListNotesOptions) (*Page[Note], error) {
 	return c.listNotes(ctx, pid, "merge_requests", mrIID, opts)
 }
 
 // AllMergeRequestNotes iterates a merge request's notes a page at a time.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}/notes]
+//
+// [GET /projects/{id}/merge_requests/{iid}/notes]: https://docs.gitlab.com/api/notes/#list-all-merge-request-notes
 func (c *Client) AllMergeRequestNotes(ctx context.Context, pid ProjectRef, mrIID int64, opts *ListNotesOptions) iter.Seq2[*Note, error] {
 	return c.allNotes(ctx, pid, "merge_requests", mrIID, opts)
 }
 
 // GetMergeRequestNote returns one note of a merge request.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}/notes/{note_id}]
+//
+// [GET /projects/{id}/merge_requests/{iid}/notes/{note_id}]: https://docs.gitlab.com/api/notes/#get-single-merge-request-note
 func (c *Client) GetMergeRequestNote(ctx context.Context, pid ProjectRef, mrIID, noteID int64) (*Note, error) {
 	return c.noteCall(ctx, http.MethodGet, pid, "merge_requests", mrIID, noteID, nil)
 }
 
 // CreateMergeRequestNote comments on a merge request.
+//
+// GitLab API: [POST /projects/{id}/merge_requests/{iid}/notes]
+//
+// [POST /projects/{id}/merge_requests/{iid}/notes]: https://docs.gitlab.com/api/notes/#create-new-merge-request-note
 func (c *Client) CreateMergeRequestNote(ctx context.Context, pid ProjectRef, mrIID int64, req *CreateNoteRequest) (*Note, error) {
 	if req == nil {
 		return nil, errors.New("sourcehost: CreateMergeRequestNote needs a request")
@@ -167,6 +207,10 @@ func (c *Client) CreateMergeRequestNote(ctx context.Context, pid ProjectRef, mrI
 }
 
 // UpdateMergeRequestNote changes the body of a note of a merge request.
+//
+// GitLab API: [PUT /projects/{id}/merge_requests/{iid}/notes/{note_id}]
+//
+// [PUT /projects/{id}/merge_requests/{iid}/notes/{note_id}]: https://docs.gitlab.com/api/notes/#modify-existing-merge-request-note
 func (c *Client) UpdateMergeRequestNote(ctx context.Context, pid ProjectRef, mrIID, noteID int64, req *UpdateNoteRequest) (*Note, error) {
 	if req == nil {
 		return nil, errors.New("sourcehost: UpdateMergeRequestNote needs a request")
@@ -178,6 +222,10 @@ func (c *Client) UpdateMergeRequestNote(ctx context.Context, pid ProjectRef, mrI
 }
 
 // DeleteMergeRequestNote deletes a note of a merge request.
+//
+// GitLab API: [DELETE /projects/{id}/merge_requests/{iid}/notes/{note_id}]
+//
+// [DELETE /projects/{id}/merge_requests/{iid}/notes/{note_id}]: https://docs.gitlab.com/api/notes/#delete-a-merge-request-note
 func (c *Client) DeleteMergeRequestNote(ctx context.Context, pid ProjectRef, mrIID, noteID int64) error {
 	return c.deleteNote(ctx, pid, "merge_requests", mrIID, noteID)
 }

@@ -66,16 +66,28 @@ type ListPipelinesOptions struct {
 }
 
 // ListPipelines returns one page of a project's pipelines, newest first.
+//
+// GitLab API: [GET /projects/{id}/pipelines]
+//
+// [GET /projects/{id}/pipelines]: https://docs.gitlab.com/api/pipelines/#list-project-pipelines
 func (c *Client) ListPipelines(ctx context.Context, pid ProjectRef, opts *ListPipelinesOptions) (*Page[Pipeline], error) {
 	return listIn[Pipeline](ctx, c, pid, "/pipelines", opts)
 }
 
 // AllPipelines iterates a project's pipelines a page at a time.
+//
+// GitLab API: [GET /projects/{id}/pipelines]
+//
+// [GET /projects/{id}/pipelines]: https://docs.gitlab.com/api/pipelines/#list-project-pipelines
 func (c *Client) AllPipelines(ctx context.Context, pid ProjectRef, opts *ListPipelinesOptions) iter.Seq2[*Pipeline, error] {
 	return allIn[Pipeline](ctx, c, pid, "/pipelines", opts)
 }
 
 // GetPipeline returns one pipeline.
+//
+// GitLab API: [GET /projects/{id}/pipelines/{pipeline_id}]
+//
+// [GET /projects/{id}/pipelines/{pipeline_id}]: https://docs.gitlab.com/api/pipelines/#get-a-single-pipeline
 func (c *Client) GetPipeline(ctx context.Context, pid ProjectRef, pipelineID int64) (*Pipeline, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/pipelines/%d", pipelineID))
 	if err != nil {
@@ -113,9 +125,12 @@ func (r TriggerPipelineRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(body)
 }
 
-// TriggerPipeline starts a pipeline on a ref (POST /projects/:id/pipeline).
-// The ref must exist and hold the project's CI definition file, or the
-// server refuses with 400.
+// TriggerPipeline starts a pipeline on a ref. The ref must exist and hold
+// the project's CI definition file, or the server refuses with 400.
+//
+// GitLab API: [POST /projects/{id}/pipeline]
+//
+// [POST /projects/{id}/pipeline]: https://docs.gitlab.com/api/pipelines/#create-a-new-pipeline
 func (c *Client) TriggerPipeline(ctx context.Context, pid ProjectRef, req *TriggerPipelineRequest) (*Pipeline, error) {
 	if req == nil || req.Ref == "" {
 		return nil, errors.New("sourcehost: TriggerPipeline needs a ref")
@@ -128,6 +143,10 @@ func (c *Client) TriggerPipeline(ctx context.Context, pid ProjectRef, req *Trigg
 }
 
 // CancelPipeline cancels a pipeline that has not finished.
+//
+// GitLab API: [POST /projects/{id}/pipelines/{pipeline_id}/cancel]
+//
+// [POST /projects/{id}/pipelines/{pipeline_id}/cancel]: https://docs.gitlab.com/api/pipelines/#cancel-a-pipelines-jobs
 func (c *Client) CancelPipeline(ctx context.Context, pid ProjectRef, pipelineID int64) (*Pipeline, error) {
 	path, err := projectPath(pid, fmt.Sprintf("/pipelines/%d/cancel", pipelineID))
 	if err != nil {

@@ -73,12 +73,20 @@ type ListProjectsOptions struct {
 }
 
 // ListProjects returns one page of the projects the caller can see.
+//
+// GitLab API: [GET /projects]
+//
+// [GET /projects]: https://docs.gitlab.com/api/projects/#list-all-projects
 func (c *Client) ListProjects(ctx context.Context, opts *ListProjectsOptions) (*Page[Project], error) {
 	return list[Project](ctx, c, "/projects", opts)
 }
 
 // AllProjects iterates every project ListProjects would return, fetching a
 // page at a time as the loop goes. opts is copied; Page sets where to start.
+//
+// GitLab API: [GET /projects]
+//
+// [GET /projects]: https://docs.gitlab.com/api/projects/#list-all-projects
 func (c *Client) AllProjects(ctx context.Context, opts *ListProjectsOptions) iter.Seq2[*Project, error] {
 	return all[Project](ctx, c, "/projects", opts)
 }
@@ -89,6 +97,10 @@ type GetProjectOptions struct {
 }
 
 // GetProject returns one project.
+//
+// GitLab API: [GET /projects/{id}]
+//
+// [GET /projects/{id}]: https://docs.gitlab.com/api/projects/#get-a-single-project
 func (c *Client) GetProject(ctx context.Context, pid ProjectRef, opts *GetProjectOptions) (*Project, error) {
 	path, err := projectPath(pid, "")
 	if err != nil {
@@ -113,6 +125,10 @@ type CreateProjectRequest struct {
 }
 
 // CreateProject creates a project owned by the caller.
+//
+// GitLab API: [POST /projects]
+//
+// [POST /projects]: https://docs.gitlab.com/api/projects/#create-a-project
 func (c *Client) CreateProject(ctx context.Context, req *CreateProjectRequest) (*Project, error) {
 	if req == nil || req.Name == "" && req.Path == "" {
 		return nil, errors.New("sourcehost: CreateProject needs a name or a path")
@@ -122,6 +138,10 @@ func (c *Client) CreateProject(ctx context.Context, req *CreateProjectRequest) (
 
 // StarProject stars a project for the caller. Starring a project already
 // starred is an *Error matching ErrNotModified (304).
+//
+// GitLab API: [POST /projects/{id}/star]
+//
+// [POST /projects/{id}/star]: https://docs.gitlab.com/api/project_starring/#star-a-project
 func (c *Client) StarProject(ctx context.Context, pid ProjectRef) (*Project, error) {
 	path, err := projectPath(pid, "/star")
 	if err != nil {

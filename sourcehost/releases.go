@@ -40,11 +40,19 @@ type ListReleasesOptions struct {
 }
 
 // ListReleases returns one page of a project's releases, newest first.
+//
+// GitLab API: [GET /projects/{id}/releases]
+//
+// [GET /projects/{id}/releases]: https://docs.gitlab.com/api/releases/#list-releases
 func (c *Client) ListReleases(ctx context.Context, pid ProjectRef, opts *ListReleasesOptions) (*Page[Release], error) {
 	return listIn[Release](ctx, c, pid, "/releases", opts)
 }
 
 // AllReleases iterates a project's releases a page at a time.
+//
+// GitLab API: [GET /projects/{id}/releases]
+//
+// [GET /projects/{id}/releases]: https://docs.gitlab.com/api/releases/#list-releases
 func (c *Client) AllReleases(ctx context.Context, pid ProjectRef, opts *ListReleasesOptions) iter.Seq2[*Release, error] {
 	return allIn[Release](ctx, c, pid, "/releases", opts)
 }
@@ -57,6 +65,10 @@ func releasePath(pid ProjectRef, tagName string) (string, error) {
 }
 
 // GetRelease returns the release of a tag.
+//
+// GitLab API: [GET /projects/{id}/releases/{tag_name}]
+//
+// [GET /projects/{id}/releases/{tag_name}]: https://docs.gitlab.com/api/releases/#get-a-release-by-a-tag-name
 func (c *Client) GetRelease(ctx context.Context, pid ProjectRef, tagName string) (*Release, error) {
 	path, err := releasePath(pid, tagName)
 	if err != nil {
@@ -81,6 +93,10 @@ type CreateReleaseRequest struct {
 // CreateRelease releases a tag (made from Ref when it does not exist). A
 // tag released already is refused with 409 (ErrConflict); a missing tag
 // without a Ref with 422.
+//
+// GitLab API: [POST /projects/{id}/releases]
+//
+// [POST /projects/{id}/releases]: https://docs.gitlab.com/api/releases/#create-a-release
 func (c *Client) CreateRelease(ctx context.Context, pid ProjectRef, req *CreateReleaseRequest) (*Release, error) {
 	if req == nil || req.TagName == "" {
 		return nil, errors.New("sourcehost: CreateRelease needs a tag name")
@@ -102,6 +118,10 @@ type UpdateReleaseRequest struct {
 }
 
 // UpdateRelease changes a release.
+//
+// GitLab API: [PUT /projects/{id}/releases/{tag_name}]
+//
+// [PUT /projects/{id}/releases/{tag_name}]: https://docs.gitlab.com/api/releases/#update-a-release
 func (c *Client) UpdateRelease(ctx context.Context, pid ProjectRef, tagName string, req *UpdateReleaseRequest) (*Release, error) {
 	if req == nil {
 		return nil, errors.New("sourcehost: UpdateRelease needs a request")
@@ -115,6 +135,10 @@ func (c *Client) UpdateRelease(ctx context.Context, pid ProjectRef, tagName stri
 
 // DeleteRelease deletes a release (the tag stays) and returns it as it
 // was.
+//
+// GitLab API: [DELETE /projects/{id}/releases/{tag_name}]
+//
+// [DELETE /projects/{id}/releases/{tag_name}]: https://docs.gitlab.com/api/releases/#delete-a-release
 func (c *Client) DeleteRelease(ctx context.Context, pid ProjectRef, tagName string) (*Release, error) {
 	path, err := releasePath(pid, tagName)
 	if err != nil {

@@ -39,11 +39,19 @@ type ListTagsOptions struct {
 
 // ListTags returns one page of a repository's tags, most recently updated
 // first by default.
+//
+// GitLab API: [GET /projects/{id}/repository/tags]
+//
+// [GET /projects/{id}/repository/tags]: https://docs.gitlab.com/api/tags/#list-project-repository-tags
 func (c *Client) ListTags(ctx context.Context, pid ProjectRef, opts *ListTagsOptions) (*Page[Tag], error) {
 	return listIn[Tag](ctx, c, pid, "/repository/tags", opts)
 }
 
 // AllTags iterates a repository's tags a page at a time.
+//
+// GitLab API: [GET /projects/{id}/repository/tags]
+//
+// [GET /projects/{id}/repository/tags]: https://docs.gitlab.com/api/tags/#list-project-repository-tags
 func (c *Client) AllTags(ctx context.Context, pid ProjectRef, opts *ListTagsOptions) iter.Seq2[*Tag, error] {
 	return allIn[Tag](ctx, c, pid, "/repository/tags", opts)
 }
@@ -56,6 +64,10 @@ func tagPath(pid ProjectRef, name string) (string, error) {
 }
 
 // GetTag returns one tag.
+//
+// GitLab API: [GET /projects/{id}/repository/tags/{tag_name}]
+//
+// [GET /projects/{id}/repository/tags/{tag_name}]: https://docs.gitlab.com/api/tags/#get-a-single-repository-tag
 func (c *Client) GetTag(ctx context.Context, pid ProjectRef, name string) (*Tag, error) {
 	path, err := tagPath(pid, name)
 	if err != nil {
@@ -73,6 +85,10 @@ type CreateTagRequest struct {
 }
 
 // CreateTag tags a ref. A name in use is refused with 400.
+//
+// GitLab API: [POST /projects/{id}/repository/tags]
+//
+// [POST /projects/{id}/repository/tags]: https://docs.gitlab.com/api/tags/#create-a-new-tag
 func (c *Client) CreateTag(ctx context.Context, pid ProjectRef, req *CreateTagRequest) (*Tag, error) {
 	if req == nil || req.TagName == "" || req.Ref == "" {
 		return nil, errors.New("sourcehost: CreateTag needs a tag name and a ref")
@@ -85,6 +101,10 @@ func (c *Client) CreateTag(ctx context.Context, pid ProjectRef, req *CreateTagRe
 }
 
 // DeleteTag deletes a tag, and the release it carries.
+//
+// GitLab API: [DELETE /projects/{id}/repository/tags/{tag_name}]
+//
+// [DELETE /projects/{id}/repository/tags/{tag_name}]: https://docs.gitlab.com/api/tags/#delete-a-tag
 func (c *Client) DeleteTag(ctx context.Context, pid ProjectRef, name string) error {
 	path, err := tagPath(pid, name)
 	if err != nil {

@@ -28,6 +28,10 @@ type CurrentUser struct {
 }
 
 // CurrentUser returns the user the token belongs to.
+//
+// GitLab API: [GET /user]
+//
+// [GET /user]: https://docs.gitlab.com/api/users/#get-the-current-user
 func (c *Client) CurrentUser(ctx context.Context) (*CurrentUser, error) {
 	return do[CurrentUser](ctx, c, http.MethodGet, "/user", nil, nil)
 }
@@ -67,6 +71,10 @@ func (t *PersonalAccessToken) HasScopes(scopes ...string) bool {
 
 // CurrentToken describes the token the client authenticates with, its
 // scopes among it.
+//
+// GitLab API: [GET /personal_access_tokens/self]
+//
+// [GET /personal_access_tokens/self]: https://docs.gitlab.com/api/personal_access_tokens/#self-inform
 func (c *Client) CurrentToken(ctx context.Context) (*PersonalAccessToken, error) {
 	return do[PersonalAccessToken](ctx, c, http.MethodGet, "/personal_access_tokens/self", nil, nil)
 }
