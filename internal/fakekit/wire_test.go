@@ -24,11 +24,10 @@ const failAfter = 30 * time.Second
 
 // wireServer is an Endpoint serving a handler that reads each request's
 // body and answers "ok <n>" (n: the bytes read), counting the requests it
-// saw; dial opens a raw connection to it.
+// saw.
 type wireServer struct {
 	ep   *fakekit.Endpoint
 	seen atomic.Int64
-	dial func(t *testing.T) net.Conn
 }
 
 func (ws *wireServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
