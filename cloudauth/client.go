@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
-	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -50,11 +50,24 @@ type Client struct {
 	keysRefreshed time.Time // when a token with an unknown key id last caused a fetch
 }
 
-// RetryPolicy says when and how long the client waits before sending a
-// request again; the zero value means 3 retries with waits from 1 s to 60 s.
-// A login (a POST) is sent again only after a 429 or when the connection
-// could not be made at all.
-type RetryPolicy = retry.Policy
+// The per-call types every apitwin client shares, under the same names in
+// each (erp, cloudauth, orch, sourcehost, mcp): package apicall's, and the
+// retry policy of package retry.
+type (
+	// RateLimit is what an answer said about the caller's rate limit.
+	RateLimit = apicall.RateLimit
+	// RateLimitError is the error of a call the server refused for its rate
+	// once the client stopped retrying (the retries were spent, or waiting
+	// again would pass the context's deadline). errors.Is(err, ErrRateLimited)
+	// matches it, and errors.As gives both it and the *Error of the last
+	// answer.
+	RateLimitError = apicall.RateLimitError
+	// RetryPolicy says when and how long the client waits before sending a
+	// call again; the zero value means 3 retries with waits from 1 s
+	// (doubling) up to 60 s. A login (a POST) is sent again only after a 429
+	// or when the connection could not be made at all.
+	RetryPolicy = retry.Policy
+)
 
 // Option configures a Client.
 type Option func(*settings) error
@@ -85,12 +98,12 @@ func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
 
 // WithHook makes h see each call start and end: the place for a span or a
 // metric per call, with the service, the operation, the status and the
-// retry count (see package observe).
-func WithHook(h observe.Hook) Option { return restOption(rest.WithHook(h)) }
+// retry count (see package apicall).
+func WithHook(h apicall.Hook) Option { return restOption(rest.WithHook(h)) }
 
 // WithTransport wraps the client's HTTP transport with t, which then sees
-// every attempt on the wire (see package observe).
-func WithTransport(t observe.Transport) Option { return restOption(rest.WithTransport(t)) }
+// every attempt on the wire (see package apicall).
+func WithTransport(t apicall.Transport) Option { return restOption(rest.WithTransport(t)) }
 
 // WithClock makes the client read the time (token expiry, key refreshes)
 // and wait between retries on clk, for example a fake's clock.
@@ -185,6 +198,10 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 // BaseURL returns the server's root URL requests go to.
 func (c *Client) BaseURL() string { return c.rest.BaseURL() }
 
+// RateLimit returns the rate-limit values of the most recent answer that
+// carried any (a proxy's or a gateway's; the login API itself sends none).
+func (c *Client) RateLimit() RateLimit { return c.rest.RateLimit() }
+
 // String describes the client, without the password a base URL may carry
 // (a proxy's basic authentication).
 func (c *Client) String() string {
@@ -204,7 +221,7 @@ func (c *Client) GoString() string { return c.String() }
 // of tok when it is not nil. The answer is decoded into out: a pointer for
 // JSON, an io.Writer for the raw bytes, or nil to drop it. It gets what
 // every call gets: the client's timeout, retries, rate limits, errors as
-// *Error, and response.Capture for its status and headers.
+// *Error, and apicall.Capture for its status and headers.
 func (c *Client) Do(ctx context.Context, tok *Token, method, path string, query url.Values, body, out any) error {
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("cloudauth: Do: path %q must start with /", path)

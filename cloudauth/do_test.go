@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
-	"github.com/apitwin/apitwin/response"
 )
 
 // Do reaches an endpoint the client does not wrap, with what every call
@@ -50,8 +50,8 @@ func TestDoReachesAnUnwrappedEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out struct{ Name string }
-	var res response.Info
-	if err := doWithoutToken(c)(response.Capture(t.Context(), &res), http.MethodGet, "/unwrapped", url.Values{"q": {"x"}}, nil, &out); err != nil {
+	var res apicall.Info
+	if err := doWithoutToken(c)(apicall.Capture(t.Context(), &res), http.MethodGet, "/unwrapped", url.Values{"q": {"x"}}, nil, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Name != "x" || calls.Load() != 2 {

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/rest"
-	"github.com/apitwin/apitwin/ratelimit"
 )
 
 // The texts of these errors are the specification's, word for word; the
@@ -59,10 +58,6 @@ var (
 	// profile.
 	ErrNoToken = errors.New("cloudauth: no token stored")
 )
-
-// RateLimitError is returned when a request stayed rate limited (429) after
-// the retries the policy allows; errors.Is(err, ErrRateLimited) matches it.
-type RateLimitError = ratelimit.Error
 
 // Error is a failed call to the login gateway: an error answer of the
 // server (StatusCode set), or a connection that failed (StatusCode 0, Err

@@ -12,11 +12,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/internal/leaktest"
-	"github.com/apitwin/apitwin/observe"
 )
 
 // TestAPIKeyNeverInErrorChains: with an API key, in its header or as a
@@ -68,8 +68,8 @@ func TestAPIKeyNeverInErrorChains(t *testing.T) {
 				tap := &sessionTap{}
 				var mu sync.Mutex
 				var outcomes []error
-				hook := func(ctx context.Context, _ observe.Call) (context.Context, func(observe.Outcome)) {
-					return ctx, func(o observe.Outcome) { mu.Lock(); outcomes = append(outcomes, o.Err); mu.Unlock() }
+				hook := func(ctx context.Context, _ apicall.Call) (context.Context, func(apicall.Outcome)) {
+					return ctx, func(o apicall.Outcome) { mu.Lock(); outcomes = append(outcomes, o.Err); mu.Unlock() }
 				}
 				var logs bytes.Buffer
 				c, err := erp.New(srv.URL(), auth, erp.WithTransport(tap.wrap), erp.WithoutRetries(), erp.WithHook(hook),
@@ -127,8 +127,8 @@ func TestRequestPasswordNeverReachesHookOrLog(t *testing.T) {
 	var mu sync.Mutex
 	var outcomes []error
 	var seen []string // what the hook printed at the time, as a tracing hook would
-	hook := func(ctx context.Context, _ observe.Call) (context.Context, func(observe.Outcome)) {
-		return ctx, func(o observe.Outcome) {
+	hook := func(ctx context.Context, _ apicall.Call) (context.Context, func(apicall.Outcome)) {
+		return ctx, func(o apicall.Outcome) {
 			mu.Lock()
 			defer mu.Unlock()
 			outcomes = append(outcomes, o.Err)

@@ -12,12 +12,11 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/jsonscan"
 	"github.com/apitwin/apitwin/internal/paging"
 	"github.com/apitwin/apitwin/internal/rest"
-	"github.com/apitwin/apitwin/observe"
-	"github.com/apitwin/apitwin/ratelimit"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -37,13 +36,25 @@ type Client struct {
 	sess   *session // nil unless WithLogin
 }
 
-// RateLimit is what a response said about the caller's rate limit. The ERP
-// itself sends none; a proxy in front of it may.
-type RateLimit = ratelimit.Status
-
-// RetryPolicy says when and how long the client waits before sending a
-// request again; the zero value means 3 retries with waits from 1 s to 60 s.
-type RetryPolicy = retry.Policy
+// The per-call types every apitwin client shares, under the same names in
+// each (erp, cloudauth, orch, sourcehost, mcp): package apicall's, and the
+// retry policy of package retry.
+type (
+	// RateLimit is what an answer said about the caller's rate limit (the ERP
+	// itself sends none; a proxy in front of it may).
+	RateLimit = apicall.RateLimit
+	// RateLimitError is the error of a call the server refused for its rate
+	// once the client stopped retrying (the retries were spent, or waiting
+	// again would pass the context's deadline). errors.Is(err, ErrRateLimited)
+	// matches it, and errors.As gives both it and the *Error of the last
+	// answer.
+	RateLimitError = apicall.RateLimitError
+	// RetryPolicy says when and how long the client waits before sending a
+	// call again; the zero value means 3 retries with waits from 1 s
+	// (doubling) up to 60 s. See the package documentation for which requests
+	// are retried.
+	RetryPolicy = retry.Policy
+)
 
 // Option configures a Client.
 type Option func(*options) error
@@ -123,12 +134,12 @@ func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
 
 // WithHook makes h see each call start and end: the place for a span or a
 // metric per call, with the service, the operation, the status and the
-// retry count (see package observe).
-func WithHook(h observe.Hook) Option { return restOption(rest.WithHook(h)) }
+// retry count (see package apicall).
+func WithHook(h apicall.Hook) Option { return restOption(rest.WithHook(h)) }
 
 // WithTransport wraps the client's HTTP transport with t, which then sees
-// every attempt on the wire (see package observe).
-func WithTransport(t observe.Transport) Option { return restOption(rest.WithTransport(t)) }
+// every attempt on the wire (see package apicall).
+func WithTransport(t apicall.Transport) Option { return restOption(rest.WithTransport(t)) }
 
 // WithClock makes the client wait on clk, for example a fake's clock so that
 // retry waits in tests take no real time.
@@ -309,7 +320,7 @@ func (c *Client) sessionCall(ctx context.Context, req *rest.Request, out any) (r
 // and a JSON body (nil for none). The answer is decoded into out: a pointer
 // for JSON, an io.Writer for the raw bytes, or nil to drop it. It gets what
 // every call gets: the API key or the session (renewed once it ends),
-// retries, rate limits, errors as *Error, and response.Capture for its
+// retries, rate limits, errors as *Error, and apicall.Capture for its
 // status and headers.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body, out any) error {
 	if !strings.HasPrefix(path, "/") {

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
-	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -53,8 +53,8 @@ func TestDoReachesAnUnwrappedEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out struct{ Name string }
-	var res response.Info
-	if err := c.Do(response.Capture(t.Context(), &res), http.MethodGet, "/unwrapped", url.Values{"q": {"x"}}, nil, &out); err != nil {
+	var res apicall.Info
+	if err := c.Do(apicall.Capture(t.Context(), &res), http.MethodGet, "/unwrapped", url.Values{"q": {"x"}}, nil, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Name != "x" || calls.Load() != 2 {
@@ -83,8 +83,8 @@ func TestServerErrorsRetriedAsTheyMayPass(t *testing.T) {
 	if err := srv.InjectFault("GET /api/index.php/users/{id}", control.Fault{Status: http.StatusServiceUnavailable, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	var res response.Info
-	if _, err := c.GetUser(response.Capture(t.Context(), &res), 1); err != nil || res.Retries != 1 {
+	var res apicall.Info
+	if _, err := c.GetUser(apicall.Capture(t.Context(), &res), 1); err != nil || res.Retries != 1 {
 		t.Fatalf("a GET after a JSON 503: %v, %d retries", err, res.Retries)
 	}
 	if err := srv.InjectFault("POST /api/index.php/thirdparties", control.Fault{Status: http.StatusServiceUnavailable, Times: 1}); err != nil {
@@ -98,7 +98,7 @@ func TestServerErrorsRetriedAsTheyMayPass(t *testing.T) {
 	if err := srv.InjectFault("GET /api/index.php/users/{id}", control.Fault{Status: http.StatusInternalServerError, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetUser(response.Capture(t.Context(), &res), 1); !errors.Is(err, erp.ErrServer) || res.Retries != 0 {
+	if _, err := c.GetUser(apicall.Capture(t.Context(), &res), 1); !errors.Is(err, erp.ErrServer) || res.Retries != 0 {
 		t.Fatalf("a GET after a JSON 500: %v, %d retries", err, res.Retries)
 	}
 	if n := len(srv.RequestsTo("POST /api/index.php/thirdparties")); n != 1 {

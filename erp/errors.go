@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/apitwin/apitwin/ratelimit"
 )
 
 // Sentinels matched by errors.Is against an *Error.
@@ -38,10 +36,6 @@ var (
 	// 500.
 	ErrAlreadyExists = errors.New("erp: already exists")
 )
-
-// RateLimitError is returned when a request stayed rate limited (429) after
-// the retries the policy allows; errors.Is(err, ErrRateLimited) matches it.
-type RateLimitError = ratelimit.Error
 
 // Error is an error answer of the ERP:
 //

@@ -15,11 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
-	"github.com/apitwin/apitwin/observe"
-	"github.com/apitwin/apitwin/ratelimit"
-	callinfo "github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -38,15 +36,27 @@ type Client struct {
 	ids   atomic.Int64
 }
 
-// RetryPolicy says how the client retries a call the gateway answered with
-// -32000 and data.status 429: by default 3 retries, waiting 1 s, 2 s, 4 s
-// (or the wait the gateway asked for in Retry-After), never past MaxWait (60 s) or
-// the context's deadline. Such a call is refused before anything ran, so
-// retrying it is safe for writes too.
-type RetryPolicy = retry.Policy
-
-// RateLimit is what the gateway's X-RateLimit-* headers said.
-type RateLimit = ratelimit.Status
+// The per-call types every apitwin client shares, under the same names in
+// each (erp, cloudauth, orch, sourcehost, mcp): package apicall's, and the
+// retry policy of package retry.
+type (
+	// RateLimit is what an answer said about the caller's rate limit (the
+	// gateway's X-RateLimit-* headers).
+	RateLimit = apicall.RateLimit
+	// RateLimitError is the error of a call the server refused for its rate
+	// once the client stopped retrying (the retries were spent, or waiting
+	// again would pass the context's deadline). errors.Is(err, ErrRateLimited)
+	// matches it, and errors.As gives both it and the *Error of the last
+	// answer.
+	RateLimitError = apicall.RateLimitError
+	// RetryPolicy says when and how long the client waits before sending a
+	// call again; the zero value means 3 retries with waits from 1 s
+	// (doubling) up to 60 s. A call the gateway refused for its rate (-32000
+	// with data.status 429, or HTTP 429) was refused before anything ran, so
+	// it is sent again even when it writes; it waits the data.retry_after or
+	// Retry-After the gateway asked for.
+	RetryPolicy = retry.Policy
+)
 
 // Option configures a Client.
 type Option func(*settings) error
@@ -107,12 +117,12 @@ func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
 
 // WithHook makes h see each call start and end: the place for a span or a
 // metric per call, with the service, the operation, the status and the
-// retry count (see package observe).
-func WithHook(h observe.Hook) Option { return restOption(rest.WithHook(h)) }
+// retry count (see package apicall).
+func WithHook(h apicall.Hook) Option { return restOption(rest.WithHook(h)) }
 
 // WithTransport wraps the client's HTTP transport with t, which then sees
-// every attempt on the wire (see package observe).
-func WithTransport(t observe.Transport) Option { return restOption(rest.WithTransport(t)) }
+// every attempt on the wire (see package apicall).
+func WithTransport(t apicall.Transport) Option { return restOption(rest.WithTransport(t)) }
 
 // WithClock makes retry waits run on clk, for example a fake's clock.
 func WithClock(clk clock.Clock) Option { return restOption(rest.WithClock(clk)) }
@@ -346,12 +356,12 @@ func (c *Client) retrying(ctx context.Context, send func() (time.Duration, error
 		}
 		return retry.Failure{}, err
 	}, nil)
-	if into := callinfo.From(ctx); into != nil {
+	if into := apicall.From(ctx); into != nil {
 		into.Retries = res.Retries // the rest of it is the last answer's
 	}
 	// The REST core, whose retries are off here, could only say that; the
 	// loop above knows why it stopped.
-	var rl *ratelimit.Error
+	var rl *apicall.RateLimitError
 	if res.GaveUp != "" && errors.As(err, &rl) {
 		rl.Retries, rl.Reason = res.Retries, res.GaveUp
 	}

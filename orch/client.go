@@ -19,13 +19,12 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/internal/version"
-	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/orch/orchpb"
-	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -60,7 +59,7 @@ type Client struct {
 	retry   RetryPolicy
 	limits  *limiter
 	timeout time.Duration
-	hook    observe.Hook
+	hook    apicall.Hook
 
 	mu   sync.Mutex
 	last RateLimit
@@ -306,15 +305,15 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 		return &Error{Code: CodeInvalidArgument, Message: "nil context", Operation: m.name}
 	}
 	if c.hook != nil {
-		var done func(observe.Outcome)
-		var into response.Info // what the call's answer carried, for the hook
-		if outer := response.From(ctx); outer != nil {
+		var done func(apicall.Outcome)
+		var into apicall.Info // what the call's answer carried, for the hook
+		if outer := apicall.From(ctx); outer != nil {
 			defer func() { *outer = into }()
 		}
-		ctx, done = c.hook(ctx, observe.Call{Service: "orch", Operation: m.name})
-		ctx = response.Capture(ctx, &into)
+		ctx, done = c.hook(ctx, apicall.Call{Service: "orch", Operation: m.name})
+		ctx = apicall.Capture(ctx, &into)
 		defer func() {
-			o := observe.Outcome{StatusCode: into.StatusCode, Retries: into.Retries, Err: err}
+			o := apicall.Outcome{StatusCode: into.StatusCode, Retries: into.Retries, Err: err}
 			var e *Error
 			if errors.As(err, &e) {
 				o.Code = e.Code
@@ -388,8 +387,8 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 				slog.String("operation", m.name), slog.String("code", last.Code), slog.Duration("wait", wait), slog.Int("retry", n))
 		}
 	})
-	if into := response.From(ctx); into != nil {
-		*into = response.Info{Header: lastInfo.header, RateLimit: lastInfo.rateLimit, RequestID: response.RequestID(lastInfo.header), Retries: res.Retries}
+	if into := apicall.From(ctx); into != nil {
+		*into = apicall.Info{Header: lastInfo.header, RateLimit: lastInfo.rateLimit, RequestID: apicall.RequestID(lastInfo.header), Retries: res.Retries}
 		switch {
 		case err == nil:
 			into.StatusCode = http.StatusOK

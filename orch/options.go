@@ -11,11 +11,10 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/rest"
-	"github.com/apitwin/apitwin/observe"
-	"github.com/apitwin/apitwin/ratelimit"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -31,7 +30,7 @@ type RetryPolicy = retry.Policy
 // RateLimit is what the most recent answer said about the caller's rate
 // limit: the X-RateLimit-Limit, -Remaining, -Reset and -Scope values, from
 // HTTP headers or gRPC metadata.
-type RateLimit = ratelimit.Status
+type RateLimit = apicall.RateLimit
 
 type settings struct {
 	rest        rest.Config // HTTP side: clock, logger, HTTP client, TLS
@@ -44,15 +43,15 @@ type settings struct {
 	limits      ClientLimits
 	dialOptions []grpc.DialOption
 	callTimeout time.Duration
-	hook        observe.Hook
+	hook        apicall.Hook
 }
 
 func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
 
 // WithHook makes h see each call start and end, over either transport:
 // the place for a span or a metric per call, with the operation, the
-// status, the error code and the retry count (see package observe).
-func WithHook(h observe.Hook) Option {
+// status, the error code and the retry count (see package apicall).
+func WithHook(h apicall.Hook) Option {
 	return func(s *settings) error {
 		if h == nil {
 			return errors.New("nil hook")
@@ -63,9 +62,9 @@ func WithHook(h observe.Hook) Option {
 }
 
 // WithTransport wraps the HTTP transport of a client made by NewHTTP with
-// t, which then sees every attempt on the wire (see package observe). Over
+// t, which then sees every attempt on the wire (see package apicall). Over
 // gRPC, give interceptors or a stats handler to WithGRPCDialOptions.
-func WithTransport(t observe.Transport) Option { return restOption(rest.WithTransport(t)) }
+func WithTransport(t apicall.Transport) Option { return restOption(rest.WithTransport(t)) }
 
 // WithNamespace sets the namespace the client's calls go to (default
 // "default"). A raw request whose namespace field is set keeps its own.

@@ -5,7 +5,7 @@ import (
 	"context"
 	"iter"
 
-	"github.com/apitwin/apitwin/response"
+	"github.com/apitwin/apitwin/apicall"
 )
 
 // ListOptions page through a list: PageSize items per page (0: the server's
@@ -27,9 +27,9 @@ type Page[T any] struct {
 // rate limit), passing what it captured on to the caller's capture, if
 // any.
 func pageCall[T any](ctx context.Context, call func(context.Context) (*Page[T], error)) (*Page[T], error) {
-	var info response.Info
-	p, err := call(response.Capture(ctx, &info))
-	if outer := response.From(ctx); outer != nil {
+	var info apicall.Info
+	p, err := call(apicall.Capture(ctx, &info))
+	if outer := apicall.From(ctx); outer != nil {
 		*outer = info
 	}
 	if p != nil {

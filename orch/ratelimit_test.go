@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
-	"github.com/apitwin/apitwin/response"
 )
 
 // TestRateLimitReachedAndRecovered: the namespace's start limit is reached;
@@ -89,21 +89,21 @@ func TestClientLimitOptionsValidate(t *testing.T) {
 }
 
 // Two calls in flight at once each read the rate limit of their own answer
-// (response.Capture), over both transports: a start counts against its
+// (apicall.Capture), over both transports: a start counts against its
 // namespace, a cluster read against the cluster.
 func TestConcurrentCallsReadTheirOwnRateLimit(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, e *env) {
 		c := e.client(t)
-		var start, cluster response.Info
+		var start, cluster apicall.Info
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			if _, err := c.StartWorkflow(response.Capture(t.Context(), &start), "W", uid("q"), nil, nil); err != nil {
+			if _, err := c.StartWorkflow(apicall.Capture(t.Context(), &start), "W", uid("q"), nil, nil); err != nil {
 				t.Error(err)
 			}
 		})
 		wg.Go(func() {
-			if _, err := c.DescribeCluster(response.Capture(t.Context(), &cluster)); err != nil {
+			if _, err := c.DescribeCluster(apicall.Capture(t.Context(), &cluster)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -122,8 +122,8 @@ func TestPagesCarryTheirRateLimit(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, e *env) {
 		c := e.client(t)
-		var res response.Info
-		page, err := c.ListNamespaces(response.Capture(t.Context(), &res), nil)
+		var res apicall.Info
+		page, err := c.ListNamespaces(apicall.Capture(t.Context(), &res), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
@@ -17,7 +18,6 @@ import (
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/orch"
-	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -132,8 +132,8 @@ func TestEveryClientFollowsTheRules(t *testing.T) {
 				if err := s.fake.InjectFault(route, control.Fault{Status: tc.status, Times: tc.times}); err != nil {
 					t.Fatal(err)
 				}
-				var res response.Info
-				ctx := context.WithValue(response.Capture(t.Context(), &res), runKey{}, i)
+				var res apicall.Info
+				ctx := context.WithValue(apicall.Capture(t.Context(), &res), runKey{}, i)
 				err := call(ctx)
 				s.fake.ClearFaults()
 				if got := len(s.fake.RequestsTo(route)); got != tc.attempts {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
-	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -49,8 +49,8 @@ func TestDoReachesAnUnwrappedEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out struct{ Name string }
-	var res response.Info
-	if err := c.Do(response.Capture(t.Context(), &res), http.MethodGet, "/unwrapped", url.Values{"q": {"x"}}, nil, &out); err != nil {
+	var res apicall.Info
+	if err := c.Do(apicall.Capture(t.Context(), &res), http.MethodGet, "/unwrapped", url.Values{"q": {"x"}}, nil, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Name != "x" || calls.Load() != 2 {
@@ -87,11 +87,11 @@ func TestConcurrentCallsReadTheirOwnRateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var infos [2]response.Info
+	var infos [2]apicall.Info
 	errs := make(chan error, 2)
 	for i := range infos {
 		go func() {
-			errs <- c.Do(response.Capture(t.Context(), &infos[i]), http.MethodGet, "/version", url.Values{"n": {[]string{"11", "22"}[i]}}, nil, nil)
+			errs <- c.Do(apicall.Capture(t.Context(), &infos[i]), http.MethodGet, "/version", url.Values{"n": {[]string{"11", "22"}[i]}}, nil, nil)
 		}()
 	}
 	<-arrived

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apitwin/apitwin/response"
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -46,8 +46,8 @@ func TestKeysetPagination(t *testing.T) {
 	}
 
 	// One page at a time, descending, each page with its rate limit.
-	var res response.Info
-	page, err := tg.c.ListProjects(response.Capture(t.Context(), &res), &sourcehost.ListProjectsOptions{ListOptions: keyset})
+	var res apicall.Info
+	page, err := tg.c.ListProjects(apicall.Capture(t.Context(), &res), &sourcehost.ListProjectsOptions{ListOptions: keyset})
 	if err != nil {
 		t.Fatal(err)
 	}

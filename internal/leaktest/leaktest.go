@@ -6,7 +6,7 @@
 // is, JSON-escaped, URL-encoded in a query or a path), in every way a value
 // can be printed (NoSecretIn: Error(), %v, %+v, %#v, %s, slog's text and
 // JSON handlers), through every error a chain wraps (NoSecretInErr), and in
-// what an observe.Hook and a logger were given (Observed).
+// what an apicall.Hook and a logger were given (Observed).
 //
 // It also gives the failures through which a secret can come back: a
 // transport whose error quotes the request's headers (DumpingTransport), and
@@ -32,7 +32,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apitwin/apitwin/observe"
+	"github.com/apitwin/apitwin/apicall"
 )
 
 // SecretForms is a secret as it travels: as it is, JSON-escaped, Go-quoted
@@ -158,9 +158,9 @@ type Observed struct {
 	logs     bytes.Buffer
 }
 
-// Hook is an observe.Hook that keeps the error of every outcome.
-func (o *Observed) Hook(ctx context.Context, _ observe.Call) (context.Context, func(observe.Outcome)) {
-	return ctx, func(out observe.Outcome) {
+// Hook is an apicall.Hook that keeps the error of every outcome.
+func (o *Observed) Hook(ctx context.Context, _ apicall.Call) (context.Context, func(apicall.Outcome)) {
+	return ctx, func(out apicall.Outcome) {
 		o.mu.Lock()
 		o.outcomes = append(o.outcomes, out.Err)
 		o.mu.Unlock()

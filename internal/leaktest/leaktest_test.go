@@ -14,8 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/internal/leaktest"
-	"github.com/apitwin/apitwin/observe"
 )
 
 // secret is written another way by JSON, by a query and by a path.
@@ -148,8 +148,8 @@ func TestNoSecretInErr(t *testing.T) {
 func TestObserved(t *testing.T) {
 	t.Parallel()
 	outcome := func(o *leaktest.Observed, err error) {
-		_, done := o.Hook(context.Background(), observe.Call{})
-		done(observe.Outcome{Err: err})
+		_, done := o.Hook(context.Background(), apicall.Call{})
+		done(apicall.Outcome{Err: err})
 	}
 	var inHook leaktest.Observed
 	outcome(&inHook, hidden{errors.New("token " + secret)})

@@ -24,11 +24,10 @@ import (
 
 	"github.com/hashicorp/go-cleanhttp"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/version"
-	"github.com/apitwin/apitwin/observe"
-	"github.com/apitwin/apitwin/response"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -73,9 +72,9 @@ type Config struct {
 	Transient func(resp *http.Response) bool
 
 	// Hook sees each call start and end (tracing, metrics).
-	Hook observe.Hook
+	Hook apicall.Hook
 	// Transport wraps the HTTP transport.
-	Transport observe.Transport
+	Transport apicall.Transport
 
 	Retry      retry.Policy
 	Clock      clock.Clock
@@ -101,7 +100,7 @@ type Client struct {
 	log       *slog.Logger
 	clean     Cleaner
 	hc        *http.Client
-	hook      observe.Hook
+	hook      apicall.Hook
 
 	mu   sync.Mutex
 	last RateLimit
@@ -262,14 +261,14 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 		return Response{}, fmt.Errorf("%s: nil request", c.service)
 	}
 	if c.hook != nil {
-		var done func(observe.Outcome)
-		ctx, done = c.hook(ctx, observe.Call{Service: c.service, Operation: r.Method + " " + r.Path})
+		var done func(apicall.Outcome)
+		ctx, done = c.hook(ctx, apicall.Call{Service: c.service, Operation: r.Method + " " + r.Path})
 		defer func() {
 			retries := 0
 			if at, _ := ctx.Value(attemptKey{}).(*attempt); at != nil { // ctx as the call left it
 				retries = at.res.Retries
 			}
-			done(observe.Outcome{StatusCode: res.StatusCode, Retries: retries, Err: err})
+			done(apicall.Outcome{StatusCode: res.StatusCode, Retries: retries, Err: err})
 		}()
 	}
 	at := &attempt{method: r.Method, path: r.Path, idempotent: Idempotent(r.Method, r.Header), noRedirect: r.NoRedirect, secrets: r.Secrets}
@@ -337,11 +336,11 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 		}
 	})
 	at.res = rr
-	if into := response.From(ctx); into != nil {
-		*into = response.Info{Retries: rr.Retries}
+	if into := apicall.From(ctx); into != nil {
+		*into = apicall.Info{Retries: rr.Retries}
 		if resp != nil {
 			into.StatusCode, into.Header = resp.StatusCode, resp.Header
-			into.RateLimit, into.RequestID = ParseRateLimit(resp.Header, c.clock.Now()), response.RequestID(resp.Header)
+			into.RateLimit, into.RequestID = ParseRateLimit(resp.Header, c.clock.Now()), apicall.RequestID(resp.Header)
 		}
 	}
 	if err != nil && err != errRetryableAnswer {

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/internal/credential"
-	"github.com/apitwin/apitwin/ratelimit"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -239,7 +239,7 @@ func (s *Scrubber) Bytes(b []byte) []byte {
 // (%v, %+v, %#v) nor errors.As down its chain shows one.
 //
 // The package's own error types are cleaned by its ScrubError; a
-// *url.Error, *retry.Error or *ratelimit.Error that shows a secret, or
+// *url.Error, *retry.Error or *apicall.RateLimitError that shows a secret, or
 // wraps one that does, is copied clean (so a transport error stays a
 // *url.Error); any other such error is replaced by one of the cleaned text
 // that wraps the cleaned errors beneath it and answers errors.Is as the one
@@ -272,7 +272,7 @@ func (s *Scrubber) Error(err error) error {
 			return err
 		}
 		return &retry.Error{Retries: x.Retries, Reason: s.r.Replace(x.Reason), Err: inner}
-	case *ratelimit.Error:
+	case *apicall.RateLimitError:
 		inner := deeper.Error(x.Err)
 		if inner == x.Err && !s.shows(err) {
 			return err

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
-	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/retry"
 )
 
@@ -88,8 +88,8 @@ func WithInsecureSkipVerify() Option {
 	return func(c *Config) error { c.TLS.InsecureSkipVerify = true; return nil }
 }
 
-// WithHook makes h see each call start and end (see observe.Hook).
-func WithHook(h observe.Hook) Option {
+// WithHook makes h see each call start and end (see apicall.Hook).
+func WithHook(h apicall.Hook) Option {
 	return func(c *Config) error {
 		if h == nil {
 			return errors.New("nil hook")
@@ -99,8 +99,8 @@ func WithHook(h observe.Hook) Option {
 	}
 }
 
-// WithTransport wraps the HTTP transport with t (see observe.Transport).
-func WithTransport(t observe.Transport) Option {
+// WithTransport wraps the HTTP transport with t (see apicall.Transport).
+func WithTransport(t apicall.Transport) Option {
 	return func(c *Config) error {
 		if t == nil {
 			return errors.New("nil transport wrapper")

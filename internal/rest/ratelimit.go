@@ -4,21 +4,21 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/apitwin/apitwin/ratelimit"
+	"github.com/apitwin/apitwin/apicall"
 )
 
-// RateLimit is the public ratelimit.Status, as the REST core reads it.
-type RateLimit = ratelimit.Status
+// RateLimit is the public apicall.RateLimit, as the REST core reads it.
+type RateLimit = apicall.RateLimit
 
-// RateLimitError is the public ratelimit.Error.
-type RateLimitError = ratelimit.Error
+// RateLimitError is the public apicall.RateLimitError.
+type RateLimitError = apicall.RateLimitError
 
-// ParseRateLimit reads the rate-limit headers of a response (ratelimit.Parse).
-func ParseRateLimit(h http.Header, now time.Time) RateLimit { return ratelimit.Parse(h, now) }
+// ParseRateLimit reads the rate-limit headers of a response (apicall.ParseRateLimit).
+func ParseRateLimit(h http.Header, now time.Time) RateLimit { return apicall.ParseRateLimit(h, now) }
 
-// ParseRetryAfter reads a Retry-After value (ratelimit.ParseRetryAfter).
+// ParseRetryAfter reads a Retry-After value (apicall.ParseRetryAfter).
 func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	return ratelimit.ParseRetryAfter(v, now)
+	return apicall.ParseRetryAfter(v, now)
 }
 
 const hRetryAfter = "Retry-After"

@@ -12,16 +12,16 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/internal/rest"
-	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/retry"
 )
 
 // cookieClient is a client that sends the session cookie held in cookie
 // and whose every call fails with an error that quotes the whole request,
 // cookie included: what its secrets must be taken out of.
-func cookieClient(t *testing.T, cookie *atomic.Value, hook observe.Hook) *rest.Client {
+func cookieClient(t *testing.T, cookie *atomic.Value, hook apicall.Hook) *rest.Client {
 	t.Helper()
 	c, err := rest.New(rest.Config{
 		Service: "test", BaseURL: "http://example.invalid", Retry: retry.Policy{Disabled: true}, Hook: hook,
@@ -49,8 +49,8 @@ func TestSecretsLearnedLaterLeaveNoWrappedError(t *testing.T) {
 	cookie.Store("session-0000")
 	var mu sync.Mutex
 	var outcomes []error
-	hook := func(ctx context.Context, _ observe.Call) (context.Context, func(observe.Outcome)) {
-		return ctx, func(o observe.Outcome) { mu.Lock(); outcomes = append(outcomes, o.Err); mu.Unlock() }
+	hook := func(ctx context.Context, _ apicall.Call) (context.Context, func(apicall.Outcome)) {
+		return ctx, func(o apicall.Outcome) { mu.Lock(); outcomes = append(outcomes, o.Err); mu.Unlock() }
 	}
 	c := cookieClient(t, &cookie, hook)
 	const fresh = "session-Fr3sh/val+ue"

@@ -1,4 +1,4 @@
-package response_test
+package apicall_test
 
 import (
 	"context"
@@ -7,22 +7,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apitwin/apitwin/ratelimit"
-	"github.com/apitwin/apitwin/response"
+	"github.com/apitwin/apitwin/apicall"
 )
 
 func TestCaptureAndFrom(t *testing.T) {
 	t.Parallel()
-	if response.From(context.Background()) != nil {
+	if apicall.From(context.Background()) != nil {
 		t.Fatal("a context without a capture has one")
 	}
-	var info response.Info
-	ctx := response.Capture(context.Background(), &info)
-	if response.From(ctx) != &info {
+	var info apicall.Info
+	ctx := apicall.Capture(context.Background(), &info)
+	if apicall.From(ctx) != &info {
 		t.Fatal("From does not give the captured Info")
 	}
-	inner := response.Capture(ctx, new(response.Info))
-	if response.From(inner) == &info {
+	inner := apicall.Capture(ctx, new(apicall.Info))
+	if apicall.From(inner) == &info {
 		t.Fatal("an inner capture does not win")
 	}
 }
@@ -34,7 +33,7 @@ func TestRequestID(t *testing.T) {
 		{"X-Correlation-Id": {"b"}}:                        "b",
 		{}:                                                 "",
 	} {
-		if got := response.RequestID(*h); got != want {
+		if got := apicall.RequestID(*h); got != want {
 			t.Errorf("%v: %q, want %q", *h, got, want)
 		}
 	}
@@ -46,10 +45,10 @@ func TestRequestID(t *testing.T) {
 func TestInfoPrintsNoCredential(t *testing.T) {
 	t.Parallel()
 	const session = "sid=s3ss10n-value"
-	info := response.Info{
+	info := apicall.Info{
 		StatusCode: 200,
 		Header:     http.Header{"Set-Cookie": {session + "; Path=/"}, "X-Request-Id": {"req-7"}},
-		RateLimit:  ratelimit.Status{Limit: 60, Remaining: 59},
+		RateLimit:  apicall.RateLimit{Limit: 60, Remaining: 59},
 		RequestID:  "req-7",
 		Retries:    1,
 	}

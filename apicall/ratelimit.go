@@ -1,17 +1,4 @@
-// Package ratelimit holds what apitwin clients tell about rate limits: the
-// limit each response announced ([Status], read by [Parse] from the
-// X-RateLimit-*, RateLimit-* and Retry-After headers), and the error of a
-// call the server refused for its rate once the client stopped retrying
-// ([Error]).
-//
-// Every client gives the Status of each call's own response (and keeps the
-// last one seen); a refused call's error unwraps to *Error:
-//
-//	var rl *ratelimit.Error
-//	if errors.As(err, &rl) {
-//		fmt.Println("retry after", rl.RetryAfter, "; remaining", rl.RateLimit.Remaining)
-//	}
-package ratelimit
+package apicall
 
 import (
 	"fmt"
@@ -21,14 +8,15 @@ import (
 	"time"
 )
 
-// Status is what a response said about the caller's rate limit. Every
+// RateLimit is what a response said about the caller's rate limit. Every
 // apitwin client reads it from every response (over gRPC, from the header
-// metadata of the same names).
+// metadata of the same names), gives it in the call's [Info], and keeps
+// the last one seen (the clients' RateLimit method).
 //
 // Limit is zero when the response carried no limit header; Remaining and
 // Reset then mean nothing. RetryAfter is zero unless the response carried a
 // Retry-After header.
-type Status struct {
+type RateLimit struct {
 	Limit      int           // requests allowed in the current window
 	Remaining  int           // requests left in the current window
 	Reset      time.Time     // when the current window ends
@@ -37,7 +25,7 @@ type Status struct {
 }
 
 // Known reports whether the response carried any rate-limit header.
-func (r Status) Known() bool {
+func (r RateLimit) Known() bool {
 	return r.Limit > 0 || r.RetryAfter > 0 || !r.Reset.IsZero() || r.Scope != ""
 }
 
@@ -55,14 +43,14 @@ const (
 	epochSecondsFrom = 1_000_000_000 // a reset value this large is a Unix time, smaller is a delay
 )
 
-// Parse reads the rate-limit headers of a response: the
+// ParseRateLimit reads the rate-limit headers of a response: the
 // X-RateLimit-Limit/Remaining/Reset/Scope family, GitLab's
 // RateLimit-Limit/Remaining/Reset/ResetTime family (X- wins where both are
 // present), and Retry-After in seconds or as an HTTP date. now resolves the
 // relative forms. Malformed values are ignored, never an error: a header the
 // client cannot read must not fail a request that otherwise succeeded.
-func Parse(h http.Header, now time.Time) Status {
-	var rl Status
+func ParseRateLimit(h http.Header, now time.Time) RateLimit {
+	var rl RateLimit
 	rl.Limit = firstInt(h, hXLimit, hLimit)
 	rl.Remaining = firstInt(h, hXRemaining, hRemaining)
 	if v := first(h, hXScope); v != "" {
@@ -143,27 +131,29 @@ func firstInt(h http.Header, keys ...string) int {
 	return n
 }
 
-// Error is returned when a request was refused for its rate limit (429)
-// and the client did not, or could no longer, retry it. Each client package
-// exposes it under its own name (sourcehost.RateLimitError, …); it wraps the
-// package's own error, so errors.Is(err, <package>.ErrRateLimited) matches
-// it too.
-type Error struct {
-	// RateLimit holds the values of the last 429 answer.
-	RateLimit Status
-	// RetryAfter is how long to wait before trying again: the server's
-	// Retry-After, or the wait the client computed.
+// RateLimitError is the error of a call the server refused for its rate
+// (HTTP 429) once the client did not, or could no longer, retry it. Each
+// client package names it RateLimitError too (sourcehost.RateLimitError,
+// …); it wraps the client's own error, so errors.Is(err,
+// <package>.ErrRateLimited) matches it, and errors.As still reaches the
+// client's *Error.
+type RateLimitError struct {
+	// RateLimit holds the values of the last refusal.
+	RateLimit RateLimit
+	// RetryAfter is how long to wait before trying again: the wait the
+	// server asked for (Retry-After, the reset time, the service's own
+	// field), or the backoff the client's policy computed.
 	RetryAfter time.Duration
-	// Retries is how many times the request was sent again before giving up.
+	// Retries is how many times the call was sent again before giving up.
 	Retries int
 	// Reason says why the client stopped retrying, e.g. "gave up after 3
 	// retries" or "a wait of 1m0s would pass the context deadline".
 	Reason string
-	// Err is the package's error for the 429 answer.
+	// Err is the client's error for the last refusal.
 	Err error
 }
 
-func (e *Error) Error() string {
+func (e *RateLimitError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Err.Error())
 	fmt.Fprintf(&b, " (rate limited; retry after %v", e.RetryAfter)
@@ -178,4 +168,4 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+func (e *RateLimitError) Unwrap() error { return e.Err }

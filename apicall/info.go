@@ -1,16 +1,4 @@
-// Package response gives a caller what the answer to one of its calls
-// carried, whichever apitwin client made it: the status, the headers, the
-// rate limit, the request id, the retries. It is per call, not the last
-// response any goroutine saw, so concurrent calls each read their own:
-//
-//	var res response.Info
-//	project, err := client.GetProject(response.Capture(ctx, &res), sourcehost.ProjectID(7))
-//	fmt.Println(res.StatusCode, res.RateLimit.Remaining, res.RequestID)
-//
-// Info is filled for a successful call and for a call the server answered
-// with an error; a call that never got an answer leaves StatusCode 0. When
-// a call is retried, Info describes the last answer.
-package response
+package apicall
 
 import (
 	"context"
@@ -18,10 +6,12 @@ import (
 	"net/http"
 
 	"github.com/apitwin/apitwin/internal/credential"
-	"github.com/apitwin/apitwin/ratelimit"
 )
 
-// Info is what the answer to one call carried.
+// Info is what the answer to one call carried. It is filled for a
+// successful call and for a call the server answered with an error; a call
+// that never got an answer leaves StatusCode 0. When a call was retried,
+// Info describes the last answer.
 type Info struct {
 	// StatusCode is the HTTP status (over gRPC, the HTTP status of the
 	// answer's code: 200 for OK); 0 when no answer came.
@@ -29,9 +19,9 @@ type Info struct {
 	// Header holds the answer's headers (over gRPC, its header metadata).
 	Header http.Header
 	// RateLimit is what the answer said about the caller's rate limit.
-	RateLimit ratelimit.Status
+	RateLimit RateLimit
 	// RequestID is the id the server gave the request (X-Request-Id,
-	// X-Gitlab-Meta's correlation id, …), "" if none.
+	// X-Correlation-Id), "" if none.
 	RequestID string
 	// Retries is how many times the call was sent again before this answer.
 	Retries int
@@ -50,7 +40,7 @@ func (i Info) String() string {
 // GoString is Info as %#v prints a struct, with the same values hidden as
 // in String.
 func (i Info) GoString() string {
-	return fmt.Sprintf("response.Info{StatusCode:%d, Header:%#v, RateLimit:%#v, RequestID:%q, Retries:%d}",
+	return fmt.Sprintf("apicall.Info{StatusCode:%d, Header:%#v, RateLimit:%#v, RequestID:%q, Retries:%d}",
 		i.StatusCode, credential.RedactHeader(i.Header, credential.Redacted), i.RateLimit, i.RequestID, i.Retries)
 }
 

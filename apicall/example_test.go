@@ -1,4 +1,4 @@
-package observe_test
+package apicall_test
 
 import (
 	"context"
@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
-	"github.com/apitwin/apitwin/observe"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -19,8 +19,8 @@ import (
 // ends a span (see the package documentation for OpenTelemetry). Here it
 // prints what a span would record.
 func ExampleHook() {
-	hook := func(ctx context.Context, c observe.Call) (context.Context, func(observe.Outcome)) {
-		return ctx, func(o observe.Outcome) {
+	hook := func(ctx context.Context, c apicall.Call) (context.Context, func(apicall.Outcome)) {
+		return ctx, func(o apicall.Outcome) {
 			fmt.Printf("%s %s: status %d, code %q, retries %d, error %v\n", c.Service, c.Operation, o.StatusCode, o.Code, o.Retries, o.Err != nil)
 		}
 	}
