@@ -274,8 +274,8 @@ func collectKeys(n *yaml.Node, prefix string, out map[int][]keyAt) {
 }
 
 // check fills the program's defaults and checks its keys; the gateway's
-// own keys are checked by mcp.NewGateway. source names, for keys set from
-// the environment or a flag, where the value came from.
+// own keys are checked by mcp.Config.Validate. source names, for keys
+// set from the environment or a flag, where the value came from.
 func (s *settings) check(source map[string]string) error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -378,16 +378,40 @@ func (s *settings) check(source map[string]string) error {
 	if s.path == healthzPath || s.path == readyzPath {
 		bad("path", "%q is the program's own probe; the gateway needs another path", s.path)
 	}
-	// The gateway's keys, checked by the gateway itself (it names them).
-	if _, err := mcp.NewGateway(s.Gateway); err != nil {
-		for line := range strings.SplitSeq(strings.TrimPrefix(err.Error(), "mcp: config: "), "\n") {
-			if key, msg, ok := strings.Cut(line, ": "); ok && source[key] != "" {
-				line = key + " (from " + source[key] + "): " + msg
-			}
-			errs = append(errs, errors.New(line))
+	// The gateway's keys, checked by the gateway itself: each wrong one is
+	// a *mcp.ConfigError naming it, read as such, not from the text.
+	if err := s.Gateway.Validate(); err != nil {
+		wrong := configErrors(err)
+		for _, e := range wrong {
+			bad(e.Key, "%s", e.Problem)
+		}
+		if len(wrong) == 0 { // not one the gateway documents: shown as it is
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// configErrors is every *mcp.ConfigError in err's tree, in order:
+// Validate joins one per wrong key.
+func configErrors(err error) []*mcp.ConfigError {
+	var out []*mcp.ConfigError
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case nil:
+		case *mcp.ConfigError:
+			out = append(out, e)
+		case interface{ Unwrap() []error }:
+			for _, inner := range e.Unwrap() {
+				walk(inner)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	walk(err)
+	return out
 }
 
 // checkHostPort accepts what net.Listen takes for TCP: host:port with a

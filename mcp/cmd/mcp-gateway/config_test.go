@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apitwin/apitwin/mcp"
 )
 
 // writeFile writes content to a new file in the test's directory and
@@ -219,6 +221,41 @@ func TestInvalidConfigurationNamesTheKey(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The gateway's wrong keys are reported from the *mcp.ConfigError
+// values its Validate returns, not read back from its error's text: each
+// is one line, its key (with where its value came from) and its problem,
+// whatever the gateway's own message wraps them in.
+func TestGatewayKeysReportedFromConfigErrors(t *testing.T) {
+	t.Parallel()
+	file := "path: mcp\nrate_limit:\n  burst: -1\nsecurity:\n  trusted_proxies: [0.0.0.0/0, nope]\n"
+	cfg := mcp.Config{Upstream: "git.example", Path: "mcp"}
+	cfg.RateLimit.Burst = -1
+	cfg.Security.TrustedProxies = []string{"0.0.0.0/0", "nope"}
+	wrong := configErrors(cfg.Validate())
+	if len(wrong) < 4 {
+		t.Fatalf("Validate named %d keys, want upstream, path, trusted_proxies twice, rate_limit: %v", len(wrong), cfg.Validate())
+	}
+	var errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-config", writeFile(t, "gateway.yaml", file)}, env(envUpstream, "git.example"), io.Discard, &errOut); code != 2 {
+		t.Fatalf("exit code %d, want 2", code)
+	}
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(errOut.String()), "\n")[1:] {
+		lines = append(lines, strings.TrimSpace(line))
+	}
+	var want []string
+	for _, e := range wrong {
+		key := e.Key
+		if key == "upstream" {
+			key += " (from " + envUpstream + ")"
+		}
+		want = append(want, key+": "+e.Problem)
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("reported:\n%s\nwant the gateway's ConfigErrors:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
 
