@@ -140,14 +140,14 @@ func notesOf(kind string, fn func(c *call, kind string) fakekit.Answer) func(c *
 // what InjectFault and RequestsTo take.
 var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	rt := fakekit.NewRoutes[*Server]()
-	if err := fakekit.RegisterTable(rt, apitable.Sourcehost(), handlers, func(_ apitable.Endpoint, h route) func(*Server, http.ResponseWriter, *http.Request) {
-		return func(s *Server, w http.ResponseWriter, r *http.Request) {
+	if err := fakekit.RegisterTable(apitable.Sourcehost(), handlers, func(_ apitable.Endpoint, pattern string, h route) {
+		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) {
 			var prep func(*params)
 			if h.prep != nil {
 				prep = func(p *params) { h.prep(s, p) }
 			}
 			s.serve(w, r, h.need, prep, h.fn)
-		}
+		})
 	}); err != nil {
 		panic(fmt.Sprintf("sourcehostfake: %v", err)) // the table and the handlers are compiled in; every test catches this
 	}

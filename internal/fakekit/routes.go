@@ -15,12 +15,20 @@ import (
 // (the owner) the request was sent to.
 type Routes[T any] struct {
 	mux *http.ServeMux
+	// aside holds the patterns ServeMux cannot hold beside mux's (two
+	// patterns a request matches equally well conflict): a request goes
+	// there only when mux has no route for it. hasAside spares the tables
+	// without any a second match per request.
+	aside    *http.ServeMux
+	hasAside bool
 }
 
 type ownerKey struct{}
 
 // NewRoutes returns an empty table for owners of type T.
-func NewRoutes[T any]() *Routes[T] { return &Routes[T]{mux: http.NewServeMux()} }
+func NewRoutes[T any]() *Routes[T] {
+	return &Routes[T]{mux: http.NewServeMux(), aside: http.NewServeMux()}
+}
 
 // Handle registers a route in http.ServeMux pattern syntax
 // ("POST /api/v4/projects/{id}/issues").
@@ -28,6 +36,37 @@ func (rt *Routes[T]) Handle(pattern string, h func(owner T, w http.ResponseWrite
 	rt.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		h(ownerOf[T](r), w, r)
 	})
+}
+
+// HandleAside registers a route whose pattern conflicts with others of the
+// table ("POST /invoices/createfromorder/{orderid}" beside
+// "POST /invoices/{id}/validate"): it serves the requests no other route
+// matches.
+func (rt *Routes[T]) HandleAside(pattern string, h func(owner T, w http.ResponseWriter, r *http.Request)) {
+	rt.hasAside = true
+	rt.aside.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		h(ownerOf[T](r), w, r)
+	})
+}
+
+// serving returns the mux that serves r: aside only when it has a route
+// for r and mux has none (the NotFound handler's pattern is "/"). That
+// mux's own ServeHTTP must serve the request: it sets the path values.
+func (rt *Routes[T]) serving(r *http.Request) *http.ServeMux {
+	if rt.hasAside {
+		if _, ap := rt.aside.Handler(r); ap != "" {
+			if _, p := rt.mux.Handler(r); p == "" || p == "/" {
+				return rt.aside
+			}
+		}
+	}
+	return rt.mux
+}
+
+// pattern is the pattern r is routed by, "" if none.
+func (rt *Routes[T]) pattern(r *http.Request) string {
+	_, p := rt.serving(r).Handler(r)
+	return p
 }
 
 // NotFound registers the handler for requests no route matches.
@@ -45,7 +84,7 @@ func (rt *Routes[T]) Allowed(r *http.Request) []string {
 		}
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := rt.mux.Handler(probe); pattern != "" && pattern != "/" {
+		if pattern := rt.pattern(probe); pattern != "" && pattern != "/" {
 			out = append(out, m)
 		}
 	}
@@ -71,12 +110,13 @@ type boundRoutes[T any] struct {
 // request's Exchange when it came through a Kit (no copy of the request for
 // a second context), else in a context of its own.
 func (b *boundRoutes[T]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	mux := b.rt.serving(r)
 	if x := ExchangeFrom(r.Context()); x != nil {
 		x.owner = b.owner
-		b.rt.mux.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r)
 		return
 	}
-	b.rt.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, b.owner)))
+	mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, b.owner)))
 }
 
 // ownerOf is the owner boundRoutes.ServeHTTP gave r.
@@ -88,17 +128,15 @@ func ownerOf[T any](r *http.Request) T {
 }
 
 func (b *boundRoutes[T]) Match(r *http.Request) string {
-	_, pattern := b.rt.mux.Handler(r)
-	return pattern
+	return b.rt.pattern(r)
 }
 
-// RegisterTable registers a route for each row of an endpoint table: the
-// handler that handlers binds to the row's Handler name, made into a route
-// by serve (nil: the fake serves the row another way, as from its
-// NotFound handler when ServeMux cannot hold the pattern). It fails when a
-// row has no handler or a handler serves no row, so that the table, the
-// fake and the client cannot drift apart.
-func RegisterTable[T, H any](rt *Routes[T], t *apitable.Table, handlers map[string]H, serve func(apitable.Endpoint, H) func(T, http.ResponseWriter, *http.Request)) error {
+// RegisterTable registers a fake's routes from an endpoint table: for each
+// row, register gets the row's pattern and the handler that handlers binds
+// to the row's Handler name. It fails when a row has no handler or a
+// handler serves no row, so that the table, the fake and the client cannot
+// drift apart.
+func RegisterTable[H any](t *apitable.Table, handlers map[string]H, register func(e apitable.Endpoint, pattern string, h H)) error {
 	used := map[string]bool{}
 	var missing []string
 	for _, e := range t.Endpoints {
@@ -108,9 +146,7 @@ func RegisterTable[T, H any](rt *Routes[T], t *apitable.Table, handlers map[stri
 			continue
 		}
 		used[e.Handler] = true
-		if fn := serve(e, h); fn != nil {
-			rt.Handle(t.Pattern(e), fn)
-		}
+		register(e, t.Pattern(e), h)
 	}
 	var unused []string
 	for name := range handlers {
