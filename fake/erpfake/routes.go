@@ -1,14 +1,16 @@
 package erpfake
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 
+	"github.com/apitwin/apitwin/internal/apitable"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// apiRoot is where the REST API lives.
+// apiRoot is where the REST API lives (apitable.ERP's Root).
 const apiRoot = "/api/index.php"
 
 // routeSet is the fake's route table and the description of its API that
@@ -73,90 +75,139 @@ func listParams(extra ...param) []param {
 	}, extra...)
 }
 
-// routeTable is every route the fake serves, built once and shared by all
-// instances. Its patterns are what InjectFault and RequestsTo take.
+// endpoint is how the fake serves one endpoint of the ERP's REST API, and
+// how its explorer describes it.
+type endpoint struct {
+	summary string
+	params  []param
+	op      operation
+	// opOf is the operation of a request, for the rows that read the
+	// path before the operation is made.
+	opOf func(*http.Request) operation
+	// explorer: the row is one of the explorer's paths (served by
+	// serveExplorer, described by nothing); aside: its pattern conflicts
+	// with others (Routes.HandleAside).
+	explorer, aside bool
+}
+
+// apiHandlers binds each row of the ERP's endpoint table (apitable.ERP,
+// where the paths are) to its operation, by the row's Handler name.
+var apiHandlers = func() map[string]endpoint {
+	thirdpartyIDs := param{name: "thirdparty_ids", in: "query", typ: "string", description: "Third party ids, comma-separated"}
+	lineID := param{name: "lineid", in: "path", typ: "integer", required: true, description: "Id of the line"}
+	return map[string]endpoint{
+		"listUsers":  {summary: "List users", params: listParams(), op: listOp(users, func(st *state) []*user { return st.users })},
+		"getUser":    {summary: "Get a user", params: []param{idParam}, op: byPath(getUser)},
+		"createUser": {summary: "Create a user (login required)", params: []param{bodyParam}, op: createUser},
+		"updateUser": {summary: "Update a user", params: []param{idParam, bodyParam}, op: updateUser},
+		"deleteUser": {summary: "Delete a user", params: []param{idParam}, op: byPath(deleteUser)},
+
+		"listThirdparties": {summary: "List third parties", params: listParams(param{name: "mode", in: "query", typ: "integer",
+			description: "1 customers, 2 prospects, 3 neither, 4 suppliers"}), op: listThirdparties},
+		"getThirdparty":    {summary: "Get a third party", params: []param{idParam}, op: byPath(getThirdparty)},
+		"createThirdparty": {summary: "Create a third party (name required)", params: []param{bodyParam}, op: createThirdparty},
+		"updateThirdparty": {summary: "Update a third party", params: []param{idParam, bodyParam}, op: updateThirdparty},
+		"deleteThirdparty": {summary: "Delete a third party that no invoice or order names (its contacts go with it)", params: []param{idParam},
+			op: byPath(deleteThirdparty)},
+
+		"listContacts":  {summary: "List contacts", params: listParams(thirdpartyIDs), op: listContacts},
+		"getContact":    {summary: "Get a contact", params: []param{idParam}, op: byPath(getContact)},
+		"createContact": {summary: "Create a contact (lastname required; socid names its third party)", params: []param{bodyParam}, op: createContact},
+		"updateContact": {summary: "Update a contact", params: []param{idParam, bodyParam}, op: updateContact},
+		"deleteContact": {summary: "Delete a contact", params: []param{idParam}, op: byPath(deleteContact)},
+
+		"listProducts": {summary: "List products", params: listParams(param{name: "mode", in: "query", typ: "integer",
+			description: "1 products only, 2 services only"}), op: listProducts},
+		"getProduct":    {summary: "Get a product", params: []param{idParam}, op: byPath(getProduct)},
+		"createProduct": {summary: "Create a product (ref, unique, and label required)", params: []param{bodyParam}, op: createProduct},
+		"updateProduct": {summary: "Update a product", params: []param{idParam, bodyParam}, op: updateProduct},
+		"deleteProduct": {summary: "Delete a product that no line uses", params: []param{idParam}, op: byPath(deleteProduct)},
+
+		"listInvoices": {summary: "List invoices", params: listParams(thirdpartyIDs, param{name: "status", in: "query", typ: "string",
+			description: "draft, unpaid, paid or cancelled"}), op: listInvoices},
+		"getInvoice":       {summary: "Get an invoice", params: []param{idParam}, op: byPath(getInvoice)},
+		"createInvoice":    {summary: "Create a draft invoice (socid, type, lines)", params: []param{bodyParam}, op: createInvoice},
+		"validateInvoice":  {summary: "Validate a draft invoice: it gets its final ref", params: []param{idParam, bodyParam}, op: byPath(validateInvoice)},
+		"updateInvoice":    {summary: "Update an invoice (ref_client, notes, dates)", params: []param{idParam, bodyParam}, op: updateInvoice},
+		"deleteInvoice":    {summary: "Delete a draft invoice", params: []param{idParam}, op: byPath(deleteInvoice)},
+		"listInvoiceLines": {summary: "List the lines of an invoice", params: []param{idParam}, op: listLines(findInvoiceDoc)},
+		"addInvoiceLine": {summary: "Add a line to a draft invoice; answers the line's id", params: []param{idParam, bodyParam},
+			op: addLine(findInvoiceDoc)},
+		"updateInvoiceLine": {summary: "Change a line of a draft invoice (every value is set)", params: []param{idParam, lineID, bodyParam},
+			op: updateLine(findInvoiceDoc, getInvoice)},
+		"deleteInvoiceLine": {summary: "Delete a line of a draft invoice", params: []param{idParam, lineID},
+			op: deleteLine(findInvoiceDoc, getInvoice)},
+		"listInvoicePayments": {summary: "List the payments of an invoice", params: []param{idParam}, op: byPath(listPayments)},
+		"addInvoicePayment": {summary: "Pay what remains to pay on an invoice (paymentid, closepaidinvoices, datepaye)",
+			params: []param{idParam, bodyParam}, op: addPayment},
+		"setInvoicePaid": {summary: "Classify a validated invoice paid (close_code, close_note when payments do not cover it)",
+			params: []param{idParam, bodyParam}, op: setPaid},
+		"setInvoiceUnpaid": {summary: "Classify a paid invoice unpaid again", params: []param{idParam}, op: byPath(setUnpaid)},
+		"payInvoices": {summary: "One payment of several invoices (arrayofamounts, paymentid, closepaidinvoices)",
+			params: []param{bodyParam}, op: addDistributedPayment},
+		"createInvoiceFromOrder": {summary: "Create a draft invoice from an order",
+			params: []param{{name: "orderid", in: "path", typ: "integer", required: true, description: "Id of the order"}},
+			opOf:   func(r *http.Request) operation { return createInvoiceFromOrder(r.PathValue("orderid")) }, aside: true},
+
+		"listOrders":     {summary: "List orders", params: listParams(thirdpartyIDs), op: listOrders},
+		"getOrder":       {summary: "Get an order", params: []param{idParam}, op: byPath(getOrder)},
+		"createOrder":    {summary: "Create a draft order (socid, lines)", params: []param{bodyParam}, op: createOrder},
+		"validateOrder":  {summary: "Validate a draft order: it gets its final ref", params: []param{idParam, bodyParam}, op: byPath(validateOrder)},
+		"closeOrder":     {summary: "Close a validated order", params: []param{idParam, bodyParam}, op: byPath(closeOrder)},
+		"reopenOrder":    {summary: "Reopen a closed order (validated again); answers 1", params: []param{idParam}, op: byPath(reopenOrder)},
+		"updateOrder":    {summary: "Update an order (ref_client, notes, dates)", params: []param{idParam, bodyParam}, op: updateOrder},
+		"deleteOrder":    {summary: "Delete an order", params: []param{idParam}, op: byPath(deleteOrder)},
+		"listOrderLines": {summary: "List the lines of an order", params: []param{idParam}, op: listLines(findOrderDoc)},
+		"addOrderLine": {summary: "Add a line to a draft order; answers the line's id", params: []param{idParam, bodyParam},
+			op: addLine(findOrderDoc)},
+		"updateOrderLine": {summary: "Change a line of a draft order (every value is set)", params: []param{idParam, lineID, bodyParam},
+			op: updateLine(findOrderDoc, getOrder)},
+		"deleteOrderLine": {summary: "Delete a line of a draft order", params: []param{idParam, lineID}, op: deleteLine(findOrderDoc, getOrder)},
+
+		"explorerSpec":      {explorer: true},
+		"explorerPage":      {explorer: true},
+		"explorerPageSlash": {explorer: true},
+	}
+}()
+
+// webHandlers binds each row of the ERP's web table (apitable.ERPWeb) to
+// its handler.
+var webHandlers = map[string]func(s *Server, w http.ResponseWriter, r *http.Request){
+	"webRoot":   (*Server).servePage,
+	"loginPage": (*Server).servePage,
+	"login":     (*Server).serveLogin,
+}
+
+// routeTable is every route the fake serves, registered from the endpoint
+// tables, built once and shared by all instances. Its patterns are what
+// InjectFault and RequestsTo take.
 var routeTable = sync.OnceValue(func() *routeSet {
 	set := &routeSet{routes: fakekit.NewRoutes[*Server]()}
 	rt := set.routes
-	api := func(method, path, summary string, params []param, op operation) {
-		set.ops = append(set.ops, apiOp{method: method, path: path, summary: summary, params: params})
-		rt.Handle(method+" "+apiRoot+path, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, op) })
+	api := apitable.ERP()
+	for _, e := range api.Endpoints {
+		if h := apiHandlers[e.Handler]; !h.explorer {
+			set.ops = append(set.ops, apiOp{method: e.Method, path: e.Path, summary: h.summary, params: h.params})
+		}
 	}
-
-	api("GET", "/users", "List users", listParams(), listOp(users, func(st *state) []*user { return st.users }))
-	api("GET", "/users/{id}", "Get a user", []param{idParam}, byPath(getUser))
-	api("POST", "/users", "Create a user (login required)", []param{bodyParam}, createUser)
-	api("PUT", "/users/{id}", "Update a user", []param{idParam, bodyParam}, updateUser)
-	api("DELETE", "/users/{id}", "Delete a user", []param{idParam}, byPath(deleteUser))
-
-	api("GET", "/thirdparties", "List third parties", listParams(param{name: "mode", in: "query", typ: "integer",
-		description: "1 customers, 2 prospects, 3 neither, 4 suppliers"}), listThirdparties)
-	api("GET", "/thirdparties/{id}", "Get a third party", []param{idParam}, byPath(getThirdparty))
-	api("POST", "/thirdparties", "Create a third party (name required)", []param{bodyParam}, createThirdparty)
-	api("PUT", "/thirdparties/{id}", "Update a third party", []param{idParam, bodyParam}, updateThirdparty)
-	api("DELETE", "/thirdparties/{id}", "Delete a third party that no invoice or order names (its contacts go with it)", []param{idParam}, byPath(deleteThirdparty))
-
-	api("GET", "/contacts", "List contacts", listParams(param{name: "thirdparty_ids", in: "query", typ: "string",
-		description: "Third party ids, comma-separated"}), listContacts)
-	api("GET", "/contacts/{id}", "Get a contact", []param{idParam}, byPath(getContact))
-	api("POST", "/contacts", "Create a contact (lastname required; socid names its third party)", []param{bodyParam}, createContact)
-	api("PUT", "/contacts/{id}", "Update a contact", []param{idParam, bodyParam}, updateContact)
-	api("DELETE", "/contacts/{id}", "Delete a contact", []param{idParam}, byPath(deleteContact))
-
-	api("GET", "/products", "List products", listParams(param{name: "mode", in: "query", typ: "integer",
-		description: "1 products only, 2 services only"}), listProducts)
-	api("GET", "/products/{id}", "Get a product", []param{idParam}, byPath(getProduct))
-	api("POST", "/products", "Create a product (ref, unique, and label required)", []param{bodyParam}, createProduct)
-	api("PUT", "/products/{id}", "Update a product", []param{idParam, bodyParam}, updateProduct)
-	api("DELETE", "/products/{id}", "Delete a product that no line uses", []param{idParam}, byPath(deleteProduct))
-
-	thirdpartyIDs := param{name: "thirdparty_ids", in: "query", typ: "string", description: "Third party ids, comma-separated"}
-	api("GET", "/invoices", "List invoices", listParams(thirdpartyIDs, param{name: "status", in: "query", typ: "string",
-		description: "draft, unpaid, paid or cancelled"}), listInvoices)
-	api("GET", "/invoices/{id}", "Get an invoice", []param{idParam}, byPath(getInvoice))
-	api("POST", "/invoices", "Create a draft invoice (socid, type, lines)", []param{bodyParam}, createInvoice)
-	api("POST", "/invoices/{id}/validate", "Validate a draft invoice: it gets its final ref", []param{idParam, bodyParam}, byPath(validateInvoice))
-	api("PUT", "/invoices/{id}", "Update an invoice (ref_client, notes, dates)", []param{idParam, bodyParam}, updateInvoice)
-	api("DELETE", "/invoices/{id}", "Delete a draft invoice", []param{idParam}, byPath(deleteInvoice))
-	lineID := param{name: "lineid", in: "path", typ: "integer", required: true, description: "Id of the line"}
-	api("GET", "/invoices/{id}/lines", "List the lines of an invoice", []param{idParam}, listLines(findInvoiceDoc))
-	api("POST", "/invoices/{id}/lines", "Add a line to a draft invoice; answers the line's id", []param{idParam, bodyParam}, addLine(findInvoiceDoc))
-	api("PUT", "/invoices/{id}/lines/{lineid}", "Change a line of a draft invoice (every value is set)", []param{idParam, lineID, bodyParam},
-		updateLine(findInvoiceDoc, getInvoice))
-	api("DELETE", "/invoices/{id}/lines/{lineid}", "Delete a line of a draft invoice", []param{idParam, lineID}, deleteLine(findInvoiceDoc, getInvoice))
-	api("GET", "/invoices/{id}/payments", "List the payments of an invoice", []param{idParam}, byPath(listPayments))
-	api("POST", "/invoices/{id}/payments", "Pay what remains to pay on an invoice (paymentid, closepaidinvoices, datepaye)",
-		[]param{idParam, bodyParam}, addPayment)
-	api("POST", "/invoices/{id}/settopaid", "Classify a validated invoice paid (close_code, close_note when payments do not cover it)",
-		[]param{idParam, bodyParam}, setPaid)
-	api("POST", "/invoices/{id}/settounpaid", "Classify a paid invoice unpaid again", []param{idParam}, byPath(setUnpaid))
-	api("POST", "/invoices/paymentsdistributed", "One payment of several invoices (arrayofamounts, paymentid, closepaidinvoices)",
-		[]param{bodyParam}, addDistributedPayment)
-	set.ops = append(set.ops, apiOp{method: "POST", path: "/invoices/createfromorder/{orderid}",
-		summary: "Create a draft invoice from an order", params: []param{{name: "orderid", in: "path", typ: "integer", required: true, description: "Id of the order"}}})
-
-	api("GET", "/orders", "List orders", listParams(thirdpartyIDs), listOrders)
-	api("GET", "/orders/{id}", "Get an order", []param{idParam}, byPath(getOrder))
-	api("POST", "/orders", "Create a draft order (socid, lines)", []param{bodyParam}, createOrder)
-	api("POST", "/orders/{id}/validate", "Validate a draft order: it gets its final ref", []param{idParam, bodyParam}, byPath(validateOrder))
-	api("POST", "/orders/{id}/close", "Close a validated order", []param{idParam, bodyParam}, byPath(closeOrder))
-	api("POST", "/orders/{id}/reopen", "Reopen a closed order (validated again); answers 1", []param{idParam}, byPath(reopenOrder))
-	api("PUT", "/orders/{id}", "Update an order (ref_client, notes, dates)", []param{idParam, bodyParam}, updateOrder)
-	api("DELETE", "/orders/{id}", "Delete an order", []param{idParam}, byPath(deleteOrder))
-	api("GET", "/orders/{id}/lines", "List the lines of an order", []param{idParam}, listLines(findOrderDoc))
-	api("POST", "/orders/{id}/lines", "Add a line to a draft order; answers the line's id", []param{idParam, bodyParam}, addLine(findOrderDoc))
-	api("PUT", "/orders/{id}/lines/{lineid}", "Change a line of a draft order (every value is set)", []param{idParam, lineID, bodyParam},
-		updateLine(findOrderDoc, getOrder))
-	api("DELETE", "/orders/{id}/lines/{lineid}", "Delete a line of a draft order", []param{idParam, lineID}, deleteLine(findOrderDoc, getOrder))
-
-	explorer := func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorer(w, r, set.ops) }
-	rt.Handle("GET "+apiRoot+"/explorer", explorer)
-	rt.Handle("GET "+apiRoot+"/explorer/{$}", explorer)
-	rt.Handle("GET "+apiRoot+"/explorer/swagger.json", explorer)
-
-	rt.Handle("GET /{$}", func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePage(w, r) })
-	rt.Handle("GET /index.php", func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePage(w, r) })
-	rt.Handle("POST /index.php", func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveLogin(w, r) })
+	err := fakekit.RegisterTable(api, apiHandlers, func(_ apitable.Endpoint, pattern string, h endpoint) {
+		switch {
+		case h.explorer:
+			rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorer(w, r, set.ops) })
+		case h.aside:
+			rt.HandleAside(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, h.opOf(r)) })
+		default:
+			rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, h.op) })
+		}
+	})
+	if err == nil {
+		err = fakekit.RegisterTable(apitable.ERPWeb(), webHandlers, func(_ apitable.Endpoint, pattern string, h func(*Server, http.ResponseWriter, *http.Request)) {
+			rt.Handle(pattern, h)
+		})
+	}
+	if err != nil {
+		panic(fmt.Sprintf("erpfake: %v", err)) // the tables and the handlers are compiled in; every test catches this
+	}
 
 	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != apiRoot && !strings.HasPrefix(r.URL.Path, apiRoot+"/") {
@@ -165,10 +216,6 @@ var routeTable = sync.OnceValue(func() *routeSet {
 		}
 		if !s.APIEnabled() {
 			fakekit.WriteAnswer(w, moduleOff())
-			return
-		}
-		if orderID, ok := strings.CutPrefix(r.URL.Path, apiRoot+"/invoices/createfromorder/"); ok && r.Method == http.MethodPost && !strings.Contains(orderID, "/") {
-			s.serve(w, r, createInvoiceFromOrder(orderID))
 			return
 		}
 		if !set.knownAPI(r.URL.Path) {
