@@ -80,9 +80,12 @@ func (d *APIDescription) Has(method, path string) bool {
 	return ok
 }
 
-// DescribeAPI fetches the API description the explorer publishes
-// ({root}/api/index.php/explorer/swagger.json; the explorer page itself is
-// for browsers).
+// DescribeAPI fetches the API description the explorer publishes (the
+// explorer's page itself is for browsers).
+//
+// ERP API: [GET /explorer/swagger.json]
+//
+// [GET /explorer/swagger.json]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/api/index.php
 func (c *Client) DescribeAPI(ctx context.Context) (*APIDescription, error) {
 	var raw bytes.Buffer
 	if _, err := c.call(ctx, &rest.Request{Method: http.MethodGet, Path: "/explorer/swagger.json"}, &raw); err != nil {

@@ -172,12 +172,20 @@ func (c *Client) addLine(ctx context.Context, doc string, id ID, req *LineReques
 // AddInvoiceLine adds a line to a draft invoice and returns the new line's
 // id. A validated invoice's lines cannot change: the ERP refuses with 400
 // ErrBadRequest.
+//
+// ERP API: [POST /invoices/{id}/lines]
+//
+// [POST /invoices/{id}/lines]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) AddInvoiceLine(ctx context.Context, invoiceID ID, req *LineRequest) (ID, error) {
 	return c.addLine(ctx, "/invoices/", invoiceID, req)
 }
 
 // UpdateInvoiceLine sets a line of a draft invoice and returns the invoice.
 // The ERP answers a validated invoice's line with 304, ErrNothingDone.
+//
+// ERP API: [PUT /invoices/{id}/lines/{lineid}]
+//
+// [PUT /invoices/{id}/lines/{lineid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) UpdateInvoiceLine(ctx context.Context, invoiceID, lineID ID, req *UpdateLineRequest) (*Invoice, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateInvoiceLine needs a request")
@@ -187,17 +195,29 @@ func (c *Client) UpdateInvoiceLine(ctx context.Context, invoiceID, lineID ID, re
 
 // DeleteInvoiceLine deletes a line of a draft invoice and returns the
 // invoice. A validated invoice's line is refused with 405.
+//
+// ERP API: [DELETE /invoices/{id}/lines/{lineid}]
+//
+// [DELETE /invoices/{id}/lines/{lineid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) DeleteInvoiceLine(ctx context.Context, invoiceID, lineID ID) (*Invoice, error) {
 	return do[Invoice](ctx, c, http.MethodDelete, "/invoices/"+invoiceID.String()+"/lines/"+lineID.String(), nil, nil)
 }
 
 // AddOrderLine adds a line to a draft order and returns the new line's id.
 // A validated order's lines cannot change (ErrBadRequest).
+//
+// ERP API: [POST /orders/{id}/lines]
+//
+// [POST /orders/{id}/lines]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
 func (c *Client) AddOrderLine(ctx context.Context, orderID ID, req *LineRequest) (ID, error) {
 	return c.addLine(ctx, "/orders/", orderID, req)
 }
 
 // UpdateOrderLine sets a line of a draft order and returns the order.
+//
+// ERP API: [PUT /orders/{id}/lines/{lineid}]
+//
+// [PUT /orders/{id}/lines/{lineid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
 func (c *Client) UpdateOrderLine(ctx context.Context, orderID, lineID ID, req *UpdateLineRequest) (*Order, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateOrderLine needs a request")
@@ -207,6 +227,10 @@ func (c *Client) UpdateOrderLine(ctx context.Context, orderID, lineID ID, req *U
 
 // DeleteOrderLine deletes a line of a draft order and returns the order. A
 // validated order's line is refused with 405.
+//
+// ERP API: [DELETE /orders/{id}/lines/{lineid}]
+//
+// [DELETE /orders/{id}/lines/{lineid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
 func (c *Client) DeleteOrderLine(ctx context.Context, orderID, lineID ID) (*Order, error) {
 	return do[Order](ctx, c, http.MethodDelete, "/orders/"+orderID.String()+"/lines/"+lineID.String(), nil, nil)
 }
@@ -220,13 +244,21 @@ func (c *Client) lines(ctx context.Context, doc string, id ID) ([]Line, error) {
 	return out, nil
 }
 
-// ListInvoiceLines returns the lines of an invoice (GET
-// /invoices/{id}/lines), without the rest of the invoice.
+// ListInvoiceLines returns the lines of an invoice, without the rest of
+// the invoice.
+//
+// ERP API: [GET /invoices/{id}/lines]
+//
+// [GET /invoices/{id}/lines]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) ListInvoiceLines(ctx context.Context, invoiceID ID) ([]Line, error) {
 	return c.lines(ctx, "/invoices/", invoiceID)
 }
 
-// ListOrderLines returns the lines of an order (GET /orders/{id}/lines).
+// ListOrderLines returns the lines of an order.
+//
+// ERP API: [GET /orders/{id}/lines]
+//
+// [GET /orders/{id}/lines]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
 func (c *Client) ListOrderLines(ctx context.Context, orderID ID) ([]Line, error) {
 	return c.lines(ctx, "/orders/", orderID)
 }

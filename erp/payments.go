@@ -90,9 +90,13 @@ func (r *PaymentRequest) body() (map[string]any, error) {
 }
 
 // AddInvoicePayment records a payment of what remains to pay on a
-// validated invoice (POST /invoices/{id}/payments) and returns the
-// payment's id. With ClosePaid the invoice is then paid. A draft, or an
-// invoice with nothing left to pay, is refused with 400.
+// validated invoice and returns the payment's id. With ClosePaid the
+// invoice is then paid. A draft, or an invoice with nothing left to pay,
+// is refused with 400.
+//
+// ERP API: [POST /invoices/{id}/payments]
+//
+// [POST /invoices/{id}/payments]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) AddInvoicePayment(ctx context.Context, invoiceID ID, req *PaymentRequest) (ID, error) {
 	b, err := req.body()
 	if err != nil {
@@ -104,9 +108,13 @@ func (c *Client) AddInvoicePayment(ctx context.Context, invoiceID ID, req *Payme
 }
 
 // PayInvoices records one payment over several invoices, of the amount
-// given for each (POST /invoices/paymentsdistributed), and returns its id:
-// how to pay part of an invoice. A nil amount pays what remains; an amount
-// over what remains is refused with 400.
+// given for each, and returns its id: how to pay part of an invoice. A nil
+// amount pays what remains; an amount over what remains is refused with
+// 400.
+//
+// ERP API: [POST /invoices/paymentsdistributed]
+//
+// [POST /invoices/paymentsdistributed]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) PayInvoices(ctx context.Context, amounts map[ID]*Decimal, req *PaymentRequest) (ID, error) {
 	b, err := req.body()
 	if err != nil {
@@ -139,6 +147,10 @@ func (c *Client) PayInvoices(ctx context.Context, amounts map[ID]*Decimal, req *
 
 // ListInvoicePayments returns the payments of an invoice, oldest first,
 // each with the amount it paid on this invoice.
+//
+// ERP API: [GET /invoices/{id}/payments]
+//
+// [GET /invoices/{id}/payments]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) ListInvoicePayments(ctx context.Context, invoiceID ID) ([]*Payment, error) {
 	out, err := do[[]*Payment](ctx, c, http.MethodGet, "/invoices/"+invoiceID.String()+"/payments", nil, nil)
 	if err != nil {
@@ -165,8 +177,11 @@ type SetPaidOptions struct {
 }
 
 // SetInvoicePaid classifies a validated invoice paid, whatever remains to
-// pay (POST /invoices/{id}/settopaid), and returns it. One paid already is
-// ErrNothingDone.
+// pay, and returns it. One paid already is ErrNothingDone.
+//
+// ERP API: [POST /invoices/{id}/settopaid]
+//
+// [POST /invoices/{id}/settopaid]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) SetInvoicePaid(ctx context.Context, invoiceID ID, opts *SetPaidOptions) (*Invoice, error) {
 	body := map[string]string{}
 	if opts != nil {
@@ -180,9 +195,13 @@ func (c *Client) SetInvoicePaid(ctx context.Context, invoiceID ID, opts *SetPaid
 	return do[Invoice](ctx, c, http.MethodPost, "/invoices/"+invoiceID.String()+"/settopaid", nil, body)
 }
 
-// SetInvoiceUnpaid classifies a paid invoice unpaid (validated) again
-// (POST /invoices/{id}/settounpaid) and returns it; its payments stay. An
-// invoice that is not paid is ErrNothingDone.
+// SetInvoiceUnpaid classifies a paid invoice unpaid (validated) again and
+// returns it; its payments stay. An invoice that is not paid is
+// ErrNothingDone.
+//
+// ERP API: [POST /invoices/{id}/settounpaid]
+//
+// [POST /invoices/{id}/settounpaid]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) SetInvoiceUnpaid(ctx context.Context, invoiceID ID) (*Invoice, error) {
 	return do[Invoice](ctx, c, http.MethodPost, "/invoices/"+invoiceID.String()+"/settounpaid", nil, nil)
 }

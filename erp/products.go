@@ -110,18 +110,30 @@ func (o *ListProductsOptions) split() (*ListOptions, url.Values) {
 }
 
 // ListProducts returns one page of products.
+//
+// ERP API: [GET /products]
+//
+// [GET /products]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
 func (c *Client) ListProducts(ctx context.Context, opts *ListProductsOptions) (*Page[Product], error) {
 	lo, q := opts.split()
 	return list[Product](ctx, c, "/products", lo, q)
 }
 
 // AllProducts iterates the products a page at a time.
+//
+// ERP API: [GET /products]
+//
+// [GET /products]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
 func (c *Client) AllProducts(ctx context.Context, opts *ListProductsOptions) iter.Seq2[*Product, error] {
 	lo, q := opts.split()
 	return all[Product](ctx, c, "/products", lo, q)
 }
 
 // GetProduct returns a product by id.
+//
+// ERP API: [GET /products/{id}]
+//
+// [GET /products/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
 func (c *Client) GetProduct(ctx context.Context, id ID) (*Product, error) {
 	return do[Product](ctx, c, http.MethodGet, "/products/"+id.String(), nil, nil)
 }
@@ -153,6 +165,12 @@ func (r CreateProductRequest) MarshalJSON() ([]byte, error) {
 }
 
 // CreateProduct creates a product; ref and label are required.
+//
+// ERP API: [POST /products], then [GET /products/{id}] when the
+// ERP answers with the bare id
+//
+// [GET /products/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
+// [POST /products]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
 func (c *Client) CreateProduct(ctx context.Context, req *CreateProductRequest) (*Product, error) {
 	if req == nil || strings.TrimSpace(req.Ref) == "" || strings.TrimSpace(req.Label) == "" {
 		return nil, errors.New("erp: CreateProduct needs a ref and a label")
@@ -185,6 +203,10 @@ func (r UpdateProductRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UpdateProduct changes a product and returns it as it now is.
+//
+// ERP API: [PUT /products/{id}]
+//
+// [PUT /products/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
 func (c *Client) UpdateProduct(ctx context.Context, id ID, req *UpdateProductRequest) (*Product, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateProduct needs a request")
@@ -195,6 +217,10 @@ func (c *Client) UpdateProduct(ctx context.Context, id ID, req *UpdateProductReq
 // DeleteProduct deletes a product. One that a line of an invoice or an
 // order uses is refused with 409 ("Can't delete, that product is probably
 // used").
+//
+// ERP API: [DELETE /products/{id}]
+//
+// [DELETE /products/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
 func (c *Client) DeleteProduct(ctx context.Context, id ID) error {
 	return c.deleteRecord(ctx, "/products/"+id.String())
 }
