@@ -182,6 +182,10 @@ func (ks *KeySet) keyFunc(t *jwt.Token) (any, error) {
 const keyRefreshInterval = time.Minute
 
 // PublicKeys fetches the server's token-signing keys from PublicKeyPath.
+//
+// CSP API: [GET /csp/gateway/am/api/auth/token-public-key]
+//
+// [GET /csp/gateway/am/api/auth/token-public-key]: https://developer.broadcom.com/xapis/tcsp-authn/latest/csp/gateway/am/api/auth/token-public-key/get
 func (c *Client) PublicKeys(ctx context.Context) (*KeySet, error) {
 	var raw json.RawMessage
 	if err := c.do(ctx, &rest.Request{Method: http.MethodGet, Path: PublicKeyPath}, &raw); err != nil {
@@ -196,6 +200,10 @@ func (c *Client) PublicKeys(ctx context.Context) (*KeySet, error) {
 // issuer (see WithIssuer), exp required and not passed, with the client's
 // leeway, on the client's clock. A failure matches ErrTokenExpired or
 // ErrTokenInvalid, or is the error of fetching the keys.
+//
+// CSP API: [GET /csp/gateway/am/api/auth/token-public-key]
+//
+// [GET /csp/gateway/am/api/auth/token-public-key]: https://developer.broadcom.com/xapis/tcsp-authn/latest/csp/gateway/am/api/auth/token-public-key/get
 func (c *Client) VerifyToken(ctx context.Context, raw string) (*Token, error) {
 	if err := checkShape(raw); err != nil {
 		return nil, err

@@ -10,34 +10,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
-
-// routeTable is every endpoint the fake serves, built once and shared by
-// all instances.
-var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
-	rt := fakekit.NewRoutes[*Server]()
-	handle := func(pattern string, fn func(s *Server, r *http.Request) fakekit.Answer) {
-		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { fakekit.WriteAnswer(w, fn(s, r)) })
-	}
-	handle(RouteLogin, (*Server).login)
-	handle(RouteLogout, (*Server).logout)
-	handle(RouteUserInfo, (*Server).userInfo)
-	handle(RoutePublicKey, (*Server).publicKey)
-	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
-		if allowed := rt.Allowed(r); len(allowed) > 0 {
-			a := errorAnswer(r, http.StatusMethodNotAllowed, "Method Not Allowed")
-			a.Header.Set("Allow", strings.Join(allowed, ", "))
-			fakekit.WriteAnswer(w, a)
-			return
-		}
-		fakekit.WriteAnswer(w, errorAnswer(r, http.StatusNotFound, "Not Found"))
-	})
-	return rt
-})
 
 // errorBody is the gateway's error answer.
 type errorBody struct {
