@@ -19,6 +19,8 @@
 // internal/orchwire.RPCs is their table.
 package apitable
 
+//go:generate go run ./genreadme -readme ../../README.md
+
 import (
 	"net/http"
 	"strings"
@@ -77,22 +79,6 @@ func (t *Table) Calls(m string) []Endpoint {
 			if c == m {
 				out = append(out, e)
 				break
-			}
-		}
-	}
-	return out
-}
-
-// Methods returns every client method the table names, each once, in
-// table order.
-func (t *Table) Methods() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, e := range t.Endpoints {
-		for _, c := range e.Client {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
 			}
 		}
 	}
