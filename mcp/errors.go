@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/mcpwire"
 )
 
 // The error codes of JSON-RPC 2.0, and the gateway's code for an error the
@@ -28,24 +30,6 @@ const (
 	MessageInternalError  = "Internal error"
 	MessageUpstreamError  = "source-hosting API Error"
 )
-
-func codeMessage(code int) string {
-	switch code {
-	case CodeParseError:
-		return MessageParseError
-	case CodeInvalidRequest:
-		return MessageInvalidRequest
-	case CodeMethodNotFound:
-		return MessageMethodNotFound
-	case CodeInvalidParams:
-		return MessageInvalidParams
-	case CodeInternalError:
-		return MessageInternalError
-	case CodeUpstreamError:
-		return MessageUpstreamError
-	}
-	return "Server error"
-}
 
 // Sentinels for errors.Is. A *Error matches the sentinel of its code and, when
 // it carries an upstream status (data.status), the sentinel of that status:
@@ -88,55 +72,10 @@ type Error struct {
 	HTTPStatus int
 }
 
-type errorData struct {
-	Status  int    `json:"status,omitempty"`
-	Message string `json:"message,omitempty"`
-	Param   string `json:"param,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-	// RetryAfter is in whole seconds, rounded up.
-	RetryAfter int64 `json:"retry_after,omitempty"`
-}
-
 type wireError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-// newError builds an error with the standard message of code and the given
-// data (nil for none).
-func newError(code int, data *errorData) *Error {
-	e := &Error{Code: code, Message: codeMessage(code)}
-	if data != nil {
-		e.Status, e.Detail, e.Param, e.Reason = data.Status, data.Message, data.Param, data.Reason
-		e.RetryAfter = time.Duration(data.RetryAfter) * time.Second
-		e.Data, _ = json.Marshal(data) // cannot fail: strings and ints
-	}
-	return e
-}
-
-// paramError is the Invalid params error naming the parameter and what is
-// wrong with it.
-func paramError(param, reason string) *Error {
-	return newError(CodeInvalidParams, &errorData{Param: param, Reason: reason})
-}
-
-// maxRetryAfter bounds the wait a gateway's answer may ask for (a day), so
-// that no value overflows a time.Duration.
-const maxRetryAfter = 24 * 3600
-
-// upstreamError is the error for an answer of the source-hosting API with the
-// given status, mapped as the specification's table says: 400 is Invalid
-// params, 401/403/404/429 (and the other 4xx) are -32000, 5xx Internal error.
-func upstreamError(status int, message string) *Error {
-	code := CodeUpstreamError
-	switch {
-	case status == http.StatusBadRequest:
-		code = CodeInvalidParams
-	case status >= 500:
-		code = CodeInternalError
-	}
-	return newError(code, &errorData{Status: status, Message: message})
 }
 
 func (e *Error) Error() string {
@@ -207,10 +146,10 @@ func (e *Error) UnmarshalJSON(b []byte) error {
 	}
 	*e = Error{Code: w.Code, Message: w.Message, Data: w.Data}
 	if len(w.Data) > 0 {
-		var d errorData
+		var d mcpwire.ErrorData
 		if json.Unmarshal(w.Data, &d) == nil { // data of another shape is kept raw only
 			e.Status, e.Detail, e.Param, e.Reason = d.Status, d.Message, d.Param, d.Reason
-			if d.RetryAfter > 0 && d.RetryAfter <= maxRetryAfter {
+			if d.RetryAfter > 0 && d.RetryAfter <= mcpwire.MaxRetryAfter {
 				e.RetryAfter = time.Duration(d.RetryAfter) * time.Second
 			}
 		}

@@ -14,8 +14,6 @@ type GetFileContentParams struct {
 	CacheOptions
 }
 
-func (p *GetFileContentParams) tags() []string { return []string{projectTag(p.ProjectID)} }
-
 // ListRepositoryFilesParams are the params of list_repository_files.
 type ListRepositoryFilesParams struct {
 	ProjectID int64  `json:"project_id"`
@@ -26,8 +24,6 @@ type ListRepositoryFilesParams struct {
 	PerPage   int    `json:"per_page,omitempty"`
 	CacheOptions
 }
-
-func (p *ListRepositoryFilesParams) tags() []string { return []string{projectTag(p.ProjectID)} }
 
 // File is the result of get_file_content.
 type File struct {
@@ -62,63 +58,6 @@ type RepositoryFile struct {
 	Path string `json:"path"`
 	Mode string `json:"mode"`
 }
-
-var getFileContentTool = define(tool{
-	name:        "get_file_content",
-	description: "Get a file of a project's repository, base64-encoded, with the last commit that changed it.",
-	read:        true,
-	params: []param{
-		projectParam,
-		{name: "file_path", kind: kindString, required: true, description: "Path of the file in the repository, e.g. src/main.go."},
-		{name: "ref", kind: kindString, description: "Branch, tag or commit (default: the default branch)."},
-	},
-}, func(ctx context.Context, up *sourcehost.Client, p *GetFileContentParams) (*File, error) {
-	pid := sourcehost.ProjectID(p.ProjectID)
-	ref := p.Ref
-	if ref == "" {
-		// The files API needs a ref; the caller asked for the default branch.
-		pr, err := up.GetProject(ctx, pid, nil)
-		if err != nil {
-			return nil, err
-		}
-		ref = pr.DefaultBranch
-	}
-	f, err := up.GetFile(ctx, pid, p.FilePath, ref)
-	if err != nil {
-		return nil, err
-	}
-	c, err := up.GetCommit(ctx, pid, f.LastCommitID)
-	if err != nil {
-		return nil, err
-	}
-	return &File{
-		FileName: f.FileName, FilePath: f.FilePath, Ref: f.Ref, Content: f.Content, Encoding: f.Encoding, Size: f.Size,
-		LastCommit: LastCommit{ID: c.ID, Message: c.Message, AuthorName: c.AuthorName},
-	}, nil
-})
-
-var listRepositoryFilesTool = define(tool{
-	name:        "list_repository_files",
-	description: "List the files and directories of a project's repository at a path, optionally recursively.",
-	read:        true,
-	params: []param{
-		projectParam,
-		{name: "path", kind: kindString, description: "Directory to list (default: the root)."},
-		{name: "ref", kind: kindString, description: "Branch, tag or commit (default: the default branch)."},
-		{name: "recursive", kind: kindBoolean, description: "Include everything below path."},
-		pageParam, perPageParam,
-	},
-}, func(ctx context.Context, up *sourcehost.Client, p *ListRepositoryFilesParams) (*Paged[RepositoryFile], error) {
-	page, err := up.ListTree(ctx, sourcehost.ProjectID(p.ProjectID), &sourcehost.ListTreeOptions{
-		ListOptions: listOptions(p.Page, p.PerPage), Path: p.Path, Ref: p.Ref, Recursive: p.Recursive,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return paged(page, func(n *sourcehost.TreeNode) RepositoryFile {
-		return RepositoryFile{ID: n.ID, Name: n.Name, Type: n.Type, Path: n.Path, Mode: n.Mode}
-	}), nil
-})
 
 // GetFileContent calls get_file_content.
 func (c *Client) GetFileContent(ctx context.Context, p *GetFileContentParams) (*File, error) {

@@ -1,4 +1,4 @@
-// Package mcpfake runs the real tool gateway of package mcp over a
+// Package mcpfake runs the real tool gateway of package mcp/gateway over a
 // source-hosting fake, for testing code that uses the gateway (through
 // package mcp's Client, any JSON-RPC client, or an MCP client) without a
 // real source-hosting server.
@@ -10,7 +10,7 @@
 //	srv.Upstream().InjectFault("GET /api/v4/projects/{id}/issues", control.Fault{Status: 500, Times: 1})
 //	srv.Clock().Advance(time.Minute)           // rate-limit buckets refill, cached answers expire
 //
-// Nothing about the gateway is faked: it is mcp.Gateway with the
+// Nothing about the gateway is faked: it is gateway.Gateway with the
 // configuration given (WithConfig), its clock the fakes' shared one. The
 // upstream is a sourcehostfake.Server, reachable through Upstream for
 // seeding, fault injection and its own request log.
@@ -57,9 +57,9 @@
 //     process's limit on open files in connections, between 64 and 4,096
 //     (2,000 at `ulimit -n` 20,000); one more is closed at once.
 //   - The gateway's own bounds (batch size, concurrency, cache entries, rate
-//     limit) are mcp.Config's; what it keeps in memory (cached answers,
+//     limit) are gateway.Config's; what it keeps in memory (cached answers,
 //     replay signatures, rate-limit buckets) is bounded by its
-//     mcp.MemoryLimits.
+//     gateway.MemoryLimits.
 //   - Records: the fake keeps none of its own. What the tools create
 //     (issues, notes, hooks, …) its upstream keeps, bounded as
 //     sourcehostfake bounds them (100,000 of each kind; refused past it
@@ -71,7 +71,7 @@
 // # Webhooks
 //
 // configure_webhook goes through the gateway's check of where hooks may go
-// (mcp.SecurityConfig.AllowLocalWebhooks). The fake allows the local
+// (gateway.SecurityConfig.AllowLocalWebhooks). The fake allows the local
 // network ([WithAllowLocalRequests], default true, for the gateway and the
 // upstream it makes), since tests receive their hooks on loopback
 // (httptest.Server's URL, or localhost); link-local addresses and the

@@ -1,9 +1,9 @@
 package mcpfake
 
-import "github.com/apitwin/apitwin/mcp"
+import "github.com/apitwin/apitwin/mcp/gateway"
 
 // Where the gateway lets configure_webhook send hooks (see
-// mcp.SecurityConfig.AllowLocalWebhooks): the fake allows the local
+// gateway.SecurityConfig.AllowLocalWebhooks): the fake allows the local
 // network by default, as the source-hosting fake does, since tests receive
 // their hooks on loopback; link-local addresses and the clouds' metadata
 // services are refused all the same.
@@ -25,6 +25,6 @@ func WithAllowLocalRequests(allow bool) Option {
 // (unless WithConfig gives one) and, for the upstream the Server makes,
 // sourcehostfake.WithHookResolver. For tests of where hooks may go, which
 // must not depend on a real DNS; addresses and localhost need no lookup.
-func WithHookResolver(r mcp.Resolver) Option {
+func WithHookResolver(r gateway.Resolver) Option {
 	return func(c *config) { c.hookResolver = r }
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
 // oneName resolves receiver.test to loopback and no other name.
@@ -49,7 +50,7 @@ func TestWebhooksToLocalNetwork(t *testing.T) {
 		{[]mcpfake.Option{mcpfake.WithHookResolver(oneName{})}, "http://receiver.test:9/hook", true},
 		{[]mcpfake.Option{mcpfake.WithHookResolver(oneName{})}, "http://elsewhere.test/hook", false},
 		{[]mcpfake.Option{mcpfake.WithAllowLocalRequests(false)}, "http://127.0.0.1:9/hook", false},
-		{[]mcpfake.Option{mcpfake.WithAllowLocalRequests(false), mcpfake.WithConfig(mcp.Config{Security: mcp.SecurityConfig{AllowLocalWebhooks: true}})}, "http://127.0.0.1:9/hook", false},
+		{[]mcpfake.Option{mcpfake.WithAllowLocalRequests(false), mcpfake.WithConfig(gateway.Config{Security: gateway.SecurityConfig{AllowLocalWebhooks: true}})}, "http://127.0.0.1:9/hook", false},
 	} {
 		srv := mcpfake.New(tc.opts...)
 		err := configure(srv, tc.url)

@@ -16,6 +16,7 @@ import (
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -24,13 +25,13 @@ type Server struct {
 	kit       *fakekit.Kit
 	ep        fakekit.Endpoint
 	upstream  *sourcehostfake.Server
-	clock     *clock.Fake // the upstream's, which the gateway shares
-	gcfg      mcp.Config  // the gateway's configuration, upstream and clock filled in
-	ownsUp    bool        // the upstream was made here, so Close and Reset reach it
-	inProcess bool        // the gateway reaches the upstream through its handler (see growStack)
+	clock     *clock.Fake    // the upstream's, which the gateway shares
+	gcfg      gateway.Config // the gateway's configuration, upstream and clock filled in
+	ownsUp    bool           // the upstream was made here, so Close and Reset reach it
+	inProcess bool           // the gateway reaches the upstream through its handler (see growStack)
 
 	mu      sync.Mutex
-	gateway *mcp.Gateway // replaced by Reset
+	gateway *gateway.Gateway // replaced by Reset
 }
 
 // Option configures a Server.
@@ -38,7 +39,7 @@ type Option func(*config)
 
 type config struct {
 	clock        *clock.Fake
-	gateway      mcp.Config
+	gateway      gateway.Config
 	upstream     *sourcehostfake.Server
 	upstreamOpts []sourcehostfake.Option
 	limits       fakekit.Limits
@@ -46,7 +47,7 @@ type config struct {
 	// blockLocalHooks and hookResolver are WithAllowLocalRequests' and
 	// WithHookResolver's (see hooks.go).
 	blockLocalHooks bool
-	hookResolver    mcp.Resolver
+	hookResolver    gateway.Resolver
 }
 
 type routeFault struct {
@@ -60,7 +61,7 @@ func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk 
 // WithConfig sets the gateway's configuration (security, rate limit, cache,
 // batches, body limit). Its Upstream and Clock are the fake's, whatever
 // they say.
-func WithConfig(cfg mcp.Config) Option { return func(c *config) { c.gateway = cfg } }
+func WithConfig(cfg gateway.Config) Option { return func(c *config) { c.gateway = cfg } }
 
 // WithUpstream puts the gateway in front of a source-hosting fake made
 // elsewhere, instead of making one; the clock is then that fake's. The
@@ -215,7 +216,7 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 	if hc != nil {
 		s.gcfg.UpstreamOptions = append([]sourcehost.Option{sourcehost.WithHTTPClient(hc)}, s.gcfg.UpstreamOptions...)
 	}
-	gw, err := mcp.NewGateway(s.gcfg)
+	gw, err := gateway.New(s.gcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -234,14 +235,14 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 }
 
 // upstreamHeaderTimeout is how long the gateway waits for its upstream's
-// answer (mcp.Config.UpstreamHeaderTimeoutSeconds, default
-// mcp.DefaultUpstreamHeaderTimeout), for the in-process hop to apply as
+// answer (gateway.Config.UpstreamHeaderTimeoutSeconds, default
+// gateway.DefaultUpstreamHeaderTimeout), for the in-process hop to apply as
 // the gateway's own HTTP client would. A value the gateway refuses is
-// left to NewGateway to name.
-func upstreamHeaderTimeout(cfg mcp.Config) time.Duration {
+// left to gateway.New to name.
+func upstreamHeaderTimeout(cfg gateway.Config) time.Duration {
 	secs := cfg.UpstreamHeaderTimeoutSeconds
 	if secs == 0 {
-		secs = mcp.DefaultUpstreamHeaderTimeout
+		secs = gateway.DefaultUpstreamHeaderTimeout
 	}
 	return time.Duration(secs * float64(time.Second))
 }
@@ -259,7 +260,7 @@ func (s *Server) maxBody() int64 {
 	if s.gcfg.MaxBodyBytes > 0 {
 		return s.gcfg.MaxBodyBytes
 	}
-	return mcp.DefaultMaxBodyBytes
+	return gateway.DefaultMaxBodyBytes
 }
 
 // routes sends every request to the gateway; "POST /mcp" (its path) is the
@@ -284,7 +285,7 @@ func newRoutes(path string) *fakekit.Routes[*Server] {
 	return rt
 }
 
-func (s *Server) currentGateway() *mcp.Gateway {
+func (s *Server) currentGateway() *gateway.Gateway {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.gateway
@@ -408,7 +409,7 @@ func (s *Server) Load(seed sourcehostfake.Seed) error { return s.upstream.Load(s
 func (s *Server) Upstream() *sourcehostfake.Server { return s.upstream }
 
 // Gateway is the gateway itself (a new one after Reset).
-func (s *Server) Gateway() *mcp.Gateway { return s.currentGateway() }
+func (s *Server) Gateway() *gateway.Gateway { return s.currentGateway() }
 
 // Clock is the clock the gateway and the upstream share.
 func (s *Server) Clock() *clock.Fake { return s.clock }
@@ -471,7 +472,7 @@ func (s *Server) ResetRequests() { s.kit.ResetRequests() }
 // empty), no fault, an empty request log; and the upstream reset too when
 // the Server made it.
 func (s *Server) Reset() {
-	gw, err := mcp.NewGateway(s.gcfg)
+	gw, err := gateway.New(s.gcfg)
 	if err != nil { // it was accepted once, unchanged
 		panic(errors.Join(errors.New("mcpfake: Reset"), err))
 	}

@@ -15,12 +15,13 @@ import (
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
 func TestSharedClockAndUpstream(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	srv := mcpfake.Start(t, mcpfake.WithClock(clk), mcpfake.WithConfig(mcp.Config{RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 1}}))
+	srv := mcpfake.Start(t, mcpfake.WithClock(clk), mcpfake.WithConfig(gateway.Config{RateLimit: gateway.RateLimitConfig{PerMinute: 60, Burst: 1}}))
 	if srv.Clock() != clk || srv.Upstream().Clock() != clk {
 		t.Fatal("the gateway and the upstream do not share the clock given")
 	}
@@ -81,7 +82,7 @@ func TestBadConfig(t *testing.T) {
 			t.Fatalf("panic %v", p)
 		}
 	}()
-	mcpfake.New(mcpfake.WithConfig(mcp.Config{Security: mcp.SecurityConfig{BlockedIPs: []string{"x"}}}))
+	mcpfake.New(mcpfake.WithConfig(gateway.Config{Security: gateway.SecurityConfig{BlockedIPs: []string{"x"}}}))
 }
 
 // TestInMemory: New serves nothing, yet its client reaches the gateway,
@@ -134,7 +135,7 @@ func TestControlsAndLog(t *testing.T) {
 
 	// Reset: a fresh gateway (full rate-limit bucket), no faults, no log,
 	// and the upstream it made reset too.
-	limited := mcpfake.Start(t, mcpfake.WithConfig(mcp.Config{RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 1}}))
+	limited := mcpfake.Start(t, mcpfake.WithConfig(gateway.Config{RateLimit: gateway.RateLimitConfig{PerMinute: 60, Burst: 1}}))
 	lc := limited.Client(mcp.WithoutRetries())
 	if _, err := limited.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "gone"}); err != nil {
 		t.Fatal(err)
@@ -195,7 +196,7 @@ func TestRouteIsTheGatewaysPath(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	def := mcpfake.Start(t)
-	other := mcpfake.Start(t, mcpfake.WithConfig(mcp.Config{Path: "/tools"}),
+	other := mcpfake.Start(t, mcpfake.WithConfig(gateway.Config{Path: "/tools"}),
 		mcpfake.WithFault("POST /tools", control.Fault{Status: 503, Times: 1}))
 	c, err := mcp.New(other.URL()+"/tools", mcp.WithToken(other.Token()), mcp.WithHTTPClient(other.RawClient()), mcp.WithoutRetries())
 	if err != nil {

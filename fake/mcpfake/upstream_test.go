@@ -12,6 +12,7 @@ import (
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
 // starts are the ways to make a Server whose gateway reaches the upstream
@@ -89,7 +90,7 @@ func TestUpstreamFaultsReachTheGateway(t *testing.T) {
 			ctx := context.Background()
 			// A short timeout is the configuration under test; the upstream's
 			// wait is on the fake clock, which nothing advances.
-			srv := st.start(t, mcpfake.WithConfig(mcp.Config{UpstreamHeaderTimeoutSeconds: 0.05}))
+			srv := st.start(t, mcpfake.WithConfig(gateway.Config{UpstreamHeaderTimeoutSeconds: 0.05}))
 			c := srv.Client(mcp.WithoutRetries())
 			if _, err := c.ListProjects(ctx, nil); err != nil { // the token's verification out of the way
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package mcpredis is an mcp.Store on Redis, through the go-redis v9
+// Package mcpredis is a gateway.Store on Redis, through the go-redis v9
 // client (github.com/redis/go-redis/v9): the state that replicas of the
 // mcp gateway share, so that several behind one load balancer enforce one
 // rate limit per token, refuse a revoked token together, accept a signed
@@ -6,7 +6,7 @@
 //
 //	store := mcpredis.Open("redis.internal:6379", mcpredis.Options{Password: pw})
 //	defer store.Close()
-//	gw, err := mcp.NewGateway(mcp.Config{Upstream: "https://git.example.com", Store: store})
+//	gw, err := gateway.New(gateway.Config{Upstream: "https://git.example.com", Store: store})
 //
 // # What is kept where
 //
@@ -27,7 +27,7 @@
 // not have it cached, as go-redis's Script does): it refills the bucket
 // for the time passed, spends n tokens when they are there, writes the
 // bucket back and sets it to expire once it would be full again, plus a
-// minute. It is mcp.MemoryStore's arithmetic step for step, so that for
+// minute. It is gateway.MemoryStore's arithmetic step for step, so that for
 // the same calls at the same instants the two give the same RateDecision,
 // to the last bit of the tokens left (see the conformance suite in
 // mcp/internal/storetest). GetTake, with which the gateway reads a
@@ -57,7 +57,7 @@
 // environment keeps environments apart in one Redis). Use maxmemory-policy
 // noeviction: a seen signature must not be evicted before its window ends,
 // or a captured request could be replayed; with noeviction a full Redis
-// refuses writes, which Claim and Set report as mcp.ErrStoreFull (the
+// refuses writes, which Claim and Set report as gateway.ErrStoreFull (the
 // gateway refuses the signed request with 503 rather than forget it, and
 // does not cache). Expired keys still go, so the memory used follows the
 // traffic of the longest time to live (a good token's verdict is kept a
@@ -72,7 +72,7 @@
 // write, one attempt to dial, one retry of a failed command. When Redis
 // cannot be reached each gateway serves from its own memory instead
 // (limits and replay protection per replica meanwhile), logs it, tries
-// Redis again every few seconds, and says so in mcp.Gateway.Ready. go-redis
+// Redis again every few seconds, and says so in gateway.Gateway.Ready. go-redis
 // also logs each failed dial itself (to stderr; redis.SetLogger changes
 // that, for the whole process).
 //

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
 )
 
@@ -20,7 +20,7 @@ func Example() {
 	})
 	defer store.Close()
 
-	gw, err := mcp.NewGateway(mcp.Config{
+	gw, err := gateway.New(gateway.Config{
 		Upstream: "https://git.example.com",
 		Store:    store,
 	})

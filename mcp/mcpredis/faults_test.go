@@ -13,6 +13,7 @@ import (
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/redistest"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -24,12 +25,12 @@ type replicas struct {
 	redis *redistest.Server
 	clk   *clock.Fake
 	up    *sourcehostfake.Server
-	gws   []*mcp.Gateway
+	gws   []*gateway.Gateway
 }
 
 const signingSecret = "replica-signing-secret"
 
-func startReplicas(t *testing.T, n int, cfg mcp.Config) *replicas {
+func startReplicas(t *testing.T, n int, cfg gateway.Config) *replicas {
 	t.Helper()
 	rs := &replicas{redis: redistest.Start(t), clk: clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))}
 	rs.up = sourcehostfake.Start(t, sourcehostfake.WithClock(rs.clk))
@@ -38,7 +39,7 @@ func startReplicas(t *testing.T, n int, cfg mcp.Config) *replicas {
 		t.Cleanup(func() { s.Close() })
 		c := cfg
 		c.Upstream, c.Store, c.Clock = rs.up.URL(), s, rs.clk
-		gw, err := mcp.NewGateway(c)
+		gw, err := gateway.New(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func (rs *replicas) back(t *testing.T) {
 // replica that had accepted it.
 func TestReplayThroughRedisFaults(t *testing.T) {
 	t.Parallel()
-	rs := startReplicas(t, 2, mcp.Config{Security: mcp.SecurityConfig{SigningSecret: signingSecret}})
+	rs := startReplicas(t, 2, gateway.Config{Security: gateway.SecurityConfig{SigningSecret: signingSecret}})
 	const a, b = 0, 1
 	type step struct {
 		replica int
@@ -287,7 +288,7 @@ func TestVerdictsThroughRedisFaults(t *testing.T) {
 	for _, fault := range []string{"restarted empty", "down"} {
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()
-			rs := startReplicas(t, 1, mcp.Config{Verify: mcp.VerifyConfig{TTLSeconds: ttlSeconds}})
+			rs := startReplicas(t, 1, gateway.Config{Verify: gateway.VerifyConfig{TTLSeconds: ttlSeconds}})
 			c := rs.callers(t, tokens)
 			verified := c.verifyAll(t, 0)
 			if n, _ := c.rounds(t, 0, 1, nil); n != 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -23,8 +24,8 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	gw, err := mcp.NewGateway(mcp.Config{Upstream: up.URL(), Store: store,
-		RateLimit: mcp.RateLimitConfig{PerMinute: 1 << 30, Burst: 100}})
+	gw, err := gateway.New(gateway.Config{Upstream: up.URL(), Store: store,
+		RateLimit: gateway.RateLimitConfig{PerMinute: 1 << 30, Burst: 100}})
 	if err != nil {
 		b.Fatal(err)
 	}

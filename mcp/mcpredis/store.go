@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
 // DefaultPrefix is the prefix of every key a Store writes, unless Options
@@ -68,13 +68,13 @@ func (o Options) GoString() string { return o.String() }
 // LogValue is String, for slog.
 func (o Options) LogValue() slog.Value { return slog.StringValue(o.String()) }
 
-// Store is an mcp.Store on Redis. It is safe for concurrent use.
+// Store is an gateway.Store on Redis. It is safe for concurrent use.
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
 }
 
-var _ mcp.Store = (*Store)(nil)
+var _ gateway.Store = (*Store)(nil)
 
 // New returns a Store on rdb, a client configured by the caller (a
 // redis.Client, a ClusterClient or a failover client). Of o only Prefix
@@ -127,7 +127,7 @@ func (s *Store) Close() error {
 func (s *Store) key(k string) string    { return s.prefix + k }
 func (s *Store) tagKey(t string) string { return s.prefix + "tag:" + t }
 
-// takeScript is the token bucket of mcp.MemoryStore (mcp's takeTokens) in
+// takeScript is the token bucket of gateway.MemoryStore (mcp's takeTokens) in
 // Lua, so that the refill and the spending are one atomic step in Redis
 // whichever gateway asks. The bucket is a hash: tokens (a float, written
 // with 17 significant digits so that it reads back exactly), at_ms (the
@@ -213,21 +213,21 @@ return {2, r[1], r[2], also}
 `)
 
 // Take spends n requests of key's bucket if it holds them, with the
-// arithmetic of mcp.MemoryStore: for the same calls at the same instants
+// arithmetic of gateway.MemoryStore: for the same calls at the same instants
 // both give the same RateDecision. now, the gateway's clock, is the only
 // time the bucket is figured by; Redis's clock only expires the bucket
 // once it would be full again (plus a minute's margin).
-func (s *Store) Take(ctx context.Context, key string, n int, r mcp.Rate, now time.Time) (mcp.RateDecision, error) {
+func (s *Store) Take(ctx context.Context, key string, n int, r gateway.Rate, now time.Time) (gateway.RateDecision, error) {
 	sec, nsec := now.Unix(), int64(now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
 	res, err := takeScript.Run(ctx, s.rdb, []string{s.key(key)},
 		n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
 	if err != nil {
-		return mcp.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
+		return gateway.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
 	}
 	allowed, left, err := parseTake(res)
 	if err != nil {
-		return mcp.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
+		return gateway.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
 	}
 	return r.Decision(allowed, left, n, now), nil
 }
@@ -237,7 +237,7 @@ func (s *Store) Take(ctx context.Context, key string, n int, r mcp.Rate, now tim
 // (when not ""): one script, so one round trip where Get, Take and Get are
 // three. A key that holds no value, or another, is only read: no bucket is
 // made or touched, and q.Also is not read.
-func (s *Store) GetTake(ctx context.Context, q mcp.GetTakeRequest) (mcp.GetTakeResult, error) {
+func (s *Store) GetTake(ctx context.Context, q gateway.GetTakeRequest) (gateway.GetTakeResult, error) {
 	sec, nsec := q.Now.Unix(), int64(q.Now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
 	keys := []string{s.key(q.Key), s.key(q.Bucket)}
@@ -247,7 +247,7 @@ func (s *Store) GetTake(ctx context.Context, q mcp.GetTakeRequest) (mcp.GetTakeR
 	res, err := getTakeScript.Run(ctx, s.rdb, keys,
 		q.Want, q.N, q.Rate.PerMinute, q.Rate.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
 	if err != nil {
-		return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
+		return gateway.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
 	}
 	var what int64
 	if len(res) > 0 {
@@ -255,17 +255,17 @@ func (s *Store) GetTake(ctx context.Context, q mcp.GetTakeRequest) (mcp.GetTakeR
 	}
 	switch {
 	case what == 0 && len(res) == 1:
-		return mcp.GetTakeResult{}, nil
+		return gateway.GetTakeResult{}, nil
 	case what == 1 && len(res) == 2:
 		if v, ok := res[1].(string); ok {
-			return mcp.GetTakeResult{Value: []byte(v), Found: true}, nil
+			return gateway.GetTakeResult{Value: []byte(v), Found: true}, nil
 		}
 	case what == 2 && (len(res) == 3 || len(res) == 4):
 		allowed, left, err := parseTake(res[1:3])
 		if err != nil {
-			return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
+			return gateway.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
 		}
-		out := mcp.GetTakeResult{Value: q.Want, Found: true, Taken: true, Decision: q.Rate.Decision(allowed, left, q.N, q.Now)}
+		out := gateway.GetTakeResult{Value: q.Want, Found: true, Taken: true, Decision: q.Rate.Decision(allowed, left, q.N, q.Now)}
 		if len(res) == 4 && res[3] != nil {
 			a, ok := res[3].(string)
 			if !ok {
@@ -275,10 +275,10 @@ func (s *Store) GetTake(ctx context.Context, q mcp.GetTakeRequest) (mcp.GetTakeR
 		}
 		return out, nil
 	}
-	return mcp.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: script answered %v", res)
+	return gateway.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: script answered %v", res)
 }
 
-var _ mcp.GetTaker = (*Store)(nil)
+var _ gateway.GetTaker = (*Store)(nil)
 
 func parseTake(res []any) (allowed bool, tokens float64, err error) {
 	if len(res) != 2 {
@@ -414,7 +414,7 @@ func (s *Store) Invalidate(ctx context.Context, tags ...string) error {
 // and reports whether it was new. A ttl of zero or less records nothing
 // and reports whether no record is there now. A Redis out of memory (with
 // maxmemory-policy noeviction, as the package documentation asks) is
-// mcp.ErrStoreFull.
+// gateway.ErrStoreFull.
 func (s *Store) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
 	if ttl <= 0 {
 		n, err := s.rdb.Exists(ctx, s.key(key)).Result()
@@ -431,11 +431,11 @@ func (s *Store) Claim(ctx context.Context, key string, ttl time.Duration) (bool,
 }
 
 // full marks Redis's refusal to grow (maxmemory reached under noeviction)
-// as mcp.ErrStoreFull: an answer, which the gateway acts on, not an
+// as gateway.ErrStoreFull: an answer, which the gateway acts on, not an
 // outage.
 func full(err error) error {
 	if redis.HasErrorPrefix(err, "OOM") {
-		return fmt.Errorf("%w: %w", mcp.ErrStoreFull, err)
+		return fmt.Errorf("%w: %w", gateway.ErrStoreFull, err)
 	}
 	return err
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/redistest"
 	"github.com/apitwin/apitwin/internal/testtools"
-	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 	"github.com/apitwin/apitwin/mcp/internal/storetest"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -71,10 +71,10 @@ func newStore(tb testing.TB) (*mcpredis.Store, *redis.Client, string) {
 	return s, raw, p
 }
 
-// The Store on Redis passes the suite every mcp.Store passes.
+// The Store on Redis passes the suite every gateway.Store passes.
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) mcp.Store {
+	storetest.Run(t, func(t *testing.T) gateway.Store {
 		s, _, _ := newStore(t)
 		return s
 	})
@@ -138,7 +138,7 @@ func TestTimesToLive(t *testing.T) {
 	// A bucket of 10 refilling a token a second, 4 spent: full again in 4 s,
 	// kept a minute more.
 	now := time.Date(2026, 11, 25, 9, 0, 0, 987_654_321, time.UTC)
-	if _, err := s.Take(ctx, "rl:a", 4, mcp.Rate{PerMinute: 60, Burst: 10}, now); err != nil {
+	if _, err := s.Take(ctx, "rl:a", 4, gateway.Rate{PerMinute: 60, Burst: 10}, now); err != nil {
 		t.Fatal(err)
 	}
 	within("bucket", pttl("rl:a"), 4*time.Second+time.Minute)
@@ -150,14 +150,14 @@ func TestTimesToLive(t *testing.T) {
 		t.Errorf("bucket %v: want tokens 6, at_ms %d, at_ns 654321 (the gateway's time, not Redis's)", h, now.UnixMilli())
 	}
 	// A bucket that never refills is kept 30 days, not for ever.
-	if _, err := s.Take(ctx, "rl:never", 1, mcp.Rate{PerMinute: 0, Burst: 5}, now); err != nil {
+	if _, err := s.Take(ctx, "rl:never", 1, gateway.Rate{PerMinute: 0, Burst: 5}, now); err != nil {
 		t.Fatal(err)
 	}
 	within("bucket that never refills", pttl("rl:never"), 30*24*time.Hour)
 }
 
 // The bucket Redis keeps holds, after every Take, the very float64 that
-// mcp.MemoryStore's arithmetic (mcp's takeTokens, copied in refill below)
+// gateway.MemoryStore's arithmetic (mcp's takeTokens, copied in refill below)
 // gives: not one bit apart, so that the two can never drift to different
 // figures. The conformance suite compares the figures, which show a
 // difference only when it crosses a whole token.
@@ -166,7 +166,7 @@ func TestBucketBitExact(t *testing.T) {
 	ctx := context.Background()
 	s, raw, p := newStore(t)
 	rng := mathrand.New(mathrand.NewPCG(3, 4))
-	rates := []mcp.Rate{{PerMinute: 7, Burst: 3}, {PerMinute: 600, Burst: 100}, {PerMinute: 6_000_000_000, Burst: 1 << 50}, {PerMinute: 61, Burst: 1 << 40}}
+	rates := []gateway.Rate{{PerMinute: 7, Burst: 3}, {PerMinute: 600, Burst: 100}, {PerMinute: 6_000_000_000, Burst: 1 << 50}, {PerMinute: 61, Burst: 1 << 40}}
 	for _, r := range rates {
 		key := "rl:exact:" + strconv.Itoa(r.PerMinute)
 		now := time.Date(2026, 11, 25, 9, 0, 0, 123_456_789, time.UTC)
@@ -190,7 +190,7 @@ func TestBucketBitExact(t *testing.T) {
 }
 
 // refill is mcp's takeTokens without the decision.
-func refill(tokens *float64, at *time.Time, n int, r mcp.Rate, now time.Time) {
+func refill(tokens *float64, at *time.Time, n int, r gateway.Rate, now time.Time) {
 	perSecond := float64(r.PerMinute) / 60
 	if elapsed := now.Sub(*at).Seconds(); elapsed > 0 {
 		*tokens = math.Min(float64(r.Burst), *tokens+elapsed*perSecond)
@@ -208,7 +208,7 @@ func TestStoresShareOneLimit(t *testing.T) {
 	a, _, p := newStore(t)
 	b := mcpredis.Open(redistest.Addr(t), mcpredis.Options{Prefix: p})
 	defer b.Close()
-	r := mcp.Rate{PerMinute: 60, Burst: 10}
+	r := gateway.Rate{PerMinute: 60, Burst: 10}
 	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	allowed := map[string]int{}
@@ -246,7 +246,7 @@ func TestUnreachable(t *testing.T) {
 	calls := map[string]func() error{
 		"ping": func() error { return s.Ping(ctx) },
 		"take": func() error {
-			_, err := s.Take(ctx, "rl:a", 1, mcp.Rate{PerMinute: 60, Burst: 10}, time.Now())
+			_, err := s.Take(ctx, "rl:a", 1, gateway.Rate{PerMinute: 60, Burst: 10}, time.Now())
 			return err
 		},
 		"get":        func() error { _, _, err := s.Get(ctx, "tok:a"); return err },
@@ -260,14 +260,14 @@ func TestUnreachable(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "mcpredis: "+name+": ") {
 			t.Errorf("%s on a closed port: %v", name, err)
 		}
-		if errors.Is(err, mcp.ErrStoreFull) {
+		if errors.Is(err, gateway.ErrStoreFull) {
 			t.Errorf("%s: an outage reported as a full store: %v", name, err)
 		}
 	}
 
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 	up := sourcehostfake.Start(t, sourcehostfake.WithClock(clk))
-	gw, err := mcp.NewGateway(mcp.Config{Upstream: up.URL(), Store: s, Clock: clk})
+	gw, err := gateway.New(gateway.Config{Upstream: up.URL(), Store: s, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,12 +326,12 @@ func TestGatewaysShareOneLimit(t *testing.T) {
 	_, _, p := newStore(t)
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 	up := sourcehostfake.Start(t, sourcehostfake.WithClock(clk))
-	var gws []*mcp.Gateway
+	var gws []*gateway.Gateway
 	for range 2 {
 		s := mcpredis.Open(redistest.Addr(t), mcpredis.Options{Prefix: p})
 		t.Cleanup(func() { s.Close() })
-		gw, err := mcp.NewGateway(mcp.Config{Upstream: up.URL(), Store: s, Clock: clk,
-			RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 3}})
+		gw, err := gateway.New(gateway.Config{Upstream: up.URL(), Store: s, Clock: clk,
+			RateLimit: gateway.RateLimitConfig{PerMinute: 60, Burst: 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -358,7 +358,7 @@ func TestGatewaysShareOneLimit(t *testing.T) {
 const listProjects = `{"jsonrpc":"2.0","method":"list_projects","id":1}`
 
 // call runs one request through gw without a socket.
-func call(gw *mcp.Gateway, token, body string) *httptest.ResponseRecorder {
+func call(gw *gateway.Gateway, token, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
 	req.RemoteAddr = "192.0.2.1:1000"
 	req.Header.Set("Content-Type", "application/json")
@@ -373,7 +373,7 @@ func call(gw *mcp.Gateway, token, body string) *httptest.ResponseRecorder {
 func BenchmarkTake(b *testing.B) {
 	s, _, _ := newStore(b)
 	ctx := context.Background()
-	r := mcp.Rate{PerMinute: 600, Burst: 100}
+	r := gateway.Rate{PerMinute: 600, Burst: 100}
 	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	for b.Loop() {
 		now = now.Add(100 * time.Millisecond) // a token refilled each time: all allowed
@@ -455,15 +455,15 @@ func TestRoundTripsPerCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	var counters []*commandCounter
-	var gws []*mcp.Gateway
+	var gws []*gateway.Gateway
 	for range 2 {
 		rdb := redis.NewClient(&redis.Options{Addr: addr})
 		cc := &commandCounter{}
 		rdb.AddHook(cc)
 		s := mcpredis.New(rdb, mcpredis.Options{Prefix: p})
 		t.Cleanup(func() { s.Close() })
-		gw, err := mcp.NewGateway(mcp.Config{Upstream: up.URL(), Store: s, Clock: clk,
-			RateLimit: mcp.RateLimitConfig{PerMinute: 60, Burst: 100}})
+		gw, err := gateway.New(gateway.Config{Upstream: up.URL(), Store: s, Clock: clk,
+			RateLimit: gateway.RateLimitConfig{PerMinute: 60, Burst: 100}})
 		if err != nil {
 			t.Fatal(err)
 		}

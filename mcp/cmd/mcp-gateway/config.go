@@ -18,12 +18,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
-// fileConfig is the configuration file: every key of mcp.Config at the top
+// fileConfig is the configuration file: every key of gateway.Config at the top
 // level, and the program's own beside them.
 type fileConfig struct {
-	Gateway mcp.Config `yaml:",inline"`
+	Gateway gateway.Config `yaml:",inline"`
 
 	Listen        string `yaml:"listen"`
 	MetricsListen string `yaml:"metrics_listen"`
@@ -191,7 +192,7 @@ func readConfigFile(path string) (fileConfig, error) {
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
 // explainYAML rewrites the decoder's errors ("line 7: field ip_whitlist not
-// found in type mcp.SecurityConfig") so that each names the file, the line
+// found in type gateway.SecurityConfig") so that each names the file, the line
 // and the key's full path ("gateway.yaml: line 7: security.ip_whitlist:
 // unknown key"), one a line.
 func explainYAML(file string, src []byte, err error) string {
@@ -274,7 +275,7 @@ func collectKeys(n *yaml.Node, prefix string, out map[int][]keyAt) {
 }
 
 // check fills the program's defaults and checks its keys; the gateway's
-// own keys are checked by mcp.Config.Validate. source names, for keys
+// own keys are checked by gateway.Config.Validate. source names, for keys
 // set from the environment or a flag, where the value came from.
 func (s *settings) check(source map[string]string) error {
 	var errs []error
@@ -379,7 +380,7 @@ func (s *settings) check(source map[string]string) error {
 		bad("path", "%q is the program's own probe; the gateway needs another path", s.path)
 	}
 	// The gateway's keys, checked by the gateway itself: each wrong one is
-	// a *mcp.ConfigError naming it, read as such, not from the text.
+	// a *gateway.ConfigError naming it, read as such, not from the text.
 	if err := s.Gateway.Validate(); err != nil {
 		wrong := configErrors(err)
 		for _, e := range wrong {
@@ -392,15 +393,15 @@ func (s *settings) check(source map[string]string) error {
 	return errors.Join(errs...)
 }
 
-// configErrors is every *mcp.ConfigError in err's tree, in order:
+// configErrors is every *gateway.ConfigError in err's tree, in order:
 // Validate joins one per wrong key.
-func configErrors(err error) []*mcp.ConfigError {
-	var out []*mcp.ConfigError
+func configErrors(err error) []*gateway.ConfigError {
+	var out []*gateway.ConfigError
 	var walk func(error)
 	walk = func(err error) {
 		switch e := err.(type) {
 		case nil:
-		case *mcp.ConfigError:
+		case *gateway.ConfigError:
 			out = append(out, e)
 		case interface{ Unwrap() []error }:
 			for _, inner := range e.Unwrap() {

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
 // writeFile writes content to a new file in the test's directory and
@@ -224,14 +224,14 @@ func TestInvalidConfigurationNamesTheKey(t *testing.T) {
 	}
 }
 
-// The gateway's wrong keys are reported from the *mcp.ConfigError
+// The gateway's wrong keys are reported from the *gateway.ConfigError
 // values its Validate returns, not read back from its error's text: each
 // is one line, its key (with where its value came from) and its problem,
 // whatever the gateway's own message wraps them in.
 func TestGatewayKeysReportedFromConfigErrors(t *testing.T) {
 	t.Parallel()
 	file := "path: mcp\nrate_limit:\n  burst: -1\nsecurity:\n  trusted_proxies: [0.0.0.0/0, nope]\n"
-	cfg := mcp.Config{Upstream: "git.example", Path: "mcp"}
+	cfg := gateway.Config{Upstream: "git.example", Path: "mcp"}
 	cfg.RateLimit.Burst = -1
 	cfg.Security.TrustedProxies = []string{"0.0.0.0/0", "nope"}
 	wrong := configErrors(cfg.Validate())

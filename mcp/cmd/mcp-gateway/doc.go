@@ -1,8 +1,8 @@
 // Command mcp-gateway serves the mcp tool gateway (package
-// github.com/apitwin/apitwin/mcp) in front of a source-hosting API: the
-// JSON-RPC 2.0 and Model Context Protocol endpoint at /mcp, health and
-// readiness probes, JSON request logs, Prometheus metrics on a port of
-// their own, and a graceful stop.
+// github.com/apitwin/apitwin/mcp/gateway) in front of a source-hosting
+// API: the JSON-RPC 2.0 and Model Context Protocol endpoint at /mcp,
+// health and readiness probes, JSON request logs, Prometheus metrics on a
+// port of their own, and a graceful stop.
 //
 // # Usage
 //
@@ -48,10 +48,10 @@
 //
 // # The file
 //
-// YAML (JSON is YAML too). Its keys are those of mcp.Config (documented
-// there and in package mcp) and the program's own; a key the program does
-// not know is refused, naming its line, so a misspelt setting is never
-// ignored. Durations are written with a unit (10s, 2m). Every key, with
+// YAML (JSON is YAML too). Its keys are those of gateway.Config
+// (documented there and in package mcp/gateway) and the program's own; a
+// key the program does not know is refused, naming its line, so a
+// misspelt setting is never ignored. Durations are written with a unit (10s, 2m). Every key, with
 // its default, or, where the comment says what leaving it out does, an
 // example:
 //
@@ -77,7 +77,7 @@
 //	log:
 //	  level: info                   # debug (adds /healthz and /readyz requests), info, warn, error
 //
-//	# The gateway's keys (package mcp).
+//	# The gateway's keys (package mcp/gateway).
 //	upstream: https://git.example.com
 //	upstream_header_timeout_seconds: 30  # a call the source-hosting API has not begun to answer by then: -32603, data.status 504
 //	path: /mcp

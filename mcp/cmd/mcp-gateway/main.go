@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/apitwin/apitwin/clock"
-	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
 func main() {
@@ -81,9 +81,9 @@ func runOn(ctx context.Context, clk clock.Clock, args []string, getenv func(stri
 	switch {
 	case signature != "":
 	case s.Gateway.Security.SigningSecret != "":
-		signature = mcp.SignatureRequired
+		signature = gateway.SignatureRequired
 	default:
-		signature = mcp.SignatureOff
+		signature = gateway.SignatureOff
 	}
 	attrs := []any{"url", gatewayURL, "upstream", redactURL(s.Gateway.Upstream), "metrics", metricsURL,
 		"signature", string(signature), "tls", s.cert != nil}

@@ -23,6 +23,7 @@ import (
 	"github.com/apitwin/apitwin/internal/redistest"
 	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
 // TestMain lets the test binary be the program the process tests start
@@ -357,10 +358,10 @@ func scrape(t *testing.T, url string) map[string]float64 {
 
 func TestMetrics(t *testing.T) {
 	t.Parallel()
-	// Every counter of the gateway is served: a field added to mcp.Metrics
+	// Every counter of the gateway is served: a field added to gateway.Metrics
 	// without its metric fails here.
-	if n := reflect.TypeFor[mcp.Metrics]().NumField(); n != len(counters) {
-		t.Errorf("mcp.Metrics has %d fields, the program serves %d counters", n, len(counters))
+	if n := reflect.TypeFor[gateway.Metrics]().NumField(); n != len(counters) {
+		t.Errorf("gateway.Metrics has %d fields, the program serves %d counters", n, len(counters))
 	}
 	up := upstream(t)
 	in := start(t, env(), "-listen", "127.0.0.1:0", "-metrics-listen", "127.0.0.1:0", "-upstream", up.URL())

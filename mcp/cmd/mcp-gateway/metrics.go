@@ -11,27 +11,27 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/internal/version"
-	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
-// counters are the gateway's counters (mcp.Metrics) as Prometheus metrics,
+// counters are the gateway's counters (gateway.Metrics) as Prometheus metrics,
 // one for each field.
 var counters = []struct {
 	name, help string
-	value      func(mcp.Metrics) uint64
+	value      func(gateway.Metrics) uint64
 }{
-	{"mcp_gateway_requests_total", "HTTP requests to the gateway's path.", func(m mcp.Metrics) uint64 { return m.Requests }},
-	{"mcp_gateway_refused_total", "Requests refused before any method ran (the gateway's own 4xx and 5xx).", func(m mcp.Metrics) uint64 { return m.Refused }},
-	{"mcp_gateway_calls_total", "Method calls run (a batch of 20 is 20).", func(m mcp.Metrics) uint64 { return m.Calls }},
-	{"mcp_gateway_upstream_calls_total", "Calls that went to the source-hosting API (cache misses and writes).", func(m mcp.Metrics) uint64 { return m.UpstreamCalls }},
-	{"mcp_gateway_cache_hits_total", "Calls answered from the cache.", func(m mcp.Metrics) uint64 { return m.CacheHits }},
-	{"mcp_gateway_verifications_total", "Tokens verified with the source-hosting API.", func(m mcp.Metrics) uint64 { return m.Verifications }},
-	{"mcp_gateway_verify_limited_total", "Token verifications refused by the per-address or global verification limit.", func(m mcp.Metrics) uint64 { return m.VerifyLimited }},
-	{"mcp_gateway_tokens_refused_total", "Requests refused for their token (401, 403).", func(m mcp.Metrics) uint64 { return m.TokensRefused }},
-	{"mcp_gateway_rate_limited_total", "Requests refused by the per-token rate limit (429).", func(m mcp.Metrics) uint64 { return m.RateLimited }},
-	{"mcp_gateway_signatures_refused_total", "Requests refused for their signature, replays among them.", func(m mcp.Metrics) uint64 { return m.SignaturesRefused }},
-	{"mcp_gateway_replays_refused_total", "Signed requests refused as replays.", func(m mcp.Metrics) uint64 { return m.ReplaysRefused }},
-	{"mcp_gateway_store_failures_total", "Calls to the shared store (Redis) that failed and were served from memory.", func(m mcp.Metrics) uint64 { return m.StoreFailures }},
+	{"mcp_gateway_requests_total", "HTTP requests to the gateway's path.", func(m gateway.Metrics) uint64 { return m.Requests }},
+	{"mcp_gateway_refused_total", "Requests refused before any method ran (the gateway's own 4xx and 5xx).", func(m gateway.Metrics) uint64 { return m.Refused }},
+	{"mcp_gateway_calls_total", "Method calls run (a batch of 20 is 20).", func(m gateway.Metrics) uint64 { return m.Calls }},
+	{"mcp_gateway_upstream_calls_total", "Calls that went to the source-hosting API (cache misses and writes).", func(m gateway.Metrics) uint64 { return m.UpstreamCalls }},
+	{"mcp_gateway_cache_hits_total", "Calls answered from the cache.", func(m gateway.Metrics) uint64 { return m.CacheHits }},
+	{"mcp_gateway_verifications_total", "Tokens verified with the source-hosting API.", func(m gateway.Metrics) uint64 { return m.Verifications }},
+	{"mcp_gateway_verify_limited_total", "Token verifications refused by the per-address or global verification limit.", func(m gateway.Metrics) uint64 { return m.VerifyLimited }},
+	{"mcp_gateway_tokens_refused_total", "Requests refused for their token (401, 403).", func(m gateway.Metrics) uint64 { return m.TokensRefused }},
+	{"mcp_gateway_rate_limited_total", "Requests refused by the per-token rate limit (429).", func(m gateway.Metrics) uint64 { return m.RateLimited }},
+	{"mcp_gateway_signatures_refused_total", "Requests refused for their signature, replays among them.", func(m gateway.Metrics) uint64 { return m.SignaturesRefused }},
+	{"mcp_gateway_replays_refused_total", "Signed requests refused as replays.", func(m gateway.Metrics) uint64 { return m.ReplaysRefused }},
+	{"mcp_gateway_store_failures_total", "Calls to the shared store (Redis) that failed and were served from memory.", func(m gateway.Metrics) uint64 { return m.StoreFailures }},
 }
 
 // durationBuckets are the upper bounds, in seconds, of the request

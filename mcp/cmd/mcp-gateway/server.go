@@ -17,7 +17,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/fakekit"
-	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
 )
 
@@ -37,7 +37,7 @@ const maxRequestIDLen = 128
 // if any, and what it counts.
 type app struct {
 	s     *settings
-	gw    *mcp.Gateway
+	gw    *gateway.Gateway
 	store *mcpredis.Store // nil without Redis
 	log   *slog.Logger
 	clk   clock.Clock // times timeouts.shutdown_delay (nil: the real clock)
@@ -61,7 +61,7 @@ func newApp(s *settings, log *slog.Logger) (*app, error) {
 		a.store = mcpredis.Open(s.Redis.Address, mcpredis.Options{Password: s.Redis.Password, DB: s.Redis.DB, Prefix: s.Redis.Prefix})
 		cfg.Store = a.store
 	}
-	gw, err := mcp.NewGateway(cfg)
+	gw, err := gateway.New(cfg)
 	if err != nil {
 		a.closeStore()
 		return nil, err

@@ -1,5 +1,5 @@
-// Package storetest is the conformance suite of mcp.Store: what every
-// store the gateway can be given (mcp.MemoryStore, mcpredis.Store) must do
+// Package storetest is the conformance suite of gateway.Store: what every
+// store the gateway can be given (gateway.MemoryStore, mcpredis.Store) must do
 // alike.
 //
 // Run takes a constructor and calls it once per subtest, so each subtest
@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apitwin/apitwin/mcp"
+	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
 // Advancer is a store whose clock a test can move on.
@@ -36,10 +36,10 @@ type Advancer interface {
 
 // Run runs the suite against stores made by newStore, in parallel
 // subtests.
-func Run(t *testing.T, newStore func(t *testing.T) mcp.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
 	tests := []struct {
 		name string
-		run  func(t *testing.T, s mcp.Store)
+		run  func(t *testing.T, s gateway.Store)
 	}{
 		{"TakeScripted", testTakeScripted},
 		{"TakeRandom", testTakeRandom},
@@ -71,7 +71,7 @@ var t0 = time.Date(2026, 11, 25, 9, 0, 0, 123_456_789, time.UTC)
 type step struct {
 	dt time.Duration
 	n  int
-	r  mcp.Rate
+	r  gateway.Rate
 }
 
 // want is what a step must answer besides matching the reference, where a
@@ -85,8 +85,8 @@ type want struct {
 
 // The bucket's figures match a MemoryStore's call for call, and the
 // figures stated outright.
-func testTakeScripted(t *testing.T, s mcp.Store) {
-	r := mcp.Rate{PerMinute: 60, Burst: 10} // a token a second
+func testTakeScripted(t *testing.T, s gateway.Store) {
+	r := gateway.Rate{PerMinute: 60, Burst: 10} // a token a second
 	var script []step
 	var wants []*want
 	add := func(st step, w *want) { script = append(script, st); wants = append(wants, w) }
@@ -112,7 +112,7 @@ func testTakeScripted(t *testing.T, s mcp.Store) {
 	add(step{-30 * time.Second, 1, r}, &want{false, 0, 10 * time.Second, time.Second})
 	add(step{30*time.Second + time.Second, 1, r}, &want{true, 0, 10 * time.Second, 0})
 	// Odd rates leave fractions: compared with the reference only.
-	odd := mcp.Rate{PerMinute: 7, Burst: 3}
+	odd := gateway.Rate{PerMinute: 7, Burst: 3}
 	for _, dt := range []time.Duration{0, 1, time.Nanosecond, 999 * time.Microsecond, 3 * time.Second, 8571428571, 1, 17 * time.Second} {
 		add(step{dt, 1, odd}, nil)
 	}
@@ -127,9 +127,9 @@ func testTakeScripted(t *testing.T, s mcp.Store) {
 // changes on the way. The huge bursts make Remaining show the tokens to
 // the unit at sixteen digits, where a store that keeps them to fewer
 // digits, or rounds time, differs.
-func testTakeRandom(t *testing.T, s mcp.Store) {
+func testTakeRandom(t *testing.T, s gateway.Store) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	rates := []mcp.Rate{
+	rates := []gateway.Rate{
 		{PerMinute: 600, Burst: 100}, {PerMinute: 60, Burst: 20}, {PerMinute: 7, Burst: 3},
 		{PerMinute: 1, Burst: 1}, {PerMinute: 300, Burst: 50},
 		{PerMinute: 6_000_000_000, Burst: 1 << 50}, {PerMinute: 61, Burst: 1 << 40},
@@ -147,7 +147,7 @@ func testTakeRandom(t *testing.T, s mcp.Store) {
 		return 0 // at once
 	}
 	// n: mostly an eighth of the burst at most, sometimes more than it.
-	n := func(r mcp.Rate) int {
+	n := func(r gateway.Rate) int {
 		if rng.IntN(10) == 0 {
 			return r.Burst + 1
 		}
@@ -177,10 +177,10 @@ func testTakeRandom(t *testing.T, s mcp.Store) {
 
 // check runs script on s and on a MemoryStore, comparing every figure, and
 // the figures stated in wants. It returns how many steps were allowed.
-func check(t *testing.T, s mcp.Store, key string, script []step, wants []*want) (allowed int) {
+func check(t *testing.T, s gateway.Store, key string, script []step, wants []*want) (allowed int) {
 	t.Helper()
 	ctx := context.Background()
-	ref := mcp.NewMemoryStore(nil, mcp.MemoryLimits{})
+	ref := gateway.NewMemoryStore(nil, gateway.MemoryLimits{})
 	now := t0
 	for i, st := range script {
 		now = now.Add(st.dt)
@@ -207,12 +207,12 @@ func check(t *testing.T, s mcp.Store, key string, script []step, wants []*want) 
 	return allowed
 }
 
-func sameDecision(a, b mcp.RateDecision) bool {
+func sameDecision(a, b gateway.RateDecision) bool {
 	return a.Allowed == b.Allowed && a.Limit == b.Limit && a.Remaining == b.Remaining &&
 		a.Reset.Equal(b.Reset) && a.RetryAfter == b.RetryAfter
 }
 
-func show(d mcp.RateDecision, now time.Time) string {
+func show(d gateway.RateDecision, now time.Time) string {
 	return fmt.Sprintf("allowed=%v limit=%d remaining=%d reset=+%s retry=%s", d.Allowed, d.Limit, d.Remaining, d.Reset.Sub(now), d.RetryAfter)
 }
 
@@ -221,14 +221,14 @@ func show(d mcp.RateDecision, now time.Time) string {
 // missing or different value leaves the bucket as it was (none is made),
 // and the figures of the takes it makes are a MemoryStore's Take's, step
 // for step.
-func testGetTake(t *testing.T, s mcp.Store) {
-	gt, ok := s.(mcp.GetTaker)
+func testGetTake(t *testing.T, s gateway.Store) {
+	gt, ok := s.(gateway.GetTaker)
 	if !ok {
 		t.Skip("not a GetTaker")
 	}
 	ctx := context.Background()
-	ref := mcp.NewMemoryStore(nil, mcp.MemoryLimits{})
-	r := mcp.Rate{PerMinute: 7, Burst: 3}
+	ref := gateway.NewMemoryStore(nil, gateway.MemoryLimits{})
+	r := gateway.Rate{PerMinute: 7, Burst: 3}
 	good, other := []byte(`{"ok":true,"token_id":7}`), []byte(`{"ok":false}`)
 	now := t0
 	answer := []byte(`{"id":7}`)
@@ -241,7 +241,7 @@ func testGetTake(t *testing.T, s mcp.Store) {
 		t.Helper()
 		also := alsoKeys[steps%3]
 		steps++
-		res, err := gt.GetTake(ctx, mcp.GetTakeRequest{Key: "tok:gt", Want: want, Bucket: "rl:gt", N: n, Rate: r, Now: now, Also: also})
+		res, err := gt.GetTake(ctx, gateway.GetTakeRequest{Key: "tok:gt", Want: want, Bucket: "rl:gt", N: n, Rate: r, Now: now, Also: also})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,9 +288,9 @@ func testGetTake(t *testing.T, s mcp.Store) {
 }
 
 // Buckets are per key.
-func testTakeKeysApart(t *testing.T, s mcp.Store) {
+func testTakeKeysApart(t *testing.T, s gateway.Store) {
 	ctx := context.Background()
-	r := mcp.Rate{PerMinute: 60, Burst: 2}
+	r := gateway.Rate{PerMinute: 60, Burst: 2}
 	for range 2 {
 		if d, err := s.Take(ctx, "rl:a", 1, r, t0); err != nil || !d.Allowed {
 			t.Fatalf("a: %+v %v", d, err)
@@ -305,9 +305,9 @@ func testTakeKeysApart(t *testing.T, s mcp.Store) {
 }
 
 // Twenty goroutines taking at once never spend more than the burst.
-func testTakeConcurrent(t *testing.T, s mcp.Store) {
+func testTakeConcurrent(t *testing.T, s gateway.Store) {
 	ctx := context.Background()
-	r := mcp.Rate{PerMinute: 1, Burst: 10}
+	r := gateway.Rate{PerMinute: 1, Burst: 10}
 	var allowed atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -335,7 +335,7 @@ func testTakeConcurrent(t *testing.T, s mcp.Store) {
 	}
 }
 
-func testGetSet(t *testing.T, s mcp.Store) {
+func testGetSet(t *testing.T, s gateway.Store) {
 	ctx := context.Background()
 	if v, ok, err := s.Get(ctx, "ans:missing"); err != nil || ok || v != nil {
 		t.Errorf("missing key: %q %v %v", v, ok, err)
@@ -375,7 +375,7 @@ func testGetSet(t *testing.T, s mcp.Store) {
 
 // Values and claims end with their time to live, for a store whose clock a
 // test holds.
-func testExpiry(t *testing.T, s mcp.Store) {
+func testExpiry(t *testing.T, s gateway.Store) {
 	adv, ok := s.(Advancer)
 	if !ok {
 		t.Skip("the store's clock cannot be moved on: expiry is left to the store's own tests")
@@ -399,7 +399,7 @@ func testExpiry(t *testing.T, s mcp.Store) {
 	}
 }
 
-func testDelete(t *testing.T, s mcp.Store) {
+func testDelete(t *testing.T, s gateway.Store) {
 	ctx := context.Background()
 	for _, k := range []string{"tok:a", "tok:b"} {
 		if err := s.Set(ctx, k, []byte(k), time.Hour, "project:1"); err != nil {
@@ -427,7 +427,7 @@ func testDelete(t *testing.T, s mcp.Store) {
 }
 
 // A tag drops the values filed under it, and only those.
-func testInvalidate(t *testing.T, s mcp.Store) {
+func testInvalidate(t *testing.T, s gateway.Store) {
 	ctx := context.Background()
 	set := func(key string, tags ...string) {
 		t.Helper()
@@ -484,7 +484,7 @@ func testInvalidate(t *testing.T, s mcp.Store) {
 }
 
 // A claim is new once, while it lasts.
-func testClaim(t *testing.T, s mcp.Store) {
+func testClaim(t *testing.T, s gateway.Store) {
 	ctx := context.Background()
 	if ok, err := s.Claim(ctx, "sig:a", time.Minute); !ok || err != nil {
 		t.Fatalf("first claim: %v %v", ok, err)
@@ -513,7 +513,7 @@ func testClaim(t *testing.T, s mcp.Store) {
 }
 
 // Of twenty claims of one key at once, one wins.
-func testClaimConcurrent(t *testing.T, s mcp.Store) {
+func testClaimConcurrent(t *testing.T, s gateway.Store) {
 	ctx := context.Background()
 	var won atomic.Int64
 	var wg sync.WaitGroup
@@ -534,13 +534,13 @@ func testClaimConcurrent(t *testing.T, s mcp.Store) {
 	}
 }
 
-func testPing(t *testing.T, s mcp.Store) {
+func testPing(t *testing.T, s gateway.Store) {
 	if err := s.Ping(context.Background()); err != nil {
 		t.Error(err)
 	}
 }
 
-func mustGet(t *testing.T, s mcp.Store, key string, want []byte) {
+func mustGet(t *testing.T, s gateway.Store, key string, want []byte) {
 	t.Helper()
 	v, ok, err := s.Get(context.Background(), key)
 	if err != nil || !ok || !bytes.Equal(v, want) {
@@ -548,7 +548,7 @@ func mustGet(t *testing.T, s mcp.Store, key string, want []byte) {
 	}
 }
 
-func mustMiss(t *testing.T, s mcp.Store, key string) {
+func mustMiss(t *testing.T, s gateway.Store, key string) {
 	t.Helper()
 	if v, ok, err := s.Get(context.Background(), key); ok || err != nil {
 		t.Fatalf("Get(%s) = %q, %v, %v; want nothing", key, v, ok, err)

@@ -1,0 +1,192 @@
+// Package gateway is the JSON-RPC 2.0 tool gateway in front of the
+// source-hosting API: Gateway, an http.Handler you can deploy, its Config,
+// the Store its replicas share (MemoryStore in one process; package
+// mcp/mcpredis on Redis) and its Model Context Protocol side. Package mcp
+// is its client, and holds the params, results and errors both speak;
+// importing it does not link this package's dependencies (the MCP SDK,
+// YAML, Redis).
+//
+// The gateway answers POST {base_url}/mcp. Each of its thirteen methods
+// (list_projects, get_project, list_issues, create_issue,
+// list_merge_requests, create_merge_request, list_pipelines,
+// trigger_pipeline, get_file_content, list_repository_files,
+// search_projects, search_issues, configure_webhook) runs against the
+// source-hosting API with the caller's own token, sent as
+// "Authorization: Bearer <token>". The same endpoint also speaks the Model
+// Context Protocol (initialize, tools/list, tools/call, ping), through the
+// official Go SDK, so MCP clients and AI assistants can use the tools.
+//
+//	gw, err := gateway.New(gateway.Config{Upstream: "https://git.example.com"}) // or gateway.LoadConfig("gateway.yaml")
+//	...
+//	http.ListenAndServe(":8080", gw)
+//
+// # Choices where the specification is silent
+//
+//   - Params: by name only; positional params are -32602. Unknown names are
+//     -32602 too (data {param, reason}), so a misspelt param is not ignored.
+//     Required: project_id wherever it appears (except search_issues), title
+//     (create_issue, create_merge_request), source_branch and target_branch,
+//     ref (trigger_pipeline), file_path, search, url. A null value counts as
+//     absent. Integers must be written as integers.
+//   - An id is a string, a number or null; a string whose bytes are not
+//     UTF-8 is not a JSON string (RFC 8259), and its request is -32600
+//     with id null, as any id that cannot be read: every answer is UTF-8
+//     JSON.
+//   - Errors that the specification's examples show are written exactly so
+//     (no data for -32700, -32600, -32601). Upstream errors carry data
+//     {status, message}; other 4xx answers of the upstream (409, 422) are
+//     -32000 like 401/403/404/429, other 5xx are -32603 like 500, and an
+//     unreachable upstream is -32603 with data.message only. An upstream
+//     that has not begun to answer (its response headers) within
+//     upstream_header_timeout_seconds (30) is given up on, whatever the
+//     caller's deadline, and answered as a 504 of it would be: -32603
+//     with data.status 504 (HTTP 504 when it was verifying the token).
+//   - Refusals before any method runs are HTTP errors with a JSON-RPC error
+//     body (id null): 401 (no bearer token, a token the source-hosting API
+//     does not accept, a bad or replayed signature), 403 (address, missing
+//     scopes), 405, 413, 415, 429 (rate limit, or too many token
+//     verifications). Auth, address, signature and rate-limit refusals are
+//     -32000 with data.status the HTTP status, so clients handle them like
+//     the upstream's.
+//   - A body of only notifications is answered 204 with no body.
+//   - A body whose every request is a method of the Model Context
+//     Protocol that its side serves (initialize, ping, tools/list,
+//     tools/call, resources/list, notifications/initialized, …) goes to
+//     that side, which applies the protocol's own rules (its Accept header
+//     among them). Any other body is JSON-RPC: a method with a slash that
+//     the protocol side does not serve (foo/get) is -32601 by its id, alone
+//     or in a batch, like any unknown method, and a protocol method in a
+//     batch beside the gateway's own is run by the protocol side alone and
+//     answered by its id as it would be alone (subscriptions/listen, a
+//     stream, excepted: -32600 there).
+//   - Batches: at most Batch.MaxSize (100) requests, run Batch.Concurrency
+//     (10) at a time, answered in request order. A larger batch is one
+//     -32600.
+//   - Rate limit: a token bucket per token (600 a minute, 100 at once).
+//     Every request spends one token per message in its body, so a batch of
+//     20 spends 20; a refused request spends nothing. X-RateLimit-Limit is
+//     the per-minute rate, X-RateLimit-Remaining the requests that would
+//     pass now, X-RateLimit-Reset (epoch seconds) when the bucket is full
+//     again. A refusal is HTTP 429 with Retry-After and -32000 with
+//     data.status 429 for every request of the body. When the
+//     source-hosting API itself refuses for its rate, the call's -32000
+//     carries its Retry-After as data.retry_after (seconds), which the
+//     client waits before it sends again.
+//   - Caching: every read method (list_*, search_*, get_*) takes cache and
+//     cache_ttl (seconds, default 60, at most a day; cache_ttl alone turns
+//     caching on). Answers are cached per token, method and params; a write
+//     (create_issue, create_merge_request, trigger_pipeline,
+//     configure_webhook) drops the cached reads of its project (and
+//     create_issue those of cross-project search_issues), for every caller.
+//   - Callers are verified before anything runs, the Model Context
+//     Protocol's initialize included: the token is shown to the
+//     source-hosting API once (GET /personal_access_tokens/self: its id,
+//     its user, its scopes, whether it is active) and the verdict
+//     remembered under the token's SHA-256 (never the token). A token it
+//     does not accept is HTTP 401 with WWW-Authenticate: Bearer
+//     error="invalid_token" (MCP clients start their login on it); one
+//     without the scopes api, read_user and read_repository is 403 with
+//     error="insufficient_scope". A good verdict is believed for
+//     verify.ttl_seconds (60), then asked again: that is the most a
+//     revoked token keeps working, cached answers included, and a call the
+//     upstream refuses with 401 forgets the token at once. A bad verdict is
+//     kept verify.negative_ttl_seconds (60). Tokens not known to be good
+//     cost a verification each, so each address (an IPv6 /64) may cause
+//     60 a minute (20 at once) and all together 300 a minute (50 at once);
+//     past that, 429. A flood of made-up tokens reaches the source-hosting
+//     API a few times a second at most. A token known to have been good
+//     is asked about again without those limits.
+//   - Each replica also keeps its own last good verdict on each of its
+//     callers (4,096 at most; past that, one at random makes room): when
+//     the store has none (Redis restarted empty, or down), that verdict is
+//     believed for what is left of its verify.ttl_seconds, as it would be
+//     from the store, and the token is then asked about again as one known
+//     good. Callers are not all verified at once through the limits above
+//     after a restart of Redis, and a revoked token still works at most
+//     verify.ttl_seconds after the last verdict on it. A token forgotten
+//     after a 401 is marked so in the store, so that no replica believes
+//     its own verdict on it.
+//   - The rate limit counts by the verified token's id, not by what was
+//     presented. A token the source-hosting API accepts but will not
+//     describe (403 on /personal_access_tokens/self, which passes when
+//     required_scopes is empty) is counted by its SHA-256: every token has
+//     its own allowance, whatever the required scopes.
+//   - Signing (see mcp.SignatureHeader): with a secret set, signatures are
+//     required unless security.signature says "optional" (checked when
+//     present) or "off". A signature covers the time, a nonce, the method,
+//     the path and the body, must be within 300 s of the gateway's clock,
+//     and is accepted once. The specification's body-only form is refused
+//     unless security.accept_body_only_signature is on: it can be replayed.
+//   - Bounds: a body of max_body_bytes (1 MiB); a batch of batch.max_size
+//     (100) entries, counted before it is decoded; the memory store of
+//     memory.max_bytes (64 MiB, least recently used dropped in constant
+//     time), memory.max_claims (1,000,000 signatures; past it signed
+//     requests get 503 rather than a forgotten signature) and
+//     memory.max_buckets (100,000 rate-limit buckets).
+//   - get_file_content without ref reads the default branch;
+//     configure_webhook without events enables push only, and switches off
+//     every event not named; it also takes an optional token.
+//   - configure_webhook sends hooks only to the public internet: a URL
+//     whose host is, or resolves to (every address, by Config.Resolver,
+//     given 5 s), an address of the local network is -32602 on url with
+//     GitLab's words, "is blocked: Requests to the local network are not
+//     allowed" (localhost, loopback, link local network, shared address
+//     space, limited broadcast address, or reserved addresses, as the
+//     address is), and a host that does not resolve "is blocked: Host
+//     cannot be resolved or invalid". An IPv4 address is read in every
+//     spelling resolvers accept (2130706433, 0x7f.1, 0177.0.0.1, 127.1,
+//     ::ffff:127.0.0.1), and a host ending in a number that is no address
+//     is refused. security.allow_local_webhooks lets hooks reach the local
+//     network but for link-local addresses and the clouds' metadata
+//     services ("is blocked: Requests to cloud metadata services are not
+//     allowed"); security.local_webhook_allowlist lets exactly the ranges
+//     it lists through. The check is made when the hook is configured; a
+//     name that resolves elsewhere later is the source-hosting API's to
+//     refuse when it delivers, as GitLab does.
+//   - list_projects and list_issues report total_count; the other lists
+//     {data, pagination}. When the upstream does not count (above 10,000
+//     rows) total_count, total and total_pages are -1.
+//   - The MCP side is stateless (no sessions; any replica answers) and
+//     answers in JSON. Tool failures, bad arguments among them, are results
+//     with isError set whose structuredContent is {"error": {code, message,
+//     data}}, as the MCP specification asks, so a model can read them.
+//
+// # Deploying
+//
+// The program mcp/cmd/mcp-gateway serves a Gateway as it is: a YAML file of
+// Config's keys with environment and flag overrides, TLS, /healthz and
+// /readyz, JSON request logs, Prometheus metrics on their own listener and
+// a graceful stop:
+//
+//	mcp-gateway -listen 127.0.0.1:8930 -upstream https://git.example.com [-redis 127.0.0.1:6379]
+//
+// A Gateway is also an http.Handler to serve from your own http.Server,
+// with timeouts on every phase. One replica keeps its state in memory (the default
+// MemoryStore). Several replicas behind a load balancer share one Redis
+// through mcpredis.Open as Config.Store: rate limits, token verdicts, seen
+// signatures and cached answers, so that 600 a minute per token stays 600
+// across them, a revoked token is refused by all within the verification
+// TTL, and a signed request accepted by one is refused by the others. Give
+// them the same signing secret, and list the balancer's addresses in
+// security.trusted_proxies so that the caller's address is read from
+// X-Forwarded-For.
+//
+// Replay protection does not rest on Redis alone: each replica also keeps,
+// in its own memory (memory.max_claims), every good signature it has seen
+// within its window, whatever Redis does, so that no replica accepts a
+// signed request twice, across an outage of Redis or a restart that emptied
+// it. Redis tells each replica what the others accepted. What a deployment
+// of several replicas risks is therefore one replay to each other replica
+// that has not seen the request, within its window (300 s), of a request
+// accepted while Redis was down, or before Redis lost what it held (a
+// restart without persistence, a failover to a replica that had not caught
+// up). Security.SharedReplayCheckOnly closes the first: signed requests are
+// refused (503) while Redis cannot be reached. The second needs a Redis that
+// keeps its keys across a restart (appendonly yes).
+//
+// When Redis cannot be reached a replica keeps serving from its own memory
+// (rate limits per replica meanwhile), logs it, and says so in Ready,
+// trying Redis again every few seconds. Ready's error describes a degraded
+// gateway that still serves: report it, but do not take every replica out
+// of service for it.
+package gateway
