@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/apitwin/apitwin/internal/apitable"
 )
@@ -17,11 +18,15 @@ type Routes[T any] struct {
 	mux *http.ServeMux
 	// aside holds the patterns ServeMux cannot hold beside mux's (two
 	// patterns a request matches equally well conflict): a request goes
-	// there only when mux has no route for it. hasAside spares the tables
-	// without any a second match per request.
-	aside    *http.ServeMux
-	hasAside bool
+	// there only when mux has no route for it. asideHeads are their
+	// methods and literal path heads ("POST /api/index.php/invoices/
+	// createfromorder/"): only a request that has one is matched against
+	// aside, as a ServeMux that matches nothing still allocates to say so.
+	aside      *http.ServeMux
+	asideHeads []asideHead
 }
+
+type asideHead struct{ method, path string }
 
 type ownerKey struct{}
 
@@ -43,7 +48,14 @@ func (rt *Routes[T]) Handle(pattern string, h func(owner T, w http.ResponseWrite
 // "POST /invoices/{id}/validate"): it serves the requests no other route
 // matches.
 func (rt *Routes[T]) HandleAside(pattern string, h func(owner T, w http.ResponseWriter, r *http.Request)) {
-	rt.hasAside = true
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		method, path = "", pattern
+	}
+	if i := strings.IndexByte(path, '{'); i >= 0 {
+		path = path[:i]
+	}
+	rt.asideHeads = append(rt.asideHeads, asideHead{method: method, path: path})
 	rt.aside.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		h(ownerOf[T](r), w, r)
 	})
@@ -53,11 +65,14 @@ func (rt *Routes[T]) HandleAside(pattern string, h func(owner T, w http.Response
 // for r and mux has none (the NotFound handler's pattern is "/"). That
 // mux's own ServeHTTP must serve the request: it sets the path values.
 func (rt *Routes[T]) serving(r *http.Request) *http.ServeMux {
-	if rt.hasAside {
-		if _, ap := rt.aside.Handler(r); ap != "" {
-			if _, p := rt.mux.Handler(r); p == "" || p == "/" {
-				return rt.aside
+	for _, head := range rt.asideHeads {
+		if (head.method == "" || head.method == r.Method) && strings.HasPrefix(r.URL.Path, head.path) {
+			if _, ap := rt.aside.Handler(r); ap != "" {
+				if _, p := rt.mux.Handler(r); p == "" || p == "/" {
+					return rt.aside
+				}
 			}
+			break
 		}
 	}
 	return rt.mux
