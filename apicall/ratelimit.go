@@ -132,11 +132,12 @@ func firstInt(h http.Header, keys ...string) int {
 }
 
 // RateLimitError is the error of a call the server refused for its rate
-// (HTTP 429) once the client did not, or could no longer, retry it. Each
-// client package names it RateLimitError too (sourcehost.RateLimitError,
-// …); it wraps the client's own error, so errors.Is(err,
-// <package>.ErrRateLimited) matches it, and errors.As still reaches the
-// client's *Error.
+// (HTTP 429, orch's RESOURCE_EXHAUSTED for rate, the mcp gateway's -32000
+// with data.status 429) once the client did not, or could no longer, retry
+// it. Every client returns it, and names it RateLimitError too
+// (sourcehost.RateLimitError, orch.RateLimitError, …); it wraps the
+// client's own error, so errors.Is(err, <package>.ErrRateLimited) matches
+// it, and errors.As still reaches the client's *Error.
 type RateLimitError struct {
 	// RateLimit holds the values of the last refusal.
 	RateLimit RateLimit

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
+
+	"github.com/apitwin/apitwin/internal/callrun"
 )
 
 // Batch collects calls and notifications to send in one request. The
@@ -82,7 +83,8 @@ func (b *Batch) Send(ctx context.Context) error {
 	pending := b.calls
 	notes := b.notes
 	answered := false // the last round got answers, if only rate-limit errors
-	err := b.c.retrying(ctx, func() (time.Duration, error) {
+	call := callrun.Call{Operation: "batch"}
+	err := b.c.rest.Runner().Run(ctx, &call, func(ctx context.Context, _ int) callrun.Outcome {
 		reqs := make([]wireRequest, 0, len(pending)+len(notes))
 		for _, bc := range pending {
 			reqs = append(reqs, bc.req)
@@ -90,31 +92,36 @@ func (b *Batch) Send(ctx context.Context) error {
 		reqs = append(reqs, notes...)
 		body, err := json.Marshal(reqs)
 		if err != nil {
-			return 0, fmt.Errorf("mcp: encoding the batch: %w", err)
+			return callrun.Outcome{Err: fmt.Errorf("mcp: encoding the batch: %w", err)}
 		}
-		ans, res, err := b.c.post(ctx, body)
-		if err != nil {
+		ans, o := b.c.post(ctx, &call, body)
+		if o.Err != nil {
 			// Refused whole (401, 429, …): nothing ran, everything goes again.
+			err := b.c.rest.Scrub(o.Err, call.Secrets...)
 			for _, bc := range pending {
 				bc.result, bc.err, bc.done = nil, err, true
 			}
 			answered = false
-			return res.RateLimit.RetryAfter, err
+			return withCode(o)
 		}
 		notes = nil // they ran; whether they failed is not ours to know
 		answered = true
 		pending = b.match(ans, pending)
-		if len(pending) > 0 {
-			wait := res.RateLimit.RetryAfter
-			for _, bc := range pending { // the longest wait the source-hosting API asked for
-				var e *Error
-				if errors.As(bc.err, &e) {
-					wait = max(wait, e.RetryAfter)
-				}
-			}
-			return wait, pending[0].err
+		if len(pending) == 0 {
+			return o
 		}
-		return 0, nil
+		// Calls refused for rate: sent again, after the longest wait the
+		// gateway or the source-hosting API asked for.
+		o.Err = pending[0].err
+		o = withCode(o)
+		o.Throttled, o.Wait = true, o.RateLimit.RetryAfter
+		for _, bc := range pending {
+			var e *Error
+			if errors.As(bc.err, &e) {
+				o.Wait = max(o.Wait, e.RetryAfter)
+			}
+		}
+		return o
 	})
 	if answered {
 		return nil // every call has its answer, rate-limit errors among them

@@ -17,6 +17,7 @@ import (
 
 	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/callrun"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/retry"
 )
@@ -29,11 +30,10 @@ type Client struct {
 	// sign signs a request with the signing secret, which only it holds:
 	// a Client printed by value (fmt prints its fields without String)
 	// shows a function's address, not the secret. Nil: unsigned.
-	sign  func(ts time.Time, nonce, method, path string, body []byte) string
-	path  string // the endpoint's path, which signatures cover
-	retry RetryPolicy
-	clk   clock.Clock
-	ids   atomic.Int64
+	sign func(ts time.Time, nonce, method, path string, body []byte) string
+	path string // the endpoint's path, which signatures cover
+	clk  clock.Clock
+	ids  atomic.Int64
 }
 
 // The per-call types every apitwin client shares, under the same names in
@@ -65,7 +65,6 @@ type settings struct {
 	rest   rest.Config
 	token  string
 	secret string
-	retry  RetryPolicy
 }
 
 func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
@@ -94,25 +93,18 @@ func WithSigningSecret(secret string) Option {
 	}
 }
 
-// WithRetry sets the policy for retrying rate-limited calls.
-func WithRetry(p RetryPolicy) Option {
-	return func(s *settings) error {
-		if _, err := p.WithDefaults(); err != nil {
-			return err
-		}
-		s.retry = p
-		return nil
-	}
-}
+// WithRetry sets the policy for retrying rate-limited calls (and calls
+// that never reached the gateway).
+func WithRetry(p RetryPolicy) Option { return restOption(rest.WithRetry(p)) }
 
 // WithoutRetries returns a rate-limited call's error at once.
-func WithoutRetries() Option { return WithRetry(RetryPolicy{Disabled: true}) }
+func WithoutRetries() Option { return restOption(rest.WithoutRetries()) }
 
 // WithHTTPClient sends requests through hc instead of a pooled default client.
 func WithHTTPClient(hc *http.Client) Option { return restOption(rest.WithHTTPClient(hc)) }
 
-// WithLogger logs requests (debug) and failures (warn); never a token or
-// secret.
+// WithLogger logs calls (debug), retries (info) and failures (warn); never
+// a token or secret.
 func WithLogger(l *slog.Logger) Option { return restOption(rest.WithLogger(l)) }
 
 // WithHook makes h see each call start and end: the place for a span or a
@@ -151,10 +143,6 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 			return nil, fmt.Errorf("mcp: %w", err)
 		}
 	}
-	retry, err := s.retry.WithDefaults()
-	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
-	}
 	endpoint := strings.TrimRight(baseURL, "/")
 	if u, err := url.Parse(endpoint); err == nil && u.Path == "" {
 		endpoint += DefaultPath
@@ -164,7 +152,6 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg.BaseURL = endpoint
 	cfg.DecodeError = decodeHTTPError
 	cfg.ScrubError = scrubError
-	cfg.Retry = RetryPolicy{Disabled: true} // retries happen per JSON-RPC call, below
 	if s.token != "" {
 		cfg.Secrets = append(cfg.Secrets, s.token)
 		bearer := "Bearer " + s.token // made once, not per request
@@ -177,7 +164,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{rest: rc, hasToken: s.token != "", retry: retry, clk: cfg.Clock, path: "/"}
+	c := &Client{rest: rc, hasToken: s.token != "", clk: cfg.Clock, path: "/"}
 	if u, err := url.Parse(endpoint); err == nil && u.EscapedPath() != "" {
 		c.path = u.EscapedPath()
 	}
@@ -336,63 +323,53 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	return c.exchange(ctx, method, body, 0, nil)
 }
 
-// exchange sends one request body, retrying as the policy says, and reads
-// the answer to the call with id into out. id 0 is a notification, which
-// expects no answer at all.
+// exchange sends one request body as a call of the REST core's pipeline
+// (hook, retries, apicall.Info, logs, named by the JSON-RPC method), and
+// reads the answer to the call with id into out. id 0 is a notification,
+// which expects no answer at all.
 func (c *Client) exchange(ctx context.Context, method string, body []byte, id int64, out any) error {
-	return c.retrying(ctx, func() (time.Duration, error) { return c.exchangeOnce(ctx, method, body, id, out) })
+	call := callrun.Call{Operation: method}
+	return c.rest.Runner().Run(ctx, &call, func(ctx context.Context, _ int) callrun.Outcome {
+		return c.exchangeOnce(ctx, &call, method, body, id, out)
+	})
 }
 
-// retrying runs send through the retry loop: a rate-limited answer (refused
-// before anything ran, so safe to send again, even a write) is sent again
-// as the policy says, after the wait the gateway asked for, if any.
-func (c *Client) retrying(ctx context.Context, send func() (time.Duration, error)) error {
-	var last error
-	res, err := retry.Do(ctx, c.retry, c.clk, func(context.Context, int) (retry.Failure, error) {
-		asked, err := send()
-		last = err
-		if rateLimited(err) {
-			return retry.Failure{Throttled: true, ServerWait: asked}, err
-		}
-		return retry.Failure{}, err
-	}, nil)
-	if into := apicall.From(ctx); into != nil {
-		into.Retries = res.Retries // the rest of it is the last answer's
-	}
-	// The REST core, whose retries are off here, could only say that; the
-	// loop above knows why it stopped.
-	var rl *apicall.RateLimitError
-	if res.GaveUp != "" && errors.As(err, &rl) {
-		rl.Retries, rl.Reason = res.Retries, res.GaveUp
-	}
-	if err != nil && last != nil && err != last { // the caller gave up during a wait
-		return errors.Join(last, err)
-	}
-	return err
-}
-
-// exchangeOnce sends the body once; with a rate-limited answer it returns
-// the wait the gateway asked for (Retry-After), if any.
-func (c *Client) exchangeOnce(ctx context.Context, method string, body []byte, id int64, out any) (time.Duration, error) {
-	ans, res, err := c.post(ctx, body)
-	if err != nil {
-		return res.RateLimit.RetryAfter, err
+// exchangeOnce sends the body once. A call the gateway refused for its rate
+// (-32000 with data.status 429, in an answer of any status, or an HTTP 429
+// of whatever shape) was refused before anything ran, so it is Throttled:
+// sent again even when it writes, after the data.retry_after the gateway
+// passed on, if any.
+func (c *Client) exchangeOnce(ctx context.Context, call *callrun.Call, method string, body []byte, id int64, out any) callrun.Outcome {
+	ans, o := c.post(ctx, call, body)
+	if o.Err != nil {
+		return withCode(o)
 	}
 	if id == 0 && len(bytes.TrimSpace(ans)) == 0 {
-		return 0, nil
+		return o
 	}
-	// An answer may echo the token or quote it in a result that does not
-	// decode: the error is cleaned as the REST core's are.
-	err = c.rest.Scrub(decodeAnswer(ans, id, out))
-	switch e := (*Error)(nil); {
-	case errors.As(err, &e):
-		return e.RetryAfter, e // the gateway's answer, already saying all there is
+	switch err := decodeAnswer(ans, id, out); {
+	case errors.As(err, new(*Error)):
+		o.Err = err // the gateway's answer, already saying all there is
 	case err != nil:
-		return 0, fmt.Errorf("mcp: %s: %w", method, err)
+		o.Err = fmt.Errorf("mcp: %s: %w", method, err)
 	case id == 0:
-		return 0, fmt.Errorf("mcp: %s: the gateway answered a notification", method)
+		o.Err = fmt.Errorf("mcp: %s: the gateway answered a notification", method)
 	}
-	return 0, nil
+	return withCode(o)
+}
+
+// withCode fills what an error answer's *Error says in o: its code, and,
+// for a refusal for rate, that it is one and the wait it asked for.
+func withCode(o callrun.Outcome) callrun.Outcome {
+	var e *Error
+	if !errors.As(o.Err, &e) {
+		return o
+	}
+	o.Code = strconv.Itoa(e.Code)
+	if e.rateLimited() {
+		o.Throttled, o.Wait = true, e.RetryAfter
+	}
+	return o
 }
 
 func rateLimited(err error) bool {
@@ -410,9 +387,9 @@ const acceptHeader = "application/json, text/event-stream"
 // one map serves every call.
 var unsignedHeader = http.Header{"Accept": {acceptHeader}}
 
-// post sends one body, signed when a secret is set, and returns the answer's
-// bytes (none for 204).
-func (c *Client) post(ctx context.Context, body []byte) (json.RawMessage, rest.Response, error) {
+// post sends one body, signed when a secret is set, as one attempt of call,
+// and returns the answer's bytes (none for 204).
+func (c *Client) post(ctx context.Context, call *callrun.Call, body []byte) (json.RawMessage, callrun.Outcome) {
 	h := unsignedHeader
 	if c.sign != nil {
 		// Signed per attempt, with a fresh nonce: the gateway accepts a
@@ -421,8 +398,8 @@ func (c *Client) post(ctx context.Context, body []byte) (json.RawMessage, rest.R
 			SignatureHeader: {c.sign(c.clk.Now(), NewNonce(), http.MethodPost, c.path, body)}}
 	}
 	var ans answerBytes
-	res, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, RawJSON: body, Header: h}, &ans)
-	return ans.b, res, err
+	_, o := c.rest.Send(ctx, call, &rest.Request{Method: http.MethodPost, RawJSON: body, Header: h}, &ans)
+	return ans.b, o
 }
 
 // answerBytes takes an answer's body as it is, for decodeAnswer to read:

@@ -21,11 +21,19 @@
 // # The client
 //
 // Client has a typed method per tool, Call for any method, Notify, and
-// batches (NewBatch). It signs requests when given a secret, and retries
-// -32000 with data.status 429 (1 s doubling, 3 retries by default, the
-// gateway's Retry-After when longer). Errors are *Error; errors.Is matches
-// ErrInvalidParams and the other code sentinels, and ErrNotFound,
-// ErrRateLimited, … by data.status.
+// batches (NewBatch). It signs requests when given a secret, and retries a
+// call refused for its rate (-32000 with data.status 429, or an HTTP 429
+// of any shape: the gateway's or a proxy's), which was refused before
+// anything ran, and a call that never reached the gateway (the connection
+// was not made): 1 s doubling, 3 retries by default, the data.retry_after,
+// Retry-After or reset time the answer gave when it gave one. Any other
+// failure is not sent again (a JSON-RPC call carries no sign of being safe
+// to repeat); a 5xx says so in a *retry.Error. Errors are *Error (inside
+// an *apicall.RateLimitError once a rate refusal is given up); errors.Is
+// matches ErrInvalidParams and the other code sentinels, and ErrNotFound,
+// ErrRateLimited, … by data.status. The hook (WithHook) names a call by its
+// JSON-RPC method ("batch" for a batch), with its error code as a string
+// ("-32000").
 //
 // # What the gateway answers
 //

@@ -21,6 +21,7 @@ import (
 
 	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/callrun"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/internal/version"
@@ -56,13 +57,9 @@ type Client struct {
 	// printed by value (with %s, fmt shows what a pointer field points to).
 	clean   *rest.Cleaner
 	log     *slog.Logger // cleaned by clean
-	retry   RetryPolicy
+	run     *callrun.Runner
 	limits  *limiter
 	timeout time.Duration
-	hook    apicall.Hook
-
-	mu   sync.Mutex
-	last RateLimit
 
 	warnDeprecated *sync.Once // shared by the clients of WithNamespace
 }
@@ -151,8 +148,7 @@ func NewHTTP(baseURL string, opts ...Option) (*Client, error) {
 // newClient builds a Client; clean takes the token out of its errors and
 // log records (the HTTP transport's REST core's, or grpcCleaner).
 func newClient(s settings, tr transport, kind, target string, clean rest.Cleaner) *Client {
-	retry, _ := s.rest.Retry.WithDefaults() // checked by WithRetry
-	return &Client{
+	c := &Client{
 		tr:        tr,
 		kind:      kind,
 		target:    target,
@@ -162,13 +158,21 @@ func newClient(s settings, tr transport, kind, target string, clean rest.Cleaner
 		clk:       s.rest.Clock,
 		clean:     &clean,
 		log:       clean.Logger(s.rest.Logger),
-		retry:     retry,
 		limits:    newLimiter(s.limits, s.rest.Clock),
 		timeout:   s.callTimeout,
-		hook:      s.hook,
 
 		warnDeprecated: new(sync.Once),
 	}
+	c.run, _ = callrun.New(callrun.Config{ // the policy was checked by WithRetry
+		Service: "orch", Policy: s.rest.Retry, Clock: s.rest.Clock, Logger: c.log, Hook: s.hook,
+		Scrub: c.clean.Scrub, Redact: c.clean.Redact,
+		ContextError: func(op string, err error, retries int) error {
+			e := contextError(op, err)
+			e.Retries = retries
+			return e
+		},
+	})
+	return c
 }
 
 // withDefaultPort adds :7233 to a host without a port; gRPC targets with a
@@ -208,19 +212,15 @@ func (c *Client) Identity() string { return c.identity }
 func (c *Client) WithNamespace(namespace string) *Client {
 	cp := &Client{
 		tr: c.tr, kind: c.kind, target: c.target, namespace: namespace, identity: c.identity,
-		hasToken: c.hasToken, clk: c.clk, clean: c.clean, log: c.log, retry: c.retry, limits: c.limits, timeout: c.timeout,
-		hook: c.hook, warnDeprecated: c.warnDeprecated,
+		hasToken: c.hasToken, clk: c.clk, clean: c.clean, log: c.log, run: c.run.Copy(), limits: c.limits, timeout: c.timeout,
+		warnDeprecated: c.warnDeprecated,
 	}
 	return cp
 }
 
 // RateLimit returns the rate-limit values of the most recent answer that
 // carried any.
-func (c *Client) RateLimit() RateLimit {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.last
-}
+func (c *Client) RateLimit() RateLimit { return c.run.RateLimit() }
 
 // String describes the client without its token.
 func (c *Client) String() string {
@@ -297,29 +297,13 @@ var methods = sync.OnceValue(func() map[string]*method {
 })
 
 // invoke sends one call: fills the namespace, keeps the client-side limits,
-// retries what may be retried, and turns every failure into an *Error (or
-// the named error the specification gives for its code).
-func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Message) (err error) {
+// and runs it through the pipeline (hook, retries, apicall.Info, logs),
+// each attempt's failure an *Error (or the named error the specification
+// gives for its code).
+func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Message) error {
 	m := methods()[full]
 	if ctx == nil {
 		return &Error{Code: CodeInvalidArgument, Message: "nil context", Operation: m.name}
-	}
-	if c.hook != nil {
-		var done func(apicall.Outcome)
-		var into apicall.Info // what the call's answer carried, for the hook
-		if outer := apicall.From(ctx); outer != nil {
-			defer func() { *outer = into }()
-		}
-		ctx, done = c.hook(ctx, apicall.Call{Service: "orch", Operation: m.name})
-		ctx = apicall.Capture(ctx, &into)
-		defer func() {
-			o := apicall.Outcome{StatusCode: into.StatusCode, Retries: into.Retries, Err: err}
-			var e *Error
-			if errors.As(err, &e) {
-				o.Code = e.Code
-			}
-			done(o)
-		}()
 	}
 	if r, ok := req.(interface{ GetNamespace() string }); ok && r.GetNamespace() == "" && m.name != "RegisterNamespace" {
 		req = proto.Clone(req) // the caller's request stays as it was
@@ -354,95 +338,63 @@ func (c *Client) invoke(ctx context.Context, full string, req, resp proto.Messag
 			}
 		}
 	}
-	var (
-		start    time.Time
-		last     *Error   // the last attempt's error
-		lastInfo callInfo // what the last answer carried
-		stop     error    // the caller gave up waiting for the client-side limit
-	)
-	res, err := retry.Do(ctx, c.retry, c.clk, func(ctx context.Context, retries int) (retry.Failure, error) {
+	call := callrun.Call{Operation: m.name, Idempotent: m.idempotent(req)}
+	err := c.run.Run(ctx, &call, func(ctx context.Context, retries int) callrun.Outcome {
 		if err := c.limits.request(ctx); err != nil {
-			stop = contextError(m.name, err)
-			return retry.Failure{}, stop
+			return callrun.Outcome{Err: contextError(m.name, err)} // the caller gave up waiting for it
 		}
-		start = time.Now()
 		info, err := c.tr.invoke(ctx, m, req, resp)
-		lastInfo = info
-		c.record(info.rateLimit)
 		if info.deprecated && c.log != nil {
 			c.warnDeprecated.Do(func() {
 				c.log.LogAttrs(ctx, slog.LevelWarn, "the server says this API version is deprecated",
 					slog.String("service", "orch"), slog.String("operation", m.name))
 			})
 		}
+		o := callrun.Outcome{Status: info.status, Header: info.header, RateLimit: info.rateLimit,
+			NotSent: !info.sent, Permanent: info.permanent}
 		if err == nil {
-			return retry.Failure{}, nil
+			o.Status = http.StatusOK
+			return o
 		}
-		last = c.asError(ctx, m, err, info)
-		last.Retries = retries
-		return c.failure(m, req, last, info), last
-	}, func(n int, wait time.Duration, _ error) {
-		if c.log != nil {
-			c.log.LogAttrs(ctx, slog.LevelInfo, "retrying call", slog.String("service", "orch"),
-				slog.String("operation", m.name), slog.String("code", last.Code), slog.Duration("wait", wait), slog.Int("retry", n))
+		e := c.asError(ctx, m, err, info)
+		e.Retries = retries
+		o.Err, o.Code = e, e.Code
+		if c.kind == "grpc" && info.sent {
+			o.Status = orchwire.HTTPStatus(e.Code) // what apicall.Info says of a gRPC answer
 		}
+		switch e.Code {
+		case CodeResourceExhausted:
+			// For rate (see rateRefusal): the server did not do it. Any
+			// other (a message too large, a quota) never passes.
+			o.Throttled = rateRefusal(e, info)
+		case CodeUnavailable:
+			o.Transient = true
+		}
+		if d := e.RateLimitExceeded; d != nil {
+			o.Wait = d.RetryAfter
+		}
+		return o
 	})
-	if into := apicall.From(ctx); into != nil {
-		*into = apicall.Info{Header: lastInfo.header, RateLimit: lastInfo.rateLimit, RequestID: apicall.RequestID(lastInfo.header), Retries: res.Retries}
-		switch {
-		case err == nil:
-			into.StatusCode = http.StatusOK
-		case last != nil && err == error(last) && lastInfo.sent:
-			into.StatusCode = orchwire.HTTPStatus(last.Code)
-		}
-	}
-	switch {
-	case err == nil:
-		c.logCall(ctx, slog.LevelDebug, m, start, res.Retries, nil)
+	if err == nil {
 		return nil
-	case err == stop:
-		return stop
-	case last != nil && err == error(last):
-		last.GaveUp = res.GaveUp
-		c.logCall(ctx, slog.LevelWarn, m, start, res.Retries, last)
-		return specific(last, req)
 	}
-	ce := contextError(m.name, err) // the caller gave up during a wait
-	ce.Retries = res.Retries
-	return ce
-}
-
-// failure reads a failed call as the retry policy sees it.
-// RESOURCE_EXHAUSTED for rate (see rateRefusal) is sent again whatever the
-// call (the server did not do it); any other RESOURCE_EXHAUSTED (a message
-// too large, a quota) never succeeds on retry and is not retried.
-// UNAVAILABLE is retried only for a call that is harmless to repeat, or
-// that the transport knows never left. The wait the server asked for comes
-// from the RateLimitExceeded detail, then Retry-After, then (for
-// RESOURCE_EXHAUSTED) the rate-limit reset.
-func (c *Client) failure(m *method, req proto.Message, e *Error, info callInfo) retry.Failure {
-	var f retry.Failure
-	switch e.Code {
-	case CodeResourceExhausted:
-		if !rateRefusal(e, info) {
-			return f
+	// The *Error says how the retries ended too (GaveUp), as the wrapper
+	// the pipeline put around it does.
+	var e *Error
+	if errors.As(err, &e) {
+		var rl *apicall.RateLimitError
+		var re *retry.Error
+		switch {
+		case errors.As(err, &rl):
+			e.GaveUp = rl.Reason
+		case errors.As(err, &re):
+			e.GaveUp = re.Reason
 		}
-		f.Throttled, f.Safe = true, true
-	case CodeUnavailable:
-		f.Transient, f.Permanent = true, info.permanent
-		f.Safe = m.idempotent(req) || !info.sent
-	default:
-		return f
+		if err == error(e) {
+			return specific(e, req)
+		}
 	}
-	switch {
-	case e.RateLimitExceeded != nil && e.RateLimitExceeded.RetryAfter > 0:
-		f.ServerWait = e.RateLimitExceeded.RetryAfter
-	case info.retryAfter > 0:
-		f.ServerWait = info.retryAfter
-	case e.Code == CodeResourceExhausted && e.RateLimit.Reset.After(c.clk.Now()):
-		f.ServerWait = e.RateLimit.Reset.Sub(c.clk.Now())
-	}
-	return f
+	return err
 }
 
 // rateRefusal reports whether a RESOURCE_EXHAUSTED answer refused the call
@@ -493,29 +445,6 @@ func (c *Client) asError(ctx context.Context, m *method, err error, info callInf
 		e = clean
 	}
 	return e
-}
-
-func (c *Client) record(rl RateLimit) {
-	if rl.Limit == 0 && rl.Scope == "" && rl.Reset.IsZero() && rl.RetryAfter == 0 {
-		return
-	}
-	c.mu.Lock()
-	c.last = rl
-	c.mu.Unlock()
-}
-
-func (c *Client) logCall(ctx context.Context, level slog.Level, m *method, start time.Time, retries int, err *Error) {
-	if c.log == nil {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("service", "orch"), slog.String("transport", c.kind), slog.String("operation", m.name),
-		slog.Int("retries", retries), slog.Duration("elapsed", time.Since(start)),
-	}
-	if err != nil {
-		attrs = append(attrs, slog.String("code", err.Code), slog.String("error", err.Error()))
-	}
-	c.log.LogAttrs(ctx, level, "call", attrs...)
 }
 
 // setNamespace sets the namespace field of a request that has one.

@@ -112,9 +112,12 @@
 // queries, heartbeats, RegisterWorker, and starts, signals and cancel
 // requests that carry a request_id) or that the client knows never left; a
 // terminate, a namespace registration, a shard close, a poll or a task answer
-// is never sent twice by surprise. An error that was retryable but not
-// retried (further) says why ([Error].GaveUp). Every wait is on the client's
-// clock ([WithClock]), so tests against a fake take no real time.
+// is never sent twice by surprise. A rate refusal the client stopped
+// retrying is an *apicall.RateLimitError ([RateLimitError]) around the
+// *Error, and another failure that was retryable but not retried (further)
+// a *retry.Error around it, as with every apitwin client; both say why, and
+// so does [Error].GaveUp. Every wait is on the client's clock
+// ([WithClock]), so tests against a fake take no real time.
 //
 // [Client.RateLimit] holds the X-RateLimit-Limit/Remaining/Reset/Scope values
 // of the last answer that carried any: HTTP headers, or gRPC header metadata

@@ -127,6 +127,9 @@ type Error struct {
 	Retries int
 	// GaveUp says why a retryable error was not retried (further), e.g.
 	// "gave up after 3 retries"; empty when the error was not retryable.
+	// The call's error is then this one wrapped in an
+	// *apicall.RateLimitError (a refusal for rate) or a *retry.Error, as
+	// every apitwin client's is: errors.As reaches both.
 	GaveUp string
 
 	cause error
@@ -163,11 +166,9 @@ func (e *Error) Error() string {
 	if msg == "" {
 		msg = strings.ToLower(strings.ReplaceAll(e.Code, "_", " "))
 	}
-	s := name + ": " + msg
-	if e.GaveUp != "" {
-		s += " (" + e.GaveUp + ")"
-	}
-	return s
+	// GaveUp is not repeated here: the call's error is this one wrapped in
+	// an *apicall.RateLimitError or a *retry.Error, which says it.
+	return name + ": " + msg
 }
 
 // withServerWords appends the server's message in parentheses when it says

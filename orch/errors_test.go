@@ -33,7 +33,7 @@ func TestErrorsAreTheSameOverBothTransports(t *testing.T) {
 		{orch.CodeAlreadyExists, orch.ErrAlreadyExists, "AlreadyExists: boom"},
 		{orch.CodeNotFound, orch.ErrNotFound, "NotFound: boom"},
 		{orch.CodePermissionDenied, orch.ErrPermissionDenied, "PermissionDenied: access denied (boom)"},
-		{orch.CodeResourceExhausted, orch.ErrResourceExhausted, "ResourceExhausted: boom (retries are disabled)"},
+		{orch.CodeResourceExhausted, orch.ErrResourceExhausted, "ResourceExhausted: boom (rate limited; retry after 1s; retries are disabled)"},
 		{orch.CodeFailedPrecondition, orch.ErrFailedPrecondition, "FailedPrecondition: boom"},
 		{orch.CodeAborted, orch.ErrAborted, "Aborted: boom"},
 		{orch.CodeOutOfRange, orch.ErrOutOfRange, "OutOfRange: boom"},

@@ -8,8 +8,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
-	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
@@ -61,7 +61,7 @@ func FuzzRateLimitMetadata(f *testing.F) {
 	f.Fuzz(func(t *testing.T, limit, remaining, reset, scope, retryAfter string) {
 		md := metadata.Pairs("x-ratelimit-limit", limit, "x-ratelimit-remaining", remaining,
 			"x-ratelimit-reset", reset, "x-ratelimit-scope", scope, "retry-after", retryAfter)
-		rl := rest.ParseRateLimit(mdHeader(md, nil), s.rest.Clock.Now())
+		rl := apicall.ParseRateLimit(mdHeader(md, nil), s.rest.Clock.Now())
 		if rl.Limit < 0 || rl.Remaining < 0 || rl.RetryAfter < 0 {
 			t.Fatalf("%+v", rl)
 		}

@@ -22,15 +22,26 @@ import (
 // the constructor fail rather than being ignored.
 type Option func(*settings) error
 
-// RetryPolicy says when and how long the client waits before sending a call
-// again; the zero value means 3 retries with waits from 1 s (doubling) up to
-// 60 s. See the package documentation for which calls are retried.
-type RetryPolicy = retry.Policy
-
-// RateLimit is what the most recent answer said about the caller's rate
-// limit: the X-RateLimit-Limit, -Remaining, -Reset and -Scope values, from
-// HTTP headers or gRPC metadata.
-type RateLimit = apicall.RateLimit
+// The per-call types every apitwin client shares, under the same names in
+// each (erp, cloudauth, orch, sourcehost, mcp): package apicall's, and the
+// retry policy of package retry.
+type (
+	// RateLimit is what an answer said about the caller's rate limit: the
+	// X-RateLimit-Limit, -Remaining, -Reset and -Scope values, from HTTP
+	// headers or gRPC metadata.
+	RateLimit = apicall.RateLimit
+	// RateLimitError is the error of a call the server refused for its rate
+	// once the client stopped retrying (the retries were spent, or waiting
+	// again would pass the context's deadline). errors.Is(err, ErrRateLimited)
+	// matches it, and errors.As gives both it and the *Error of the last
+	// answer.
+	RateLimitError = apicall.RateLimitError
+	// RetryPolicy says when and how long the client waits before sending a
+	// call again; the zero value means 3 retries with waits from 1 s
+	// (doubling) up to 60 s. See the package documentation for which calls
+	// are retried.
+	RetryPolicy = retry.Policy
+)
 
 type settings struct {
 	rest        rest.Config // HTTP side: clock, logger, HTTP client, TLS

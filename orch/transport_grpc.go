@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/internal/orchwire"
-	"github.com/apitwin/apitwin/internal/rest"
 )
 
 // grpcTransport sends calls over a gRPC connection with the generated
@@ -33,7 +33,7 @@ func (t *grpcTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 	err := t.conn.Invoke(ctx, m.full, req, resp, grpc.Header(&header), grpc.Trailer(&trailer))
 	info := callInfo{sent: true}
 	info.header = mdHeader(header, trailer)
-	info.rateLimit = rest.ParseRateLimit(info.header, t.s.rest.Clock.Now())
+	info.rateLimit = apicall.ParseRateLimit(info.header, t.s.rest.Clock.Now())
 	info.retryAfter = info.rateLimit.RetryAfter
 	info.deprecated = len(header.Get("deprecation")) > 0 || len(trailer.Get("deprecation")) > 0
 	if err == nil {

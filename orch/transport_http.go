@@ -3,7 +3,6 @@ package orch
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -14,20 +13,20 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
-	"github.com/hashicorp/go-retryablehttp"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/apitwin/apitwin/internal/callrun"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/orch/orchpb"
-	"github.com/apitwin/apitwin/retry"
 )
 
 // httpTransport sends calls as the HTTP/JSON operations of the contract's
-// google.api.http bindings, over the shared REST core (internal/rest) with
-// its retries off: the Client retries for both transports alike.
+// google.api.http bindings, each attempt through the shared REST core
+// (rest.Client.Send): the Client runs the call, its retries included,
+// through its pipeline for both transports alike.
 type httpTransport struct {
 	rest *rest.Client
 	s    *settings
@@ -41,8 +40,7 @@ func newHTTPTransport(baseURL string, s *settings) (*httpTransport, error) {
 	cfg := s.rest
 	cfg.Service = "orch"
 	cfg.BaseURL = base
-	cfg.Retry = retry.Policy{Disabled: true}
-	cfg.Logger = nil // the Client logs each call once, the same way for both transports
+	cfg.Logger, cfg.Hook = nil, nil // the Client's pipeline has them, for both transports
 	cfg.DecodeError = decodeHTTPError
 	cfg.ScrubError = scrubError
 	if s.token != "" {
@@ -93,10 +91,11 @@ func (t *httpTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 		r.RawJSON = body
 	}
 	var buf bytes.Buffer
-	res, err := t.rest.Do(ctx, r, &buf)
+	var call callrun.Call // the token is the core's own secret: nothing to learn here
+	res, o := t.rest.Send(ctx, &call, r, &buf)
 	info.rateLimit, info.retryAfter, info.header, info.status = res.RateLimit, res.RateLimit.RetryAfter, res.Header, res.StatusCode
 	info.deprecated = res.Header.Get("Deprecation") != ""
-	if err != nil {
+	if err := o.Err; err != nil {
 		var e *Error
 		if errors.As(err, &e) {
 			return info, e
@@ -104,10 +103,7 @@ func (t *httpTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return info, contextError(m.name, ctxErr)
 		}
-		info.sent = !rest.NeverSent(err)
-		// retryablehttp knows the failures no retry cures (bad certificate,
-		// bad scheme, redirect loop)
-		info.permanent = permanentFailure(err)
+		info.sent, info.permanent = !o.NotSent, o.Permanent
 		return info, &Error{Code: CodeUnavailable, Message: err.Error(), cause: err}
 	}
 	if buf.Len() > 0 {
@@ -118,21 +114,6 @@ func (t *httpTransport) invoke(ctx context.Context, m *method, req, resp proto.M
 		}
 	}
 	return info, nil
-}
-
-// permanentFailure reports whether a transport failure is one no retry
-// cures: a certificate that does not verify, a bad scheme, a redirect loop.
-func permanentFailure(err error) bool {
-	var certErr *tls.CertificateVerificationError
-	if errors.As(err, &certErr) {
-		return true
-	}
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, urlErr)
-		return !retry
-	}
-	return false
 }
 
 // decodeHTTPError reads {"error":{"code","message","details"}}, and for an

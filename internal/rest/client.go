@@ -1,11 +1,15 @@
 // Package rest is the HTTP core every apitwin REST client stands on: request
-// building, authentication headers, rate-limit reading, retries (the retry
-// package's policy and loop), error decoding through a hook of the calling
-// package, secret redaction, logging and TLS settings.
+// building, authentication headers, rate-limit reading, error decoding
+// through a hook of the calling package, secret redaction and TLS settings.
+// Its Do runs each request as a call of internal/callrun, which does the
+// hook, the retries, the call's apicall.Info and the log lines, the same
+// way for every client.
 //
 // A client package (sourcehost, erp, …) builds one Client from a Config and
 // calls Do; everything the package's users configure arrives through Options
-// that the package re-exports under its own names.
+// that the package re-exports under its own names. A client whose calls are
+// not plain HTTP requests (orch over HTTP, the mcp client's JSON-RPC) sends
+// each attempt with Send, and runs its calls through a callrun.Runner.
 package rest
 
 import (
@@ -19,14 +23,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
 
 	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/credential"
+	"github.com/apitwin/apitwin/internal/callrun"
 	"github.com/apitwin/apitwin/internal/version"
 	"github.com/apitwin/apitwin/retry"
 )
@@ -101,9 +104,7 @@ type Client struct {
 	clean     Cleaner
 	hc        *http.Client
 	hook      apicall.Hook
-
-	mu   sync.Mutex
-	last RateLimit
+	run       *callrun.Runner
 }
 
 // New checks cfg and builds a Client.
@@ -166,8 +167,23 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.clean.Secrets.keep(cfg.Secrets...)
 	c.log = c.clean.Logger(c.log)
+	c.run = c.runner()
 	return c, nil
 }
+
+// runner is the pipeline c's calls run through.
+func (c *Client) runner() *callrun.Runner {
+	r, _ := callrun.New(callrun.Config{ // the policy was checked by New
+		Service: c.service, Policy: c.retry, Clock: c.clock, Logger: c.log, Hook: c.hook,
+		Scrub: c.clean.Scrub, Redact: c.clean.Redact,
+	})
+	return r
+}
+
+// Runner is the pipeline c's calls run through, for a client package
+// that sends its attempts with Send (the mcp client): the client's hook,
+// retry policy, clock and logger, its secrets kept out of what it reports.
+func (c *Client) Runner() *callrun.Runner { return c.run }
 
 // WithAuth returns a copy of c that authorizes its requests with authorize
 // (Config.Authorize) and hides secrets besides those c was made with
@@ -188,6 +204,7 @@ func (c *Client) WithAuth(authorize func(http.Header), secrets ...string) *Clien
 			cp.log = slog.New(&scrubHandler{next: h.next, secrets: cp.clean.Secrets, bound: h.bound})
 		}
 	}
+	cp.run = cp.runner()
 	return cp
 }
 
@@ -210,11 +227,7 @@ func (c *Client) BaseURL() string { return c.base }
 
 // RateLimit returns the rate-limit values of the most recent response that
 // carried any.
-func (c *Client) RateLimit() RateLimit {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.last
-}
+func (c *Client) RateLimit() apicall.RateLimit { return c.run.RateLimit() }
 
 // Request is one API call.
 type Request struct {
@@ -240,52 +253,85 @@ type Request struct {
 	Secrets []string
 }
 
-// Response is what Do reports of a successful answer.
+// Response is what Do reports of the answer (of the last attempt): the
+// answer decoded, or the one the error describes; zero when none came.
 type Response struct {
 	StatusCode int
 	Header     http.Header
-	RateLimit  RateLimit
+	RateLimit  apicall.RateLimit
 }
 
 // Do sends r, retrying as the policy says, and decodes a 2xx answer into out:
 // JSON into a pointer, raw bytes into an io.Writer, nothing for nil or 204.
-// A non-2xx answer becomes the package's error (wrapped in *RateLimitError for
-// 429). Neither the error nor any error it wraps, nor what the hook and the
-// logger are given, holds a secret of the client or of the request (see
-// Scrub).
-func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err error) {
+// A non-2xx answer becomes the package's error (in an
+// *apicall.RateLimitError for 429, in a *retry.Error when a retry might
+// have cured it but it was not sent again). Neither the error nor any error
+// it wraps, nor what the hook and the logger are given, holds a secret of
+// the client or of the request (see Scrub).
+func (c *Client) Do(ctx context.Context, r *Request, out any) (Response, error) {
 	if ctx == nil {
 		return Response{}, fmt.Errorf("%s: nil context", c.service)
 	}
 	if r == nil {
 		return Response{}, fmt.Errorf("%s: nil request", c.service)
 	}
-	if c.hook != nil {
-		var done func(apicall.Outcome)
-		ctx, done = c.hook(ctx, apicall.Call{Service: c.service, Operation: r.Method + " " + r.Path})
-		defer func() {
-			retries := 0
-			if at, _ := ctx.Value(attemptKey{}).(*attempt); at != nil { // ctx as the call left it
-				retries = at.res.Retries
-			}
-			done(apicall.Outcome{StatusCode: res.StatusCode, Retries: retries, Err: err})
-		}()
+	call := callrun.Call{Method: r.Method, Path: r.Path, Idempotent: Idempotent(r.Method, r.Header), Secrets: r.Secrets}
+	if r.NoRedirect {
+		ctx = context.WithValue(ctx, noRedirectKey{}, true)
 	}
-	at := &attempt{method: r.Method, path: r.Path, idempotent: Idempotent(r.Method, r.Header), noRedirect: r.NoRedirect, secrets: r.Secrets}
-	defer func() { // before the hook sees err
-		if err != nil {
-			err = c.Scrub(err, at.secrets...)
+	var p prepared
+	perr := c.prepare(r, &p)
+	var res Response
+	err := c.run.Run(ctx, &call, func(ctx context.Context, _ int) callrun.Outcome {
+		if perr != nil {
+			return callrun.Outcome{Err: perr}
 		}
-	}()
+		var o callrun.Outcome
+		res, o = c.send(ctx, &call, &p, out)
+		return o
+	})
+	return res, err
+}
+
+// Send sends r once, for a client package that runs its calls through a
+// callrun.Runner of its own (orch over HTTP) or through Runner (the mcp
+// client): one attempt of call, whose Secrets it adds the learned secrets
+// it sent to. It reads the answer as Do does (a 2xx into out, another into
+// the package's error), and says what the attempt learnt: a 429 is
+// Throttled, a 5xx but 501 Transient (unless Config.Transient says it is
+// a refusal), a failure of the network Transient, NotSent or Permanent as
+// package callrun says. The outcome's error is not yet cleaned of
+// secrets: the runner does that.
+func (c *Client) Send(ctx context.Context, call *callrun.Call, r *Request, out any) (Response, callrun.Outcome) {
+	var p prepared
+	if err := c.prepare(r, &p); err != nil {
+		return Response{}, callrun.Outcome{Err: err}
+	}
+	if r.NoRedirect {
+		ctx = context.WithValue(ctx, noRedirectKey{}, true)
+	}
+	return c.send(ctx, call, &p, out)
+}
+
+// prepared is a request ready to send: its body encoded, its URL and its
+// header built, once for all its attempts.
+type prepared struct {
+	r      *Request
+	body   []byte
+	target string
+	header http.Header
+}
+
+// prepare encodes r into p.
+func (c *Client) prepare(r *Request, p *prepared) error {
 	body, contentType, err := encodeBody(r)
 	if err != nil {
-		return Response{}, fmt.Errorf("%s: %s %s: encoding request: %w", c.service, r.Method, r.Path, err)
+		return fmt.Errorf("%s: %s %s: encoding request: %w", c.service, r.Method, r.Path, err)
 	}
-	target := c.base + r.Path
+	p.r, p.body, p.target = r, body, c.base+r.Path
 	if len(r.Query) > 0 {
-		target += "?" + r.Query.Encode()
+		p.target += "?" + r.Query.Encode()
 	}
-	ctx = context.WithValue(ctx, attemptKey{}, at)
 	header := make(http.Header, len(r.Header)+4)
 	for k, v := range r.Header {
 		header[k] = v
@@ -300,104 +346,59 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (res Response, err
 	if contentType != "" {
 		header["Content-Type"] = own[2:3:3]
 	}
+	p.header = header
+	return nil
+}
 
-	start := time.Now()
-	var resp *http.Response // the answer of the last attempt
-	rr, err := retry.Do(ctx, c.retry, c.clock, func(ctx context.Context, _ int) (retry.Failure, error) {
-		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body) // a fresh reader for every attempt
-		}
-		req, err := http.NewRequestWithContext(ctx, r.Method, target, rd)
-		if err != nil {
-			return retry.Failure{Permanent: true}, err
-		}
-		req.Header = header // one map for every attempt: an attempt is over before the next begins
-		if c.auth != nil {
-			c.auth(req.Header) // every attempt: a credential may change between them
-			at.secrets = c.clean.Secrets.pin(at.secrets)
-		}
-		resp, err = c.hc.Do(req)
-		if err != nil {
-			return c.failure(at, nil, err), err
-		}
-		if f := c.failure(at, resp, nil); f != (retry.Failure{}) {
-			return f, errRetryableAnswer
-		}
-		return retry.Failure{}, nil
-	}, func(n int, wait time.Duration, err error) {
-		if c.log != nil {
-			c.log.LogAttrs(ctx, slog.LevelInfo, "retrying request",
-				slog.String("service", c.service), slog.String("method", at.method), slog.String("path", at.path),
-				slog.String("reason", c.Redact(retryReason(resp, answerOrNil(err)), at.secrets...)), slog.Duration("wait", wait), slog.Int("retry", n))
-		}
-		if resp != nil && err == errRetryableAnswer {
-			drainAndClose(resp.Body) // free the connection before waiting
-		}
-	})
-	at.res = rr
-	if into := apicall.From(ctx); into != nil {
-		*into = apicall.Info{Retries: rr.Retries}
-		if resp != nil {
-			into.StatusCode, into.Header = resp.StatusCode, resp.Header
-			into.RateLimit, into.RequestID = ParseRateLimit(resp.Header, c.clock.Now()), apicall.RequestID(resp.Header)
-		}
+// send is one attempt of p.
+func (c *Client) send(ctx context.Context, call *callrun.Call, p *prepared, out any) (Response, callrun.Outcome) {
+	r := p.r
+	var rd io.Reader
+	if p.body != nil {
+		rd = bytes.NewReader(p.body) // a fresh reader for every attempt
 	}
-	if err != nil && err != errRetryableAnswer {
-		if resp != nil && resp.Body != nil {
-			drainAndClose(resp.Body)
+	req, err := http.NewRequestWithContext(ctx, r.Method, p.target, rd)
+	if err != nil {
+		return Response{}, callrun.Outcome{Err: fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err)}
+	}
+	req.Header = p.header // one map for every attempt: an attempt is over before the next begins
+	if c.auth != nil {
+		c.auth(req.Header) // every attempt: a credential may change between them
+		call.Secrets = c.clean.Secrets.pin(call.Secrets)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return Response{}, callrun.Outcome{Err: fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err),
+			Transient: true, NotSent: callrun.NeverSent(err), Permanent: callrun.Permanent(err)}
+	}
+	rl := apicall.ParseRateLimit(resp.Header, c.clock.Now())
+	res := Response{StatusCode: resp.StatusCode, Header: resp.Header, RateLimit: rl}
+	o := callrun.Outcome{Status: resp.StatusCode, Header: resp.Header, RateLimit: rl}
+	if !c.success(resp, r.NoRedirect) {
+		o.Err = c.errorFrom(resp, call.Secrets)
+		switch {
+		case resp.StatusCode == http.StatusTooManyRequests:
+			o.Throttled = true
+		case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
+			o.Transient = c.transient == nil || c.transient(resp)
 		}
-		c.logDone(ctx, at, 0, start, err)
-		return Response{}, notRetried(fmt.Errorf("%s: %s %s: %w", c.service, r.Method, r.Path, err), rr)
-	}
-	rl := ParseRateLimit(resp.Header, c.clock.Now())
-	if rl.Known() {
-		c.mu.Lock()
-		c.last = rl
-		c.mu.Unlock()
-	}
-	res = Response{StatusCode: resp.StatusCode, Header: resp.Header, RateLimit: rl}
-	c.logDone(ctx, at, resp.StatusCode, start, nil)
-
-	if !c.success(resp, at) {
-		return res, c.errorFrom(resp, at, rl)
+		return res, o
 	}
 	defer drainAndClose(resp.Body)
 	if resp.StatusCode/100 == 3 {
-		return res, nil
+		return res, o
 	}
 	if err := decodeBody(resp, out); err != nil {
-		return res, fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err)
+		o.Err = fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err)
 	}
-	return res, nil
-}
-
-// notRetried says on err why a failure a retry might have cured was not
-// sent again, when it was not.
-func notRetried(err error, res retry.Result) error {
-	if res.GaveUp == "" {
-		return err
-	}
-	return &retry.Error{Retries: res.Retries, Reason: res.GaveUp, Err: err}
-}
-
-// errRetryableAnswer marks an attempt whose answer (429, a 5xx) the policy
-// may retry; when it does not, the answer is the call's error answer.
-var errRetryableAnswer = errors.New("retryable answer")
-
-// answerOrNil is err, or nil for an answer (whose status is the reason).
-func answerOrNil(err error) error {
-	if err == errRetryableAnswer {
-		return nil
-	}
-	return err
+	return res, o
 }
 
 // success reports whether an answer is one to decode rather than an error.
-func (c *Client) success(resp *http.Response, at *attempt) bool {
+func (c *Client) success(resp *http.Response, noRedirect bool) bool {
 	switch {
 	case resp.StatusCode/100 == 3:
-		return at.noRedirect && resp.Header.Get("Location") != ""
+		return noRedirect && resp.Header.Get("Location") != ""
 	case resp.StatusCode/100 != 2:
 		return false
 	}
@@ -435,11 +436,16 @@ func redirectSwitch(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
+// noRedirectKey marks the context of a call that wants its redirects
+// answered rather than followed (Request.NoRedirect), for the redirect
+// policy to read.
+type noRedirectKey struct{}
+
 // wantsRedirect reports whether req's call asked for its redirects to be
 // answered rather than followed (Request.NoRedirect).
 func wantsRedirect(req *http.Request) bool {
-	at, _ := req.Context().Value(attemptKey{}).(*attempt)
-	return at != nil && at.noRedirect
+	no, _ := req.Context().Value(noRedirectKey{}).(bool)
+	return no
 }
 
 func encodeBody(r *Request) ([]byte, string, error) {
@@ -466,41 +472,17 @@ func decodeBody(resp *http.Response, out any) error {
 	return json.NewDecoder(resp.Body).Decode(out)
 }
 
-// errorFrom reads an error answer and hands it to the package's decoder.
-func (c *Client) errorFrom(resp *http.Response, at *attempt, rl RateLimit) error {
+// errorFrom reads an error answer, cleaned of the client's secrets and
+// of extra, and hands it to the package's decoder.
+func (c *Client) errorFrom(resp *http.Response, extra []string) error {
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
 	drainAndClose(resp.Body)
-	body = c.clean.scrubber(at.secrets).Bytes(body)
+	body = c.clean.scrubber(extra).Bytes(body)
 	err := c.decode(resp, body)
 	if readErr != nil {
 		err = fmt.Errorf("%w (reading the error body failed: %v)", err, readErr)
 	}
-	if resp.StatusCode == http.StatusTooManyRequests {
-		wait := at.res.Wait
-		if rl.RetryAfter > 0 {
-			wait = rl.RetryAfter
-		}
-		err = &RateLimitError{RateLimit: rl, RetryAfter: wait, Retries: at.res.Retries, Reason: at.res.GaveUp, Err: err}
-	} else {
-		err = notRetried(err, at.res)
-	}
 	return err
-}
-
-func (c *Client) logDone(ctx context.Context, at *attempt, status int, start time.Time, err error) {
-	if c.log == nil {
-		return
-	}
-	level := slog.LevelDebug
-	attrs := []slog.Attr{
-		slog.String("service", c.service), slog.String("method", at.method), slog.String("path", at.path),
-		slog.Int("status", status), slog.Int("retries", at.res.Retries), slog.Duration("elapsed", time.Since(start)),
-	}
-	if err != nil {
-		level = slog.LevelWarn
-		attrs = append(attrs, slog.String("error", c.Redact(err.Error(), at.secrets...)))
-	}
-	c.log.LogAttrs(ctx, level, "request", attrs...)
 }
 
 // drainAndClose reads what is left of a body (up to a bound) so the

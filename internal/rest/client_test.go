@@ -23,6 +23,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/internal/testtools"
@@ -167,7 +168,7 @@ func TestRetry429BackoffThenRateLimitError(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, rest.Config{}, status(429, "X-RateLimit-Limit", "600", "X-RateLimit-Remaining", "0"))
 	_, err := f.c.Do(context.Background(), get("/x"), nil)
-	var rle *rest.RateLimitError
+	var rle *apicall.RateLimitError
 	if !errors.As(err, &rle) {
 		t.Fatalf("err = %v, want *RateLimitError", err)
 	}
@@ -205,7 +206,7 @@ func TestRetryDisabled(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, rest.Config{Retry: retry.Policy{Disabled: true}}, status(429, "Retry-After", "1"))
 	_, err := f.c.Do(context.Background(), get("/x"), nil)
-	var rle *rest.RateLimitError
+	var rle *apicall.RateLimitError
 	if !errors.As(err, &rle) || f.s.count() != 1 || f.elapsed() != 0 {
 		t.Fatalf("err %v, requests %d, waited %v", err, f.s.count(), f.elapsed())
 	}
@@ -320,7 +321,7 @@ func TestGiveUpEarlyBeforeDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, err := f.c.Do(ctx, get("/x"), nil)
-	var rle *rest.RateLimitError
+	var rle *apicall.RateLimitError
 	if !errors.As(err, &rle) {
 		t.Fatalf("err = %v, want *RateLimitError", err)
 	}
@@ -336,7 +337,7 @@ func TestGiveUpWhenServerWaitExceedsMaxWait(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, rest.Config{Retry: retry.Policy{MaxWait: 10 * time.Second}}, status(429, "Retry-After", "3600"), status(200))
 	_, err := f.c.Do(context.Background(), get("/x"), nil)
-	var rle *rest.RateLimitError
+	var rle *apicall.RateLimitError
 	if !errors.As(err, &rle) || f.s.count() != 1 || f.elapsed() != 0 {
 		t.Fatalf("err %v requests %d waited %v", err, f.s.count(), f.elapsed())
 	}
@@ -389,7 +390,7 @@ func TestSecretsRedacted(t *testing.T) {
 	if f.s.got[0].Header.Get("PRIVATE-TOKEN") != token {
 		t.Fatal("token not sent")
 	}
-	if strings.Contains(logs.String(), token) || !strings.Contains(logs.String(), "request") {
+	if strings.Contains(logs.String(), token) || !strings.Contains(logs.String(), "msg=call") {
 		t.Fatalf("logs: %s", logs.String())
 	}
 
@@ -440,7 +441,7 @@ func TestRateLimitRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := rest.RateLimit{Limit: 600, Remaining: 599, Reset: time.Unix(reset, 0), Scope: "token"}
+	want := apicall.RateLimit{Limit: 600, Remaining: 599, Reset: time.Unix(reset, 0), Scope: "token"}
 	if resp.RateLimit != want || f.c.RateLimit() != want {
 		t.Fatalf("resp %+v client %+v", resp.RateLimit, f.c.RateLimit())
 	}
@@ -547,14 +548,14 @@ func (f *flakyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// Each retry is logged with its reason: the answer's status, or the
+// Each retry is logged with its reason: the error of the answer, or the
 // transport's error, with the client's secrets hidden in it as everywhere
 // else.
 func TestRetryIsLoggedWithItsReason(t *testing.T) {
 	t.Parallel()
 	const token = "glpat-RETRY-LOG-SECRET"
 	type record struct {
-		Msg, Service, Method, Path, Reason string
+		Msg, Service, Operation, Reason string
 		Retry                              int
 		Wait                               time.Duration
 	}
@@ -572,7 +573,7 @@ func TestRetryIsLoggedWithItsReason(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			if r.Msg == "retrying request" {
+			if r.Msg == "retrying call" {
 				rs = append(rs, r)
 			}
 		}
@@ -590,7 +591,7 @@ func TestRetryIsLoggedWithItsReason(t *testing.T) {
 		if _, err := f.c.Do(context.Background(), get("/x"), nil); err != nil {
 			t.Fatal(err)
 		}
-		want := []record{{Msg: "retrying request", Service: "test", Method: "GET", Path: "/x", Reason: "503 Service Unavailable", Retry: 1, Wait: time.Second}}
+		want := []record{{Msg: "retrying call", Service: "test", Operation: "GET /x", Reason: `test: 503: {"message":"Service Unavailable"}`, Retry: 1, Wait: time.Second}}
 		if got := records(t, &logs); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("retry records %+v, want %+v", got, want)
 		}
@@ -716,7 +717,7 @@ func TestWithAuth(t *testing.T) {
 			t.Errorf("%s shows in the copy's error or logs: %v\n%s", secret, err, logs.String())
 		}
 	}
-	if !strings.Contains(logs.String(), "request") {
+	if !strings.Contains(logs.String(), "msg=call") {
 		t.Errorf("the copy logged nothing to the original's logger: %s", logs.String())
 	}
 	if got := f.s.got[0]; got.Header.Get("PRIVATE-TOKEN") != second || !strings.HasSuffix(got.Header.Get("User-Agent"), " myapp/2") {
