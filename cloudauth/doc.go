@@ -1,10 +1,10 @@
 // Package cloudauth is a client for a cloud-automation platform's login
-// gateway (modelled on a VMware-CSP-style gateway): logging in for an RS256
-// JWT bearer token, verifying tokens against the server's published key,
-// logging out, reading the user's details; and what a command-line client
-// needs around that: token storage in the operating system's keyring,
-// named profiles and settings from flags and the environment. The program
-// cloudctl (cloudauth/cmd/cloudctl) is built on it.
+// gateway: logging in for an RS256 JWT bearer token, verifying tokens
+// against the server's published key, logging out, reading the user's
+// details; and what a command-line client needs around that: token storage
+// in the operating system's keyring, named profiles and settings from flags
+// and the environment. The program cloudctl (cloudauth/cmd/cloudctl) is
+// built on it.
 //
 //	c, err := cloudauth.New("https://cloud.example.com")
 //	if err != nil { … }

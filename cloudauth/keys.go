@@ -183,9 +183,7 @@ const keyRefreshInterval = time.Minute
 
 // PublicKeys fetches the server's token-signing keys from PublicKeyPath.
 //
-// CSP API: [GET /csp/gateway/am/api/auth/token-public-key]
-//
-// [GET /csp/gateway/am/api/auth/token-public-key]: https://developer.broadcom.com/xapis/tcsp-authn/latest/csp/gateway/am/api/auth/token-public-key/get
+// Login API: GET /csp/gateway/am/api/auth/token-public-key
 func (c *Client) PublicKeys(ctx context.Context) (*KeySet, error) {
 	var raw json.RawMessage
 	if err := c.do(ctx, &rest.Request{Method: http.MethodGet, Path: PublicKeyPath}, &raw); err != nil {
@@ -201,9 +199,7 @@ func (c *Client) PublicKeys(ctx context.Context) (*KeySet, error) {
 // leeway, on the client's clock. A failure matches ErrTokenExpired or
 // ErrTokenInvalid, or is the error of fetching the keys.
 //
-// CSP API: [GET /csp/gateway/am/api/auth/token-public-key]
-//
-// [GET /csp/gateway/am/api/auth/token-public-key]: https://developer.broadcom.com/xapis/tcsp-authn/latest/csp/gateway/am/api/auth/token-public-key/get
+// Login API: GET /csp/gateway/am/api/auth/token-public-key
 func (c *Client) VerifyToken(ctx context.Context, raw string) (*Token, error) {
 	if err := checkShape(raw); err != nil {
 		return nil, err

@@ -39,9 +39,7 @@ type loginAnswer struct {
 // or password, a locked account and a wrong tenant all fail with
 // ErrUnauthorized ("Authentication failed: 401 Unauthorized").
 //
-// CSP API: [POST /csp/gateway/am/api/login]
-//
-// [POST /csp/gateway/am/api/login]: https://developer.broadcom.com/xapis/vrealize-automation-identity-api/latest/csp/gateway/am/api/login/post
+// Login API: POST /csp/gateway/am/api/login
 func (c *Client) Login(ctx context.Context, req *LoginRequest) (*Token, error) {
 	if req == nil || strings.TrimSpace(req.Username) == "" {
 		return nil, errors.New("cloudauth: login needs a username")
@@ -71,9 +69,7 @@ func (c *Client) Login(ctx context.Context, req *LoginRequest) (*Token, error) {
 // longer accepts (expired, or already logged out) fails with
 // ErrUnauthorized; either way it is of no more use.
 //
-// CSP API: [POST /csp/gateway/am/api/logout]
-//
-// [POST /csp/gateway/am/api/logout]: https://developer.broadcom.com/xapis/vrealize-automation-identity-api/latest/csp/gateway/am/api/auth/logout/post
+// Login API: POST /csp/gateway/am/api/logout
 func (c *Client) Logout(ctx context.Context, tok *Token) error {
 	h, err := bearer(tok)
 	if err != nil {
@@ -96,9 +92,7 @@ type UserInfo struct {
 // UserInfo returns the token's user from UserInfoPath. A token the server
 // no longer accepts fails with ErrUnauthorized.
 //
-// CSP API: [GET /csp/gateway/am/api/userinfo]
-//
-// [GET /csp/gateway/am/api/userinfo]: https://developer.broadcom.com/xapis/vrealize-automation-identity-api/latest/csp/gateway/am/api/loggedin/user/get
+// Login API: GET /csp/gateway/am/api/userinfo
 func (c *Client) UserInfo(ctx context.Context, tok *Token) (*UserInfo, error) {
 	h, err := bearer(tok)
 	if err != nil {

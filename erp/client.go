@@ -271,9 +271,7 @@ func (c Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
 // Ping checks that the ERP answers: GET on its root URL, which is
 // available when it answers 200.
 //
-// ERP web: [GET /]
-//
-// [GET /]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/index.php
+// ERP web: GET /
 func (c *Client) Ping(ctx context.Context) error {
 	res, err := c.web.Do(ctx, &rest.Request{Method: http.MethodGet, Path: "/", Header: http.Header{"Accept": {"text/html"}}}, nil)
 	if err != nil {

@@ -73,9 +73,7 @@ func (o *ListContactsOptions) split() (*ListOptions, url.Values) {
 
 // ListContacts returns one page of contacts.
 //
-// ERP API: [GET /contacts]
-//
-// [GET /contacts]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_contacts.class.php
+// ERP API: GET /contacts
 func (c *Client) ListContacts(ctx context.Context, opts *ListContactsOptions) (*Page[Contact], error) {
 	lo, q := opts.split()
 	return list[Contact](ctx, c, "/contacts", lo, q)
@@ -83,9 +81,7 @@ func (c *Client) ListContacts(ctx context.Context, opts *ListContactsOptions) (*
 
 // AllContacts iterates the contacts a page at a time.
 //
-// ERP API: [GET /contacts]
-//
-// [GET /contacts]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_contacts.class.php
+// ERP API: GET /contacts
 func (c *Client) AllContacts(ctx context.Context, opts *ListContactsOptions) iter.Seq2[*Contact, error] {
 	lo, q := opts.split()
 	return all[Contact](ctx, c, "/contacts", lo, q)
@@ -93,9 +89,7 @@ func (c *Client) AllContacts(ctx context.Context, opts *ListContactsOptions) ite
 
 // GetContact returns a contact by id.
 //
-// ERP API: [GET /contacts/{id}]
-//
-// [GET /contacts/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_contacts.class.php
+// ERP API: GET /contacts/{id}
 func (c *Client) GetContact(ctx context.Context, id ID) (*Contact, error) {
 	return do[Contact](ctx, c, http.MethodGet, "/contacts/"+id.String(), nil, nil)
 }
@@ -131,11 +125,8 @@ func (r CreateContactRequest) MarshalJSON() ([]byte, error) {
 // CreateContact creates a contact and returns it; the last name is
 // required.
 //
-// ERP API: [POST /contacts], then [GET /contacts/{id}] when the
+// ERP API: POST /contacts, then GET /contacts/{id} when the
 // ERP answers with the bare id
-//
-// [GET /contacts/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_contacts.class.php
-// [POST /contacts]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_contacts.class.php
 func (c *Client) CreateContact(ctx context.Context, req *CreateContactRequest) (*Contact, error) {
 	if req == nil || strings.TrimSpace(req.Lastname) == "" {
 		return nil, errors.New("erp: CreateContact needs a last name")
@@ -172,9 +163,7 @@ func (r UpdateContactRequest) MarshalJSON() ([]byte, error) {
 
 // UpdateContact changes a contact and returns it as it now is.
 //
-// ERP API: [PUT /contacts/{id}]
-//
-// [PUT /contacts/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_contacts.class.php
+// ERP API: PUT /contacts/{id}
 func (c *Client) UpdateContact(ctx context.Context, id ID, req *UpdateContactRequest) (*Contact, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateContact needs a request")
@@ -184,9 +173,7 @@ func (c *Client) UpdateContact(ctx context.Context, id ID, req *UpdateContactReq
 
 // DeleteContact deletes a contact.
 //
-// ERP API: [DELETE /contacts/{id}]
-//
-// [DELETE /contacts/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_contacts.class.php
+// ERP API: DELETE /contacts/{id}
 func (c *Client) DeleteContact(ctx context.Context, id ID) error {
 	return c.deleteRecord(ctx, "/contacts/"+id.String())
 }

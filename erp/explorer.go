@@ -83,9 +83,7 @@ func (d *APIDescription) Has(method, path string) bool {
 // DescribeAPI fetches the API description the explorer publishes (the
 // explorer's page itself is for browsers).
 //
-// ERP API: [GET /explorer/swagger.json]
-//
-// [GET /explorer/swagger.json]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/api/index.php
+// ERP API: GET /explorer/swagger.json
 func (c *Client) DescribeAPI(ctx context.Context) (*APIDescription, error) {
 	var raw bytes.Buffer
 	if _, err := c.call(ctx, &rest.Request{Method: http.MethodGet, Path: "/explorer/swagger.json"}, &raw); err != nil {

@@ -190,9 +190,7 @@ func idList(ids []ID) string {
 
 // ListInvoices returns one page of invoices, with their lines.
 //
-// ERP API: [GET /invoices]
-//
-// [GET /invoices]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: GET /invoices
 func (c *Client) ListInvoices(ctx context.Context, opts *ListInvoicesOptions) (*Page[Invoice], error) {
 	lo, q := opts.split()
 	return list[Invoice](ctx, c, "/invoices", lo, q)
@@ -200,9 +198,7 @@ func (c *Client) ListInvoices(ctx context.Context, opts *ListInvoicesOptions) (*
 
 // AllInvoices iterates the invoices a page at a time.
 //
-// ERP API: [GET /invoices]
-//
-// [GET /invoices]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: GET /invoices
 func (c *Client) AllInvoices(ctx context.Context, opts *ListInvoicesOptions) iter.Seq2[*Invoice, error] {
 	lo, q := opts.split()
 	return all[Invoice](ctx, c, "/invoices", lo, q)
@@ -210,9 +206,7 @@ func (c *Client) AllInvoices(ctx context.Context, opts *ListInvoicesOptions) ite
 
 // GetInvoice returns an invoice by id.
 //
-// ERP API: [GET /invoices/{id}]
-//
-// [GET /invoices/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: GET /invoices/{id}
 func (c *Client) GetInvoice(ctx context.Context, id ID) (*Invoice, error) {
 	return do[Invoice](ctx, c, http.MethodGet, "/invoices/"+id.String(), nil, nil)
 }
@@ -244,11 +238,8 @@ func (r CreateInvoiceRequest) MarshalJSON() ([]byte, error) {
 // CreateInvoice creates a draft invoice, with a provisional ref, and returns
 // it.
 //
-// ERP API: [POST /invoices], then [GET /invoices/{id}] when the
+// ERP API: POST /invoices, then GET /invoices/{id} when the
 // ERP answers with the bare id
-//
-// [GET /invoices/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
-// [POST /invoices]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
 func (c *Client) CreateInvoice(ctx context.Context, req *CreateInvoiceRequest) (*Invoice, error) {
 	if req == nil || req.SocID <= 0 {
 		return nil, errors.New("erp: CreateInvoice needs a socid")
@@ -280,9 +271,7 @@ func (o *ValidateOptions) body() map[string]int64 {
 // year and month, counter: "FA2611-0001") and can no longer be edited. An
 // invoice that is not a draft is ErrNothingDone.
 //
-// ERP API: [POST /invoices/{id}/validate]
-//
-// [POST /invoices/{id}/validate]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: POST /invoices/{id}/validate
 func (c *Client) ValidateInvoice(ctx context.Context, id ID, opts *ValidateOptions) (*Invoice, error) {
 	return do[Invoice](ctx, c, http.MethodPost, "/invoices/"+id.String()+"/validate", nil, opts.body())
 }
@@ -308,9 +297,7 @@ func (r UpdateInvoiceRequest) MarshalJSON() ([]byte, error) {
 // UpdateInvoice changes an invoice's own fields and returns it as it now
 // is.
 //
-// ERP API: [PUT /invoices/{id}]
-//
-// [PUT /invoices/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: PUT /invoices/{id}
 func (c *Client) UpdateInvoice(ctx context.Context, id ID, req *UpdateInvoiceRequest) (*Invoice, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateInvoice needs a request")
@@ -321,9 +308,7 @@ func (c *Client) UpdateInvoice(ctx context.Context, id ID, req *UpdateInvoiceReq
 // DeleteInvoice deletes a draft invoice. An invoice with its final ref is
 // not erasable: the ERP refuses it with 403 (ErrForbidden).
 //
-// ERP API: [DELETE /invoices/{id}]
-//
-// [DELETE /invoices/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: DELETE /invoices/{id}
 func (c *Client) DeleteInvoice(ctx context.Context, id ID) error {
 	return c.deleteRecord(ctx, "/invoices/"+id.String())
 }
@@ -331,9 +316,7 @@ func (c *Client) DeleteInvoice(ctx context.Context, id ID) error {
 // CreateInvoiceFromOrder makes a draft invoice from an order: the order's
 // third party, lines, customer ref and notes.
 //
-// ERP API: [POST /invoices/createfromorder/{orderid}]
-//
-// [POST /invoices/createfromorder/{orderid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: POST /invoices/createfromorder/{orderid}
 func (c *Client) CreateInvoiceFromOrder(ctx context.Context, orderID ID) (*Invoice, error) {
 	if orderID <= 0 {
 		return nil, errors.New("erp: CreateInvoiceFromOrder needs an order id")

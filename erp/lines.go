@@ -173,9 +173,7 @@ func (c *Client) addLine(ctx context.Context, doc string, id ID, req *LineReques
 // id. A validated invoice's lines cannot change: the ERP refuses with 400
 // ErrBadRequest.
 //
-// ERP API: [POST /invoices/{id}/lines]
-//
-// [POST /invoices/{id}/lines]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: POST /invoices/{id}/lines
 func (c *Client) AddInvoiceLine(ctx context.Context, invoiceID ID, req *LineRequest) (ID, error) {
 	return c.addLine(ctx, "/invoices/", invoiceID, req)
 }
@@ -183,9 +181,7 @@ func (c *Client) AddInvoiceLine(ctx context.Context, invoiceID ID, req *LineRequ
 // UpdateInvoiceLine sets a line of a draft invoice and returns the invoice.
 // The ERP answers a validated invoice's line with 304, ErrNothingDone.
 //
-// ERP API: [PUT /invoices/{id}/lines/{lineid}]
-//
-// [PUT /invoices/{id}/lines/{lineid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: PUT /invoices/{id}/lines/{lineid}
 func (c *Client) UpdateInvoiceLine(ctx context.Context, invoiceID, lineID ID, req *UpdateLineRequest) (*Invoice, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateInvoiceLine needs a request")
@@ -196,9 +192,7 @@ func (c *Client) UpdateInvoiceLine(ctx context.Context, invoiceID, lineID ID, re
 // DeleteInvoiceLine deletes a line of a draft invoice and returns the
 // invoice. A validated invoice's line is refused with 405.
 //
-// ERP API: [DELETE /invoices/{id}/lines/{lineid}]
-//
-// [DELETE /invoices/{id}/lines/{lineid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: DELETE /invoices/{id}/lines/{lineid}
 func (c *Client) DeleteInvoiceLine(ctx context.Context, invoiceID, lineID ID) (*Invoice, error) {
 	return do[Invoice](ctx, c, http.MethodDelete, "/invoices/"+invoiceID.String()+"/lines/"+lineID.String(), nil, nil)
 }
@@ -206,18 +200,14 @@ func (c *Client) DeleteInvoiceLine(ctx context.Context, invoiceID, lineID ID) (*
 // AddOrderLine adds a line to a draft order and returns the new line's id.
 // A validated order's lines cannot change (ErrBadRequest).
 //
-// ERP API: [POST /orders/{id}/lines]
-//
-// [POST /orders/{id}/lines]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: POST /orders/{id}/lines
 func (c *Client) AddOrderLine(ctx context.Context, orderID ID, req *LineRequest) (ID, error) {
 	return c.addLine(ctx, "/orders/", orderID, req)
 }
 
 // UpdateOrderLine sets a line of a draft order and returns the order.
 //
-// ERP API: [PUT /orders/{id}/lines/{lineid}]
-//
-// [PUT /orders/{id}/lines/{lineid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: PUT /orders/{id}/lines/{lineid}
 func (c *Client) UpdateOrderLine(ctx context.Context, orderID, lineID ID, req *UpdateLineRequest) (*Order, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateOrderLine needs a request")
@@ -228,9 +218,7 @@ func (c *Client) UpdateOrderLine(ctx context.Context, orderID, lineID ID, req *U
 // DeleteOrderLine deletes a line of a draft order and returns the order. A
 // validated order's line is refused with 405.
 //
-// ERP API: [DELETE /orders/{id}/lines/{lineid}]
-//
-// [DELETE /orders/{id}/lines/{lineid}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: DELETE /orders/{id}/lines/{lineid}
 func (c *Client) DeleteOrderLine(ctx context.Context, orderID, lineID ID) (*Order, error) {
 	return do[Order](ctx, c, http.MethodDelete, "/orders/"+orderID.String()+"/lines/"+lineID.String(), nil, nil)
 }
@@ -247,18 +235,14 @@ func (c *Client) lines(ctx context.Context, doc string, id ID) ([]Line, error) {
 // ListInvoiceLines returns the lines of an invoice, without the rest of
 // the invoice.
 //
-// ERP API: [GET /invoices/{id}/lines]
-//
-// [GET /invoices/{id}/lines]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: GET /invoices/{id}/lines
 func (c *Client) ListInvoiceLines(ctx context.Context, invoiceID ID) ([]Line, error) {
 	return c.lines(ctx, "/invoices/", invoiceID)
 }
 
 // ListOrderLines returns the lines of an order.
 //
-// ERP API: [GET /orders/{id}/lines]
-//
-// [GET /orders/{id}/lines]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: GET /orders/{id}/lines
 func (c *Client) ListOrderLines(ctx context.Context, orderID ID) ([]Line, error) {
 	return c.lines(ctx, "/orders/", orderID)
 }

@@ -124,9 +124,7 @@ func (o *ListOrdersOptions) split() (*ListOptions, url.Values) {
 
 // ListOrders returns one page of orders, with their lines.
 //
-// ERP API: [GET /orders]
-//
-// [GET /orders]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: GET /orders
 func (c *Client) ListOrders(ctx context.Context, opts *ListOrdersOptions) (*Page[Order], error) {
 	lo, q := opts.split()
 	return list[Order](ctx, c, "/orders", lo, q)
@@ -134,9 +132,7 @@ func (c *Client) ListOrders(ctx context.Context, opts *ListOrdersOptions) (*Page
 
 // AllOrders iterates the orders a page at a time.
 //
-// ERP API: [GET /orders]
-//
-// [GET /orders]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: GET /orders
 func (c *Client) AllOrders(ctx context.Context, opts *ListOrdersOptions) iter.Seq2[*Order, error] {
 	lo, q := opts.split()
 	return all[Order](ctx, c, "/orders", lo, q)
@@ -144,9 +140,7 @@ func (c *Client) AllOrders(ctx context.Context, opts *ListOrdersOptions) iter.Se
 
 // GetOrder returns an order by id.
 //
-// ERP API: [GET /orders/{id}]
-//
-// [GET /orders/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: GET /orders/{id}
 func (c *Client) GetOrder(ctx context.Context, id ID) (*Order, error) {
 	return do[Order](ctx, c, http.MethodGet, "/orders/"+id.String(), nil, nil)
 }
@@ -174,11 +168,8 @@ func (r CreateOrderRequest) MarshalJSON() ([]byte, error) {
 
 // CreateOrder creates a draft order and returns it.
 //
-// ERP API: [POST /orders], then [GET /orders/{id}] when the
+// ERP API: POST /orders, then GET /orders/{id} when the
 // ERP answers with the bare id
-//
-// [GET /orders/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
-// [POST /orders]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
 func (c *Client) CreateOrder(ctx context.Context, req *CreateOrderRequest) (*Order, error) {
 	if req == nil || req.SocID <= 0 {
 		return nil, errors.New("erp: CreateOrder needs a socid")
@@ -189,9 +180,7 @@ func (c *Client) CreateOrder(ctx context.Context, req *CreateOrderRequest) (*Ord
 // ValidateOrder validates a draft order, giving it its final ref. An order
 // that is not a draft is ErrNothingDone.
 //
-// ERP API: [POST /orders/{id}/validate]
-//
-// [POST /orders/{id}/validate]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: POST /orders/{id}/validate
 func (c *Client) ValidateOrder(ctx context.Context, id ID, opts *ValidateOptions) (*Order, error) {
 	return do[Order](ctx, c, http.MethodPost, "/orders/"+id.String()+"/validate", nil, opts.body())
 }
@@ -204,9 +193,7 @@ type CloseOrderOptions struct {
 // CloseOrder closes a validated order (delivered). A draft cannot be closed
 // (ErrBadRequest); an order already closed is ErrNothingDone.
 //
-// ERP API: [POST /orders/{id}/close]
-//
-// [POST /orders/{id}/close]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: POST /orders/{id}/close
 func (c *Client) CloseOrder(ctx context.Context, id ID, opts *CloseOrderOptions) (*Order, error) {
 	body := map[string]int{"notrigger": 0}
 	if opts != nil && opts.NoTrigger {
@@ -235,9 +222,7 @@ func (r UpdateOrderRequest) MarshalJSON() ([]byte, error) {
 
 // UpdateOrder changes an order's own fields and returns it as it now is.
 //
-// ERP API: [PUT /orders/{id}]
-//
-// [PUT /orders/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: PUT /orders/{id}
 func (c *Client) UpdateOrder(ctx context.Context, id ID, req *UpdateOrderRequest) (*Order, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateOrder needs a request")
@@ -248,9 +233,7 @@ func (c *Client) UpdateOrder(ctx context.Context, id ID, req *UpdateOrderRequest
 // DeleteOrder deletes an order, in whatever state it is (the ERP lets
 // whoever may delete orders do so); invoices made from it stay.
 //
-// ERP API: [DELETE /orders/{id}]
-//
-// [DELETE /orders/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: DELETE /orders/{id}
 func (c *Client) DeleteOrder(ctx context.Context, id ID) error {
 	return c.deleteRecord(ctx, "/orders/"+id.String())
 }
@@ -259,10 +242,7 @@ func (c *Client) DeleteOrder(ctx context.Context, id ID) error {
 // is not closed (or canceled) is ErrNothingDone. The ERP answers the call
 // with 1; the order is then read back and returned.
 //
-// ERP API: [POST /orders/{id}/reopen], then [GET /orders/{id}]
-//
-// [GET /orders/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
-// [POST /orders/{id}/reopen]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/commande/class/api_orders.class.php
+// ERP API: POST /orders/{id}/reopen, then GET /orders/{id}
 func (c *Client) ReopenOrder(ctx context.Context, id ID) (*Order, error) {
 	if _, err := c.call(ctx, &rest.Request{Method: http.MethodPost, Path: "/orders/" + id.String() + "/reopen"}, nil); err != nil {
 		return nil, err

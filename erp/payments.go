@@ -94,9 +94,7 @@ func (r *PaymentRequest) body() (map[string]any, error) {
 // invoice is then paid. A draft, or an invoice with nothing left to pay,
 // is refused with 400.
 //
-// ERP API: [POST /invoices/{id}/payments]
-//
-// [POST /invoices/{id}/payments]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: POST /invoices/{id}/payments
 func (c *Client) AddInvoicePayment(ctx context.Context, invoiceID ID, req *PaymentRequest) (ID, error) {
 	b, err := req.body()
 	if err != nil {
@@ -112,9 +110,7 @@ func (c *Client) AddInvoicePayment(ctx context.Context, invoiceID ID, req *Payme
 // amount pays what remains; an amount over what remains is refused with
 // 400.
 //
-// ERP API: [POST /invoices/paymentsdistributed]
-//
-// [POST /invoices/paymentsdistributed]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: POST /invoices/paymentsdistributed
 func (c *Client) PayInvoices(ctx context.Context, amounts map[ID]*Decimal, req *PaymentRequest) (ID, error) {
 	b, err := req.body()
 	if err != nil {
@@ -148,9 +144,7 @@ func (c *Client) PayInvoices(ctx context.Context, amounts map[ID]*Decimal, req *
 // ListInvoicePayments returns the payments of an invoice, oldest first,
 // each with the amount it paid on this invoice.
 //
-// ERP API: [GET /invoices/{id}/payments]
-//
-// [GET /invoices/{id}/payments]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: GET /invoices/{id}/payments
 func (c *Client) ListInvoicePayments(ctx context.Context, invoiceID ID) ([]*Payment, error) {
 	out, err := do[[]*Payment](ctx, c, http.MethodGet, "/invoices/"+invoiceID.String()+"/payments", nil, nil)
 	if err != nil {
@@ -179,9 +173,7 @@ type SetPaidOptions struct {
 // SetInvoicePaid classifies a validated invoice paid, whatever remains to
 // pay, and returns it. One paid already is ErrNothingDone.
 //
-// ERP API: [POST /invoices/{id}/settopaid]
-//
-// [POST /invoices/{id}/settopaid]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: POST /invoices/{id}/settopaid
 func (c *Client) SetInvoicePaid(ctx context.Context, invoiceID ID, opts *SetPaidOptions) (*Invoice, error) {
 	body := map[string]string{}
 	if opts != nil {
@@ -199,9 +191,7 @@ func (c *Client) SetInvoicePaid(ctx context.Context, invoiceID ID, opts *SetPaid
 // returns it; its payments stay. An invoice that is not paid is
 // ErrNothingDone.
 //
-// ERP API: [POST /invoices/{id}/settounpaid]
-//
-// [POST /invoices/{id}/settounpaid]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/compta/facture/class/api_invoices.class.php
+// ERP API: POST /invoices/{id}/settounpaid
 func (c *Client) SetInvoiceUnpaid(ctx context.Context, invoiceID ID) (*Invoice, error) {
 	return do[Invoice](ctx, c, http.MethodPost, "/invoices/"+invoiceID.String()+"/settounpaid", nil, nil)
 }

@@ -111,9 +111,7 @@ func (o *ListProductsOptions) split() (*ListOptions, url.Values) {
 
 // ListProducts returns one page of products.
 //
-// ERP API: [GET /products]
-//
-// [GET /products]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
+// ERP API: GET /products
 func (c *Client) ListProducts(ctx context.Context, opts *ListProductsOptions) (*Page[Product], error) {
 	lo, q := opts.split()
 	return list[Product](ctx, c, "/products", lo, q)
@@ -121,9 +119,7 @@ func (c *Client) ListProducts(ctx context.Context, opts *ListProductsOptions) (*
 
 // AllProducts iterates the products a page at a time.
 //
-// ERP API: [GET /products]
-//
-// [GET /products]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
+// ERP API: GET /products
 func (c *Client) AllProducts(ctx context.Context, opts *ListProductsOptions) iter.Seq2[*Product, error] {
 	lo, q := opts.split()
 	return all[Product](ctx, c, "/products", lo, q)
@@ -131,9 +127,7 @@ func (c *Client) AllProducts(ctx context.Context, opts *ListProductsOptions) ite
 
 // GetProduct returns a product by id.
 //
-// ERP API: [GET /products/{id}]
-//
-// [GET /products/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
+// ERP API: GET /products/{id}
 func (c *Client) GetProduct(ctx context.Context, id ID) (*Product, error) {
 	return do[Product](ctx, c, http.MethodGet, "/products/"+id.String(), nil, nil)
 }
@@ -166,11 +160,8 @@ func (r CreateProductRequest) MarshalJSON() ([]byte, error) {
 
 // CreateProduct creates a product; ref and label are required.
 //
-// ERP API: [POST /products], then [GET /products/{id}] when the
+// ERP API: POST /products, then GET /products/{id} when the
 // ERP answers with the bare id
-//
-// [GET /products/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
-// [POST /products]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
 func (c *Client) CreateProduct(ctx context.Context, req *CreateProductRequest) (*Product, error) {
 	if req == nil || strings.TrimSpace(req.Ref) == "" || strings.TrimSpace(req.Label) == "" {
 		return nil, errors.New("erp: CreateProduct needs a ref and a label")
@@ -204,9 +195,7 @@ func (r UpdateProductRequest) MarshalJSON() ([]byte, error) {
 
 // UpdateProduct changes a product and returns it as it now is.
 //
-// ERP API: [PUT /products/{id}]
-//
-// [PUT /products/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
+// ERP API: PUT /products/{id}
 func (c *Client) UpdateProduct(ctx context.Context, id ID, req *UpdateProductRequest) (*Product, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateProduct needs a request")
@@ -218,9 +207,7 @@ func (c *Client) UpdateProduct(ctx context.Context, id ID, req *UpdateProductReq
 // order uses is refused with 409 ("Can't delete, that product is probably
 // used").
 //
-// ERP API: [DELETE /products/{id}]
-//
-// [DELETE /products/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/product/class/api_products.class.php
+// ERP API: DELETE /products/{id}
 func (c *Client) DeleteProduct(ctx context.Context, id ID) error {
 	return c.deleteRecord(ctx, "/products/"+id.String())
 }

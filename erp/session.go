@@ -166,9 +166,7 @@ func loginMessage(page []byte) string {
 // session; it is how to check them before the first call. A client with an
 // API key has nothing to log in with and returns nil.
 //
-// ERP web: [POST /index.php]
-//
-// [POST /index.php]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/main.inc.php
+// ERP web: POST /index.php
 func (c *Client) Login(ctx context.Context) error {
 	if c.sess == nil {
 		return nil

@@ -122,9 +122,7 @@ func (o *ListThirdpartiesOptions) split() (*ListOptions, url.Values) {
 
 // ListThirdparties returns one page of third parties.
 //
-// ERP API: [GET /thirdparties]
-//
-// [GET /thirdparties]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_thirdparties.class.php
+// ERP API: GET /thirdparties
 func (c *Client) ListThirdparties(ctx context.Context, opts *ListThirdpartiesOptions) (*Page[Thirdparty], error) {
 	lo, q := opts.split()
 	return list[Thirdparty](ctx, c, "/thirdparties", lo, q)
@@ -132,9 +130,7 @@ func (c *Client) ListThirdparties(ctx context.Context, opts *ListThirdpartiesOpt
 
 // AllThirdparties iterates the third parties a page at a time.
 //
-// ERP API: [GET /thirdparties]
-//
-// [GET /thirdparties]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_thirdparties.class.php
+// ERP API: GET /thirdparties
 func (c *Client) AllThirdparties(ctx context.Context, opts *ListThirdpartiesOptions) iter.Seq2[*Thirdparty, error] {
 	lo, q := opts.split()
 	return all[Thirdparty](ctx, c, "/thirdparties", lo, q)
@@ -142,9 +138,7 @@ func (c *Client) AllThirdparties(ctx context.Context, opts *ListThirdpartiesOpti
 
 // GetThirdparty returns a third party by id.
 //
-// ERP API: [GET /thirdparties/{id}]
-//
-// [GET /thirdparties/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_thirdparties.class.php
+// ERP API: GET /thirdparties/{id}
 func (c *Client) GetThirdparty(ctx context.Context, id ID) (*Thirdparty, error) {
 	return do[Thirdparty](ctx, c, http.MethodGet, "/thirdparties/"+id.String(), nil, nil)
 }
@@ -179,11 +173,8 @@ func (r CreateThirdpartyRequest) MarshalJSON() ([]byte, error) {
 
 // CreateThirdparty creates a third party; the name is required.
 //
-// ERP API: [POST /thirdparties], then [GET /thirdparties/{id}] when the
+// ERP API: POST /thirdparties, then GET /thirdparties/{id} when the
 // ERP answers with the bare id
-//
-// [GET /thirdparties/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_thirdparties.class.php
-// [POST /thirdparties]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_thirdparties.class.php
 func (c *Client) CreateThirdparty(ctx context.Context, req *CreateThirdpartyRequest) (*Thirdparty, error) {
 	if req == nil || strings.TrimSpace(req.Name) == "" {
 		return nil, errors.New("erp: CreateThirdparty needs a name")
@@ -219,9 +210,7 @@ func (r UpdateThirdpartyRequest) MarshalJSON() ([]byte, error) {
 
 // UpdateThirdparty changes a third party and returns it as it now is.
 //
-// ERP API: [PUT /thirdparties/{id}]
-//
-// [PUT /thirdparties/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_thirdparties.class.php
+// ERP API: PUT /thirdparties/{id}
 func (c *Client) UpdateThirdparty(ctx context.Context, id ID, req *UpdateThirdpartyRequest) (*Thirdparty, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateThirdparty needs a request")
@@ -233,9 +222,7 @@ func (c *Client) UpdateThirdparty(ctx context.Context, id ID, req *UpdateThirdpa
 // invoices or orders name is in use: the ERP refuses it with 409 ("Can't
 // delete, that product is probably used", its words for every object).
 //
-// ERP API: [DELETE /thirdparties/{id}]
-//
-// [DELETE /thirdparties/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/societe/class/api_thirdparties.class.php
+// ERP API: DELETE /thirdparties/{id}
 func (c *Client) DeleteThirdparty(ctx context.Context, id ID) error {
 	return c.deleteRecord(ctx, "/thirdparties/"+id.String())
 }

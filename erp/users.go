@@ -80,27 +80,21 @@ func firstOf[T any](vs ...*T) T {
 // ListUsers returns one page of users (sort fields t.rowid, t.login,
 // t.lastname, …; filter on the llx_user columns).
 //
-// ERP API: [GET /users]
-//
-// [GET /users]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/user/class/api_users.class.php
+// ERP API: GET /users
 func (c *Client) ListUsers(ctx context.Context, opts *ListOptions) (*Page[User], error) {
 	return list[User](ctx, c, "/users", opts, nil)
 }
 
 // AllUsers iterates the users a page at a time.
 //
-// ERP API: [GET /users]
-//
-// [GET /users]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/user/class/api_users.class.php
+// ERP API: GET /users
 func (c *Client) AllUsers(ctx context.Context, opts *ListOptions) iter.Seq2[*User, error] {
 	return all[User](ctx, c, "/users", opts, nil)
 }
 
 // GetUser returns a user by id.
 //
-// ERP API: [GET /users/{id}]
-//
-// [GET /users/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/user/class/api_users.class.php
+// ERP API: GET /users/{id}
 func (c *Client) GetUser(ctx context.Context, id ID) (*User, error) {
 	return do[User](ctx, c, http.MethodGet, "/users/"+id.String(), nil, nil)
 }
@@ -150,11 +144,8 @@ func (r CreateUserRequest) LogValue() slog.Value { return slog.StringValue(r.Str
 // CreateUser creates a user and returns it. A login already taken is
 // refused with ErrAlreadyExists.
 //
-// ERP API: [POST /users], then [GET /users/{id}] when the
+// ERP API: POST /users, then GET /users/{id} when the
 // ERP answers with the bare id
-//
-// [GET /users/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/user/class/api_users.class.php
-// [POST /users]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/user/class/api_users.class.php
 func (c *Client) CreateUser(ctx context.Context, req *CreateUserRequest) (*User, error) {
 	if req == nil || req.Login == "" {
 		return nil, errors.New("erp: CreateUser needs a login")
@@ -211,9 +202,7 @@ func (r UpdateUserRequest) MarshalJSON() ([]byte, error) {
 
 // UpdateUser changes a user and returns it as it now is.
 //
-// ERP API: [PUT /users/{id}]
-//
-// [PUT /users/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/user/class/api_users.class.php
+// ERP API: PUT /users/{id}
 func (c *Client) UpdateUser(ctx context.Context, id ID, req *UpdateUserRequest) (*User, error) {
 	if req == nil {
 		return nil, errors.New("erp: UpdateUser needs a request")
@@ -227,9 +216,7 @@ func (c *Client) UpdateUser(ctx context.Context, id ID, req *UpdateUserRequest) 
 
 // DeleteUser deletes a user; a user that does not exist is ErrNotFound.
 //
-// ERP API: [DELETE /users/{id}]
-//
-// [DELETE /users/{id}]: https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/user/class/api_users.class.php
+// ERP API: DELETE /users/{id}
 func (c *Client) DeleteUser(ctx context.Context, id ID) error {
 	return c.deleteRecord(ctx, "/users/"+id.String())
 }

@@ -40,7 +40,10 @@ type Table struct {
 	// endpoints; Fake the fake that serves them.
 	Client, Fake string
 	// DocsPrefix is what every row's Docs starts with: the real API's
-	// documentation site.
+	// documentation site. Empty for an API whose real service is not named
+	// (the specification keeps its brand words out): its rows link to
+	// nothing, and its doc comments and README rows name the endpoints as
+	// plain text.
 	DocsPrefix string
 	Endpoints  []Endpoint
 }
@@ -57,7 +60,8 @@ type Endpoint struct {
 	Client []string
 	// Reason says why no client method calls it, when none does.
 	Reason string
-	// Docs is the real API's documentation of the endpoint.
+	// Docs is the real API's documentation of the endpoint; empty when
+	// the table's DocsPrefix is.
 	Docs string
 }
 
@@ -116,7 +120,10 @@ func (t *Table) Problems() []string {
 		if (len(e.Client) == 0) == (e.Reason == "") {
 			out = append(out, id+": needs client methods or a reason why none calls it, not both")
 		}
-		if !strings.HasPrefix(e.Docs, t.DocsPrefix) {
+		switch {
+		case t.DocsPrefix == "" && e.Docs != "":
+			out = append(out, id+": a docs link in a table that links to none")
+		case t.DocsPrefix != "" && !strings.HasPrefix(e.Docs, t.DocsPrefix):
 			out = append(out, id+": docs link "+e.Docs+" is not under "+t.DocsPrefix)
 		}
 	}

@@ -337,19 +337,28 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-// suggest writes the lines a doc comment needs.
+// suggest writes the lines a doc comment needs: the endpoints as links,
+// or as plain text for a table that links to no docs.
 func suggest(tb *apitable.Table, es []apitable.Endpoint) string {
+	linked := tb.DocsPrefix != ""
 	var b strings.Builder
 	b.WriteString("\t//\n\t// " + tb.Label + ": ")
 	for i, e := range es {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("[" + e.Endpoint() + "]")
+		if linked {
+			b.WriteString("[" + e.Endpoint() + "]")
+		} else {
+			b.WriteString(e.Endpoint())
+		}
 	}
-	b.WriteString("\n\t//\n")
-	for _, e := range es {
-		b.WriteString("\t// [" + e.Endpoint() + "]: " + e.Docs + "\n")
+	b.WriteString("\n")
+	if linked {
+		b.WriteString("\t//\n")
+		for _, e := range es {
+			b.WriteString("\t// [" + e.Endpoint() + "]: " + e.Docs + "\n")
+		}
 	}
 	return b.String()
 }
@@ -379,10 +388,42 @@ func endpointLinks(text string, tables []*apitable.Table) map[string]map[string]
 			links = map[string]string{}
 			out[label] = links
 		}
+		tb := tables[slices.IndexFunc(tables, func(tb *apitable.Table) bool { return tb.Label == label })]
+		if tb.DocsPrefix == "" {
+			// A table that links to no docs: its endpoints are named as
+			// plain text, each with "" for its link, as its rows have.
+			for _, e := range plainEndpoints(plainText(para.Text), tb) {
+				links[e] = ""
+			}
+			continue
+		}
 		for _, x := range para.Text {
 			if l, ok := x.(*comment.Link); ok {
 				links[plainText(l.Text)] = l.URL
 			}
+		}
+	}
+	return out
+}
+
+// plainEndpoints returns the endpoints of tb that text names as plain
+// text: "POST /invoices" where it is not the start of a longer path
+// ("POST /invoices/{id}/validate").
+func plainEndpoints(text string, tb *apitable.Table) []string {
+	var out []string
+	for _, e := range tb.Endpoints {
+		name := e.Endpoint()
+		for rest := text; ; {
+			i := strings.Index(rest, name)
+			if i < 0 {
+				break
+			}
+			after := rest[i+len(name):]
+			if after == "" || !strings.ContainsAny(after[:1], "/{}.-_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") {
+				out = append(out, name)
+				break
+			}
+			rest = after
 		}
 	}
 	return out

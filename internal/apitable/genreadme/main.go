@@ -62,7 +62,7 @@ func replace(readme, body []byte) ([]byte, error) {
 }
 
 // tables writes each table as a collapsed Markdown table: the endpoint,
-// linked to its docs, and the client methods calling it or the reason none
+// linked to its docs when its table has any, and the client methods calling it or the reason none
 // does.
 func tables(ts []*apitable.Table) []byte {
 	var b bytes.Buffer
@@ -87,7 +87,11 @@ func tables(ts []*apitable.Table) []byte {
 			if len(e.Client) > 0 {
 				methods = "`" + strings.Join(e.Client, "`, `") + "`"
 			}
-			fmt.Fprintf(&b, "| [`%s`](%s) | %s |\n", e.Endpoint(), e.Docs, strings.ReplaceAll(methods, "|", `\|`))
+			endpoint := "`" + e.Endpoint() + "`"
+			if e.Docs != "" {
+				endpoint = "[" + endpoint + "](" + e.Docs + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %s |\n", endpoint, strings.ReplaceAll(methods, "|", `\|`))
 		}
 		b.WriteString("\n</details>\n")
 	}

@@ -35,8 +35,8 @@ func TestWritesBetweenTheMarkers(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| [`GET /projects/{id}/issues`](https://docs.gitlab.com/api/issues/#list-project-issues) | `ListIssues`, `AllIssues` |",
-		"| [`GET /`](https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/index.php) | `Ping` |",
-		"| [`GET /index.php`](https://github.com/Dolibarr/dolibarr/blob/develop/htdocs/index.php) | none: the login page, for browsers |",
+		"| `GET /` | `Ping` |", // a table that links to no docs
+		"| `GET /index.php` | none: the login page, for browsers |",
 	} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("no row %s", want)
