@@ -3,6 +3,7 @@ package apicall_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"net/http"
 	"sync/atomic"
 
@@ -25,7 +26,10 @@ func ExampleHook() {
 		}
 	}
 
-	sh := sourcehostfake.New()
+	sh, err := sourcehostfake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	if _, err := sh.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}
@@ -35,7 +39,10 @@ func ExampleHook() {
 		panic(err)
 	}
 
-	of := orchfake.New(orchfake.WithClock(clock.NewFake(clock.Real().Now())))
+	of, err := orchfake.New(control.WithClock(clock.NewFake(clock.Real().Now())))
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer of.Close()
 	oc := of.Client(orch.WithHook(hook))
 	defer oc.Close()
@@ -55,7 +62,10 @@ func ExampleTransport() {
 			return next.RoundTrip(r)
 		})
 	}
-	sh := sourcehostfake.New()
+	sh, err := sourcehostfake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	if _, err := sh.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}

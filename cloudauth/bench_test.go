@@ -47,7 +47,10 @@ func BenchmarkVerifyToken(b *testing.B) {
 
 // BenchmarkParseToken reads a token without verifying it, as status does.
 func BenchmarkParseToken(b *testing.B) {
-	srv := cloudauthfake.New(fakeOpts()...)
+	srv, err := cloudauthfake.New(fakeOpts()...)
+	if err != nil {
+		b.Fatal(err)
+	}
 	raw, err := srv.IssueToken("", "admin")
 	if err != nil {
 		b.Fatal(err)

@@ -12,13 +12,17 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
 // startExampleFake serves a fake on a clock set to 1 May 2026, 09:00 UTC;
 // a test would use cloudauthfake.Start(t).
 func startExampleFake() *cloudauthfake.Server {
-	srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "key-1"),
-		cloudauthfake.WithClock(clock.NewFake(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))))
+	srv, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "key-1"),
+		control.WithClock(clock.NewFake(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))))
+	if err != nil {
+		panic(err)
+	}
 	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/testtools"
 )
 
@@ -36,7 +37,7 @@ func newKey() *rsa.PrivateKey {
 func fakeOpts(opts ...cloudauthfake.Option) []cloudauthfake.Option {
 	return append([]cloudauthfake.Option{
 		cloudauthfake.WithKey(testKey(), "test-key"),
-		cloudauthfake.WithClock(clock.NewFake(t0)),
+		control.WithClock(clock.NewFake(t0)),
 	}, opts...)
 }
 
@@ -47,7 +48,7 @@ func startFake(t *testing.T, opts ...cloudauthfake.Option) *cloudauthfake.Server
 
 func startFakeTLS(t *testing.T, opts ...cloudauthfake.Option) *cloudauthfake.Server {
 	t.Helper()
-	return cloudauthfake.StartTLS(t, fakeOpts(opts...)...)
+	return cloudauthfake.Start(t, append(fakeOpts(opts...), control.WithTLS())...)
 }
 
 // silentServer accepts connections and never answers; it returns its URL.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
 // claimsAt are the claims of a token the fake could have issued at t0.
@@ -132,7 +133,7 @@ func TestVerifyExpiredOnTheClock(t *testing.T) {
 func TestVerifyAfterKeyRotation(t *testing.T) {
 	t.Parallel()
 	clk := startFake(t).Clock() // a clock to share
-	old := cloudauthfake.Start(t, cloudauthfake.WithKey(testKey(), "k1"), cloudauthfake.WithClock(clk))
+	old := cloudauthfake.Start(t, cloudauthfake.WithKey(testKey(), "k1"), control.WithClock(clk))
 	c := old.Client()
 	ctx := context.Background()
 	tok, _ := c.Login(ctx, adminLogin)

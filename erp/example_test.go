@@ -8,6 +8,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -15,7 +16,10 @@ import (
 // 2026; a test would use erpfake.Start(t).
 func startFake(opts ...erpfake.Option) *erpfake.Server {
 	clk := clock.NewFake(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
-	srv := erpfake.New(append([]erpfake.Option{erpfake.WithClock(clk)}, opts...)...)
+	srv, err := erpfake.New(append([]erpfake.Option{control.WithClock(clk)}, opts...)...)
+	if err != nil {
+		panic(err)
+	}
 	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -69,7 +70,7 @@ func TestInvoiceLifecycle(t *testing.T) {
 
 func TestInvoiceRefsFollowDateAndCounter(t *testing.T) {
 	t.Parallel()
-	srv := erpfake.Start(t, erpfake.WithClock(clock.NewFake(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))))
+	srv := erpfake.Start(t, control.WithClock(clock.NewFake(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))))
 	c := srv.Client()
 	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
 	line := []erp.LineRequest{{Description: "x", Qty: dec("1"), Subprice: erp.Ptr(dec("1"))}}

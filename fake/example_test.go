@@ -10,6 +10,7 @@ import (
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -20,7 +21,7 @@ import (
 // closes them when it ends; a program (or an example) uses New and Close.
 func Example() {
 	f, err := fake.New(fake.WithSeed(fake.DemoSeed()),
-		fake.WithClock(clock.NewFake(time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))))
+		control.WithClock(clock.NewFake(time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))))
 	if err != nil {
 		panic(err)
 	}
@@ -73,7 +74,7 @@ func Example() {
 // with no real waiting.
 func ExampleFakes_Advance() {
 	f, err := fake.New(fake.WithSeed(fake.DemoSeed()),
-		fake.WithClock(clock.NewFake(time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))))
+		control.WithClock(clock.NewFake(time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))))
 	if err != nil {
 		panic(err)
 	}

@@ -25,6 +25,7 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -35,6 +36,7 @@ import (
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/orchfake"
@@ -88,13 +90,19 @@ type Addrs struct {
 	MCP        string
 }
 
-// Option configures Start and New.
-type Option func(*config)
+// Option configures Start and New: one of the options every fake shares,
+// which New gives every fake (control.WithClock: one clock for all, the
+// default being a new fake clock at the current time; control.WithInMemory;
+// control.WithMaxBody, control.WithRequestLog, control.WithMaxRecords), or
+// one of this package's below. control.WithFault names a route of one
+// fake, so it goes to that fake (WithERP(control.WithFault(…))), and the
+// fakes started together serve plain HTTP: given either, New returns an
+// error, Start fails the test.
+type Option = control.Option
 
+// config is what this package's own options set.
 type config struct {
-	clock      *clock.Fake
 	addrs      Addrs
-	inMemory   bool
 	seed       *Seed
 	erp        []erpfake.Option
 	cloudauth  []cloudauthfake.Option
@@ -104,51 +112,43 @@ type config struct {
 	forced     func(ForcedClose)
 }
 
-// WithClock makes every fake run on clk (by default a new fake clock at the
-// current time).
-func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
+// option declares one of this package's options.
+func option(name string, apply func(*config)) Option {
+	return control.OwnOption("fake."+name, func(c *config) error { apply(c); return nil })
+}
 
 // WithAddrs chooses where New listens (Start always picks free ports).
-func WithAddrs(a Addrs) Option { return func(c *config) { c.addrs = a } }
-
-// InMemory serves every fake on in-memory listeners instead of ports
-// (HTTP over in-memory connections, buffered as sockets are; orch's gRPC
-// too): the same behaviour, with no socket opened, so a suite can start
-// tens of thousands of fakes without waiting for ports. Only the clients
-// the fakes make reach them then (Fakes.Clients, each fake's Client and
-// RawClient); their URLs name hosts no resolver answers. WithAddrs is
-// ignored.
-func InMemory() Option { return func(c *config) { c.inMemory = true } }
+func WithAddrs(a Addrs) Option { return option("WithAddrs", func(c *config) { c.addrs = a }) }
 
 // WithSeed loads seed into the fakes once they run (see Seed).
-func WithSeed(seed *Seed) Option { return func(c *config) { c.seed = seed } }
+func WithSeed(seed *Seed) Option { return option("WithSeed", func(c *config) { c.seed = seed }) }
 
 // WithERP passes options to the ERP fake.
 func WithERP(opts ...erpfake.Option) Option {
-	return func(c *config) { c.erp = append(c.erp, opts...) }
+	return option("WithERP", func(c *config) { c.erp = append(c.erp, opts...) })
 }
 
 // WithCloudAuth passes options to the cloud login fake.
 func WithCloudAuth(opts ...cloudauthfake.Option) Option {
-	return func(c *config) { c.cloudauth = append(c.cloudauth, opts...) }
+	return option("WithCloudAuth", func(c *config) { c.cloudauth = append(c.cloudauth, opts...) })
 }
 
 // WithOrch passes options to the orch fake (WithAuth, WithLimits,
 // WithTimeSkipping, …).
 func WithOrch(opts ...orchfake.Option) Option {
-	return func(c *config) { c.orch = append(c.orch, opts...) }
+	return option("WithOrch", func(c *config) { c.orch = append(c.orch, opts...) })
 }
 
 // WithSourceHost passes options to the sourcehost fake (and so to the
 // gateway's upstream).
 func WithSourceHost(opts ...sourcehostfake.Option) Option {
-	return func(c *config) { c.sourcehost = append(c.sourcehost, opts...) }
+	return option("WithSourceHost", func(c *config) { c.sourcehost = append(c.sourcehost, opts...) })
 }
 
 // WithMCP passes options to the mcp gateway fake (its upstream is always
 // the sourcehost fake).
 func WithMCP(opts ...mcpfake.Option) Option {
-	return func(c *config) { c.mcp = append(c.mcp, opts...) }
+	return option("WithMCP", func(c *config) { c.mcp = append(c.mcp, opts...) })
 }
 
 // ForcedClose is what WithForcedCloseReport reports: a fake's HTTP server
@@ -170,14 +170,17 @@ type ForcedClose struct {
 // and from several goroutines at once when several did: a program prints
 // it, a test can fail on it. The orch fake's gRPC side is not reported.
 func WithForcedCloseReport(report func(ForcedClose)) Option {
-	return func(c *config) { c.forced = report }
+	return option("WithForcedCloseReport", func(c *config) { c.forced = report })
 }
 
-// Start starts every fake on free loopback ports and closes them when the
-// test ends. A fake that cannot start fails the test.
+// Start starts every fake on free loopback ports (in memory with
+// control.WithInMemory, or in a test binary that called
+// control.ServeInMemoryByDefault) and closes them when the test ends. A
+// fake that cannot start, or an option that cannot be used, fails the
+// test.
 func Start(tb testing.TB, opts ...Option) *Fakes {
 	tb.Helper()
-	f, err := New(append(opts, func(c *config) { c.addrs = Addrs{} })...)
+	f, err := newFakes(opts, true)
 	if err != nil {
 		tb.Fatalf("fake.Start: %v", err)
 	}
@@ -186,9 +189,25 @@ func Start(tb testing.TB, opts ...Option) *Fakes {
 }
 
 // New starts every fake, for programs; Close stops them. On an error nothing
-// is left running, and the error names the service and address that failed.
-func New(opts ...Option) (*Fakes, error) {
-	f, err := start(opts)
+// is left running, and the error names the service and address that
+// failed, or the option that cannot be used.
+func New(opts ...Option) (*Fakes, error) { return newFakes(opts, false) }
+
+// newFakes is New, or Start's (start: free ports, and the process's
+// default of serving in memory).
+func newFakes(opts []Option, start bool) (*Fakes, error) {
+	var cfg config
+	st, err := fakekit.Options("fake", &cfg, opts, start)
+	if err == nil {
+		err = sharedOnly(st)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if start {
+		cfg.addrs = Addrs{}
+	}
+	f, err := startAll(cfg, st)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -196,18 +215,41 @@ func New(opts ...Option) (*Fakes, error) {
 	return f, nil
 }
 
-// start starts what it can; on an error the caller closes what started.
-func start(opts []Option) (f *Fakes, err error) {
-	cfg := config{}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+// sharedOnly refuses the shared options that are one fake's to take.
+func sharedOnly(st control.Settings) error {
+	switch {
+	case len(st.Faults) > 0:
+		return errors.New("fake: control.WithFault names a route of one fake: give it to that fake, as in fake.WithERP(control.WithFault(…))")
+	case st.TLS:
+		return errors.New("fake: control.WithTLS: the fakes started together serve plain HTTP (or in memory)")
 	}
-	if cfg.clock == nil {
-		cfg.clock = clock.NewFake(time.Now())
+	return nil
+}
+
+// forEach are the options of st that New gives each fake, then own, the
+// fake's own: the gateway (records false) keeps no records, its upstream
+// does.
+func forEach(st control.Settings, records bool, own []control.Option) []control.Option {
+	opts := []control.Option{control.WithClock(st.Clock)}
+	if st.MaxBody != 0 {
+		opts = append(opts, control.WithMaxBody(st.MaxBody))
 	}
-	f = &Fakes{Clock: cfg.clock}
+	if st.LogEntries != 0 || st.LogBodyBytes != 0 {
+		opts = append(opts, control.WithRequestLog(st.LogEntries, st.LogBodyBytes))
+	}
+	if st.MaxRecords != 0 && records {
+		opts = append(opts, control.WithMaxRecords(st.MaxRecords))
+	}
+	return append(opts, own...)
+}
+
+// startAll starts what it can; on an error the caller closes what started.
+func startAll(cfg config, st control.Settings) (f *Fakes, err error) {
+	if st.Clock == nil {
+		st.Clock = clock.NewFake(time.Now())
+	}
+	f = &Fakes{Clock: st.Clock}
+	with := func(own []control.Option) []control.Option { return forEach(st, true, own) }
 
 	// The ports open while the fakes are made, all at once: on a loopback
 	// crowded with connections in TIME_WAIT the kernel searches long for
@@ -215,18 +257,32 @@ func start(opts []Option) (f *Fakes, err error) {
 	// costs. Each fake serves on its listener before its address is handed
 	// out.
 	var ls *listeners
-	if !cfg.inMemory {
+	if !st.InMemory {
 		ls = listenAll(cfg.addrs)
 	}
-
-	f.ERP = erpfake.New(append([]erpfake.Option{erpfake.WithClock(cfg.clock)}, cfg.erp...)...)
-	f.CloudAuth = cloudauthfake.New(append([]cloudauthfake.Option{cloudauthfake.WithClock(cfg.clock)}, cfg.cloudauth...)...)
-	f.Orch = orchfake.New(append([]orchfake.Option{orchfake.WithClock(cfg.clock)}, cfg.orch...)...)
-	f.SourceHost = sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithClock(cfg.clock)}, cfg.sourcehost...)...)
+	// refused closes the ports of a fake that could not be made.
+	refused := func(err error) error {
+		if ls != nil {
+			ls.close()
+		}
+		return err
+	}
+	if f.ERP, err = erpfake.New(with(cfg.erp)...); err != nil {
+		return f, refused(err)
+	}
+	if f.CloudAuth, err = cloudauthfake.New(with(cfg.cloudauth)...); err != nil {
+		return f, refused(err)
+	}
+	if f.Orch, err = orchfake.New(with(cfg.orch)...); err != nil {
+		return f, refused(err)
+	}
+	if f.SourceHost, err = sourcehostfake.New(with(cfg.sourcehost)...); err != nil {
+		return f, refused(err)
+	}
 
 	// l are the fakes' listeners: the ports opened above, or in memory.
 	var l [nListeners]net.Listener
-	if cfg.inMemory {
+	if st.InMemory {
 		for i, name := range memListenerNames {
 			l[i] = fakekit.NewMemListener(name)
 		}
@@ -253,9 +309,11 @@ func start(opts []Option) (f *Fakes, err error) {
 	f.SourceHost.Serve(served(lSourceHost))
 
 	// The gateway is made once the sourcehost fake serves: it calls it at
-	// its URL.
-	mcpOpts := append([]mcpfake.Option{mcpfake.WithClock(cfg.clock), mcpfake.WithUpstream(f.SourceHost)}, cfg.mcp...)
-	f.MCP = mcpfake.New(mcpOpts...)
+	// its URL. Its records are the sourcehost fake's, bounded there.
+	if f.MCP, err = mcpfake.New(forEach(st, false, append([]mcpfake.Option{mcpfake.WithUpstream(f.SourceHost)}, cfg.mcp...))...); err != nil {
+		_ = l[lMCP].Close()
+		return f, err
+	}
 	f.MCP.Serve(served(lMCP))
 
 	if cfg.seed != nil {
@@ -318,13 +376,24 @@ func (ls *listeners) wait() error {
 		}
 	}
 	if err != nil {
-		for _, l := range ls.l {
-			if l != nil {
-				_ = l.Close()
-			}
-		}
+		ls.closeAll()
 	}
 	return err
+}
+
+// close waits for every port and closes them, for a New that failed
+// before it served on them.
+func (ls *listeners) close() {
+	ls.wg.Wait()
+	ls.closeAll()
+}
+
+func (ls *listeners) closeAll() {
+	for _, l := range ls.l {
+		if l != nil {
+			_ = l.Close()
+		}
+	}
 }
 
 // Close stops every fake that runs. It is safe to call more than once.

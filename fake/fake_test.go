@@ -13,6 +13,7 @@ import (
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -22,7 +23,7 @@ func TestStartWiresEveryFake(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		opts []fake.Option
-	}{{"loopback", nil}, {"in memory", []fake.Option{fake.InMemory()}}} {
+	}{{"loopback", nil}, {"in memory", []fake.Option{control.WithInMemory()}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			testWiring(t, fake.Start(t, mode.opts...))
@@ -34,7 +35,7 @@ func TestStartWiresEveryFake(t *testing.T) {
 // answers, and only the fakes' own clients reach them.
 func TestInMemoryOpensNoPort(t *testing.T) {
 	t.Parallel()
-	f := fake.Start(t, fake.InMemory())
+	f := fake.Start(t, control.WithInMemory())
 	for _, u := range []string{f.ERP.URL(), f.CloudAuth.URL(), f.Orch.URL(), f.Orch.GRPCAddr(), f.SourceHost.URL(), f.MCP.URL()} {
 		if !strings.Contains(u, ".invalid") {
 			t.Errorf("%s is not an in-memory address", u)
@@ -130,7 +131,7 @@ func TestOneClockForAll(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(start)
-	f := fake.Start(t, fake.WithClock(clk))
+	f := fake.Start(t, control.WithClock(clk))
 	for name, c := range map[string]*clock.Fake{
 		"erp": f.ERP.Clock(), "cloudauth": f.CloudAuth.Clock(), "orch": f.Orch.Clock(), "sourcehost": f.SourceHost.Clock(), "mcp": f.MCP.Clock(),
 	} {

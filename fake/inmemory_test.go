@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/orchfake"
@@ -20,21 +21,21 @@ func TestEachFakeInMemory(t *testing.T) {
 	ctx := context.Background()
 	t.Run("erp", func(t *testing.T) {
 		t.Parallel()
-		s := erpfake.StartInMemory(t)
+		s := erpfake.Start(t, control.WithInMemory())
 		if err := s.Client().Ping(ctx); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("cloudauth", func(t *testing.T) {
 		t.Parallel()
-		s := cloudauthfake.StartInMemory(t)
+		s := cloudauthfake.Start(t, control.WithInMemory())
 		if _, err := s.Client().PublicKeys(ctx); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("orch", func(t *testing.T) {
 		t.Parallel()
-		s := orchfake.StartInMemory(t)
+		s := orchfake.Start(t, control.WithInMemory())
 		if _, err := s.HTTPClient().DescribeNamespace(ctx, "default"); err != nil {
 			t.Errorf("HTTP: %v", err)
 		}
@@ -46,14 +47,14 @@ func TestEachFakeInMemory(t *testing.T) {
 	})
 	t.Run("sourcehost", func(t *testing.T) {
 		t.Parallel()
-		s := sourcehostfake.StartInMemory(t)
+		s := sourcehostfake.Start(t, control.WithInMemory())
 		if _, err := s.Client().CreateProject(ctx, &sourcehost.CreateProjectRequest{Name: "in-memory"}); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("mcp", func(t *testing.T) {
 		t.Parallel()
-		s := mcpfake.StartInMemory(t)
+		s := mcpfake.Start(t, control.WithInMemory())
 		p, err := s.Upstream().Client().CreateProject(ctx, &sourcehost.CreateProjectRequest{Name: "behind"})
 		if err != nil {
 			t.Fatal(err)

@@ -104,13 +104,16 @@ func (f *Fakes) Load(seed *Seed) error {
 	if seed == nil {
 		return nil
 	}
-	trial := &Fakes{
-		ERP:        erpfake.New(),
-		CloudAuth:  cloudauthfake.New(),
-		Orch:       orchfake.New(),
-		SourceHost: sourcehostfake.New(),
-	}
+	trial := &Fakes{}
 	defer trial.Close()
+	var errs [4]error
+	trial.ERP, errs[0] = erpfake.New()
+	trial.CloudAuth, errs[1] = cloudauthfake.New()
+	trial.Orch, errs[2] = orchfake.New()
+	trial.SourceHost, errs[3] = sourcehostfake.New()
+	if err := errors.Join(errs[:]...); err != nil {
+		return fmt.Errorf("fake: seed: the fakes it is tried on: %w", err)
+	}
 	if err := seed.apply(trial); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -20,7 +21,7 @@ func TestFakesSnapshotRestore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	src := fake.Start(t, fake.InMemory(), fake.WithClock(clock.NewFake(at)), fake.WithSeed(fake.DemoSeed()))
+	src := fake.Start(t, control.WithInMemory(), control.WithClock(clock.NewFake(at)), fake.WithSeed(fake.DemoSeed()))
 	inv, err := src.Clients.ERP.CreateInvoice(ctx, &erp.CreateInvoiceRequest{SocID: 1, Lines: []erp.LineRequest{{ProductID: 1, Qty: erp.DecimalFromInt(2)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestFakesSnapshotRestore(t *testing.T) {
 		t.Errorf("SnapshotTimes: %v %v %v, want the fakes' time %v", clockAt, taken, err, at.Add(time.Minute))
 	}
 
-	dst := fake.Start(t, fake.InMemory(), fake.WithClock(clock.NewFake(at.Add(time.Hour))))
+	dst := fake.Start(t, control.WithInMemory(), control.WithClock(clock.NewFake(at.Add(time.Hour))))
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestFakesRestoreRefusedChangesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	src := fake.Start(t, fake.InMemory(), fake.WithClock(clock.NewFake(at)))
+	src := fake.Start(t, control.WithInMemory(), control.WithClock(clock.NewFake(at)))
 	data, err := src.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +76,7 @@ func TestFakesRestoreRefusedChangesNothing(t *testing.T) {
 	if bad == string(data) {
 		t.Fatal("no orch part to break")
 	}
-	dst := fake.Start(t, fake.InMemory(), fake.WithClock(clock.NewFake(at.Add(time.Hour))), fake.WithSeed(fake.DemoSeed()))
+	dst := fake.Start(t, control.WithInMemory(), control.WithClock(clock.NewFake(at.Add(time.Hour))), fake.WithSeed(fake.DemoSeed()))
 	err = dst.Restore([]byte(bad))
 	if err == nil || !strings.Contains(err.Error(), "orchfake") {
 		t.Fatalf("a snapshot with a broken orch part: %v, want an error naming orchfake", err)

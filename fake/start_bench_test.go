@@ -10,6 +10,7 @@ import (
 
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/orchfake"
@@ -63,31 +64,31 @@ func BenchmarkStart(b *testing.B) {
 		run  func(tb testing.TB, inMemory bool)
 	}
 	starters := []starter{
-		{"erpfake", startThen(erpfake.Start, erpfake.StartInMemory, func(s *erpfake.Server) error {
+		{"erpfake", startThen(erpfake.Start, func(s *erpfake.Server) error {
 			return s.Client().Ping(ctx)
 		})},
-		{"cloudauthfake", startThen(cloudauthfake.Start, cloudauthfake.StartInMemory, func(s *cloudauthfake.Server) error {
+		{"cloudauthfake", startThen(cloudauthfake.Start, func(s *cloudauthfake.Server) error {
 			_, err := s.Client().PublicKeys(ctx)
 			return err
 		})},
-		{"sourcehostfake", startThen(sourcehostfake.Start, sourcehostfake.StartInMemory, func(s *sourcehostfake.Server) error {
+		{"sourcehostfake", startThen(sourcehostfake.Start, func(s *sourcehostfake.Server) error {
 			_, err := s.Client().CurrentUser(ctx)
 			return err
 		})},
-		{"orchfake", startThen(orchfake.Start, orchfake.StartInMemory, func(s *orchfake.Server) error {
+		{"orchfake", startThen(orchfake.Start, func(s *orchfake.Server) error {
 			c := s.HTTPClient()
 			defer c.Close()
 			_, err := c.DescribeNamespace(ctx, "default")
 			return err
 		})},
-		{"mcpfake", startThen(mcpfake.Start, mcpfake.StartInMemory, func(s *mcpfake.Server) error {
+		{"mcpfake", startThen(mcpfake.Start, func(s *mcpfake.Server) error {
 			_, err := s.Client().ListProjects(ctx, nil)
 			return err
 		})},
 		{"fake.New", func(tb testing.TB, mem bool) {
 			var opts []fake.Option
 			if mem {
-				opts = append(opts, fake.InMemory())
+				opts = append(opts, control.WithInMemory())
 			}
 			f, err := fake.New(opts...)
 			if err != nil {
@@ -144,13 +145,13 @@ const floorEvery = 4
 
 // startThen is a starter: the fake started on loopback or in memory, one
 // call through its client, then Close.
-func startThen[S interface{ Close() }, O any](start, startInMemory func(testing.TB, ...O) S, call func(S) error) func(testing.TB, bool) {
+func startThen[S interface{ Close() }](start func(testing.TB, ...control.Option) S, call func(S) error) func(testing.TB, bool) {
 	return func(b testing.TB, inMemory bool) {
 		tb := &oneTest{TB: b}
 		defer tb.end()
 		var s S
 		if inMemory {
-			s = startInMemory(tb)
+			s = start(tb, control.WithInMemory())
 		} else {
 			s = start(tb)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
@@ -12,7 +13,10 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	srv := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
+	srv, err := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	pid, _ := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 
@@ -35,7 +39,10 @@ func Example() {
 
 func ExampleClient_NewBatch() {
 	ctx := context.Background()
-	srv := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
+	srv, err := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	pid, _ := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 

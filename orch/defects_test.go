@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 )
@@ -54,7 +55,7 @@ func TestMessageTooLargeIsNotRetried(t *testing.T) {
 		if n := len(srv.RequestsTo("StartWorkflowExecution")); n > 1 {
 			t.Errorf("the fake got the start %d times", n)
 		}
-	}, orchfake.WithMaxBody(64<<10))
+	}, control.WithMaxBody(64<<10))
 }
 
 // A stopped worker's polls are ended by the service (ShutdownWorker), not

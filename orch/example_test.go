@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -15,7 +16,10 @@ import (
 // startFake serves a fake on loopback ports for an example; a test would use
 // orchfake.Start(t).
 func startFake() *orchfake.Server {
-	srv := orchfake.New(orchfake.WithClock(clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))))
+	srv, err := orchfake.New(control.WithClock(clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))))
+	if err != nil {
+		panic(err)
+	}
 	if err := srv.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
 		panic(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -43,7 +44,7 @@ func each(t *testing.T, body func(t *testing.T, e *env), fakeOpts ...orchfake.Op
 				}
 				e.target = real[tr]
 			} else {
-				e.srv = orchfake.Start(t, append([]orchfake.Option{orchfake.WithClock(clock.NewFake(epoch))}, fakeOpts...)...)
+				e.srv = orchfake.Start(t, append([]orchfake.Option{control.WithClock(clock.NewFake(epoch))}, fakeOpts...)...)
 			}
 			body(t, e)
 		})

@@ -74,7 +74,10 @@ func TestOptionsValidate(t *testing.T) {
 // a TLS config makes the server trusted; the insecure switch turns it off.
 func TestTLS(t *testing.T) {
 	t.Parallel()
-	srv := orchfake.New()
+	srv, err := orchfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	hs.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
 	hs.StartTLS()

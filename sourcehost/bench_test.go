@@ -114,7 +114,10 @@ func BenchmarkAllProjects10000(b *testing.B) {
 func BenchmarkFakeStart(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		srv := sourcehostfake.New()
+		srv, err := sourcehostfake.New()
+		if err != nil {
+			b.Fatal(err)
+		}
 		ts := httptest.NewServer(srv)
 		resp, err := http.Get(ts.URL + "/api/v4/projects?private_token=" + srv.Token())
 		if err != nil || resp.StatusCode != 200 {

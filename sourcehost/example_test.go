@@ -14,7 +14,10 @@ import (
 // startFake serves a fake for an example; a test would use
 // sourcehostfake.Start(t).
 func startFake() *sourcehostfake.Server {
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		panic(err)
+	}
 	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}

@@ -36,7 +36,10 @@ func run(ctx context.Context, getenv func(string) string) error {
 	var opts []cloudauth.Option
 	var srv *cloudauthfake.Server
 	if url == "" {
-		srv = cloudauthfake.New()
+		var err error
+		if srv, err = cloudauthfake.New(); err != nil {
+			return err
+		}
 		if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 			return err
 		}

@@ -147,7 +147,10 @@ func erpClient() (*erp.Client, *erpfake.Server, error) {
 		c, err := erp.New(url, erp.WithAPIKey(key))
 		return c, nil, err
 	}
-	fake := erpfake.New()
+	fake, err := erpfake.New()
+	if err != nil {
+		return nil, nil, err
+	}
 	if _, err := fake.Listen("127.0.0.1:0"); err != nil {
 		return nil, nil, err
 	}

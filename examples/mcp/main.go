@@ -171,7 +171,10 @@ func mcpClient() (*mcp.Client, *mcpfake.Server, error) {
 		c, err := mcp.New(url, mcp.WithToken(token), mcp.WithUserAgent("apitwin-example"))
 		return c, nil, err
 	}
-	fake := mcpfake.New()
+	fake, err := mcpfake.New()
+	if err != nil {
+		return nil, nil, err
+	}
 	if _, err := fake.Listen("127.0.0.1:0"); err != nil {
 		return nil, nil, err
 	}

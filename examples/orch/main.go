@@ -160,7 +160,10 @@ func connect(getenv func(string) string) (*orch.Client, func(), error) {
 		fmt.Println("orch: real service at", addr)
 		return c, func() { _ = c.Close() }, nil
 	}
-	srv := orchfake.New(orchfake.WithTimeSkipping())
+	srv, err := orchfake.New(orchfake.WithTimeSkipping())
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := srv.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
 		return nil, nil, err
 	}

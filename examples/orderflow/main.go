@@ -213,7 +213,10 @@ func run(ctx context.Context, getenv func(string) string) error {
 func connect(getenv func(string) string) (*orch.Client, func(), error) {
 	addr := getenv("ORCH_ADDR")
 	if addr == "" {
-		srv := orchfake.New(orchfake.WithTimeSkipping())
+		srv, err := orchfake.New(orchfake.WithTimeSkipping())
+		if err != nil {
+			return nil, nil, err
+		}
 		if err := srv.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
 			return nil, nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -109,7 +110,7 @@ func TestRestartMidway(t *testing.T) {
 	for _, transport := range []string{"grpc", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			srv := orchfake.Start(t, orchfake.WithClock(clock.NewFake(epoch)))
+			srv := orchfake.Start(t, control.WithClock(clock.NewFake(epoch)))
 			c1 := client(t, srv, transport, "worker-1")
 			w1 := startWorker(t, c1, nil)
 			wf, err := c1.StartWorkflow(t.Context(), WorkflowType, TaskQueue, Order{ID: "o-1", Item: "lamp", Amount: 39.9}, &orch.StartWorkflowOptions{ID: "order-o-1"})

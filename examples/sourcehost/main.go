@@ -165,7 +165,10 @@ func sourcehostClient() (*sourcehost.Client, *sourcehostfake.Server, error) {
 		c, err := sourcehost.New(url, sourcehost.WithToken(token), sourcehost.WithUserAgent("apitwin-example"))
 		return c, nil, err
 	}
-	fake := sourcehostfake.New()
+	fake, err := sourcehostfake.New()
+	if err != nil {
+		return nil, nil, err
+	}
 	if _, err := fake.Listen("127.0.0.1:0"); err != nil {
 		return nil, nil, err
 	}

@@ -16,7 +16,10 @@ import (
 // startExampleFake serves a fake on loopback for an example, on a clock set to
 // 1 May 2026, 09:00 UTC; a test would use cloudauthfake.Start(t).
 func startExampleFake() *cloudauthfake.Server {
-	srv := cloudauthfake.New(cloudauthfake.WithClock(clock.NewFake(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))))
+	srv, err := cloudauthfake.New(control.WithClock(clock.NewFake(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))))
+	if err != nil {
+		panic(err)
+	}
 	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}

@@ -31,7 +31,10 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST " + cloudauth.LoginPath + "\nContent-Type: \x00;;\n\n{}",
 	}
 	fakekit.FuzzHTTP(f, seeds, func(t *testing.T) *fakekit.FuzzTarget {
-		srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+		srv, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		return &fakekit.FuzzTarget{
 			Handler:  srv,
 			Requests: srv.Requests,
@@ -73,7 +76,10 @@ func FuzzFrontDoor(f *testing.F) {
 // BenchmarkFakeLogin is the fake's own cost of a login: decoding, checking
 // the password, signing an RS256 token.
 func BenchmarkFakeLogin(b *testing.B) {
-	srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	srv, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	const body = `{"username":"admin","password":"changeme"}`
 	b.ReportAllocs()
 	for b.Loop() {
@@ -87,7 +93,10 @@ func BenchmarkFakeLogin(b *testing.B) {
 
 // BenchmarkFakeUserInfo is the fake's cost of checking a token.
 func BenchmarkFakeUserInfo(b *testing.B) {
-	srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	srv, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	raw, err := srv.IssueToken("", "admin")
 	if err != nil {
 		b.Fatal(err)

@@ -21,22 +21,35 @@ import (
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
 )
 
+// newFake is New, which fails the test on an error.
+func newFake(tb testing.TB, opts ...cloudauthfake.Option) *cloudauthfake.Server {
+	tb.Helper()
+	s, err := cloudauthfake.New(opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 // TestProcessKeyIsShared: fakes given no key sign with one key, made once
 // for the process, and still keep their own state.
 func TestProcessKeyIsShared(t *testing.T) {
 	t.Parallel()
-	a, b := cloudauthfake.New(), cloudauthfake.New()
+	a, b := newFake(t), newFake(t)
 	if a.KeyID() != b.KeyID() || !a.PublicKey().Equal(b.PublicKey()) || a.PublicKey().N.BitLen() != cloudauthfake.KeyBits {
 		t.Fatalf("key ids %q and %q", a.KeyID(), b.KeyID())
 	}
 	if a.KeyID() != cloudauthfake.Thumbprint(a.PublicKey()) {
 		t.Fatalf("kid %q is not the key's thumbprint", a.KeyID())
 	}
-	own := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	own, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if own.KeyID() != "k1" || !own.PublicKey().Equal(&testKey().PublicKey) {
 		t.Fatal("WithKey")
 	}
-	if nilKey := cloudauthfake.New(cloudauthfake.WithKey(nil, "")); nilKey.KeyID() != a.KeyID() {
+	if nilKey := newFake(t, cloudauthfake.WithKey(nil, "")); nilKey.KeyID() != a.KeyID() {
 		t.Fatal("WithKey(nil) is not the process's key")
 	}
 	// Rotating one fake's key leaves the others on the process's key.
@@ -56,7 +69,10 @@ func TestProcessKeyHelper(t *testing.T) {
 	if os.Getenv(keyHelperEnv) != "1" {
 		t.Skip("run by TestProcessKeyDiffersAcrossProcesses")
 	}
-	srv := cloudauthfake.New(cloudauthfake.WithIssuer("http://shared.example"))
+	srv, err := cloudauthfake.New(cloudauthfake.WithIssuer("http://shared.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	raw, err := srv.IssueToken("", cloudauthfake.AdminUsername)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +143,7 @@ func TestRotateKey(t *testing.T) {
 	if kid == "k1" || kid != srv.KeyID() || kid != cloudauthfake.Thumbprint(srv.PublicKey()) || srv.PublicKey().Equal(&testKey().PublicKey) {
 		t.Fatalf("rotated to %q (key id %q)", kid, srv.KeyID())
 	}
-	if other := cloudauthfake.New(); srv.PublicKey().Equal(other.PublicKey()) {
+	if other := newFake(t); srv.PublicKey().Equal(other.PublicKey()) {
 		t.Fatal("the rotated key is the process's key")
 	}
 	after, err := c.Login(ctx, &cloudauth.LoginRequest{Username: "admin", Password: "changeme"})
@@ -184,7 +200,7 @@ var otherTestKey = sync.OnceValue(func() *rsa.PrivateKey {
 // measured in the same run. The process's key is made before the timer
 // starts, as the first fake of a test binary makes it once.
 func BenchmarkStart(b *testing.B) {
-	cloudauthfake.New() // the process's key
+	newFake(b) // the process's key
 	floor := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"keys":[]}`)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 )
 
 // TestRecordsAreBounded: accounts and revoked tokens are bounded. Before
@@ -15,7 +16,7 @@ import (
 // list by every token logged out in its 30 minutes of life.
 func TestRecordsAreBounded(t *testing.T) {
 	t.Parallel()
-	srv := start(t, cloudauthfake.WithMaxRecords(2))
+	srv := start(t, control.WithMaxRecords(2))
 	if err := srv.AddUser(cloudauthfake.UserSeed{Username: "ops", Password: "pw"}); err != nil {
 		t.Fatal(err)
 	}
@@ -36,15 +37,15 @@ func TestRecordsAreBounded(t *testing.T) {
 		toks = append(toks, tok)
 	}
 	for _, tok := range toks[:2] {
-		if resp, _ := send(t, "POST", srv.URL()+cloudauth.LogoutPath, "", bearer(tok)); resp.StatusCode != 204 {
+		if resp, _ := send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LogoutPath, "", bearer(tok)); resp.StatusCode != 204 {
 			t.Fatalf("logout: %d", resp.StatusCode)
 		}
 	}
-	resp, m := send(t, "POST", srv.URL()+cloudauth.LogoutPath, "", bearer(toks[2]))
+	resp, m := send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LogoutPath, "", bearer(toks[2]))
 	if resp.StatusCode != 503 || m["statusCode"] != float64(503) || m["message"] != "Too many tokens revoked; try again later" {
 		t.Fatalf("a third logout: %d %v", resp.StatusCode, m)
 	}
-	if resp, _ := send(t, "GET", srv.URL()+cloudauth.UserInfoPath, "", bearer(toks[2])); resp.StatusCode != 200 || srv.Revoked(toks[2]) {
+	if resp, _ := send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.UserInfoPath, "", bearer(toks[2])); resp.StatusCode != 200 || srv.Revoked(toks[2]) {
 		t.Fatalf("the token whose logout was refused: %d", resp.StatusCode)
 	}
 	if err := srv.Revoke(toks[2]); err == nil {
@@ -53,7 +54,7 @@ func TestRecordsAreBounded(t *testing.T) {
 	// Once the revoked tokens have expired, they make room.
 	srv.Clock().Advance(cloudauthfake.DefaultTokenLifetime + time.Second)
 	tok, _ := srv.IssueToken("", "admin")
-	if resp, _ := send(t, "POST", srv.URL()+cloudauth.LogoutPath, "", bearer(tok)); resp.StatusCode != 204 || !srv.Revoked(tok) {
+	if resp, _ := send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LogoutPath, "", bearer(tok)); resp.StatusCode != 204 || !srv.Revoked(tok) {
 		t.Fatalf("logout after the revoked expired: %d", resp.StatusCode)
 	}
 }

@@ -45,9 +45,8 @@ const (
 	RoutePublicKey = "GET " + cloudauth.PublicKeyPath
 )
 
-// Server is the fake login gateway. It is an http.Handler; use [Start] or
-// [StartTLS] in tests, or [New] and [Server.Listen] (or [Server.Serve]) in
-// programs.
+// Server is the fake login gateway. It is an http.Handler; use [Start] in
+// tests, or [New] and [Server.Listen] (or [Server.Serve]) in programs.
 type Server struct {
 	kit *fakekit.Kit
 	cfg config
@@ -66,6 +65,8 @@ type Server struct {
 	issued  int
 }
 
+// config is what the options set: cloudauthfake's own, and of the options
+// every fake shares, the clock and the record bound.
 type config struct {
 	clock         *clock.Fake
 	key           *rsa.PrivateKey
@@ -75,22 +76,27 @@ type config struct {
 	issuer        string
 	adminPassword string
 	maxRecords    int
-	limits        fakekit.Limits
-	faults        []routeFault
 }
 
-// routeFault is a fault injected by WithFault.
-type routeFault struct {
-	route string
-	fault control.Fault
+// Option configures a fake: one of the options every fake shares
+// (control.WithClock, control.WithFault, control.WithMaxBody,
+// control.WithRequestLog, control.WithMaxRecords, control.WithTLS,
+// control.WithInMemory) or one of cloudauthfake's own below. For
+// cloudauthfake, tokens are issued and expire on the clock; WithMaxBody's
+// default is [DefaultMaxBody] (64 KiB); WithMaxRecords bounds the accounts,
+// and the tokens revoked and not yet expired: an account past it is
+// refused by AddUser (and so by a seed), a logout past it answers 503 in
+// the gateway's error shape and the token stays valid, until a revoked
+// token expires and makes room. WithTLS serves with a certificate for
+// 127.0.0.1 signed by an authority of its own: a client trusts it only
+// through [Server.Client], [Server.CACertFile] or by turning verification
+// off.
+type Option = control.Option
+
+// option declares one of cloudauthfake's own options.
+func option(name string, apply func(*config)) Option {
+	return control.OwnOption("cloudauthfake."+name, func(c *config) error { apply(c); return nil })
 }
-
-// Option configures a Server.
-type Option func(*config)
-
-// WithClock makes the fake read its time from clk (shared with other fakes
-// or with the code under test): tokens are issued and expire on it.
-func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
 
 // WithKey signs tokens with key under key id kid (an empty kid is the
 // key's RFC 7638 thumbprint) instead of the process's key: a fake given no
@@ -99,44 +105,49 @@ func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk 
 // one fake from verifying against another of the same process, or to sign
 // with a key the test holds. A nil key means the process's key.
 func WithKey(key *rsa.PrivateKey, kid string) Option {
-	return func(c *config) { c.key, c.kid = key, kid }
+	return option("WithKey", func(c *config) { c.key, c.kid = key, kid })
 }
 
 // WithTokenLifetime sets how long issued tokens are valid (default 30
-// minutes).
-func WithTokenLifetime(d time.Duration) Option { return func(c *config) { c.lifetime = d } }
+// minutes; 0 keeps it; a negative one is an error).
+func WithTokenLifetime(d time.Duration) Option {
+	return control.OwnOption("cloudauthfake.WithTokenLifetime", func(c *config) error {
+		if d < 0 {
+			return errors.New(d.String() + " is negative")
+		}
+		if d > 0 {
+			c.lifetime = d
+		}
+		return nil
+	})
+}
 
 // WithDefaultTenant sets the tenant of logins that name none, and of users
 // added without one (default "vsphere.local").
-func WithDefaultTenant(tenant string) Option { return func(c *config) { c.defaultTenant = tenant } }
+func WithDefaultTenant(tenant string) Option {
+	return option("WithDefaultTenant", func(c *config) { c.defaultTenant = tenant })
+}
 
 // WithIssuer fixes the iss of issued tokens (default: the URL the fake
 // serves on, or for a bare handler the scheme and host of each request).
-func WithIssuer(iss string) Option { return func(c *config) { c.issuer = strings.TrimRight(iss, "/") } }
-
-// WithAdminPassword sets the password of the admin user (default
-// "changeme").
-func WithAdminPassword(p string) Option { return func(c *config) { c.adminPassword = p } }
-
-// WithMaxBody caps a request body (default DefaultMaxBody); a larger one is
-// refused with 413 in the gateway's error shape before it is read whole.
-func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n } }
-
-// WithRequestLog bounds the request log: at most entries requests (default
-// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
-func WithRequestLog(entries, bodyBytes int) Option {
-	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
+func WithIssuer(iss string) Option {
+	return option("WithIssuer", func(c *config) { c.issuer = strings.TrimRight(iss, "/") })
 }
 
-// WithMaxRecords bounds what the fake keeps: at most n accounts, and at
-// most n tokens revoked and not yet expired (n ≤ 0 keeps the default,
-// [DefaultMaxRecords]). An account past it is refused by AddUser (and so
-// by a seed); a logout past it answers 503 in the gateway's error shape
-// and the token stays valid, until a revoked token expires and makes
-// room.
-func WithMaxRecords(n int) Option { return func(c *config) { c.maxRecords = n } }
+// WithAdminPassword sets the password of the admin user (default
+// "changeme"); an empty one is an error.
+func WithAdminPassword(p string) Option {
+	return control.OwnOption("cloudauthfake.WithAdminPassword", func(c *config) error {
+		if p == "" {
+			return errors.New("the password is empty")
+		}
+		c.adminPassword = p
+		return nil
+	})
+}
 
-// DefaultMaxRecords is the default of WithMaxRecords: fakekit's, 100,000.
+// DefaultMaxRecords is the default of control.WithMaxRecords: fakekit's,
+// 100,000.
 const DefaultMaxRecords = fakekit.DefaultMaxRecords
 
 func (s *Server) maxRecords() int {
@@ -146,37 +157,37 @@ func (s *Server) maxRecords() int {
 	return DefaultMaxRecords
 }
 
-// WithFault injects f on route when the fake is built, as InjectFault
-// would; New panics on a fault InjectFault refuses.
-func WithFault(route string, f control.Fault) Option {
-	return func(c *config) { c.faults = append(c.faults, routeFault{route, f}) }
-}
-
 // DefaultMaxBody is the default cap on a request body: a login body is a
 // few hundred bytes.
 const DefaultMaxBody = 64 << 10
 
 // New returns a fake with one user, admin, in the default tenant. Unless
 // WithKey gives a key, it signs with the process's key, made by the first
-// fake that needs it (see WithKey); New panics if that cannot be made.
-func New(opts ...Option) *Server {
+// fake that needs it (see WithKey); that it cannot be made is an error, as
+// is an option New cannot use. It serves nothing until Serve or Listen (in
+// memory at once, with control.WithInMemory); it is an http.Handler
+// meanwhile.
+func New(opts ...Option) (*Server, error) {
+	s, _, err := newServer(opts, false)
+	return s, err
+}
+
+// newServer is New, or the New of Start (start: see fakekit.Options), and
+// what the options every fake shares asked for.
+func newServer(opts []Option, start bool) (*Server, control.Settings, error) {
 	cfg := config{lifetime: DefaultTokenLifetime, defaultTenant: DefaultTenant, adminPassword: AdminPassword}
-	cfg.limits.MaxBody = DefaultMaxBody
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	st, err := fakekit.Options("cloudauthfake", &cfg, opts, start)
+	if err != nil {
+		return nil, st, err
 	}
-	if cfg.lifetime <= 0 {
-		cfg.lifetime = DefaultTokenLifetime
-	}
+	cfg.maxRecords = st.MaxRecords
 	if cfg.defaultTenant == "" {
 		cfg.defaultTenant = DefaultTenant
 	}
 	if cfg.key == nil {
 		key, err := processKey()
 		if err != nil {
-			panic(err.Error())
+			return nil, st, err
 		}
 		cfg.key = key
 	}
@@ -185,16 +196,17 @@ func New(opts ...Option) *Server {
 	}
 	s := &Server{cfg: cfg}
 	s.keys.Store(&keySet{current: signingKey{kid: cfg.kid, key: cfg.key}})
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().Bind(s),
-		SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
+	s.kit = fakekit.New(fakekit.Config{Clock: st.Clock, Limits: fakekit.LimitsOf(st, DefaultMaxBody), Error: errorAnswer,
+		Routes: routeTable().Bind(s), SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
 	s.cfg.clock = s.kit.Clock()
-	for _, rf := range cfg.faults {
-		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
-			panic("cloudauthfake: WithFault: " + err.Error())
-		}
+	if err := s.kit.InjectFaults("cloudauthfake", st.Faults); err != nil {
+		return nil, st, err
 	}
 	s.resetState()
-	return s
+	if st.InMemory {
+		s.ep.ServeInMemoryOnDemand("cloudauthfake", s)
+	}
+	return s, st, nil
 }
 
 // resetState makes the users and tokens New starts with: admin alone, no
@@ -217,25 +229,22 @@ func Thumbprint(pub *rsa.PublicKey) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// Start serves a new fake on a loopback port until the test ends.
+// Start serves a new fake until the test ends: on a loopback port, over
+// TLS (control.WithTLS: a certificate for 127.0.0.1 signed by an authority
+// of its own, which [Server.Client] and [Server.CACertFile] trust), or in
+// memory (control.WithInMemory, or every Start of a test binary that
+// called control.ServeInMemoryByDefault). An option the fake cannot use
+// fails the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s := New(opts...)
-	s.ep.Start(tb, s)
+	s, st, err := newServer(opts, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(s.Close)
-	return s
-}
-
-// StartInMemory is Start on an in-memory listener instead of a port: the
-// fake serves the same, but only the clients it makes (Client, RawClient)
-// reach it, and no socket is opened, so a suite can start thousands of
-// fakes without waiting for ports. URL() is "http://cloudauthfake.invalid", a host no
-// resolver answers.
-func StartInMemory(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s := New(opts...)
-	s.ep.StartInMemory(tb, "cloudauthfake", s)
-	tb.Cleanup(s.Close)
+	if !st.InMemory {
+		s.ep.StartFor(tb, st, s)
+	}
 	return s
 }
 
@@ -243,19 +252,6 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 // serves (in memory, over TLS, on a port), for requests the typed client
 // does not make; nil before it serves.
 func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
-
-// StartTLS is Start over TLS, with a certificate for 127.0.0.1 signed by
-// an authority of its own: a client trusts it only through
-// [Server.Client], [Server.CACertFile] or by turning verification off.
-func StartTLS(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s := New(opts...)
-	// Quiet: a client refusing the certificate is a case this fake exists
-	// to show, and the server should not log each one.
-	s.ep.StartTLSQuiet(tb, s)
-	tb.Cleanup(s.Close)
-	return s
-}
 
 // Serve serves the fake on l until Close, for programs, and returns the URL
 // to reach it.
@@ -299,7 +295,7 @@ func (s *Server) Client(opts ...cloudauth.Option) *cloudauth.Client {
 }
 
 // CertificatePEM returns the TLS certificate of a fake started with
-// StartTLS, PEM-encoded, for a client to trust; nil otherwise.
+// control.WithTLS, PEM-encoded, for a client to trust; nil otherwise.
 func (s *Server) CertificatePEM() []byte {
 	cert := s.ep.Certificate()
 	if cert == nil {
@@ -314,7 +310,7 @@ func (s *Server) CACertFile(tb testing.TB) string {
 	tb.Helper()
 	pemBytes := s.CertificatePEM()
 	if pemBytes == nil {
-		tb.Fatal("cloudauthfake: CACertFile needs a fake started with StartTLS")
+		tb.Fatal("cloudauthfake: CACertFile needs a fake started with control.WithTLS")
 	}
 	path := filepath.Join(tb.TempDir(), "fake-ca.pem")
 	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {

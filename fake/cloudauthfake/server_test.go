@@ -35,18 +35,19 @@ var testKey = sync.OnceValue(func() *rsa.PrivateKey {
 func start(t *testing.T, opts ...cloudauthfake.Option) *cloudauthfake.Server {
 	t.Helper()
 	return cloudauthfake.Start(t, append([]cloudauthfake.Option{
-		cloudauthfake.WithKey(testKey(), "k1"), cloudauthfake.WithClock(clock.NewFake(t0)),
+		cloudauthfake.WithKey(testKey(), "k1"), control.WithClock(clock.NewFake(t0)),
 	}, opts...)...)
 }
 
-// send makes one raw request and decodes a JSON answer into a map.
-func send(t *testing.T, method, url, body string, h http.Header) (*http.Response, map[string]any) {
+// send makes one raw request with hc and decodes a JSON answer into a
+// map.
+func send(t *testing.T, hc *http.Client, method, url, body string, h http.Header) (*http.Response, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	for k, v := range h {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func send(t *testing.T, method, url, body string, h http.Header) (*http.Response
 func TestLoginAnswer(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	resp, m := send(t, "POST", srv.URL()+cloudauth.LoginPath, `{"username":"admin","password":"changeme","extra":1}`, nil)
+	resp, m := send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LoginPath, `{"username":"admin","password":"changeme","extra":1}`, nil)
 	if resp.StatusCode != 200 || m["token_type"] != "bearer" || m["expires_in"] != 1800.0 || resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("%d %v %v", resp.StatusCode, m, resp.Header)
 	}
@@ -101,17 +102,17 @@ func TestErrorAnswers(t *testing.T) {
 		{"GET", cloudauth.UserInfoPath, ``, 401, "Unauthorized"},
 		{"POST", cloudauth.LogoutPath, ``, 401, "Unauthorized"},
 	} {
-		resp, m := send(t, tc.method, srv.URL()+tc.path, tc.body, nil)
+		resp, m := send(t, srv.RawClient(), tc.method, srv.URL()+tc.path, tc.body, nil)
 		if resp.StatusCode != tc.status || m["statusCode"] != float64(tc.status) || m["message"] != tc.message ||
 			m["requestId"] == "" || m["requestId"] != resp.Header.Get("X-Request-Id") {
 			t.Errorf("%s %s %s: %d %v", tc.method, tc.path, tc.body, resp.StatusCode, m)
 		}
 	}
-	resp, _ := send(t, "GET", srv.URL()+cloudauth.UserInfoPath, "", http.Header{"Authorization": {"Bearer x.y.z"}})
+	resp, _ := send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.UserInfoPath, "", http.Header{"Authorization": {"Bearer x.y.z"}})
 	if resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
 		t.Fatalf("WWW-Authenticate %q", resp.Header.Get("WWW-Authenticate"))
 	}
-	if resp, _ := send(t, "GET", srv.URL()+cloudauth.LoginPath, "", nil); resp.Header.Get("Allow") != "POST" {
+	if resp, _ := send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.LoginPath, "", nil); resp.Header.Get("Allow") != "POST" {
 		t.Fatalf("Allow %q", resp.Header.Get("Allow"))
 	}
 }
@@ -119,7 +120,7 @@ func TestErrorAnswers(t *testing.T) {
 func TestPublicKeyDocument(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	resp, m := send(t, "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil)
+	resp, m := send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil)
 	if resp.StatusCode != 200 {
 		t.Fatal(resp.Status)
 	}
@@ -217,10 +218,13 @@ func mustParse(t *testing.T, raw string) *cloudauth.Token {
 // after the request's host.
 func TestBareHandler(t *testing.T) {
 	t.Parallel()
-	srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), ""))
+	srv, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	_, m := send(t, "POST", hs.URL+cloudauth.LoginPath, `{"username":"admin","password":"changeme"}`, nil)
+	_, m := send(t, hs.Client(), "POST", hs.URL+cloudauth.LoginPath, `{"username":"admin","password":"changeme"}`, nil)
 	tok := mustParse(t, m["access_token"].(string))
 	if tok.Issuer != hs.URL || tok.KeyID != cloudauthfake.Thumbprint(&testKey().PublicKey) || len(tok.KeyID) != 43 {
 		t.Fatalf("%+v", tok)
@@ -232,7 +236,10 @@ func TestBareHandler(t *testing.T) {
 
 func TestOwnKeyAndListen(t *testing.T) {
 	t.Parallel()
-	srv := cloudauthfake.New(cloudauthfake.WithIssuer("https://issuer.example/"))
+	srv, err := cloudauthfake.New(cloudauthfake.WithIssuer("https://issuer.example/"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	u, err := srv.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -260,12 +267,12 @@ func TestFaultsAndLog(t *testing.T) {
 	if err := srv.InjectFault(cloudauthfake.RouteUserInfo, control.Fault{Status: 503, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	resp, m := send(t, "GET", srv.URL()+cloudauth.UserInfoPath, "", nil)
+	resp, m := send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.UserInfoPath, "", nil)
 	if resp.StatusCode != 503 || m["message"] != "Service Unavailable" {
 		t.Fatalf("%d %v", resp.StatusCode, m)
 	}
 	srv.InjectFault("", control.Fault{Status: 429, Times: 1})
-	if resp, _ := send(t, "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil); resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" {
+	if resp, _ := send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil); resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
 	}
 	reqs := srv.Requests()
@@ -275,14 +282,14 @@ func TestFaultsAndLog(t *testing.T) {
 	srv.InjectFault("", control.Fault{Status: 500})
 	srv.ClearFaults()
 	srv.ResetRequests()
-	if resp, _ := send(t, "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil); resp.StatusCode != 200 || len(srv.Requests()) != 1 {
+	if resp, _ := send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil); resp.StatusCode != 200 || len(srv.Requests()) != 1 {
 		t.Fatal("faults not cleared")
 	}
 }
 
 func TestTLSCertificate(t *testing.T) {
 	t.Parallel()
-	srv := cloudauthfake.StartTLS(t, cloudauthfake.WithKey(testKey(), "k1"))
+	srv := cloudauthfake.Start(t, control.WithTLS(), cloudauthfake.WithKey(testKey(), "k1"))
 	if !strings.HasPrefix(srv.URL(), "https://") || !strings.HasPrefix(string(srv.CertificatePEM()), "-----BEGIN CERTIFICATE-----") {
 		t.Fatal(srv.URL())
 	}
@@ -316,7 +323,7 @@ func TestLoginRefusesWhatTheGatewayRefuses(t *testing.T) {
 		{"a second object", "application/json", good + ` {}`, 400, "The request body is not valid JSON"},
 		{"two bodies", "application/json", good + good, 400, "The request body is not valid JSON"},
 	} {
-		resp, m := send(t, "POST", srv.URL()+cloudauth.LoginPath, tc.body, http.Header{"Content-Type": {tc.contentType}})
+		resp, m := send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LoginPath, tc.body, http.Header{"Content-Type": {tc.contentType}})
 		if resp.StatusCode != tc.status || m["statusCode"] != float64(tc.status) || m["message"] != tc.message ||
 			m["requestId"] == "" || m["requestId"] != resp.Header.Get("X-Request-Id") || m["access_token"] != nil {
 			t.Errorf("%s: %d %v", tc.name, resp.StatusCode, m)
@@ -332,7 +339,7 @@ func TestLoginRefusesWhatTheGatewayRefuses(t *testing.T) {
 		{"Content-Type": {"application/json"}}, {"Content-Type": {"application/json; charset=UTF-8"}},
 		{"Content-Type": {"application/vnd.api+json"}}, nil,
 	} {
-		if resp, m := send(t, "POST", srv.URL()+cloudauth.LoginPath, good+"\r\n\t ", h); resp.StatusCode != 200 {
+		if resp, m := send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LoginPath, good+"\r\n\t ", h); resp.StatusCode != 200 {
 			t.Errorf("%v: %d %v", h, resp.StatusCode, m)
 		}
 	}

@@ -24,7 +24,7 @@ func TestCallerInTheRequestLog(t *testing.T) {
 	if _, err := c.UserInfo(context.Background(), tok); err != nil {
 		t.Fatal(err)
 	}
-	send(t, "POST", srv.URL()+cloudauth.LoginPath, `{"username":"admin","password":"wrong"}`, nil)
+	send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LoginPath, `{"username":"admin","password":"wrong"}`, nil)
 	reqs := srv.Requests()
 	if len(reqs) != 3 || reqs[0].Caller != "admin" || reqs[1].Caller != "admin" || reqs[2].Caller != "" || reqs[2].Status != 401 {
 		t.Fatalf("log %v", reqs)
@@ -36,13 +36,13 @@ func TestCallerInTheRequestLog(t *testing.T) {
 
 func TestBodyOverTheLimit(t *testing.T) {
 	t.Parallel()
-	srv := start(t, cloudauthfake.WithMaxBody(100))
+	srv := start(t, control.WithMaxBody(100))
 	big := `{"username":"admin","password":"` + strings.Repeat("x", 100) + `"}`
-	resp, m := send(t, "POST", srv.URL()+cloudauth.LoginPath, big, nil)
+	resp, m := send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LoginPath, big, nil)
 	if resp.StatusCode != 413 || m["statusCode"] != 413.0 || m["message"] != "Request Entity Too Large" || m["requestId"] == "" {
 		t.Fatalf("%d %v", resp.StatusCode, m)
 	}
-	if resp, _ := send(t, "POST", srv.URL()+cloudauth.LoginPath, `{"username":"admin","password":"changeme"}`, nil); resp.StatusCode != 200 {
+	if resp, _ := send(t, srv.RawClient(), "POST", srv.URL()+cloudauth.LoginPath, `{"username":"admin","password":"changeme"}`, nil); resp.StatusCode != 200 {
 		t.Fatalf("a small body after a refused one: %d", resp.StatusCode)
 	}
 	if r := srv.Requests(); r[0].BodySize != int64(len(big)) || len(r[0].Body) != 0 {
@@ -52,7 +52,7 @@ func TestBodyOverTheLimit(t *testing.T) {
 
 func TestResetAndLoad(t *testing.T) {
 	t.Parallel()
-	srv := start(t, cloudauthfake.WithFault(cloudauthfake.RoutePublicKey, control.Fault{Status: 503}))
+	srv := start(t, control.WithFault(cloudauthfake.RoutePublicKey, control.Fault{Status: 503}))
 	if len(srv.Faults()) != 1 || srv.Faults()[0].Remaining != -1 {
 		t.Fatalf("WithFault: %v", srv.Faults())
 	}
@@ -70,7 +70,7 @@ func TestResetAndLoad(t *testing.T) {
 	if err := srv.Revoke(tok); err != nil {
 		t.Fatal(err)
 	}
-	send(t, "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil)
+	send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil)
 
 	srv.Reset()
 	if _, ok := srv.LookupUser("acme", "alice"); ok || srv.Issued() != 0 || srv.Revoked(tok) || len(srv.Faults()) != 0 || len(srv.Requests()) != 0 {
@@ -83,12 +83,10 @@ func TestResetAndLoad(t *testing.T) {
 
 func TestWithFaultRefusesABadFault(t *testing.T) {
 	t.Parallel()
-	defer func() {
-		if p := recover(); p == nil || !strings.Contains(p.(string), "cloudauthfake: WithFault") {
-			t.Fatalf("panic %v", p)
-		}
-	}()
-	cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"), cloudauthfake.WithFault("", control.Fault{Code: "UNAVAILABLE"}))
+	_, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"), control.WithFault("", control.Fault{Code: "UNAVAILABLE"}))
+	if err == nil || !strings.Contains(err.Error(), "cloudauthfake: control.WithFault") {
+		t.Fatalf("New: %v", err)
+	}
 }
 
 func TestServeOnAListener(t *testing.T) {
@@ -97,7 +95,10 @@ func TestServeOnAListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	srv, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	u := srv.Serve(l)
 	if u != "http://"+l.Addr().String() || srv.URL() != u {
 		t.Fatalf("Serve = %q, URL %q", u, srv.URL())

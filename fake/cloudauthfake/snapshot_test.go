@@ -9,6 +9,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,7 +22,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := clock.NewFake(t0)
-	src := cloudauthfake.Start(t, cloudauthfake.WithKey(testKey(), "k1"), cloudauthfake.WithClock(clk), cloudauthfake.WithDefaultTenant("corp"),
+	src := cloudauthfake.Start(t, cloudauthfake.WithKey(testKey(), "k1"), control.WithClock(clk), cloudauthfake.WithDefaultTenant("corp"),
 		cloudauthfake.WithIssuer("http://auth.test"))
 	jane := cloudauthfake.UserSeed{Username: "jane", Password: "pw-jane", Tenant: "other", Name: "Jane", Email: "j@x",
 		Roles: []string{"org_member", "reader"}, Locked: true}
@@ -45,7 +46,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dst := cloudauthfake.Start(t, cloudauthfake.WithKey(testKey(), "k1"), cloudauthfake.WithClock(clk),
+	dst := cloudauthfake.Start(t, cloudauthfake.WithKey(testKey(), "k1"), control.WithClock(clk),
 		cloudauthfake.WithDefaultTenant("corp"), cloudauthfake.WithIssuer("http://auth.test"), cloudauthfake.WithAdminPassword("new-admin-pw"))
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
@@ -113,7 +114,10 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 // FuzzRestore: no snapshot, however made, panics Restore; one it takes
 // snapshots again to what it read.
 func FuzzRestore(f *testing.F) {
-	src := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	src, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+	if err != nil {
+		f.Fatal(err)
+	}
 	if err := src.AddUser(cloudauthfake.UserSeed{Username: "u", Password: "p", Roles: []string{"r"}}); err != nil {
 		f.Fatal(err)
 	}
@@ -121,7 +125,10 @@ func FuzzRestore(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte(`{"format":"cloudauthfake","version":1,"revoked":[{"id":"x","expires":"2026-01-01T00:00:00Z"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+		s, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := s.Restore(data); err != nil {
 			return
 		}
@@ -129,7 +136,10 @@ func FuzzRestore(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s2 := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+		s2, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := s2.Restore(first); err != nil {
 			t.Fatalf("a snapshot the fake wrote does not restore: %v\n%s", err, first)
 		}

@@ -91,7 +91,7 @@ func (s *Server) Issued() int {
 }
 
 // Revoke invalidates a token as a logout does. It fails, and the token
-// stays valid, when the revocation list is full (WithMaxRecords) of tokens
+// stays valid, when the revocation list is full (control.WithMaxRecords) of tokens
 // not yet expired.
 func (s *Server) Revoke(raw string) error {
 	cl, err := s.check(raw)

@@ -62,7 +62,7 @@ func (s *Server) AddUser(u UserSeed) error {
 		return fmt.Errorf("cloudauthfake: user %q already exists in tenant %q", u.Username, u.Tenant)
 	}
 	if len(s.users) >= s.maxRecords() {
-		return fmt.Errorf("cloudauthfake: the fake keeps at most %d users (WithMaxRecords)", s.maxRecords())
+		return fmt.Errorf("cloudauthfake: the fake keeps at most %d users (control.WithMaxRecords)", s.maxRecords())
 	}
 	s.users[k] = &user{UserSeed: u}
 	return nil

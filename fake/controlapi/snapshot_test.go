@@ -19,7 +19,7 @@ import (
 func TestSnapshotRoute(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := fake.Start(t, fake.InMemory())
+	f := fake.Start(t, control.WithInMemory())
 	srv, err := controlapi.New(f, controlapi.NewWallClock(f.Clock, false), token)
 	if err != nil {
 		t.Fatal(err)

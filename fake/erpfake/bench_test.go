@@ -14,7 +14,10 @@ import (
 // BenchmarkFakeListInvoices100 is the fake alone answering a page of 100
 // invoices of three lines, without the network.
 func BenchmarkFakeListInvoices100(b *testing.B) {
-	srv := erpfake.New()
+	srv, err := erpfake.New()
+	if err != nil {
+		b.Fatal(err)
+	}
 	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
 	p, _ := srv.AddProduct(erpfake.ProductSeed{Ref: "W", Label: "Widget", Price: "19.99", VATRate: "20"})
 	for range 100 {
@@ -36,7 +39,10 @@ func BenchmarkFakeListInvoices100(b *testing.B) {
 func BenchmarkFakeStart(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		srv := erpfake.New()
+		srv, err := erpfake.New()
+		if err != nil {
+			b.Fatal(err)
+		}
 		ts := httptest.NewServer(srv)
 		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/index.php/users", nil)
 		req.Header.Set("ERPAPIKEY", srv.APIKey())
@@ -53,7 +59,10 @@ func BenchmarkFakeStart(b *testing.B) {
 // BenchmarkFakeInvoiceLineCycle is the fake alone adding a line to a draft
 // of three lines and deleting it again (totals computed each time).
 func BenchmarkFakeInvoiceLineCycle(b *testing.B) {
-	srv := erpfake.New()
+	srv, err := erpfake.New()
+	if err != nil {
+		b.Fatal(err)
+	}
 	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
 	p, _ := srv.AddProduct(erpfake.ProductSeed{Ref: "W", Label: "Widget", Price: "19.99", VATRate: "20"})
 	inv, _ := srv.AddInvoice(erpfake.InvoiceSeed{SocID: soc, Lines: []erpfake.LineSeed{{ProductID: p, Qty: "3"}, {ProductID: p, Qty: "1"}, {ProductID: p, Qty: "2"}}})
@@ -81,7 +90,10 @@ func BenchmarkFakeInvoiceLineCycle(b *testing.B) {
 // BenchmarkFakeListContacts100 is the fake alone answering a page of 100
 // contacts of one third party.
 func BenchmarkFakeListContacts100(b *testing.B) {
-	srv := erpfake.New()
+	srv, err := erpfake.New()
+	if err != nil {
+		b.Fatal(err)
+	}
 	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
 	for range 100 {
 		srv.AddContact(erpfake.ContactSeed{SocID: soc, Lastname: "Doe", Firstname: "Jane", Email: "jane@example.com"})

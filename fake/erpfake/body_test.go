@@ -71,7 +71,10 @@ func FuzzDecimal(f *testing.F) {
 // fake without bound.
 func TestLoginsSweepExpiredSessions(t *testing.T) {
 	t.Parallel()
-	s := New(WithAdminPassword("pw"), WithSessionTimeout(time.Minute))
+	s, err := New(WithAdminPassword("pw"), WithSessionTimeout(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
 	login := func() {
 		req := httptest.NewRequest("POST", "/index.php", strings.NewReader(url.Values{"username": {"admin"}, "password": {"pw"}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

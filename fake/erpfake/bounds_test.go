@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -84,7 +85,7 @@ func TestParsingHoldsNoLock(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequestWithContext(beforeDeadline(t), "GET", srv.URL()+api+"/thirdparties/1", nil)
 		req.Header.Set("ERPAPIKEY", srv.APIKey())
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := srv.RawClient().Do(req)
 		if err != nil {
 			ordinary <- 0
 			return
@@ -107,7 +108,7 @@ func post(srv *erpfake.Server, path, body string) int {
 	req, _ := http.NewRequest("POST", srv.URL()+api+path, strings.NewReader(body))
 	req.Header.Set("ERPAPIKEY", srv.APIKey())
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.RawClient().Do(req)
 	if err != nil {
 		return 0
 	}
@@ -131,11 +132,11 @@ func TestBodyOverTheLimit(t *testing.T) {
 	}
 
 	// WithMaxBody moves the limit; 0 keeps the default.
-	small := erpfake.Start(t, erpfake.WithMaxBody(100))
+	small := erpfake.Start(t, control.WithMaxBody(100))
 	if a := send(t, small, "POST", api+"/thirdparties", "application/json", `{"name":"`+strings.Repeat("x", 100)+`"}`); a.status != 413 {
 		t.Fatalf("over 100 bytes: %d", a.status)
 	}
-	zero := erpfake.Start(t, erpfake.WithMaxBody(0))
+	zero := erpfake.Start(t, control.WithMaxBody(0))
 	zero.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
 	if a := send(t, zero, "POST", api+"/invoices", "application/json", hugeQty(1_100_000)); a.status != 413 {
 		t.Fatalf("WithMaxBody(0): %d", a.status)

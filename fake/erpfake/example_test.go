@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"time"
 
@@ -16,7 +17,10 @@ import (
 // startExampleFake serves a fake on loopback for an example, on a clock set to
 // 20 November 2026; a test would use erpfake.Start(t).
 func startExampleFake() *erpfake.Server {
-	srv := erpfake.New(erpfake.WithClock(clock.NewFake(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))))
+	srv, err := erpfake.New(control.WithClock(clock.NewFake(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))))
+	if err != nil {
+		panic(err)
+	}
 	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}
@@ -97,8 +101,11 @@ func ExampleServer_InjectFault() {
 // ERP part of apitwin-fake's --seed file. Invoices and orders name their
 // third party by name and their products by ref.
 func ExampleServer_Load() {
-	srv := erpfake.New(erpfake.WithClock(clock.NewFake(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))))
-	err := srv.Load(erpfake.Seed{
+	srv, err := erpfake.New(control.WithClock(clock.NewFake(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))))
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = srv.Load(erpfake.Seed{
 		Thirdparties: []erpfake.ThirdpartySeed{{Name: "Acme", Customer: true}},
 		Products:     []erpfake.ProductSeed{{Ref: "WIDGET", Label: "Widget", Price: "12.50", VATRate: "20"}},
 		Invoices: []erpfake.InvoiceSeed{{Thirdparty: "Acme", Validated: true, Lines: []erpfake.LineSeed{

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -67,7 +68,10 @@ func FuzzFrontDoor(f *testing.F) {
 		"GET " + api + "/nowhere/at/all\n===\nGET " + api + "/thirdparties?sqlfilters=(t.nom:like:'%acme%')\nAuthorization: Bearer nope",
 	}
 	fakekit.FuzzHTTP(f, seeds, func(t *testing.T) *fakekit.FuzzTarget {
-		srv := erpfake.New(erpfake.WithMaxBody(64 << 10))
+		srv, err := erpfake.New(control.WithMaxBody(64 << 10))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := srv.Load(fuzzSeed); err != nil {
 			t.Fatal(err)
 		}

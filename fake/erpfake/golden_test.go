@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/internal/testtools"
 )
@@ -45,13 +46,16 @@ func TestAnswersGolden(t *testing.T) {
 func goldenAnswers(t *testing.T, native bool) []byte {
 	t.Helper()
 	opts := []erpfake.Option{
-		erpfake.WithClock(clock.NewFake(time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC))),
+		control.WithClock(clock.NewFake(time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC))),
 		erpfake.WithAdminAPIKey("golden-key"), erpfake.WithAdminPassword("golden-password"),
 	}
 	if native {
 		opts = append(opts, erpfake.WithNativeNumbers())
 	}
-	srv := erpfake.New(opts...)
+	srv, err := erpfake.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	do := func(method, path, body string) (int, []byte, http.Header) {
 		t.Helper()
 		var req *http.Request

@@ -19,7 +19,10 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkListVersusPlainHandler -benchmem ./fake/erpfake
 func BenchmarkListVersusPlainHandler(b *testing.B) {
-	srv := erpfake.New()
+	srv, err := erpfake.New()
+	if err != nil {
+		b.Fatal(err)
+	}
 	soc, _ := srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
 	p, _ := srv.AddProduct(erpfake.ProductSeed{Ref: "W", Label: "Widget", Price: "19.99", VATRate: "20"})
 	lines := []erpfake.LineSeed{{ProductID: p, Qty: "3"}, {ProductID: p, Qty: "1"}, {ProductID: p, Qty: "2"}}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -13,7 +14,7 @@ import (
 // of creates grew the fake by about 290 bytes a record without end.
 func TestRecordsAreBounded(t *testing.T) {
 	t.Parallel()
-	srv := erpfake.Start(t, erpfake.WithMaxRecords(2))
+	srv := erpfake.Start(t, control.WithMaxRecords(2))
 	refused := func(a answer, want string) {
 		t.Helper()
 		if a.status != 500 && a.status != 400 && a.status != 405 || a.body != want {

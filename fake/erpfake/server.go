@@ -3,6 +3,7 @@ package erpfake
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -18,9 +19,8 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// Server is the fake ERP. It is an http.Handler; use [Start] or
-// [StartTLS] in tests, or [New] and [Server.Listen] (or [Server.Serve]) in
-// programs.
+// Server is the fake ERP. It is an http.Handler; use [Start] in tests, or
+// [New] and [Server.Listen] (or [Server.Serve]) in programs.
 type Server struct {
 	kit *fakekit.Kit
 	cfg config
@@ -40,6 +40,8 @@ type Server struct {
 	recs stateRecords
 }
 
+// config is what the options set: erpfake's own, and of the options every
+// fake shares, the clock and the record bound.
 type config struct {
 	clock             *clock.Fake
 	adminPassword     string
@@ -49,78 +51,74 @@ type config struct {
 	emptyListNotFound bool
 	bareCreateIDs     bool
 	maxRecords        int
-	limits            fakekit.Limits
-	faults            []routeFault
 }
 
-// routeFault is a fault injected by WithFault.
-type routeFault struct {
-	route string
-	fault control.Fault
-}
-
-// Option configures a Server.
-type Option func(*config)
-
-// WithClock makes the fake read its time from clk, shared with other fakes
-// or with the code under test. It drives session expiry and the dates of
+// Option configures a fake: one of the options every fake shares
+// (control.WithClock, control.WithFault, control.WithMaxBody,
+// control.WithRequestLog, control.WithMaxRecords, control.WithTLS,
+// control.WithInMemory) or one of erpfake's own below. For erpfake,
+// WithMaxBody's default is [DefaultMaxBody] (1 MiB), and WithMaxRecords
+// bounds users, third parties, contacts, products, invoices, orders, lines
+// of invoices and orders together, and payments of invoices (see the
+// package doc's Bounds); the clock drives session expiry and the dates of
 // records.
-func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
+type Option = control.Option
+
+// option declares one of erpfake's own options.
+func option(name string, apply func(*config)) Option {
+	return control.OwnOption("erpfake."+name, func(c *config) error { apply(c); return nil })
+}
 
 // WithAdminPassword sets the password of the web user admin (the
 // deployment's ERP_ADMIN_PASSWORD); by default it is random
 // ([Server.AdminPassword]).
-func WithAdminPassword(pw string) Option { return func(c *config) { c.adminPassword = pw } }
+func WithAdminPassword(pw string) Option {
+	return option("WithAdminPassword", func(c *config) { c.adminPassword = pw })
+}
 
 // WithAdminAPIKey fixes admin's API key (random by default, [Server.APIKey]).
-func WithAdminAPIKey(key string) Option { return func(c *config) { c.adminKey = key } }
+func WithAdminAPIKey(key string) Option {
+	return option("WithAdminAPIKey", func(c *config) { c.adminKey = key })
+}
 
 // WithSessionTimeout sets how long a web session lasts without use, on the
-// fake clock (default 1440 s, PHP's session.gc_maxlifetime).
-func WithSessionTimeout(d time.Duration) Option { return func(c *config) { c.sessionTimeout = d } }
+// fake clock (default 1440 s, PHP's session.gc_maxlifetime; 0 keeps it; a
+// negative one is an error).
+func WithSessionTimeout(d time.Duration) Option {
+	return control.OwnOption("erpfake.WithSessionTimeout", func(c *config) error {
+		if d < 0 {
+			return errors.New(d.String() + " is negative")
+		}
+		if d > 0 {
+			c.sessionTimeout = d
+		}
+		return nil
+	})
+}
 
 // WithNativeNumbers answers numbers as JSON numbers ("id":12,
 // "price":100.5), as deployments on PHP 8.1 and later do. By default the
 // fake answers them as strings ("id":"12", "price":"100.50000000"), as the
 // ERP does on older PHP database drivers: a client must read both.
-func WithNativeNumbers() Option { return func(c *config) { c.nativeNumbers = true } }
+func WithNativeNumbers() Option {
+	return option("WithNativeNumbers", func(c *config) { c.nativeNumbers = true })
+}
 
 // WithEmptyListNotFound answers a list with nothing in it by 404 "No …
 // found", as older versions of the ERP do, instead of [].
-func WithEmptyListNotFound() Option { return func(c *config) { c.emptyListNotFound = true } }
+func WithEmptyListNotFound() Option {
+	return option("WithEmptyListNotFound", func(c *config) { c.emptyListNotFound = true })
+}
 
 // WithBareCreateIDs answers a create with the new record's bare id (12), as
 // most versions of the ERP do, instead of the record.
-func WithBareCreateIDs() Option { return func(c *config) { c.bareCreateIDs = true } }
-
-// WithMaxBody caps a request body (default DefaultMaxBody, 1 MiB; n ≤ 0
-// keeps the default); a larger one is refused with 413 in the ERP's error
-// shape before it is read whole.
-func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n } }
-
-// WithRequestLog bounds the request log: at most entries requests (default
-// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
-func WithRequestLog(entries, bodyBytes int) Option {
-	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
+func WithBareCreateIDs() Option {
+	return option("WithBareCreateIDs", func(c *config) { c.bareCreateIDs = true })
 }
 
-// WithMaxRecords bounds the records the fake keeps: at most n of each kind
-// (users, third parties, contacts, products, invoices, orders, lines of
-// invoices and orders together, payments of invoices); n ≤ 0 keeps the
-// default, [DefaultMaxRecords]. A create past the bound is refused as the
-// ERP refuses an insert into a full table, and writes nothing (see the
-// package doc's Bounds).
-func WithMaxRecords(n int) Option { return func(c *config) { c.maxRecords = n } }
-
-// DefaultMaxRecords is the default bound of each kind of record:
-// fakekit's, 100,000.
+// DefaultMaxRecords is the default bound of each kind of record
+// (control.WithMaxRecords): fakekit's, 100,000.
 const DefaultMaxRecords = fakekit.DefaultMaxRecords
-
-// WithFault injects f on route when the fake is built, as InjectFault
-// would; New panics on a fault InjectFault refuses.
-func WithFault(route string, f control.Fault) Option {
-	return func(c *config) { c.faults = append(c.faults, routeFault{route, f}) }
-}
 
 // OptionsFromEnv returns the options a program serving the fake takes from
 // its environment, as a deployment does: ERP_ADMIN_PASSWORD sets admin's
@@ -141,22 +139,26 @@ const SessionCookie = "ERPSESSID"
 
 // New returns a fake holding one administrator, admin, with a password
 // ([Server.AdminPassword]) and an API key ([Server.APIKey]), and the REST
-// API module switched on. It serves nothing until Start, StartTLS, Serve or
-// Listen; it is an http.Handler meanwhile.
-func New(opts ...Option) *Server {
+// API module switched on. It serves nothing until Serve or Listen (in
+// memory at once, with control.WithInMemory); it is an http.Handler
+// meanwhile. An option it cannot use is an error that names it.
+func New(opts ...Option) (*Server, error) {
+	s, _, err := newServer(opts, false)
+	return s, err
+}
+
+// newServer is New, or the New of Start (start: see fakekit.Options), and
+// what the options every fake shares asked for.
+func newServer(opts []Option, start bool) (*Server, control.Settings, error) {
 	cfg := config{sessionTimeout: 1440 * time.Second}
-	cfg.limits.MaxBody = DefaultMaxBody
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	st, err := fakekit.Options("erpfake", &cfg, opts, start)
+	if err != nil {
+		return nil, st, err
 	}
-	if cfg.limits.MaxBody <= 0 {
-		cfg.limits.MaxBody = DefaultMaxBody
-	}
+	cfg.maxRecords = st.MaxRecords
 	s := &Server{cfg: cfg}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: errorAnswer, Routes: routeTable().routes.Bind(s),
-		SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
+	s.kit = fakekit.New(fakekit.Config{Clock: st.Clock, Limits: fakekit.LimitsOf(st, DefaultMaxBody), Error: errorAnswer,
+		Routes: routeTable().routes.Bind(s), SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
 	s.cfg.clock = s.kit.Clock()
 	if s.cfg.adminPassword == "" {
 		s.cfg.adminPassword = randomHex(12)
@@ -164,13 +166,14 @@ func New(opts ...Option) *Server {
 	if s.cfg.adminKey == "" {
 		s.cfg.adminKey = randomHex(16)
 	}
-	for _, rf := range cfg.faults {
-		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
-			panic("erpfake: WithFault: " + err.Error())
-		}
+	if err := s.kit.InjectFaults("erpfake", st.Faults); err != nil {
+		return nil, st, err
 	}
 	s.resetState()
-	return s
+	if st.InMemory {
+		s.ep.ServeInMemoryOnDemand("erpfake", s)
+	}
+	return s, st, nil
 }
 
 // resetState makes the state New starts with: admin alone, with its
@@ -190,25 +193,21 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Start serves a new fake on a loopback port until the test ends.
+// Start serves a new fake until the test ends: on a loopback port, over
+// TLS with a self-signed certificate that the clients the fake makes trust
+// (control.WithTLS), or in memory (control.WithInMemory, or every Start of
+// a test binary that called control.ServeInMemoryByDefault). An option the
+// fake cannot use fails the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s := New(opts...)
-	s.ep.Start(tb, s)
+	s, st, err := newServer(opts, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(s.Close)
-	return s
-}
-
-// StartInMemory is Start on an in-memory listener instead of a port: the
-// fake serves the same, but only the clients it makes (Client, RawClient)
-// reach it, and no socket is opened, so a suite can start thousands of
-// fakes without waiting for ports. URL() is "http://erpfake.invalid", a host no
-// resolver answers.
-func StartInMemory(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s := New(opts...)
-	s.ep.StartInMemory(tb, "erpfake", s)
-	tb.Cleanup(s.Close)
+	if !st.InMemory {
+		s.ep.StartFor(tb, st, s)
+	}
 	return s
 }
 
@@ -216,16 +215,6 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 // serves (in memory, over TLS, on a port), for requests the typed client
 // does not make; nil before it serves.
 func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
-
-// StartTLS is Start over TLS with a self-signed certificate; the clients the
-// server makes trust it.
-func StartTLS(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s := New(opts...)
-	s.ep.StartTLS(tb, s)
-	tb.Cleanup(s.Close)
-	return s
-}
 
 // Serve serves the fake on l until Close, for programs, and returns the URL
 // to reach it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 )
 
@@ -32,7 +33,8 @@ func send(t *testing.T, srv *erpfake.Server, method, path, contentType, body str
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := *srv.RawClient() // a copy: the fake's own client, however it serves, not following redirects
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +119,7 @@ func TestModuleSwitchedOff(t *testing.T) {
 func TestWebLogin(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC))
-	srv := erpfake.Start(t, erpfake.WithClock(clk), erpfake.WithAdminPassword("pw"), erpfake.WithSessionTimeout(time.Hour))
+	srv := erpfake.Start(t, control.WithClock(clk), erpfake.WithAdminPassword("pw"), erpfake.WithSessionTimeout(time.Hour))
 	form := func(user, pw string) string { return url.Values{"username": {user}, "password": {pw}}.Encode() }
 	bad := send(t, srv, "POST", "/index.php", "application/x-www-form-urlencoded", form("admin", "nope"))
 	if bad.status != 200 || !strings.Contains(bad.body, `<div class="error">Bad value for login or password</div>`) || bad.header.Get("Set-Cookie") != "" {

@@ -45,7 +45,10 @@ func TestServeAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := erpfake.New()
+	srv, err := erpfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	u := srv.Serve(l)
 	if u != "http://"+l.Addr().String() || srv.URL() != u {
 		t.Fatalf("Serve = %q, URL %q", u, srv.URL())
@@ -69,14 +72,14 @@ func TestServeAndClose(t *testing.T) {
 	}
 	defer busy.Close()
 	_, port, _ := net.SplitHostPort(busy.Addr().String())
-	if _, err := erpfake.New().Listen(busy.Addr().String()); err == nil || !strings.Contains(err.Error(), port) {
+	if _, err := newFake(t).Listen(busy.Addr().String()); err == nil || !strings.Contains(err.Error(), port) {
 		t.Fatalf("a busy port: %v", err)
 	}
 }
 
 func TestStartTLS(t *testing.T) {
 	t.Parallel()
-	srv := erpfake.StartTLS(t)
+	srv := erpfake.Start(t, control.WithTLS())
 	if !strings.HasPrefix(srv.URL(), "https://") {
 		t.Fatal(srv.URL())
 	}
@@ -88,7 +91,7 @@ func TestStartTLS(t *testing.T) {
 func TestFaultsAndTheRequestLog(t *testing.T) {
 	t.Parallel()
 	const route = "GET /api/index.php/users/{id}"
-	srv := erpfake.Start(t, erpfake.WithFault(route, control.Fault{Status: 503, Times: 1}), erpfake.WithRequestLog(2, 4))
+	srv := erpfake.Start(t, control.WithFault(route, control.Fault{Status: 503, Times: 1}), control.WithRequestLog(2, 4))
 	if f := srv.Faults(); len(f) != 1 || f[0].Route != route || f[0].Remaining != 1 {
 		t.Fatalf("WithFault: %v", f)
 	}
@@ -115,14 +118,22 @@ func TestFaultsAndTheRequestLog(t *testing.T) {
 	}
 }
 
+// newFake is New, which fails the test on an error.
+func newFake(tb testing.TB, opts ...erpfake.Option) *erpfake.Server {
+	tb.Helper()
+	s, err := erpfake.New(opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 func TestWithFaultRefusesABadFault(t *testing.T) {
 	t.Parallel()
-	defer func() {
-		if p, _ := recover().(string); !strings.HasPrefix(p, "erpfake: WithFault: invalid fault") {
-			t.Fatalf("panic %q", p)
-		}
-	}()
-	erpfake.New(erpfake.WithFault("GET /no such{", control.Fault{Status: 500}))
+	_, err := erpfake.New(control.WithFault("GET /no such{", control.Fault{Status: 500}))
+	if err == nil || !strings.HasPrefix(err.Error(), `erpfake: control.WithFault("GET /no such{"): invalid fault`) {
+		t.Fatalf("New: %v", err)
+	}
 }
 
 func TestReset(t *testing.T) {
@@ -198,9 +209,9 @@ orders:
 
 func TestLoad(t *testing.T) {
 	t.Parallel()
-	clk := erpfake.New().Clock()
+	clk := newFake(t).Clock()
 	clk.Set(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
-	srv := erpfake.Start(t, erpfake.WithClock(clk))
+	srv := erpfake.Start(t, control.WithClock(clk))
 	if err := srv.Load(demo()); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +304,7 @@ func TestLoadNamesTheEntryItStoppedAt(t *testing.T) {
 			`orders[0]: a validated order needs lines`},
 		{erpfake.Seed{Orders: []erpfake.OrderSeed{{Thirdparty: "B"}}}, `orders[0]: thirdparty "B" does not exist`},
 	} {
-		srv := erpfake.New()
+		srv := newFake(t)
 		err := srv.Load(tc.seed)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
 			t.Errorf("%s: %v", tc.err, err)
@@ -302,7 +313,7 @@ func TestLoadNamesTheEntryItStoppedAt(t *testing.T) {
 			t.Errorf("%s: a refused document was added", tc.err)
 		}
 	}
-	if _, err := erpfake.New().AddProduct(erpfake.ProductSeed{Ref: "X"}); err == nil || err.Error() != "erpfake: label field missing" {
+	if _, err := newFake(t).AddProduct(erpfake.ProductSeed{Ref: "X"}); err == nil || err.Error() != "erpfake: label field missing" {
 		t.Fatalf("AddProduct: %v", err)
 	}
 }
@@ -315,7 +326,7 @@ func TestMessagesUseTheRightArticle(t *testing.T) {
 		{Invoices: []erpfake.InvoiceSeed{{SocID: 7}}},
 		{Orders: []erpfake.OrderSeed{{SocID: 7}}},
 	} {
-		err := erpfake.New().Load(seed)
+		err := newFake(t).Load(seed)
 		if err == nil || strings.Contains(err.Error(), "a invoice") || strings.Contains(err.Error(), "a order") || !strings.Contains(err.Error(), "an ") {
 			t.Errorf("%v", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -67,8 +68,11 @@ func fullState(s *Server) *state {
 func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	opts := []Option{WithClock(clk), WithAdminPassword("admin-pw"), WithAdminAPIKey("admin-key")}
-	src := New(opts...)
+	opts := []Option{control.WithClock(clk), WithAdminPassword("admin-pw"), WithAdminAPIKey("admin-key")}
+	src, err := New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := fullState(src)
 	if unset := testtools.UnsetFields(want, "github.com/apitwin/apitwin/fake/erpfake", "state.clock"); len(unset) > 0 {
 		t.Fatalf("the fixture leaves fields unset, so the round trip would not see them lost: %s", strings.Join(unset, ", "))
@@ -82,7 +86,10 @@ func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dst := New(opts...)
+	dst, err := New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
 	}

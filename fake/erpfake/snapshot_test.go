@@ -8,6 +8,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/erp"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,8 +20,8 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	opts := []erpfake.Option{erpfake.WithClock(clk), erpfake.WithAdminPassword("pw"), erpfake.WithAdminAPIKey("admin-key")}
-	src := erpfake.StartInMemory(t, opts...)
+	opts := []erpfake.Option{control.WithClock(clk), erpfake.WithAdminPassword("pw"), erpfake.WithAdminAPIKey("admin-key")}
+	src := erpfake.Start(t, append(opts, control.WithInMemory())...)
 	if err := src.Load(erpfake.Seed{
 		Users:        []erpfake.UserSeed{{Login: "jdoe", Password: "jdoe-pw", APIKey: "jdoe-key"}},
 		Thirdparties: []erpfake.ThirdpartySeed{{Name: "Acme", Customer: true, Town: "Lyon"}},
@@ -40,7 +41,7 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dst := erpfake.StartInMemory(t, opts...)
+	dst := erpfake.Start(t, append(opts, control.WithInMemory())...)
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,10 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 // hold together is refused by name, and the fake keeps its state.
 func TestRestoreRefusesBadSnapshots(t *testing.T) {
 	t.Parallel()
-	s := erpfake.New()
+	s, err := erpfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.AddProduct(erpfake.ProductSeed{Ref: "KEPT", Label: "Kept"}); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +109,10 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 // FuzzRestore: no snapshot, however made, panics Restore or the reads after
 // it; one it takes snapshots again to what it read.
 func FuzzRestore(f *testing.F) {
-	src := erpfake.New()
+	src, err := erpfake.New()
+	if err != nil {
+		f.Fatal(err)
+	}
 	if err := src.Load(erpfake.Seed{
 		Thirdparties: []erpfake.ThirdpartySeed{{Name: "Acme", Customer: true}},
 		Products:     []erpfake.ProductSeed{{Ref: "W-1", Label: "Widget", Price: "12.50"}},
@@ -118,7 +125,10 @@ func FuzzRestore(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Both with one admin's credentials, which a restore keeps.
 		admin := []erpfake.Option{erpfake.WithAdminPassword("pw"), erpfake.WithAdminAPIKey("key")}
-		s := erpfake.New(admin...)
+		s, err := erpfake.New(admin...)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := s.Restore(data); err != nil {
 			return
 		}
@@ -127,7 +137,10 @@ func FuzzRestore(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s2 := erpfake.New(admin...)
+		s2, err := erpfake.New(admin...)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := s2.Restore(first); err != nil {
 			t.Fatalf("a snapshot the fake wrote does not restore: %v\n%s", err, first)
 		}

@@ -59,7 +59,10 @@ func (r *recorder) errors() []string {
 // startExampleFake serves a fake on loopback for an example; a test would
 // use sourcehostfake.Start(t).
 func startExampleFake() *sourcehostfake.Server {
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		panic(err)
+	}
 	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}

@@ -238,7 +238,7 @@ func TestSecretsAreTheMarker(t *testing.T) {
 // failure says so, with the option that keeps more.
 func TestCutBody(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.Start(t, sourcehostfake.WithRequestLog(100, 16))
+	srv := sourcehostfake.Start(t, control.WithRequestLog(100, 16))
 	if _, err := srv.Client().CreateProject(context.Background(), &sourcehost.CreateProjectRequest{Name: "shop", Description: strings.Repeat("x", 100)}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 
 	"github.com/apitwin/apitwin/fake/control"
@@ -16,7 +17,10 @@ import (
 // behind it: seed the upstream, call the tool, and check what reached the
 // upstream in its state and request log.
 func Example() {
-	srv := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
+	srv, err := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	ctx := context.Background()
 	up := srv.Upstream()
@@ -45,14 +49,17 @@ func Example() {
 // A fault injected into the upstream comes back through the gateway as a
 // JSON-RPC error carrying the upstream's status.
 func Example_upstreamFault() {
-	srv := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
+	srv, err := mcpfake.New() // in memory, no port; in a test: mcpfake.Start(t)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	ctx := context.Background()
 	up := srv.Upstream()
 	pid, _ := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	up.InjectFault("POST /api/v4/projects/{id}/issues", control.Fault{Status: http.StatusForbidden, Times: 1})
 
-	_, err := srv.Client().CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: pid, Title: "Checkout fails"})
+	_, err = srv.Client().CreateIssue(ctx, &mcp.CreateIssueParams{ProjectID: pid, Title: "Checkout fails"})
 	var e *mcp.Error
 	fmt.Println(errors.As(err, &e), e.Code, e.Message, e.Status)
 	fmt.Println(errors.Is(err, mcp.ErrUpstream), errors.Is(err, mcp.ErrForbidden))

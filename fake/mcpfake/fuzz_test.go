@@ -36,7 +36,10 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST /mcp\nAuthorization: Bearer nonsense\nContent-Type: application/json\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_projects\"}",
 	}
 	fakekit.FuzzHTTP(f, seeds, func(t *testing.T) *fakekit.FuzzTarget {
-		srv := mcpfake.New()
+		srv, err := mcpfake.New()
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(srv.Close)
 		up := srv.Upstream()
 		if _, err := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop"}); err != nil {

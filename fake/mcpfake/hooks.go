@@ -17,7 +17,7 @@ import "github.com/apitwin/apitwin/mcp/gateway"
 // refuses them as a gateway deployed with its defaults does: -32602 on
 // url, "is blocked: Requests to loopback addresses are not allowed".
 func WithAllowLocalRequests(allow bool) Option {
-	return func(c *config) { c.blockLocalHooks = !allow }
+	return option("WithAllowLocalRequests", func(c *config) { c.blockLocalHooks = !allow })
 }
 
 // WithHookResolver resolves the host names of configure_webhook's URLs
@@ -26,5 +26,5 @@ func WithAllowLocalRequests(allow bool) Option {
 // sourcehostfake.WithHookResolver. For tests of where hooks may go, which
 // must not depend on a real DNS; addresses and localhost need no lookup.
 func WithHookResolver(r gateway.Resolver) Option {
-	return func(c *config) { c.hookResolver = r }
+	return option("WithHookResolver", func(c *config) { c.hookResolver = r })
 }

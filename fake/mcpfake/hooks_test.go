@@ -52,8 +52,7 @@ func TestWebhooksToLocalNetwork(t *testing.T) {
 		{[]mcpfake.Option{mcpfake.WithAllowLocalRequests(false)}, "http://127.0.0.1:9/hook", false},
 		{[]mcpfake.Option{mcpfake.WithAllowLocalRequests(false), mcpfake.WithConfig(gateway.Config{Security: gateway.SecurityConfig{AllowLocalWebhooks: true}})}, "http://127.0.0.1:9/hook", false},
 	} {
-		srv := mcpfake.New(tc.opts...)
-		err := configure(srv, tc.url)
+		err := configure(newFake(t, tc.opts...), tc.url)
 		if tc.allow != (err == nil) {
 			t.Errorf("%d options, %s: %v, want allowed %v", len(tc.opts), tc.url, err, tc.allow)
 		}
@@ -61,7 +60,7 @@ func TestWebhooksToLocalNetwork(t *testing.T) {
 			t.Errorf("%d options, %s: %v, want the gateway's -32602", len(tc.opts), tc.url, err)
 		}
 	}
-	if !mcpfake.New().Upstream().AllowLocalRequests() || mcpfake.New(mcpfake.WithAllowLocalRequests(false)).Upstream().AllowLocalRequests() {
+	if !newFake(t).Upstream().AllowLocalRequests() || newFake(t, mcpfake.WithAllowLocalRequests(false)).Upstream().AllowLocalRequests() {
 		t.Error("the upstream's local-requests setting does not follow the fake's")
 	}
 }

@@ -34,60 +34,52 @@ type Server struct {
 	gateway *gateway.Gateway // replaced by Reset
 }
 
-// Option configures a Server.
-type Option func(*config)
+// Option configures a fake: one of the options every fake shares
+// (control.WithClock, control.WithFault, control.WithMaxBody,
+// control.WithRequestLog, control.WithMaxRecords, control.WithTLS,
+// control.WithInMemory) or one of mcpfake's own below. For mcpfake, the
+// clock is shared by the gateway and the upstream it makes (an upstream
+// given by WithUpstream brings its own); WithMaxBody sets the gateway's
+// MaxBodyBytes (default 1 MiB), whatever WithConfig says; WithMaxRecords
+// bounds the records of the upstream it makes (the gateway keeps none),
+// and is an error with WithUpstream; WithFault, the request log and
+// WithTLS are the gateway's (the upstream, when it opens its port, serves
+// plain HTTP), WithInMemory serves both in memory.
+type Option = control.Option
 
+// config is what mcpfake's own options set.
 type config struct {
-	clock        *clock.Fake
 	gateway      gateway.Config
 	upstream     *sourcehostfake.Server
 	upstreamOpts []sourcehostfake.Option
-	limits       fakekit.Limits
-	faults       []routeFault
 	// blockLocalHooks and hookResolver are WithAllowLocalRequests' and
 	// WithHookResolver's (see hooks.go).
 	blockLocalHooks bool
 	hookResolver    gateway.Resolver
 }
 
-type routeFault struct {
-	route string
-	fault control.Fault
+// option declares one of mcpfake's own options.
+func option(name string, apply func(*config)) Option {
+	return control.OwnOption("mcpfake."+name, func(c *config) error { apply(c); return nil })
 }
-
-// WithClock shares clk between the gateway and the upstream fake.
-func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
 
 // WithConfig sets the gateway's configuration (security, rate limit, cache,
 // batches, body limit). Its Upstream and Clock are the fake's, whatever
 // they say.
-func WithConfig(cfg gateway.Config) Option { return func(c *config) { c.gateway = cfg } }
+func WithConfig(cfg gateway.Config) Option {
+	return option("WithConfig", func(c *config) { c.gateway = cfg })
+}
 
 // WithUpstream puts the gateway in front of a source-hosting fake made
 // elsewhere, instead of making one; the clock is then that fake's. The
 // gateway calls it at its URL when it serves, in-process otherwise.
-func WithUpstream(s *sourcehostfake.Server) Option { return func(c *config) { c.upstream = s } }
+func WithUpstream(s *sourcehostfake.Server) Option {
+	return option("WithUpstream", func(c *config) { c.upstream = s })
+}
 
 // WithUpstreamOptions configures the source-hosting fake the Server makes.
 func WithUpstreamOptions(opts ...sourcehostfake.Option) Option {
-	return func(c *config) { c.upstreamOpts = append(c.upstreamOpts, opts...) }
-}
-
-// WithMaxBody caps a request body; a larger one is refused with 413 and a
-// JSON-RPC error before it is read. It sets the gateway's MaxBodyBytes
-// (default 1 MiB).
-func WithMaxBody(n int64) Option { return func(c *config) { c.gateway.MaxBodyBytes = n } }
-
-// WithRequestLog bounds the request log: at most entries requests (default
-// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
-func WithRequestLog(entries, bodyBytes int) Option {
-	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
-}
-
-// WithFault injects f on route when the fake is built, as InjectFault
-// would; New panics on a fault InjectFault refuses.
-func WithFault(route string, f control.Fault) Option {
-	return func(c *config) { c.faults = append(c.faults, routeFault{route, f}) }
+	return option("WithUpstreamOptions", func(c *config) { c.upstreamOpts = append(c.upstreamOpts, opts...) })
 }
 
 // internalUpstream is the URL the gateway gives an upstream it reaches
@@ -98,50 +90,38 @@ const internalUpstream = "http://sourcehost.mcpfake.internal"
 // New returns a gateway over a source-hosting fake that serves nothing yet:
 // the Server is an http.Handler, and the gateway reaches the upstream
 // in-process (or at its URL, for an upstream given by WithUpstream that
-// serves). A configuration the gateway refuses panics, naming the problem.
-func New(opts ...Option) *Server {
-	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.New(o...) })
-	if err != nil {
-		panic("mcpfake: " + err.Error())
-	}
-	return s
+// serves); with control.WithInMemory, both serve in memory at once. An
+// option it cannot use, or a configuration the gateway refuses, is an
+// error that names the problem.
+func New(opts ...Option) (*Server, error) {
+	s, _, err := build(opts, false, sourcehostfake.New)
+	return s, err
 }
 
-// Start serves a gateway on a loopback port until the test ends, in front
-// of a source-hosting fake it reaches in-process. The upstream opens a port
-// of its own only the first time something asks for its address or a
-// client (Upstream().URL(), Client, RawClient: see
-// sourcehostfake.StartOnDemand), so a test that talks to the gateway alone
-// opens one port; until then the upstream names itself in its answers
-// (web_url) by the host the gateway calls, "http://sourcehost.mcpfake.internal".
-// A configuration the gateway refuses fails the test.
+// Start serves a gateway until the test ends, in front of a source-hosting
+// fake it reaches in-process: on a loopback port, over TLS with a
+// self-signed certificate its Client trusts (control.WithTLS), or in memory
+// with its upstream (control.WithInMemory, or every Start of a test binary
+// that called control.ServeInMemoryByDefault). On a port, the upstream
+// opens a port of its own only the first time something asks for its
+// address or a client (Upstream().URL(), Client, RawClient: see
+// sourcehostfake.WithServeOnDemand), so a test that talks to the gateway
+// alone opens one port; until then the upstream names itself in its
+// answers (web_url) by the host the gateway calls,
+// "http://sourcehost.mcpfake.internal". An option the fake cannot use, or a
+// configuration the gateway refuses, fails the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.StartOnDemand(tb, o...) })
+	s, st, err := build(opts, true, func(o ...sourcehostfake.Option) (*sourcehostfake.Server, error) {
+		return sourcehostfake.Start(tb, append(o, sourcehostfake.WithServeOnDemand())...), nil
+	})
 	if err != nil {
-		tb.Fatalf("mcpfake: %v", err)
+		tb.Fatal(err)
 	}
-	s.ep.Start(tb, s)
 	tb.Cleanup(s.Close)
-	return s
-}
-
-// StartInMemory is Start on in-memory listeners instead of ports, for the
-// gateway and the source-hosting fake it makes: the same behaviour, but
-// only the clients the fakes make (Client, RawClient) reach them, and no
-// socket is opened. URL() is "http://mcpfake.invalid", a host no resolver
-// answers.
-func StartInMemory(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.StartInMemory(tb, o...) })
-	if err != nil {
-		tb.Fatalf("mcpfake: %v", err)
+	if !st.InMemory {
+		s.ep.StartFor(tb, st, s)
 	}
-	// Serve rather than Endpoint.StartInMemory: Close (the one cleanup
-	// below) stops the listener, and each cleanup costs a test a walk of
-	// its stack.
-	s.ep.Serve(fakekit.NewMemListener("mcpfake"), s)
-	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -150,22 +130,10 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 // does not make; nil before it serves.
 func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
 
-// StartTLS is Start with the gateway over TLS, with a self-signed
-// certificate its Client trusts (the upstream, when it opens its port,
-// serves plain HTTP).
-func StartTLS(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s, err := build(opts, func(o []sourcehostfake.Option) *sourcehostfake.Server { return sourcehostfake.StartOnDemand(tb, o...) })
-	if err != nil {
-		tb.Fatalf("mcpfake: %v", err)
-	}
-	s.ep.StartTLS(tb, s)
-	tb.Cleanup(s.Close)
-	return s
-}
-
-// build makes the upstream (unless one was given) and the gateway in front
-// of it.
+// build reads the options (for Start when start is true: see
+// fakekit.Options), makes the upstream with makeUpstream (unless one was
+// given) and the gateway in front of it, and serves it in memory when the
+// options ask.
 //
 // The gateway reaches an upstream made here in-process, however that one
 // serves: through its handler, so its request log, faults, rate limit and
@@ -175,28 +143,42 @@ func StartTLS(tb testing.TB, opts ...Option) *Server {
 // its own HTTP client would apply. An upstream given by WithUpstream is
 // reached at its URL, through its own client when it needs one (in memory,
 // over TLS), and in-process when it serves nothing.
-func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehostfake.Server) (*Server, error) {
+func build(opts []Option, start bool, makeUpstream func(...sourcehostfake.Option) (*sourcehostfake.Server, error)) (*Server, control.Settings, error) {
 	var cfg config
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	st, err := fakekit.Options("mcpfake", &cfg, opts, start)
+	if err != nil {
+		return nil, st, err
 	}
 	s := &Server{upstream: cfg.upstream} // of the options, only what serving needs is kept
 	if s.upstream == nil {
 		upOpts := []sourcehostfake.Option{sourcehostfake.WithAllowLocalRequests(!cfg.blockLocalHooks)}
-		if cfg.clock != nil {
-			upOpts = append(upOpts, sourcehostfake.WithClock(cfg.clock))
+		if st.Clock != nil {
+			upOpts = append(upOpts, control.WithClock(st.Clock))
+		}
+		if st.MaxRecords != 0 {
+			upOpts = append(upOpts, control.WithMaxRecords(st.MaxRecords))
+		}
+		if st.InMemory {
+			upOpts = append(upOpts, control.WithInMemory())
 		}
 		if cfg.hookResolver != nil {
 			upOpts = append(upOpts, sourcehostfake.WithHookResolver(cfg.hookResolver))
 		}
-		s.upstream, s.ownsUp = makeUpstream(append(upOpts, cfg.upstreamOpts...)), true
+		up, err := makeUpstream(append(upOpts, cfg.upstreamOpts...)...)
+		if err != nil {
+			return nil, st, fmt.Errorf("mcpfake: the upstream: %w", err)
+		}
+		s.upstream, s.ownsUp = up, true
+	} else if st.MaxRecords != 0 {
+		return nil, st, errors.New("mcpfake: control.WithMaxRecords bounds the upstream mcpfake makes; the one given by WithUpstream has its own")
 	}
 	s.clock = s.upstream.Clock()
 
 	s.gcfg = cfg.gateway
 	s.gcfg.Clock = s.clock
+	if st.MaxBody > 0 {
+		s.gcfg.MaxBodyBytes = st.MaxBody
+	}
 	s.gcfg.Security.AllowLocalWebhooks = !cfg.blockLocalHooks
 	if s.gcfg.Resolver == nil {
 		s.gcfg.Resolver = cfg.hookResolver
@@ -218,20 +200,30 @@ func build(opts []Option, makeUpstream func([]sourcehostfake.Option) *sourcehost
 	}
 	gw, err := gateway.New(s.gcfg)
 	if err != nil {
-		return nil, err
+		s.closeUpstream()
+		return nil, st, fmt.Errorf("mcpfake: %w", err)
 	}
 	s.gateway = gw
 
-	limits := cfg.limits
-	limits.MaxBody = s.maxBody()
+	limits := fakekit.LimitsOf(st, s.maxBody())
 	s.kit = fakekit.New(fakekit.Config{Clock: s.clock, Limits: limits, Error: s.errorAnswer, Routes: s.routes(),
 		SecretFields: secretFields})
-	for _, rf := range cfg.faults {
-		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
-			return nil, fmt.Errorf("WithFault: %w", err)
-		}
+	if err := s.kit.InjectFaults("mcpfake", st.Faults); err != nil {
+		s.closeUpstream()
+		return nil, st, err
 	}
-	return s, nil
+	if st.InMemory {
+		s.ep.ServeInMemoryOnDemand("mcpfake", s)
+	}
+	return s, st, nil
+}
+
+// closeUpstream closes the upstream the Server made, for a build that
+// failed after making it.
+func (s *Server) closeUpstream() {
+	if s.ownsUp {
+		s.upstream.Close()
+	}
 }
 
 // upstreamHeaderTimeout is how long the gateway waits for its upstream's

@@ -3,7 +3,6 @@ package mcpfake_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -21,7 +20,7 @@ import (
 func TestSharedClockAndUpstream(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	srv := mcpfake.Start(t, mcpfake.WithClock(clk), mcpfake.WithConfig(gateway.Config{RateLimit: gateway.RateLimitConfig{PerMinute: 60, Burst: 1}}))
+	srv := mcpfake.Start(t, control.WithClock(clk), mcpfake.WithConfig(gateway.Config{RateLimit: gateway.RateLimitConfig{PerMinute: 60, Burst: 1}}))
 	if srv.Clock() != clk || srv.Upstream().Clock() != clk {
 		t.Fatal("the gateway and the upstream do not share the clock given")
 	}
@@ -56,9 +55,22 @@ func TestWithExistingUpstream(t *testing.T) {
 	}
 }
 
+// newFake is New, which fails the test on an error.
+func newFake(tb testing.TB, opts ...mcpfake.Option) *mcpfake.Server {
+	tb.Helper()
+	s, err := mcpfake.New(opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 func TestListen(t *testing.T) {
 	t.Parallel()
-	srv := mcpfake.New()
+	srv, err := mcpfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	u, err := srv.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -70,26 +82,27 @@ func TestListen(t *testing.T) {
 	if _, err := srv.Client().ListProjects(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mcpfake.New().Listen(strings.TrimPrefix(u, "http://")); err == nil || !strings.Contains(err.Error(), "already in use") {
+	if _, err := newFake(t).Listen(strings.TrimPrefix(u, "http://")); err == nil || !strings.Contains(err.Error(), "already in use") {
 		t.Errorf("a port in use: %v", err)
 	}
 }
 
 func TestBadConfig(t *testing.T) {
 	t.Parallel()
-	defer func() {
-		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "blocked_ips") {
-			t.Fatalf("panic %v", p)
-		}
-	}()
-	mcpfake.New(mcpfake.WithConfig(gateway.Config{Security: gateway.SecurityConfig{BlockedIPs: []string{"x"}}}))
+	_, err := mcpfake.New(mcpfake.WithConfig(gateway.Config{Security: gateway.SecurityConfig{BlockedIPs: []string{"x"}}}))
+	if err == nil || !strings.Contains(err.Error(), "blocked_ips") {
+		t.Fatalf("New: %v", err)
+	}
 }
 
 // TestInMemory: New serves nothing, yet its client reaches the gateway,
 // and the gateway its upstream, in-process.
 func TestInMemory(t *testing.T) {
 	t.Parallel()
-	srv := mcpfake.New()
+	srv, err := mcpfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer srv.Close()
 	if srv.URL() != "" || srv.Upstream().URL() != "" {
 		t.Fatalf("New serves: %q %q", srv.URL(), srv.Upstream().URL())
@@ -109,7 +122,7 @@ func TestInMemory(t *testing.T) {
 
 func TestControlsAndLog(t *testing.T) {
 	t.Parallel()
-	srv := mcpfake.Start(t, mcpfake.WithFault("POST /mcp", control.Fault{Status: 503, Times: 1}))
+	srv := mcpfake.Start(t, control.WithFault("POST /mcp", control.Fault{Status: 503, Times: 1}))
 	c := srv.Client(mcp.WithoutRetries())
 	ctx := context.Background()
 	_, err := c.ListProjects(ctx, nil)
@@ -127,7 +140,7 @@ func TestControlsAndLog(t *testing.T) {
 
 	// A body over the limit: refused before the gateway reads it, in the
 	// gateway's own shape.
-	small := mcpfake.Start(t, mcpfake.WithMaxBody(64))
+	small := mcpfake.Start(t, control.WithMaxBody(64))
 	resp, body := postRaw(t, small, `{"jsonrpc":"2.0","id":1,"method":"list_projects","params":{"search":"`+strings.Repeat("x", 100)+`"}}`)
 	if resp.StatusCode != 413 || body != `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"status":413,"message":"the body is larger than 64 bytes"}},"id":null}` {
 		t.Fatalf("413: %d %s", resp.StatusCode, body)
@@ -160,7 +173,7 @@ func postRaw(t *testing.T, srv *mcpfake.Server, body string) (*http.Response, st
 	req, _ := http.NewRequest("POST", srv.URL()+"/mcp", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+srv.Token())
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.RawClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +188,10 @@ func postRaw(t *testing.T, srv *mcpfake.Server, body string) (*http.Response, st
 // could not be reached, as over a network, and the next call goes through.
 func TestUpstreamDropInProcess(t *testing.T) {
 	t.Parallel()
-	srv := mcpfake.New()
+	srv, err := mcpfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(srv.Close)
 	if err := srv.Upstream().InjectFault("GET /api/v4/projects", control.Fault{Drop: true, Times: 1}); err != nil {
 		t.Fatal(err)
@@ -197,7 +213,7 @@ func TestRouteIsTheGatewaysPath(t *testing.T) {
 	ctx := context.Background()
 	def := mcpfake.Start(t)
 	other := mcpfake.Start(t, mcpfake.WithConfig(gateway.Config{Path: "/tools"}),
-		mcpfake.WithFault("POST /tools", control.Fault{Status: 503, Times: 1}))
+		control.WithFault("POST /tools", control.Fault{Status: 503, Times: 1}))
 	c, err := mcp.New(other.URL()+"/tools", mcp.WithToken(other.Token()), mcp.WithHTTPClient(other.RawClient()), mcp.WithoutRetries())
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/gateway"
 )
@@ -22,10 +23,17 @@ var starts = []struct {
 	start func(testing.TB, ...mcpfake.Option) *mcpfake.Server
 }{
 	{"Start", mcpfake.Start},
-	{"StartTLS", mcpfake.StartTLS},
-	{"StartInMemory", mcpfake.StartInMemory},
+	{"Start WithTLS", func(tb testing.TB, opts ...mcpfake.Option) *mcpfake.Server {
+		return mcpfake.Start(tb, append(opts, control.WithTLS())...)
+	}},
+	{"Start WithInMemory", func(tb testing.TB, opts ...mcpfake.Option) *mcpfake.Server {
+		return mcpfake.Start(tb, append(opts, control.WithInMemory())...)
+	}},
 	{"New", func(tb testing.TB, opts ...mcpfake.Option) *mcpfake.Server {
-		s := mcpfake.New(opts...)
+		s, err := mcpfake.New(opts...)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		tb.Cleanup(s.Close)
 		return s
 	}},
@@ -37,9 +45,10 @@ var starts = []struct {
 // adopts one). Its URL then answers, and it names itself by that.
 func TestStartOpensTheUpstreamOnFirstAsk(t *testing.T) {
 	t.Parallel()
+	testtools.SkipInMemory(t)
 	ctx := context.Background()
-	for _, start := range []func(testing.TB, ...mcpfake.Option) *mcpfake.Server{mcpfake.Start, mcpfake.StartTLS} {
-		srv := start(t)
+	for _, opts := range [][]mcpfake.Option{nil, {control.WithTLS()}} {
+		srv := mcpfake.Start(t, opts...)
 		id, err := srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 		if err != nil {
 			t.Fatal(err)

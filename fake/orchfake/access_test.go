@@ -24,7 +24,11 @@ func TestAuth(t *testing.T) {
 	starter := s.IssueToken("alice", "default", orchfake.PermWorkflowStart)
 	admin := s.IssueToken("root", "", orchfake.PermAll)
 	reader := s.IssueToken("bob", "", "orch:namespace:*")
-	forged, _ := orchfake.New(orchfake.WithSigningKey([]byte("other"))).SignToken(orchfake.Claims{Subject: "eve", Permissions: []string{orchfake.PermAll}})
+	other, err := orchfake.New(orchfake.WithSigningKey([]byte("other")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, _ := other.SignToken(orchfake.Claims{Subject: "eve", Permissions: []string{orchfake.PermAll}})
 	wrongAud, _ := s.SignToken(orchfake.Claims{Subject: "eve", Audience: "else", Permissions: []string{orchfake.PermAll}})
 
 	cases := []struct {
@@ -72,7 +76,7 @@ func TestAuth(t *testing.T) {
 	}
 	// Tokens expire on the fake clock.
 	s.Clock().Advance(orchfake.TokenTTL + time.Second)
-	err := transports(t, s)[0].with(admin).call(t.Context(), "DescribeCluster", &orchpb.DescribeClusterRequest{}, &orchpb.DescribeClusterResponse{})
+	err = transports(t, s)[0].with(admin).call(t.Context(), "DescribeCluster", &orchpb.DescribeClusterRequest{}, &orchpb.DescribeClusterResponse{})
 	if ae := wantCode(t, err, "UNAUTHENTICATED"); !strings.Contains(ae.Message, "expired") {
 		t.Errorf("expired: %q", ae.Message)
 	}
@@ -155,19 +159,19 @@ func TestVersions(t *testing.T) {
 		iv.header = map[string]string{"Orch-API-Version": "v1"}
 		mustCall(t, iv, "DescribeCluster", &orchpb.DescribeClusterRequest{}, &orchpb.DescribeClusterResponse{})
 	}
-	status, hdr, body := rawHTTP(t, "GET", s.URL()+"/api/v1beta1/namespaces/default", "", nil)
+	status, hdr, body := rawHTTP(t, s, "GET", s.URL()+"/api/v1beta1/namespaces/default", "", nil)
 	if status != 200 || hdr.Get("Deprecation") != "true" || hdr.Get("Sunset") != "Tue, 31 Dec 2024 23:59:59 GMT" || !strings.Contains(string(body), `"name":"default"`) {
 		t.Fatalf("v1beta1: %d %v %s", status, hdr, body)
 	}
-	status, hdr, body = rawHTTP(t, "POST", s.URL()+"/api/v1/namespaces/default/workflows", `{"workflow_id":"x","bogus":1}`, nil)
+	status, hdr, body = rawHTTP(t, s, "POST", s.URL()+"/api/v1/namespaces/default/workflows", `{"workflow_id":"x","bogus":1}`, nil)
 	if status != 400 || !strings.Contains(string(body), `"code":"INVALID_ARGUMENT"`) || hdr.Get("X-RateLimit-Limit") == "" {
 		t.Fatalf("unknown field: %d %v %s", status, hdr, body)
 	}
-	status, _, body = rawHTTP(t, "GET", s.URL()+"/api/v1/nothing/here", "", nil)
+	status, _, body = rawHTTP(t, s, "GET", s.URL()+"/api/v1/nothing/here", "", nil)
 	if status != 404 || !strings.Contains(string(body), `"code":"NOT_FOUND"`) {
 		t.Fatalf("unknown path: %d %s", status, body)
 	}
-	status, _, body = rawHTTP(t, "GET", s.URL()+"/api/v1/namespaces/nope", "", nil)
+	status, _, body = rawHTTP(t, s, "GET", s.URL()+"/api/v1/namespaces/nope", "", nil)
 	if status != 404 || !strings.Contains(string(body), `"code":"NAMESPACE_NOT_FOUND"`) || !strings.Contains(string(body), `"details":[]`) {
 		t.Fatalf("not found: %d %s", status, body)
 	}

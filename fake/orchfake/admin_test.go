@@ -8,8 +8,6 @@ import (
 
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch/orchpb"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	rpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -107,12 +105,7 @@ func TestBacklogOfWorkflowTasks(t *testing.T) {
 func TestReflection(t *testing.T) {
 	t.Parallel()
 	s := newFake(t)
-	conn, err := grpc.NewClient(s.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	stream, err := rpb.NewServerReflectionClient(conn).ServerReflectionInfo(t.Context())
+	stream, err := rpb.NewServerReflectionClient(s.Conn()).ServerReflectionInfo(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +133,10 @@ func TestListenNamesAPortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s := orchfake.New()
+	s, err := orchfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	err = s.Listen("127.0.0.1:0", l.Addr().String())

@@ -63,7 +63,10 @@ func BenchmarkStartWorkflow(b *testing.B) {
 func BenchmarkStartToFirstCall(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		s := orchfake.New()
+		s, err := orchfake.New()
+		if err != nil {
+			b.Fatal(err)
+		}
 		if err := s.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
 			b.Fatal(err)
 		}
@@ -79,7 +82,10 @@ func BenchmarkStartToFirstCall(b *testing.B) {
 func BenchmarkStartToFirstCallLoopback(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		s := orchfake.New()
+		s, err := orchfake.New()
+		if err != nil {
+			b.Fatal(err)
+		}
 		if err := s.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
 			b.Fatal(err)
 		}

@@ -22,11 +22,11 @@ import (
 // 400), over gRPC the message is refused.
 func TestBodyOverTheLimit(t *testing.T) {
 	t.Parallel()
-	s := newFake(t, orchfake.WithMaxBody(4<<10))
+	s := newFake(t, control.WithMaxBody(4<<10))
 	url := s.URL() + "/api/v1/namespaces/default/workflows"
 
 	big := `{"workflow_id":"big","workflow_type":{"name":"Order"},"task_queue":"orders","memo":{"fields":{"x":{"data":"` + strings.Repeat("QUFB", 2<<10) + `"}}}}`
-	status, _, body := rawHTTP(t, http.MethodPost, url, big, nil)
+	status, _, body := rawHTTP(t, s, http.MethodPost, url, big, nil)
 	if status != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), `"code":"RESOURCE_EXHAUSTED"`) {
 		t.Fatalf("over the limit: %d %s", status, body)
 	}
@@ -34,7 +34,7 @@ func TestBodyOverTheLimit(t *testing.T) {
 	// Without a length (chunked), the limit holds as the body is read.
 	req, _ := http.NewRequest(http.MethodPost, url, io.MultiReader(strings.NewReader(big)))
 	req.ContentLength = -1
-	r, err := http.DefaultClient.Do(req)
+	r, err := s.RawClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestBodyOverTheLimit(t *testing.T) {
 	defer pw.Close()
 	req, _ = http.NewRequest(http.MethodPost, url, pr)
 	req.ContentLength = 8 << 20
-	r, err = http.DefaultClient.Do(req)
+	r, err = s.RawClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestPanicIsInternalAndLogged(t *testing.T) {
 // bytes.
 func TestRequestLogIsBounded(t *testing.T) {
 	t.Parallel()
-	s := newFake(t, orchfake.WithRequestLog(3, 16))
+	s := newFake(t, control.WithRequestLog(3, 16))
 	for _, iv := range transports(t, s) {
 		for i := range 5 {
 			mustCall(t, iv, "StartWorkflowExecution", startReq("default", iv.name+"-"+strings.Repeat("x", i+1)), &orchpb.StartWorkflowExecutionResponse{})
@@ -182,7 +182,7 @@ func TestResetPutsTheFakeBack(t *testing.T) {
 // others do not.
 func TestStartTLS(t *testing.T) {
 	t.Parallel()
-	s := orchfake.StartTLS(t, orchfake.WithClock(clock.NewFake(epoch)))
+	s := orchfake.Start(t, control.WithTLS(), control.WithClock(clock.NewFake(epoch)))
 	if !strings.HasPrefix(s.URL(), "https://") || s.CertificatePEM() == nil {
 		t.Fatalf("URL %s", s.URL())
 	}
@@ -209,7 +209,7 @@ func TestStartTLS(t *testing.T) {
 // Close ends the long polls that wait, on both transports, and returns.
 func TestCloseEndsLongPolls(t *testing.T) {
 	t.Parallel()
-	s := orchfake.Start(t, orchfake.WithClock(clock.NewFake(epoch)))
+	s := orchfake.Start(t, control.WithClock(clock.NewFake(epoch)))
 	before := s.Clock().Pending()
 	var wg sync.WaitGroup
 	for _, c := range []*orch.Client{s.HTTPClient(), s.GRPCClient()} {
@@ -228,7 +228,7 @@ func TestCloseEndsLongPolls(t *testing.T) {
 // refused; a fault by HTTP status answers that status's code.
 func TestFaultOptions(t *testing.T) {
 	t.Parallel()
-	s := newFake(t, orchfake.WithFault("DescribeCluster", control.Fault{Status: http.StatusServiceUnavailable, Times: 1}))
+	s := newFake(t, control.WithFault("DescribeCluster", control.Fault{Status: http.StatusServiceUnavailable, Times: 1}))
 	for i, iv := range transports(t, s) {
 		err := iv.call(t.Context(), "DescribeCluster", &orchpb.DescribeClusterRequest{}, &orchpb.DescribeClusterResponse{})
 		if i == 0 {
@@ -247,10 +247,7 @@ func TestFaultOptions(t *testing.T) {
 			t.Errorf("fault %+v accepted", f)
 		}
 	}
-	defer func() {
-		if p := recover(); p == nil || !strings.Contains(p.(string), "unknown operation") {
-			t.Errorf("WithFault on no operation: %v", p)
-		}
-	}()
-	orchfake.New(orchfake.WithFault("Nope", control.Fault{Code: "UNAVAILABLE"}))
+	if _, err := orchfake.New(control.WithFault("Nope", control.Fault{Code: "UNAVAILABLE"})); err == nil || !strings.Contains(err.Error(), "unknown operation") {
+		t.Errorf("WithFault on no operation: %v", err)
+	}
 }

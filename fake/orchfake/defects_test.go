@@ -49,7 +49,7 @@ func TestWorkflowIDWithSlash(t *testing.T) {
 			WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: id}}, &orchpb.TerminateWorkflowExecutionResponse{})
 	}
 	// The same segment escaped by hand, as curl users write it.
-	status, _, body := rawHTTP(t, "GET", s.URL()+"/api/v1/namespaces/default/workflows/orders%2F2026%2Fgrpc%3Fx=1%23y/runs/-", "", nil)
+	status, _, body := rawHTTP(t, s, "GET", s.URL()+"/api/v1/namespaces/default/workflows/orders%2F2026%2Fgrpc%3Fx=1%23y/runs/-", "", nil)
 	if status != http.StatusOK {
 		t.Errorf("escaped by hand: %d %s", status, body)
 	}
@@ -189,7 +189,7 @@ func TestRetryPolicyRejectsNonFiniteNumbers(t *testing.T) {
 	}
 	// Over HTTP the JSON forms of the same numbers.
 	for _, v := range []string{`"NaN"`, `"Infinity"`, `"-Infinity"`} {
-		status, _, body := rawHTTP(t, "POST", s.URL()+"/api/v1/namespaces/default/workflows",
+		status, _, body := rawHTTP(t, s, "POST", s.URL()+"/api/v1/namespaces/default/workflows",
 			`{"workflow_id":"nan-json","workflow_type":{"name":"W"},"task_queue":"q","retry_policy":{"backoff_coefficient":`+v+`}}`, nil)
 		if status != http.StatusBadRequest || !strings.Contains(string(body), "retry_policy.backoff_coefficient") {
 			t.Errorf("%s: %d %s", v, status, body)
@@ -332,7 +332,7 @@ func TestHTTPBodyErrorsAndDeprecation(t *testing.T) {
 		{`{"no_such_field": 1}`, "no_such_field"},
 		{`{"workflow_id": "a",`, "not valid JSON"},
 	} {
-		status, _, body := rawHTTP(t, "POST", url, c.body, nil)
+		status, _, body := rawHTTP(t, s, "POST", url, c.body, nil)
 		code, msg, _, _ := orchwire.ParseHTTPBody(body)
 		if status != http.StatusBadRequest || code != "INVALID_ARGUMENT" || !strings.Contains(msg, c.want) ||
 			strings.Contains(msg, "proto:") || strings.Contains(msg, "syntax error") || strings.Contains(msg, "workflowId") {
@@ -340,14 +340,14 @@ func TestHTTPBodyErrorsAndDeprecation(t *testing.T) {
 		}
 	}
 	big := `{"workflow_id":"big","workflow_type":{"name":"W"},"task_queue":"q","memo":{"fields":{"x":{"data":"` + strings.Repeat("A", orchfake.DefaultMaxBody) + `"}}}}`
-	status, _, body := rawHTTP(t, "POST", url, big, nil)
+	status, _, body := rawHTTP(t, s, "POST", url, big, nil)
 	if code, _, _, _ := orchwire.ParseHTTPBody(body); status != http.StatusRequestEntityTooLarge || code != "RESOURCE_EXHAUSTED" {
 		t.Errorf("4 MiB body: %d %s", status, body[:min(len(body), 300)])
 	}
 	// The same without Content-Length (chunked): cut off at the limit.
 	req, _ := http.NewRequest("POST", url, io.MultiReader(strings.NewReader(big)))
 	req.ContentLength = -1
-	r, err := http.DefaultClient.Do(req)
+	r, err := s.RawClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,18 +356,18 @@ func TestHTTPBodyErrorsAndDeprecation(t *testing.T) {
 	if code, _, _, _ := orchwire.ParseHTTPBody(body); r.StatusCode != http.StatusRequestEntityTooLarge || code != "RESOURCE_EXHAUSTED" {
 		t.Errorf("4 MiB chunked body: %d %s", r.StatusCode, body[:min(len(body), 300)])
 	}
-	status, hdr, body := rawHTTP(t, "GET", s.URL()+"/api/v1beta1/namespaces/default", "", nil)
+	status, hdr, body := rawHTTP(t, s, "GET", s.URL()+"/api/v1beta1/namespaces/default", "", nil)
 	if status != http.StatusOK || hdr.Get("Deprecation") == "" || hdr.Get("Sunset") == "" {
 		t.Errorf("v1beta1: %d %v %s", status, hdr, body)
 	}
 	// An error answer on a v1beta1 path carries them too.
-	_, hdr, _ = rawHTTP(t, "GET", s.URL()+"/api/v1beta1/namespaces/nope", "", nil)
+	_, hdr, _ = rawHTTP(t, s, "GET", s.URL()+"/api/v1beta1/namespaces/nope", "", nil)
 	if hdr.Get("Deprecation") == "" {
 		t.Errorf("v1beta1 error: %v", hdr)
 	}
 	// So does a /api/v1 path asked for with Orch-API-Version: v1beta1, as
 	// gRPC metadata does.
-	_, hdr, _ = rawHTTP(t, "GET", s.URL()+"/api/v1/namespaces/default", "", map[string]string{"Orch-API-Version": "v1beta1"})
+	_, hdr, _ = rawHTTP(t, s, "GET", s.URL()+"/api/v1/namespaces/default", "", map[string]string{"Orch-API-Version": "v1beta1"})
 	if hdr.Get("Deprecation") == "" || hdr.Get("Sunset") == "" {
 		t.Errorf("Orch-API-Version v1beta1: %v", hdr)
 	}

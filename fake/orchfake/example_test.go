@@ -15,7 +15,11 @@ import (
 // newExampleFake makes a fake on a clock set to 1 March 2026, 12:00 UTC; a test
 // would use orchfake.Start(t).
 func newExampleFake() *orchfake.Server {
-	return orchfake.New(orchfake.WithClock(clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))))
+	srv, err := orchfake.New(control.WithClock(clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))))
+	if err != nil {
+		panic(err)
+	}
+	return srv
 }
 
 // Start workflows through clients of the fake, over its in-memory gRPC

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -67,8 +68,11 @@ const fuzzCallTimeout = 10 * time.Millisecond
 // newFuzzFake is the fake each fuzz input meets: a namespace with search
 // attributes, executions open and closed, a worker's queue known.
 func newFuzzFake(t *testing.T) *Server {
-	s := New(WithClock(clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))), WithMaxBody(64<<10))
-	err := s.Load(Seed{
+	s, err := New(control.WithClock(clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))), control.WithMaxBody(64<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Load(Seed{
 		Namespaces: []NamespaceSeed{{Name: "orders", SearchAttributes: map[string]SearchAttributeType{"CustomerId": Keyword, "Amount": Double}}},
 		Executions: []ExecutionSeed{
 			{Namespace: "orders", WorkflowID: "o-1", WorkflowType: "Order", TaskQueue: "q", SearchAttributes: map[string]any{"CustomerId": "acme", "Amount": 12.5}},

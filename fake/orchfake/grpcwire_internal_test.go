@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +18,7 @@ import (
 // client does (testtools.H2Client): gRPC's own client would keep to what
 // the fake advertises.
 
-func withGRPCWire(w grpcWire) Option { return func(c *config) { c.wire = w } }
+func withGRPCWire(w grpcWire) Option { return option("withGRPCWire", func(c *config) { c.wire = w }) }
 
 // dialH2 connects with dial and does the HTTP/2 handshake.
 func dialH2(t *testing.T, dial dialFunc) *testtools.H2Client {
@@ -64,10 +63,7 @@ func TestGRPCMetadataIsBoundedBeforeAuthentication(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := Start(t, WithAuth())
-			dial := func(ctx context.Context) (net.Conn, error) {
-				var d net.Dialer
-				return d.DialContext(ctx, "tcp", s.GRPCAddr())
-			}
+			dial := grpcDial(s)
 			h := dialH2(t, dial)
 			var answered bool
 			err := h.Headers(1, describe, false, md...) // fails when the fake has closed the connection already
@@ -113,10 +109,7 @@ func TestGRPCMetadataIsBoundedBeforeAuthentication(t *testing.T) {
 func TestGRPCStreamsPerConnectionAreCapped(t *testing.T) {
 	t.Parallel()
 	s := Start(t)
-	h := dialH2(t, func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", s.GRPCAddr())
-	})
+	h := dialH2(t, grpcDial(s))
 	for i := range uint32(grpcMaxStreams + 1) {
 		open(t, h, 2*i+1)
 	}
@@ -135,10 +128,7 @@ func TestGRPCStreamsPerConnectionAreCapped(t *testing.T) {
 func TestGRPCRapidResetClosesTheConnection(t *testing.T) {
 	t.Parallel()
 	s := Start(t, withGRPCWire(grpcWire{resetWindow: time.Hour})) // every reset of the test in one window
-	h := dialH2(t, func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", s.GRPCAddr())
-	})
+	h := dialH2(t, grpcDial(s))
 	id := uint32(1)
 	reset := func() {
 		open(t, h, id)
@@ -166,10 +156,7 @@ func TestGRPCRapidResetClosesTheConnection(t *testing.T) {
 func TestGRPCIdleConnectionIsClosed(t *testing.T) {
 	t.Parallel()
 	s := Start(t, withGRPCWire(grpcWire{idle: 100 * time.Millisecond}))
-	h := dialH2(t, func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", s.GRPCAddr())
-	})
+	h := dialH2(t, grpcDial(s))
 	var goaway bool
 	err := h.Until(func(f http2.Frame) bool {
 		_, ok := f.(*http2.GoAwayFrame)

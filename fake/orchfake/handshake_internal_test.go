@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/binary"
+	"github.com/apitwin/apitwin/fake/control"
 	"io"
 	"net"
 	"testing"
@@ -73,23 +74,29 @@ func inHandshake(s *Server) int {
 // dialFunc connects to the gRPC side.
 type dialFunc = func(context.Context) (net.Conn, error)
 
+// grpcDial dials the gRPC side of s however it serves: on its in-memory
+// listener (Start in a run with -fakes.inmemory), or on its port.
+func grpcDial(s *Server) dialFunc {
+	if l := s.grpcMemListener(); l != nil {
+		return func(ctx context.Context) (net.Conn, error) { return l.DialContext(ctx, "", "") }
+	}
+	addr := s.GRPCAddr()
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+}
+
 // grpcDialers are the ways a client reaches the gRPC side, each with the
 // fake it reaches: every listener the fake serves gRPC on.
 func grpcDialers() map[string]func(*testing.T, ...Option) (*Server, dialFunc) {
-	tcp := func(s *Server) dialFunc {
-		addr := s.GRPCAddr()
-		return func(ctx context.Context) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", addr)
-		}
-	}
 	return map[string]func(*testing.T, ...Option) (*Server, dialFunc){
 		"start": func(t *testing.T, opts ...Option) (*Server, dialFunc) {
 			s := Start(t, opts...)
-			return s, tcp(s)
+			return s, grpcDial(s)
 		},
 		"start-tls": func(t *testing.T, opts ...Option) (*Server, dialFunc) {
-			s := StartTLS(t, opts...)
+			s := Start(t, append(opts, control.WithTLS())...)
 			addr, pool := s.GRPCAddr(), x509.NewCertPool()
 			pool.AppendCertsFromPEM(s.CertificatePEM())
 			return s, func(ctx context.Context) (net.Conn, error) {
@@ -98,20 +105,26 @@ func grpcDialers() map[string]func(*testing.T, ...Option) (*Server, dialFunc) {
 			}
 		},
 		"in-memory": func(t *testing.T, opts ...Option) (*Server, dialFunc) {
-			s := StartInMemory(t, opts...)
+			s := Start(t, append(opts, control.WithInMemory())...)
 			l := s.grpcMemListener()
 			return s, func(ctx context.Context) (net.Conn, error) { return l.DialContext(ctx, "", "") }
 		},
 		"listen": func(t *testing.T, opts ...Option) (*Server, dialFunc) {
-			s := New(opts...) // the silent connection builds the gRPC server
+			s, err := New(opts...) // the silent connection builds the gRPC server
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Cleanup(s.Close)
 			if err := s.Listen("127.0.0.1:0", ""); err != nil {
 				t.Fatal(err)
 			}
-			return s, tcp(s)
+			return s, grpcDial(s)
 		},
 		"listen-after-a-call": func(t *testing.T, opts ...Option) (*Server, dialFunc) {
-			s := New(opts...)
+			s, err := New(opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Cleanup(s.Close)
 			if err := s.Listen("127.0.0.1:0", ""); err != nil {
 				t.Fatal(err)
@@ -124,7 +137,7 @@ func grpcDialers() map[string]func(*testing.T, ...Option) (*Server, dialFunc) {
 			if n := inHandshake(s); n != 0 { // the client's connection is done with it
 				t.Fatalf("%d connections tracked after a call", n)
 			}
-			return s, tcp(s)
+			return s, grpcDial(s)
 		},
 	}
 }
@@ -162,7 +175,9 @@ func TestCloseDoesNotWaitForAGRPCHandshake(t *testing.T) {
 
 // withHandshakeTimeout shortens the bound on a gRPC handshake, for a test
 // that waits for it to pass.
-func withHandshakeTimeout(d time.Duration) Option { return func(c *config) { c.handshake = d } }
+func withHandshakeTimeout(d time.Duration) Option {
+	return option("withHandshakeTimeout", func(c *config) { c.handshake = d })
+}
 
 // A client that stays in the gRPC handshake is cut off once the bound
 // passes, while the fake runs: it does not hold a connection (and a

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -27,7 +28,7 @@ var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // newFake starts a fake on a fake clock at epoch.
 func newFake(t testing.TB, opts ...orchfake.Option) *orchfake.Server {
 	t.Helper()
-	return orchfake.Start(t, append([]orchfake.Option{orchfake.WithClock(clock.NewFake(epoch))}, opts...)...)
+	return orchfake.Start(t, append([]orchfake.Option{control.WithClock(clock.NewFake(epoch))}, opts...)...)
 }
 
 // apiErr is an error as either transport answered it.
@@ -111,7 +112,7 @@ func (iv *invoker) call(ctx context.Context, method string, req, resp proto.Mess
 	for k, v := range iv.header {
 		httpReq.Header.Set(k, v)
 	}
-	r, err := http.DefaultClient.Do(httpReq)
+	r, err := iv.s.RawClient().Do(httpReq)
 	if err != nil {
 		return err
 	}
@@ -147,8 +148,9 @@ func wantCode(t testing.TB, err error, code string) *apiErr {
 	return ae
 }
 
-// rawHTTP sends a request with a raw body and returns status, headers, body.
-func rawHTTP(t testing.TB, method, url, body string, hdr map[string]string) (int, http.Header, []byte) {
+// rawHTTP sends a request with a raw body to s, and returns status,
+// headers, body.
+func rawHTTP(t testing.TB, s *orchfake.Server, method, url, body string, hdr map[string]string) (int, http.Header, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, bytes.NewBufferString(body))
 	if err != nil {
@@ -157,7 +159,7 @@ func rawHTTP(t testing.TB, method, url, body string, hdr map[string]string) (int
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	r, err := http.DefaultClient.Do(req)
+	r, err := s.RawClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

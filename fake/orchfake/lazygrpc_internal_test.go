@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/orch"
 )
 
@@ -22,17 +24,20 @@ func grpcBuilt(s *Server) bool {
 func TestStartOpensTheGRPCSideOnFirstAsk(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name  string
-		start func(testing.TB, ...Option) *Server
-		addr  func(string) bool
+		name string
+		opts []Option
+		addr func(string) bool
 	}{
-		{"loopback", Start, func(a string) bool { return strings.HasPrefix(a, "127.0.0.1:") }},
-		{"tls", StartTLS, func(a string) bool { return strings.HasPrefix(a, "127.0.0.1:") }},
-		{"in-memory", StartInMemory, func(a string) bool { return strings.HasSuffix(a, ".invalid") }},
+		{"loopback", nil, func(a string) bool { return strings.HasPrefix(a, "127.0.0.1:") }},
+		{"tls", []Option{control.WithTLS()}, func(a string) bool { return strings.HasPrefix(a, "127.0.0.1:") }},
+		{"in-memory", []Option{control.WithInMemory()}, func(a string) bool { return strings.HasSuffix(a, ".invalid") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := c.start(t)
+			if c.opts == nil {
+				testtools.SkipInMemory(t)
+			}
+			s := Start(t, c.opts...)
 			hc := s.HTTPClient()
 			defer hc.Close()
 			if _, err := hc.DescribeNamespace(t.Context(), DefaultNamespace); err != nil {
@@ -64,7 +69,7 @@ func TestConnOpensNoGRPCPort(t *testing.T) {
 	s.netMu.Lock()
 	addr, lazy := s.grpcAddr, s.grpcLazy
 	s.netMu.Unlock()
-	if addr != "" || lazy != lazyTCP {
+	if addr != "" || lazy == lazyNone {
 		t.Fatalf("after Conn: address %q, promise %v", addr, lazy)
 	}
 }
@@ -105,7 +110,10 @@ func TestGRPCAddrRacesClose(t *testing.T) {
 // made and never called builds none.
 func TestConnServesOnFirstCall(t *testing.T) {
 	t.Parallel()
-	s := New()
+	s, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	c := s.Client()
 	if grpcBuilt(s) {
@@ -123,10 +131,16 @@ func TestConnServesOnFirstCall(t *testing.T) {
 // made before Close (never called) or after.
 func TestConnOfAClosedFakeFails(t *testing.T) {
 	t.Parallel()
-	before := New()
+	before, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cb := before.Client(orch.WithoutRetries())
 	before.Close()
-	after := New()
+	after, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	after.Close()
 	ca := after.Client(orch.WithoutRetries())
 	for name, c := range map[string]*orch.Client{"made before Close": cb, "made after Close": ca} {
@@ -146,7 +160,10 @@ func TestConnOfAClosedFakeFails(t *testing.T) {
 func TestListenBuildsTheGRPCServerOnFirstConnection(t *testing.T) {
 	t.Parallel()
 	for _, call := range []bool{true, false} {
-		s := New()
+		s, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := s.Listen("127.0.0.1:0", "127.0.0.1:0"); err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +198,10 @@ func TestListenBuildsTheGRPCServerOnFirstConnection(t *testing.T) {
 func TestFirstGRPCCallRacesClose(t *testing.T) {
 	t.Parallel()
 	for range 20 {
-		s := New()
+		s, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := s.Listen("127.0.0.1:0", ""); err != nil {
 			t.Fatal(err)
 		}

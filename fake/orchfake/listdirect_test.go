@@ -35,7 +35,10 @@ func newDirectPair(t testing.TB, opts ...orchfake.Option) *directPair {
 	t.Helper()
 	p := &directPair{}
 	for i := range 2 {
-		s := orchfake.New(append([]orchfake.Option{orchfake.WithClock(clock.NewFake(epoch))}, opts...)...)
+		s, err := orchfake.New(append([]orchfake.Option{control.WithClock(clock.NewFake(epoch))}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(s.Close)
 		orchfake.SetGatewayOnly(s, i == 1)
 		if err := s.AddAPIKey("key-1", "default", orchfake.PermWorkflow); err != nil {
@@ -293,7 +296,7 @@ func TestListDirectSameAsGateway(t *testing.T) {
 	})
 	t.Run("fault", func(t *testing.T) {
 		t.Parallel()
-		p := newDirectPair(t, orchfake.WithFault("ListWorkflowExecutions", control.Fault{Status: http.StatusServiceUnavailable}))
+		p := newDirectPair(t, control.WithFault("ListWorkflowExecutions", control.Fault{Status: http.StatusServiceUnavailable}))
 		c := directCase{"list", "GET", wf, "", nil, true}
 		sameAnswer(t, "fault", p.serve(func(int) *http.Request { return c.request("") }))
 		p.sameLog(t)
@@ -371,7 +374,10 @@ func FuzzListDirectQuery(f *testing.F) {
 		`{"next_page_token":"AAAA"}`, `{"namespace":"x"}`, `{"page_size":1,"page_size":2}`, `[]`, `{"query":"ORDER BY StartTime"}`} {
 		f.Add("page_size=1", "default", b)
 	}
-	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
+	s, err := orchfake.New(control.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Cleanup(s.Close)
 	seedSearch(f, s, 30)
 	f.Fuzz(func(t *testing.T, query, ns, body string) {

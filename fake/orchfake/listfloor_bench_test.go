@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/internal/benchfloor"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -57,8 +58,11 @@ const listQuery3Terms = "WorkflowType = 'Order' AND ExecutionStatus = 'Running' 
 // a machine shared with other work, wall time swings with the load and CPU
 // time much less, so compare fake and floor by both.
 func BenchmarkListVersusPlainHandler(b *testing.B) {
-	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)),
+	s, err := orchfake.New(control.WithClock(clock.NewFake(epoch)),
 		orchfake.WithLimits(orchfake.Limits{ClusterRequestsPerMinute: 1 << 30}))
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Cleanup(s.Close)
 	seedSearch(b, s, 1000)
 	for _, c := range []struct{ name, query string }{{"all", ""}, {"3terms", listQuery3Terms}} {

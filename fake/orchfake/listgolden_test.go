@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/testtools"
@@ -94,7 +95,10 @@ var nextTokenJSON = regexp.MustCompile(`"next_page_token":\s*"[^"]*"`)
 // answer is meant to change.
 func TestListAnswersPinned(t *testing.T) {
 	t.Parallel()
-	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
+	s, err := orchfake.New(control.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	runs := seedListGolden(t, s)
 	c := orchpb.NewWorkflowServiceClient(s.Conn())
@@ -212,7 +216,10 @@ func TestListAnswersPinned(t *testing.T) {
 // only burn the CPU the race run needs elsewhere.
 func TestListWhileRunsChange(t *testing.T) {
 	t.Parallel()
-	s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
+	s, err := orchfake.New(control.WithClock(clock.NewFake(epoch)), orchfake.WithoutLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	seedSearch(t, s, 200)
 	c := orchpb.NewWorkflowServiceClient(s.Conn())

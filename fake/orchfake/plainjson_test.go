@@ -15,17 +15,17 @@ func TestPlainJSONPayloadsOverHTTP(t *testing.T) {
 	t.Parallel()
 	s := newFake(t)
 	base := s.URL() + "/api/v1/namespaces/default/workflows"
-	status, _, body := rawHTTP(t, "POST", base, `{"workflow_id":"plain-1","workflow_type":{"name":"Order"},"task_queue":"q",
+	status, _, body := rawHTTP(t, s, "POST", base, `{"workflow_id":"plain-1","workflow_type":{"name":"Order"},"task_queue":"q",
 		"input":{"order":"o-1","total":42.5},"memo":{"fields":{"note":"rush"}},"header":{"fields":{"trace":[1,2]}}}`, nil)
 	if status != http.StatusOK {
 		t.Fatalf("start: %d %s", status, body)
 	}
-	status, _, body = rawHTTP(t, "POST", base+"/plain-1/runs/-/signal", `{"signal_name":"pay","input":[10,"EUR"]}`, nil)
+	status, _, body = rawHTTP(t, s, "POST", base+"/plain-1/runs/-/signal", `{"signal_name":"pay","input":[10,"EUR"]}`, nil)
 	if status != http.StatusOK {
 		t.Fatalf("signal: %d %s", status, body)
 	}
 	// The base64 wrapper still works.
-	status, _, body = rawHTTP(t, "POST", base+"/plain-1/runs/-/signal", `{"signal_name":"pay","input":{"payloads":[{"metadata":{"encoding":"anNvbi9wbGFpbg=="},"data":"Mw=="}]}}`, nil)
+	status, _, body = rawHTTP(t, s, "POST", base+"/plain-1/runs/-/signal", `{"signal_name":"pay","input":{"payloads":[{"metadata":{"encoding":"anNvbi9wbGFpbg=="},"data":"Mw=="}]}}`, nil)
 	if status != http.StatusOK {
 		t.Fatalf("signal with the wrapper: %d %s", status, body)
 	}
@@ -44,7 +44,7 @@ func TestPlainJSONPayloadsOverHTTP(t *testing.T) {
 		t.Fatalf("wrapped signal %v", h[3])
 	}
 	// Read back as plain JSON.
-	status, _, body = rawHTTP(t, "GET", base+"/plain-1/runs/-/history", "", map[string]string{"Orch-Payloads": "json"})
+	status, _, body = rawHTTP(t, s, "GET", base+"/plain-1/runs/-/history", "", map[string]string{"Orch-Payloads": "json"})
 	if status != http.StatusOK {
 		t.Fatalf("history: %d %s", status, body)
 	}
@@ -64,7 +64,7 @@ func TestPlainJSONPayloadsOverHTTP(t *testing.T) {
 		t.Errorf("signal: %s", signaled)
 	}
 	// Without the header the answer keeps the wrapper, as the SDK reads it.
-	_, _, body = rawHTTP(t, "GET", base+"/plain-1/runs/-/history", "", nil)
+	_, _, body = rawHTTP(t, s, "GET", base+"/plain-1/runs/-/history", "", nil)
 	if !strings.Contains(string(body), `"payloads":[{"metadata":{"encoding":"anNvbi9wbGFpbg=="}`) {
 		t.Errorf("default answer: %.300s", body)
 	}

@@ -11,7 +11,7 @@ import (
 
 // What the fake keeps is bounded (see the package doc's Bounds):
 //
-//   - workflow runs: at most WithMaxRecords in all namespaces together.
+//   - workflow runs: at most control.WithMaxRecords in all namespaces together.
 //     A run past its namespace's retention is gone (Server.expired) and
 //     dropped when room is needed, as the service deletes it. A start past
 //     the bound (StartWorkflowExecution, SignalWithStart, a child, a seed)
@@ -19,15 +19,15 @@ import (
 //     StartChildWorkflowExecutionFailed; a retry or cron run past it is not
 //     started (the chain ends with the run that closed), and a
 //     continue-as-new past it terminates the run instead.
-//   - namespaces and task queues: at most WithMaxRecords each; a new one
+//   - namespaces and task queues: at most control.WithMaxRecords each; a new one
 //     past it is RESOURCE_EXHAUSTED.
 //   - a run's history: at most MaxHistoryEvents events (the service's
 //     history count limit): a signal or a cancel request past it is
 //     INVALID_ARGUMENT, and a workflow task that completes past it
 //     terminates the run, "Workflow history count exceeds limit.", as the
 //     service terminates it.
-//   - the histories of all runs together: at most three times WithMaxRecords
-//     events. Past it a start, a signal or a cancel request is refused
+//   - the histories of all runs together: at most three times
+//     control.WithMaxRecords events. Past it a start, a signal or a cancel request is refused
 //     (RESOURCE_EXHAUSTED), and a workflow task that completes terminates
 //     its run as past the count limit.
 
@@ -35,14 +35,8 @@ import (
 // service's default history count limit.
 const MaxHistoryEvents = 51_200
 
-// WithMaxRecords bounds what the fake keeps: at most n workflow runs in
-// all, n namespaces, n task queues and 3n history events in all (n ≤ 0
-// keeps the default, [DefaultMaxRecords]). Past it a start is
-// RESOURCE_EXHAUSTED (over HTTP 429, which a client may take for a rate
-// limit and retry), and changes nothing; see the package doc's Bounds.
-func WithMaxRecords(n int) Option { return func(c *config) { c.maxRecords = n } }
-
-// DefaultMaxRecords is the default of WithMaxRecords: fakekit's, 100,000.
+// DefaultMaxRecords is the default of control.WithMaxRecords: fakekit's,
+// 100,000.
 const DefaultMaxRecords = fakekit.DefaultMaxRecords
 
 func (s *Server) maxRecords() int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
@@ -13,7 +14,10 @@ import (
 // a caller signalling one run grew its history without end.
 func TestHistoryIsBounded(t *testing.T) {
 	t.Parallel()
-	s := New(WithoutLimits())
+	s, err := New(WithoutLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	run, err := s.startWorkflow(ctx, &orchpb.StartWorkflowExecutionRequest{Namespace: "default", WorkflowId: "w",
 		WorkflowType: &orchpb.WorkflowType{Name: "t"}, TaskQueue: "q"})
@@ -63,7 +67,10 @@ func TestHistoryIsBounded(t *testing.T) {
 // agrees with the state's.
 func TestAllHistoriesAreBounded(t *testing.T) {
 	t.Parallel()
-	s := New(WithoutLimits(), WithMaxRecords(2))
+	s, err := New(WithoutLimits(), control.WithMaxRecords(2))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	run, err := s.startWorkflow(ctx, &orchpb.StartWorkflowExecutionRequest{Namespace: "default", WorkflowId: "w",
 		WorkflowType: &orchpb.WorkflowType{Name: "t"}, TaskQueue: "q"})

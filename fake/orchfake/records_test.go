@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -21,7 +22,7 @@ func TestRecordsAreBounded(t *testing.T) {
 	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
 		t.Run(tr, func(t *testing.T) {
 			t.Parallel()
-			s := newFake(t, orchfake.WithMaxRecords(2))
+			s := newFake(t, control.WithMaxRecords(2))
 			iv := &invoker{name: tr, s: s}
 			ctx := context.Background()
 			start := func(id string) error {

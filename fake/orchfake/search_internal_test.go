@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
@@ -75,7 +76,10 @@ func (s *Server) searchReference(nsName, query string, size int, tok []byte) ([]
 func TestSearchAnswersAsTheReference(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	s := New(WithClock(clk), WithoutLimits())
+	s, err := New(control.WithClock(clk), WithoutLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	for name, typ := range map[string]SearchAttributeType{"CustomerId": Keyword, "Amount": Int} {
 		if err := s.RegisterSearchAttribute("default", name, typ); err != nil {
@@ -222,7 +226,10 @@ func TestSearchAnswersAsTheReference(t *testing.T) {
 // once the namespace's attributes change.
 func TestParsedQueriesFollowTheSchema(t *testing.T) {
 	t.Parallel()
-	s := New(WithoutLimits())
+	s, err := New(WithoutLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	const q = "Tier = 'gold'"
 	list := func() error {
@@ -268,7 +275,10 @@ func TestParsedQueriesFollowTheSchema(t *testing.T) {
 // ones of each type.
 func TestExecutionKeywordIsValue(t *testing.T) {
 	t.Parallel()
-	s := New(WithoutLimits())
+	s, err := New(WithoutLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	attrs := map[string]SearchAttributeType{"K": Keyword, "T": Text, "I": Int, "L": KeywordList, "D": Datetime}
 	for name, typ := range attrs {

@@ -27,8 +27,8 @@ import (
 )
 
 // Server is the fake orchestration service: one in-memory state served over
-// gRPC and over HTTP/JSON. It is safe for concurrent use. Use [Start] or
-// [StartTLS] in tests; [New] and [Server.Listen] (or [Server.Serve] and
+// gRPC and over HTTP/JSON. It is safe for concurrent use. Use [Start] in
+// tests; [New] and [Server.Listen] (or [Server.Serve] and
 // [Server.ServeGRPC]) in programs; [New] and [Server.Conn] for a fake with
 // no port at all.
 type Server struct {
@@ -61,7 +61,7 @@ type Server struct {
 	lazyTB      testing.TB // the test of Start, told when that listener cannot open
 	grpcAddr    string
 	grpcMem     *fakekit.MemListener // the gRPC side's listener when it is in memory
-	grpcTLS     *tls.Config          // the certificate the gRPC side serves with, after StartTLS
+	grpcTLS     *tls.Config          // the certificate the gRPC side serves with, after Start with control.WithTLS
 	memConn     *grpc.ClientConn
 	memLis      *fakekit.MemListener // Conn's listener
 	memServed   bool                 // whether the gRPC server serves memLis
@@ -79,6 +79,8 @@ type Server struct {
 	startHook atomic.Pointer[func()]
 }
 
+// config is what the options set: orchfake's own, and of the options
+// every fake shares, the clock and the record bound.
 type config struct {
 	clock        *clock.Fake
 	auth         bool
@@ -86,84 +88,90 @@ type config struct {
 	limits       Limits
 	shards       int
 	timeSkipping bool
-	kitLimits    fakekit.Limits
 	maxRecords   int
-	faults       []opFault
 	handshake    time.Duration // bounds a gRPC handshake; 0 is grpcHandshakeTimeout (tests shorten it)
 	wire         grpcWire      // the gRPC side's other connection bounds (tests shorten them)
 }
 
-// opFault is a fault injected by WithFault.
-type opFault struct {
-	op    string
-	fault control.Fault
+// Option configures a fake: one of the options every fake shares
+// (control.WithClock, control.WithFault, control.WithMaxBody,
+// control.WithRequestLog, control.WithMaxRecords, control.WithTLS,
+// control.WithInMemory) or one of orchfake's own below. For orchfake:
+//   - the clock defaults to a new fake clock at the current wall time,
+//     truncated to the second;
+//   - WithFault's route is an operation ("StartWorkflowExecution"), over
+//     gRPC and HTTP alike;
+//   - WithMaxBody caps a request over HTTP (its body) and over gRPC (its
+//     message), default [DefaultMaxBody], 4 MiB: a larger HTTP body is
+//     refused with 413 and RESOURCE_EXHAUSTED before it is read whole, a
+//     larger gRPC message with RESOURCE_EXHAUSTED;
+//   - WithMaxRecords bounds the workflow runs in all, the namespaces, the
+//     task queues (n each) and the history events in all (3n); past it a
+//     start is RESOURCE_EXHAUSTED (over HTTP 429, which a client may take
+//     for a rate limit and retry), and changes nothing; see the package
+//     doc's Bounds;
+//   - WithTLS and WithInMemory serve both transports so.
+type Option = control.Option
+
+// option declares one of orchfake's own options.
+func option(name string, apply func(*config)) Option {
+	return control.OwnOption("orchfake."+name, func(c *config) error { apply(c); return nil })
 }
-
-// Option configures a Server.
-type Option func(*config)
-
-// WithClock makes the fake read its time from clk, shared with the code
-// under test or with other fakes. The default is a new fake clock at the
-// current wall time, truncated to the second.
-func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
 
 // WithAuth turns authentication on: every call then needs a bearer JWT
 // issued by [Server.IssueToken] (or signed with the key of
 // [WithSigningKey]) or an API key added by [Server.AddAPIKey].
-func WithAuth() Option { return func(c *config) { c.auth = true } }
+func WithAuth() Option { return option("WithAuth", func(c *config) { c.auth = true }) }
 
 // WithSigningKey sets the HS256 key the fake signs and verifies tokens with
-// (random by default), for programs that mint tokens themselves.
+// (random by default), for programs that mint tokens themselves; an empty
+// key is an error.
 func WithSigningKey(key []byte) Option {
-	return func(c *config) { c.signingKey = append([]byte(nil), key...) }
+	return control.OwnOption("orchfake.WithSigningKey", func(c *config) error {
+		if len(key) == 0 {
+			return errors.New("the key is empty")
+		}
+		c.signingKey = append([]byte(nil), key...)
+		return nil
+	})
 }
 
 // WithLimits replaces the rate limits (see [Limits]; zero fields keep the
 // spec's value, negative ones turn that limit off).
-func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
+func WithLimits(l Limits) Option { return option("WithLimits", func(c *config) { c.limits = l }) }
 
 // WithoutLimits turns every rate limit off.
-func WithoutLimits() Option { return func(c *config) { c.limits = NoLimits } }
+func WithoutLimits() Option { return option("WithoutLimits", func(c *config) { c.limits = NoLimits }) }
 
 // WithTimeSkipping makes the fake move its clock forward by itself when
 // nothing can happen before the next timer (no task waiting for a worker,
 // none running), so a workflow that sleeps an hour ends at once.
-func WithTimeSkipping() Option { return func(c *config) { c.timeSkipping = true } }
+func WithTimeSkipping() Option {
+	return option("WithTimeSkipping", func(c *config) { c.timeSkipping = true })
+}
 
 // DefaultMaxBody is the default cap on a request, over HTTP (its body) and
 // over gRPC (its message): 4 MiB, gRPC's own default message size.
 const DefaultMaxBody = 4 << 20
 
-// WithMaxBody caps a request (default DefaultMaxBody): a larger HTTP body
-// is refused with 413 and RESOURCE_EXHAUSTED before it is read whole, a
-// larger gRPC message with RESOURCE_EXHAUSTED.
-func WithMaxBody(n int64) Option { return func(c *config) { c.kitLimits.MaxBody = n } }
-
-// WithRequestLog bounds the request log: at most entries requests (default
-// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
-func WithRequestLog(entries, bodyBytes int) Option {
-	return func(c *config) { c.kitLimits.LogEntries, c.kitLimits.LogBodyBytes = entries, bodyBytes }
-}
-
-// WithFault injects f on operation op when the fake is built, as
-// InjectFault would; New panics on a fault InjectFault refuses.
-func WithFault(op string, f control.Fault) Option {
-	return func(c *config) { c.faults = append(c.faults, opFault{op, f}) }
-}
-
 // New returns a fake with the namespace "default" registered. It serves
-// nothing until [Server.Listen], [Server.Serve], [Start] or [Server.Conn].
-func New(opts ...Option) *Server {
+// nothing until [Server.Listen], [Server.Serve] or [Server.Conn] (in
+// memory at once, both transports, with control.WithInMemory). An option
+// it cannot use is an error that names it.
+func New(opts ...Option) (*Server, error) {
+	s, _, err := newServer(opts, false)
+	return s, err
+}
+
+// newServer is New, or the New of Start (start: see fakekit.Options), and
+// what the options every fake shares asked for.
+func newServer(opts []Option, start bool) (*Server, control.Settings, error) {
 	cfg := config{shards: NumShards}
-	cfg.kitLimits.MaxBody = DefaultMaxBody
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	st, err := fakekit.Options("orchfake", &cfg, opts, start)
+	if err != nil {
+		return nil, st, err
 	}
-	if cfg.kitLimits.MaxBody <= 0 {
-		cfg.kitLimits.MaxBody = DefaultMaxBody
-	}
+	cfg.maxRecords = st.MaxRecords
 	if cfg.handshake <= 0 {
 		cfg.handshake = grpcHandshakeTimeout
 	}
@@ -171,8 +179,8 @@ func New(opts ...Option) *Server {
 	cfg.limits = cfg.limits.withDefaults()
 	s := &Server{cfg: cfg}
 	s.kit = fakekit.New(fakekit.Config{
-		Clock:      cfg.clock,
-		Limits:     cfg.kitLimits,
+		Clock:      st.Clock,
+		Limits:     fakekit.LimitsOf(st, DefaultMaxBody),
 		Routes:     gatewayRouter{s},
 		Error:      errorAnswer,
 		Operations: knownOp,
@@ -181,15 +189,17 @@ func New(opts ...Option) *Server {
 	s.clk = s.kit.Clock()
 	s.cfg.clock = s.clk
 	s.done = s.kit.Done()
-	for _, f := range cfg.faults {
-		if err := s.kit.InjectFault(f.op, f.fault); err != nil {
-			panic("orchfake: WithFault: " + err.Error())
-		}
+	if err := s.kit.InjectFaults("orchfake", st.Faults); err != nil {
+		return nil, st, err
 	}
 	s.auth.init(cfg.signingKey)
 	s.limits.init(s.clk, cfg.limits)
 	s.st = newState(s)
-	return s
+	if st.InMemory {
+		s.ep.ServeInMemoryOnDemand("orchfake", s)
+		s.promiseGRPC(nil, lazyMem, nil)
+	}
+	return s, st, nil
 }
 
 // grpcServerLocked returns the gRPC server, made on first use: a fake used
@@ -221,8 +231,8 @@ func (s *Server) grpcServerLocked() *grpc.Server {
 	return s.grpcSrv
 }
 
-// lazyGRPC is the listener Start, StartTLS and StartInMemory promise the
-// gRPC side. It opens the first time anything asks for that side's address
+// lazyGRPC is the listener Start (and New in memory) promises the gRPC
+// side. It opens the first time anything asks for that side's address
 // or listener (GRPCAddr, GRPCClient), under netMu, so that an address is
 // served from the moment it is handed out, and a test that only uses HTTP
 // (or Conn, which needs no listener) opens one port, not two.
@@ -249,7 +259,9 @@ func (s *Server) openGRPCLocked() {
 	case lazyTCP:
 		tl, err := fakekit.ListenTCP("127.0.0.1:0")
 		if err != nil {
-			s.lazyTB.Errorf("orchfake: gRPC listener: %v", err)
+			if s.lazyTB != nil {
+				s.lazyTB.Errorf("orchfake: gRPC listener: %v", err)
+			}
 			return
 		}
 		l = tl
@@ -260,31 +272,41 @@ func (s *Server) openGRPCLocked() {
 	s.serveGRPCLocked(l)
 }
 
-// Start serves a new fake on loopback ports (gRPC and HTTP) until the test
-// ends. The gRPC port opens the first time it is asked for (GRPCAddr,
-// GRPCClient) and serves from then on: a test that uses only HTTP, or
-// Client (in memory, no port), opens one port.
+// Start serves a new fake until the test ends, on loopback ports (gRPC
+// and HTTP), over TLS on both with a self-signed certificate for 127.0.0.1
+// (control.WithTLS: the clients of [Server.HTTPClient] and
+// [Server.GRPCClient] trust it, others do through
+// [Server.CertificatePEM]), or in memory, both transports
+// (control.WithInMemory, or every Start of a test binary that called
+// control.ServeInMemoryByDefault: URL() is "http://orchfake-N.invalid" and
+// GRPCAddr() "orchfake-grpc-N.invalid", hosts no resolver answers). The
+// gRPC side opens the first time it is asked for (GRPCAddr, GRPCClient)
+// and serves from then on: a test that uses only HTTP, or Client (in
+// memory, no port), opens one port. An option the fake cannot use fails
+// the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	return start(tb, false, opts)
-}
-
-// StartInMemory is Start on in-memory listeners instead of ports, for both
-// transports: the same behaviour, but only the clients the fake makes
-// (Client, HTTPClient, GRPCClient, RawClient) reach it, and no socket is
-// opened. URL() is "http://orchfake.invalid" and GRPCAddr()
-// "orchfake-grpc.invalid", hosts no resolver answers.
-func StartInMemory(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s := New(opts...)
+	s, st, err := newServer(opts, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(s.Close)
-	s.ep.StartInMemory(tb, "orchfake", s)
-	s.promiseGRPC(tb, lazyMem, nil)
+	if st.InMemory {
+		return s
+	}
+	s.ep.StartFor(tb, st, s)
+	var cfg *tls.Config
+	if st.TLS {
+		cfg = s.ep.ServerTLS()
+		cfg.NextProtos = []string{"h2"} // gRPC clients insist on ALPN
+	}
+	s.promiseGRPC(tb, lazyTCP, cfg)
 	return s
 }
 
 // promiseGRPC makes the gRPC side serve on a listener of kind (with cfg's
-// certificate, when it is not nil) from the first time it is asked for.
+// certificate, when it is not nil) from the first time it is asked for;
+// tb, when not nil, is told when that listener cannot open.
 func (s *Server) promiseGRPC(tb testing.TB, kind lazyGRPC, cfg *tls.Config) {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
@@ -306,30 +328,6 @@ func (s *Server) grpcMemListener() *fakekit.MemListener {
 	defer s.netMu.Unlock()
 	s.openGRPCLocked()
 	return s.grpcMem
-}
-
-// StartTLS is Start over TLS on both transports, with a self-signed
-// certificate for 127.0.0.1: the clients of [Server.HTTPClient] and
-// [Server.GRPCClient] trust it, others do through [Server.CertificatePEM].
-func StartTLS(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	return start(tb, true, opts)
-}
-
-func start(tb testing.TB, useTLS bool, opts []Option) *Server {
-	tb.Helper()
-	s := New(opts...)
-	tb.Cleanup(s.Close)
-	var cfg *tls.Config
-	if useTLS {
-		s.ep.StartTLSQuiet(tb, s)
-		cfg = s.ep.ServerTLS()
-		cfg.NextProtos = []string{"h2"} // gRPC clients insist on ALPN
-	} else {
-		s.ep.Start(tb, s)
-	}
-	s.promiseGRPC(tb, lazyTCP, cfg)
-	return s
 }
 
 // Listen serves gRPC on grpcAddr and HTTP/JSON on httpAddr (port 0 picks a
@@ -464,7 +462,7 @@ func (f *firstConnListener) take() net.Conn {
 	return c
 }
 
-// serveTLS reports whether the gRPC side serves over TLS (StartTLS).
+// serveTLS reports whether the gRPC side serves over TLS (control.WithTLS).
 func (s *Server) serveTLS() bool {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
@@ -545,7 +543,7 @@ func (s *Server) GRPCAddr() string {
 // ("" before it serves); operations are under URL()+"/api/v1".
 func (s *Server) URL() string { return s.ep.URL() }
 
-// CertificatePEM returns the certificate of a fake started with StartTLS,
+// CertificatePEM returns the certificate of a fake started with control.WithTLS,
 // PEM-encoded, for a client to trust; nil otherwise.
 func (s *Server) CertificatePEM() []byte {
 	cert := s.ep.Certificate()

@@ -15,7 +15,10 @@ import (
 // jumped over it to the execution's timeout.
 func TestSkipWaitsForATaskOnItsWayToAPoll(t *testing.T) {
 	t.Parallel()
-	s := New(WithTimeSkipping())
+	s, err := New(WithTimeSkipping())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 
 	// A poll that waits, but whose goroutine has not yet taken its task.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/google/go-cmp/cmp"
@@ -22,7 +23,7 @@ import (
 // completed.
 func busyFake(t *testing.T, clk *clock.Fake) (*orchfake.Server, *invoker, map[string][]byte) {
 	t.Helper()
-	s := orchfake.Start(t, orchfake.WithClock(clk))
+	s := orchfake.Start(t, control.WithClock(clk))
 	iv := &invoker{name: orchfake.TransportGRPC, s: s}
 	start := func(id, tq string, edit func(*orchpb.StartWorkflowExecutionRequest)) {
 		req := startReq("default", id)
@@ -110,7 +111,7 @@ func TestSnapshotRestoreCarriesRunningWorkflowsOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := orchfake.Start(t, orchfake.WithClock(clk))
+	dst := orchfake.Start(t, control.WithClock(clk))
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestRestoreOntoALaterClockFiresWhatFellDue(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed := clock.NewFake(clk.Now())
-	dst := orchfake.Start(t, orchfake.WithClock(resumed))
+	dst := orchfake.Start(t, control.WithClock(resumed))
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestRestoreOntoALaterClockFiresWhatFellDue(t *testing.T) {
 	}
 
 	later := clock.NewFake(epoch.Add(2 * time.Hour))
-	dst2 := orchfake.Start(t, orchfake.WithClock(later))
+	dst2 := orchfake.Start(t, control.WithClock(later))
 	if err := dst2.Restore(data); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,10 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 // it; one it takes snapshots again to what it read.
 func FuzzRestore(f *testing.F) {
 	clk := clock.NewFake(epoch)
-	src := orchfake.New(orchfake.WithClock(clk))
+	src, err := orchfake.New(control.WithClock(clk))
+	if err != nil {
+		f.Fatal(err)
+	}
 	mustStart := func(id string, edit func(*orchpb.StartWorkflowExecutionRequest)) {
 		req := startReq("default", id)
 		if edit != nil {
@@ -256,7 +260,10 @@ func FuzzRestore(f *testing.F) {
 	src.Close()
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)))
+		s, err := orchfake.New(control.WithClock(clock.NewFake(epoch)))
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer s.Close()
 		if err := s.Restore(data); err != nil {
 			return
@@ -266,7 +273,10 @@ func FuzzRestore(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s2 := orchfake.New(orchfake.WithClock(clock.NewFake(epoch)))
+		s2, err := orchfake.New(control.WithClock(clock.NewFake(epoch)))
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer s2.Close()
 		if err := s2.Restore(first); err != nil {
 			t.Fatalf("a snapshot the fake wrote does not restore: %v\n%s", err, first)

@@ -13,7 +13,10 @@ import (
 // 1,000 projects: authentication, filtering, sorting, pagination headers,
 // encoding.
 func BenchmarkFakeListProjects(b *testing.B) {
-	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	srv, err := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
 	for i := range 1000 {
 		if _, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: fmt.Sprintf("p%04d", i), Visibility: "public"}); err != nil {
 			b.Fatal(err)
@@ -29,7 +32,10 @@ func BenchmarkFakeListProjects(b *testing.B) {
 
 // BenchmarkFakeCreateIssue is the fake's cost of creating an issue.
 func BenchmarkFakeCreateIssue(b *testing.B) {
-	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	srv, err := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	target := fmt.Sprintf("/api/v4/projects/%d/issues", id)
 	b.ReportAllocs()
@@ -44,8 +50,11 @@ func BenchmarkFakeCreateIssue(b *testing.B) {
 // delivered (to a receiver in process), waited for: the queue's cost.
 func BenchmarkFakeCreateIssueDelivered(b *testing.B) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
-	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0),
+	srv, err := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0),
 		sourcehostfake.WithHookClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: ok}}))
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer srv.Close()
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop",
 		Hooks: []sourcehostfake.HookSeed{{URL: "http://receiver.test/hook", IssuesEvents: true}}})
@@ -65,7 +74,10 @@ func BenchmarkFakeCreateIssueDelivered(b *testing.B) {
 // 1,000 notes: one of issue 19's list handlers, written straight from the
 // state into the answer (issue 18).
 func BenchmarkFakeListNotes(b *testing.B) {
-	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	srv, err := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Issues: []sourcehostfake.IssueSeed{{Title: "bug"}}})
 	target := fmt.Sprintf("/api/v4/projects/%d/issues/1/notes", id)
 	for range 1000 {
@@ -83,7 +95,10 @@ func BenchmarkFakeListNotes(b *testing.B) {
 
 // BenchmarkFakeListCommits is a page of 20 of a 500-commit history.
 func BenchmarkFakeListCommits(b *testing.B) {
-	srv := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	srv, err := sourcehostfake.New(sourcehostfake.WithRateLimit(0, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	for i := range 500 {
 		if _, err := srv.PushFile(id, "main", "f.txt", fmt.Sprint(i), ""); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
 
@@ -15,7 +16,10 @@ import (
 // startExampleFake serves a fake on loopback for an example; a test would use
 // sourcehostfake.Start(t).
 func startExampleFake() *sourcehostfake.Server {
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		panic(err)
+	}
 	if _, err := srv.Listen("127.0.0.1:0"); err != nil {
 		panic(err)
 	}
@@ -141,8 +145,11 @@ func ExampleServer_WaitDeliveries() {
 // A seed holds every resource the fake keeps; Load names the entry it
 // refuses.
 func ExampleServer_Load() {
-	srv := sourcehostfake.New()
-	err := srv.Load(sourcehostfake.Seed{
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = srv.Load(sourcehostfake.Seed{
 		Users:  []sourcehostfake.UserSeed{{Username: "alice", Name: "Alice Liddell"}},
 		Tokens: []sourcehostfake.TokenSeed{{Username: "alice", Token: "alice-token", Scopes: []string{"api"}}},
 		Projects: []sourcehostfake.ProjectSeed{{

@@ -97,8 +97,12 @@ func FuzzFrontDoor(f *testing.F) {
 		self := &http.Client{Transport: fakekit.HandlerTransport{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			srv.ServeHTTP(w, r)
 		})}}
-		srv = sourcehostfake.New(sourcehostfake.WithRootToken(fuzzToken), sourcehostfake.WithHookClient(self),
+		var err error
+		srv, err = sourcehostfake.New(sourcehostfake.WithRootToken(fuzzToken), sourcehostfake.WithHookClient(self),
 			sourcehostfake.WithRateLimit(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := srv.Load(fuzzSeed); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -285,7 +286,10 @@ func TestDeletedHookIsNotDelivered(t *testing.T) {
 // A project has at most 100 hooks, as the real service's default limit.
 func TestHookLimit(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	for i := range 100 {
 		if _, err := srv.AddHook(id, sourcehostfake.HookSeed{URL: fmt.Sprintf("http://hooks.example/%d", i)}); err != nil {
@@ -306,8 +310,11 @@ func TestHookLimit(t *testing.T) {
 // UUID is ignored and starts chains of its own.
 func TestChainUUIDFromTheRequest(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New(sourcehostfake.WithHookClient(&http.Client{Transport: fakekit.HandlerTransport{
+	srv, err := sourcehostfake.New(sourcehostfake.WithHookClient(&http.Client{Transport: fakekit.HandlerTransport{
 		Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})}}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer srv.Close()
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Hooks: []sourcehostfake.HookSeed{{URL: "http://r.test/", IssuesEvents: true}}})
 	long := strings.Repeat("u", 65)
@@ -359,8 +366,11 @@ func TestHookSSLVerification(t *testing.T) {
 // payload.
 func TestDeliveryLogBounds(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New(sourcehostfake.WithDeliveryLog(2, 10), sourcehostfake.WithHookClient(&http.Client{
+	srv, err := sourcehostfake.New(sourcehostfake.WithDeliveryLog(2, 10), sourcehostfake.WithHookClient(&http.Client{
 		Transport: fakekit.HandlerTransport{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})}}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer srv.Close()
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Hooks: []sourcehostfake.HookSeed{{URL: "http://r.test/", IssuesEvents: true}}})
 	for i := range 3 {
@@ -380,7 +390,7 @@ func TestDeliveryLogBounds(t *testing.T) {
 // hooks may go does not look it up, and the delivery dials the listener.
 func TestHookToAFakeInMemory(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.StartInMemory(t, sourcehostfake.WithAllowLocalRequests(false))
+	srv := sourcehostfake.Start(t, control.WithInMemory(), sourcehostfake.WithAllowLocalRequests(false))
 	ctx := t.Context()
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	self := fmt.Sprintf("%s/api/v4/projects/%d/issues?title=echo&private_token=%s", srv.URL(), id, url.QueryEscape(srv.Token()))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 )
 
@@ -26,8 +27,11 @@ type listEndpoint struct {
 func listFixture(tb testing.TB, opts ...sourcehostfake.Option) (*sourcehostfake.Server, []listEndpoint) {
 	tb.Helper()
 	clk := clock.NewFake(time.Date(2026, 3, 4, 5, 6, 7, 89_000_000, time.UTC))
-	srv := sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithRateLimit(0, 0), sourcehostfake.WithClock(clk),
+	srv, err := sourcehostfake.New(append([]sourcehostfake.Option{sourcehostfake.WithRateLimit(0, 0), control.WithClock(clk),
 		sourcehostfake.WithPipelineTiming(3*time.Second, 10*time.Second)}, opts...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tick := func() { clk.Advance(1357 * time.Millisecond) }
 	must := func(err error) {
 		tb.Helper()
@@ -39,7 +43,7 @@ func listFixture(tb testing.TB, opts ...sourcehostfake.Option) (*sourcehostfake.
 		_, err := srv.AddUser(sourcehostfake.UserSeed{Username: u, Name: "User " + u})
 		must(err)
 	}
-	_, err := srv.AddGroup(sourcehostfake.GroupSeed{Path: "platform", Name: "Platform Team"})
+	_, err = srv.AddGroup(sourcehostfake.GroupSeed{Path: "platform", Name: "Platform Team"})
 	must(err)
 	shop, err := srv.AddProject(sourcehostfake.ProjectSeed{
 		Name: "shop", Visibility: "public", Description: "The \"shop\" <front>", Topics: []string{"go", "web"},

@@ -208,7 +208,10 @@ func TestHookURLsRefusedAsGitLabRefusesThem(t *testing.T) {
 // real service asks for; a PUT naming nothing is Grape's 400.
 func TestSettingsAreForAdministrators(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := srv.AddUser(sourcehostfake.UserSeed{Username: "alice"}); err != nil {
 		t.Fatal(err)
 	}
@@ -259,9 +262,12 @@ func TestSettingsAreForAdministrators(t *testing.T) {
 // against it; AddHook checks as the API does and says why.
 func TestSeededSettingAndHooks(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New(sourcehostfake.WithHookResolver(&fakeResolver{names: map[string]string{}}))
+	srv, err := sourcehostfake.New(sourcehostfake.WithHookResolver(&fakeResolver{names: map[string]string{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	off := false
-	err := srv.Load(sourcehostfake.Seed{Settings: &sourcehostfake.SettingsSeed{AllowLocalRequestsFromWebHooksAndServices: &off},
+	err = srv.Load(sourcehostfake.Seed{Settings: &sourcehostfake.SettingsSeed{AllowLocalRequestsFromWebHooksAndServices: &off},
 		Projects: []sourcehostfake.ProjectSeed{{Name: "shop", Hooks: []sourcehostfake.HookSeed{{URL: "http://127.0.0.1:9/h"}}}}})
 	if err == nil || err.Error() != "projects[0].hooks[0]: sourcehostfake: url is blocked: Requests to localhost are not allowed" {
 		t.Fatalf("seeding a loopback hook with local requests off: %v", err)
@@ -343,8 +349,11 @@ func TestOwnTransportIsCheckedBeforeEachDelivery(t *testing.T) {
 	var mu sync.Mutex
 	got := 0
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { mu.Lock(); got++; mu.Unlock() })
-	srv := sourcehostfake.New(sourcehostfake.WithHookResolver(res),
+	srv, err := sourcehostfake.New(sourcehostfake.WithHookResolver(res),
 		sourcehostfake.WithHookClient(&http.Client{Transport: fakekit.HandlerTransport{Handler: ok}}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	pid, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop",
 		Hooks: []sourcehostfake.HookSeed{{URL: "http://receiver.test/hook", IssuesEvents: true}}})
 	srv.SetAllowLocalRequests(false)

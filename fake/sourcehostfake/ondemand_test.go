@@ -7,19 +7,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
-// StartOnDemand serves in-process until its address is asked for: until
-// then it names itself by the host each request was sent to, as a fake
-// that adopted no URL (nothing started it); URL then opens its port, which
-// answers, and the fake names itself by it.
+// WithServeOnDemand serves in-process until its address is asked for:
+// until then it names itself by the host each request was sent to, as a
+// fake that adopted no URL (nothing started it); URL then opens its port,
+// which answers, and the fake names itself by it.
 func TestStartOnDemand(t *testing.T) {
 	t.Parallel()
+	testtools.SkipInMemory(t)
 	ctx := context.Background()
-	srv := sourcehostfake.StartOnDemand(t)
+	srv := sourcehostfake.Start(t, sourcehostfake.WithServeOnDemand())
 	id, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +34,7 @@ func TestStartOnDemand(t *testing.T) {
 	}
 
 	u := srv.URL()
-	if !strings.HasPrefix(u, "http://127.0.0.1:") && !strings.HasSuffix(u, ".invalid") { // .invalid: APITWIN_FAKES_IN_MEMORY=1
+	if !strings.HasPrefix(u, "http://127.0.0.1:") {
 		t.Fatalf("URL = %q", u)
 	}
 	resp, err := srv.RawClient().Get(u + "/api/v4/version")
@@ -50,7 +53,7 @@ func TestStartOnDemand(t *testing.T) {
 // A client asked for first opens the port too.
 func TestStartOnDemandClientOpens(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.StartOnDemand(t)
+	srv := sourcehostfake.Start(t, sourcehostfake.WithServeOnDemand())
 	if _, err := srv.Client().CurrentUser(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,8 @@ func TestStartOnDemandClientOpens(t *testing.T) {
 // Closed before anything asked, it never serves.
 func TestStartOnDemandClosed(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.StartOnDemand(t)
+	testtools.SkipInMemory(t)
+	srv := sourcehostfake.Start(t, sourcehostfake.WithServeOnDemand())
 	srv.Close()
 	if u := srv.URL(); u != "" || srv.RawClient() != nil {
 		t.Fatalf("a closed fake serves at %q", u)
@@ -75,7 +79,7 @@ func TestStartOnDemandClosed(t *testing.T) {
 func TestStartInMemoryNamesItselfBeforeServing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	srv := sourcehostfake.StartInMemory(t)
+	srv := sourcehostfake.Start(t, control.WithInMemory())
 	id, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +103,7 @@ func TestStartInMemoryNamesItselfBeforeServing(t *testing.T) {
 // reaches nothing.
 func TestStartInMemoryClosedBeforeServing(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.StartInMemory(t)
+	srv := sourcehostfake.Start(t, control.WithInMemory())
 	srv.Close()
 	u := srv.URL()
 	if !strings.HasPrefix(u, "http://sourcehostfake-") || srv.RawClient() == nil {

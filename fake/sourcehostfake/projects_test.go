@@ -39,7 +39,10 @@ func probe(t *testing.T, srv *sourcehostfake.Server) {
 // holding the state lock, and every request after it waited forever.
 func TestHugePageIsAnsweredAndReleasesTheLock(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "public", Files: map[string]string{"README.md": "#"}})
 	if _, err := srv.AddIssue(id, sourcehostfake.IssueSeed{Title: "one"}); err != nil {
 		t.Fatal(err)
@@ -73,7 +76,10 @@ func TestHugePageIsAnsweredAndReleasesTheLock(t *testing.T) {
 // it: page 2500 of 20 passes, page 2501 does not.
 func TestProjectOffsetLimit(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		query string
 		want  int
@@ -99,7 +105,10 @@ func TestProjectOffsetLimit(t *testing.T) {
 // that does not fit in 64 bits is 400 "<name> is invalid" (404 in a path).
 func TestNumbersThatDoNotFit(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "public"})
 	if _, err := srv.AddIssue(id, sourcehostfake.IssueSeed{Title: "one"}); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 )
 
@@ -15,7 +16,10 @@ import (
 // the bound (issue 38), a loop of creates grew the fake without end.
 func TestRecordsAreBounded(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New(sourcehostfake.WithMaxRecords(3), sourcehostfake.WithMaxRepositoryBytes(64<<10))
+	srv, err := sourcehostfake.New(control.WithMaxRecords(3), sourcehostfake.WithMaxRepositoryBytes(64<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
 	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	if err != nil {
 		t.Fatal(err)

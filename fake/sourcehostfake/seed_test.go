@@ -147,8 +147,11 @@ func TestLoadNamesTheFailingEntry(t *testing.T) {
 		{`projects: [{name: a, files: {"../x": y}}]`, `projects[0].files: sourcehostfake: invalid file path "../x"`},
 		{`projects: [{name: a}, {name: a}]`, `projects[1]: sourcehostfake: project root/a exists`},
 	} {
-		srv := sourcehostfake.New()
-		err := srv.Load(decodeSeed(t, tc.seed))
+		srv, err := sourcehostfake.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = srv.Load(decodeSeed(t, tc.seed))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.seed, err, tc.want)
 		}
@@ -158,8 +161,11 @@ func TestLoadNamesTheFailingEntry(t *testing.T) {
 // A project is seeded whole or not at all.
 func TestAddProjectIsAllOrNothing(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New()
-	_, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop",
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop",
 		Files:         map[string]string{"a.txt": "base", sourcehostfake.CIFile: "x: 1"},
 		Branches:      []sourcehostfake.BranchSeed{{Name: "left", Files: map[string]string{"a.txt": "left"}}, {Name: "right", Files: map[string]string{"a.txt": "right"}}},
 		Issues:        []sourcehostfake.IssueSeed{{Title: "one"}},

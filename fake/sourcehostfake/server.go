@@ -1,6 +1,7 @@
 package sourcehostfake
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,8 +19,8 @@ import (
 )
 
 // Server is the fake source-hosting service. It is an http.Handler; use
-// [Start] or [StartTLS] in tests, or [New] and [Server.Listen] (or
-// [Server.Serve]) in programs.
+// [Start] in tests, or [New] and [Server.Listen] (or [Server.Serve]) in
+// programs.
 type Server struct {
 	kit     *fakekit.Kit
 	limiter atomic.Pointer[fakekit.RateLimiter]
@@ -45,6 +46,8 @@ type Server struct {
 	external string
 }
 
+// config is what the options set: sourcehostfake's own, and of the
+// options every fake shares, the clock and the record bound.
 type config struct {
 	clock           *clock.Fake
 	rateLimit       int
@@ -64,91 +67,104 @@ type config struct {
 	deliveryPayload int
 	maxRecords      int
 	maxRepoBytes    int64
-	limits          fakekit.Limits
-	faults          []routeFault
+	// serveOnDemand is WithServeOnDemand's.
+	serveOnDemand bool
 }
 
-// routeFault is a fault injected by WithFault.
-type routeFault struct {
-	route string
-	fault control.Fault
+// Option configures a fake: one of the options every fake shares
+// (control.WithClock, control.WithFault, control.WithMaxBody,
+// control.WithRequestLog, control.WithMaxRecords, control.WithTLS,
+// control.WithInMemory) or one of sourcehostfake's own below. For
+// sourcehostfake, the clock moves pipelines on and ends rate-limit windows
+// and token lifetimes; WithMaxBody's default is [DefaultMaxBody] (4 MiB),
+// and a larger body is refused with 413 {"message":"413 Request Entity
+// Too Large"}; WithMaxRecords bounds users, namespaces, tokens, projects,
+// members, stars, issues, merge requests, notes, labels, milestones,
+// hooks, pipelines, jobs, releases, protected branches, branches, tags and
+// commits: a request that could add records past it is refused as the real
+// service refuses a record past one of its limits, 400
+// {"message":{"base":["Maximum number of issues (100000) exceeded"]}}, and
+// changes nothing; a seeding method returns that refusal as its error.
+type Option = control.Option
+
+// option declares one of sourcehostfake's own options.
+func option(name string, apply func(*config)) Option {
+	return control.OwnOption("sourcehostfake."+name, func(c *config) error { apply(c); return nil })
 }
 
-// Option configures a Server.
-type Option func(*config)
-
-// WithClock makes the fake read its time from clk (shared with other fakes
-// or with the code under test).
-func WithClock(clk *clock.Fake) Option { return func(c *config) { c.clock = clk } }
+// nonNegative is an option's check of a duration or a count.
+func nonNegative[N int | int64 | time.Duration](what string, vals ...N) error {
+	for _, v := range vals {
+		if v < 0 {
+			return fmt.Errorf("%s must not be negative", what)
+		}
+	}
+	return nil
+}
 
 // WithRateLimit allows limit requests per window per token (per address for
 // anonymous requests). The default is the spec's 600 a minute; a limit of 0
-// turns limiting off.
+// turns limiting off. A negative limit or window, or a limit without a
+// window, is an error.
 func WithRateLimit(limit int, window time.Duration) Option {
-	return func(c *config) { c.rateLimit, c.rateWindow = limit, window }
+	return control.OwnOption("sourcehostfake.WithRateLimit", func(c *config) error {
+		if limit < 0 || window < 0 || (limit > 0 && window == 0) {
+			return fmt.Errorf("limit %d per %s: want a limit of 0 (off), or a positive limit per positive window", limit, window)
+		}
+		c.rateLimit, c.rateWindow = limit, window
+		return nil
+	})
 }
-
-// WithMaxBody caps a request body (default DefaultMaxBody, 4 MiB); a larger
-// one is refused with 413 {"message":"413 Request Entity Too Large"} before
-// it is read whole.
-func WithMaxBody(n int64) Option { return func(c *config) { c.limits.MaxBody = n } }
-
-// WithRequestLog bounds the request log: at most entries requests (default
-// 10,000), of each body its first bodyBytes bytes (default 64 KiB).
-func WithRequestLog(entries, bodyBytes int) Option {
-	return func(c *config) { c.limits.LogEntries, c.limits.LogBodyBytes = entries, bodyBytes }
-}
-
-// WithMaxRecords bounds the records the fake keeps: at most n of each kind
-// (users, namespaces, tokens, projects, members, stars, issues, merge
-// requests, notes, labels, milestones, hooks, pipelines, jobs, releases,
-// protected branches, branches, tags, commits); n ≤ 0 keeps the default,
-// [DefaultMaxRecords]. A request that could add records past the bound is
-// refused as the real service refuses a record past one of its limits,
-// 400 {"message":{"base":["Maximum number of issues (100000) exceeded"]}},
-// and changes nothing; a seeding method returns that refusal as its error.
-func WithMaxRecords(n int) Option { return func(c *config) { c.maxRecords = n } }
 
 // WithMaxRepositoryBytes bounds what the repositories hold in all, file
-// contents and each commit's snapshot of its files (n ≤ 0 keeps the
-// default, [DefaultMaxRepositoryBytes], 256 MiB). A commit past it is
-// refused with 400 and changes nothing.
-func WithMaxRepositoryBytes(n int64) Option { return func(c *config) { c.maxRepoBytes = n } }
-
-// WithFault injects f on route when the fake is built, as InjectFault
-// would; New panics on a fault InjectFault refuses.
-func WithFault(route string, f control.Fault) Option {
-	return func(c *config) { c.faults = append(c.faults, routeFault{route, f}) }
+// contents and each commit's snapshot of its files (0 keeps the default,
+// [DefaultMaxRepositoryBytes], 256 MiB; a negative n is an error). A commit
+// past it is refused with 400 and changes nothing.
+func WithMaxRepositoryBytes(n int64) Option {
+	return control.OwnOption("sourcehostfake.WithMaxRepositoryBytes", func(c *config) error {
+		c.maxRepoBytes = n
+		return nonNegative("the bytes", n)
+	})
 }
 
 // WithPipelineTiming sets how long a new pipeline stays pending and then
-// runs before it succeeds, on the fake clock (defaults 5 s and 60 s).
+// runs before it succeeds, on the fake clock (defaults 5 s and 60 s;
+// negative durations are an error).
 func WithPipelineTiming(pending, running time.Duration) Option {
-	return func(c *config) { c.pipelineQueue, c.pipelineRun = pending, running }
+	return control.OwnOption("sourcehostfake.WithPipelineTiming", func(c *config) error {
+		c.pipelineQueue, c.pipelineRun = pending, running
+		return nonNegative("the durations", pending, running)
+	})
 }
 
 // WithCIFile names the CI definition file a ref must hold for a pipeline to
 // run on it (default ".sourcehost-ci.yml").
-func WithCIFile(path string) Option { return func(c *config) { c.ciFile = path } }
+func WithCIFile(path string) Option { return option("WithCIFile", func(c *config) { c.ciFile = path }) }
 
 // WithExternalURL sets the URL the fake uses for itself in web_url fields
 // and hook payloads.
 func WithExternalURL(u string) Option {
-	return func(c *config) { c.externalURL = strings.TrimRight(u, "/") }
+	return option("WithExternalURL", func(c *config) { c.externalURL = strings.TrimRight(u, "/") })
 }
 
 // WithRootToken fixes the secret of the root user's token (random by
 // default), for programs that print it.
-func WithRootToken(secret string) Option { return func(c *config) { c.rootToken = secret } }
+func WithRootToken(secret string) Option {
+	return option("WithRootToken", func(c *config) { c.rootToken = secret })
+}
 
 // WithHookClient sends webhook deliveries through hc (default: a plain
 // http.Client). Each delivery is also bounded by the hook timeout.
-func WithHookClient(hc *http.Client) Option { return func(c *config) { c.hookClient = hc } }
+func WithHookClient(hc *http.Client) Option {
+	return option("WithHookClient", func(c *config) { c.hookClient = hc })
+}
 
 // WithHookResolver resolves the host names of webhook URLs with r instead
 // of net.DefaultResolver, when hooks are made and when they are delivered:
 // for tests of where hooks may go, which must not depend on a real DNS.
-func WithHookResolver(r Resolver) Option { return func(c *config) { c.hookResolver = r } }
+func WithHookResolver(r Resolver) Option {
+	return option("WithHookResolver", func(c *config) { c.hookResolver = r })
+}
 
 // WithAllowLocalRequests sets the application setting "Allow requests to
 // the local network from webhooks and integrations"
@@ -159,26 +175,51 @@ func WithHookResolver(r Resolver) Option { return func(c *config) { c.hookResolv
 // private, link-local and shared addresses are refused as the real service
 // refuses them. Cloud metadata addresses are refused either way (see
 // SetAllowLocalRequests).
-func WithAllowLocalRequests(allow bool) Option { return func(c *config) { c.blockLocalHooks = !allow } }
+func WithAllowLocalRequests(allow bool) Option {
+	return option("WithAllowLocalRequests", func(c *config) { c.blockLocalHooks = !allow })
+}
 
 // WithHookTimeout sets how long a webhook receiver has to answer (default
-// 10 s, as the real service); a slower one is cut off and the delivery
-// recorded as failed.
-func WithHookTimeout(d time.Duration) Option { return func(c *config) { c.hookTimeout = d } }
+// 10 s, as the real service; 0 keeps it; negative is an error); a slower
+// one is cut off and the delivery recorded as failed.
+func WithHookTimeout(d time.Duration) Option {
+	return control.OwnOption("sourcehostfake.WithHookTimeout", func(c *config) error {
+		c.hookTimeout = d
+		return nonNegative("the timeout", d)
+	})
+}
 
 // WithHookQueue bounds the deliveries waiting: at most perHook per hook
 // (default 1,000), and at most totalBytes of payloads in all queues
-// together (default 64 MiB). A delivery past either is not sent, and is
-// recorded as dropped.
+// together (default 64 MiB); 0 keeps a default, negative is an error. A
+// delivery past either is not sent, and is recorded as dropped.
 func WithHookQueue(perHook int, totalBytes int64) Option {
-	return func(c *config) { c.hookQueue, c.hookQueueBytes = perHook, totalBytes }
+	return control.OwnOption("sourcehostfake.WithHookQueue", func(c *config) error {
+		c.hookQueue, c.hookQueueBytes = perHook, totalBytes
+		return errors.Join(nonNegative("the deliveries per hook", perHook), nonNegative("the bytes", totalBytes))
+	})
 }
 
 // WithDeliveryLog bounds the log Deliveries reads: at most entries
 // deliveries (default 10,000), of each payload its first payloadBytes bytes
-// (default 64 KiB).
+// (default 64 KiB); 0 keeps a default, negative is an error.
 func WithDeliveryLog(entries, payloadBytes int) Option {
-	return func(c *config) { c.deliveryLog, c.deliveryPayload = entries, payloadBytes }
+	return control.OwnOption("sourcehostfake.WithDeliveryLog", func(c *config) error {
+		c.deliveryLog, c.deliveryPayload = entries, payloadBytes
+		return nonNegative("the entries and bytes", entries, payloadBytes)
+	})
+}
+
+// WithServeOnDemand makes Start open the fake's port (or its TLS port)
+// only the first time anything asks for its address or a client (URL,
+// Client, ClientWithToken, RawClient); until then no socket is open, and
+// the fake, reached in-process as an http.Handler (a gateway in front of
+// it calls ServeHTTP), names itself in answers (web_url fields, Link
+// headers) by the host each request was sent to; from then on by its URL.
+// mcpfake starts its upstream so. A fake served in memory is served on
+// demand anyway.
+func WithServeOnDemand() Option {
+	return option("WithServeOnDemand", func(c *config) { c.serveOnDemand = true })
 }
 
 // CIFile is the default CI definition file name.
@@ -192,8 +233,17 @@ const DefaultMaxBody = 4 << 20
 
 // New returns a fake with one administrator, "root", holding a token with
 // the scopes api, read_user and read_repository ([Server.Token]). It serves
-// nothing until Start, StartTLS, Serve or Listen; it is an http.Handler.
-func New(opts ...Option) *Server {
+// nothing until Serve or Listen (in memory at once, with
+// control.WithInMemory); it is an http.Handler meanwhile. An option it
+// cannot use is an error that names it.
+func New(opts ...Option) (*Server, error) {
+	s, _, err := newServer(opts, false)
+	return s, err
+}
+
+// newServer is New, or the New of Start (start: see fakekit.Options), and
+// what the options every fake shares asked for.
+func newServer(opts []Option, start bool) (*Server, control.Settings, error) {
 	cfg := config{
 		rateLimit:     600,
 		rateWindow:    time.Minute,
@@ -201,14 +251,11 @@ func New(opts ...Option) *Server {
 		pipelineRun:   60 * time.Second,
 		ciFile:        CIFile,
 	}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	st, err := fakekit.Options("sourcehostfake", &cfg, opts, start)
+	if err != nil {
+		return nil, st, err
 	}
-	if cfg.limits.MaxBody <= 0 {
-		cfg.limits.MaxBody = DefaultMaxBody
-	}
+	cfg.maxRecords = st.MaxRecords
 	if cfg.hookClient == nil {
 		cfg.hookClient = &http.Client{}
 	}
@@ -231,13 +278,11 @@ func New(opts ...Option) *Server {
 		cfg.deliveryPayload = DefaultDeliveryLogPayload
 	}
 	s := &Server{cfg: cfg}
-	s.kit = fakekit.New(fakekit.Config{Clock: cfg.clock, Limits: cfg.limits, Error: s.errorAnswer, Routes: routeTable().Bind(s),
-		SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
+	s.kit = fakekit.New(fakekit.Config{Clock: st.Clock, Limits: fakekit.LimitsOf(st, DefaultMaxBody), Error: s.errorAnswer,
+		Routes: routeTable().Bind(s), SecretFields: secretFields, SecretAnswerFields: secretAnswerFields})
 	s.cfg.clock = s.kit.Clock()
-	for _, rf := range cfg.faults {
-		if err := s.kit.InjectFault(rf.route, rf.fault); err != nil {
-			panic("sourcehostfake: WithFault: " + err.Error())
-		}
+	if err := s.kit.InjectFaults("sourcehostfake", st.Faults); err != nil {
+		return nil, st, err
 	}
 	s.localHooks.Store(!cfg.blockLocalHooks)
 	s.hooks = newDispatcher(s.cfg.clock, s.cfg, s.localHooks.Load)
@@ -247,9 +292,16 @@ func New(opts ...Option) *Server {
 		s.rootT = newSecret()
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.resetState()
-	return s
+	s.mu.Unlock()
+	// In memory, the fake names itself by its URL from the start, but its
+	// listener is served only once something asks for its address or a
+	// client, or dials it: a fake reached in-process alone (the upstream
+	// of an mcpfake gateway) runs no server goroutine at all.
+	if st.InMemory {
+		s.setURL(s.ep.ServeInMemoryOnDemand("sourcehostfake", s))
+	}
+	return s, st, nil
 }
 
 // resetState makes the state New starts with: root and its token, nothing
@@ -265,45 +317,26 @@ func (s *Server) resetState() {
 	}
 }
 
-// Start serves a new fake on a loopback port until the test ends.
+// Start serves a new fake until the test ends: on a loopback port, over
+// TLS with a self-signed certificate that the clients the fake makes trust
+// (control.WithTLS), or in memory (control.WithInMemory, or every Start of
+// a test binary that called control.ServeInMemoryByDefault); with
+// WithServeOnDemand, its port opens the first time it is asked for. An
+// option the fake cannot use fails the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s := New(opts...)
-	s.setURL(s.ep.Start(tb, s))
+	s, st, err := newServer(opts, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(s.Close)
-	return s
-}
-
-// StartOnDemand is Start for a fake reached in-process first, as an
-// http.Handler (a gateway in front of it calls ServeHTTP): its port opens
-// the first time anything asks for its address or a client (URL, Client,
-// ClientWithToken, RawClient), and serves from then on until the test ends;
-// until then no socket is open. Until it opens, the fake names itself in
-// answers (web_url fields, Link headers) by the host each request was sent
-// to, as a fake that serves nothing does; from then on by its URL.
-func StartOnDemand(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s := New(opts...)
-	s.ep.StartOnDemand(func() { s.setURL(s.ep.Start(tb, s)) })
-	tb.Cleanup(s.Close)
-	return s
-}
-
-// StartInMemory is Start on an in-memory listener instead of a port: the
-// fake serves the same, but only the clients it makes (Client, RawClient)
-// reach it, and no socket is opened, so a suite can start thousands of
-// fakes without waiting for ports. URL() is "http://sourcehostfake.invalid", a host no
-// resolver answers.
-//
-// The fake names itself by that URL from the start, but its listener is
-// served only once something asks for its address or a client, or dials
-// it: a fake reached in-process alone (the upstream of an mcpfake gateway)
-// runs no server goroutine at all.
-func StartInMemory(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s := New(opts...)
-	s.setURL(s.ep.ServeInMemoryOnDemand("sourcehostfake", s))
-	tb.Cleanup(s.Close)
+	switch {
+	case st.InMemory:
+	case s.cfg.serveOnDemand:
+		s.ep.StartOnDemand(func() { s.setURL(s.ep.StartFor(tb, st, s)) })
+	default:
+		s.setURL(s.ep.StartFor(tb, st, s))
+	}
 	return s
 }
 
@@ -311,15 +344,6 @@ func StartInMemory(tb testing.TB, opts ...Option) *Server {
 // serves (in memory, over TLS, on a port), for requests the typed client
 // does not make; nil before it serves.
 func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
-
-// StartTLS is Start over TLS with a self-signed certificate; Client trusts it.
-func StartTLS(tb testing.TB, opts ...Option) *Server {
-	tb.Helper()
-	s := New(opts...)
-	s.setURL(s.ep.StartTLS(tb, s))
-	tb.Cleanup(s.Close)
-	return s
-}
 
 // Serve serves the fake on l until Close, for programs, and returns the URL
 // to reach it.
@@ -372,9 +396,9 @@ func (s *Server) setURL(u string) {
 }
 
 // URL returns the address the fake serves on ("" before Start or Listen;
-// StartOnDemand's port opens here).
+// WithServeOnDemand's port opens here).
 func (s *Server) URL() string {
-	s.ep.URL() // keeps StartOnDemand's promise, which adopts the URL it serves at
+	s.ep.URL() // keeps WithServeOnDemand's promise, which adopts the URL it serves at
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cfg.externalURL

@@ -28,7 +28,7 @@ func send(t *testing.T, srv *sourcehostfake.Server, method, path, contentType, b
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.RawClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestReadBackAndSeedErrors(t *testing.T) {
 
 func TestBodyOverTheLimit(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.Start(t, sourcehostfake.WithMaxBody(1000))
+	srv := sourcehostfake.Start(t, control.WithMaxBody(1000))
 	big := `{"title":"` + strings.Repeat("x", 1000) + `"}`
 	a := send(t, srv, "POST", "/api/v4/projects/1/issues", "application/json", big)
 	if a.status != 413 || a.body != `{"message":"413 Request Entity Too Large"}` {
@@ -198,7 +198,10 @@ func TestBodyOverTheLimit(t *testing.T) {
 		t.Fatalf("log %v", r)
 	}
 	// The default is 4 MiB.
-	def := sourcehostfake.New()
+	def, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec := serve(def, "POST", "/api/v4/projects", "application/json", `{"name":"`+strings.Repeat("x", 4<<20)+`"}`)
 	if rec.Code != 413 {
 		t.Fatalf("4 MiB and more: %d", rec.Code)
@@ -213,12 +216,12 @@ func TestCallerInTheRequestLog(t *testing.T) {
 	send(t, srv, "GET", "/api/v4/projects", "", "")
 	req, _ := http.NewRequest("GET", srv.URL()+"/api/v4/user", nil)
 	req.Header.Set("PRIVATE-TOKEN", tok)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.RawClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	anon, _ := http.Get(srv.URL() + "/api/v4/projects")
+	anon, _ := srv.RawClient().Get(srv.URL() + "/api/v4/projects")
 	anon.Body.Close()
 	r := srv.Requests()
 	if len(r) != 3 || r[0].Caller != "root" || r[1].Caller != "alice" || r[1].Status != 200 || r[2].Caller != "" || r[0].Route != "GET /api/v4/projects" {
@@ -229,7 +232,7 @@ func TestCallerInTheRequestLog(t *testing.T) {
 func TestResetIsNew(t *testing.T) {
 	t.Parallel()
 	srv := sourcehostfake.Start(t, sourcehostfake.WithRateLimit(3, time.Minute),
-		sourcehostfake.WithFault("GET /api/v4/user", control.Fault{Status: 503}))
+		control.WithFault("GET /api/v4/user", control.Fault{Status: 503}))
 	if f := srv.Faults(); len(f) != 1 || f[0].Route != "GET /api/v4/user" || f[0].Remaining != -1 {
 		t.Fatalf("WithFault: %v", f)
 	}
@@ -270,17 +273,18 @@ func TestResetIsNew(t *testing.T) {
 
 func TestWithFaultRefusesABadFault(t *testing.T) {
 	t.Parallel()
-	defer func() {
-		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "sourcehostfake: WithFault: invalid fault") {
-			t.Fatalf("panic %v", p)
-		}
-	}()
-	sourcehostfake.New(sourcehostfake.WithFault("GET /api/v4/user", control.Fault{Status: 7}))
+	_, err := sourcehostfake.New(control.WithFault("GET /api/v4/user", control.Fault{Status: 7}))
+	if err == nil || !strings.Contains(err.Error(), `sourcehostfake: control.WithFault("GET /api/v4/user"): invalid fault`) {
+		t.Fatalf("New: %v", err)
+	}
 }
 
 func TestServeListenAndTLS(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New()
+	srv, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -293,11 +297,14 @@ func TestServeListenAndTLS(t *testing.T) {
 	if _, err := srv.Client().CurrentUser(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	other := sourcehostfake.New()
+	other, err := sourcehostfake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := other.Listen(l.Addr().String()); err == nil || !strings.Contains(err.Error(), "already in use") {
 		t.Fatalf("a busy port: %v", err)
 	}
-	tls := sourcehostfake.StartTLS(t)
+	tls := sourcehostfake.Start(t, control.WithTLS())
 	if !strings.HasPrefix(tls.URL(), "https://") {
 		t.Fatal(tls.URL())
 	}
@@ -309,7 +316,10 @@ func TestServeListenAndTLS(t *testing.T) {
 // The request log keeps the newest requests, and the start of each body.
 func TestRequestLogBounds(t *testing.T) {
 	t.Parallel()
-	srv := sourcehostfake.New(sourcehostfake.WithRequestLog(2, 5))
+	srv, err := sourcehostfake.New(control.WithRequestLog(2, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	for i := range 3 {
 		serve(srv, "POST", fmt.Sprintf("/api/v4/projects/%d/issues", id), "application/json", fmt.Sprintf(`{"title":"%d"}`, i))

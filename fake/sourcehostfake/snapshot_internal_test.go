@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -88,8 +89,11 @@ func fullState(s *Server) *state {
 func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	opts := []Option{WithClock(clk), WithRootToken("root-token")}
-	src := New(opts...)
+	opts := []Option{control.WithClock(clk), WithRootToken("root-token")}
+	src, err := New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	src.mu.Lock()
 	want := fullState(src)
 	src.mu.Unlock()
@@ -101,7 +105,10 @@ func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := New(opts...)
+	dst, err := New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/sourcehost"
 	"github.com/google/go-cmp/cmp"
@@ -22,9 +23,9 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	opts := []sourcehostfake.Option{sourcehostfake.WithClock(clk), sourcehostfake.WithRootToken("root-token"),
+	opts := []sourcehostfake.Option{control.WithClock(clk), sourcehostfake.WithRootToken("root-token"),
 		sourcehostfake.WithPipelineTiming(5*time.Second, time.Minute), sourcehostfake.WithExternalURL("http://git.test")}
-	src := sourcehostfake.StartInMemory(t, opts...)
+	src := sourcehostfake.Start(t, append(opts, control.WithInMemory())...)
 	if err := src.Load(sourcehostfake.Seed{
 		Users:  []sourcehostfake.UserSeed{{Username: "alice"}},
 		Tokens: []sourcehostfake.TokenSeed{{Username: "alice", Token: "alice-token", Scopes: []string{"api"}}},
@@ -45,7 +46,7 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dst := sourcehostfake.StartInMemory(t, opts...)
+	dst := sourcehostfake.Start(t, append(opts, control.WithInMemory())...)
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,10 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 func TestSnapshotAfterCloseKeepsMovingPipelines(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	src := sourcehostfake.New(sourcehostfake.WithClock(clk), sourcehostfake.WithRootToken("root-token"))
+	src, err := sourcehostfake.New(control.WithClock(clk), sourcehostfake.WithRootToken("root-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, err := src.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{sourcehostfake.CIFile: "build:\n  stage: build\n"}})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +111,10 @@ func TestSnapshotAfterCloseKeepsMovingPipelines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := sourcehostfake.New(sourcehostfake.WithClock(clk), sourcehostfake.WithRootToken("root-token"))
+	dst, err := sourcehostfake.New(control.WithClock(clk), sourcehostfake.WithRootToken("root-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(dst.Close)
 	if err := dst.Restore(data); err != nil {
 		t.Fatal(err)
@@ -122,7 +129,10 @@ func TestSnapshotAfterCloseKeepsMovingPipelines(t *testing.T) {
 // by name, and the fake keeps its state.
 func TestRestoreRefusesBadSnapshots(t *testing.T) {
 	t.Parallel()
-	s := sourcehostfake.New(sourcehostfake.WithRootToken("root-token"))
+	s, err := sourcehostfake.New(sourcehostfake.WithRootToken("root-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	if _, err := s.AddProject(sourcehostfake.ProjectSeed{Name: "kept", Files: map[string]string{"a": "b"}}); err != nil {
 		t.Fatal(err)
@@ -170,7 +180,10 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 // FuzzRestore: no snapshot, however made, panics Restore; one it takes
 // snapshots again to what it read.
 func FuzzRestore(f *testing.F) {
-	src := sourcehostfake.New(sourcehostfake.WithRootToken("root-token"))
+	src, err := sourcehostfake.New(sourcehostfake.WithRootToken("root-token"))
+	if err != nil {
+		f.Fatal(err)
+	}
 	if _, err := src.AddProject(sourcehostfake.ProjectSeed{Name: "p", Files: map[string]string{"a": "b"},
 		Issues: []sourcehostfake.IssueSeed{{Title: "i"}}}); err != nil {
 		f.Fatal(err)
@@ -179,7 +192,10 @@ func FuzzRestore(f *testing.F) {
 	src.Close()
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := sourcehostfake.New(sourcehostfake.WithRootToken("root-token"))
+		s, err := sourcehostfake.New(sourcehostfake.WithRootToken("root-token"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer s.Close()
 		if err := s.Restore(data); err != nil {
 			return
@@ -189,7 +205,10 @@ func FuzzRestore(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s2 := sourcehostfake.New(sourcehostfake.WithRootToken("root-token"))
+		s2, err := sourcehostfake.New(sourcehostfake.WithRootToken("root-token"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer s2.Close()
 		if err := s2.Restore(first); err != nil {
 			t.Fatalf("a snapshot the fake wrote does not restore: %v\n%s", err, first)

@@ -42,6 +42,15 @@ type recorder struct {
 	url  string
 }
 
+// fakeHandler is a fake's New, as a handler; the options are fixed, and
+// a fake that refuses them is a bug of this test.
+func fakeHandler(h http.Handler, err error) http.Handler {
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
 func record(t *testing.T, next http.Handler) *recorder {
 	t.Helper()
 	rec := &recorder{}
@@ -129,7 +138,7 @@ func TestEveryClientsCredentialIsOnTheList(t *testing.T) {
 
 	t.Run("erp", func(t *testing.T) {
 		t.Parallel()
-		rec := record(t, erpfake.New(erpfake.WithAdminAPIKey(secret), erpfake.WithAdminPassword(secret)))
+		rec := record(t, fakeHandler(erpfake.New(erpfake.WithAdminAPIKey(secret), erpfake.WithAdminPassword(secret))))
 		call := func(opts ...erp.Option) []sent {
 			c, err := erp.New(rec.url, append(opts, erp.WithoutRetries())...)
 			if err != nil {
@@ -146,7 +155,7 @@ func TestEveryClientsCredentialIsOnTheList(t *testing.T) {
 
 	t.Run("sourcehost", func(t *testing.T) {
 		t.Parallel()
-		rec := record(t, sourcehostfake.New(sourcehostfake.WithRootToken(secret)))
+		rec := record(t, fakeHandler(sourcehostfake.New(sourcehostfake.WithRootToken(secret))))
 		call := func(opts ...sourcehost.Option) []sent {
 			c, err := sourcehost.New(rec.url+"/api/v4", append(opts, sourcehost.WithoutRetries())...)
 			if err != nil {
@@ -232,7 +241,7 @@ func TestEveryClientsCredentialIsOnTheList(t *testing.T) {
 
 	t.Run("cloudauth", func(t *testing.T) {
 		t.Parallel()
-		rec := record(t, cloudauthfake.New(cloudauthfake.WithAdminPassword(secret)))
+		rec := record(t, fakeHandler(cloudauthfake.New(cloudauthfake.WithAdminPassword(secret))))
 		c, err := cloudauth.New(rec.url, cloudauth.WithoutRetries())
 		if err != nil {
 			t.Fatal(err)
@@ -256,9 +265,9 @@ func TestEveryClientsCredentialIsOnTheList(t *testing.T) {
 func TestEveryCredentialTheFakesAcceptIsOnTheList(t *testing.T) {
 	t.Parallel()
 	const key = "accepted-credential-4c1d"
-	erpSrv := httptest.NewServer(erpfake.New(erpfake.WithAdminAPIKey(key)))
+	erpSrv := httptest.NewServer(fakeHandler(erpfake.New(erpfake.WithAdminAPIKey(key))))
 	t.Cleanup(erpSrv.Close)
-	shSrv := httptest.NewServer(sourcehostfake.New(sourcehostfake.WithRootToken(key)))
+	shSrv := httptest.NewServer(fakeHandler(sourcehostfake.New(sourcehostfake.WithRootToken(key))))
 	t.Cleanup(shSrv.Close)
 	for _, tc := range []struct {
 		service, url, header, query, value string

@@ -164,7 +164,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	clk := clock.NewFake(start)
 	forced := forcedCloses(stderr)
-	opts = append(opts, fake.WithClock(clk), fake.WithForcedCloseReport(forced))
+	opts = append(opts, control.WithClock(clk), fake.WithForcedCloseReport(forced))
 
 	f, err := fake.New(opts...)
 	if err != nil {

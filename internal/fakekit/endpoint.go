@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync"
 	"syscall"
 	"testing"
@@ -365,21 +364,10 @@ func (e *Endpoint) open() {
 	}
 }
 
-// InMemoryEnv names the environment variable that makes Start serve in
-// memory (StartInMemory) instead of on a loopback port: set to 1, a whole
-// test suite runs its fakes without sockets. The fakes' clients reach them,
-// and so does http.DefaultTransport, which it routes to them
-// (RouteDefaultTransportToMemory); a transport of the test's own does not.
-const InMemoryEnv = "APITWIN_FAKES_IN_MEMORY"
-
 // Start serves h on a loopback port until the test ends (or Close) and
-// returns its URL; in memory instead when InMemoryEnv is 1.
+// returns its URL.
 func (e *Endpoint) Start(tb testing.TB, h http.Handler) string {
 	tb.Helper()
-	if os.Getenv(InMemoryEnv) == "1" {
-		RouteDefaultTransportToMemory()
-		return e.StartInMemory(tb, "fake", h)
-	}
 	s := httptest.NewUnstartedServer(h)
 	plainHTTP(s.Config)
 	return e.startTest(tb, s, false)
@@ -417,8 +405,8 @@ func (e *Endpoint) StartInMemory(tb testing.TB, name string, h http.Handler) str
 // fake reached in-process first (as an http.Handler): it returns the URL
 // at once ("http://name-N.invalid"), but the server behind it starts only
 // the first time anything asks the Endpoint for an address or a client (as
-// StartOnDemand's), or dials the listener by its address (through a
-// transport RouteDefaultTransportToMemory routed). Until then no goroutine
+// StartOnDemand's), or dials the listener (its client, DialInMemory).
+// Until then no goroutine
 // serves. Like Serve, it serves until Close, which a fake started for a
 // test has its Cleanup call: one cleanup for the fake rather than one more
 // for its listener (each costs the test a stack walk). Closed before it

@@ -151,8 +151,8 @@ func TestServeInMemoryOnDemandServesNothingYet(t *testing.T) {
 	}
 }
 
-// A dial of its address (as a transport RouteDefaultTransportToMemory
-// routed makes it) serves it too, before any accessor was asked; closed
+// A dial of its address (as a transport that dials in memory, such as
+// sourcehostfake's webhook deliveries, makes it) serves it too, before any accessor was asked; closed
 // before that, it never serves, and reports what a closed StartInMemory
 // does: its URL, and a client whose dial the closed listener refuses.
 func TestServeInMemoryOnDemandDialOpens(t *testing.T) {

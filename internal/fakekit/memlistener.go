@@ -79,33 +79,6 @@ func dialMemory(ctx context.Context, addr string) (net.Conn, bool, error) {
 	return c, true, err
 }
 
-// RouteDefaultTransportToMemory makes http.DefaultTransport (and so
-// http.DefaultClient, and every client built on them) reach in-memory
-// listeners by their addresses, dialling as before for every other
-// address. It is for test processes that run their fakes in memory
-// (InMemoryEnv): code that calls a fake with a client of its own still
-// reaches it. It changes a process-wide value, once.
-func RouteDefaultTransportToMemory() {
-	routeOnce.Do(func() {
-		t, ok := http.DefaultTransport.(*http.Transport)
-		if !ok {
-			return
-		}
-		next := t.DialContext
-		if next == nil {
-			next = (&net.Dialer{}).DialContext
-		}
-		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if c, ok, err := dialMemory(ctx, addr); ok {
-				return c, err
-			}
-			return next(ctx, network, addr)
-		}
-	})
-}
-
-var routeOnce sync.Once
-
 // ErrMemListenerClosed is what dialling a closed MemListener returns.
 var ErrMemListenerClosed = errors.New("fakekit: in-memory listener closed")
 

@@ -556,8 +556,8 @@ func TestRetryIsLoggedWithItsReason(t *testing.T) {
 	const token = "glpat-RETRY-LOG-SECRET"
 	type record struct {
 		Msg, Service, Operation, Reason string
-		Retry                              int
-		Wait                               time.Duration
+		Retry                           int
+		Wait                            time.Duration
 	}
 	records := func(t *testing.T, logs *bytes.Buffer) []record {
 		t.Helper()

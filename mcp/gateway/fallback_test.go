@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/gateway"
@@ -81,7 +82,7 @@ func TestSharedStoreOutage(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 	shared := &downStore{Store: gateway.NewMemoryStore(clk, gateway.MemoryLimits{})}
-	srv, _ := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: shared}))
+	srv, _ := seeded(t, control.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: shared}))
 	gw := srv.Gateway()
 	ctx := context.Background()
 	if err := gw.Ready(ctx); err != nil {
@@ -136,7 +137,7 @@ func TestSharedStoreDialTimeoutIsAnOutage(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 	shared := &downStore{Store: gateway.NewMemoryStore(clk, gateway.MemoryLimits{}), err: errDialTimeout}
-	srv, _ := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: shared,
+	srv, _ := seeded(t, control.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: shared,
 		RateLimit: gateway.RateLimitConfig{PerMinute: 60, Burst: 2}}))
 	gw := srv.Gateway()
 	shared.down.Store(true)
@@ -275,7 +276,7 @@ func TestSignedRequestsDuringAnOutage(t *testing.T) {
 	for _, only := range []bool{false, true} {
 		clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 		shared := &downStore{Store: gateway.NewMemoryStore(clk, gateway.MemoryLimits{})}
-		srv, _ := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: shared,
+		srv, _ := seeded(t, control.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: shared,
 			Security: gateway.SecurityConfig{SigningSecret: secret, SharedReplayCheckOnly: only}}))
 		signed := func() *httptest.ResponseRecorder {
 			sig := mcp.SignRequest([]byte(secret), clk.Now(), mcp.NewNonce(), http.MethodPost, "/mcp", []byte(listProjects))
@@ -344,7 +345,7 @@ func TestSharedGetTakerOutage(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 	mem := gateway.NewMemoryStore(clk, gateway.MemoryLimits{})
 	shared := &downGetTaker{downStore: &downStore{Store: mem}, gt: mem}
-	srv, pid := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: shared,
+	srv, pid := seeded(t, control.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: shared,
 		RateLimit: gateway.RateLimitConfig{PerMinute: 60, Burst: 4}}))
 	cached := fmt.Sprintf(`{"jsonrpc":"2.0","method":"get_project","params":{"project_id":%d,"cache_ttl":600},"id":1}`, pid)
 	for i, body := range []string{listProjects, cached} { // the first verifies, the second fills the cache

@@ -467,7 +467,7 @@ func TestCachedReadRacingAWriteIsNotKept(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 	store := &holdingStore{Store: gateway.NewMemoryStore(clk, gateway.MemoryLimits{}), reached: make(chan struct{}), release: make(chan struct{})}
-	srv, pid := seeded(t, mcpfake.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: store}))
+	srv, pid := seeded(t, control.WithClock(clk), mcpfake.WithConfig(gateway.Config{Store: store}))
 	c := srv.Client()
 	cached := &mcp.ListIssuesParams{ProjectID: pid, CacheOptions: mcp.CacheOptions{CacheTTL: 86400}}
 	first := make(chan error, 1)

@@ -189,7 +189,7 @@ func TestMCPGatewaysShareNothing(t *testing.T) {
 		maxBody int64
 	}{{"alpha", 4 << 10}, {"beta", 1 << 20}} {
 		s := &side{name: c.name, log: &records{}}
-		s.srv = mcpfake.Start(t, mcpfake.WithConfig(gateway.Config{Logger: slog.New(s.log)}), mcpfake.WithMaxBody(c.maxBody))
+		s.srv = mcpfake.Start(t, mcpfake.WithConfig(gateway.Config{Logger: slog.New(s.log)}), control.WithMaxBody(c.maxBody))
 		pid, err := s.srv.Upstream().AddProject(sourcehostfake.ProjectSeed{Name: c.name, Visibility: "private"})
 		if err != nil {
 			t.Fatal(err)

@@ -217,14 +217,20 @@ func TestRevokedTokenStopsWithinTheBound(t *testing.T) {
 func TestForgottenTokenRefusedByEveryReplica(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
-	up := sourcehostfake.Start(t, sourcehostfake.WithClock(clk))
+	up := sourcehostfake.Start(t, control.WithClock(clk))
 	pid, err := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	shared := gateway.NewMemoryStore(clk, gateway.MemoryLimits{})
-	a := mcpfake.New(mcpfake.WithUpstream(up), mcpfake.WithConfig(gateway.Config{Store: shared}))
-	b := mcpfake.New(mcpfake.WithUpstream(up), mcpfake.WithConfig(gateway.Config{Store: shared}))
+	a, err := mcpfake.New(mcpfake.WithUpstream(up), mcpfake.WithConfig(gateway.Config{Store: shared}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mcpfake.New(mcpfake.WithUpstream(up), mcpfake.WithConfig(gateway.Config{Store: shared}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tok, err := up.CreateToken("root", "api", "read_user", "read_repository")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/redistest"
 	"github.com/apitwin/apitwin/mcp"
@@ -33,7 +34,7 @@ const signingSecret = "replica-signing-secret"
 func startReplicas(t *testing.T, n int, cfg gateway.Config) *replicas {
 	t.Helper()
 	rs := &replicas{redis: redistest.Start(t), clk: clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))}
-	rs.up = sourcehostfake.Start(t, sourcehostfake.WithClock(rs.clk))
+	rs.up = sourcehostfake.Start(t, control.WithClock(rs.clk))
 	for range n {
 		s := mcpredis.Open(rs.redis.Addr(), mcpredis.Options{})
 		t.Cleanup(func() { s.Close() })

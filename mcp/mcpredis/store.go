@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -44,7 +46,7 @@ type Options struct {
 	// Prefix begins every key (default DefaultPrefix). Gateways that
 	// share limits and caches share a prefix; on Redis Cluster it must
 	// hold a hash tag, such as "{apitwin:mcp}:", because the scripts of
-	// Set and Invalidate touch several keys.
+	// Set, Invalidate, Take and GetTake touch several keys.
 	Prefix string
 	// DialTimeout and ReadTimeout bound connecting and each command (Open
 	// only; default DefaultDialTimeout and DefaultReadTimeout). Writes
@@ -72,6 +74,15 @@ func (o Options) LogValue() slog.Value { return slog.StringValue(o.String()) }
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
+
+	// Every Take, GetTake and Claim has an id of its own, opBase (random,
+	// this Store's) and the count ops, so that a command run twice (sent
+	// again by the client after Redis ran it, see the package
+	// documentation) finds its first run's trace and answers as it did.
+	opBase string
+	ops    atomic.Uint64
+	// opLife is how long that trace is kept, in milliseconds (see opLife).
+	opLife int64
 }
 
 var _ gateway.Store = (*Store)(nil)
@@ -84,8 +95,64 @@ func New(rdb redis.UniversalClient, o Options) *Store {
 	if p == "" {
 		p = DefaultPrefix
 	}
-	return &Store{rdb: rdb, prefix: p}
+	return &Store{rdb: rdb, prefix: p,
+		opBase: strconv.FormatUint(rand.Uint64(), 36),
+		opLife: opLife(rdb).Milliseconds()}
 }
+
+// opMargin is what an operation's trace is kept beyond the longest its
+// client can take to send the operation again: room for a Redis that
+// stalls (a fork, a slow script) between running it and running it again.
+const opMargin = 5 * time.Second
+
+// opLife is how long Take and GetTake keep their answer, under the
+// operation's id, for a repeat of the command: opMargin more than the
+// longest rdb can take from a command's first attempt to its last. Each
+// retry follows a reply that did not come (ReadTimeout), a backoff (at
+// most MaxRetryBackoff), a connection (DialTimeout, or PoolTimeout for a
+// free one) and the write (WriteTimeout). Open's client retries once:
+// 0.25+1+0.5+0.25 s, 7 s with the margin. Of a client whose options it
+// cannot read, or a timeout that is off (a reply awaited for ever), it
+// assumes go-redis's defaults: three retries, 5 s to read, write or dial,
+// 6 s for a free connection, 1 s of backoff: 56 s with the margin.
+func opLife(rdb redis.UniversalClient) time.Duration {
+	retries, dial, read, write, pool, backoff := 3, 5*time.Second, 5*time.Second, 5*time.Second, 6*time.Second, time.Second
+	set := func(d *time.Duration, v time.Duration) {
+		if v > 0 {
+			*d = v
+		}
+	}
+	switch c := rdb.(type) {
+	case *redis.Client:
+		o := c.Options()
+		retries = max(0, o.MaxRetries)
+		set(&dial, o.DialTimeout)
+		set(&read, o.ReadTimeout)
+		set(&write, o.WriteTimeout)
+		set(&pool, o.PoolTimeout)
+		set(&backoff, o.MaxRetryBackoff)
+	case *redis.ClusterClient:
+		// Each of the cluster's attempts (a first and MaxRedirects more)
+		// runs its node client's, which retries MaxRetries times.
+		o := c.Options()
+		retries = (max(0, o.MaxRedirects)+1)*(max(0, o.MaxRetries)+1) - 1
+		set(&dial, o.DialTimeout)
+		set(&read, o.ReadTimeout)
+		set(&write, o.WriteTimeout)
+		set(&pool, o.PoolTimeout)
+		set(&backoff, o.MaxRetryBackoff)
+	}
+	return time.Duration(retries)*(read+backoff+max(dial, pool)+write) + opMargin
+}
+
+// opID is a new operation's id: unique to this Store's call, and across
+// Stores by the random opBase.
+func (s *Store) opID() string {
+	return s.opBase + "." + strconv.FormatUint(s.ops.Add(1), 36)
+}
+
+// opKey is where the answer of the operation id is kept.
+func (s *Store) opKey(id string) string { return s.prefix + "op:" + id }
 
 // Open returns a Store on the Redis server at addr (host:port), with a
 // client made to fail fast when the server cannot be reached: dial and
@@ -138,12 +205,23 @@ func (s *Store) tagKey(t string) string { return s.prefix + "tag:" + t }
 // intervals under 104 days, past which float64 nanoseconds round; a bucket
 // is full long before, unless its rate is below a token in 104 days).
 //
-// takeLua defines take(key, argv, o): the step on the bucket at key, with
-// its arguments in argv from o+1 on: n, per minute, burst, now_ms, now_ns,
-// margin and longest life in milliseconds. It returns {allowed (0 or 1),
-// tokens left as a string}.
+// takeLua defines take(key, op, argv, o): the step on the bucket at key,
+// with its arguments in argv from o+1 on: n, per minute, burst, now_ms,
+// now_ns, margin, longest life and the life of op in milliseconds. It
+// returns {allowed (0 or 1), tokens left as a string}, and keeps that
+// answer under op, the operation's key, for op's life. And it defines
+// done(op): the answer kept under op, or false when there is none: the
+// operation already ran, and must not spend again.
 const takeLua = `
-local function take(key, argv, o)
+local function done(op)
+  local r = redis.call('GET', op)
+  if not r then
+    return false
+  end
+  return {tonumber(string.sub(r, 1, 1)), string.sub(r, 2)}
+end
+
+local function take(key, op, argv, o)
   local n = tonumber(argv[o+1])
   local per_minute = tonumber(argv[o+2])
   local burst = tonumber(argv[o+3])
@@ -181,33 +259,39 @@ local function take(key, argv, o)
     life = math.min(life, math.ceil(math.max(0, burst - tokens) / per_second * 1000) + tonumber(argv[o+6]))
   end
   redis.call('PEXPIRE', key, string.format('%d', life))
+  redis.call('SET', op, allowed .. left, 'PX', argv[o+8])
   return {allowed, left}
 end
 `
 
-// takeScript is take on KEYS[1] with ARGV as takeLua says.
-var takeScript = redis.NewScript(takeLua + `return take(KEYS[1], ARGV, 0)`)
+// takeScript is take on KEYS[1] as the operation KEYS[2], with ARGV as
+// takeLua says, unless that operation already ran: then its answer.
+var takeScript = redis.NewScript(takeLua + `return done(KEYS[2]) or take(KEYS[1], KEYS[2], ARGV, 0)`)
 
 // getTakeScript is GetTake: the value under KEYS[1] and, when it is
-// ARGV[1] byte for byte, take on the bucket KEYS[2] with ARGV[2:] as
-// takeLua says, and the value under KEYS[3] when there is a KEYS[3].
-// Returns {0} when there is no value, {1, value} when it is another,
-// {2, allowed, tokens left, KEYS[3]'s value or nil} when it was ARGV[1] and
-// the bucket was asked. Every key is declared, as Redis Cluster requires;
-// there they must share a slot (a Prefix with a hash tag, as for Set and
-// Invalidate).
+// ARGV[1] byte for byte, take on the bucket KEYS[2] as the operation
+// KEYS[3] with ARGV[2:] as takeLua says, and the value under KEYS[4] when
+// there is a KEYS[4]. Returns {0} when there is no value, {1, value} when
+// it is another, {2, allowed, tokens left, KEYS[4]'s value or nil} when it
+// was ARGV[1] and the bucket was asked, or when the operation already
+// asked it (whatever the value is now: the take happened). Every key is
+// declared, as Redis Cluster requires; there they must share a slot (a
+// Prefix with a hash tag, as for Set and Invalidate).
 var getTakeScript = redis.NewScript(takeLua + `
-local v = redis.call('GET', KEYS[1])
-if not v then
-  return {0}
+local r = done(KEYS[3])
+if not r then
+  local v = redis.call('GET', KEYS[1])
+  if not v then
+    return {0}
+  end
+  if v ~= ARGV[1] then
+    return {1, v}
+  end
+  r = take(KEYS[2], KEYS[3], ARGV, 1)
 end
-if v ~= ARGV[1] then
-  return {1, v}
-end
-local r = take(KEYS[2], ARGV, 1)
 local also = false
-if #KEYS >= 3 then
-  also = redis.call('GET', KEYS[3])
+if #KEYS >= 4 then
+  also = redis.call('GET', KEYS[4])
 end
 return {2, r[1], r[2], also}
 `)
@@ -220,8 +304,8 @@ return {2, r[1], r[2], also}
 func (s *Store) Take(ctx context.Context, key string, n int, r gateway.Rate, now time.Time) (gateway.RateDecision, error) {
 	sec, nsec := now.Unix(), int64(now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
-	res, err := takeScript.Run(ctx, s.rdb, []string{s.key(key)},
-		n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
+	res, err := takeScript.Run(ctx, s.rdb, []string{s.key(key), s.opKey(s.opID())},
+		n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds(), s.opLife).Slice()
 	if err != nil {
 		return gateway.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
 	}
@@ -240,12 +324,12 @@ func (s *Store) Take(ctx context.Context, key string, n int, r gateway.Rate, now
 func (s *Store) GetTake(ctx context.Context, q gateway.GetTakeRequest) (gateway.GetTakeResult, error) {
 	sec, nsec := q.Now.Unix(), int64(q.Now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
-	keys := []string{s.key(q.Key), s.key(q.Bucket)}
+	keys := []string{s.key(q.Key), s.key(q.Bucket), s.opKey(s.opID())}
 	if q.Also != "" {
 		keys = append(keys, s.key(q.Also))
 	}
 	res, err := getTakeScript.Run(ctx, s.rdb, keys,
-		q.Want, q.N, q.Rate.PerMinute, q.Rate.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds()).Slice()
+		q.Want, q.N, q.Rate.PerMinute, q.Rate.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds(), s.opLife).Slice()
 	if err != nil {
 		return gateway.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
 	}
@@ -410,11 +494,26 @@ func (s *Store) Invalidate(ctx context.Context, tags ...string) error {
 	return nil
 }
 
-// Claim records key for ttl (rounded up to a millisecond) with SET NX PX
-// and reports whether it was new. A ttl of zero or less records nothing
-// and reports whether no record is there now. A Redis out of memory (with
-// maxmemory-policy noeviction, as the package documentation asks) is
-// gateway.ErrStoreFull.
+// claimScript records KEYS[1] with the claim's id ARGV[1] as its value for
+// ARGV[2] milliseconds, unless a record is there; it returns 1 when the
+// claim is new: recorded now, or recorded by this very claim (its id
+// found), which a command run twice finds.
+var claimScript = redis.NewScript(`
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return 1
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return 1
+end
+return 0
+`)
+
+// Claim records key for ttl (rounded up to a millisecond), with the
+// claim's id as its value (SET NX PX in a script), and reports whether it
+// was new: a repeat of the command finds its own id and answers new again.
+// A ttl of zero or less records nothing and reports whether no record is
+// there now. A Redis out of memory (with maxmemory-policy noeviction, as
+// the package documentation asks) is gateway.ErrStoreFull.
 func (s *Store) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
 	if ttl <= 0 {
 		n, err := s.rdb.Exists(ctx, s.key(key)).Result()
@@ -423,11 +522,11 @@ func (s *Store) Claim(ctx context.Context, key string, ttl time.Duration) (bool,
 		}
 		return n == 0, nil
 	}
-	fresh, err := s.rdb.SetNX(ctx, s.key(key), "1", time.Duration(millis(ttl))*time.Millisecond).Result()
+	fresh, err := claimScript.Run(ctx, s.rdb, []string{s.key(key)}, s.opID(), millis(ttl)).Int()
 	if err != nil {
 		return false, fmt.Errorf("mcpredis: claim: %w", full(err))
 	}
-	return fresh, nil
+	return fresh == 1, nil
 }
 
 // full marks Redis's refusal to grow (maxmemory reached under noeviction)

@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/redistest"
 	"github.com/apitwin/apitwin/internal/testtools"
@@ -266,7 +267,7 @@ func TestUnreachable(t *testing.T) {
 	}
 
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
-	up := sourcehostfake.Start(t, sourcehostfake.WithClock(clk))
+	up := sourcehostfake.Start(t, control.WithClock(clk))
 	gw, err := gateway.New(gateway.Config{Upstream: up.URL(), Store: s, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
@@ -325,7 +326,7 @@ func TestGatewaysShareOneLimit(t *testing.T) {
 	t.Parallel()
 	_, _, p := newStore(t)
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
-	up := sourcehostfake.Start(t, sourcehostfake.WithClock(clk))
+	up := sourcehostfake.Start(t, control.WithClock(clk))
 	var gws []*gateway.Gateway
 	for range 2 {
 		s := mcpredis.Open(redistest.Addr(t), mcpredis.Options{Prefix: p})
@@ -449,7 +450,7 @@ func TestRoundTripsPerCall(t *testing.T) {
 	addr := redistest.Addr(t)
 	_, raw, p := newStore(t)
 	clk := clock.NewFake(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
-	up := sourcehostfake.Start(t, sourcehostfake.WithClock(clk))
+	up := sourcehostfake.Start(t, control.WithClock(clk))
 	pid, err := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "private"})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package workflow_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"strings"
 	"time"
 
@@ -35,7 +36,10 @@ func Reminder(ctx workflow.Context, who string) (string, error) {
 }
 
 func Example() {
-	srv := orchfake.New(orchfake.WithTimeSkipping()) // a test would use orchfake.Start(t)
+	srv, err := orchfake.New(orchfake.WithTimeSkipping()) // a test would use orchfake.Start(t)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	c := srv.Client() // in memory; orch.Dial or orch.NewHTTP for a real service
 	defer c.Close()
@@ -100,7 +104,10 @@ func Example() {
 // recorded under (nor, for a run that continues another, which run id):
 // ReplayWithOptions gives the code the ids it read in GetInfo when it ran.
 func ExampleReplayWithOptions() {
-	srv := orchfake.New()
+	srv, err := orchfake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	c := srv.Client()
 	defer c.Close()

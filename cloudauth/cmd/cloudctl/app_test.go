@@ -57,13 +57,13 @@ func newCLI(t *testing.T, srv *cloudauthfake.Server) *cli {
 func startFake(t *testing.T, opts ...cloudauthfake.Option) *cloudauthfake.Server {
 	t.Helper()
 	return cloudauthfake.Start(t, append([]cloudauthfake.Option{
-		cloudauthfake.WithKey(testKey(), "k1"), cloudauthfake.WithClock(clock.NewFake(t0)),
+		cloudauthfake.WithKey(testKey(), "k1"), control.WithClock(clock.NewFake(t0)),
 	}, opts...)...)
 }
 
 func startFakeTLS(t *testing.T) *cloudauthfake.Server {
 	t.Helper()
-	return cloudauthfake.StartTLS(t, cloudauthfake.WithKey(testKey(), "k1"), cloudauthfake.WithClock(clock.NewFake(t0)))
+	return cloudauthfake.Start(t, control.WithTLS(), cloudauthfake.WithKey(testKey(), "k1"), control.WithClock(clock.NewFake(t0)))
 }
 
 type result struct {

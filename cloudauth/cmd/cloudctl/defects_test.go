@@ -45,8 +45,11 @@ var otherKey = sync.OnceValue(func() *rsa.PrivateKey {
 func TestStatusChecksTheToken(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	other := cloudauthfake.New(cloudauthfake.WithKey(otherKey(), "k1"), cloudauthfake.WithClock(srv.Clock()),
+	other, err := cloudauthfake.New(cloudauthfake.WithKey(otherKey(), "k1"), control.WithClock(srv.Clock()),
 		cloudauthfake.WithIssuer(srv.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	forged, err := other.IssueToken("", "admin") // same kid, same issuer, another key
 	if err != nil {
 		t.Fatal(err)

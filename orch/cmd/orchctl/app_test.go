@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/workflow"
@@ -70,7 +71,7 @@ func each(t *testing.T, body func(t *testing.T, c cli), opts ...orchfake.Option)
 	for _, transport := range []string{"grpc", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			srv := orchfake.Start(t, append([]orchfake.Option{orchfake.WithClock(clock.NewFake(epoch))}, opts...)...)
+			srv := orchfake.Start(t, append([]orchfake.Option{control.WithClock(clock.NewFake(epoch))}, opts...)...)
 			addr := srv.GRPCAddr()
 			if transport == "http" {
 				addr = srv.URL()
