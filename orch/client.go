@@ -164,8 +164,7 @@ func newClient(s settings, tr transport, kind, target string, clean rest.Cleaner
 		warnDeprecated: new(sync.Once),
 	}
 	c.run, _ = callrun.New(callrun.Config{ // the policy was checked by WithRetry
-		Service: "orch", Policy: s.rest.Retry, Clock: s.rest.Clock, Logger: c.log, Hook: s.hook,
-		Scrub: c.clean.Scrub, Redact: c.clean.Redact,
+		Service: "orch", Policy: s.rest.Retry, Clock: s.rest.Clock, Logger: c.log, Hook: s.hook, Clean: c.clean,
 		ContextError: func(op string, err error, retries int) error {
 			e := contextError(op, err)
 			e.Retries = retries
@@ -212,9 +211,10 @@ func (c *Client) Identity() string { return c.identity }
 func (c *Client) WithNamespace(namespace string) *Client {
 	cp := &Client{
 		tr: c.tr, kind: c.kind, target: c.target, namespace: namespace, identity: c.identity,
-		hasToken: c.hasToken, clk: c.clk, clean: c.clean, log: c.log, run: c.run.Copy(), limits: c.limits, timeout: c.timeout,
+		hasToken: c.hasToken, clk: c.clk, clean: c.clean, log: c.log, run: new(callrun.Runner), limits: c.limits, timeout: c.timeout,
 		warnDeprecated: c.warnDeprecated,
 	}
+	cp.run.InitFrom(c.run, c.log, c.clean) // its rate limit its own
 	return cp
 }
 

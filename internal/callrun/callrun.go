@@ -60,27 +60,34 @@ type Config struct {
 	Logger *slog.Logger
 	// Hook sees each call start and end; nil for none.
 	Hook apicall.Hook
-	// Scrub takes the client's secrets, and extra ones, out of an error
-	// and every error it wraps (rest.Cleaner.Scrub); nil leaves errors as
-	// they are.
-	Scrub func(err error, extra ...string) error
-	// Redact takes them out of a text (rest.Cleaner.Redact).
-	Redact func(s string, extra ...string) string
+	// Clean takes the client's secrets, and extra ones, out of errors and
+	// texts (a *rest.Cleaner); nil leaves them as they are.
+	Clean Cleaner
 	// ContextError is the client's error for a call whose caller gave up
 	// while it waited to send it again (orch: its CANCELED *Error); nil
 	// makes "<service>: <operation>: <the context's error>".
 	ContextError func(operation string, err error, retries int) error
 }
 
-// Runner runs the calls of one client. It is safe for concurrent use.
+// Cleaner takes secrets out of errors and texts: rest.Cleaner's methods.
+type Cleaner interface {
+	// Scrub is err with the secrets, and extra ones, taken out of it and
+	// of every error it wraps.
+	Scrub(err error, extra ...string) error
+	// Redact is s with the secrets, and extra ones, replaced.
+	Redact(s string, extra ...string) string
+}
+
+// Runner runs the calls of one client. It is safe for concurrent use once
+// Init has set it up; a client may hold one by value (no allocation of
+// its own).
 type Runner struct {
 	service string
 	policy  retry.Policy
 	clock   clock.Clock
 	log     *slog.Logger
 	hook    apicall.Hook
-	scrub   func(error, ...string) error
-	redact  func(string, ...string) string
+	clean   Cleaner
 	ctxErr  func(string, error, int) error
 
 	mu   sync.Mutex
@@ -89,24 +96,34 @@ type Runner struct {
 
 // New checks cfg and returns its Runner.
 func New(cfg Config) (*Runner, error) {
-	policy, err := cfg.Policy.WithDefaults()
-	if err != nil {
+	r := new(Runner)
+	if err := r.Init(cfg); err != nil {
 		return nil, err
-	}
-	r := &Runner{service: cfg.Service, policy: policy, clock: cfg.Clock, log: cfg.Logger, hook: cfg.Hook,
-		scrub: cfg.Scrub, redact: cfg.Redact, ctxErr: cfg.ContextError}
-	if r.clock == nil {
-		r.clock = clock.Real()
 	}
 	return r, nil
 }
 
-// Copy returns a runner with r's settings that has seen no answer yet
-// (RateLimit): for a client made from another (orch's WithNamespace) whose
-// answers are its own.
-func (r *Runner) Copy() *Runner {
-	return &Runner{service: r.service, policy: r.policy, clock: r.clock, log: r.log, hook: r.hook,
-		scrub: r.scrub, redact: r.redact, ctxErr: r.ctxErr}
+// Init checks cfg and sets r up with it, before r runs any call.
+func (r *Runner) Init(cfg Config) error {
+	policy, err := cfg.Policy.WithDefaults()
+	if err != nil {
+		return err
+	}
+	r.service, r.policy, r.clock, r.log, r.hook = cfg.Service, policy, cfg.Clock, cfg.Logger, cfg.Hook
+	r.clean, r.ctxErr = cfg.Clean, cfg.ContextError
+	if r.clock == nil {
+		r.clock = clock.Real()
+	}
+	return nil
+}
+
+// InitFrom sets r up with from's settings but log and clean, having seen no
+// answer yet (RateLimit): for a client made from another, whose answers
+// are its own (orch's WithNamespace) and whose secrets may be too
+// (rest.Client.WithAuth).
+func (r *Runner) InitFrom(from *Runner, log *slog.Logger, clean Cleaner) {
+	r.service, r.policy, r.clock, r.log, r.hook = from.service, from.policy, from.clock, log, from.hook
+	r.clean, r.ctxErr = clean, from.ctxErr
 }
 
 // Call is one call to run.
@@ -279,17 +296,17 @@ func (r *Runner) shape(err error, call *Call, o *Outcome, res retry.Result) erro
 	default:
 		err = o.Err
 	}
-	if r.scrub != nil {
-		err = r.scrub(err, call.Secrets...)
+	if r.clean != nil {
+		err = r.clean.Scrub(err, call.Secrets...)
 	}
 	return err
 }
 
 func (r *Runner) redactText(s string, extra []string) string {
-	if r.redact == nil {
+	if r.clean == nil {
 		return s
 	}
-	return r.redact(s, extra...)
+	return r.clean.Redact(s, extra...)
 }
 
 func (r *Runner) logDone(ctx context.Context, call *Call, status int, code string, retries int, start time.Time, err error) {

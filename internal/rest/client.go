@@ -28,8 +28,8 @@ import (
 
 	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
-	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/callrun"
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/version"
 	"github.com/apitwin/apitwin/retry"
 )
@@ -98,13 +98,11 @@ type Client struct {
 	decode    func(*http.Response, []byte) error
 	isError   func(*http.Response) bool
 	transient func(*http.Response) bool
-	retry     retry.Policy
 	clock     clock.Clock
 	log       *slog.Logger
 	clean     Cleaner
 	hc        *http.Client
-	hook      apicall.Hook
-	run       *callrun.Runner
+	run       callrun.Runner // by value: one allocation less per client
 }
 
 // New checks cfg and builds a Client.
@@ -139,7 +137,6 @@ func New(cfg Config) (*Client, error) {
 		hc = &cp
 	}
 	c := &Client{
-		hook:      cfg.Hook,
 		hc:        withRedirectSwitch(hc),
 		service:   cfg.Service,
 		base:      base,
@@ -148,7 +145,6 @@ func New(cfg Config) (*Client, error) {
 		decode:    cfg.DecodeError,
 		isError:   cfg.IsError,
 		transient: cfg.Transient,
-		retry:     policy,
 		clock:     cfg.Clock,
 		log:       cfg.Logger,
 	}
@@ -167,23 +163,16 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.clean.Secrets.keep(cfg.Secrets...)
 	c.log = c.clean.Logger(c.log)
-	c.run = c.runner()
-	return c, nil
-}
-
-// runner is the pipeline c's calls run through.
-func (c *Client) runner() *callrun.Runner {
-	r, _ := callrun.New(callrun.Config{ // the policy was checked by New
-		Service: c.service, Policy: c.retry, Clock: c.clock, Logger: c.log, Hook: c.hook,
-		Scrub: c.clean.Scrub, Redact: c.clean.Redact,
+	_ = c.run.Init(callrun.Config{ // the policy was checked above
+		Service: c.service, Policy: policy, Clock: c.clock, Logger: c.log, Hook: cfg.Hook, Clean: &c.clean,
 	})
-	return r
+	return c, nil
 }
 
 // Runner is the pipeline c's calls run through, for a client package
 // that sends its attempts with Send (the mcp client): the client's hook,
 // retry policy, clock and logger, its secrets kept out of what it reports.
-func (c *Client) Runner() *callrun.Runner { return c.run }
+func (c *Client) Runner() *callrun.Runner { return &c.run }
 
 // WithAuth returns a copy of c that authorizes its requests with authorize
 // (Config.Authorize) and hides secrets besides those c was made with
@@ -194,7 +183,7 @@ func (c *Client) Runner() *callrun.Runner { return c.run }
 func (c *Client) WithAuth(authorize func(http.Header), secrets ...string) *Client {
 	cp := &Client{
 		service: c.service, base: c.base, ua: c.ua, auth: authorize, decode: c.decode, isError: c.isError,
-		transient: c.transient, retry: c.retry, clock: c.clock, hc: c.hc, hook: c.hook,
+		transient: c.transient, clock: c.clock, hc: c.hc,
 		clean: Cleaner{Secrets: &Secrets{}, ScrubError: c.clean.ScrubError},
 	}
 	cp.clean.Secrets.keep(append(c.clean.Secrets.fixedValues(), secrets...)...)
@@ -204,7 +193,7 @@ func (c *Client) WithAuth(authorize func(http.Header), secrets ...string) *Clien
 			cp.log = slog.New(&scrubHandler{next: h.next, secrets: cp.clean.Secrets, bound: h.bound})
 		}
 	}
-	cp.run = cp.runner()
+	cp.run.InitFrom(&c.run, cp.log, &cp.clean)
 	return cp
 }
 
