@@ -37,7 +37,7 @@ func TestAPIKeyAuth(t *testing.T) {
 		c    *erp.Client
 		msg  string
 	}{
-		{"wrong key", srv.ClientWithKey("not-a-key"), "Unauthorized: Error user not valid"},
+		{"wrong key", srv.ClientWithAPIKey("not-a-key"), "Unauthorized: Error user not valid"},
 		{"no credentials", anonymous(t, srv), "Unauthorized: Failed to login to API"},
 	} {
 		_, err := tc.c.GetUser(ctx, 1)
@@ -50,11 +50,11 @@ func TestAPIKeyAuth(t *testing.T) {
 	if _, err := srv.AddUser(erpfake.UserSeed{Login: "clerk"}); err != nil {
 		t.Fatal(err)
 	}
-	key, err := srv.NewAPIKey("clerk")
+	key, err := srv.IssueAPIKey("clerk")
 	if err != nil {
 		t.Fatal(err)
 	}
-	clerk := srv.ClientWithKey(key)
+	clerk := srv.ClientWithAPIKey(key)
 	if _, err := clerk.ListProducts(ctx, nil); err != nil {
 		t.Fatalf("clerk's key: %v", err)
 	}
@@ -282,7 +282,7 @@ func TestSecretsNeverInErrorsOrFormatting(t *testing.T) {
 	const key = "erp-key-leak-canary-0123456789"
 	// A server that echoes the key back in its error.
 	srv.InjectFault("", control.Fault{Status: 400, Body: `{"error":{"code":400,"message":"Bad Request: bad key ` + key + `"}}`})
-	c := srv.ClientWithKey(key)
+	c := srv.ClientWithAPIKey(key)
 	_, err := c.GetUser(ctx, 1)
 	var e *erp.Error
 	if !errors.As(err, &e) {

@@ -73,8 +73,8 @@ func TestUserRules(t *testing.T) {
 	}
 	// Only administrators manage users.
 	srv.AddUser(erpfake.UserSeed{Login: "clerk"})
-	key, _ := srv.NewAPIKey("clerk")
-	clerk := srv.ClientWithKey(key)
+	key, _ := srv.IssueAPIKey("clerk")
+	clerk := srv.ClientWithAPIKey(key)
 	if _, err := clerk.CreateUser(ctx, &erp.CreateUserRequest{Login: "x"}); !errors.Is(err, erp.ErrForbidden) {
 		t.Fatalf("clerk creating a user: %v", err)
 	}

@@ -19,9 +19,9 @@ func TestAuthErrors(t *testing.T) {
 	srv := tg.needFake(t)
 	srv.AddUser(sourcehostfake.UserSeed{Username: "reader"})
 	srv.AddUser(sourcehostfake.UserSeed{Username: "guest"})
-	readTok, _ := srv.CreateToken("reader", sourcehost.ScopeReadAPI, sourcehost.ScopeReadUser)
-	repoTok, _ := srv.CreateToken("reader", sourcehost.ScopeReadRepository)
-	guestTok, _ := srv.CreateToken("guest", sourcehost.ScopeAPI)
+	readTok, _ := srv.IssueToken("reader", sourcehost.ScopeReadAPI, sourcehost.ScopeReadUser)
+	repoTok, _ := srv.IssueToken("reader", sourcehost.ScopeReadRepository)
+	guestTok, _ := srv.IssueToken("guest", sourcehost.ScopeAPI)
 	pub, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "pub", Visibility: "public"})
 	priv, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "priv"})
 	srv.AddProjectMember(priv, "guest", sourcehostfake.Guest)
@@ -94,7 +94,7 @@ func TestTokenScopesAndExpiry(t *testing.T) {
 		t.Fatalf("root token %+v", root)
 	}
 	tomorrow := srv.Clock().Now().Add(24 * time.Hour)
-	tok, _ := srv.CreateTokenExpiring(sourcehostfake.RootUsername, tomorrow, sourcehost.ScopeReadAPI)
+	tok, _ := srv.IssueTokenExpiring(sourcehostfake.RootUsername, tomorrow, sourcehost.ScopeReadAPI)
 	c := srv.ClientWithToken(tok)
 	info, err := c.CurrentToken(ctx)
 	if err != nil || info.ExpiresAt == nil || info.ExpiresAt.Format(sourcehost.DateLayout) != tomorrow.UTC().Format(sourcehost.DateLayout) {
@@ -106,7 +106,7 @@ func TestTokenScopesAndExpiry(t *testing.T) {
 	if !errors.Is(err, sourcehost.ErrUnauthorized) || !errors.As(err, &e) || !strings.Contains(e.Message, "Token has expired") {
 		t.Fatalf("expired token: %v", err)
 	}
-	revoked, _ := srv.CreateToken(sourcehostfake.RootUsername, sourcehost.ScopeAPI)
+	revoked, _ := srv.IssueToken(sourcehostfake.RootUsername, sourcehost.ScopeAPI)
 	srv.RevokeToken(revoked)
 	if _, err := srv.ClientWithToken(revoked).ListProjects(ctx, nil); !errors.Is(err, sourcehost.ErrUnauthorized) {
 		t.Fatalf("revoked token: %v", err)
@@ -189,7 +189,7 @@ func TestClientWithToken(t *testing.T) {
 	tg := newTarget(t)
 	srv := tg.needFake(t)
 	srv.AddUser(sourcehostfake.UserSeed{Username: "reader"})
-	readTok, err := srv.CreateToken("reader", sourcehost.ScopeReadAPI, sourcehost.ScopeReadUser)
+	readTok, err := srv.IssueToken("reader", sourcehost.ScopeReadAPI, sourcehost.ScopeReadUser)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestListAllIssuesScope(t *testing.T) {
 	if _, err := srv.AddUser(sourcehostfake.UserSeed{Username: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	bobTok, _ := srv.CreateToken("bob", sourcehost.ScopeAPI)
+	bobTok, _ := srv.IssueToken("bob", sourcehost.ScopeAPI)
 	bob := srv.ClientWithToken(bobTok)
 	pub, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "public-thing", Visibility: "public"})
 	if _, err := tg.c.CreateIssue(ctx, sourcehost.ProjectID(pub), &sourcehost.CreateIssueRequest{Title: "by root"}); err != nil {
@@ -123,7 +123,7 @@ func TestConfidentialIssuesHidden(t *testing.T) {
 	tg := newTarget(t)
 	srv := tg.needFake(t)
 	srv.AddUser(sourcehostfake.UserSeed{Username: "eve"})
-	eveTok, _ := srv.CreateToken("eve", sourcehost.ScopeAPI)
+	eveTok, _ := srv.IssueToken("eve", sourcehost.ScopeAPI)
 	pub, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "pub", Visibility: "public"})
 	secret, err := tg.c.CreateIssue(ctx, sourcehost.ProjectID(pub), &sourcehost.CreateIssueRequest{Title: "vuln", Confidential: true})
 	if err != nil {

@@ -15,7 +15,7 @@ func ExampleClient_AddProjectMember() {
 	ctx := context.Background()
 	c := srv.Client()
 	alice, _ := srv.AddUser(sourcehostfake.UserSeed{Username: "alice"})
-	tok, _ := srv.CreateToken("alice", sourcehost.ScopeAPI)
+	tok, _ := srv.IssueToken("alice", sourcehost.ScopeAPI)
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"main.go": "package main"}})
 
 	m, err := c.AddProjectMember(ctx, sourcehost.ProjectID(id), &sourcehost.AddProjectMemberRequest{UserID: alice, AccessLevel: sourcehost.GuestAccess})

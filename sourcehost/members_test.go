@@ -45,7 +45,7 @@ func users(t *testing.T, srv *sourcehostfake.Server, names ...string) (map[strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		tok, err := srv.CreateToken(name, sourcehost.ScopeAPI)
+		tok, err := srv.IssueToken(name, sourcehost.ScopeAPI)
 		if err != nil {
 			t.Fatal(err)
 		}

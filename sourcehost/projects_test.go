@@ -185,7 +185,7 @@ func TestListProjectsFilters(t *testing.T) {
 	if _, err := srv.AddUser(sourcehostfake.UserSeed{Username: "alice", Name: "Alice"}); err != nil {
 		t.Fatal(err)
 	}
-	aliceTok, err := srv.CreateToken("alice", sourcehost.ScopeAPI)
+	aliceTok, err := srv.IssueToken("alice", sourcehost.ScopeAPI)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,7 @@ func (s *Server) userInfo(r *http.Request) fakekit.Answer {
 		return unauthorized(r, true)
 	}
 	u, found := s.LookupUser(cl.Tenant, cl.Subject)
-	if !found { // a token signed for a user the fake does not hold (Sign)
+	if !found { // a token signed for a user the fake does not hold (SignToken)
 		return unauthorized(r, true)
 	}
 	return noStore(cloudauth.UserInfo{

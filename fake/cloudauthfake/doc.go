@@ -70,7 +70,7 @@
 // ([Server.Requests], [Server.RequestsTo], [Server.ResetRequests]; each
 // entry names the caller), [Server.Reset], and [Server.Clock]. Seeding and
 // reading back: [Server.Load] with a [Seed], AddUser, SetLocked,
-// SetPassword, LookupUser, IssueToken, Sign, Revoke, Revoked, Issued,
+// SetPassword, LookupUser, IssueToken, SignToken, RevokeToken, Revoked, Issued,
 // RotateKey.
 //
 // # Bounds

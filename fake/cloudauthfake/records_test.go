@@ -48,7 +48,7 @@ func TestRecordsAreBounded(t *testing.T) {
 	if resp, _ := send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.UserInfoPath, "", bearer(toks[2])); resp.StatusCode != 200 || srv.Revoked(toks[2]) {
 		t.Fatalf("the token whose logout was refused: %d", resp.StatusCode)
 	}
-	if err := srv.Revoke(toks[2]); err == nil {
+	if err := srv.RevokeToken(toks[2]); err == nil {
 		t.Fatal("Revoke past the bound")
 	}
 	// Once the revoked tokens have expired, they make room.

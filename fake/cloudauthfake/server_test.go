@@ -182,10 +182,10 @@ func TestUsersAndTokens(t *testing.T) {
 	if err != nil || info.Tenant != "other" {
 		t.Fatalf("%v %+v", err, info)
 	}
-	if err := srv.Revoke(raw); err != nil || !srv.Revoked(raw) {
+	if err := srv.RevokeToken(raw); err != nil || !srv.Revoked(raw) {
 		t.Fatal("revoke")
 	}
-	if err := srv.Revoke(raw); err == nil {
+	if err := srv.RevokeToken(raw); err == nil {
 		t.Fatal("revoked twice")
 	}
 	srv.SetLocked("", "admin", true)
@@ -196,7 +196,7 @@ func TestUsersAndTokens(t *testing.T) {
 		t.Fatal("token for a missing user")
 	}
 	// A token the fake signs for a user it does not hold is refused.
-	forged, _ := srv.Sign(jwt.MapClaims{"sub": "ghost", "tenant": "acme", "exp": t0.Add(time.Hour).Unix(), "jti": "1"})
+	forged, _ := srv.SignToken(jwt.MapClaims{"sub": "ghost", "tenant": "acme", "exp": t0.Add(time.Hour).Unix(), "jti": "1"})
 	if _, err := c.UserInfo(ctx, mustParse(t, forged)); err == nil {
 		t.Fatal("userinfo for a missing user")
 	}

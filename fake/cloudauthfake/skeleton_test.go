@@ -67,7 +67,7 @@ func TestResetAndLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Revoke(tok); err != nil {
+	if err := srv.RevokeToken(tok); err != nil {
 		t.Fatal(err)
 	}
 	send(t, srv.RawClient(), "GET", srv.URL()+cloudauth.PublicKeyPath, "", nil)

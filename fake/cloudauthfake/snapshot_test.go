@@ -38,7 +38,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := src.Revoke(out); err != nil {
+	if err := src.RevokeToken(out); err != nil {
 		t.Fatal(err)
 	}
 	data, err := src.Snapshot()

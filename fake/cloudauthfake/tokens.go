@@ -71,10 +71,10 @@ func (s *Server) countIssued() {
 	s.issued++
 }
 
-// Sign signs any claims with the fake's key (RS256, with its key id), for
-// tests that need a token the fake would never issue: one without exp,
-// from another issuer, for an unknown user.
-func (s *Server) Sign(claims jwt.Claims) (string, error) { return s.sign(claims) }
+// SignToken signs any claims with the fake's key (RS256, with its key id),
+// for tests that need a token the fake would never issue: one without
+// exp, from another issuer, for an unknown user.
+func (s *Server) SignToken(claims jwt.Claims) (string, error) { return s.sign(claims) }
 
 func (s *Server) sign(claims jwt.Claims) (string, error) {
 	k := s.keys.Load().current
@@ -90,10 +90,10 @@ func (s *Server) Issued() int {
 	return s.issued
 }
 
-// Revoke invalidates a token as a logout does. It fails, and the token
-// stays valid, when the revocation list is full (control.WithMaxRecords) of tokens
-// not yet expired.
-func (s *Server) Revoke(raw string) error {
+// RevokeToken invalidates a token as a logout does. It fails, and the
+// token stays valid, when the revocation list is full
+// (control.WithMaxRecords) of tokens not yet expired.
+func (s *Server) RevokeToken(raw string) error {
 	cl, err := s.check(raw)
 	if err != nil {
 		return err
@@ -107,8 +107,8 @@ var errRevocationsFull = errors.New("too many tokens revoked: the revocation lis
 
 // revoke adds a token to the revocation list. The list drops the tokens
 // that have expired (they are refused anyway) once it holds 10,000, and
-// again each time it has doubled since; it holds at most WithMaxRecords
-// tokens not yet expired.
+// again each time it has doubled since; it holds at most
+// control.WithMaxRecords tokens not yet expired.
 func (s *Server) revoke(cl *tokenClaims) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -98,7 +98,7 @@ type UserSeed struct {
 	Email     string `json:"email,omitempty" yaml:"email,omitempty"`
 	Admin     bool   `json:"admin,omitempty" yaml:"admin,omitempty"`
 	Disabled  bool   `json:"disabled,omitempty" yaml:"disabled,omitempty"`
-	// APIKey is the user's API key, unique; empty: none yet (NewAPIKey
+	// APIKey is the user's API key, unique; empty: none yet (IssueAPIKey
 	// makes one).
 	APIKey string `json:"api_key,omitempty" yaml:"api_key,omitempty"`
 }
@@ -157,9 +157,9 @@ func (s *Server) addUser(seed UserSeed) (int64, error) {
 	return u.id, nil
 }
 
-// NewAPIKey generates a new API key for a user, replacing the old one, and
+// IssueAPIKey generates a new API key for a user, replacing the old one, and
 // returns it: what "generate" on the user's card does.
-func (s *Server) NewAPIKey(login string) (string, error) {
+func (s *Server) IssueAPIKey(login string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	u := s.st.userByLogin(login)

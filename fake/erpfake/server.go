@@ -262,8 +262,8 @@ func (s *Server) Client(opts ...erp.Option) *erp.Client {
 	return s.client(append([]erp.Option{erp.WithAPIKey(s.cfg.adminKey)}, opts...))
 }
 
-// ClientWithKey is Client authenticated with another API key.
-func (s *Server) ClientWithKey(key string, opts ...erp.Option) *erp.Client {
+// ClientWithAPIKey is Client authenticated with another API key.
+func (s *Server) ClientWithAPIKey(key string, opts ...erp.Option) *erp.Client {
 	return s.client(append([]erp.Option{erp.WithAPIKey(key)}, opts...))
 }
 

@@ -175,7 +175,7 @@ func TestSeedAndReadBack(t *testing.T) {
 	for name, err := range map[string]error{
 		"user without login":  second(srv.AddUser(erpfake.UserSeed{})),
 		"duplicate login":     second(srv.AddUser(erpfake.UserSeed{Login: "Admin"})),
-		"key for nobody":      second(srv.NewAPIKey("nobody")),
+		"key for nobody":      second(srv.IssueAPIKey("nobody")),
 		"enable nobody":       srv.SetUserEnabled("nobody", true),
 		"nameless thirdparty": second(srv.AddThirdparty(erpfake.ThirdpartySeed{})),
 		"bad client kind":     second(srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "x", Client: 9})),

@@ -163,7 +163,7 @@ func TestReset(t *testing.T) {
 	if err := srv.ClientWithLogin("admin", "pw").Login(context.Background()); err != nil {
 		t.Fatalf("New's password after Reset: %v", err)
 	}
-	if _, err := srv.ClientWithKey("clerk-key").GetUser(context.Background(), 1); !errors.Is(err, erp.ErrUnauthorized) {
+	if _, err := srv.ClientWithAPIKey("clerk-key").GetUser(context.Background(), 1); !errors.Is(err, erp.ErrUnauthorized) {
 		t.Fatalf("a seeded key after Reset: %v", err)
 	}
 	// Ids and refs start again.
@@ -250,7 +250,7 @@ func TestLoad(t *testing.T) {
 	if u := srv.User(3); u.Login != "boss" || bool(u.Enabled) || !bool(u.Admin) {
 		t.Fatalf("user %+v", u)
 	}
-	if _, err := srv.ClientWithKey("clerk-key").GetUser(context.Background(), 1); err != nil {
+	if _, err := srv.ClientWithAPIKey("clerk-key").GetUser(context.Background(), 1); err != nil {
 		t.Fatalf("the seeded key: %v", err)
 	}
 

@@ -51,7 +51,7 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 	if diff := cmp.Diff(read(src), read(dst)); diff != "" {
 		t.Errorf("records after the restore (-before +after):\n%s", diff)
 	}
-	jdoe := dst.ClientWithKey("jdoe-key")
+	jdoe := dst.ClientWithAPIKey("jdoe-key")
 	if _, err := jdoe.GetInvoice(ctx, 1); err != nil {
 		t.Errorf("jdoe's API key after the restore: %v", err)
 	}

@@ -150,8 +150,8 @@ func (s *Server) AddAPIKey(key, namespace string, permissions ...string) error {
 	return nil
 }
 
-// RemoveAPIKey revokes an API key.
-func (s *Server) RemoveAPIKey(key string) {
+// RevokeAPIKey revokes an API key.
+func (s *Server) RevokeAPIKey(key string) {
 	s.auth.mu.Lock()
 	defer s.auth.mu.Unlock()
 	delete(s.auth.apiKeys, key)

@@ -83,13 +83,13 @@ func ExampleServer_InjectFault() {
 
 // A token without the api scope may read but not write: the fake answers
 // 403 insufficient_scope, as the real service does.
-func ExampleServer_CreateToken() {
+func ExampleServer_IssueToken() {
 	srv := startExampleFake()
 	defer srv.Close()
 	ctx := context.Background()
 	srv.AddUser(sourcehostfake.UserSeed{Username: "bot", Name: "Read-only bot"})
 	id, _ := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "public"})
-	token, err := srv.CreateToken("bot", "read_api")
+	token, err := srv.IssueToken("bot", "read_api")
 	if err != nil {
 		panic(err)
 	}

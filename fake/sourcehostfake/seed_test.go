@@ -207,7 +207,7 @@ func TestSeedingMethods(t *testing.T) {
 	if _, err := srv.AddToken(sourcehostfake.TokenSeed{Username: "carol", Scopes: []string{"api"}, Token: "has space"}); err == nil {
 		t.Fatal("a secret with a space was accepted")
 	}
-	expiring, _ := srv.CreateTokenExpiring("carol", srv.Clock().Now().Add(48*time.Hour), "read_api")
+	expiring, _ := srv.IssueTokenExpiring("carol", srv.Clock().Now().Add(48*time.Hour), "read_api")
 	tok, err := srv.ClientWithToken(expiring).CurrentToken(ctx)
 	if err != nil || tok.ExpiresAt == nil {
 		t.Fatalf("expiring token %+v %v", tok, err)

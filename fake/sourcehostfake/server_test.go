@@ -160,7 +160,7 @@ func TestReadBackAndSeedErrors(t *testing.T) {
 	if _, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "x", Visibility: "secret"}); err == nil {
 		t.Error("bad visibility accepted")
 	}
-	if _, err := srv.CreateToken("nobody", "api"); err == nil {
+	if _, err := srv.IssueToken("nobody", "api"); err == nil {
 		t.Error("token for a missing user")
 	}
 	if _, err := srv.PushFile(99, "main", "a", "b", ""); err == nil {
@@ -212,7 +212,7 @@ func TestCallerInTheRequestLog(t *testing.T) {
 	t.Parallel()
 	srv := sourcehostfake.Start(t)
 	srv.AddUser(sourcehostfake.UserSeed{Username: "alice"})
-	tok, _ := srv.CreateToken("alice", "read_api")
+	tok, _ := srv.IssueToken("alice", "read_api")
 	send(t, srv, "GET", "/api/v4/projects", "", "")
 	req, _ := http.NewRequest("GET", srv.URL()+"/api/v4/user", nil)
 	req.Header.Set("PRIVATE-TOKEN", tok)

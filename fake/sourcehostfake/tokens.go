@@ -95,15 +95,15 @@ func validSecret(s string) bool {
 	return true
 }
 
-// CreateToken gives a user a personal access token with the scopes named
+// IssueToken gives a user a personal access token with the scopes named
 // (sourcehost.ScopeAPI, …) and returns its secret: AddToken in short.
-func (s *Server) CreateToken(username string, scopes ...string) (string, error) {
+func (s *Server) IssueToken(username string, scopes ...string) (string, error) {
 	return s.AddToken(TokenSeed{Username: username, Scopes: scopes})
 }
 
-// CreateTokenExpiring is CreateToken for a token that stops working when
+// IssueTokenExpiring is IssueToken for a token that stops working when
 // the fake clock reaches the start of the day expires (UTC).
-func (s *Server) CreateTokenExpiring(username string, expires time.Time, scopes ...string) (string, error) {
+func (s *Server) IssueTokenExpiring(username string, expires time.Time, scopes ...string) (string, error) {
 	return s.AddToken(TokenSeed{Username: username, Scopes: scopes, ExpiresAt: expires.UTC().Format(time.DateOnly)})
 }
 

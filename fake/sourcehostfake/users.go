@@ -22,7 +22,7 @@ type UserSeed struct {
 }
 
 // AddUser adds a user with a namespace of its own and returns its id. It
-// has no token until AddToken (or CreateToken) gives it one.
+// has no token until AddToken (or IssueToken) gives it one.
 func (s *Server) AddUser(seed UserSeed) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

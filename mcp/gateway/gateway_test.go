@@ -127,7 +127,7 @@ func TestScopesChecked(t *testing.T) {
 	if _, err := up.AddUser(sourcehostfake.UserSeed{Username: "reader", Name: "Reader"}); err != nil {
 		t.Fatal(err)
 	}
-	narrow, err := up.CreateToken("reader", "api", "read_user")
+	narrow, err := up.IssueToken("reader", "api", "read_user")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +378,7 @@ func TestCache(t *testing.T) {
 	if _, err := up.AddUser(sourcehostfake.UserSeed{Username: "other", Name: "Other"}); err != nil {
 		t.Fatal(err)
 	}
-	tok, _ := up.CreateToken("other", "api", "read_user", "read_repository")
+	tok, _ := up.IssueToken("other", "api", "read_user", "read_repository")
 	up.ResetRequests()
 	_, err := srv.ClientWithToken(tok).ListIssues(ctx, &mcp.ListIssuesParams{ProjectID: pid, CacheOptions: mcp.CacheOptions{Cache: mcp.Ptr(true)}})
 	if !errors.Is(err, mcp.ErrNotFound) { // a private project of root's

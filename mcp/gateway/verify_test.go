@@ -62,7 +62,7 @@ func TestInvalidTokenIsRefusedWith401(t *testing.T) {
 	}
 	// A revoked token too, at once: nothing was remembered of it yet.
 	up := srv.Upstream()
-	tok, err := up.CreateToken("root", "api", "read_user", "read_repository")
+	tok, err := up.IssueToken("root", "api", "read_user", "read_repository")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestRevokedTokenStopsWithinTheBound(t *testing.T) {
 	t.Parallel()
 	srv, pid := seeded(t)
 	up := srv.Upstream()
-	tok, err := up.CreateToken("root", "api", "read_user", "read_repository")
+	tok, err := up.IssueToken("root", "api", "read_user", "read_repository")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestRevokedTokenStopsWithinTheBound(t *testing.T) {
 
 	// A call that meets the revocation upstream makes the gateway forget
 	// the token at once.
-	tok2, err := up.CreateToken("root", "api", "read_user", "read_repository")
+	tok2, err := up.IssueToken("root", "api", "read_user", "read_repository")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestForgottenTokenRefusedByEveryReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := up.CreateToken("root", "api", "read_user", "read_repository")
+	tok, err := up.IssueToken("root", "api", "read_user", "read_repository")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestEveryTokenHasItsOwnAllowanceWithoutRequiredScopes(t *testing.T) {
 	}
 	var tokens []string
 	for range 2 {
-		tok, err := up.CreateToken("root", "api", "read_repository")
+		tok, err := up.IssueToken("root", "api", "read_repository")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -195,7 +195,7 @@ func (rs *replicas) callers(t *testing.T, n int) *callers {
 	t.Helper()
 	c := &callers{rs: rs}
 	for range n {
-		tok, err := rs.up.CreateToken("root", sourcehost.ScopeAPI, sourcehost.ScopeReadUser, sourcehost.ScopeReadRepository)
+		tok, err := rs.up.IssueToken("root", sourcehost.ScopeAPI, sourcehost.ScopeReadUser, sourcehost.ScopeReadRepository)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -470,7 +470,7 @@ func TestRoundTripsPerCall(t *testing.T) {
 		}
 		gws, counters = append(gws, gw), append(counters, cc)
 	}
-	tok, err := up.CreateToken("root", "api", "read_user", "read_repository")
+	tok, err := up.IssueToken("root", "api", "read_user", "read_repository")
 	if err != nil {
 		t.Fatal(err)
 	}

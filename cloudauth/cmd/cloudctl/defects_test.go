@@ -55,7 +55,7 @@ func TestStatusChecksTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	revoked, _ := srv.IssueToken("", "admin")
-	srv.Revoke(revoked)
+	srv.RevokeToken(revoked)
 	for name, tc := range map[string]struct{ token, want string }{
 		"alg none":        {unsignedToken(srv), "Not logged in: the token from CLI_TOKEN does not verify against " + srv.URL()},
 		"another key":     {forged, "Not logged in: the token from CLI_TOKEN does not verify against " + srv.URL()},
@@ -92,7 +92,7 @@ func TestStatusChecksTheToken(t *testing.T) {
 }
 
 func expiredToken(t *testing.T, srv *cloudauthfake.Server) string {
-	raw, err := srv.Sign(jwt.MapClaims{"sub": "admin", "iss": srv.URL(), "tenant": "vsphere.local",
+	raw, err := srv.SignToken(jwt.MapClaims{"sub": "admin", "iss": srv.URL(), "tenant": "vsphere.local",
 		"iat": t0.Add(-2 * time.Hour).Unix(), "exp": t0.Add(-time.Hour).Unix(), "jti": "old"})
 	if err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func TestAuthWhoami(t *testing.T) {
 	if r := c.run("", "auth", "whoami"); r.code != 1 || !strings.Contains(r.stderr, "500") {
 		t.Fatalf("server error: %+v", r)
 	}
-	srv.Revoke(c.storedToken("default"))
+	srv.RevokeToken(c.storedToken("default"))
 	if r := c.run("", "auth", "whoami"); r.code != 4 || !strings.Contains(r.stderr, "does not accept the token from the token store") {
 		t.Fatalf("revoked: %+v", r)
 	}

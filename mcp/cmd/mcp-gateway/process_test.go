@@ -165,7 +165,7 @@ func (pt *procTest) replicas(t *testing.T, up *sourcehostfake.Server, config str
 // newToken makes a token of root's with the scopes the gateway requires.
 func newToken(t *testing.T, up *sourcehostfake.Server) string {
 	t.Helper()
-	tok, err := up.CreateToken("root", sourcehost.ScopeAPI, sourcehost.ScopeReadUser, sourcehost.ScopeReadRepository)
+	tok, err := up.IssueToken("root", sourcehost.ScopeAPI, sourcehost.ScopeReadUser, sourcehost.ScopeReadRepository)
 	if err != nil {
 		t.Fatal(err)
 	}
