@@ -75,14 +75,17 @@ type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
 
-	// Every Take, GetTake and Claim has an id of its own, opBase (random,
-	// this Store's) and the count ops, so that a command run twice (sent
-	// again by the client after Redis ran it, see the package
+	// Every Take, GetTake and Claim has an id of its own, a random base
+	// (this Store's), a dot and the count ops, so that a command run twice
+	// (sent again by the client after Redis ran it, see the package
 	// documentation) finds its first run's trace and answers as it did.
-	opBase string
-	ops    atomic.Uint64
-	// opLife is how long that trace is kept, in milliseconds (see opLife).
-	opLife int64
+	// opIDs is the base and the dot, opKeys the same after the prefix and
+	// "op:": the key of a Take's trace.
+	opIDs, opKeys string
+	ops           atomic.Uint64
+	// opLife is how long that trace is kept, in milliseconds (see opLife),
+	// boxed once: an argument of every Take.
+	opLife any
 }
 
 var _ gateway.Store = (*Store)(nil)
@@ -95,8 +98,8 @@ func New(rdb redis.UniversalClient, o Options) *Store {
 	if p == "" {
 		p = DefaultPrefix
 	}
-	return &Store{rdb: rdb, prefix: p,
-		opBase: strconv.FormatUint(rand.Uint64(), 36),
+	ids := strconv.FormatUint(rand.Uint64(), 36) + "."
+	return &Store{rdb: rdb, prefix: p, opIDs: ids, opKeys: p + "op:" + ids,
 		opLife: opLife(rdb).Milliseconds()}
 }
 
@@ -145,20 +148,20 @@ func opLife(rdb redis.UniversalClient) time.Duration {
 	return time.Duration(retries)*(read+backoff+max(dial, pool)+write) + opMargin
 }
 
-// opID is a new operation's id: unique to this Store's call, and across
-// Stores by the random opBase.
-func (s *Store) opID() string {
-	return s.opBase + "." + strconv.FormatUint(s.ops.Add(1), 36)
+// newOp is a new operation's count after pre (opIDs: its id; opKeys: the
+// key of its trace), in one allocation: unique to this Store's call, and
+// across Stores by the random base.
+func (s *Store) newOp(pre string) string {
+	var buf [128]byte
+	return string(strconv.AppendUint(append(buf[:0], pre...), s.ops.Add(1), 36))
 }
-
-// opKey is where the answer of the operation id is kept.
-func (s *Store) opKey(id string) string { return s.prefix + "op:" + id }
 
 // Open returns a Store on the Redis server at addr (host:port), with a
 // client made to fail fast when the server cannot be reached: dial and
 // command timeouts of a quarter of a second (Options may change them), one
 // dial attempt per connection, and one retry of a failed command (so that a
-// connection broken by a restart of Redis does not count as an outage).
+// connection broken by a restart of Redis does not count as an outage;
+// every command is safe to run twice, see the package documentation).
 // Nothing is connected until the first command; Ping to check the address.
 func Open(addr string, o Options) *Store {
 	dial, read := o.DialTimeout, o.ReadTimeout
@@ -300,11 +303,13 @@ return {2, r[1], r[2], also}
 // arithmetic of gateway.MemoryStore: for the same calls at the same instants
 // both give the same RateDecision. now, the gateway's clock, is the only
 // time the bucket is figured by; Redis's clock only expires the bucket
-// once it would be full again (plus a minute's margin).
+// once it would be full again (plus a minute's margin). Run twice by a
+// retry of its command, it spends once and answers as its first run did
+// (see the package documentation).
 func (s *Store) Take(ctx context.Context, key string, n int, r gateway.Rate, now time.Time) (gateway.RateDecision, error) {
 	sec, nsec := now.Unix(), int64(now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
-	res, err := takeScript.Run(ctx, s.rdb, []string{s.key(key), s.opKey(s.opID())},
+	res, err := takeScript.Run(ctx, s.rdb, []string{s.key(key), s.newOp(s.opKeys)},
 		n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds(), s.opLife).Slice()
 	if err != nil {
 		return gateway.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
@@ -320,11 +325,12 @@ func (s *Store) Take(ctx context.Context, key string, n int, r gateway.Rate, now
 // for byte, spends q.N requests of q.Bucket as Take does and reads q.Also
 // (when not ""): one script, so one round trip where Get, Take and Get are
 // three. A key that holds no value, or another, is only read: no bucket is
-// made or touched, and q.Also is not read.
+// made or touched, and q.Also is not read. Run twice by a retry of its
+// command, it spends once, as Take.
 func (s *Store) GetTake(ctx context.Context, q gateway.GetTakeRequest) (gateway.GetTakeResult, error) {
 	sec, nsec := q.Now.Unix(), int64(q.Now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
-	keys := []string{s.key(q.Key), s.key(q.Bucket), s.opKey(s.opID())}
+	keys := []string{s.key(q.Key), s.key(q.Bucket), s.newOp(s.opKeys)}
 	if q.Also != "" {
 		keys = append(keys, s.key(q.Also))
 	}
@@ -522,7 +528,7 @@ func (s *Store) Claim(ctx context.Context, key string, ttl time.Duration) (bool,
 		}
 		return n == 0, nil
 	}
-	fresh, err := claimScript.Run(ctx, s.rdb, []string{s.key(key)}, s.opID(), millis(ttl)).Int()
+	fresh, err := claimScript.Run(ctx, s.rdb, []string{s.key(key)}, s.newOp(s.opIDs), millis(ttl)).Int()
 	if err != nil {
 		return false, fmt.Errorf("mcpredis: claim: %w", full(err))
 	}

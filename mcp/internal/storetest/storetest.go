@@ -14,6 +14,19 @@
 // (a MemoryStore on a clock.Fake, wrapped). Others, Redis among them, whose
 // expiry follows a clock the test does not hold, skip those checks; their
 // own tests check that a time to live was set.
+//
+// A store across the network may have a command run twice: its client
+// sends a command again when the answer did not come (a timeout, a broken
+// connection), although the server may have run it already. What Take,
+// GetTake and Claim change must then happen once, and their answer be the
+// first run's. That is checked for a store whose test can lose an answer,
+// by having a method
+//
+//	LoseAnswer(t *testing.T, key string, between func()) (lost func() bool)
+//
+// (see Retrier; mcpredis's test wraps its Store so, behind a proxy). A
+// store without a network between it and its state (a MemoryStore) runs
+// every command once, and skips those checks.
 package storetest
 
 import (
@@ -34,6 +47,16 @@ type Advancer interface {
 	Advance(d time.Duration)
 }
 
+// Retrier is a store whose test can lose the answer of a command its
+// server ran, so that the store's client sends the command again.
+type Retrier interface {
+	// LoseAnswer loses the answer of the next command naming key that the
+	// server runs, and calls between (when not nil) once the client has
+	// sent that command again, before the server runs it again; lost
+	// reports whether an answer was lost since.
+	LoseAnswer(t *testing.T, key string, between func()) (lost func() bool)
+}
+
 // Run runs the suite against stores made by newStore, in parallel
 // subtests.
 func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
@@ -52,6 +75,7 @@ func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
 		{"Invalidate", testInvalidate},
 		{"Claim", testClaim},
 		{"ClaimConcurrent", testClaimConcurrent},
+		{"RunTwice", testRunTwice},
 		{"Ping", testPing},
 	}
 	for _, tc := range tests {
@@ -532,6 +556,99 @@ func testClaimConcurrent(t *testing.T, s gateway.Store) {
 	if n := won.Load(); n != 1 {
 		t.Errorf("%d of 20 claims of one key were new", n)
 	}
+}
+
+// A Take, GetTake or Claim whose answer was lost after the server ran it,
+// and which the store's client therefore sent again, spends once and
+// claims once, and answers as its first run did: the caller's limit is not
+// spent twice, and a fresh signed request is not refused as a replay. A
+// GetTake's take stands even when the value it was asked on went between
+// the two runs.
+func testRunTwice(t *testing.T, s gateway.Store) {
+	rs, ok := s.(Retrier)
+	if !ok {
+		t.Skip("the store cannot lose an answer: it runs each command once")
+	}
+	ctx := context.Background()
+	r := gateway.Rate{PerMinute: 1, Burst: 10}
+	mustLose := func(t *testing.T, lost func() bool) {
+		t.Helper()
+		if !lost() {
+			t.Fatal("no answer was lost: the store's client sent nothing twice, and nothing was tested")
+		}
+	}
+	// same compares with a MemoryStore's Take of n from a fresh bucket.
+	same := func(t *testing.T, what string, got gateway.RateDecision, n int) {
+		t.Helper()
+		exp, _ := gateway.NewMemoryStore(nil, gateway.MemoryLimits{}).Take(ctx, "rl", n, r, t0)
+		if !sameDecision(got, exp) {
+			t.Fatalf("%s: got %s, MemoryStore %s (tokens spent twice?)", what, show(got, t0), show(exp, t0))
+		}
+	}
+	// after: the bucket holds what one Take of n leaves.
+	after := func(t *testing.T, key string, n int) {
+		t.Helper()
+		d, err := s.Take(ctx, key, 0, r, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Remaining != r.Burst-n {
+			t.Fatalf("the bucket after it holds %d, want %d (tokens spent twice)", d.Remaining, r.Burst-n)
+		}
+	}
+
+	// Each in turn: the store loses one answer at a time.
+	t.Run("Take", func(t *testing.T) {
+		lost := rs.LoseAnswer(t, "rl:twice:take", nil)
+		d, err := s.Take(ctx, "rl:twice:take", 4, r, t0)
+		if err != nil {
+			t.Fatalf("take: %v", err)
+		}
+		mustLose(t, lost)
+		same(t, "take run twice", d, 4)
+		after(t, "rl:twice:take", 4)
+	})
+	t.Run("GetTake", func(t *testing.T) {
+		gt, ok := s.(gateway.GetTaker)
+		if !ok {
+			t.Skip("not a GetTaker")
+		}
+		good := []byte(`{"ok":true}`)
+		if err := s.Set(ctx, "tok:twice", good, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		// The verdict goes between the runs (a revocation): the take of
+		// the first stands, and is the answer.
+		lost := rs.LoseAnswer(t, "rl:twice:gettake", func() {
+			if err := s.Delete(ctx, "tok:twice"); err != nil {
+				t.Error(err)
+			}
+		})
+		res, err := gt.GetTake(ctx, gateway.GetTakeRequest{Key: "tok:twice", Want: good, Bucket: "rl:twice:gettake", N: 4, Rate: r, Now: t0})
+		if err != nil {
+			t.Fatalf("get and take: %v", err)
+		}
+		mustLose(t, lost)
+		if !res.Found || !res.Taken || !bytes.Equal(res.Value, good) {
+			t.Fatalf("get and take run twice: found=%v taken=%v value %q, want the first run's take", res.Found, res.Taken, res.Value)
+		}
+		same(t, "get and take run twice", res.Decision, 4)
+		after(t, "rl:twice:gettake", 4)
+	})
+	t.Run("Claim", func(t *testing.T) {
+		lost := rs.LoseAnswer(t, "sig:twice", nil)
+		fresh, err := s.Claim(ctx, "sig:twice", time.Minute)
+		if err != nil {
+			t.Fatalf("claim: %v", err)
+		}
+		mustLose(t, lost)
+		if !fresh {
+			t.Fatal("a new claim run twice answered not new: a fresh signed request refused as a replay")
+		}
+		if fresh, err := s.Claim(ctx, "sig:twice", time.Minute); fresh || err != nil {
+			t.Fatalf("the same key claimed again: %v %v; want false", fresh, err)
+		}
+	})
 }
 
 func testPing(t *testing.T, s gateway.Store) {
