@@ -26,7 +26,10 @@ import (
 // keep its answer); a
 // Store needs no knowledge of them. Every method may fail (a shared store
 // can be unreachable); the gateway then falls back to its memory, logs it
-// and reports it in Ready, rather than failing every request.
+// and reports it in Ready, rather than failing every request. Each call
+// takes effect once: a store whose client sends a command again when its
+// answer was lost (as go-redis does) still spends and claims once, and
+// answers as the first run did (see mcp/mcpredis).
 type Store interface {
 	// Take spends n requests of key's token bucket, which holds at most
 	// r.Burst and refills at r.PerMinute a minute, when it holds them; it
