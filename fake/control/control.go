@@ -1,6 +1,10 @@
-// Package control holds what every apitwin fake is driven and read by: the
-// [Fault] a test injects, the [Request] a fake logs, the [ActiveFault] in
-// force, and [Controls], the methods every fake offers for them.
+// Package control holds what every apitwin fake shares, and nothing any one
+// fake owns: [Controls], the methods every fake offers to drive it and
+// read it back; the [Fault] a test injects and the [ActiveFault] in force;
+// the [Request] a fake logs; and [Option], with the options every fake
+// takes (WithClock, WithFault, WithMaxBody, WithRequestLog,
+// WithMaxRecords, WithTLS, WithInMemory). Each has one Go type, which is
+// also its JSON shape in apitwin-fake's control API (package controlapi).
 //
 // Every fake (erpfake, cloudauthfake, orchfake, sourcehostfake, mcpfake)
 // implements Controls in the same way:
@@ -19,6 +23,8 @@
 package control
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,6 +34,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/bodytext"
 	"github.com/apitwin/apitwin/internal/credential"
 )
 
@@ -60,7 +67,9 @@ type Controls interface {
 	Clock() *clock.Fake
 }
 
-// Fault is an answer a test forces on the next requests to a route.
+// Fault is an answer a test forces on the next requests to a route. In
+// JSON (the control API's) its fields are snake_case and Latency is a Go
+// duration ("250ms"); unknown fields are refused.
 type Fault struct {
 	// Status answers with this HTTP status instead of the route's answer,
 	// in the service's own error shape (unless Body is set). 0 lets the
@@ -146,14 +155,98 @@ func (f Fault) String() string {
 	return strings.Join(parts, " ")
 }
 
-// ActiveFault is a fault in force.
+// faultJSON is a Fault in JSON.
+type faultJSON struct {
+	Status  int         `json:"status,omitempty"`
+	Code    string      `json:"code,omitempty"`
+	Message string      `json:"message,omitempty"`
+	Body    string      `json:"body,omitempty"`
+	Header  http.Header `json:"header,omitempty"`
+	Latency string      `json:"latency,omitempty"`
+	OnClock bool        `json:"on_clock,omitempty"`
+	Drop    bool        `json:"drop,omitempty"`
+	Times   int         `json:"times,omitempty"`
+}
+
+func (f Fault) wire() faultJSON {
+	w := faultJSON{Status: f.Status, Code: f.Code, Message: f.Message, Body: f.Body, Header: f.Header,
+		OnClock: f.OnClock, Drop: f.Drop, Times: f.Times}
+	if f.Latency != 0 {
+		w.Latency = f.Latency.String()
+	}
+	return w
+}
+
+func (w faultJSON) fault() (Fault, error) {
+	f := Fault{Status: w.Status, Code: w.Code, Message: w.Message, Body: w.Body, Header: w.Header,
+		OnClock: w.OnClock, Drop: w.Drop, Times: w.Times}
+	if w.Latency != "" {
+		d, err := time.ParseDuration(w.Latency)
+		if err != nil {
+			return Fault{}, fmt.Errorf("invalid fault: latency %q is not a duration (say \"250ms\" or \"2s\")", w.Latency)
+		}
+		f.Latency = d
+	}
+	return f, nil
+}
+
+// MarshalJSON writes f as the control API gives a fault.
+func (f Fault) MarshalJSON() ([]byte, error) { return json.Marshal(f.wire()) }
+
+// UnmarshalJSON reads a fault as the control API takes it.
+func (f *Fault) UnmarshalJSON(b []byte) error {
+	var w faultJSON
+	if err := strictJSON(b, &w); err != nil {
+		return err
+	}
+	v, err := w.fault()
+	if err == nil {
+		*f = v
+	}
+	return err
+}
+
+// strictJSON decodes one JSON value into v, refusing unknown fields.
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// ActiveFault is a fault in force, or one to inject on a route. In JSON it
+// is the fault's fields with "route" and "remaining" beside them.
 type ActiveFault struct {
 	// Route is the route the fault was injected on ("" for every request).
 	Route string
-	Fault Fault
+	Fault
 	// Remaining is how many more requests it affects; -1 for every request
-	// until ClearFaults.
+	// until ClearFaults (never 0: a fault used up is gone).
 	Remaining int
+}
+
+// activeFaultJSON is an ActiveFault in JSON.
+type activeFaultJSON struct {
+	Route string `json:"route"`
+	faultJSON
+	Remaining int `json:"remaining,omitempty"`
+}
+
+// MarshalJSON writes af as the control API lists a fault in force.
+func (af ActiveFault) MarshalJSON() ([]byte, error) {
+	return json.Marshal(activeFaultJSON{Route: af.Route, faultJSON: af.Fault.wire(), Remaining: af.Remaining})
+}
+
+// UnmarshalJSON reads a fault as the control API takes or lists it.
+func (af *ActiveFault) UnmarshalJSON(b []byte) error {
+	var w activeFaultJSON
+	if err := strictJSON(b, &w); err != nil {
+		return err
+	}
+	f, err := w.fault()
+	if err == nil {
+		*af = ActiveFault{Route: w.Route, Fault: f, Remaining: w.Remaining}
+	}
+	return err
 }
 
 // Transports a request can arrive by.
@@ -162,8 +255,10 @@ const (
 	TransportGRPC = "grpc"
 )
 
-// Request is one request a fake received, as its request log keeps it. The
-// log is bounded (see each fake's documentation): it keeps the newest
+// Request is one request a fake received, as its request log keeps it
+// (and, in JSON, as the control API gives it: Duration in milliseconds,
+// duration_ms; bodies as text, or base64 when they are not UTF-8, with
+// body_encoding and response_encoding saying so). The log is bounded (see each fake's documentation): it keeps the newest
 // requests, of each body its first bytes, of each header its first fields.
 //
 // The log never holds a secret: the values of credential headers
@@ -275,3 +370,75 @@ func (r Request) String() string {
 
 // GoString is String, so that %#v shows no credentials either.
 func (r Request) GoString() string { return "control.Request{" + strconv.Quote(r.String()) + "}" }
+
+// requestJSON is a Request in JSON.
+type requestJSON struct {
+	Time                  time.Time   `json:"time"`
+	DurationMS            float64     `json:"duration_ms"`
+	Transport             string      `json:"transport"`
+	Method                string      `json:"method"`
+	Path                  string      `json:"path"`
+	Query                 url.Values  `json:"query,omitempty"`
+	Header                http.Header `json:"header,omitempty"`
+	HeaderTruncated       bool        `json:"header_truncated,omitempty"`
+	Body                  string      `json:"body,omitempty"`
+	BodyEncoding          string      `json:"body_encoding,omitempty"`
+	BodySize              int64       `json:"body_size"`
+	BodyTruncated         bool        `json:"body_truncated,omitempty"`
+	ResponseBody          string      `json:"response_body,omitempty"`
+	ResponseEncoding      string      `json:"response_encoding,omitempty"`
+	ResponseSize          int64       `json:"response_size"`
+	ResponseBodyTruncated bool        `json:"response_truncated,omitempty"`
+	Route                 string      `json:"route"`
+	Caller                string      `json:"caller,omitempty"`
+	Status                int         `json:"status"`
+	Code                  string      `json:"code,omitempty"`
+	Fault                 bool        `json:"fault,omitempty"`
+	Panic                 string      `json:"panic,omitempty"`
+}
+
+// MarshalJSON writes r as the control API gives a logged request. The
+// values of credential headers and query parameters are "[REDACTED]" in
+// it, as the log keeps them, and for a Request made by hand too.
+func (r Request) MarshalJSON() ([]byte, error) {
+	w := requestJSON{
+		Time: r.Time, DurationMS: float64(r.Duration.Microseconds()) / 1000, Transport: r.Transport,
+		Method: r.Method, Path: r.Path, HeaderTruncated: r.HeaderTruncated,
+		BodySize: r.BodySize, BodyTruncated: r.BodyTruncated, ResponseSize: r.ResponseSize,
+		ResponseBodyTruncated: r.ResponseBodyTruncated, Route: r.Route, Caller: r.Caller, Status: r.Status,
+		Code: r.Code, Fault: r.Fault, Panic: r.Panic,
+	}
+	if len(r.Header) > 0 {
+		w.Header = credential.RedactHeader(r.Header, credential.Redacted)
+	}
+	if len(r.Query) > 0 {
+		w.Query = credential.RedactQuery(r.Query)
+	}
+	w.Body, w.BodyEncoding = bodytext.Encode(r.Body)
+	w.ResponseBody, w.ResponseEncoding = bodytext.Encode(r.ResponseBody)
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads a logged request as the control API gives it.
+func (r *Request) UnmarshalJSON(b []byte) error {
+	var w requestJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	body, err := bodytext.Decode(w.Body, w.BodyEncoding)
+	if err != nil {
+		return fmt.Errorf("body: %w", err)
+	}
+	answer, err := bodytext.Decode(w.ResponseBody, w.ResponseEncoding)
+	if err != nil {
+		return fmt.Errorf("response_body: %w", err)
+	}
+	*r = Request{
+		Time: w.Time, Duration: time.Duration(w.DurationMS * float64(time.Millisecond)).Round(time.Microsecond),
+		Transport: w.Transport, Method: w.Method, Path: w.Path, Query: w.Query, Header: w.Header,
+		HeaderTruncated: w.HeaderTruncated, Body: body, BodySize: w.BodySize, BodyTruncated: w.BodyTruncated,
+		ResponseBody: answer, ResponseSize: w.ResponseSize, ResponseBodyTruncated: w.ResponseBodyTruncated,
+		Route: w.Route, Caller: w.Caller, Status: w.Status, Code: w.Code, Fault: w.Fault, Panic: w.Panic,
+	}
+	return nil
+}

@@ -1,6 +1,8 @@
 package control_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -51,5 +53,58 @@ func TestRequestHidesCredentials(t *testing.T) {
 	}
 	if !strings.Contains(r.String(), "page=2") {
 		t.Errorf("String %q drops the rest of the query", r.String())
+	}
+}
+
+// A fault, a fault in force and a logged request each have one Go type,
+// whose JSON is the control API's shape: written and read back as they
+// were, a latency as a Go duration, a body that is not UTF-8 as base64,
+// unknown fields refused, and a Request's credentials "[REDACTED]" even
+// when it was made by hand.
+func TestJSONShapes(t *testing.T) {
+	t.Parallel()
+	af := control.ActiveFault{Route: "GET /x", Remaining: -1, Fault: control.Fault{Status: 503, Code: "UNAVAILABLE",
+		Message: "m", Body: "{}", Header: http.Header{"X-A": {"b"}}, Latency: 250 * time.Millisecond, OnClock: true, Times: 2}}
+	b, err := json.Marshal(af)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"route":"GET /x","status":503,"code":"UNAVAILABLE","message":"m","body":"{}","header":{"X-A":["b"]},` +
+		`"latency":"250ms","on_clock":true,"times":2,"remaining":-1}`
+	if string(b) != want {
+		t.Errorf("ActiveFault:\n%s\nwant\n%s", b, want)
+	}
+	var back control.ActiveFault
+	if err := json.Unmarshal(b, &back); err != nil || back.Latency != af.Latency || back.Route != af.Route || back.Remaining != -1 || back.Header.Get("X-A") != "b" {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	if b, _ := json.Marshal(control.ActiveFault{Fault: control.Fault{Drop: true}}); string(b) != `{"route":"","drop":true}` {
+		t.Errorf("to inject: %s", b)
+	}
+	for in, wantErr := range map[string]string{
+		`{"status":500,"bogus":1}`: `unknown field "bogus"`,
+		`{"latency":"soon"}`:       `invalid fault: latency "soon" is not a duration`,
+	} {
+		var f control.Fault
+		if err := json.Unmarshal([]byte(in), &f); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: %v, want %q", in, err, wantErr)
+		}
+	}
+
+	r := control.Request{Method: "GET", Path: "/p", Duration: 1500 * time.Microsecond, Status: 200,
+		Header: http.Header{"Authorization": {"Bearer secret-1"}}, Query: url.Values{"private_token": {"secret-2"}},
+		Body: []byte{0xff, 0x00}, BodySize: 2, ResponseBody: []byte(`{"ok":true}`)}
+	b, err = json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "secret") || !strings.Contains(string(b), `"duration_ms":1.5`) ||
+		!strings.Contains(string(b), `"body":"/wA=","body_encoding":"base64"`) || !strings.Contains(string(b), `"response_body":"{\"ok\":true}"`) {
+		t.Errorf("Request: %s", b)
+	}
+	var rb control.Request
+	if err := json.Unmarshal(b, &rb); err != nil || !bytes.Equal(rb.Body, r.Body) || string(rb.ResponseBody) != `{"ok":true}` ||
+		rb.Duration != r.Duration || rb.Header.Get("Authorization") != "Bearer [REDACTED]" {
+		t.Errorf("read back %+v, %v", rb, err)
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/internal/bodytext"
+	"github.com/apitwin/apitwin/internal/credential"
 )
 
 // The console: server-rendered pages that read without JavaScript; a
@@ -21,10 +24,13 @@ import (
 var assets embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"ms":      func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"ms":      func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) },
 	"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"query":   func(v url.Values) string { return v.Encode() },
-	"deref":   func(p *int) int { return *p },
+	// query and text show a logged request as the API gives it: its
+	// credential parameters "[REDACTED]" (the log keeps them so already),
+	// a body as text, or base64 when it is not UTF-8.
+	"query": func(v url.Values) string { return credential.RedactQuery(v).Encode() },
+	"text":  func(b []byte) string { t, _ := bodytext.Encode(b); return t },
 }).ParseFS(assets, "templates/*.html"))
 
 func (s *Server) consoleRoutes() {
@@ -40,13 +46,13 @@ func (s *Server) consoleRoutes() {
 // view is what a page shows.
 type view struct {
 	Title     string
-	Services  []control.ServiceInfo
-	Clock     control.ClockState
+	Services  []ServiceInfo
+	Clock     ClockState
 	Check     string // the forms' check value
 	Service   string // the service page's service, "" for the overview
 	Tables    []table
-	Faults    []control.FaultSpec
-	Requests  []control.RequestRecord
+	Faults    []control.ActiveFault
+	Requests  []control.Request
 	Workflows []workflowView
 	Message   string // the outcome of the last form, from the redirect
 }
@@ -59,8 +65,8 @@ type table struct {
 }
 
 type workflowView struct {
-	control.WorkflowRecord
-	History []control.HistoryEventRecord
+	orchfake.WorkflowSummary
+	History []historyEvent
 }
 
 // consoleListed is how many requests and workflows a page shows.
@@ -97,7 +103,7 @@ func (s *Server) servicePage(r *http.Request) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &view{Title: sv.name, Service: sv.name, Faults: faultSpecs(sv)}
+	v := &view{Title: sv.name, Service: sv.name, Faults: faults(sv)}
 	v.Requests = requestQuery{limit: consoleListed}.selectFrom(sv.ctl.Requests())
 	slices.Reverse(v.Requests) // newest first, as a log is read
 	v.Tables = s.state(sv.name)
@@ -106,8 +112,8 @@ func (s *Server) servicePage(r *http.Request) (*view, error) {
 			if len(v.Workflows) == consoleListed {
 				break
 			}
-			h, _ := s.f.Orch.History(wf.Namespace, wf.WorkflowID, wf.RunID)
-			v.Workflows = append(v.Workflows, workflowView{WorkflowRecord: wf, History: h})
+			run, _ := s.f.Orch.Execution(wf.Namespace, wf.WorkflowID, wf.RunID)
+			v.Workflows = append(v.Workflows, workflowView{WorkflowSummary: wf, History: historyJSON(run.History)})
 		}
 	}
 	return v, nil
@@ -273,13 +279,20 @@ func (s *Server) runForm(r *http.Request, action string) (string, error) {
 		sv.ctl.ResetRequests()
 		return name + ": request log cleared", nil
 	case "faults":
-		spec := control.FaultSpec{Route: r.PostFormValue("route"), Code: r.PostFormValue("code"),
-			Message: r.PostFormValue("message"), Body: r.PostFormValue("body"), Latency: r.PostFormValue("latency"),
+		route := r.PostFormValue("route")
+		f := control.Fault{Code: r.PostFormValue("code"), Message: r.PostFormValue("message"), Body: r.PostFormValue("body"),
 			OnClock: r.PostFormValue("on_clock") != "", Drop: r.PostFormValue("drop") != ""}
+		if v := strings.TrimSpace(r.PostFormValue("latency")); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return "", fmt.Errorf("invalid fault: latency %q is not a duration (say \"250ms\" or \"2s\")", v)
+			}
+			f.Latency = d
+		}
 		for _, p := range []struct {
 			name string
 			v    *int
-		}{{"status", &spec.Status}, {"times", &spec.Times}} {
+		}{{"status", &f.Status}, {"times", &f.Times}} {
 			if v := strings.TrimSpace(r.PostFormValue(p.name)); v != "" {
 				n, err := strconv.Atoi(v)
 				if err != nil {
@@ -288,10 +301,10 @@ func (s *Server) runForm(r *http.Request, action string) (string, error) {
 				*p.v = n
 			}
 		}
-		if _, err := s.inject(sv, spec); err != nil {
+		if _, err := s.inject(sv, route, f); err != nil {
 			return "", err
 		}
-		return name + ": fault added on " + routeName(spec.Route), nil
+		return name + ": fault added on " + routeName(route), nil
 	}
 	return "", notFound("no console action %q", action)
 }

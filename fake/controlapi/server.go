@@ -6,7 +6,11 @@
 // that do not write Go.
 //
 // The control API calls the same methods a Go test calls on the fakes
-// (control.Controls and each fake's accessors): there is one code path.
+// (control.Controls and each fake's accessors): there is one code path,
+// and one type per value, which writes its own JSON (control.ActiveFault,
+// control.Request, sourcehostfake.Delivery, orchfake.WorkflowSummary, …).
+// [Client] is its Go client, for a program that runs apitwin-fake as a
+// process.
 //
 // Every request needs the server's token: "Authorization: Bearer <token>"
 // for the API; the console's pages take it once (GET /login?token=…, or the
@@ -24,10 +28,9 @@
 // webhook's URL is shown without its password.
 //
 // Bounds: a seed body is at most 8 MiB, any other body 2 MiB; a fault's
-// latency at most control.MaxFaultLatency, its count control.MaxFaultTimes,
-// its body control.MaxFaultBody; one clock advance at most
-// control.MaxAdvance; a request log listing at most
-// control.MaxRequestsListed entries. A request past a bound, or naming an
+// latency at most MaxFaultLatency, its count MaxFaultTimes, its body
+// MaxFaultBody; one clock advance at most MaxAdvance; a request log
+// listing at most MaxRequestsListed entries. A request past a bound, or naming an
 // unknown service, route or duration, is refused with 400 (404 for an
 // unknown service) and {"error": "..."} naming the problem, and changes
 // nothing.
@@ -51,6 +54,7 @@ import (
 
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/credential"
 )
 
@@ -245,10 +249,10 @@ func (s *Server) listServices(http.ResponseWriter, *http.Request) (any, error) {
 	return s.serviceInfos(), nil
 }
 
-func (s *Server) serviceInfos() []control.ServiceInfo {
-	out := make([]control.ServiceInfo, 0, len(s.services))
+func (s *Server) serviceInfos() []ServiceInfo {
+	out := make([]ServiceInfo, 0, len(s.services))
 	for _, sv := range s.services {
-		info := control.ServiceInfo{Name: sv.name, URL: sv.url(), Requests: sv.ctl.RequestCount(), Faults: len(sv.ctl.Faults())}
+		info := ServiceInfo{Name: sv.name, URL: sv.url(), Requests: sv.ctl.RequestCount(), Faults: len(sv.ctl.Faults())}
 		if sv.grpc != nil {
 			info.GRPC = sv.grpc()
 		}
@@ -295,16 +299,15 @@ func (s *Server) listFaults(_ http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return faultSpecs(sv), nil
+	return faults(sv), nil
 }
 
-// faultSpecs are sv's faults in force, as the API gives them.
-func faultSpecs(sv *service) []control.FaultSpec {
-	out := []control.FaultSpec{}
-	for _, af := range sv.ctl.Faults() {
-		out = append(out, control.SpecOf(af))
+// faults are sv's faults in force, never null in JSON.
+func faults(sv *service) []control.ActiveFault {
+	if f := sv.ctl.Faults(); f != nil {
+		return f
 	}
-	return out
+	return []control.ActiveFault{}
 }
 
 func (s *Server) addFault(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -312,26 +315,32 @@ func (s *Server) addFault(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var spec control.FaultSpec
-	if err := decodeJSON(w, r, &spec); err != nil {
-		return nil, err
-	}
-	if spec.Remaining != nil {
-		return nil, errors.New("invalid fault: remaining is set by the fake, not by the caller (use times)")
-	}
-	return s.inject(sv, spec)
-}
-
-// inject adds spec to sv's faults and returns the faults in force.
-func (s *Server) inject(sv *service, spec control.FaultSpec) (any, error) {
-	f, err := spec.Fault()
+	data, err := readJSON(w, r)
 	if err != nil {
 		return nil, err
 	}
-	if err := sv.ctl.InjectFault(spec.Route, f); err != nil {
+	var given struct {
+		Remaining json.RawMessage `json:"remaining"`
+	}
+	if json.Unmarshal(data, &given) == nil && given.Remaining != nil {
+		return nil, errors.New("invalid fault: remaining is set by the fake, not by the caller (use times)")
+	}
+	var af control.ActiveFault
+	if err := decodeOne(data, &af); err != nil {
 		return nil, err
 	}
-	return faultSpecs(sv), nil
+	return s.inject(sv, af.Route, af.Fault)
+}
+
+// inject adds f on route to sv's faults and returns the faults in force.
+func (s *Server) inject(sv *service, route string, f control.Fault) (any, error) {
+	if err := checkFault(f); err != nil {
+		return nil, err
+	}
+	if err := sv.ctl.InjectFault(route, f); err != nil {
+		return nil, err
+	}
+	return faults(sv), nil
 }
 
 func (s *Server) clearFaults(_ http.ResponseWriter, r *http.Request) (any, error) {
@@ -354,12 +363,12 @@ type requestQuery struct {
 func parseRequestQuery(r *http.Request) (requestQuery, error) {
 	q := r.URL.Query()
 	_, byRoute := q["route"]
-	rq := requestQuery{route: q.Get("route"), byRoute: byRoute, method: q.Get("method"), path: q.Get("path"), limit: control.MaxRequestsListed}
+	rq := requestQuery{route: q.Get("route"), byRoute: byRoute, method: q.Get("method"), path: q.Get("path"), limit: MaxRequestsListed}
 	for _, p := range []struct {
 		name     string
 		v        *int
 		min, max int
-	}{{"status", &rq.status, 100, 999}, {"limit", &rq.limit, 1, control.MaxRequestsListed}} {
+	}{{"status", &rq.status, 100, 999}, {"limit", &rq.limit, 1, MaxRequestsListed}} {
 		if v := q.Get(p.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < p.min || n > p.max {
@@ -378,20 +387,17 @@ func (q requestQuery) match(r control.Request) bool {
 		(q.status == 0 || r.Status == q.status)
 }
 
-// selectFrom returns the newest limit matches, oldest first.
-func (q requestQuery) selectFrom(all []control.Request) []control.RequestRecord {
-	var kept []control.Request
+// selectFrom returns the newest limit matches, oldest first (never null
+// in JSON).
+func (q requestQuery) selectFrom(all []control.Request) []control.Request {
+	kept := []control.Request{}
 	for i := len(all) - 1; i >= 0 && len(kept) < q.limit; i-- {
 		if q.match(all[i]) {
 			kept = append(kept, all[i])
 		}
 	}
 	slices.Reverse(kept)
-	out := make([]control.RequestRecord, 0, len(kept))
-	for _, r := range kept {
-		out = append(out, control.RecordOf(r))
-	}
-	return out
+	return kept
 }
 
 func (s *Server) listRequests(_ http.ResponseWriter, r *http.Request) (any, error) {
@@ -415,14 +421,14 @@ func (s *Server) clearRequests(_ http.ResponseWriter, r *http.Request) (any, err
 	return nil, nil
 }
 
-// parseAdvance reads a positive duration of at most control.MaxAdvance.
+// parseAdvance reads a positive duration of at most MaxAdvance.
 func parseAdvance(v string) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		return 0, fmt.Errorf("by %q is not a duration (say \"90s\", \"1h\" or \"24h\")", v)
 	}
-	if d <= 0 || d > control.MaxAdvance {
-		return 0, fmt.Errorf("by %s must be more than 0 and at most %s", d, control.MaxAdvance)
+	if d <= 0 || d > MaxAdvance {
+		return 0, fmt.Errorf("by %s must be more than 0 and at most %s", d, MaxAdvance)
 	}
 	return d, nil
 }
@@ -452,21 +458,16 @@ func (s *Server) setClock(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("time %q is not an RFC 3339 time (say \"2026-11-25T09:00:00Z\")", in.Time)
 	}
-	if now := s.clock.State().Now; t.After(now.Add(control.MaxAdvance)) {
-		return nil, fmt.Errorf("time %s is more than %s ahead of the clock", in.Time, control.MaxAdvance)
+	if now := s.clock.State().Now; t.After(now.Add(MaxAdvance)) {
+		return nil, fmt.Errorf("time %s is more than %s ahead of the clock", in.Time, MaxAdvance)
 	}
 	return s.clock.Set(t), nil
 }
 
 func (s *Server) deliveries(http.ResponseWriter, *http.Request) (any, error) {
-	out := []control.DeliveryRecord{}
-	for _, d := range s.f.SourceHost.Deliveries() {
-		payload, _ := control.BodyText(d.Payload)
-		out = append(out, control.DeliveryRecord{
-			HookID: d.HookID, ProjectID: d.ProjectID, URL: shownURL(d.URL), Event: d.Event, UUID: d.UUID,
-			Payload: payload, PayloadSize: d.PayloadSize, Time: d.Time, State: d.State, Status: d.Status,
-			DurationMS: float64(d.Duration.Microseconds()) / 1000, Error: d.Error,
-		})
+	out := s.f.SourceHost.Deliveries() // each writes its JSON without the URL's password
+	if out == nil {
+		out = []sourcehostfake.Delivery{}
 	}
 	return out, nil
 }
@@ -477,11 +478,11 @@ func (s *Server) workflows(_ http.ResponseWriter, r *http.Request) (any, error) 
 
 func (s *Server) history(_ http.ResponseWriter, r *http.Request) (any, error) {
 	q := r.URL.Query()
-	events, ok := s.f.Orch.History(q.Get("namespace"), q.Get("workflow_id"), q.Get("run_id"))
+	run, ok := s.f.Orch.Execution(q.Get("namespace"), q.Get("workflow_id"), q.Get("run_id"))
 	if !ok {
 		return nil, notFound("no workflow run %q / %q in namespace %q", q.Get("workflow_id"), q.Get("run_id"), q.Get("namespace"))
 	}
-	return events, nil
+	return historyJSON(run.History), nil
 }
 
 func (s *Server) taskQueues(http.ResponseWriter, *http.Request) (any, error) {
@@ -514,13 +515,24 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 
 // decodeJSON reads one JSON object into v; unknown fields are refused.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return &httpError{http.StatusUnsupportedMediaType, "the body must be application/json"}
-	}
-	data, err := readBody(w, r, maxBodyBytes)
+	data, err := readJSON(w, r)
 	if err != nil {
 		return err
 	}
+	return decodeOne(data, v)
+}
+
+// readJSON reads a JSON body, of at most maxBodyBytes.
+func readJSON(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		return nil, &httpError{http.StatusUnsupportedMediaType, "the body must be application/json"}
+	}
+	return readBody(w, r, maxBodyBytes)
+}
+
+// decodeOne decodes data, one JSON object, into v; unknown fields are
+// refused.
+func decodeOne(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -541,5 +553,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, &control.APIError{Status: status, Message: msg})
+	writeJSON(w, status, &APIError{Status: status, Message: msg})
 }

@@ -16,10 +16,12 @@ import (
 	"github.com/apitwin/apitwin/fake"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/controlapi"
+	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/apitwin/apitwin/sourcehost"
+	"google.golang.org/protobuf/proto"
 )
 
 const token = "test-control-token-0123456789"
@@ -30,7 +32,7 @@ type env struct {
 	wc  *controlapi.WallClock
 	srv *controlapi.Server
 	url string
-	c   *control.Client
+	c   *controlapi.Client
 }
 
 func start(t *testing.T) *env {
@@ -43,7 +45,7 @@ func start(t *testing.T) *env {
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return &env{f: f, wc: wc, srv: srv, url: ts.URL, c: control.NewClient(ts.URL, token, ts.Client())}
+	return &env{f: f, wc: wc, srv: srv, url: ts.URL, c: controlapi.NewClient(ts.URL, token, ts.Client())}
 }
 
 // raw makes one request to the control API and returns the status and
@@ -131,11 +133,11 @@ func TestFaultsThroughTheAPI(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	ctx := context.Background()
-	if err := e.c.InjectFault(ctx, "erp", control.FaultSpec{Route: "", Status: 503, Times: 1}); err != nil {
+	if err := e.c.InjectFault(ctx, "erp", "", control.Fault{Status: 503, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	faults, err := e.c.Faults(ctx, "erp")
-	if err != nil || len(faults) != 1 || faults[0].Status != 503 || faults[0].Remaining == nil || *faults[0].Remaining != 1 {
+	if err != nil || len(faults) != 1 || faults[0].Status != 503 || faults[0].Remaining != 1 {
 		t.Fatalf("faults %+v, %v", faults, err)
 	}
 	_, err = e.f.ERP.Client(erp.WithoutRetries()).GetThirdparty(ctx, 1)
@@ -143,14 +145,14 @@ func TestFaultsThroughTheAPI(t *testing.T) {
 	if !errors.As(err, &ee) || ee.StatusCode != 503 {
 		t.Fatalf("the ERP call: %v, want the injected 503", err)
 	}
-	reqs, err := e.c.Requests(ctx, "erp", control.RequestFilter{Status: 503})
+	reqs, err := e.c.Requests(ctx, "erp", controlapi.RequestFilter{Status: 503})
 	if err != nil || len(reqs) != 1 || !reqs[0].Fault || reqs[0].Method != "GET" {
 		t.Fatalf("requests %+v, %v", reqs, err)
 	}
-	if reqs[0].ResponseBody == "" || reqs[0].ResponseSize == 0 {
+	if len(reqs[0].ResponseBody) == 0 || reqs[0].ResponseSize == 0 {
 		t.Errorf("the answer's body is not in the log: %+v", reqs[0])
 	}
-	if err := e.c.InjectFault(ctx, "orch", control.FaultSpec{Route: "StartWorkflowExecution", Code: "UNAVAILABLE"}); err != nil {
+	if err := e.c.InjectFault(ctx, "orch", "StartWorkflowExecution", control.Fault{Code: "UNAVAILABLE"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.c.ClearFaults(ctx, "orch"); err != nil || len(e.f.Orch.Faults()) != 0 {
@@ -195,7 +197,7 @@ func TestBadRequestsChangeNothing(t *testing.T) {
 	} {
 		before := e.wc.State().Now
 		status, body := e.raw(t, tc.method, tc.path, tc.ctype, tc.body, token)
-		var ae control.APIError
+		var ae controlapi.APIError
 		if status != tc.status || json.Unmarshal([]byte(body), &ae) != nil || !strings.Contains(ae.Message, tc.says) {
 			t.Errorf("%s %s %.80s: %d %.300s, want %d naming %q", tc.method, tc.path, tc.body, status, body, tc.status, tc.says)
 		}
@@ -245,7 +247,7 @@ func TestRequestLogFilters(t *testing.T) {
 	if _, err := sh.ListProjects(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	all, err := e.c.Requests(ctx, "sourcehost", control.RequestFilter{})
+	all, err := e.c.Requests(ctx, "sourcehost", controlapi.RequestFilter{})
 	if err != nil || len(all) != 2 {
 		t.Fatalf("%d requests, %v", len(all), err)
 	}
@@ -257,21 +259,21 @@ func TestRequestLogFilters(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		f    control.RequestFilter
+		f    controlapi.RequestFilter
 		want int
 	}{
-		{control.RequestFilter{Status: 404}, 1},
-		{control.RequestFilter{Route: "GET /api/v4/projects"}, 1},
-		{control.RequestFilter{Path: "/api/v4/projects/9"}, 1},
-		{control.RequestFilter{Method: "post"}, 0},
-		{control.RequestFilter{Limit: 1}, 1},
+		{controlapi.RequestFilter{Status: 404}, 1},
+		{controlapi.RequestFilter{Route: "GET /api/v4/projects"}, 1},
+		{controlapi.RequestFilter{Path: "/api/v4/projects/9"}, 1},
+		{controlapi.RequestFilter{Method: "post"}, 0},
+		{controlapi.RequestFilter{Limit: 1}, 1},
 	} {
 		got, err := e.c.Requests(ctx, "sourcehost", tc.f)
 		if err != nil || len(got) != tc.want {
 			t.Errorf("%+v: %d, %v; want %d", tc.f, len(got), err, tc.want)
 		}
 	}
-	if got, _ := e.c.Requests(ctx, "sourcehost", control.RequestFilter{Limit: 1}); len(got) == 1 && got[0].Status == 404 {
+	if got, _ := e.c.Requests(ctx, "sourcehost", controlapi.RequestFilter{Limit: 1}); len(got) == 1 && got[0].Status == 404 {
 		t.Error("limit kept the oldest, not the newest")
 	}
 	if err := e.c.ClearRequests(ctx, "sourcehost"); err != nil || len(e.f.SourceHost.Requests()) != 0 {
@@ -327,12 +329,20 @@ func TestOrchAtAGlance(t *testing.T) {
 	if err != nil || len(wfs) != 1 || wfs[0].WorkflowID != "order-1" || wfs[0].Type != "Order" || wfs[0].Status != "RUNNING" || wfs[0].HistoryLength < 1 {
 		t.Fatalf("workflows %+v %v", wfs, err)
 	}
+	// The history through the API is the fake's own, event for event.
 	h, err := e.c.History(ctx, "default", "order-1", "")
-	if err != nil || len(h) < 2 || h[0].Type != "WorkflowExecutionStarted" || !strings.Contains(h[0].Attributes, "Order") {
-		t.Fatalf("history %+v %v", h, err)
+	run, _ := e.f.Orch.Execution("default", "order-1", "")
+	if err != nil || len(h) < 2 || len(h) != len(run.History) ||
+		h[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName() != "Order" {
+		t.Fatalf("history %v %v", h, err)
+	}
+	for i := range h {
+		if !proto.Equal(h[i], run.History[i]) {
+			t.Fatalf("event %d through the API:\n%v\nthe fake's:\n%v", i, h[i], run.History[i])
+		}
 	}
 	qs, err := e.c.TaskQueues(ctx)
-	if err != nil || !slices.ContainsFunc(qs, func(q control.TaskQueueRecord) bool { return q.Name == "orders-q" && q.WorkflowBacklog == 1 }) {
+	if err != nil || !slices.ContainsFunc(qs, func(q orchfake.TaskQueueSummary) bool { return q.Name == "orders-q" && q.WorkflowBacklog == 1 }) {
 		t.Fatalf("task queues %+v %v", qs, err)
 	}
 }
@@ -367,7 +377,7 @@ func TestDeliveries(t *testing.T) {
 	}
 	d := got[0]
 	if d.Event != "Issue Hook" || d.State != sourcehostfake.DeliverySent || d.Status != 200 || d.ProjectID != pid ||
-		d.URL != receiver.URL+"/hook" || !strings.Contains(d.Payload, `"delivered"`) || d.PayloadSize != len(d.Payload) {
+		d.URL != receiver.URL+"/hook" || !strings.Contains(string(d.Payload), `"delivered"`) || d.PayloadSize != len(d.Payload) {
 		t.Errorf("delivery %+v", d)
 	}
 }

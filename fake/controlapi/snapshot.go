@@ -3,19 +3,17 @@ package controlapi
 import (
 	"net/http"
 	"sync/atomic"
-
-	"github.com/apitwin/apitwin/fake/control"
 )
 
 // saver holds what SetSnapshot gave, set while the server may
 // already serve.
-type saver = atomic.Pointer[func() (control.SnapshotInfo, error)]
+type saver = atomic.Pointer[func() (SnapshotInfo, error)]
 
 // SetSnapshot gives the control API what POST /api/snapshot does: save
 // writes a snapshot of every fake where the program keeps them (its
 // -state-dir) and says where. Without it, the route is refused with 409:
 // there is nowhere to keep one.
-func (s *Server) SetSnapshot(save func() (control.SnapshotInfo, error)) { s.save.Store(&save) }
+func (s *Server) SetSnapshot(save func() (SnapshotInfo, error)) { s.save.Store(&save) }
 
 // snapshot is POST /api/snapshot.
 func (s *Server) snapshot(http.ResponseWriter, *http.Request) (any, error) {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
-	"github.com/apitwin/apitwin/fake/control"
 )
 
 // WallClock drives the fakes' shared clock for a program that serves them
@@ -61,19 +60,19 @@ func (w *WallClock) catchUp() {
 }
 
 // State is the clock's time and mode.
-func (w *WallClock) State() control.ClockState {
+func (w *WallClock) State() ClockState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.state()
 }
 
 // state is State with w.mu held.
-func (w *WallClock) state() control.ClockState {
-	return control.ClockState{Now: w.clk.Now(), FollowingWallClock: w.following}
+func (w *WallClock) state() ClockState {
+	return ClockState{Now: w.clk.Now(), FollowingWallClock: w.following}
 }
 
 // Advance moves the clock forward by d, which stays added while following.
-func (w *WallClock) Advance(d time.Duration) control.ClockState {
+func (w *WallClock) Advance(d time.Duration) ClockState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.clk.Advance(d)
@@ -82,7 +81,7 @@ func (w *WallClock) Advance(d time.Duration) control.ClockState {
 }
 
 // Set moves the clock to t; while following it goes on from there.
-func (w *WallClock) Set(t time.Time) control.ClockState {
+func (w *WallClock) Set(t time.Time) ClockState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.clk.Set(t)
@@ -91,7 +90,7 @@ func (w *WallClock) Set(t time.Time) control.ClockState {
 }
 
 // Freeze stops following the wall clock.
-func (w *WallClock) Freeze() control.ClockState {
+func (w *WallClock) Freeze() ClockState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.following = false
@@ -99,7 +98,7 @@ func (w *WallClock) Freeze() control.ClockState {
 }
 
 // Follow makes the clock follow the wall clock from where it stands.
-func (w *WallClock) Follow() control.ClockState {
+func (w *WallClock) Follow() ClockState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.following = true

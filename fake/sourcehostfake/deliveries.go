@@ -5,15 +5,19 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/bodytext"
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -80,6 +84,63 @@ type Delivery struct {
 
 // OK reports whether the receiver accepted the delivery.
 func (d Delivery) OK() bool { return d.State == DeliverySent }
+
+// deliveryJSON is a Delivery in JSON.
+type deliveryJSON struct {
+	HookID          int64     `json:"hook_id"`
+	ProjectID       int64     `json:"project_id"`
+	URL             string    `json:"url"`
+	Event           string    `json:"event"`
+	UUID            string    `json:"uuid"`
+	Payload         string    `json:"payload"`
+	PayloadEncoding string    `json:"payload_encoding,omitempty"`
+	PayloadSize     int       `json:"payload_size"`
+	Time            time.Time `json:"time"`
+	State           string    `json:"state"`
+	Status          int       `json:"status,omitempty"`
+	DurationMS      float64   `json:"duration_ms,omitempty"`
+	Error           string    `json:"error,omitempty"`
+}
+
+// MarshalJSON writes d as apitwin-fake's control API gives a delivery:
+// the URL without its userinfo or credential query parameters (a hook's
+// URL may carry a password), the payload as text, or as base64 when it
+// is not UTF-8 (payload_encoding "base64"; a payload cut at the log's
+// bound may end inside a character), the duration in milliseconds.
+func (d Delivery) MarshalJSON() ([]byte, error) {
+	w := deliveryJSON{HookID: d.HookID, ProjectID: d.ProjectID, URL: shownURL(d.URL), Event: d.Event, UUID: d.UUID,
+		PayloadSize: d.PayloadSize, Time: d.Time, State: d.State, Status: d.Status,
+		DurationMS: float64(d.Duration.Microseconds()) / 1000, Error: d.Error}
+	w.Payload, w.PayloadEncoding = bodytext.Encode(d.Payload)
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads a delivery as the control API gives it.
+func (d *Delivery) UnmarshalJSON(b []byte) error {
+	var w deliveryJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	payload, err := bodytext.Decode(w.Payload, w.PayloadEncoding)
+	if err != nil {
+		return fmt.Errorf("payload: %w", err)
+	}
+	*d = Delivery{HookID: w.HookID, ProjectID: w.ProjectID, URL: w.URL, Event: w.Event, UUID: w.UUID,
+		Payload: payload, PayloadSize: w.PayloadSize, Time: w.Time, State: w.State, Status: w.Status,
+		Duration: time.Duration(w.DurationMS * float64(time.Millisecond)).Round(time.Microsecond), Error: w.Error}
+	return nil
+}
+
+// shownURL is a URL someone gave (a webhook's) as the fakes show it:
+// without its userinfo or credential query parameters
+// (credential.RedactURL).
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	return credential.RedactURL(u)
+}
 
 // The bounds of webhook delivery; see the package doc's Bounds section.
 const (

@@ -199,7 +199,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			return err
 		}
 		if sd != nil {
-			srv.SetSnapshot(func() (control.SnapshotInfo, error) { return sd.save(f) })
+			srv.SetSnapshot(func() (controlapi.SnapshotInfo, error) { return sd.save(f) })
 		}
 		ep.OnForcedClose = func(fc fakekit.ForcedClose) {
 			forced(fake.ForcedClose{Service: "control API", Addr: fc.Addr, Open: fc.Open, Grace: fc.Grace})

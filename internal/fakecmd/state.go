@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/fake"
-	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -186,22 +185,22 @@ func (d *stateDir) saveCredentials(c *credentials) error {
 }
 
 // save writes a snapshot of f as the directory's state.
-func (d *stateDir) save(f *fake.Fakes) (control.SnapshotInfo, error) {
+func (d *stateDir) save(f *fake.Fakes) (controlapi.SnapshotInfo, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	b, err := f.Snapshot()
 	if err != nil {
-		return control.SnapshotInfo{}, err
+		return controlapi.SnapshotInfo{}, err
 	}
 	path := filepath.Join(d.dir, stateFile)
 	if err := writeAtomic(path, b); err != nil {
-		return control.SnapshotInfo{}, err
+		return controlapi.SnapshotInfo{}, err
 	}
 	clockAt, taken, err := fake.SnapshotTimes(b)
 	if err != nil {
-		return control.SnapshotInfo{}, err
+		return controlapi.SnapshotInfo{}, err
 	}
-	return control.SnapshotInfo{Path: path, Bytes: int64(len(b)), Clock: clockAt, Taken: taken}, nil
+	return controlapi.SnapshotInfo{Path: path, Bytes: int64(len(b)), Clock: clockAt, Taken: taken}, nil
 }
 
 // writeAtomic writes data to path as a whole or not at all: to a new file

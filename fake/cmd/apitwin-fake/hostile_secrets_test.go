@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/apitwin/apitwin/fake/cloudauthfake"
 	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/fake/mcpfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
@@ -221,7 +221,7 @@ func TestNoSecretInAnyLogPageOrAnswer(t *testing.T) {
 	_, _ = oh.DescribeWorkflow(ctx, "none", "")
 
 	// Everything the program shows: the control API's answers...
-	ctl := control.NewClient(ctlURL, ctlToken, nil)
+	ctl := controlapi.NewClient(ctlURL, ctlToken, nil)
 	deadline := time.After(30 * time.Second) // a failsafe: the delivery is waited for, not timed
 	for {
 		ds, err := ctl.Deliveries(ctx)
@@ -261,21 +261,17 @@ func TestNoSecretInAnyLogPageOrAnswer(t *testing.T) {
 		"/api/orch/history?namespace=default&workflow_id=noted", "/openapi.json"} {
 		get(path, ctlURL+path, api, true)
 	}
-	logged := map[string][]control.RequestRecord{}
+	logged := map[string][]control.Request{}
 	for _, svc := range []string{"erp", "cloudauth", "orch", "sourcehost", "mcp"} {
 		get("faults of "+svc, ctlURL+"/api/"+svc+"/faults", api, true)
-		var recs []control.RequestRecord
+		var recs []control.Request
 		if err := json.Unmarshal([]byte(get("requests of "+svc, ctlURL+"/api/"+svc+"/requests", api, true)), &recs); err != nil {
 			t.Fatal(err)
 		}
 		logged[svc] = recs
-		for i, r := range recs { // a body the API gives as base64, decoded
-			for _, b := range []struct{ text, enc string }{{r.Body, r.BodyEncoding}, {r.ResponseBody, r.ResponseEncoding}} {
-				if b.enc == "base64" {
-					raw, _ := base64.StdEncoding.DecodeString(b.text)
-					shown[fmt.Sprintf("%s request %d, decoded", svc, i)] = string(raw)
-				}
-			}
+		for i, r := range recs { // the bodies decoded (the API gives those that are not UTF-8 as base64)
+			shown[fmt.Sprintf("%s request %d, body decoded", svc, i)] = string(r.Body)
+			shown[fmt.Sprintf("%s request %d, answer decoded", svc, i)] = string(r.ResponseBody)
 		}
 	}
 	// ... every console page ...

@@ -17,6 +17,7 @@ import (
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/internal/fakecmd"
 	"github.com/apitwin/apitwin/internal/testtools"
 	"github.com/apitwin/apitwin/mcp"
@@ -141,15 +142,15 @@ func TestServesEveryFakeAsAProcess(t *testing.T) {
 	// The control line: a 503 fault on the ERP through the control API
 	// fails the next ERP call, which the request log shows; an advance of
 	// the clock fires the orch run's timeout.
-	ctl := control.NewClient(services["control"]["url"], services["control"]["token"], nil)
-	if err := ctl.InjectFault(ctx, "erp", control.FaultSpec{Status: 503, Times: 1}); err != nil {
+	ctl := controlapi.NewClient(services["control"]["url"], services["control"]["token"], nil)
+	if err := ctl.InjectFault(ctx, "erp", "", control.Fault{Status: 503, Times: 1}); err != nil {
 		t.Fatalf("control: %v", err)
 	}
 	noRetry, _ := erp.New(services["erp"]["url"], erp.WithAPIKey(services["erp"]["api_key"]), erp.WithoutRetries())
 	if _, err := noRetry.ListProducts(ctx, nil); err == nil {
 		t.Error("the ERP answered through a 503 fault")
 	}
-	if reqs, err := ctl.Requests(ctx, "erp", control.RequestFilter{Status: 503}); err != nil || len(reqs) != 1 || !reqs[0].Fault {
+	if reqs, err := ctl.Requests(ctx, "erp", controlapi.RequestFilter{Status: 503}); err != nil || len(reqs) != 1 || !reqs[0].Fault {
 		t.Errorf("control: the ERP's log: %+v %v", reqs, err)
 	}
 	if _, err := og.StartWorkflow(ctx, "Timed", "orders", nil, &orch.StartWorkflowOptions{ID: "timed", ExecutionTimeout: time.Hour}); err != nil {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/apitwin/apitwin/cloudauth"
 	"github.com/apitwin/apitwin/erp"
-	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/internal/fakecmd"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/orch"
@@ -184,7 +184,7 @@ func TestStateDirKeepsCredentialsAndEveryFakesData(t *testing.T) {
 	if _, err := raw.RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default", TaskToken: wt.GetTaskToken()}); err != nil {
 		t.Fatal(err)
 	}
-	ctl := control.NewClient(sv["control"]["url"], sv["control"]["token"], nil)
+	ctl := controlapi.NewClient(sv["control"]["url"], sv["control"]["token"], nil)
 	if _, err := ctl.Advance(ctx, time.Hour); err != nil {
 		t.Fatalf("the control API with the first start's token: %v", err)
 	}
@@ -236,7 +236,7 @@ func TestStateDirAfterACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := control.NewClient(sv["control"]["url"], sv["control"]["token"], nil).Snapshot(ctx)
+	info, err := controlapi.NewClient(sv["control"]["url"], sv["control"]["token"], nil).Snapshot(ctx)
 	if err != nil || info.Path != filepath.Join(dir, "state.json") || info.Bytes == 0 {
 		t.Fatalf("POST /api/snapshot: %+v %v", info, err)
 	}
@@ -408,7 +408,7 @@ func TestStateDirKeepsTheClocksAdvance(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "state")
 	first := startProcess(t, "--state-dir", dir)
-	ctl := control.NewClient(first.services["control"]["url"], first.services["control"]["token"], nil)
+	ctl := controlapi.NewClient(first.services["control"]["url"], first.services["control"]["token"], nil)
 	advanced, err := ctl.Advance(ctx, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +416,7 @@ func TestStateDirKeepsTheClocksAdvance(t *testing.T) {
 	stop(t, first, syscall.SIGTERM)
 
 	second := startProcess(t, append([]string{"--state-dir", dir}, samePorts(t, first)...)...)
-	ctl = control.NewClient(second.services["control"]["url"], second.services["control"]["token"], nil)
+	ctl = controlapi.NewClient(second.services["control"]["url"], second.services["control"]["token"], nil)
 	st, err := ctl.Clock(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package control
+package controlapi
 
 import (
 	"bytes"
@@ -11,6 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apitwin/apitwin/fake/control"
+	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
 // Client drives a running apitwin-fake through its control API, for a Go
@@ -18,9 +23,14 @@ import (
 // another language, say). The address and token are the ones apitwin-fake
 // prints on its "control url=… token=…" line.
 //
-//	c := control.NewClient("http://127.0.0.1:8999", token, nil)
-//	err := c.InjectFault(ctx, "erp", control.FaultSpec{Route: "", Status: 503, Times: 1})
-//	err = c.Advance(ctx, time.Hour)
+//	c := controlapi.NewClient("http://127.0.0.1:8999", token, nil)
+//	err := c.InjectFault(ctx, "erp", "", control.Fault{Status: 503, Times: 1})
+//	_, err = c.Advance(ctx, time.Hour)
+//
+// Its answers are the Go values the fakes give in-process: a fault is a
+// control.ActiveFault, a logged request a control.Request, a webhook
+// delivery a sourcehostfake.Delivery, a run's history the
+// *orchpb.HistoryEvent of orchfake.Server.Execution.
 //
 // Services are named "erp", "cloudauth", "orch", "sourcehost" and "mcp".
 // Every method returns an *APIError for a refusal of the control API.
@@ -40,7 +50,7 @@ func NewClient(baseURL, token string, hc *http.Client) *Client {
 }
 
 // String names the client without its token.
-func (c *Client) String() string { return "control.Client(" + c.base + ")" }
+func (c *Client) String() string { return "controlapi.Client(" + c.base + ")" }
 
 // GoString is String, so that %#v shows no token either.
 func (c *Client) GoString() string { return c.String() }
@@ -68,9 +78,9 @@ func (c *Client) Seed(ctx context.Context, seed []byte, format string) error {
 	return c.call(ctx, http.MethodPost, "/api/seed", bytes.NewReader(seed), ct, nil)
 }
 
-// InjectFault adds a fault to one fake.
-func (c *Client) InjectFault(ctx context.Context, service string, f FaultSpec) error {
-	body, err := json.Marshal(f)
+// InjectFault adds f on route ("" for every request) to one fake's faults.
+func (c *Client) InjectFault(ctx context.Context, service, route string, f control.Fault) error {
+	body, err := json.Marshal(control.ActiveFault{Route: route, Fault: f})
 	if err != nil {
 		return err
 	}
@@ -78,8 +88,8 @@ func (c *Client) InjectFault(ctx context.Context, service string, f FaultSpec) e
 }
 
 // Faults lists one fake's faults in force, in the order they apply.
-func (c *Client) Faults(ctx context.Context, service string) ([]FaultSpec, error) {
-	var out []FaultSpec
+func (c *Client) Faults(ctx context.Context, service string) ([]control.ActiveFault, error) {
+	var out []control.ActiveFault
 	return out, c.call(ctx, http.MethodGet, "/api/"+url.PathEscape(service)+"/faults", nil, "", &out)
 }
 
@@ -123,8 +133,8 @@ func (f RequestFilter) query() string {
 }
 
 // Requests lists one fake's logged requests that match f, oldest first.
-func (c *Client) Requests(ctx context.Context, service string, f RequestFilter) ([]RequestRecord, error) {
-	var out []RequestRecord
+func (c *Client) Requests(ctx context.Context, service string, f RequestFilter) ([]control.Request, error) {
+	var out []control.Request
 	return out, c.call(ctx, http.MethodGet, "/api/"+url.PathEscape(service)+"/requests"+f.query(), nil, "", &out)
 }
 
@@ -175,33 +185,41 @@ func (c *Client) clock(ctx context.Context, op string, in any) (ClockState, erro
 }
 
 // Deliveries lists the sourcehost fake's webhook deliveries, oldest first.
-func (c *Client) Deliveries(ctx context.Context) ([]DeliveryRecord, error) {
-	var out []DeliveryRecord
+func (c *Client) Deliveries(ctx context.Context) ([]sourcehostfake.Delivery, error) {
+	var out []sourcehostfake.Delivery
 	return out, c.call(ctx, http.MethodGet, "/api/sourcehost/deliveries", nil, "", &out)
 }
 
 // Workflows lists the orch fake's workflow runs, newest first; namespace ""
 // lists every namespace's.
-func (c *Client) Workflows(ctx context.Context, namespace string) ([]WorkflowRecord, error) {
+func (c *Client) Workflows(ctx context.Context, namespace string) ([]orchfake.WorkflowSummary, error) {
 	q := ""
 	if namespace != "" {
 		q = "?namespace=" + url.QueryEscape(namespace)
 	}
-	var out []WorkflowRecord
+	var out []orchfake.WorkflowSummary
 	return out, c.call(ctx, http.MethodGet, "/api/orch/workflows"+q, nil, "", &out)
 }
 
-// History returns the events of one workflow run.
-func (c *Client) History(ctx context.Context, namespace, workflowID, runID string) ([]HistoryEventRecord, error) {
+// History returns the events of one workflow run (the latest run of
+// workflowID when runID is ""), as orchfake.Server.Execution gives them.
+func (c *Client) History(ctx context.Context, namespace, workflowID, runID string) ([]*orchpb.HistoryEvent, error) {
 	q := url.Values{"namespace": {namespace}, "workflow_id": {workflowID}, "run_id": {runID}}
-	var out []HistoryEventRecord
-	return out, c.call(ctx, http.MethodGet, "/api/orch/history?"+q.Encode(), nil, "", &out)
+	var raw json.RawMessage
+	if err := c.call(ctx, http.MethodGet, "/api/orch/history?"+q.Encode(), nil, "", &raw); err != nil {
+		return nil, err
+	}
+	out, err := decodeHistory(raw)
+	if err != nil {
+		return nil, fmt.Errorf("control API: GET /api/orch/history: reading the answer: %w", err)
+	}
+	return out, nil
 }
 
 // TaskQueues lists the orch fake's task queues with their backlogs and
 // pollers.
-func (c *Client) TaskQueues(ctx context.Context) ([]TaskQueueRecord, error) {
-	var out []TaskQueueRecord
+func (c *Client) TaskQueues(ctx context.Context) ([]orchfake.TaskQueueSummary, error) {
+	var out []orchfake.TaskQueueSummary
 	return out, c.call(ctx, http.MethodGet, "/api/orch/task-queues", nil, "", &out)
 }
 
@@ -240,4 +258,12 @@ func (c *Client) call(ctx context.Context, method, path string, body io.Reader, 
 		return fmt.Errorf("control API: %s %s: reading the answer: %w", method, path, err)
 	}
 	return nil
+}
+
+// Snapshot makes apitwin-fake write a snapshot of every fake to its
+// -state-dir now, as it does at shutdown, so that a crash after it loses
+// nothing before it. Without -state-dir it is refused (409).
+func (c *Client) Snapshot(ctx context.Context) (SnapshotInfo, error) {
+	var out SnapshotInfo
+	return out, c.call(ctx, http.MethodPost, "/api/snapshot", nil, "", &out)
 }
