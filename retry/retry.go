@@ -188,7 +188,7 @@ func Do(ctx context.Context, p Policy, clk clock.Clock, attempt Attempt, onRetry
 // cured, but was not sent again (or no more): Reason says why ("gave up
 // after 3 retries", "not retried: the call is not idempotent, …"). It wraps
 // the client's own error, which errors.As and errors.Is still reach. (A call
-// refused for its rate gets ratelimit.Error instead, which says the same.)
+// refused for its rate gets apicall.RateLimitError instead, which says the same.)
 type Error struct {
 	// Retries is how many times the call was sent again.
 	Retries int
