@@ -1,0 +1,58 @@
+package orchfake
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apitwin/apitwin/orch/orchpb"
+)
+
+// The table of command rules covers every command type of the contract,
+// and only those: a type added to the .proto fails here until it has a
+// rule. Each rule refuses a command whose attributes are another type's
+// (BAD_COMMAND) before its own check, and the four that end the run are
+// the ones marked so.
+func TestEveryCommandTypeHasARule(t *testing.T) {
+	t.Parallel()
+	s, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	e := &execution{ns: s.st.namespaces[DefaultNamespace]}
+	closing := map[orchpb.CommandType]bool{
+		orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION: true, orchpb.CommandType_FAIL_WORKFLOW_EXECUTION: true,
+		orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION: true, orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION: true,
+	}
+	for n := range orchpb.CommandType_name {
+		typ := orchpb.CommandType(n)
+		r, ok := commandRules[typ]
+		if typ == orchpb.CommandType_COMMAND_TYPE_UNSPECIFIED {
+			if ok {
+				t.Error("a rule for COMMAND_TYPE_UNSPECIFIED")
+			}
+			continue
+		}
+		if !ok {
+			t.Errorf("%s: no rule", typ)
+			continue
+		}
+		if r.closes != closing[typ] {
+			t.Errorf("%s: closes %v", typ, r.closes)
+		}
+		// A record-marker command's attributes on every other type, and a
+		// timer's on a record marker.
+		other := &orchpb.Command{CommandType: typ, Attributes: &orchpb.Command_RecordMarkerCommandAttributes{
+			RecordMarkerCommandAttributes: &orchpb.RecordMarkerCommandAttributes{MarkerName: "m"}}}
+		if typ == orchpb.CommandType_RECORD_MARKER {
+			other.Attributes = &orchpb.Command_StartTimerCommandAttributes{StartTimerCommandAttributes: &orchpb.StartTimerCommandAttributes{}}
+		}
+		ce := r.check(&checking{e: e, i: 3}, other)
+		if ce == nil || ce.cause != orchpb.WorkflowTaskFailedCause_BAD_COMMAND || !strings.Contains(ce.msg, "command 3: attributes do not match command_type "+typ.String()) {
+			t.Errorf("%s with another type's attributes: %+v", typ, ce)
+		}
+	}
+	if len(commandRules) != len(orchpb.CommandType_name)-1 {
+		t.Errorf("%d rules for %d command types", len(commandRules), len(orchpb.CommandType_name)-1)
+	}
+}
