@@ -69,7 +69,7 @@ type execution struct {
 	listed     *orchpb.WorkflowExecutionInfo
 	listedFrom infoStamp
 	// listedJSON is listed as the HTTP side writes it (nil when
-	// appendListJSON declines it), for the info jsonFor.
+	// protoJSON declines it), for the info jsonFor.
 	listedJSON []byte
 	jsonFor    *orchpb.WorkflowExecutionInfo
 	// infoEdits counts edits made in place to memo or search (an upsert):
@@ -112,14 +112,14 @@ func (e *execution) listInfo() *orchpb.WorkflowExecutionInfo {
 }
 
 // listJSON is listInfo's JSON as the HTTP side writes it, kept with it;
-// nil when appendListJSON declines it. s.mu must be held.
+// nil when protoJSON declines it. s.mu must be held.
 func (e *execution) listJSON() []byte {
 	info := e.listInfo()
 	if e.jsonFor != info {
-		w := jsonWriter{}
-		w.info(info)
-		e.listedJSON, e.jsonFor = w.b, info
-		if w.bad {
+		w := newProtoJSON(nil)
+		w.writeWorkflowExecutionInfo(info)
+		e.listedJSON, e.jsonFor = w.B, info
+		if w.Bad {
 			e.listedJSON = nil
 		}
 	}

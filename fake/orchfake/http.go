@@ -215,26 +215,13 @@ type bodyMarshaler struct{ *runtime.JSONPb }
 // Marshal writes List and Scan answers with appendListJSON, the rest (and
 // whatever it declines) with protojson: the same bytes either way.
 func (m bodyMarshaler) Marshal(v any) ([]byte, error) {
-	var execs []*orchpb.WorkflowExecutionInfo
-	var next []byte
-	switch r := v.(type) {
-	case *listAnswer:
-		if b, ok := answerJSON(r); ok {
+	if a, ok := v.(*listAnswer); ok {
+		if b, ok := answerJSON(a); ok {
 			return b, nil
 		}
-		execs, next = r.execs, r.next
-		if b, ok := appendListJSON(make([]byte, 0, listJSONSize(execs)), execs, next); ok {
-			return b, nil
-		}
-		return m.JSONPb.Marshal(&orchpb.ListWorkflowExecutionsResponse{Executions: execs, NextPageToken: next})
-	case *orchpb.ListWorkflowExecutionsResponse:
-		execs, next = r.GetExecutions(), r.GetNextPageToken()
-	case *orchpb.ScanWorkflowExecutionsResponse:
-		execs, next = r.GetExecutions(), r.GetNextPageToken()
-	default:
-		return m.JSONPb.Marshal(v)
+		v = a.resp
 	}
-	if b, ok := appendListJSON(make([]byte, 0, listJSONSize(execs)), execs, next); ok {
+	if b, ok := appendListJSON(v); ok {
 		return b, nil
 	}
 	return m.JSONPb.Marshal(v)

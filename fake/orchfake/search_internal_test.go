@@ -153,10 +153,10 @@ func TestSearchAnswersAsTheReference(t *testing.T) {
 						if !proto.Equal(got[i], want[i]) {
 							t.Fatalf("round %d %q size %d page %d run %d:\n%v\nwant\n%v", round, q, size, page, i, got[i], want[i])
 						}
-						w := jsonWriter{}
-						w.info(want[i])
-						if lj.infos[i] != got[i] || string(lj.pieces[i]) != string(w.b) {
-							t.Fatalf("round %d %q size %d page %d run %d: JSON kept\n%s\nwant\n%s", round, q, size, page, i, lj.pieces[i], w.b)
+						w := newProtoJSON(nil)
+						w.writeWorkflowExecutionInfo(want[i])
+						if lj.infos[i] != got[i] || string(lj.pieces[i]) != string(w.B) {
+							t.Fatalf("round %d %q size %d page %d run %d: JSON kept\n%s\nwant\n%s", round, q, size, page, i, lj.pieces[i], w.B)
 						}
 					}
 					if page == 0 && size == 64 {

@@ -1,9 +1,15 @@
-// Package jsonw writes JSON strings by hand exactly as encoding/json writes
-// them, for the fakes that write answers straight from their state into one
-// buffer instead of through intermediate structs.
+// Package jsonw is what the encoders internal/cmd/jsongen generates from the
+// fakes' answer structs stand on, and the scalars that write themselves
+// with them: JSON strings escaped exactly as encoding/json escapes them
+// (and as protojson does: Proto), times in GitLab's layout, arrays of
+// items. Nothing here knows an answer's shape: those are the fakes'
+// tagged structs.
 package jsonw
 
-import "unicode/utf8"
+import (
+	"iter"
+	"unicode/utf8"
+)
 
 // AppendString appends s as a JSON string escaped exactly as encoding/json
 // escapes it: ", \ and control characters (\n, \r, \t, \b, \f by name, the
@@ -82,4 +88,41 @@ func AppendEscaped(b []byte, s string) []byte {
 		i += size
 	}
 	return append(b, s[start:]...)
+}
+
+// AppendArray appends items as a JSON array, each written by f (a
+// generated appendJSON behind a view, typically).
+func AppendArray[T any](b []byte, items []T, f func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = f(b, it)
+	}
+	return append(b, ']')
+}
+
+// AppendJoined appends the inside of the JSON string that parts joined
+// make; see AppendEscaped for the boundaries this allows.
+func AppendJoined(b []byte, parts []string) []byte {
+	for _, s := range parts {
+		b = AppendEscaped(b, s)
+	}
+	return b
+}
+
+// AppendSeq appends the items of seq as a JSON array, each written by f,
+// for lists that yield their items rather than hold them.
+func AppendSeq[T any](b []byte, seq iter.Seq[T], f func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	first := true
+	for it := range seq {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = f(b, it)
+	}
+	return append(b, ']')
 }

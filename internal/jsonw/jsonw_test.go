@@ -43,3 +43,21 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendStringEveryByteEverywhere puts each byte value at each place
+// of a plain string longer than the eight bytes AppendString checks at
+// once, and holds the result to encoding/json.
+func TestAppendStringEveryByteEverywhere(t *testing.T) {
+	t.Parallel()
+	plain := []byte("abcdefghijklmnopqrst")
+	for c := range 256 {
+		for at := range plain {
+			s := []byte(string(plain))
+			s[at] = byte(c)
+			want, _ := json.Marshal(string(s))
+			if got := jsonw.AppendString(nil, string(s)); string(got) != string(want) {
+				t.Fatalf("byte %#x at %d: AppendString = %s, want %s", c, at, got, want)
+			}
+		}
+	}
+}
