@@ -58,6 +58,16 @@ type call struct {
 	date   string   // today's date, once read (see today)
 	pooled bool     // buf has handed out out's buffer
 	out    *outBuf  // the pooled buffer the answer is written into
+	// The users and milestones records show, made once for the records
+	// of an answer to share (see userRef, milestoneRef).
+	users      []writtenRecord
+	milestones []writtenRecord
+	// The web page and the path of the project pathsOf, and the paths of
+	// namespaces, made once for the records of an answer to share (see
+	// projectPaths, namespacePaths).
+	pathsOf                 *project
+	projectWeb, projectPath string
+	namespaces              []nsPaths
 }
 
 func ok(body any) fakekit.Answer      { return fakekit.Answer{Status: http.StatusOK, Body: body} }
@@ -88,7 +98,7 @@ func errAnswer(a fakekit.Answer) *fakekit.Answer { return &a }
 // serve answers a request with fn. The body is parsed (and prep run on
 // it) before the state is locked, and the answer written out after it is
 // unlocked (records written straight from the state are in a pooled
-// buffer, released then; see jsonw.go); webhook deliveries fn triggers are
+// buffer, released then; see answerbuf.go); webhook deliveries fn triggers are
 // queued in the order the state changed, and sent in the background (see
 // deliveries.go).
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func(*params), fn func(c *call) fakekit.Answer) {
@@ -532,6 +542,8 @@ func (c *call) appendPageQuery(b []byte, keys []string, page, perPage int64) []b
 	}
 	return b
 }
+
+func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
 
 // appendPageNumber appends a page number for a header: nothing for none.
 func appendPageNumber(b []byte, n int64) []byte {

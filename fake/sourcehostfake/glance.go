@@ -3,6 +3,7 @@ package sourcehostfake
 import (
 	"encoding/json"
 
+	"github.com/apitwin/apitwin/internal/jsonw"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -11,7 +12,7 @@ import (
 // state directly, so it adds nothing to the request log.
 func (s *Server) Projects() []*sourcehost.Project {
 	list := readBack[[]*sourcehost.Project](s, func(c *call) any {
-		return json.RawMessage(appendList(nil, s.st.projects, func(b []byte, p *project) []byte { return c.appendProject(b, p, true) }))
+		return json.RawMessage(jsonw.AppendArray(nil, s.st.projects, func(b []byte, p *project) []byte { return c.appendProject(b, p, true) }))
 	})
 	if list == nil {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // issueFilter is the filters list endpoints share.
@@ -119,7 +120,7 @@ func (c *call) listIssues() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendIssue))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendIssue))
 }
 
 func (c *call) listAllIssues() fakekit.Answer {
@@ -154,7 +155,7 @@ func (c *call) listAllIssues() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendIssue))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendIssue))
 }
 
 func (c *call) findIssue(pr *project) (*issue, *fakekit.Answer) {

@@ -1,7 +1,6 @@
 package sourcehostfake
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -161,7 +160,7 @@ type jobJSON struct {
 	ErasedAt          *stamp          `json:"erased_at"`
 	Duration          *float64        `json:"duration"`
 	QueuedDuration    *float64        `json:"queued_duration"`
-	User              json.RawMessage `json:"user"`
+	User              written         `json:"user"`
 	Commit            *commitJSON     `json:"commit"`
 	Pipeline          jobPipelineJSON `json:"pipeline"`
 	WebURL            string          `json:"web_url"`
@@ -176,7 +175,7 @@ type jobJSON struct {
 func (c *call) renderJob(j *ciJob) jobJSON {
 	pl, pr := j.pipeline, j.pipeline.project
 	out := jobJSON{ID: j.id, Status: j.status, Stage: j.stage, Name: j.name, Ref: pl.ref, CreatedAt: stamp(j.createdAt),
-		StartedAt: stampPtr(j.startedAt), FinishedAt: stampPtr(j.finishedAt), Duration: j.duration(), User: c.userDoc(j.user),
+		StartedAt: stampPtr(j.startedAt), FinishedAt: stampPtr(j.finishedAt), Duration: j.duration(), User: c.userRef(j.user),
 		Pipeline:  jobPipelineJSON{ID: pl.id, IID: pl.iid, ProjectID: pr.id, Ref: pl.ref, SHA: pl.sha, Status: pl.status},
 		WebURL:    c.base + "/" + pr.fullPath() + "/-/jobs/" + strconv.FormatInt(j.id, 10),
 		Artifacts: []struct{}{}, TagList: []string{}, Retried: j.retried}

@@ -58,23 +58,6 @@ func (st *state) projectMembers(p *project, inherited bool) []member {
 	return out
 }
 
-// appendMember appends a member as GET /projects/:id/members shows it.
-func (c *call) appendMember(b []byte, p *project, m member) []byte {
-	b = append(b, '{')
-	b = c.appendUserFields(b, m.u)
-	b = append(b, `,"access_level":`...)
-	b = appendInt(b, int64(m.level))
-	b = append(b, `,"created_at":`...)
-	b = appendStamp(b, m.since)
-	b = append(b, `,"expires_at":`...)
-	if d, ok := p.memberExpires[m.u.id]; ok && m.direct {
-		b = jsonw.AppendString(b, d)
-	} else {
-		b = append(b, "null"...)
-	}
-	return append(b, `,"membership_state":"active"}`...)
-}
-
 func (c *call) listMembers(inherited bool) fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
@@ -93,7 +76,7 @@ func (c *call) listMembers(inherited bool) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, func(b []byte, m member) []byte { return c.appendMember(b, pr, m) }))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, func(b []byte, m member) []byte { return c.appendMember(b, pr, m) }))
 }
 
 func (c *call) listProjectMembers() fakekit.Answer    { return c.listMembers(false) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 func (c *call) listMergeRequests() fakekit.Answer {
@@ -55,7 +56,7 @@ func (c *call) listMergeRequests() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendMR))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendMR))
 }
 
 func (c *call) findMR(pr *project) (*mergeRequest, *fakekit.Answer) {

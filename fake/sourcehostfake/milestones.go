@@ -2,7 +2,6 @@ package sourcehostfake
 
 import (
 	"cmp"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,45 +12,6 @@ import (
 	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
-// appendMilestone appends a milestone as the API shows it, or null.
-func (c *call) appendMilestone(b []byte, m *milestone) []byte {
-	if m == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, `{"id":`...)
-	b = appendInt(b, m.id)
-	b = append(b, `,"iid":`...)
-	b = appendInt(b, m.iid)
-	b = append(b, `,"project_id":`...)
-	b = appendInt(b, m.project.id)
-	b = append(b, `,"title":`...)
-	b = jsonw.AppendString(b, m.title)
-	b = append(b, `,"description":`...)
-	b = jsonw.AppendString(b, m.description)
-	b = append(b, `,"due_date":`...)
-	b = appendDate(b, m.dueDate)
-	b = append(b, `,"start_date":`...)
-	b = appendDate(b, m.startDate)
-	b = append(b, `,"state":`...)
-	b = jsonw.AppendString(b, m.state)
-	b = append(b, `,"updated_at":`...)
-	b = appendStamp(b, m.updatedAt)
-	b = append(b, `,"created_at":`...)
-	b = appendStamp(b, m.createdAt)
-	b = append(b, `,"expired":`...)
-	b = appendBool(b, m.dueDate != "" && m.dueDate < c.today())
-	b = c.appendWebURL(b, m.project, "/-/milestones/", m.iid)
-	return append(b, '}')
-}
-
-// appendDate appends a YYYY-MM-DD date, or null for "".
-func appendDate(b []byte, d string) []byte {
-	if d == "" {
-		return append(b, "null"...)
-	}
-	return jsonw.AppendString(b, d)
-}
-
 // today is the fake clock's date (UTC, YYYY-MM-DD), read once per call.
 func (c *call) today() string {
 	if c.date == "" {
@@ -59,10 +19,6 @@ func (c *call) today() string {
 	}
 	return c.date
 }
-
-// milestoneDoc is a milestone as a JSON value, for the records still
-// encoded from structs (releases).
-func (c *call) milestoneDoc(m *milestone) json.RawMessage { return c.appendMilestone(nil, m) }
 
 // milestoneFilter reads the milestone filter of issue and merge request
 // lists: a title, "None" or "Any" ("" for no filter).
@@ -133,7 +89,7 @@ func (c *call) listMilestones() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendMilestone))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendMilestone))
 }
 
 func (c *call) findMilestone() (*project, *milestone, *fakekit.Answer) {
@@ -309,7 +265,7 @@ func (c *call) milestoneIssues() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendIssue))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendIssue))
 }
 
 func (c *call) milestoneMergeRequests() fakekit.Answer {
@@ -322,5 +278,5 @@ func (c *call) milestoneMergeRequests() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendMR))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendMR))
 }

@@ -9,36 +9,6 @@ import (
 	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
-// appendNote appends a note as the API shows it.
-func (c *call) appendNote(b []byte, n *note) []byte {
-	b = append(b, `{"id":`...)
-	b = appendInt(b, n.id)
-	b = append(b, `,"type":null,"body":`...)
-	b = jsonw.AppendString(b, n.body)
-	b = append(b, `,"attachment":null,"author":`...)
-	b = c.appendUser(b, n.author)
-	b = append(b, `,"created_at":`...)
-	b = appendStamp(b, n.createdAt)
-	b = append(b, `,"updated_at":`...)
-	b = appendStamp(b, n.updatedAt)
-	b = append(b, `,"system":`...)
-	b = appendBool(b, n.system)
-	b = append(b, `,"noteable_id":`...)
-	b = appendInt(b, n.noteableID)
-	b = append(b, `,"noteable_type":`...)
-	b = jsonw.AppendString(b, n.noteableType)
-	b = append(b, `,"project_id":`...)
-	b = appendInt(b, n.project.id)
-	b = append(b, `,"noteable_iid":`...)
-	b = appendInt(b, n.noteableIID)
-	b = append(b, `,"resolvable":false,"confidential":`...)
-	b = appendBool(b, n.internal)
-	b = append(b, `,"internal":`...)
-	b = appendBool(b, n.internal)
-	b = append(b, `,"imported":false,"imported_from":"none"}`...)
-	return b
-}
-
 // maxNoteBody is the real service's limit on a note, in characters.
 const maxNoteBody = 1_000_000
 
@@ -98,7 +68,7 @@ func (c *call) listNotes(kind string) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendNote))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendNote))
 }
 
 func (c *call) findNote(nb *noteable) (*note, *fakekit.Answer) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 var pipelineStatuses = []string{"created", "waiting_for_resource", "preparing", "pending", "running", "success", "failed",
@@ -58,7 +59,7 @@ func (c *call) listPipelines() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, c.appendPipelineSummary))
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendPipelineSummary))
 }
 
 func userID(u *user) int64 {
@@ -90,7 +91,7 @@ func (c *call) getPipeline() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, c.appendPipeline(c.buf(), pl, true))
+	return c.doc(http.StatusOK, c.appendPipelineDetail(c.buf(), pl))
 }
 
 func (c *call) createPipeline() fakekit.Answer {
@@ -115,7 +116,7 @@ func (c *call) createPipeline() fakekit.Answer {
 	}
 	pl, events := c.s.newPipeline(c.base, pr, ref, head, "api", c.user, vars)
 	c.events = append(c.events, events...)
-	return c.doc(http.StatusCreated, c.appendPipeline(c.buf(), pl, true))
+	return c.doc(http.StatusCreated, c.appendPipelineDetail(c.buf(), pl))
 }
 
 func (c *call) cancelPipeline() fakekit.Answer {
@@ -133,7 +134,7 @@ func (c *call) cancelPipeline() fakekit.Answer {
 	if !finished(pl.status) {
 		c.events = append(c.events, c.s.setPipelineStatus(c.base, pl, "canceled")...)
 	}
-	return c.doc(http.StatusOK, c.appendPipeline(c.buf(), pl, true))
+	return c.doc(http.StatusOK, c.appendPipelineDetail(c.buf(), pl))
 }
 
 // newPipeline creates a pending pipeline whose status then moves on the

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 func (c *call) listProjects() fakekit.Answer {
@@ -75,7 +76,7 @@ func (c *call) listProjects() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, appendList(c.buf(), page, func(b []byte, pr *project) []byte {
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, func(b []byte, pr *project) []byte {
 		return c.appendProject(b, pr, stats && c.st.access(c.user, pr) >= Reporter)
 	}))
 }

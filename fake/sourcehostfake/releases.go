@@ -1,7 +1,6 @@
 package sourcehostfake
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
 	"time"
@@ -34,9 +33,9 @@ type releaseJSON struct {
 	CreatedAt       stamp             `json:"created_at"`
 	ReleasedAt      stamp             `json:"released_at"`
 	UpcomingRelease bool              `json:"upcoming_release"`
-	Author          json.RawMessage   `json:"author"`
+	Author          written           `json:"author"`
 	Commit          *commitJSON       `json:"commit"`
-	Milestones      []json.RawMessage `json:"milestones"`
+	Milestones      []written         `json:"milestones"`
 	CommitPath      string            `json:"commit_path"`
 	TagPath         string            `json:"tag_path"`
 	Assets          releaseAssetsJSON `json:"assets"`
@@ -49,7 +48,7 @@ func (c *call) renderRelease(pr *project, rel *release) releaseJSON {
 	out := releaseJSON{TagName: rel.tagName, Name: rel.name, Description: rel.description,
 		DescriptionHTML: "<p>" + htmlEscape(rel.description) + "</p>", CreatedAt: stamp(rel.createdAt),
 		ReleasedAt: stamp(rel.releasedAt), UpcomingRelease: rel.releasedAt.After(c.st.clock.Now()),
-		Author: c.userDoc(rel.author), Milestones: make([]json.RawMessage, 0, len(rel.milestones)),
+		Author: c.userRef(rel.author), Milestones: make([]written, 0, len(rel.milestones)),
 		CommitPath: "/" + pr.fullPath() + "/-/commit/" + rel.sha, TagPath: "/" + pr.fullPath() + "/-/tags/" + rel.tagName,
 		Evidences: []struct{}{},
 		Links:     releaseLinksJSON{Self: web + "/-/releases/" + rel.tagName, EditURL: web + "/-/releases/" + rel.tagName + "/edit"}}
@@ -57,7 +56,7 @@ func (c *call) renderRelease(pr *project, rel *release) releaseJSON {
 		out.Commit = c.renderCommit(pr, cm)
 	}
 	for _, m := range rel.milestones {
-		out.Milestones = append(out.Milestones, c.milestoneDoc(m))
+		out.Milestones = append(out.Milestones, c.milestoneRef(m))
 	}
 	for _, f := range []string{"zip", "tar.gz", "tar.bz2", "tar"} {
 		out.Assets.Sources = append(out.Assets.Sources, releaseSourceJSON{Format: f,

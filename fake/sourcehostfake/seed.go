@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -175,18 +176,18 @@ func (s *Server) Project(id int64) *sourcehost.Project {
 
 // Issues returns a project's issues in creation order.
 func (s *Server) Issues(projectID int64) []*sourcehost.Issue {
-	return readBackAll[sourcehost.Issue](s, projectID, func(c *call, p *project) any { return json.RawMessage(appendList(nil, p.issues, c.appendIssue)) })
+	return readBackAll[sourcehost.Issue](s, projectID, func(c *call, p *project) any { return json.RawMessage(jsonw.AppendArray(nil, p.issues, c.appendIssue)) })
 }
 
 // MergeRequests returns a project's merge requests in creation order.
 func (s *Server) MergeRequests(projectID int64) []*sourcehost.MergeRequest {
-	return readBackAll[sourcehost.MergeRequest](s, projectID, func(c *call, p *project) any { return json.RawMessage(appendList(nil, p.mrs, c.appendMR)) })
+	return readBackAll[sourcehost.MergeRequest](s, projectID, func(c *call, p *project) any { return json.RawMessage(jsonw.AppendArray(nil, p.mrs, c.appendMR)) })
 }
 
 // Pipelines returns a project's pipelines in creation order.
 func (s *Server) Pipelines(projectID int64) []*sourcehost.Pipeline {
 	return readBackAll[sourcehost.Pipeline](s, projectID, func(c *call, p *project) any {
-		return json.RawMessage(appendList(nil, p.pipelines, c.appendPipelineDetail))
+		return json.RawMessage(jsonw.AppendArray(nil, p.pipelines, c.appendPipelineDetail))
 	})
 }
 
@@ -195,24 +196,28 @@ func (s *Server) Hooks(projectID int64) []*sourcehost.ProjectHook {
 	return readBackAll[sourcehost.ProjectHook](s, projectID, func(_ *call, p *project) any { return renderAll(p.hooks, renderHook) })
 }
 
-// readBack renders under the lock (renderings copy what they show) and
-// decodes into the client's type, so what a test reads back is exactly
-// what the API would answer.
+// readBack renders and encodes under the lock (views may point into the
+// state) and decodes into the client's type, so what a test reads back is
+// exactly what the API would answer.
 func readBack[T any](s *Server, render func(*call) any) *T {
-	v := func() any {
+	b := func() []byte {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return render(s.internalCall(s.root))
-	}()
-	if v == nil {
-		return nil
-	}
-	b, isJSON := v.(json.RawMessage)
-	if !isJSON {
-		var err error
-		if b, err = json.Marshal(v); err != nil {
+		v := render(s.internalCall(s.root))
+		if v == nil {
 			return nil
 		}
+		if b, isJSON := v.(json.RawMessage); isJSON {
+			return b
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil
+		}
+		return b
+	}()
+	if b == nil {
+		return nil
 	}
 	out := new(T)
 	if json.Unmarshal(b, out) != nil {

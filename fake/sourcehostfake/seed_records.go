@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/jsonw"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -143,7 +144,7 @@ func (s *Server) Labels(projectID int64) []*sourcehost.Label {
 // Milestones returns a project's milestones in creation order.
 func (s *Server) Milestones(projectID int64) []*sourcehost.Milestone {
 	return readBackAll[sourcehost.Milestone](s, projectID, func(c *call, p *project) any {
-		return json.RawMessage(appendList(nil, p.milestones, c.appendMilestone))
+		return json.RawMessage(jsonw.AppendArray(nil, p.milestones, c.appendMilestone))
 	})
 }
 
@@ -162,7 +163,7 @@ func (s *Server) IssueNotes(projectID, issueIID int64) []*sourcehost.Note {
 		if i < 0 {
 			return nil
 		}
-		return json.RawMessage(appendList(nil, p.issues[i].notes, c.appendNote))
+		return json.RawMessage(jsonw.AppendArray(nil, p.issues[i].notes, c.appendNote))
 	})
 }
 
@@ -174,7 +175,7 @@ func (s *Server) MergeRequestNotes(projectID, mrIID int64) []*sourcehost.Note {
 		if i < 0 {
 			return nil
 		}
-		return json.RawMessage(appendList(nil, p.mrs[i].notes, c.appendNote))
+		return json.RawMessage(jsonw.AppendArray(nil, p.mrs[i].notes, c.appendNote))
 	})
 }
 

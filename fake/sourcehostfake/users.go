@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
-	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // UserSeed is a user to add (AddUser, Seed.Users). Every user gets a
@@ -60,15 +59,9 @@ func (st *state) userNamed(username string) (*user, error) {
 
 func (c *call) currentUser() fakekit.Answer {
 	u := c.user
-	b := append(c.buf(), '{')
-	b = c.appendUserFields(b, u)
-	b = append(b, `,"created_at":`...)
-	b = appendStamp(b, u.createdAt)
-	b = append(b, `,"email":`...)
-	b = jsonw.AppendString(b, u.email)
-	b = append(b, `,"is_admin":`...)
-	b = appendBool(b, u.admin)
-	return c.doc(http.StatusOK, append(b, `,"bio":""}`...))
+	v := currentUserJSON{CreatedAt: stamp(u.createdAt), Email: u.email, IsAdmin: u.admin}
+	c.userView(&v.userJSON, u)
+	return c.doc(http.StatusOK, v.appendJSON(c.buf()))
 }
 
 // containsFold reports whether s contains sub, ignoring case.
