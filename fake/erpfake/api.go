@@ -46,7 +46,7 @@ type call struct {
 	buf *[]byte
 }
 
-// answerBuffers are the buffers answers are written in (see call.writer),
+// answerBuffers are the buffers answers are written in (see call.buffer),
 // kept from one request to the next as encoding/json keeps its own.
 var answerBuffers sync.Pool
 
@@ -54,23 +54,23 @@ var answerBuffers sync.Pool
 // without a limit may grow one far past what the usual page needs.
 const maxPooledAnswer = 1 << 20
 
-// writer returns a writer of the call's answer, over a pooled buffer that
-// written gives back once the answer is made of it.
-func (c *call) writer() jsonWriter {
+// buffer returns the pooled buffer the call's answer is written in, empty;
+// written gives it back once the answer is made of it.
+func (c *call) buffer() []byte {
 	p, _ := answerBuffers.Get().(*[]byte)
 	if p == nil {
 		b := make([]byte, 0, 4<<10)
 		p = &b
 	}
 	c.buf = p
-	return jsonWriter{b: (*p)[:0], native: c.num.native}
+	return (*p)[:0]
 }
 
-// written answers 200 with what w wrote in the call's buffer (see writer);
+// written answers 200 with b, written in the call's buffer (see buffer);
 // the buffer goes back to the pool once the answer is written.
-func (c *call) written(w jsonWriter) fakekit.Answer {
-	*c.buf = w.b // grown, maybe
-	return okJSON(w.b)
+func (c *call) written(b []byte) fakekit.Answer {
+	*c.buf = b // grown, maybe
+	return okJSON(b)
 }
 
 // releaseAnswer puts an answer's buffer back in the pool; the answer's Raw
@@ -91,8 +91,8 @@ func ok(body any) fakekit.Answer { return fakekit.Answer{Status: http.StatusOK, 
 func okJSON(body []byte) fakekit.Answer { return fakekit.Answer{Status: http.StatusOK, Raw: body} }
 
 // render writes one record (or a record's lines) as the API shows it.
-func render[T any](c *call, write func(jsonWriter, T) jsonWriter, v T) []byte {
-	return write(jsonWriter{b: make([]byte, 0, 512), native: c.num.native}, v).b
+func render[T any](c *call, write func(*call, []byte, T) []byte, v T) []byte {
+	return write(c, make([]byte, 0, 512), v)
 }
 
 // apiError is the ERP's error answer, Restler's shape: the message starts

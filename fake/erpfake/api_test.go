@@ -31,18 +31,18 @@ func TestDecMatchesFloatString(t *testing.T) {
 		if got := string(appendDec8([]byte("x"), r)); got != "x"+want {
 			t.Errorf("%s: %s, want x%s", r, got, want)
 		}
-		if got := string(numbers{}.dec(r)); got != `"`+want+`"` {
+		if got := amountText(numbers{}.dec(r)); got != `"`+want+`"` {
 			t.Errorf("%s as a string: %s", r, got)
 		}
 		native := strings.TrimRight(want, "0")
 		if strings.HasSuffix(native, ".") {
 			native += "0"
 		}
-		if got := string(numbers{native: true}.dec(r)); got != native {
+		if got := amountText(numbers{native: true}.dec(r)); got != native {
 			t.Errorf("%s as a number: %s, want %s", r, got, native)
 		}
 	}
-	if got := string(numbers{}.dec(nil)); got != `"0.00000000"` {
+	if got := amountText(numbers{}.dec(nil)); got != `"0.00000000"` {
 		t.Errorf("nil: %s", got)
 	}
 }
@@ -92,3 +92,6 @@ func TestPaidAndRemain8(t *testing.T) {
 		t.Error("a total of 1/3 took the integer path")
 	}
 }
+
+// amountText is what a writes.
+func amountText(a amount) string { return string(a.appendJSON(nil)) }

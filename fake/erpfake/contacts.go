@@ -24,53 +24,7 @@ type contact struct {
 
 func (ct *contact) recID() int64 { return ct.id }
 
-// writeContact writes a contact as the API shows it.
-func writeContact(w jsonWriter, ct *contact) jsonWriter {
-	w = w.raw(`{"id":`)
-	w = w.id(ct.id)
-	w = w.raw(`,"entity":`)
-	w = w.id(1)
-	w = w.raw(`,"socid":`)
-	w = w.optID(contactSoc(ct), ct.soc != nil)
-	w = w.raw(`,"fk_soc":`)
-	w = w.optID(contactSoc(ct), ct.soc != nil)
-	w = w.raw(`,"lastname":`)
-	w = w.str(ct.lastname)
-	w = w.raw(`,"firstname":`)
-	w = w.str(ct.firstname)
-	w = w.raw(`,"civility_code":`)
-	w = w.str(ct.civility)
-	w = w.raw(`,"email":`)
-	w = w.str(ct.email)
-	w = w.raw(`,"phone_pro":`)
-	w = w.str(ct.phonePro)
-	w = w.raw(`,"phone_mobile":`)
-	w = w.str(ct.phoneMobile)
-	w = w.raw(`,"poste":`)
-	w = w.str(ct.poste)
-	w = w.raw(`,"address":`)
-	w = w.str(ct.address)
-	w = w.raw(`,"zip":`)
-	w = w.str(ct.zip)
-	w = w.raw(`,"town":`)
-	w = w.str(ct.town)
-	w = w.raw(`,"country_code":`)
-	w = w.str(ct.country)
-	w = w.raw(`,"statut":`)
-	w = w.flag(ct.active)
-	w = w.raw(`,"note_public":`)
-	w = w.str(ct.notePublic)
-	w = w.raw(`,"note_private":`)
-	w = w.str(ct.notePrivate)
-	w = w.raw(`,"date_creation":`)
-	w = w.time(ct.datec)
-	w = w.raw(`,"date_modification":`)
-	w = w.time(ct.datem)
-	w = w.raw(`,"array_options":{}}`)
-	return w
-}
-
-func (c *call) renderContact(ct *contact) []byte { return render(c, writeContact, ct) }
+func (c *call) renderContact(ct *contact) []byte { return render(c, (*call).appendContact, ct) }
 
 func contactSoc(ct *contact) int64 {
 	if ct.soc == nil {
@@ -82,7 +36,7 @@ func contactSoc(ct *contact) int64 {
 var contacts = &collection[*contact]{
 	noun:        "contact",
 	defaultSort: "t.rowid",
-	write:       writeContact,
+	write:       (*call).appendContact,
 	fields: map[string]fieldDef[*contact]{
 		"rowid":        idField(func(ct *contact) int64 { return ct.id }),
 		"id":           idField(func(ct *contact) int64 { return ct.id }),

@@ -13,56 +13,7 @@ import (
 
 // What invoices and orders share: lines, totals, refs, dates.
 
-// writeLines writes a document's lines as the API shows them.
-func writeLines(w jsonWriter, lines []*line) jsonWriter {
-	w = w.raw("[")
-	for i, l := range lines {
-		if i > 0 {
-			w = w.raw(",")
-		}
-		w = w.raw(`{"id":`)
-		w = w.id(l.id)
-		w = w.raw(`,"rowid":`)
-		w = w.id(l.id)
-		w = w.raw(`,"fk_product":`)
-		if l.product == nil {
-			w = w.raw(`null,"product_ref":"","product_label":""`)
-		} else {
-			w = w.id(l.product.id)
-			w = w.raw(`,"product_ref":`)
-			w = w.str(l.product.ref)
-			w = w.raw(`,"product_label":`)
-			w = w.str(l.product.label)
-		}
-		w = w.raw(`,"product_type":`)
-		w = w.id(l.typ)
-		w = w.raw(`,"desc":`)
-		w = w.str(l.desc)
-		w = w.raw(`,"qty":`)
-		w = w.dec(l.qty)
-		w = w.raw(`,"subprice":`)
-		w = w.dec(l.subprice)
-		w = w.raw(`,"remise_percent":`)
-		w = w.dec(l.discount)
-		w = w.raw(`,"tva_tx":`)
-		w = w.dec(l.vat)
-		w = w.raw(`,"total_ht":`)
-		w = w.dec(l.ht)
-		w = w.raw(`,"total_tva":`)
-		w = w.dec(l.tva)
-		w = w.raw(`,"total_ttc":`)
-		w = w.dec(l.ttc)
-		w = w.raw(`,"rang":`)
-		w = w.id(l.rank)
-		w = w.raw(`,"special_code":`)
-		w = w.id(0)
-		w = w.raw(`,"array_options":{}}`)
-	}
-	w = w.raw("]")
-	return w
-}
-
-func (c *call) renderLines(lines []*line) []byte { return render(c, writeLines, lines) }
+func (c *call) renderLines(lines []*line) []byte { return render(c, (*call).appendLines, lines) }
 
 // authorID is the id of a document's author, 0 for none.
 func authorID(u *user) int64 {

@@ -9,78 +9,14 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// writeInvoice writes an invoice as the API shows it, with its lines.
-func writeInvoice(w jsonWriter, inv *invoice) jsonWriter {
-	w = w.raw(`{"id":`)
-	w = w.id(inv.id)
-	w = w.raw(`,"entity":`)
-	w = w.id(1)
-	w = w.raw(`,"ref":`)
-	w = w.str(inv.ref)
-	w = w.raw(`,"ref_client":`)
-	w = w.str(inv.refClient)
-	w = w.raw(`,"socid":`)
-	w = w.id(inv.soc.id)
-	w = w.raw(`,"type":`)
-	w = w.id(inv.typ)
-	w = w.raw(`,"statut":`)
-	w = w.id(inv.status)
-	w = w.raw(`,"status":`)
-	w = w.id(inv.status)
-	w = w.raw(`,"brouillon":`)
-	w = w.flag(inv.status == statusDraft)
-	w = w.raw(`,"paye":`)
-	w = w.flag(inv.paid)
-	w = w.raw(`,"date":`)
-	w = w.time(inv.date)
-	w = w.raw(`,"date_lim_reglement":`)
-	w = w.time(inv.due)
-	w = w.raw(`,"date_creation":`)
-	w = w.time(inv.datec)
-	w = w.raw(`,"date_validation":`)
-	w = w.time(inv.dateValidation)
-	w = w.raw(`,"total_ht":`)
-	w = w.dec(inv.ht)
-	w = w.raw(`,"total_tva":`)
-	w = w.dec(inv.tva)
-	w = w.raw(`,"total_ttc":`)
-	w = w.dec(inv.ttc)
-	w = w.raw(`,"multicurrency_code":"EUR","note_public":`)
-	w = w.str(inv.notePublic)
-	w = w.raw(`,"note_private":`)
-	w = w.str(inv.notePrivate)
-	w = w.raw(`,"fk_user_author":`)
-	w = w.optID(authorID(inv.author), inv.author != nil)
-	w = w.raw(`,"close_code":`)
-	w = w.str(inv.closeCode)
-	w = w.raw(`,"close_note":`)
-	w = w.str(inv.closeNote)
-	if paid, remain, ok := inv.paidAndRemain8(); ok {
-		w = w.raw(`,"totalpaid":`)
-		w = w.dec8(paid)
-		w = w.raw(`,"remaintopay":`)
-		w = w.dec8(remain)
-	} else {
-		paid := inv.paidSum()
-		w = w.raw(`,"totalpaid":`)
-		w = w.dec(paid)
-		w = w.raw(`,"remaintopay":`)
-		w = w.dec(inv.remainAfter(paid))
-	}
-	w = w.raw(`,"lines":`)
-	w = writeLines(w, inv.lines)
-	w = w.raw(`,"array_options":{}}`)
-	return w
-}
-
-func (c *call) renderInvoice(inv *invoice) []byte { return render(c, writeInvoice, inv) }
+func (c *call) renderInvoice(inv *invoice) []byte { return render(c, (*call).appendInvoice, inv) }
 
 var invoices = func() *collection[*invoice] {
 	fields := documentFields(func(inv *invoice) *document { return &inv.document }, "datef")
 	fields["type"] = intField(false, func(inv *invoice) int64 { return inv.typ })
 	fields["paye"] = boolField(func(inv *invoice) bool { return inv.paid })
 	fields["date_lim_reglement"] = timeField(func(inv *invoice) time.Time { return inv.due })
-	return &collection[*invoice]{noun: "invoice", defaultSort: "t.rowid", write: writeInvoice, fields: fields}
+	return &collection[*invoice]{noun: "invoice", defaultSort: "t.rowid", write: (*call).appendInvoice, fields: fields}
 }()
 
 func listInvoices(in *input) step {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // collection is what the list endpoint of a resource needs.
@@ -20,8 +21,8 @@ type collection[T interface{ recID() int64 }] struct {
 	// ("rowid", "ref", "fk_soc"), and the JSON names where they differ.
 	fields      map[string]fieldDef[T]
 	defaultSort string
-	// write writes a record as the API shows it.
-	write func(jsonWriter, T) jsonWriter
+	// write appends a record as the API shows it.
+	write func(*call, []byte, T) []byte
 }
 
 // listQuery is a list request's parameters, read before the state lock:
@@ -92,45 +93,31 @@ func parseList[T interface{ recID() int64 }](q phpQuery, coll *collection[T]) (*
 
 // answer answers the list over items (in id order); keep applies the
 // collection's own parameters. The page is written straight from the
-// records into one buffer (see jsonWriter): the records a list keeps are
-// not copied, and a list sorted by id, the default, is not sorted at all.
+// records into one buffer: the records a list keeps are not copied, and a
+// list sorted by id, the default, is not sorted at all.
 func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.Answer {
-	w := c.writer()
-	if lq.paginationData {
-		w = w.raw(`{"data":`)
+	var total, n int64
+	page := func(yield func(T) bool) {
+		total = lq.eachOfPage(items, keep, func(it T) {
+			n++
+			yield(it)
+		})
 	}
-	w = w.raw("[")
-	n := int64(0)
-	total := lq.eachOfPage(items, keep, func(it T) {
-		if n > 0 {
-			w = w.raw(",")
-		}
-		n++
-		w = lq.coll.write(w, it)
-	})
-	w = w.raw("]")
-
+	b := jsonw.AppendSeq(c.buffer(), page, func(b []byte, it T) []byte { return lq.coll.write(c, b, it) })
 	if lq.paginationData {
-		pageCount := int64(1)
+		v := pageJSON{Data: b}
+		v.Pagination.Limit, v.Pagination.Page, v.Pagination.Total = lq.limit, lq.page, total
+		v.Pagination.PageCount = 1
 		if lq.limit > 0 {
-			pageCount = max((total+lq.limit-1)/lq.limit, 1)
+			v.Pagination.PageCount = max((total+lq.limit-1)/lq.limit, 1)
 		}
-		// The keys in encoding/json's order of a map's keys, as the
-		// answer was once written.
-		w = w.raw(`,"pagination":{"limit":`)
-		w.b = strconv.AppendInt(w.b, lq.limit, 10)
-		w = w.raw(`,"page":`)
-		w.b = strconv.AppendInt(w.b, lq.page, 10)
-		w = w.raw(`,"page_count":`)
-		w.b = strconv.AppendInt(w.b, pageCount, 10)
-		w = w.raw(`,"total":`)
-		w.b = strconv.AppendInt(w.b, total, 10)
-		return c.written(w.raw("}}"))
+		*c.buf = b // the page is copied into the answer; its buffer goes back
+		return okJSON(v.appendJSON(make([]byte, 0, len(b)+128)))
 	}
 	if n == 0 && c.s.cfg.emptyListNotFound {
 		return notFound("No " + lq.coll.noun + " found")
 	}
-	return c.written(w)
+	return c.written(b)
 }
 
 // eachOfPage calls fn with each record of the page asked for, in order, and

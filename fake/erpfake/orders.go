@@ -6,63 +6,13 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// writeOrder writes an order as the API shows it, with its lines.
-func writeOrder(w jsonWriter, o *order) jsonWriter {
-	w = w.raw(`{"id":`)
-	w = w.id(o.id)
-	w = w.raw(`,"entity":`)
-	w = w.id(1)
-	w = w.raw(`,"ref":`)
-	w = w.str(o.ref)
-	w = w.raw(`,"ref_client":`)
-	w = w.str(o.refClient)
-	w = w.raw(`,"socid":`)
-	w = w.id(o.soc.id)
-	w = w.raw(`,"statut":`)
-	w = w.id(o.status)
-	w = w.raw(`,"status":`)
-	w = w.id(o.status)
-	w = w.raw(`,"brouillon":`)
-	w = w.flag(o.status == statusDraft)
-	w = w.raw(`,"billed":`)
-	w = w.flag(o.billed)
-	w = w.raw(`,"date":`)
-	w = w.time(o.date)
-	w = w.raw(`,"date_commande":`)
-	w = w.time(o.date)
-	w = w.raw(`,"delivery_date":`)
-	w = w.time(o.delivery)
-	w = w.raw(`,"date_creation":`)
-	w = w.time(o.datec)
-	w = w.raw(`,"date_validation":`)
-	w = w.time(o.dateValidation)
-	w = w.raw(`,"date_cloture":`)
-	w = w.time(o.closedAt)
-	w = w.raw(`,"total_ht":`)
-	w = w.dec(o.ht)
-	w = w.raw(`,"total_tva":`)
-	w = w.dec(o.tva)
-	w = w.raw(`,"total_ttc":`)
-	w = w.dec(o.ttc)
-	w = w.raw(`,"note_public":`)
-	w = w.str(o.notePublic)
-	w = w.raw(`,"note_private":`)
-	w = w.str(o.notePrivate)
-	w = w.raw(`,"user_author_id":`)
-	w = w.optID(authorID(o.author), o.author != nil)
-	w = w.raw(`,"lines":`)
-	w = writeLines(w, o.lines)
-	w = w.raw(`,"array_options":{}}`)
-	return w
-}
-
-func (c *call) renderOrder(o *order) []byte { return render(c, writeOrder, o) }
+func (c *call) renderOrder(o *order) []byte { return render(c, (*call).appendOrder, o) }
 
 var orders = func() *collection[*order] {
 	fields := documentFields(func(o *order) *document { return &o.document }, "date_commande")
 	fields["facture"] = boolField(func(o *order) bool { return o.billed })
 	fields["date_livraison"] = timeField(func(o *order) time.Time { return o.delivery })
-	return &collection[*order]{noun: "order", defaultSort: "t.rowid", write: writeOrder, fields: fields}
+	return &collection[*order]{noun: "order", defaultSort: "t.rowid", write: (*call).appendOrder, fields: fields}
 }()
 
 func listOrders(in *input) step {

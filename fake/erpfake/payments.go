@@ -87,33 +87,13 @@ func (inv *invoice) remainAfter(paid *big.Rat) *big.Rat {
 }
 
 // listPayments is GET /invoices/{id}/payments: each payment's part of the
-// invoice, oldest first, written straight from the state to the answer:
-// [{"amount":…,"type":"VIR","date":…,"num":"…","ref":"PAY2611-0001",
-// "ref_ext":"","fk_bank_line":null}].
+// invoice, oldest first.
 func listPayments(c *call, id int64) fakekit.Answer {
 	inv, fail := findByID(c.st.invoices, id, "Invoice")
 	if fail != nil {
 		return *fail
 	}
-	b := make([]byte, 0, 2+len(inv.payments)*160)
-	b = append(b, '[')
-	for i, p := range inv.payments {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"amount":`...)
-		b = append(b, c.num.dec(p.amount)...)
-		b = append(b, `,"type":`...)
-		b = strconv.AppendQuote(b, p.pay.code)
-		b = append(b, `,"date":`...)
-		b = append(b, c.num.time(p.pay.date)...)
-		b = append(b, `,"num":`...)
-		b = jsonw.AppendString(b, p.pay.num)
-		b = append(b, `,"ref":`...)
-		b = strconv.AppendQuote(b, p.pay.ref)
-		b = append(b, `,"ref_ext":"","fk_bank_line":null}`...)
-	}
-	b = append(b, ']')
+	b := jsonw.AppendArray(make([]byte, 0, 2+len(inv.payments)*160), inv.payments, c.appendPayment)
 	return fakekit.Answer{Status: http.StatusOK, Raw: b, ContentType: "application/json"}
 }
 

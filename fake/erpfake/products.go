@@ -9,58 +9,12 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// writeProduct writes a product as the API shows it.
-func writeProduct(w jsonWriter, p *product) jsonWriter {
-	w = w.raw(`{"id":`)
-	w = w.id(p.id)
-	w = w.raw(`,"entity":`)
-	w = w.id(1)
-	w = w.raw(`,"ref":`)
-	w = w.str(p.ref)
-	w = w.raw(`,"label":`)
-	w = w.str(p.label)
-	w = w.raw(`,"description":`)
-	w = w.str(p.description)
-	w = w.raw(`,"type":`)
-	w = w.id(p.typ)
-	w = w.raw(`,"price":`)
-	w = w.dec(p.price)
-	w = w.raw(`,"price_ttc":`)
-	w = w.dec(p.priceTTC)
-	w = w.raw(`,"price_min":`)
-	w = w.dec(p.priceMin)
-	w = w.raw(`,"price_base_type":`)
-	w = w.str(p.baseType)
-	w = w.raw(`,"tva_tx":`)
-	w = w.dec(p.vat)
-	w = w.raw(`,"status":`)
-	w = w.flag(p.onSale)
-	w = w.raw(`,"status_buy":`)
-	w = w.flag(p.onPurchase)
-	w = w.raw(`,"barcode":`)
-	w = w.str(p.barcode)
-	w = w.raw(`,"stock_reel":`)
-	w = w.dec(p.stock)
-	w = w.raw(`,"weight":`)
-	w = w.dec(p.weight)
-	w = w.raw(`,"note_public":`)
-	w = w.str(p.notePublic)
-	w = w.raw(`,"note_private":`)
-	w = w.str(p.notePrivate)
-	w = w.raw(`,"date_creation":`)
-	w = w.time(p.datec)
-	w = w.raw(`,"date_modification":`)
-	w = w.time(p.datem)
-	w = w.raw(`,"multilangs":{},"array_options":{}}`)
-	return w
-}
-
-func (c *call) renderProduct(p *product) []byte { return render(c, writeProduct, p) }
+func (c *call) renderProduct(p *product) []byte { return render(c, (*call).appendProduct, p) }
 
 var products = &collection[*product]{
 	noun:        "product",
 	defaultSort: "t.ref",
-	write:       writeProduct,
+	write:       (*call).appendProduct,
 	fields: map[string]fieldDef[*product]{
 		"rowid":           idField(func(p *product) int64 { return p.id }),
 		"id":              idField(func(p *product) int64 { return p.id }),

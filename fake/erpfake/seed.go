@@ -14,6 +14,7 @@ import (
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/fakekit"
+	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
 // Seeding puts data in directly, as an administrator would in the web
@@ -521,67 +522,67 @@ func answerError(a fakekit.Answer) error {
 
 // User returns a user.
 func (s *Server) User(id int64) *erp.User {
-	return readOne[erp.User](s, func(st *state) (*user, bool) { return byID(st.users, id) }, writeUser)
+	return readOne[erp.User](s, func(st *state) (*user, bool) { return byID(st.users, id) }, (*call).appendUser)
 }
 
 // Users returns every user in id order.
 func (s *Server) Users() []*erp.User {
-	return readAll[erp.User](s, func(st *state) []*user { return st.users }, writeUser)
+	return readAll[erp.User](s, func(st *state) []*user { return st.users }, (*call).appendUser)
 }
 
 // Thirdparty returns a third party.
 func (s *Server) Thirdparty(id int64) *erp.Thirdparty {
-	return readOne[erp.Thirdparty](s, func(st *state) (*thirdparty, bool) { return byID(st.thirdparties, id) }, writeThirdparty)
+	return readOne[erp.Thirdparty](s, func(st *state) (*thirdparty, bool) { return byID(st.thirdparties, id) }, (*call).appendThirdparty)
 }
 
 // Thirdparties returns every third party in id order.
 func (s *Server) Thirdparties() []*erp.Thirdparty {
-	return readAll[erp.Thirdparty](s, func(st *state) []*thirdparty { return st.thirdparties }, writeThirdparty)
+	return readAll[erp.Thirdparty](s, func(st *state) []*thirdparty { return st.thirdparties }, (*call).appendThirdparty)
 }
 
 // Product returns a product.
 func (s *Server) Product(id int64) *erp.Product {
-	return readOne[erp.Product](s, func(st *state) (*product, bool) { return byID(st.products, id) }, writeProduct)
+	return readOne[erp.Product](s, func(st *state) (*product, bool) { return byID(st.products, id) }, (*call).appendProduct)
 }
 
 // Products returns every product in id order.
 func (s *Server) Products() []*erp.Product {
-	return readAll[erp.Product](s, func(st *state) []*product { return st.products }, writeProduct)
+	return readAll[erp.Product](s, func(st *state) []*product { return st.products }, (*call).appendProduct)
 }
 
 // Invoice returns an invoice.
 func (s *Server) Invoice(id int64) *erp.Invoice {
-	return readOne[erp.Invoice](s, func(st *state) (*invoice, bool) { return byID(st.invoices, id) }, writeInvoice)
+	return readOne[erp.Invoice](s, func(st *state) (*invoice, bool) { return byID(st.invoices, id) }, (*call).appendInvoice)
 }
 
 // Invoices returns every invoice in id order.
 func (s *Server) Invoices() []*erp.Invoice {
-	return readAll[erp.Invoice](s, func(st *state) []*invoice { return st.invoices }, writeInvoice)
+	return readAll[erp.Invoice](s, func(st *state) []*invoice { return st.invoices }, (*call).appendInvoice)
 }
 
 // Order returns an order.
 func (s *Server) Order(id int64) *erp.Order {
-	return readOne[erp.Order](s, func(st *state) (*order, bool) { return byID(st.orders, id) }, writeOrder)
+	return readOne[erp.Order](s, func(st *state) (*order, bool) { return byID(st.orders, id) }, (*call).appendOrder)
 }
 
 // Orders returns every order in id order.
 func (s *Server) Orders() []*erp.Order {
-	return readAll[erp.Order](s, func(st *state) []*order { return st.orders }, writeOrder)
+	return readAll[erp.Order](s, func(st *state) []*order { return st.orders }, (*call).appendOrder)
 }
 
 // Contact returns a contact.
 func (s *Server) Contact(id int64) *erp.Contact {
-	return readOne[erp.Contact](s, func(st *state) (*contact, bool) { return byID(st.contacts, id) }, writeContact)
+	return readOne[erp.Contact](s, func(st *state) (*contact, bool) { return byID(st.contacts, id) }, (*call).appendContact)
 }
 
 // Contacts returns every contact in id order.
 func (s *Server) Contacts() []*erp.Contact {
-	return readAll[erp.Contact](s, func(st *state) []*contact { return st.contacts }, writeContact)
+	return readAll[erp.Contact](s, func(st *state) []*contact { return st.contacts }, (*call).appendContact)
 }
 
 // readOne writes a record under the lock and decodes it into the client's
 // type, so what a test reads back is exactly what the API would answer.
-func readOne[T any, R any](s *Server, find func(*state) (R, bool), write func(jsonWriter, R) jsonWriter) *T {
+func readOne[T any, R any](s *Server, find func(*state) (R, bool), write func(*call, []byte, R) []byte) *T {
 	rendered, found := func() ([]byte, bool) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -601,18 +602,12 @@ func readOne[T any, R any](s *Server, find func(*state) (R, bool), write func(js
 	return out
 }
 
-func readAll[T any, R any](s *Server, list func(*state) []R, write func(jsonWriter, R) jsonWriter) []*T {
+func readAll[T any, R any](s *Server, list func(*state) []R, write func(*call, []byte, R) []byte) []*T {
 	rendered := func() []byte {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		w := jsonWriter{native: s.cfg.nativeNumbers}.raw("[")
-		for i, r := range list(s.st) {
-			if i > 0 {
-				w = w.raw(",")
-			}
-			w = write(w, r)
-		}
-		return w.raw("]").b
+		c := s.readCall()
+		return jsonw.AppendArray(nil, list(s.st), func(b []byte, r R) []byte { return write(c, b, r) })
 	}()
 	var out []*T
 	if json.Unmarshal(rendered, &out) != nil {

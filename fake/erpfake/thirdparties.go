@@ -9,60 +9,12 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// writeThirdparty writes a third party as the API shows it.
-func writeThirdparty(w jsonWriter, t *thirdparty) jsonWriter {
-	w = w.raw(`{"id":`)
-	w = w.id(t.id)
-	w = w.raw(`,"entity":`)
-	w = w.id(1)
-	w = w.raw(`,"name":`)
-	w = w.str(t.name)
-	w = w.raw(`,"name_alias":`)
-	w = w.str(t.alias)
-	w = w.raw(`,"client":`)
-	w = w.id(t.client)
-	w = w.raw(`,"prospect":`)
-	w = w.flag(t.client == 2 || t.client == 3)
-	w = w.raw(`,"fournisseur":`)
-	w = w.flag(t.supplier)
-	w = w.raw(`,"code_client":`)
-	w = w.str(t.codeClient)
-	w = w.raw(`,"code_fournisseur":`)
-	w = w.str(t.codeSupplier)
-	w = w.raw(`,"email":`)
-	w = w.str(t.email)
-	w = w.raw(`,"phone":`)
-	w = w.str(t.phone)
-	w = w.raw(`,"address":`)
-	w = w.str(t.address)
-	w = w.raw(`,"zip":`)
-	w = w.str(t.zip)
-	w = w.raw(`,"town":`)
-	w = w.str(t.town)
-	w = w.raw(`,"country_code":`)
-	w = w.str(t.country)
-	w = w.raw(`,"tva_intra":`)
-	w = w.str(t.vat)
-	w = w.raw(`,"status":`)
-	w = w.flag(t.active)
-	w = w.raw(`,"note_public":`)
-	w = w.str(t.notePublic)
-	w = w.raw(`,"note_private":`)
-	w = w.str(t.notePrivate)
-	w = w.raw(`,"date_creation":`)
-	w = w.time(t.datec)
-	w = w.raw(`,"date_modification":`)
-	w = w.time(t.datem)
-	w = w.raw(`,"array_options":{}}`)
-	return w
-}
-
-func (c *call) renderThirdparty(t *thirdparty) []byte { return render(c, writeThirdparty, t) }
+func (c *call) renderThirdparty(t *thirdparty) []byte { return render(c, (*call).appendThirdparty, t) }
 
 var thirdparties = &collection[*thirdparty]{
 	noun:        "thirdparty",
 	defaultSort: "t.rowid",
-	write:       writeThirdparty,
+	write:       (*call).appendThirdparty,
 	fields: map[string]fieldDef[*thirdparty]{
 		"rowid":            idField(func(t *thirdparty) int64 { return t.id }),
 		"id":               idField(func(t *thirdparty) int64 { return t.id }),

@@ -8,48 +8,12 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// writeUser writes a user as the API shows it. The shapes the fake answers
-// with are its own, written from the ERP's, not the client's types, so
-// that the client's tests against the fake check the client's field names.
-func writeUser(w jsonWriter, u *user) jsonWriter {
-	w = w.raw(`{"id":`)
-	w = w.id(u.id)
-	w = w.raw(`,"entity":`)
-	w = w.id(1)
-	w = w.raw(`,"login":`)
-	w = w.str(u.login)
-	w = w.raw(`,"lastname":`)
-	w = w.str(u.lastname)
-	w = w.raw(`,"firstname":`)
-	w = w.str(u.firstname)
-	w = w.raw(`,"email":`)
-	w = w.str(u.email)
-	w = w.raw(`,"job":`)
-	w = w.str(u.job)
-	w = w.raw(`,"admin":`)
-	w = w.flag(u.admin)
-	w = w.raw(`,"employee":`)
-	w = w.flag(u.employee)
-	w = w.raw(`,"statut":`)
-	w = w.flag(u.enabled)
-	w = w.raw(`,"status":`)
-	w = w.flag(u.enabled)
-	w = w.raw(`,"office_phone":"","user_mobile":"","fk_user":null,"socid":null,"datec":`)
-	w = w.time(u.datec)
-	w = w.raw(`,"datem":`)
-	w = w.time(u.datem)
-	w = w.raw(`,"datelastlogin":`)
-	w = w.time(u.lastLogin)
-	w = w.raw(`,"gender":"","array_options":{}}`)
-	return w
-}
-
-func (c *call) renderUser(u *user) []byte { return render(c, writeUser, u) }
+func (c *call) renderUser(u *user) []byte { return render(c, (*call).appendUser, u) }
 
 var users = &collection[*user]{
 	noun:        "User",
 	defaultSort: "t.rowid",
-	write:       writeUser,
+	write:       (*call).appendUser,
 	fields: map[string]fieldDef[*user]{
 		"rowid":         idField(func(u *user) int64 { return u.id }),
 		"id":            idField(func(u *user) int64 { return u.id }),
