@@ -76,7 +76,9 @@ func (c *Client) AddProjectHook(ctx context.Context, pid ProjectRef, req *AddPro
 		return nil, fmt.Errorf("sourcehost: encoding hook: %w", err)
 	}
 	var h ProjectHook
-	if _, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, Path: path, Form: form}, &h); err != nil {
+	// The hook's token is the receiver's secret: an error answer or a log
+	// line that quotes the form must not show it.
+	if _, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, Path: path, Form: form, Secrets: []string{req.Token}}, &h); err != nil {
 		return nil, err
 	}
 	return &h, nil
@@ -158,7 +160,7 @@ func (c *Client) EditProjectHook(ctx context.Context, pid ProjectRef, hookID int
 		return nil, fmt.Errorf("sourcehost: encoding hook: %w", err)
 	}
 	var h ProjectHook
-	if _, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPut, Path: path, Form: form}, &h); err != nil {
+	if _, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPut, Path: path, Form: form, Secrets: []string{req.Token}}, &h); err != nil {
 		return nil, err
 	}
 	return &h, nil

@@ -80,3 +80,50 @@ func TestTokenNeverInErrorChains(t *testing.T) {
 		})
 	}
 }
+
+// TestHookTokenNeverInErrors: a hook's token, sent in the form of
+// AddProjectHook and EditProjectHook, is the receiver's secret; an error
+// answer or an undecodable answer that quotes it shows it nowhere.
+func TestHookTokenNeverInErrors(t *testing.T) {
+	t.Parallel()
+	const token, hookToken = "glpat-Sup3r/S3cret+tok", "hook-S3cret+deliv/ery"
+	errorBody := func(status int, quote string) string {
+		b, _ := json.Marshal(map[string]any{"message": fmt.Sprintf("%d bad hook %s", status, quote)})
+		return string(b)
+	}
+	calls := map[string]func(*sourcehost.Client) error{
+		"AddProjectHook": func(c *sourcehost.Client) error {
+			_, err := c.AddProjectHook(context.Background(), sourcehost.ProjectID(1), &sourcehost.AddProjectHookRequest{URL: "https://hooks.example/in", Token: hookToken})
+			return err
+		},
+		"EditProjectHook": func(c *sourcehost.Client) error {
+			_, err := c.EditProjectHook(context.Background(), sourcehost.ProjectID(1), 7, &sourcehost.EditProjectHookRequest{Token: hookToken})
+			return err
+		},
+	}
+	for name, call := range calls {
+		for _, srv := range []*leaktest.Server{
+			{Status: 400, ErrorBody: errorBody},
+			{DecodeBody: func(s string) string { return `{"id":1,"created_at":"` + s + `"}` }},
+		} {
+			t.Run(fmt.Sprintf("%s/%d", name, srv.Status), func(t *testing.T) {
+				t.Parallel()
+				srv.Secrets = []string{hookToken}
+				hs := httptest.NewServer(srv)
+				t.Cleanup(hs.Close)
+				var obs leaktest.Observed
+				c, err := sourcehost.New(hs.URL, sourcehost.WithToken(token), sourcehost.WithoutRetries(),
+					sourcehost.WithHook(obs.Hook), sourcehost.WithLogger(obs.Logger()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = call(c)
+				if err == nil {
+					t.Fatal("the call did not fail")
+				}
+				leaktest.NoSecretInErr(t, "the error", err, hookToken)
+				obs.Check(t, hookToken)
+			})
+		}
+	}
+}
