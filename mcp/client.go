@@ -18,6 +18,7 @@ import (
 	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/callrun"
+	"github.com/apitwin/apitwin/internal/mcpwire"
 	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/retry"
 )
@@ -260,7 +261,7 @@ func decodeResult(b []byte, id int64, out any) bool {
 	}
 	var result, rid []byte
 	var seen [3]bool
-	if !objectMembers(b, func(key, v []byte) bool {
+	if !mcpwire.Members(b, func(key, v []byte) bool {
 		var i int
 		switch string(key) {
 		case "result":
@@ -420,7 +421,7 @@ func (a *answerBytes) ReadFrom(r io.Reader) (int64, error) {
 	}
 	start := len(a.b)
 	var err error
-	a.b, err = appendRead(a.b, r)
+	a.b, err = mcpwire.AppendRead(a.b, r)
 	return int64(len(a.b) - start), err
 }
 
@@ -468,7 +469,7 @@ func plainMethod(method string) bool {
 }
 
 func newWireRequest(method string, params any, id *int64) (wireRequest, error) {
-	r := wireRequest{JSONRPC: jsonrpcVersion, Method: method, ID: id}
+	r := wireRequest{JSONRPC: mcpwire.Version, Method: method, ID: id}
 	if method == "" {
 		return r, errors.New("mcp: empty method name")
 	}
