@@ -88,7 +88,7 @@ func TestCredentialsNeverInErrorChains(t *testing.T) {
 			if err == nil {
 				t.Fatal("the call did not fail")
 			}
-			leaktest.NoSecretInErr(t, "the error", err, tc.secret)
+			leaktest.NoSecretIn(t, "the error", err, tc.secret)
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("the error no longer matches %v: %v", tc.is, err)
 			}
@@ -103,7 +103,7 @@ func TestCredentialsNeverInErrorChains(t *testing.T) {
 				leaktest.NoSecretIn(t, "the *Error's message", e.Message, tc.secret)
 				leaktest.NoSecretIn(t, "the *Error's request id", e.RequestID, tc.secret)
 				leaktest.NoSecretIn(t, "the *Error's body", string(e.Body), tc.secret)
-				leaktest.NoSecretInErr(t, "the *Error's transport error", e.Err, tc.secret)
+				leaktest.NoSecretIn(t, "the *Error's transport error", e.Err, tc.secret)
 			} else if tc.is != nil {
 				t.Errorf("the error is no longer a *cloudauth.Error: %#v", err)
 			}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/cloudauth"
-	"github.com/apitwin/apitwin/internal/testtools"
+	"github.com/apitwin/apitwin/internal/leaktest"
 )
 
 // The in-memory store and keyring printed any way show what they hold
@@ -21,8 +21,8 @@ func TestMemoryStoresPrintNoToken(t *testing.T) {
 	if err := keyring.Set("cloudctl", "work", token); err != nil {
 		t.Fatal(err)
 	}
-	testtools.PrintsNoSecret(t, store, token, "PRINT-TOKEN")
-	testtools.PrintsNoSecret(t, keyring, token, "PRINT-TOKEN")
+	leaktest.NoSecretIn(t, "the store", store, token, "PRINT-TOKEN")
+	leaktest.NoSecretIn(t, "the keyring", keyring, token, "PRINT-TOKEN")
 	if got := fmt.Sprint(store); got != `cloudauth.MemoryStore{profiles: ["work"]}` {
 		t.Errorf("store printed as %s", got)
 	}

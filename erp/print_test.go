@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
-	"github.com/apitwin/apitwin/internal/testtools"
+	"github.com/apitwin/apitwin/internal/leaktest"
 )
 
 // A client printed any way shows neither its API key nor its login's
@@ -17,10 +17,10 @@ func TestClientPrintedAnyWayShowsNoCredential(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		testtools.ShowsNoSecret(t, c, key, password)
+		leaktest.NoSecretIn(t, "the client", c, key, password)
 		// Kept in a field of a program's own type, where fmt calls no
 		// method of the client's (unexported field) and prints its fields.
 		type service struct{ erp erp.Client }
-		testtools.ShowsNoSecret(t, &service{*c}, key, password)
+		leaktest.NoSecretIn(t, "a program's value holding the client", &service{*c}, key, password)
 	}
 }

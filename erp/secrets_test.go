@@ -259,7 +259,7 @@ func TestSessionCookieNeverPrints(t *testing.T) {
 				t.Fatal("the call did not fail")
 			}
 			sids = tap.seen()
-			leaktest.NoSecretInErr(t, "the error", err, sids...)
+			leaktest.NoSecretIn(t, "the error", err, sids...)
 			if w := want[tc.name]; w != nil && !errors.Is(err, w) {
 				t.Errorf("the error no longer matches %v: %v", w, err)
 			}
@@ -296,7 +296,7 @@ func TestAPIKeyNeverInWrappedErrors(t *testing.T) {
 		if err == nil {
 			t.Fatal("the call did not fail")
 		}
-		leaktest.NoSecretInErr(t, "the error", err, srv.APIKey())
+		leaktest.NoSecretIn(t, "the error", err, srv.APIKey())
 		var ue *url.Error
 		if !errors.As(err, &ue) {
 			t.Errorf("a transport error is no longer a *url.Error: %#v", err)

@@ -81,7 +81,7 @@ func TestClientTokenNeverInErrorChains(t *testing.T) {
 			if err == nil {
 				t.Fatal("the call did not fail")
 			}
-			leaktest.NoSecretInErr(t, "the error", err, token, signing)
+			leaktest.NoSecretIn(t, "the error", err, token, signing)
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("the error no longer matches %v: %v", tc.is, err)
 			}

@@ -3,7 +3,7 @@ package mcp_test
 import (
 	"testing"
 
-	"github.com/apitwin/apitwin/internal/testtools"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/mcp"
 )
 
@@ -16,5 +16,5 @@ func TestClientPrintedAnyWayShowsNoSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testtools.ShowsNoSecret(t, c, token, secret)
+	leaktest.NoSecretIn(t, "the client", c, token, secret)
 }

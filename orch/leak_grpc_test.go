@@ -147,7 +147,7 @@ func TestGRPCTokenNeverInErrorChains(t *testing.T) {
 			if err == nil {
 				t.Fatal("the call did not fail")
 			}
-			leaktest.NoSecretInErr(t, "the error", err, token)
+			leaktest.NoSecretIn(t, "the error", err, token)
 			var e *orch.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("the error is not an *orch.Error: %#v", err)

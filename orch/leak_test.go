@@ -60,7 +60,7 @@ func TestHTTPTokenNeverInErrorChains(t *testing.T) {
 			if err == nil {
 				t.Fatal("the call did not fail")
 			}
-			leaktest.NoSecretInErr(t, "the error", err, token)
+			leaktest.NoSecretIn(t, "the error", err, token)
 			var ue *url.Error
 			if tc.urlErr && !errors.As(err, &ue) {
 				t.Errorf("a transport error is no longer reachable as a *url.Error: %#v", err)

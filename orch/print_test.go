@@ -3,7 +3,7 @@ package orch_test
 import (
 	"testing"
 
-	"github.com/apitwin/apitwin/internal/testtools"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/orch"
 )
 
@@ -23,6 +23,6 @@ func TestClientPrintedAnyWayShowsNoToken(t *testing.T) {
 	}
 	t.Cleanup(func() { g.Close() })
 	for _, c := range []*orch.Client{h, g, h.WithNamespace("billing")} {
-		testtools.ShowsNoSecret(t, c, token)
+		leaktest.NoSecretIn(t, "the client", c, token)
 	}
 }

@@ -3,7 +3,7 @@ package sourcehost_test
 import (
 	"testing"
 
-	"github.com/apitwin/apitwin/internal/testtools"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/sourcehost"
 )
 
@@ -21,6 +21,6 @@ func TestClientPrintedAnyWayShowsNoToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testtools.ShowsNoSecret(t, c, token)
-	testtools.ShowsNoSecret(t, cp, token, other)
+	leaktest.NoSecretIn(t, "the client", c, token)
+	leaktest.NoSecretIn(t, "the copy", cp, token, other)
 }

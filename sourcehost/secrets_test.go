@@ -59,7 +59,7 @@ func TestTokenNeverInErrorChains(t *testing.T) {
 			if err == nil {
 				t.Fatal("the call did not fail")
 			}
-			leaktest.NoSecretInErr(t, "the error", err, token)
+			leaktest.NoSecretIn(t, "the error", err, token)
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("the error no longer matches %v: %v", tc.is, err)
 			}
@@ -121,7 +121,7 @@ func TestHookTokenNeverInErrors(t *testing.T) {
 				if err == nil {
 					t.Fatal("the call did not fail")
 				}
-				leaktest.NoSecretInErr(t, "the error", err, hookToken)
+				leaktest.NoSecretIn(t, "the error", err, hookToken)
 				obs.Check(t, hookToken)
 			})
 		}

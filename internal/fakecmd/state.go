@@ -65,14 +65,16 @@ type credentials struct {
 	key *rsa.PrivateKey // SigningKey, read
 }
 
-// String names the credentials without any of them.
-func (c *credentials) String() string { return "fakecmd.credentials{" + credential.Redacted + "}" }
+// String names the credentials without any of them. Its receiver, as
+// GoString's and LogValue's, is a value, so that credentials printed by
+// value (*c) show none of them either.
+func (c credentials) String() string { return "fakecmd.credentials{" + credential.Redacted + "}" }
 
 // GoString is String, for %#v.
-func (c *credentials) GoString() string { return c.String() }
+func (c credentials) GoString() string { return c.String() }
 
 // LogValue logs the credentials as String.
-func (c *credentials) LogValue() slog.Value { return slog.StringValue(c.String()) }
+func (c credentials) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
 // stateDir is a -state-dir: the credentials made at the first start, and
 // the last snapshot of the fakes, each written whole (to a temporary file

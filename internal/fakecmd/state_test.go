@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apitwin/apitwin/internal/testtools"
+	"github.com/apitwin/apitwin/internal/leaktest"
 )
 
 // The clock goes on after a restore as far past the snapshot's time as the
@@ -67,6 +67,6 @@ func TestCredentialsPrintNoSecret(t *testing.T) {
 	c := &credentials{key: key}
 	c.ERP.APIKey, c.ERP.AdminPassword = "ERP-KEY-SECRET", "ERP-PW-SECRET"
 	c.CloudAuth.AdminPassword, c.SourceHost.Token, c.Control.Token = "CLOUD-PW-SECRET", "SH-TOKEN-SECRET", "CONTROL-TOKEN-SECRET"
-	testtools.PrintsNoSecret(t, c, "ERP-KEY-SECRET", "ERP-PW-SECRET", "CLOUD-PW-SECRET", "SH-TOKEN-SECRET", "CONTROL-TOKEN-SECRET")
-	testtools.PrintsNoSecret(t, &stateDir{dir: "/some/dir"}, "ERP-KEY-SECRET")
+	leaktest.NoSecretIn(t, "the credentials", c, "ERP-KEY-SECRET", "ERP-PW-SECRET", "CLOUD-PW-SECRET", "SH-TOKEN-SECRET", "CONTROL-TOKEN-SECRET")
+	leaktest.NoSecretIn(t, "the state directory", &stateDir{dir: "/some/dir"}, "ERP-KEY-SECRET")
 }

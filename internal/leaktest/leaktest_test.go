@@ -2,6 +2,8 @@ package leaktest_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +21,9 @@ import (
 	"github.com/apitwin/apitwin/internal/leaktest"
 )
 
-// secret is written another way by JSON, by a query and by a path.
-const secret = `s3cret p/w"&+é`
+// secret is written another way by encoding/json, by slog's JSON handler,
+// by %q, by a query and by a path.
+const secret = "s3cret p/w\"&+é\x01"
 
 // recorder is a testing.TB that records what Errorf is given instead of
 // failing the test; any other method of testing.TB panics.
@@ -61,19 +65,31 @@ func clean(t *testing.T, check func(testing.TB)) {
 	}
 }
 
-// shows is a value that prints clean with every verb, but shows the
-// secret through the one way named by leak.
+// shows is a value that prints clean every way, but shows the secret
+// through the one way named by leak.
 type shows struct{ leak, s string }
 
 func (v shows) Format(f fmt.State, verb rune) {
-	if verb == 'v' && f.Flag('#') && v.leak == "%#v" ||
-		verb == 'v' && f.Flag('+') && v.leak == "%+v" ||
-		verb == 'v' && !f.Flag('#') && !f.Flag('+') && v.leak == "%v" ||
-		verb == 's' && v.leak == "%s" {
-		_, _ = io.WriteString(f, v.s)
-		return
+	how := fmt.Sprintf("%%%c", verb)
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		how = "%#v"
+	case verb == 'v' && f.Flag('+'):
+		how = "%+v"
 	}
-	_, _ = io.WriteString(f, "clean")
+	out := "clean"
+	if how == v.leak {
+		out = v.s
+	}
+	switch verb {
+	case 'q':
+		out = strconv.Quote(out)
+	case 'x':
+		out = hex.EncodeToString([]byte(out))
+	case 'X':
+		out = strings.ToUpper(hex.EncodeToString([]byte(out)))
+	}
+	_, _ = io.WriteString(f, out)
 }
 
 func (v shows) Error() string {
@@ -97,22 +113,114 @@ func (v shows) MarshalText() ([]byte, error) {
 	return []byte("clean"), nil
 }
 
+// logged prints clean, but its LogValue, which slog's handlers call, is
+// the secret.
+type logged struct{ s string }
+
+func (v logged) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, "clean") }
+func (v logged) LogValue() slog.Value       { return slog.StringValue(v.s) }
+
+// detailed is an error that prints clean, but whose exported field
+// encoding/json writes.
+type detailed struct{ Detail string }
+
+func (e detailed) Error() string    { return "failed" }
+func (e detailed) GoString() string { return "failed" }
+
+// client hides its token behind a String method on the pointer, which fmt
+// does not call for the struct printed by value.
+type client struct{ token string }
+
+func (c *client) String() string { return "client" }
+
+// holder hides a secret one pointer away; %s and %q print it (fmt's
+// bad-verb report) when the holder is printed by value.
+type holder struct{ c *client }
+
+func (h *holder) String() string { return "holder" }
+
+// store holds a lock, which programs cannot copy (vet's copylocks), and a
+// map that fmt would print whole by value.
+type store struct {
+	mu     sync.Mutex
+	tokens map[string]string
+}
+
+func (s *store) String() string   { return "store" }
+func (s *store) GoString() string { return "store" }
+
 // TestNoSecretIn: a secret showing in any one rendering is caught, and so
-// is any form of it; a value that shows none passes.
+// is every form of it; a value that shows none passes.
 func TestNoSecretIn(t *testing.T) {
 	t.Parallel()
 	const plain = "s3cret p/w+é" // the same in JSON, quoted by slog's text handler
-	for _, how := range []string{"Error()", "%v", "%+v", "%#v", "%s", "slog text", "slog json"} {
+	for _, how := range []string{"Error()", "%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "slog text", "slog json"} {
 		v := shows{leak: how, s: plain}
 		caught(t, "printed with "+how+" holds", func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", v, plain) })
 		caught(t, "printed with "+how+" holds", func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", &v, plain) })
 	}
-	// Every form, written out rather than taken from SecretForms.
-	for _, form := range []string{secret, `s3cret p/w\"\u0026+é`, url.QueryEscape(secret), url.PathEscape(secret)} {
+	for _, how := range []string{"slog text", "slog json"} {
+		caught(t, "printed with "+how+" holds", func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", logged{plain}, plain) })
+	}
+	caught(t, "printed with encoding/json holds", func(tb testing.TB) { leaktest.NoSecretIn(tb, "err", detailed{plain}, plain) })
+	clean(t, func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", shows{s: plain}, plain) })
+	clean(t, func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", logged{"other"}, plain) })
+	clean(t, func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", errors.New("nothing to see"), secret) })
+	clean(t, func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", "an empty secret is none", "") })
+}
+
+// TestNoSecretInEveryForm: every form of a secret is caught, each written
+// out here rather than taken from SecretForms; and a []byte holding it, as
+// fmt and slog print one.
+func TestNoSecretInEveryForm(t *testing.T) {
+	t.Parallel()
+	var dec []string
+	for _, b := range []byte(secret) {
+		dec = append(dec, strconv.Itoa(int(b)))
+	}
+	b64 := base64.StdEncoding.EncodeToString([]byte(secret))
+	for _, form := range []string{
+		secret,
+		`s3cret p/w\"\u0026+é\u0001`,                        // encoding/json
+		`s3cret p/w\"&+é\u0001`,                             // slog's JSON handler
+		`s3cret p/w\"&+é\x01`,                               // Go-quoted: %q, slog's text handler
+		"s3cret+p%2Fw%22%26%2B%C3%A9%01",                    // a query
+		"s3cret%20p%2Fw%22&+%C3%A9%01",                      // a path
+		strings.Join(dec, " "),                              // %v of a []byte
+		hex.EncodeToString([]byte(secret)),                  // %x
+		strings.ToUpper(hex.EncodeToString([]byte(secret))), // %X
+		b64[:len(b64)-4],                                    // encoding/json of a []byte, the whole groups of 3
+	} {
 		caught(t, form, func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", "a secret ("+form+") inside", "other", secret) })
 	}
-	clean(t, func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", shows{s: plain}, plain) })
-	clean(t, func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", errors.New("nothing to see"), secret) })
+	key := struct{ Key []byte }{[]byte(secret)}
+	for _, how := range []string{"%v", "%x", "%X", "slog json"} {
+		caught(t, "printed with "+how+" holds", func(tb testing.TB) { leaktest.NoSecretIn(tb, "key", key, secret) })
+	}
+}
+
+// TestNoSecretInByValue: a struct a pointer points to is printed by value
+// too, where a String method on the pointer is bypassed, and what a
+// pointer field points to shows with %s; not a struct that holds a lock.
+func TestNoSecretInByValue(t *testing.T) {
+	t.Parallel()
+	c := &client{token: secret}
+	caught(t, "v, by value printed with %v holds", func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", c, secret) })
+	caught(t, "v, by value printed with %s holds", func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", &holder{c}, secret) })
+	clean(t, func(tb testing.TB) { leaktest.NoSecretIn(tb, "v", &holder{c}, "other") })
+	clean(t, func(tb testing.TB) {
+		leaktest.NoSecretIn(tb, "v", &store{tokens: map[string]string{"work": secret}}, secret)
+	})
+	// The copy by value is what finds it: the pointer alone prints clean.
+	var onlyPointer int
+	for _, how := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		if strings.Contains(fmt.Sprintf(how, c), secret) {
+			onlyPointer++
+		}
+	}
+	if onlyPointer != 0 {
+		t.Errorf("the *client shows the secret %d ways itself: the case tests nothing of the copy", onlyPointer)
+	}
 }
 
 // hidden is an error whose message hides the error it wraps.
@@ -121,26 +229,28 @@ type hidden struct{ err error }
 func (e hidden) Error() string { return "failed" }
 func (e hidden) Unwrap() error { return e.err }
 
-// TestNoSecretInErr: a secret is caught in an error deep in a chain, through
-// Unwrap() error and Unwrap() []error, in a *url.Error's URL, and a
+// TestNoSecretInErrorChain: a secret is caught in an error deep in a chain,
+// through Unwrap() error and Unwrap() []error, in a *url.Error's URL, and a
 // reachable *DumpError is reported; a clean chain passes.
-func TestNoSecretInErr(t *testing.T) {
+func TestNoSecretInErrorChain(t *testing.T) {
 	t.Parallel()
 	deep := hidden{errors.Join(errors.New("other"), hidden{errors.New("token " + secret)})}
-	caught(t, "or an error it wraps (*errors.errorString)", func(tb testing.TB) { leaktest.NoSecretInErr(tb, "err", deep, secret) })
+	caught(t, "or an error it wraps (*errors.errorString)", func(tb testing.TB) { leaktest.NoSecretIn(tb, "err", deep, secret) })
+	wrapped := fmt.Errorf("call: %w", hidden{detailed{secret}})
+	caught(t, "or an error it wraps (leaktest_test.detailed) printed with encoding/json", func(tb testing.TB) { leaktest.NoSecretIn(tb, "err", wrapped, secret) })
 	ue := &url.Error{Op: "Get", URL: "http://h/?s=" + url.QueryEscape(secret), Err: errors.New("stopped")}
-	caught(t, "the *url.Error's URL", func(tb testing.TB) { leaktest.NoSecretInErr(tb, "err", hidden{ue}, secret) })
+	caught(t, "the *url.Error's URL", func(tb testing.TB) { leaktest.NoSecretIn(tb, "err", hidden{ue}, secret) })
 
 	req := httptest.NewRequest(http.MethodGet, "http://h/", nil)
 	req.Header.Set("Authorization", "Bearer "+secret)
 	_, err := leaktest.DumpingTransport(nil).RoundTrip(req)
-	caught(t, "holds a secret", func(tb testing.TB) { leaktest.NoSecretInErr(tb, "err", err, secret) })
-	caught(t, "is reachable", func(tb testing.TB) { leaktest.NoSecretInErr(tb, "err", hidden{err}, "other") })
+	caught(t, "holds a secret", func(tb testing.TB) { leaktest.NoSecretIn(tb, "err", err, secret) })
+	caught(t, "is reachable", func(tb testing.TB) { leaktest.NoSecretIn(tb, "err", hidden{err}, "other") })
 
 	clean(t, func(tb testing.TB) {
-		leaktest.NoSecretInErr(tb, "err", hidden{errors.Join(errors.New("a"), &url.Error{Op: "Get", URL: "http://h/", Err: io.EOF})}, secret)
+		leaktest.NoSecretIn(tb, "err", hidden{errors.Join(errors.New("a"), &url.Error{Op: "Get", URL: "http://h/", Err: io.EOF})}, secret)
 	})
-	clean(t, func(tb testing.TB) { leaktest.NoSecretInErr(tb, "err", nil, secret) })
+	clean(t, func(tb testing.TB) { leaktest.NoSecretIn(tb, "err", nil, secret) })
 }
 
 // TestObserved: a secret in an error the hook saw, or in the log, is

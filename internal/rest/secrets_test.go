@@ -60,14 +60,14 @@ func TestSecretsLearnedLaterLeaveNoWrappedError(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	leaktest.NoSecretInErr(t, "the error", err, fresh, "req-p4ssword")
+	leaktest.NoSecretIn(t, "the error", err, fresh, "req-p4ssword")
 	var ue *url.Error
 	if !errors.As(err, &ue) {
 		t.Errorf("no longer a *url.Error: %#v", err)
 	}
 	mu.Lock()
 	for _, o := range outcomes {
-		leaktest.NoSecretInErr(t, "the hook's outcome", o, fresh, "req-p4ssword")
+		leaktest.NoSecretIn(t, "the hook's outcome", o, fresh, "req-p4ssword")
 	}
 	mu.Unlock()
 	if s := fmt.Sprintf("%v %+v %#v", c.Secrets(), c.Secrets(), c.Secrets()); strings.Contains(s, fresh) {
@@ -85,7 +85,7 @@ func TestSecretsLearnedLaterLeaveNoWrappedError(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = c2.Do(ctx, get("/x"), nil)
-	leaktest.NoSecretInErr(t, "the error", err, tok)
+	leaktest.NoSecretIn(t, "the error", err, tok)
 	if !errors.Is(err, context.Canceled) || !errors.As(err, &ue) {
 		t.Errorf("a cancelled call: %#v", err)
 	}
@@ -170,5 +170,5 @@ func TestSecretSentStaysHiddenAfterRenewals(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	leaktest.NoSecretInErr(t, "the error", err, sent)
+	leaktest.NoSecretIn(t, "the error", err, sent)
 }

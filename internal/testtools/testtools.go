@@ -4,10 +4,9 @@
 // after installing them, so that CI cannot pass by skipping. Main and
 // ProgramPath run the project's own programs as processes without building
 // them: the test binary is the program. Golden compares an answer with a
-// golden file (-update-golden rewrites it). ShowsNoSecret and
-// PrintsNoSecret check that a value printed every way shows none of the
-// secrets it holds. H2Client talks HTTP/2 to a gRPC server frame by frame,
-// as a hostile client does.
+// golden file (-update-golden rewrites it). H2Client talks HTTP/2 to a
+// gRPC server frame by frame, as a hostile client does. Whether a value
+// prints a secret is internal/leaktest's to check (NoSecretIn).
 package testtools
 
 import (

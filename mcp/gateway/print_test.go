@@ -3,7 +3,7 @@ package gateway_test
 import (
 	"testing"
 
-	"github.com/apitwin/apitwin/internal/testtools"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
@@ -18,6 +18,6 @@ func TestGatewayPrintedAnyWayShowsNoSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testtools.ShowsNoSecret(t, gw, secret, password)
-	testtools.ShowsNoSecret(t, &cfg, secret, password)
+	leaktest.NoSecretIn(t, "the gateway", gw, secret, password)
+	leaktest.NoSecretIn(t, "the config", &cfg, secret, password)
 }
