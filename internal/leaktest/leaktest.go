@@ -203,9 +203,11 @@ func holdsLock(t reflect.Type) bool {
 // be reached with errors.As.
 func NoSecretIn(t testing.TB, what string, v any, secrets ...string) {
 	t.Helper()
-	var forms []string
+	var forms [][]string
 	for _, s := range secrets {
-		forms = append(forms, SecretForms(s)...)
+		if f := SecretForms(s); len(f) > 0 {
+			forms = append(forms, f)
+		}
 	}
 	err, isErr := v.(error)
 	if !isErr || err == nil {
@@ -230,22 +232,30 @@ func NoSecretIn(t testing.TB, what string, v any, secrets ...string) {
 	}
 }
 
-// noFormIn fails the test for every rendering of v, and of the struct v
-// points to (unless it holds a lock), that holds any of forms.
-func noFormIn(t testing.TB, what string, v any, forms []string) {
+// noFormIn fails the test for each secret (its forms) that a rendering of
+// v, or of the struct v points to (unless it holds a lock), holds: once,
+// naming every rendering that holds it and quoting the first.
+func noFormIn(t testing.TB, what string, v any, forms [][]string) {
 	t.Helper()
 	check := func(what string, v any) {
 		t.Helper()
-		seen := map[string]bool{} // a string prints the same with %v, %+v and %s
-		for _, r := range renderings(v) {
-			if seen[r.text] {
-				continue
-			}
-			seen[r.text] = true
-			for _, f := range forms {
-				if i := strings.Index(r.text, f); i >= 0 {
-					t.Errorf("%s printed with %s holds a secret (as %q): %s", what, r.how, f, excerpt(r.text, i, len(f)))
+		rs := renderings(v)
+		for _, secret := range forms {
+			var hows []string
+			var found string // the first find, quoted
+			for _, r := range rs {
+				for _, f := range secret {
+					if i := strings.Index(r.text, f); i >= 0 {
+						if found == "" {
+							found = fmt.Sprintf("(as %q): %s", f, excerpt(r.text, i, len(f)))
+						}
+						hows = append(hows, r.how)
+						break
+					}
 				}
+			}
+			if found != "" {
+				t.Errorf("%s printed with %s holds a secret %s", what, strings.Join(hows, ", "), found)
 			}
 		}
 	}
