@@ -51,15 +51,15 @@
 // minutes after issue by default ([WithTokenLifetime]); the issuer is the
 // URL the fake serves on ([WithIssuer] fixes another).
 //
-// [StartTLS] serves over TLS with a certificate of its own authority, so
+// [Start] with [control.WithTLS] serves over TLS with a certificate of its own authority, so
 // that certificate verification, a custom CA ([Server.CACertFile]) and
 // turning verification off can be tested; [Server.Client] trusts it.
 //
 // # Serving and controls
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
-// an http.Handler); [Start] and [StartTLS] serve it on loopback until the
-// test ends; [Server.Serve] and [Server.Listen] serve it for programs until
+// an http.Handler); [Start] serves it on loopback until the
+// test ends (over TLS with [control.WithTLS]); [Server.Serve] and [Server.Listen] serve it for programs until
 // [Server.Close]. Every listener has header and idle timeouts, and Close
 // gives running requests two seconds before it closes their connections.
 // The controls are the same on every fake ([control.Controls]):
@@ -75,18 +75,18 @@
 //
 // # Bounds
 //
-//   - Request bodies: at most 64 KiB ([WithMaxBody]); a larger one is
+//   - Request bodies: at most 64 KiB ([control.WithMaxBody]); a larger one is
 //     refused with 413 in the gateway's error shape before it is read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of
 //     each body and 16 KiB of each header, 32 MiB in all
-//     ([WithRequestLog]). It keeps no secret: a login's password and the
+//     ([control.WithRequestLog]). It keeps no secret: a login's password and the
 //     access_token it answers are "[REDACTED]" in it (see [SecretFields]),
 //     a token sent "Bearer [REDACTED]". Who a request was authenticated as
 //     is its Caller.
-//   - Accounts: at most 100,000 ([WithMaxRecords], [DefaultMaxRecords]);
+//   - Accounts: at most 100,000 ([control.WithMaxRecords], [DefaultMaxRecords]);
 //     AddUser (and a seed) refuses one more. About 190 bytes an account.
 //   - The revocation list: the tokens logged out and not yet expired, at
-//     most 100,000 ([WithMaxRecords]); the expired are dropped once it
+//     most 100,000 ([control.WithMaxRecords]); the expired are dropped once it
 //     holds 10,000, and again each time it has doubled. A logout past the
 //     bound answers 503 {"statusCode":503,"message":"Too many tokens
 //     revoked; try again later",…} and the token stays valid, until a

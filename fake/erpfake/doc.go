@@ -84,8 +84,8 @@
 // # Serving and controls
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
-// an http.Handler); [Start] and [StartTLS] serve it on loopback until the
-// test ends; [Server.Serve] and [Server.Listen] serve it for programs until
+// an http.Handler); [Start] serves it on loopback until the
+// test ends (over TLS with [control.WithTLS]); [Server.Serve] and [Server.Listen] serve it for programs until
 // [Server.Close]. Every listener has header and idle timeouts, and Close
 // gives running requests two seconds before it closes their connections.
 // The controls are the same on every fake ([control.Controls]):
@@ -133,11 +133,11 @@
 //
 // What the fake holds for itself is bounded too:
 //
-//   - Request bodies: at most 1 MiB ([WithMaxBody], [DefaultMaxBody]); a
+//   - Request bodies: at most 1 MiB ([control.WithMaxBody], [DefaultMaxBody]); a
 //     larger one is refused with 413 in the ERP's error shape before it is
 //     read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of each
-//     body and 16 KiB of each header, 32 MiB in all ([WithRequestLog]).
+//     body and 16 KiB of each header, 32 MiB in all ([control.WithRequestLog]).
 //     It keeps no secret: the API key is "[REDACTED]" in ERPAPIKEY,
 //     DOLAPIKEY and the api_key and ERPAPIKEY parameters, "Bearer
 //     [REDACTED]" in Authorization, a session's cookie "<name>=[REDACTED]",
@@ -145,7 +145,7 @@
 //     the stored-password properties, token) in bodies, forms and queries,
 //     and a URL's password. Who a request was authenticated as is its
 //     Caller.
-//   - Records: at most 100,000 of each kind ([WithMaxRecords],
+//   - Records: at most 100,000 of each kind ([control.WithMaxRecords],
 //     [DefaultMaxRecords]): users, third parties, contacts, products,
 //     invoices, orders, lines (of invoices and orders together) and
 //     payments (a payment of k invoices counts k). A create past the bound

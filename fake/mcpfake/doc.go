@@ -19,11 +19,12 @@
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
 // an http.Handler, and its Client reaches it in-process, with the gateway
-// reaching its upstream in-process too: no port at all); [Start] and
-// [StartTLS] serve the gateway on loopback until the test ends, in front of
+// reaching its upstream in-process too: no port at all); [Start]
+// serves the gateway on loopback until the test ends (over TLS with
+// [control.WithTLS]), in front of
 // an upstream it still reaches in-process, which opens a port of its own
 // only when its address or a client is asked for
-// ([sourcehostfake.StartOnDemand]); [Server.Serve] and [Server.Listen] serve the gateway
+// ([sourcehostfake.WithServeOnDemand]); [Server.Serve] and [Server.Listen] serve the gateway
 // for programs until [Server.Close]. Every listener has header and idle
 // timeouts, and Close gives running requests two seconds before it closes
 // their connections. The controls are the same on every fake
@@ -41,11 +42,11 @@
 // # Bounds
 //
 //   - Request bodies: the gateway's MaxBodyBytes, 1 MiB by default
-//     ([WithMaxBody]); a larger one is refused with 413 and a JSON-RPC
+//     ([control.WithMaxBody]); a larger one is refused with 413 and a JSON-RPC
 //     error before it is read.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of
 //     each body and 16 KiB of each header, 32 MiB in all
-//     ([WithRequestLog]). It keeps no secret: the token is "Bearer
+//     ([control.WithRequestLog]). It keeps no secret: the token is "Bearer
 //     [REDACTED]" in it, X-MCP-Signature "[REDACTED]", and so is
 //     configure_webhook's token at any depth of a message ([SecretFields]);
 //     the upstream's log masks what the gateway sends it.

@@ -14,8 +14,8 @@
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (its
 // HTTP side is an http.Handler, its gRPC side reachable in memory through
-// [Server.Conn]); [Start] and [StartTLS] serve both transports on loopback
-// until the test ends (the gRPC port opens the first time anything asks for
+// [Server.Conn]); [Start] serves both transports on loopback
+// until the test ends (over TLS with [control.WithTLS]) (the gRPC port opens the first time anything asks for
 // it, [Server.GRPCAddr] or [Server.GRPCClient], and serves from then on, so
 // a test that uses only HTTP or [Server.Client] opens one port);
 // [Server.Serve] (HTTP), [Server.ServeGRPC] and [Server.Listen] (both)
@@ -315,7 +315,7 @@
 //
 // # Bounds
 //
-//   - Requests: at most 4 MiB, gRPC's own default ([WithMaxBody],
+//   - Requests: at most 4 MiB, gRPC's own default ([control.WithMaxBody],
 //     [DefaultMaxBody]): over HTTP a larger body is refused with 413 and
 //     RESOURCE_EXHAUSTED before it is read whole, over gRPC a larger
 //     message with RESOURCE_EXHAUSTED.
@@ -329,7 +329,7 @@
 //     deadline.
 //   - Records: at most 100,000 workflow runs in all namespaces together,
 //     100,000 namespaces, 100,000 task queues, and 300,000 history events
-//     in all ([WithMaxRecords], [DefaultMaxRecords]); a run's history at
+//     in all ([control.WithMaxRecords], [DefaultMaxRecords]); a run's history at
 //     most [MaxHistoryEvents] (51,200, the service's history count
 //     limit). A run past its namespace's retention is gone, and dropped
 //     when room is needed, as the service deletes it. Past a bound a
@@ -347,7 +347,7 @@
 //     hundred MB at most.
 //   - The request log: the newest 10,000 calls, the first 64 KiB of each
 //     body and 16 KiB of each header (gRPC: metadata), 32 MiB in all
-//     ([WithRequestLog]). It keeps no secret: a token is "Bearer
+//     ([control.WithRequestLog]). It keeps no secret: a token is "Bearer
 //     [REDACTED]" in it, over gRPC as over HTTP. The service's messages
 //     carry no secret field: a task token is an id of the task (random,
 //     short-lived, what tests check workers by), kept as sent.

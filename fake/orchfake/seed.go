@@ -52,7 +52,7 @@ func (s *Server) HTTPClient(opts ...orch.Option) *orch.Client {
 }
 
 // GRPCClient returns an orch client that dials GRPCAddr() (over TLS,
-// trusting the fake's certificate, after StartTLS), set up as Client is.
+// trusting the fake's certificate, after Start with control.WithTLS), set up as Client is.
 func (s *Server) GRPCClient(opts ...orch.Option) *orch.Client {
 	addr := s.GRPCAddr()
 	if addr == "" {

@@ -153,9 +153,10 @@
 // # Serving and controls
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
-// an http.Handler); [Start] and [StartTLS] serve it on loopback until the
-// test ends ([StartOnDemand] from the first time its address or a client is
-// asked for, for a fake reached in-process first); [Server.Serve] and [Server.Listen] serve it for programs until
+// an http.Handler); [Start] serves it on loopback until the
+// test ends (over TLS with [control.WithTLS]; with [WithServeOnDemand] from
+// the first time its address or a client is asked for, for a fake reached
+// in-process first); [Server.Serve] and [Server.Listen] serve it for programs until
 // [Server.Close]. Every listener has header and idle timeouts, and Close
 // gives running requests two seconds before it closes their connections;
 // Close also stops the pipelines' timers and the webhook queues. The
@@ -177,7 +178,7 @@
 //
 // # Bounds
 //
-//   - Request bodies: at most 4 MiB ([WithMaxBody]); a larger one is
+//   - Request bodies: at most 4 MiB ([control.WithMaxBody]); a larger one is
 //     refused with 413 {"message":"413 Request Entity Too Large"} before it
 //     is read.
 //   - Numbers: every integer parameter must fit in 64 bits (400 "<name> is
@@ -186,7 +187,7 @@
 //     overflow, and a page past the end is empty.
 //   - The request log: the newest 10,000 requests, the first 64 KiB of
 //     each body and 16 KiB of each header, 32 MiB in all
-//     ([WithRequestLog]). It keeps no secret: PRIVATE-TOKEN, JOB-TOKEN and
+//     ([control.WithRequestLog]). It keeps no secret: PRIVATE-TOKEN, JOB-TOKEN and
 //     the private_token, job_token and access_token parameters are
 //     "[REDACTED]" in it, Authorization "Bearer [REDACTED]", and so are the
 //     values of [SecretFields] (a hook's token, …) in JSON, form and
@@ -201,7 +202,7 @@
 //     (with local requests off) and at each delivery;
 //     16 deliveries in flight at once; a chain of at most 100 hooks;
 //     10,000 chains remembered, each for 30 minutes.
-//   - Records: at most 100,000 of each kind ([WithMaxRecords],
+//   - Records: at most 100,000 of each kind ([control.WithMaxRecords],
 //     [DefaultMaxRecords]): users, namespaces, tokens, projects, members,
 //     stars, issues, merge requests, notes, labels, milestones, hooks,
 //     pipelines, jobs, releases, protected branches, branches, tags and
