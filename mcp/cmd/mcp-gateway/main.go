@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
@@ -106,11 +107,14 @@ func runOn(ctx context.Context, clk clock.Clock, args []string, getenv func(stri
 	return a.serve(ctx, l)
 }
 
-// redactURL is u without a password it may hold.
+// redactURL is u without the credentials it may hold: its user
+// information, a token given as the user (https://TOKEN@host) as much as
+// a password (url.URL.Redacted keeps the user), and credential query
+// parameters.
 func redactURL(u string) string {
 	p, err := url.Parse(u)
 	if err != nil {
 		return "(unparsable)"
 	}
-	return p.Redacted()
+	return credential.RedactURL(p)
 }
