@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -265,7 +266,7 @@ func LoadConfig(path string) (Config, error) {
 // credentials in the upstream URL.
 func (c Config) String() string {
 	if c.Security.SigningSecret != "" {
-		c.Security.SigningSecret = "[redacted]"
+		c.Security.SigningSecret = credential.Redacted
 	}
 	c.Upstream = redactUpstream(c.Upstream)
 	b, _ := json.Marshal(c)
@@ -282,7 +283,7 @@ func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
 // String shows the security settings without the signing secret.
 func (s SecurityConfig) String() string {
 	if s.SigningSecret != "" {
-		s.SigningSecret = "[redacted]"
+		s.SigningSecret = credential.Redacted
 	}
 	b, _ := json.Marshal(s)
 	return string(b)
@@ -447,17 +448,17 @@ func (c Config) upstreamHeaderTimeout() time.Duration {
 }
 
 // redactUpstream is an upstream URL without the credentials it may carry
-// (user:password@, or a token as the user), for messages and logs.
+// (user:password@, a token as the user, a token in the query), for
+// messages and logs.
 func redactUpstream(raw string) string {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil && strings.Contains(raw, "@"):
 		return "[unparsable URL, not shown]"
-	case err != nil || u.User == nil:
+	case err != nil:
 		return raw
 	}
-	u.User = url.User("redacted")
-	return u.String()
+	return credential.RedactURL(u)
 }
 
 // parsePrefix reads a CIDR range or a single address (as a one-address range).

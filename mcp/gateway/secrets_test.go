@@ -2,11 +2,13 @@ package gateway_test
 
 import (
 	"bytes"
-	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/internal/credential"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
@@ -21,24 +23,14 @@ func TestSigningSecretNeverPrints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var outs []string
-	for _, v := range []any{cfg, &cfg, cfg.Security, gw} {
-		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
-			outs = append(outs, fmt.Sprintf(verb, v))
-		}
+	for name, v := range map[string]any{"the config": cfg, "its security part": cfg.Security, "the gateway": gw} {
+		leaktest.NoSecretIn(t, name, v, secret)
 	}
+	leaktest.NoSecretIn(t, "the config's pointer", &cfg, secret)
 	var buf bytes.Buffer
-	for _, h := range []slog.Handler{slog.NewJSONHandler(&buf, nil), slog.NewTextHandler(&buf, nil)} {
-		slog.New(h).Info("starting", "config", cfg, "security", cfg.Security, "gateway", gw)
-	}
-	outs = append(outs, buf.String())
-	for _, out := range outs {
-		if strings.Contains(out, secret) {
-			t.Errorf("the secret printed: %s", out)
-		}
-	}
-	if !strings.Contains(buf.String(), "[redacted]") {
-		t.Errorf("the log does not show that a secret is set: %s", buf.String())
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("starting", "config", cfg, "security", cfg.Security)
+	if !strings.Contains(buf.String(), `\"signing_secret\":\"`+credential.Redacted+`\"`) {
+		t.Errorf("the log does not show that a secret is set, with the marker %s: %s", credential.Redacted, buf.String())
 	}
 }
 
@@ -54,28 +46,26 @@ func TestUpstreamCredentialsNeverPrint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var outs []string
-	for _, v := range []any{cfg, &cfg, gw} {
-		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
-			outs = append(outs, fmt.Sprintf(verb, v))
-		}
-	}
-	var buf bytes.Buffer
-	for _, h := range []slog.Handler{slog.NewJSONHandler(&buf, nil), slog.NewTextHandler(&buf, nil)} {
-		slog.New(h).Info("starting", "config", cfg, "gateway", gw)
-	}
-	outs = append(outs, buf.String())
-	for _, bad := range []string{"ftp://gw-user:" + password + "@git.example.com", "http://gw-user:" + password + "@"} {
+	leaktest.NoSecretIn(t, "the config", cfg, password)
+	leaktest.NoSecretIn(t, "the config's pointer", &cfg, password)
+	leaktest.NoSecretIn(t, "the gateway", gw, password)
+	for _, bad := range []string{"ftp://gw-user:" + password + "@git.example.com", "http://gw-user:" + password + "@",
+		"ftp://git.example.com/api/v4?private_token=" + password} {
 		_, err := gateway.New(gateway.Config{Upstream: bad})
 		if err == nil {
 			t.Fatalf("upstream %q accepted", bad)
 		}
-		outs = append(outs, err.Error())
+		leaktest.NoSecretIn(t, "the error refusing a bad upstream", err, password)
 	}
-	for _, out := range outs {
-		if strings.Contains(out, password) {
-			t.Errorf("the upstream's password printed: %s", out)
-		}
+	// A token given as the user, and the marker where it was.
+	const token = "glpat-upstream-USER-token"
+	withToken, err := gateway.New(gateway.Config{Upstream: "http://" + token + "@127.0.0.1:1/api/v4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaktest.NoSecretIn(t, "the gateway with a token as the user", withToken, token)
+	if want := "http://" + url.User(credential.Redacted).String() + "@127.0.0.1:1/api/v4"; !strings.Contains(withToken.String(), want) {
+		t.Errorf("the gateway's String does not name its upstream as %s: %s", want, withToken)
 	}
 	if !strings.Contains(gw.String(), "127.0.0.1:1/api/v4") {
 		t.Errorf("the gateway's String no longer names its upstream: %s", gw)

@@ -1,12 +1,12 @@
 package mcpredis_test
 
 import (
-	"bytes"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/internal/credential"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/mcp/mcpredis"
 )
 
@@ -18,23 +18,10 @@ func TestPasswordNeverPrints(t *testing.T) {
 	o := mcpredis.Options{Password: password, DB: 2, Prefix: "p:"}
 	s := mcpredis.Open("127.0.0.1:1", o)
 	defer s.Close()
-	var outs []string
-	for _, v := range []any{o, &o, s} {
-		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
-			outs = append(outs, fmt.Sprintf(verb, v))
-		}
-	}
-	var buf bytes.Buffer
-	for _, h := range []slog.Handler{slog.NewJSONHandler(&buf, nil), slog.NewTextHandler(&buf, nil)} {
-		slog.New(h).Info("redis", "options", o, "store", s)
-	}
-	outs = append(outs, buf.String())
-	for _, out := range outs {
-		if strings.Contains(out, password) {
-			t.Errorf("the password printed: %s", out)
-		}
-	}
-	if !strings.Contains(fmt.Sprint(o), "[redacted]") || !strings.Contains(fmt.Sprint(o), "p:") {
+	leaktest.NoSecretIn(t, "the options", o, password)
+	leaktest.NoSecretIn(t, "the options' pointer", &o, password)
+	leaktest.NoSecretIn(t, "the store", s, password)
+	if !strings.Contains(fmt.Sprint(o), credential.Redacted) || !strings.Contains(fmt.Sprint(o), "p:") {
 		t.Errorf("Options' String hides what it should not, or does not say a password is set: %v", o)
 	}
 }

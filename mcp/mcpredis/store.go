@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
@@ -58,7 +59,7 @@ type Options struct {
 func (o Options) String() string {
 	pw := ""
 	if o.Password != "" {
-		pw = "[redacted]"
+		pw = credential.Redacted
 	}
 	return fmt.Sprintf("mcpredis.Options{Password:%q, DB:%d, Prefix:%q, DialTimeout:%s, ReadTimeout:%s}",
 		pw, o.DB, o.Prefix, o.DialTimeout, o.ReadTimeout)
