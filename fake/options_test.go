@@ -117,3 +117,53 @@ func (f *failingTB) Fatalf(format string, args ...any) {
 	f.failed = fmt.Sprintf(format, args...)
 	runtime.Goexit()
 }
+
+// A fault on a route the fake does not have (a typo, another service's
+// path) is refused by New, as control.WithFault says, instead of being
+// kept to match nothing; a route of the fake, by its pattern, a concrete
+// path, a broader pattern or every route ("") is taken.
+func TestEveryFakeRefusesAFaultOnARouteItDoesNotHave(t *testing.T) {
+	t.Parallel()
+	f500 := control.Fault{Status: 500}
+	for _, c := range []struct {
+		name      string
+		new       func(...control.Option) error
+		good, bad []string
+	}{
+		{"erpfake", func(o ...control.Option) error { s, err := erpfake.New(o...); return closeIf(s, err) },
+			[]string{"GET /api/index.php/invoices", "GET /api/index.php/invoices/{id}", "POST /api/index.php/invoices/7/validate", "POST /", "/api/", ""},
+			[]string{"GET /api/index.php/invoice", "GET /api/v4/projects", "DELETE /api/index.php/setup"}},
+		{"sourcehostfake", func(o ...control.Option) error { s, err := sourcehostfake.New(o...); return closeIf(s, err) },
+			[]string{"GET /api/v4/projects", "GET /api/v4/projects/alice%2Fshop", "POST /api/v4/projects/{id}/issues", "/api/v4/user", ""},
+			[]string{"GET /api/v4/projcts", "GET /api/index.php/invoices", "PATCH /api/v4/user"}},
+		{"cloudauthfake", func(o ...control.Option) error { s, err := cloudauthfake.New(o...); return closeIf(s, err) },
+			[]string{"POST /csp/gateway/am/api/login", "/csp/", ""},
+			[]string{"POST /csp/gateway/am/api/logon", "GET /api/v4/user"}},
+		{"mcpfake", func(o ...control.Option) error { s, err := mcpfake.New(o...); return closeIf(s, err) },
+			[]string{"POST /mcp", "/mcp", ""},
+			[]string{"POST /tools", "GET /mcp"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			for _, route := range c.good {
+				if err := c.new(control.WithFault(route, f500)); err != nil {
+					t.Errorf("WithFault(%q): %v", route, err)
+				}
+			}
+			for _, route := range c.bad {
+				err := c.new(control.WithFault(route, f500))
+				if err == nil || !strings.Contains(err.Error(), "no route of this service matches") {
+					t.Errorf("WithFault(%q): %v, want it refused", route, err)
+				}
+			}
+		})
+	}
+}
+
+// closeIf closes what a New returned, and returns its error.
+func closeIf(c interface{ Close() }, err error) error {
+	if err == nil {
+		c.Close()
+	}
+	return err
+}

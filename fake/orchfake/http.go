@@ -101,6 +101,10 @@ type gatewayRouter struct{ s *Server }
 // the path.
 func (gatewayRouter) Match(*http.Request) string { return "" }
 
+// Reaches is never asked: orchfake's faults name operations
+// (Config.Operations), which the kit checks instead.
+func (gatewayRouter) Reaches(string, *http.ServeMux) bool { return true }
+
 // ServeHTTP serves /api/v1/..., and /api/v1beta1/... as the same
 // operations, answered with Deprecation and Sunset headers: List and Scan
 // by the direct path when it takes the request (listhttp.go), the rest

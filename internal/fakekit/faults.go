@@ -54,6 +54,9 @@ func (k *Kit) InjectFault(route string, f control.Fault) error {
 		if err != nil {
 			return err
 		}
+		if !k.cfg.Routes.Reaches(route, m) {
+			return fmt.Errorf("invalid fault: no route of this service matches %q", route)
+		}
 		rule.match = func(r *http.Request, _ string) bool {
 			if r == nil {
 				return false

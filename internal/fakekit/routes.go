@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -24,6 +25,9 @@ type Routes[T any] struct {
 	// aside, as a ServeMux that matches nothing still allocates to say so.
 	aside      *http.ServeMux
 	asideHeads []asideHead
+	// patterns are every route's pattern, for the check of a fault's
+	// (Reaches).
+	patterns []string
 }
 
 type asideHead struct{ method, path string }
@@ -38,6 +42,7 @@ func NewRoutes[T any]() *Routes[T] {
 // Handle registers a route in http.ServeMux pattern syntax
 // ("POST /api/v4/projects/{id}/issues").
 func (rt *Routes[T]) Handle(pattern string, h func(owner T, w http.ResponseWriter, r *http.Request)) {
+	rt.patterns = append(rt.patterns, pattern)
 	rt.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		h(ownerOf[T](r), w, r)
 	})
@@ -48,6 +53,7 @@ func (rt *Routes[T]) Handle(pattern string, h func(owner T, w http.ResponseWrite
 // "POST /invoices/{id}/validate"): it serves the requests no other route
 // matches.
 func (rt *Routes[T]) HandleAside(pattern string, h func(owner T, w http.ResponseWriter, r *http.Request)) {
+	rt.patterns = append(rt.patterns, pattern)
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
 		method, path = "", pattern
@@ -114,6 +120,9 @@ type Router interface {
 	http.Handler
 	// Match returns the pattern r would be routed by, "" if none.
 	Match(r *http.Request) string
+	// Reaches reports whether a fault's route pattern, held alone in m,
+	// could stop a request some route serves (see Routes.reaches).
+	Reaches(pattern string, m *http.ServeMux) bool
 }
 
 type boundRoutes[T any] struct {
@@ -144,6 +153,82 @@ func ownerOf[T any](r *http.Request) T {
 
 func (b *boundRoutes[T]) Match(r *http.Request) string {
 	return b.rt.pattern(r)
+}
+
+func (b *boundRoutes[T]) Reaches(pattern string, m *http.ServeMux) bool {
+	return b.rt.reaches(pattern, m)
+}
+
+// reaches reports whether a fault's pattern (held alone in m) could stop a
+// request one of the table's routes serves, so that a fault on a route the
+// fake does not have ("GET /api/v4/projcts") is refused, not kept to match
+// nothing. Patterns overlap in too many ways to decide exactly; either way
+// round is enough: a request the fault's pattern names (its wildcards
+// filled in) has a route ("GET /api/v4/projects/7" for the route
+// ".../projects/{id}"), or a request to a route (its wildcards filled in)
+// matches the fault's pattern ("POST /" for every POST route). A table
+// without routes takes any pattern.
+func (rt *Routes[T]) reaches(pattern string, m *http.ServeMux) bool {
+	if len(rt.patterns) == 0 {
+		return true
+	}
+	for _, r := range sampleRequests(pattern) {
+		if p := rt.pattern(r); p != "" && p != "/" {
+			return true
+		}
+	}
+	for _, route := range rt.patterns {
+		if route == "/" { // NotFound's: it serves what no route does
+			continue
+		}
+		for _, r := range sampleRequests(route) {
+			if _, p := m.Handler(r); p != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sampleRequests are requests a ServeMux pattern matches: its wildcards
+// filled in ("{id}" and "{path...}" with "1", "{$}" with nothing), with
+// its method, or with each common one for a pattern without.
+func sampleRequests(pattern string) []*http.Request {
+	method, rest, ok := strings.Cut(pattern, " ")
+	if !ok {
+		method, rest = "", pattern
+	}
+	host, path := "", rest
+	if i := strings.IndexByte(rest, '/'); i > 0 {
+		host, path = rest[:i], rest[i:]
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(path, '{')
+		if i < 0 {
+			b.WriteString(path)
+			break
+		}
+		j := strings.IndexByte(path[i:], '}')
+		if j < 0 {
+			b.WriteString(path)
+			break
+		}
+		b.WriteString(path[:i])
+		if path[i:i+j+1] != "{$}" {
+			b.WriteString("1")
+		}
+		path = path[i+j+1:]
+	}
+	methods := []string{method}
+	if method == "" {
+		methods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+	}
+	out := make([]*http.Request, 0, len(methods))
+	for _, m := range methods {
+		out = append(out, &http.Request{Method: m, Host: host, URL: &url.URL{Path: b.String()}, Header: http.Header{}})
+	}
+	return out
 }
 
 // RegisterTable registers a fake's routes from an endpoint table: for each
