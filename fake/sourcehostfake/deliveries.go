@@ -521,9 +521,11 @@ func (d *dispatcher) retire(q *hookQueue) {
 // took, and what went wrong ("" for a 2xx answer); blocked when it was not
 // sent for its address.
 func (d *dispatcher) send(ctx context.Context, j *job) (status int, took time.Duration, errText string, blocked bool) {
+	// start before the deadline is set: a delivery that timed out took at
+	// least the timeout, however late this goroutine runs.
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.ev.url, bytes.NewReader(j.ev.payload.data))
 	if err != nil {
 		return 0, 0, err.Error(), false
