@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +26,37 @@ import (
 	"github.com/apitwin/apitwin/sourcehost"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
+
+// portsToRestartOn are port flags for a first start that a test restarts
+// on the same ports: free ports below the kernel's ephemeral range
+// (32768 and up on Linux), which the port-0 listeners and outgoing
+// connections of tests running beside it never take, so none of them can
+// take a port in the moment between the stop and the restart.
+func portsToRestartOn(t *testing.T) []string {
+	t.Helper()
+	var flags []string
+	used := map[int]bool{}
+	for _, name := range []string{"--erp-port", "--cloudauth-port", "--orch-grpc-port", "--orch-http-port", "--sourcehost-port", "--mcp-port", "--control-port"} {
+		for tries := 0; ; tries++ {
+			if tries == 1000 {
+				t.Fatal("no free port between 20000 and 32767")
+			}
+			port := 20000 + rand.IntN(12768)
+			if used[port] {
+				continue
+			}
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			if err != nil {
+				continue
+			}
+			l.Close()
+			used[port] = true
+			flags = append(flags, name, strconv.Itoa(port))
+			break
+		}
+	}
+	return flags
+}
 
 // samePorts are the flags that start the program again where p listened,
 // as a development environment restarts on its fixed ports.
@@ -80,7 +113,7 @@ func TestStateDirKeepsCredentialsAndEveryFakesData(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "state")
-	first := startProcess(t, "--state-dir", dir, "--seed", "demo", "--frozen-clock")
+	first := startProcess(t, append(portsToRestartOn(t), "--state-dir", dir, "--seed", "demo", "--frozen-clock")...)
 	sv := first.services
 
 	ec, err := erp.New(sv["erp"]["url"], erp.WithAPIKey(sv["erp"]["api_key"]))
@@ -226,7 +259,7 @@ func TestStateDirAfterACrash(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "state")
-	first := startProcess(t, "--state-dir", dir, "--frozen-clock")
+	first := startProcess(t, append(portsToRestartOn(t), "--state-dir", dir, "--frozen-clock")...)
 	sv := first.services
 	ec, err := erp.New(sv["erp"]["url"], erp.WithAPIKey(sv["erp"]["api_key"]))
 	if err != nil {
@@ -407,7 +440,7 @@ func TestStateDirKeepsTheClocksAdvance(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "state")
-	first := startProcess(t, "--state-dir", dir)
+	first := startProcess(t, append(portsToRestartOn(t), "--state-dir", dir)...)
 	ctl := controlapi.NewClient(first.services["control"]["url"], first.services["control"]["token"], nil)
 	advanced, err := ctl.Advance(ctx, 24*time.Hour)
 	if err != nil {
