@@ -3,6 +3,7 @@ package apicall
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/apitwin/apitwin/internal/credential"
@@ -42,6 +43,15 @@ func (i Info) String() string {
 func (i Info) GoString() string {
 	return fmt.Sprintf("apicall.Info{StatusCode:%d, Header:%#v, RateLimit:%#v, RequestID:%q, Retries:%d}",
 		i.StatusCode, credential.RedactHeader(i.Header, credential.Redacted), i.RateLimit, i.RequestID, i.Retries)
+}
+
+// LogValue is Info for slog, the fields of the struct with the same
+// values hidden as in String: slog's JSON handler would otherwise encode
+// the Header field as it is, a session's Set-Cookie with it.
+func (i Info) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("StatusCode", i.StatusCode),
+		slog.Any("Header", credential.RedactHeader(i.Header, credential.Redacted)),
+		slog.Any("RateLimit", i.RateLimit), slog.String("RequestID", i.RequestID), slog.Int("Retries", i.Retries))
 }
 
 type captureKey struct{}

@@ -1,13 +1,16 @@
 package apicall_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/apitwin/apitwin/apicall"
+	"github.com/apitwin/apitwin/internal/leaktest"
 )
 
 func TestCaptureAndFrom(t *testing.T) {
@@ -52,15 +55,22 @@ func TestInfoPrintsNoCredential(t *testing.T) {
 		RequestID:  "req-7",
 		Retries:    1,
 	}
+	leaktest.NoSecretIn(t, "the info", info, "s3ss10n")
+	leaktest.NoSecretIn(t, "the info's pointer", &info, "s3ss10n")
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		for _, v := range []any{info, &info} {
 			out := fmt.Sprintf(verb, v)
-			if strings.Contains(out, "s3ss10n") {
-				t.Errorf("%s of %T prints the session: %s", verb, v, out)
-			}
 			if !strings.Contains(out, "req-7") || !strings.Contains(out, "200") || !strings.Contains(out, "59") {
 				t.Errorf("%s of %T lost the rest: %s", verb, v, out)
 			}
+		}
+	}
+	// A log keeps the rest, the cookie's name and the marker.
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("call", "info", info)
+	for _, want := range []string{`"StatusCode":200`, `"Set-Cookie":["sid=[REDACTED]"]`, `"Remaining":59`, `"RequestID":"req-7"`, `"Retries":1`} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the log line lost %s: %s", want, logged.String())
 		}
 	}
 	if got := info.Header.Get("Set-Cookie"); got != session+"; Path=/" {
