@@ -12,6 +12,7 @@ import (
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/internal/leaktest"
 )
 
 const (
@@ -289,17 +290,18 @@ func TestSecretsNeverInErrorsOrFormatting(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	lc := srv.ClientWithLogin("admin", "hunter2-admin-pw")
-	for _, s := range []string{err.Error(), e.Message, string(e.Body), fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c),
-		fmt.Sprint(lc), fmt.Sprintf("%#v", lc), fmt.Sprint(erp.CreateUserRequest{Login: "x", Password: "hunter2-admin-pw"}),
-		fmt.Sprintf("%#v", erp.CreateUserRequest{Password: "hunter2-admin-pw"})} {
-		if strings.Contains(s, key) || strings.Contains(s, "hunter2-admin-pw") {
-			t.Fatalf("secret leaked in %q", s)
-		}
-	}
+	leaktest.NoSecretIn(t, "the error", err, key, "hunter2-admin-pw")
+	leaktest.NoSecretIn(t, "the *Error's message", e.Message, key, "hunter2-admin-pw")
+	leaktest.NoSecretIn(t, "the *Error's body", string(e.Body), key, "hunter2-admin-pw")
+	leaktest.NoSecretIn(t, "the client with a key", c, key, "hunter2-admin-pw")
+	leaktest.NoSecretIn(t, "the client with a login", lc, key, "hunter2-admin-pw")
+	leaktest.NoSecretIn(t, "a CreateUserRequest", erp.CreateUserRequest{Login: "x", Password: "hunter2-admin-pw"}, key, "hunter2-admin-pw")
 	dead, _ := erp.New("http://127.0.0.1:1/"+key, erp.WithAPIKey(key), erp.WithoutRetries())
-	if _, err := dead.GetUser(ctx, 1); err == nil || strings.Contains(err.Error(), key) {
-		t.Fatalf("transport error %v", err)
+	_, err = dead.GetUser(ctx, 1)
+	if err == nil {
+		t.Fatal("a call to an unreachable server succeeded")
 	}
+	leaktest.NoSecretIn(t, "the transport error", err, key)
 }
 
 func TestAPINotEnabled(t *testing.T) {

@@ -2,13 +2,12 @@ package erp_test
 
 import (
 	"errors"
-	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/internal/leaktest"
 )
 
 // env builds a getenv from pairs, over a base.
@@ -153,13 +152,7 @@ func TestSettingsFormattingAndClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logged strings.Builder
-	slog.New(slog.NewTextHandler(&logged, nil)).Info("settings", "erp", s)
-	for _, out := range []string{fmt.Sprint(s), fmt.Sprintf("%+v", s), fmt.Sprintf("%#v", s), logged.String()} {
-		if strings.Contains(out, "admin-pw") || strings.Contains(out, "db-pw") || strings.Contains(out, "root-pw") {
-			t.Fatalf("password in %q", out)
-		}
-	}
+	leaktest.NoSecretIn(t, "the settings", s, "admin-pw", "db-pw", "root-pw")
 	if s.BaseURL() != "http://localhost:8080" || s.DBAdminURL() != "http://localhost:8081" {
 		t.Fatalf("URLs %s %s", s.BaseURL(), s.DBAdminURL())
 	}
