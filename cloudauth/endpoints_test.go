@@ -24,16 +24,7 @@ func TestEndpointTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apitabletest.Check(t, []*apitable.Table{apitable.Cloudauth()}, apitabletest.Fake{
-		Routes: func() []string {
-			var out []string
-			for _, r := range srv.Requests() {
-				out = append(out, r.Route)
-			}
-			return out
-		},
-		Reset: srv.ResetRequests,
-	}, apitabletest.Setup{
+	apitabletest.Check(t, []*apitable.Table{apitable.Cloudauth()}, srv, apitabletest.Setup{
 		Dir:    ".",
 		Client: c,
 		Calls: map[string]func(context.Context) error{

@@ -16,16 +16,7 @@ import (
 func TestEndpointTable(t *testing.T) {
 	t.Parallel()
 	srv := erpfake.Start(t)
-	apitabletest.Check(t, []*apitable.Table{apitable.ERP(), apitable.ERPWeb()}, apitabletest.Fake{
-		Routes: func() []string {
-			var out []string
-			for _, r := range srv.Requests() {
-				out = append(out, r.Route)
-			}
-			return out
-		},
-		Reset: srv.ResetRequests,
-	}, apitabletest.Setup{
+	apitabletest.Check(t, []*apitable.Table{apitable.ERP(), apitable.ERPWeb()}, srv, apitabletest.Setup{
 		Dir:    ".",
 		Client: srv.Client(),
 		Calls: map[string]func(context.Context) error{

@@ -18,16 +18,7 @@ func TestEndpointTable(t *testing.T) {
 	t.Parallel()
 	srv := sourcehostfake.Start(t)
 	c := srv.Client()
-	apitabletest.Check(t, []*apitable.Table{apitable.Sourcehost()}, apitabletest.Fake{
-		Routes: func() []string {
-			var out []string
-			for _, r := range srv.Requests() {
-				out = append(out, r.Route)
-			}
-			return out
-		},
-		Reset: srv.ResetRequests,
-	}, apitabletest.Setup{
+	apitabletest.Check(t, []*apitable.Table{apitable.Sourcehost()}, srv, apitabletest.Setup{
 		Dir:    ".",
 		Client: c,
 		Values: []any{sourcehost.ProjectRef(sourcehost.ProjectID(1))},

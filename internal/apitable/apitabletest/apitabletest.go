@@ -22,16 +22,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/internal/apitable"
 )
 
-// Fake is what Check needs of the fake the client is pointed at.
-type Fake struct {
-	// Routes returns the route of each request the fake logged since the
-	// last Reset (control.Request.Route).
-	Routes func() []string
-	// Reset empties the fake's request log.
-	Reset func()
+// Fake is what Check needs of the fake the client is pointed at: its
+// request log, whose entries name the route that answered
+// (control.Request.Route). Every apitwin fake is one.
+type Fake interface {
+	Requests() []control.Request
+	ResetRequests()
 }
 
 // Setup says how to call the client's methods.
@@ -159,14 +159,17 @@ func checkCalls(t *testing.T, rows map[string][]row, methods []string, fake Fake
 		if !ok {
 			continue
 		}
-		fake.Reset()
+		fake.ResetRequests()
 		var err error
 		if call, ok := s.Calls[m]; ok {
 			err = call(ctx)
 		} else {
 			err = callByTypes(ctx, cv.MethodByName(m), s.Values)
 		}
-		got := fake.Routes()
+		var got []string
+		for _, r := range fake.Requests() {
+			got = append(got, r.Route)
+		}
 		if len(got) == 0 {
 			t.Errorf("Client.%s sent nothing to the fake (error: %v): give it arguments in Setup.Values or Setup.Calls", m, err)
 			continue
