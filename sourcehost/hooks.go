@@ -64,8 +64,8 @@ func (c *Client) AddProjectHook(ctx context.Context, pid ProjectRef, req *AddPro
 	if req == nil || req.URL == "" {
 		return nil, errors.New("sourcehost: AddProjectHook needs a URL")
 	}
-	if u, err := url.Parse(req.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("sourcehost: AddProjectHook: %q is not an absolute http or https URL", req.URL)
+	if err := checkHookURL("AddProjectHook", req.URL); err != nil {
+		return nil, err
 	}
 	path, err := projectPath(pid, "/hooks")
 	if err != nil {
@@ -147,8 +147,8 @@ func (c *Client) EditProjectHook(ctx context.Context, pid ProjectRef, hookID int
 		return nil, errors.New("sourcehost: EditProjectHook needs a request")
 	}
 	if req.URL != "" {
-		if u, err := url.Parse(req.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("sourcehost: EditProjectHook: %q is not an absolute http or https URL", req.URL)
+		if err := checkHookURL("EditProjectHook", req.URL); err != nil {
+			return nil, err
 		}
 	}
 	path, err := projectPath(pid, fmt.Sprintf("/hooks/%d", hookID))
@@ -178,4 +178,13 @@ func (c *Client) DeleteProjectHook(ctx context.Context, pid ProjectRef, hookID i
 	}
 	_, err = c.call(ctx, http.MethodDelete, path, nil, nil, nil)
 	return err
+}
+
+// checkHookURL refuses, before anything is sent, a hook URL the service
+// would refuse: one that is not an absolute http or https URL.
+func checkHookURL(method, raw string) error {
+	if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("sourcehost: %s: %q is not an absolute http or https URL", method, raw)
+	}
+	return nil
 }
