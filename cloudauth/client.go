@@ -195,21 +195,20 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// BaseURL returns the server's root URL requests go to.
+// BaseURL returns the server's root URL requests go to, without the user
+// information it may have been given (sent as basic authentication, never
+// shown).
 func (c *Client) BaseURL() string { return c.rest.BaseURL() }
 
 // RateLimit returns the rate-limit values of the most recent answer that
 // carried any (a proxy's or a gateway's; the login API itself sends none).
 func (c *Client) RateLimit() RateLimit { return c.rest.RateLimit() }
 
-// String describes the client, without the password a base URL may carry
-// (a proxy's basic authentication).
+// String describes the client. Its base URL holds none of the user
+// information it may have been given (a proxy's basic authentication):
+// the REST core keeps that apart.
 func (c *Client) String() string {
-	base := c.rest.BaseURL()
-	if u, err := url.Parse(base); err == nil && u.User != nil {
-		base = u.Redacted()
-	}
-	return fmt.Sprintf("cloudauth.Client{BaseURL: %s}", base)
+	return fmt.Sprintf("cloudauth.Client{BaseURL: %s}", c.rest.BaseURL())
 }
 
 // GoString is String.

@@ -240,7 +240,8 @@ func notAnAPIRefusal(resp *http.Response) bool {
 	return resp.StatusCode != http.StatusInternalServerError || !isJSON(resp.Header)
 }
 
-// BaseURL returns the ERP's root URL.
+// BaseURL returns the ERP's root URL, without the user information it
+// may have been given (sent as basic authentication, never shown).
 func (c *Client) BaseURL() string { return c.root }
 
 // RateLimit returns the rate-limit values of the most recent response that

@@ -2,7 +2,9 @@ package erp
 
 import (
 	"net/url"
+	"strings"
 
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/rest"
 )
 
@@ -23,13 +25,17 @@ func scrubError(err error, s *rest.Scrubber) (error, bool) {
 	return x, true
 }
 
-// printableURL is raw with the password of its user information, if any,
-// replaced (url.URL.Redacted): a root URL may carry a proxy's basic
-// authentication, which net/http sends from it.
+// printableURL is raw with its user information, if any, replaced
+// (credential.RedactURL): a root URL may carry a proxy's basic
+// authentication, or a token given as the user, which url.URL.Redacted
+// would keep. A URL that does not parse is not shown if it may hold one.
 func printableURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	switch {
+	case err != nil && strings.Contains(raw, "@"):
+		return "[unparsable URL, not shown]"
+	case err != nil || u.User == nil:
 		return raw
 	}
-	return u.Redacted()
+	return credential.RedactURL(u)
 }

@@ -111,35 +111,37 @@ func TestShortPasswordLeavesErrorsReadable(t *testing.T) {
 }
 
 // TestURLPasswordNeverPrints: a root URL may carry a user and password (a
-// proxy's basic authentication, which net/http sends from the URL); the
-// client and the settings print it without the password.
+// proxy's basic authentication, which net/http sends from the URL), or a
+// token given as the user; the client and the settings print it without
+// the password or the token.
 func TestURLPasswordNeverPrints(t *testing.T) {
 	t.Parallel()
-	const pw = "proxy-s3cret"
-	root := "https://proxyuser:" + pw + "@erp.example.com"
-	c, err := erp.New(root, erp.WithAPIKey("key-1234"))
-	if err != nil {
-		t.Fatal(err)
+	const pw, token = "proxy-s3cret", "proxy-TOKEN-as-user"
+	for secret, root := range map[string]string{pw: "https://proxyuser:" + pw + "@erp.example.com", token: "https://" + token + "@erp.example.com"} {
+		c, err := erp.New(root, erp.WithAPIKey("key-1234"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaktest.NoSecretIn(t, "client", c, secret)
+		leaktest.NoSecretIn(t, "client value", *c, secret)
+		if !strings.Contains(c.String(), "erp.example.com") {
+			t.Fatalf("the client no longer says where it points: %s", c)
+		}
+		s, err := erp.LoadSettings(erp.ProfileInternalDB, env(internalEnv, "ERP_URL_ROOT", root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaktest.NoSecretIn(t, "settings", s, secret)
+		leaktest.NoSecretIn(t, "settings value", *s, secret)
+		if s.BaseURL() != root {
+			t.Fatalf("BaseURL %s, want the URL itself", s.BaseURL())
+		}
+		_, err = erp.LoadSettings(erp.ProfileInternalDB, env(internalEnv, "ERP_URL_ROOT", strings.Replace(root, "https:", "ftp:", 1)))
+		if err == nil || !strings.Contains(err.Error(), "ERP_URL_ROOT") {
+			t.Fatalf("an ftp URL root: %v", err)
+		}
+		leaktest.NoSecretIn(t, "the error about a URL root", err, secret)
 	}
-	leaktest.NoSecretIn(t, "client", c, pw)
-	leaktest.NoSecretIn(t, "client value", *c, pw)
-	if !strings.Contains(c.String(), "erp.example.com") {
-		t.Fatalf("the client no longer says where it points: %s", c)
-	}
-	s, err := erp.LoadSettings(erp.ProfileInternalDB, env(internalEnv, "ERP_URL_ROOT", root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaktest.NoSecretIn(t, "settings", s, pw)
-	leaktest.NoSecretIn(t, "settings value", *s, pw)
-	if s.BaseURL() != root {
-		t.Fatalf("BaseURL %s, want the URL itself", s.BaseURL())
-	}
-	_, err = erp.LoadSettings(erp.ProfileInternalDB, env(internalEnv, "ERP_URL_ROOT", "ftp://proxyuser:"+pw+"@erp.example.com"))
-	if err == nil || !strings.Contains(err.Error(), "ERP_URL_ROOT") {
-		t.Fatalf("an ftp URL root: %v", err)
-	}
-	leaktest.NoSecretIn(t, "the error about a URL root", err, pw)
 }
 
 // sessionTap is a transport that notes every session cookie the login form

@@ -39,7 +39,10 @@ type Config struct {
 	// Service names the API in error messages and logs ("sourcehost").
 	Service string
 	// BaseURL is the absolute URL request paths are joined to, without a
-	// trailing slash (New trims one).
+	// trailing slash (New trims one). Its user information (user:password@,
+	// or a token as the user) is sent as basic authentication when a
+	// request has no Authorization of its own, as net/http does, and is
+	// hidden like any secret: no URL, error or log of the client shows it.
 	BaseURL string
 	// UserAgent is appended to "apitwin/<version>" when set.
 	UserAgent string
@@ -92,7 +95,8 @@ const MaxErrorBody = 1 << 20
 // Client sends requests for one API. It is safe for concurrent use.
 type Client struct {
 	service   string
-	base      string
+	base      string        // without user information: every URL and error the client makes holds none
+	user      *url.Userinfo // the base URL's user information, sent as basic authentication
 	ua        string
 	auth      func(http.Header)
 	decode    func(*http.Response, []byte) error
@@ -110,7 +114,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Service == "" {
 		return nil, errors.New("rest: Config.Service is required")
 	}
-	base, err := parseBaseURL(cfg.BaseURL)
+	base, user, err := parseBaseURL(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Service, err)
 	}
@@ -140,6 +144,7 @@ func New(cfg Config) (*Client, error) {
 		hc:        withRedirectSwitch(hc),
 		service:   cfg.Service,
 		base:      base,
+		user:      user,
 		ua:        version.UserAgent,
 		auth:      cfg.Authorize,
 		decode:    cfg.DecodeError,
@@ -162,6 +167,7 @@ func New(cfg Config) (*Client, error) {
 		c.clean.Secrets = &Secrets{}
 	}
 	c.clean.Secrets.keep(cfg.Secrets...)
+	c.clean.Secrets.keep(userSecret(user))
 	c.log = c.clean.Logger(c.log)
 	_ = c.run.Init(callrun.Config{ // the policy was checked above
 		Service: c.service, Policy: policy, Clock: c.clock, Logger: c.log, Hook: cfg.Hook, Clean: &c.clean,
@@ -182,7 +188,7 @@ func (c *Client) Runner() *callrun.Runner { return &c.run }
 // own secrets (Secrets.Add) and keeps its own rate limit; c is unchanged.
 func (c *Client) WithAuth(authorize func(http.Header), secrets ...string) *Client {
 	cp := &Client{
-		service: c.service, base: c.base, ua: c.ua, auth: authorize, decode: c.decode, isError: c.isError,
+		service: c.service, base: c.base, user: c.user, ua: c.ua, auth: authorize, decode: c.decode, isError: c.isError,
 		transient: c.transient, clock: c.clock, hc: c.hc,
 		clean: Cleaner{Secrets: &Secrets{}, ScrubError: c.clean.ScrubError},
 	}
@@ -197,21 +203,41 @@ func (c *Client) WithAuth(authorize func(http.Header), secrets ...string) *Clien
 	return cp
 }
 
-func parseBaseURL(raw string) (string, error) {
+// parseBaseURL checks raw and returns it without its user information,
+// and that apart: a proxy's basic authentication, or a token given as the
+// user (https://TOKEN@host). Kept out of the base, it is in no URL the
+// client builds, so in no error net/http makes of one (url.Error keeps
+// the user and masks only the password), nor in what prints the base.
+func parseBaseURL(raw string) (string, *url.Userinfo, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("invalid base URL: %w", err)
+		return "", nil, fmt.Errorf("invalid base URL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("invalid base URL %q: want an absolute http or https URL", credential.RedactURL(u))
+		return "", nil, fmt.Errorf("invalid base URL %q: want an absolute http or https URL", credential.RedactURL(u))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("invalid base URL %q: it must not carry a query or fragment", credential.RedactURL(u))
+		return "", nil, fmt.Errorf("invalid base URL %q: it must not carry a query or fragment", credential.RedactURL(u))
 	}
-	return strings.TrimRight(u.String(), "/"), nil
+	user := u.User
+	u.User = nil
+	return strings.TrimRight(u.String(), "/"), user, nil
 }
 
-// BaseURL returns the URL paths are joined to.
+// userSecret is the secret of a base URL's user information: the password,
+// or the user when there is none (a token given as the user); "" for none.
+func userSecret(user *url.Userinfo) string {
+	if user == nil {
+		return ""
+	}
+	if pw, ok := user.Password(); ok {
+		return pw
+	}
+	return user.Username()
+}
+
+// BaseURL returns the URL paths are joined to, without the user
+// information the base URL was given with.
 func (c *Client) BaseURL() string { return c.base }
 
 // RateLimit returns the rate-limit values of the most recent response that
@@ -354,6 +380,12 @@ func (c *Client) send(ctx context.Context, call *callrun.Call, p *prepared, out 
 	if c.auth != nil {
 		c.auth(req.Header) // every attempt: a credential may change between them
 		call.Secrets = c.clean.Secrets.pin(call.Secrets)
+	}
+	if c.user != nil && req.Header.Get("Authorization") == "" {
+		// What net/http does with a URL's user information: basic
+		// authentication, unless the request has its own.
+		pw, _ := c.user.Password()
+		req.SetBasicAuth(c.user.Username(), pw)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/apitwin/apitwin/internal/credential"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/internal/version"
 	"github.com/apitwin/apitwin/orch"
@@ -270,9 +271,9 @@ func (a *app) connect() (*orch.Client, error) {
 	var c *orch.Client
 	var err error
 	if strings.HasPrefix(a.address, "http://") || strings.HasPrefix(a.address, "https://") {
-		shown := a.address
+		shown := "[unparsable URL, not shown]"
 		if u, err := url.Parse(a.address); err == nil {
-			shown = u.Redacted() // no password a URL may carry
+			shown = credential.RedactURL(u) // no user information (a password, a token as the user)
 		}
 		a.debugf("HTTP/JSON API at %s, namespace %s", shown, a.namespace)
 		c, err = orch.NewHTTP(a.address, opts...)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/internal/leaktest"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/workflow"
 )
@@ -50,21 +51,22 @@ func TestResultAsReturned(t *testing.T) {
 }
 
 // TestVerboseHidesAURLPassword: --verbose names the HTTP address without
-// the password a URL may carry (it printed the URL as given).
+// the password or the token (given as the user) a URL may carry (it
+// printed the URL as given, then the token as the user).
 func TestVerboseHidesAURLPassword(t *testing.T) {
 	t.Parallel()
 	srv := orchfake.Start(t)
-	u := strings.Replace(srv.URL(), "://", "://ops:s3cret-pw@", 1)
-	c := cli{t: t, srv: srv, env: map[string]string{EnvAddress: u}}
-	r := c.run("--verbose", "namespace", "list")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	if strings.Contains(r.out+r.stderr, "s3cret-pw") {
-		t.Errorf("the password shows:\n%s", r.stderr)
-	}
-	if !strings.Contains(r.stderr, "HTTP/JSON API at http://ops:xxxxx@") {
-		t.Errorf("--verbose printed %q", r.stderr)
+	for secret, user := range map[string]string{"s3cret-pw": "ops:s3cret-pw", "orch-TOKEN-as-user": "orch-TOKEN-as-user"} {
+		u := strings.Replace(srv.URL(), "://", "://"+user+"@", 1)
+		c := cli{t: t, srv: srv, env: map[string]string{EnvAddress: u}}
+		r := c.run("--verbose", "namespace", "list")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		leaktest.NoSecretIn(t, "what orchctl wrote", r.out+r.stderr, secret)
+		if !strings.Contains(r.stderr, "HTTP/JSON API at http://%5BREDACTED%5D@") {
+			t.Errorf("--verbose printed %q", r.stderr)
+		}
 	}
 }
 
