@@ -163,8 +163,14 @@ type store struct {
 	tokens map[string]string
 }
 
-func (s *store) String() string   { return "store" }
-func (s *store) GoString() string { return "store" }
+// String names how many tokens s holds, under its lock.
+func (s *store) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("store{%d tokens}", len(s.tokens))
+}
+
+func (s *store) GoString() string { return s.String() }
 
 // TestNoSecretIn: a secret showing in any one rendering is caught, and so
 // is every form of it; a value that shows none passes.
