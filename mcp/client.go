@@ -181,7 +181,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Endpoint is the URL requests go to.
+// Endpoint is the URL requests go to, without the user information it
+// may have been given (sent as basic authentication, never shown).
 func (c *Client) Endpoint() string { return c.rest.BaseURL() }
 
 // RateLimit returns what the most recent answer said of the caller's limit.

@@ -161,7 +161,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// BaseURL returns the API root requests go to (ending in /api/v4).
+// BaseURL returns the API root requests go to (ending in /api/v4),
+// without the user information it may have been given (sent as basic
+// authentication, never shown).
 func (c *Client) BaseURL() string { return c.rest.BaseURL() }
 
 // RateLimit returns the rate-limit values of the most recent response that
