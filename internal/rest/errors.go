@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf16"
 
 	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/internal/credential"
@@ -182,7 +183,8 @@ func secretForms(secrets ...string) []string {
 		}
 		j, _ := json.Marshal(s)
 		q := strconv.Quote(s) // as %q, Go's errors and slog's text handler write it
-		for _, f := range []string{s, string(j[1 : len(j)-1]), q[1 : len(q)-1], url.QueryEscape(s), url.PathEscape(s)} {
+		for _, f := range []string{s, string(j[1 : len(j)-1]), q[1 : len(q)-1], url.QueryEscape(s), url.PathEscape(s),
+			jsonEscaped(s, false, false), jsonEscaped(s, true, false), jsonEscaped(s, true, true)} {
 			if !slices.Contains(forms, f) {
 				forms = append(forms, f)
 			}
@@ -190,6 +192,42 @@ func secretForms(secrets ...string) []string {
 	}
 	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
 	return forms
+}
+
+// jsonEscaped is s inside a JSON string as servers other than Go's write
+// it, which escape neither <, > nor & (encoding/json does): with slashes
+// written "\/" (PHP's json_encode, the ERP's own, does by default), and
+// with every non-ASCII character as \uXXXX (PHP's default too), so that an
+// error answer echoing a secret that holds such a character is cleaned
+// as well as one written by encoding/json.
+func jsonEscaped(s string, slashes, ascii bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '/' && slashes:
+			b.WriteString(`\/`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || (ascii && r > 0x7f):
+			for _, u := range utf16.Encode([]rune{r}) {
+				fmt.Fprintf(&b, `\u%04x`, u)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // replacer replaces every form of secrets with Redacted; nil when there is

@@ -172,3 +172,43 @@ func TestSecretSentStaysHiddenAfterRenewals(t *testing.T) {
 	}
 	leaktest.NoSecretIn(t, "the error", err, sent)
 }
+
+// TestSecretEchoedAsPHPWritesItIsHidden: an error answer that quotes a
+// secret as PHP's json_encode writes it (the ERP is PHP: "/" as "\/",
+// "é" as "\u00e9", "&" and "<" as they are) leaves it in no error.
+func TestSecretEchoedAsPHPWritesItIsHidden(t *testing.T) {
+	t.Parallel()
+	const password = `pa/ss"wörd&<x>`
+	for name, echoed := range map[string]string{
+		"escaped slashes and unicode": `pa\/ss\"w\u00f6rd&<x>`,
+		"escaped slashes":             `pa\/ss\"wörd&<x>`,
+		"no HTML escapes":             `pa/ss\"wörd&<x>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, `{"error":{"code":400,"message":"Bad password %s"}}`, echoed)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := rest.New(rest.Config{Service: "test", BaseURL: srv.URL, Retry: retry.Policy{Disabled: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Do(t.Context(), &rest.Request{Method: http.MethodPost, Path: "/login",
+				JSON: map[string]string{"password": password}, Secrets: []string{password}}, nil)
+			if err == nil {
+				t.Fatal("the call did not fail")
+			}
+			for e := error(err); e != nil; e = errors.Unwrap(e) {
+				if strings.Contains(e.Error(), echoed) || strings.Contains(fmt.Sprintf("%+v", e), echoed) {
+					t.Errorf("the error shows the password as echoed: %v", e)
+				}
+			}
+			if !strings.Contains(err.Error(), "Bad password "+rest.Redacted) {
+				t.Errorf("the error no longer quotes the answer: %v", err)
+			}
+		})
+	}
+}
