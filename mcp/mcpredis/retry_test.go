@@ -219,13 +219,20 @@ var _ storetest.Retrier = lossyStore{}
 
 // openLossy opens a Store through a lossyProxy to the test Redis, under a
 // prefix of its own whose keys go when the test ends, and a Store straight
-// to Redis on the same keys, to look. Its timeouts are Open's defaults:
-// in mode silent every lost answer costs one read timeout, 250 ms.
+// to Redis on the same keys, to look. In mode silent its read timeout is
+// Open's default, and every lost answer costs one, 250 ms; in the other
+// modes a lost answer breaks the connection, so no read needs to time
+// out, and a long one keeps a loaded machine from making a slow answer
+// look lost.
 func openLossy(t *testing.T, mode lossMode) (lossy lossyStore, direct *mcpredis.Store, raw *redis.Client, prefix string) {
 	t.Helper()
 	direct, raw, prefix = newStore(t)
 	proxy := newLossyProxy(t, redistest.Addr(t), mode)
-	s := mcpredis.Open(proxy.addr(), mcpredis.Options{Prefix: prefix})
+	opts := mcpredis.Options{Prefix: prefix}
+	if mode != silent {
+		opts.ReadTimeout = 30 * time.Second
+	}
+	s := mcpredis.Open(proxy.addr(), opts)
 	t.Cleanup(func() { s.Close() })
 	return lossyStore{s, proxy}, direct, raw, prefix
 }
