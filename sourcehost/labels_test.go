@@ -114,3 +114,43 @@ func TestLabelRefusals(t *testing.T) {
 		}
 	}
 }
+
+// The older edit and delete, which name the label in the body (label_id
+// or name) rather than the path, are served as the real service still
+// serves them: other GitLab clients send them.
+func TestLabelsNamedInTheBody(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	p := tg.project(t, sourcehost.Private)
+	bug, err := tg.c.CreateLabel(ctx, pid(p), &sourcehost.CreateLabelRequest{Name: "bug", Color: "#d9534f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/projects/" + itoa(p.ID) + "/labels"
+	var got sourcehost.Label
+	if err := tg.c.Do(ctx, "PUT", path, nil, map[string]any{"name": "bug", "new_name": "defect"}, &got); err != nil || got.Name != "defect" || got.ID != bug.ID {
+		t.Fatalf("edit by name: %+v %v", got, err)
+	}
+	if err := tg.c.Do(ctx, "PUT", path, nil, map[string]any{"label_id": bug.ID, "color": "#ff0000"}, &got); err != nil || got.Color != "#ff0000" || got.Name != "defect" {
+		t.Fatalf("edit by label_id: %+v %v", got, err)
+	}
+	var e *sourcehost.Error
+	for _, body := range []map[string]any{
+		{"new_name": "x"}, // neither
+		{"name": "defect", "label_id": bug.ID, "new_name": "x"}, // both
+		{"name": "defect"}, // nothing to change
+	} {
+		if err := tg.c.Do(ctx, "PUT", path, nil, body, nil); !errors.As(err, &e) || e.StatusCode != 400 {
+			t.Fatalf("%v: %v", body, err)
+		}
+	}
+	if err := tg.c.Do(ctx, "PUT", path, nil, map[string]any{"name": "nothing", "new_name": "x"}, nil); !errors.Is(err, sourcehost.ErrNotFound) {
+		t.Fatalf("edit of a missing label: %v", err)
+	}
+	if err := tg.c.Do(ctx, "DELETE", path, nil, map[string]any{"name": "defect"}, nil); err != nil {
+		t.Fatalf("delete by name: %v", err)
+	}
+	if _, err := tg.c.GetLabel(ctx, pid(p), sourcehost.LabelID(bug.ID)); !errors.Is(err, sourcehost.ErrNotFound) {
+		t.Fatalf("deleted label: %v", err)
+	}
+}

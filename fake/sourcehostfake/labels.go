@@ -190,6 +190,32 @@ func (c *call) findLabel(pr *project) (*label, *fakekit.Answer) {
 	return nil, errAnswer(notFound("Label"))
 }
 
+// labelInBody serves the older edit and delete of a label, PUT and DELETE
+// /projects/:id/labels, which the real service still serves and widely
+// used clients still send: the label is named in the parameters (label_id
+// or name, exactly one, as the real service checks) instead of the path.
+// Then it is the newer form's handler.
+func labelInBody(fn func(c *call) fakekit.Answer) func(c *call) fakekit.Answer {
+	return func(c *call) fakekit.Answer {
+		id, hasID := c.p.int("label_id")
+		name, hasName := c.p.str("name")
+		switch {
+		case hasID && hasName:
+			return badRequest("label_id, name are mutually exclusive")
+		case !hasID && !hasName:
+			return badRequest("label_id, name are missing, exactly one parameter must be provided")
+		}
+		if msg := c.p.problem(); msg != "" {
+			return badRequest(msg)
+		}
+		if hasID {
+			name = strconv.FormatInt(id, 10)
+		}
+		c.r.SetPathValue("label_id", name)
+		return fn(c)
+	}
+}
+
 func (c *call) getLabel() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {

@@ -68,6 +68,9 @@ var handlers = map[string]route{
 	"updateLabel": {need: needWrite, fn: (*call).updateLabel},
 	"deleteLabel": {need: needWrite, fn: (*call).deleteLabel},
 
+	"updateLabelInBody": {need: needWrite, fn: labelInBody((*call).updateLabel)},
+	"deleteLabelInBody": {need: needWrite, fn: labelInBody((*call).deleteLabel)},
+
 	"listMilestones":         {need: needRead, fn: (*call).listMilestones},
 	"createMilestone":        {need: needWrite, fn: (*call).createMilestone},
 	"getMilestone":           {need: needRead, fn: (*call).getMilestone},

@@ -71,6 +71,12 @@ var sourcehost = sync.OnceValue(func() *Table {
 			{"GET", "/projects/{id}/labels/{label_id}", "getLabel", []string{"GetLabel"}, "", gl + "labels/#get-a-single-project-label"},
 			{"PUT", "/projects/{id}/labels/{label_id}", "updateLabel", []string{"UpdateLabel"}, "", gl + "labels/#edit-an-existing-label"},
 			{"DELETE", "/projects/{id}/labels/{label_id}", "deleteLabel", []string{"DeleteLabel"}, "", gl + "labels/#delete-a-label"},
+			{"PUT", "/projects/{id}/labels", "updateLabelInBody", nil,
+				"the older edit, the label named in the body (label_id or name), which GitLab still serves and other clients send; UpdateLabel uses PUT /projects/{id}/labels/{label_id}",
+				gl + "labels/#edit-an-existing-label"},
+			{"DELETE", "/projects/{id}/labels", "deleteLabelInBody", nil,
+				"the older delete, the label named in the body (label_id or name), which GitLab still serves and other clients send; DeleteLabel uses DELETE /projects/{id}/labels/{label_id}",
+				gl + "labels/#delete-a-label"},
 
 			{"GET", "/projects/{id}/milestones", "listMilestones", []string{"ListMilestones", "AllMilestones"}, "", gl + "milestones/#list-project-milestones"},
 			{"POST", "/projects/{id}/milestones", "createMilestone", []string{"CreateMilestone"}, "", gl + "milestones/#create-new-milestone"},
