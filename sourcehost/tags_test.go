@@ -219,3 +219,36 @@ func TestRepositoryRefusalShapes(t *testing.T) {
 		}
 	}
 }
+
+// A branch protected with "No one" (access level 0) takes no push and no
+// merge from anyone, the administrator too, as the real service checks
+// "No one" before it lets an administrator through.
+func TestNoOneMayPushOrMergeToABranchProtectedSo(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	p := tg.project(t, sourcehost.Private)
+	for _, b := range []string{"frozen", "feature"} {
+		if _, err := tg.c.CreateBranch(ctx, pid(p), b, p.DefaultBranch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tg.c.ProtectBranch(ctx, pid(p), &sourcehost.ProtectBranchRequest{Name: "frozen",
+		PushAccessLevel: sourcehost.Ptr(sourcehost.NoAccess), MergeAccessLevel: sourcehost.Ptr(sourcehost.NoAccess)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tg.c.CreateFile(ctx, pid(p), "x.txt", &sourcehost.CreateFileRequest{Branch: "frozen", Content: "x", CommitMessage: "x"})
+	var e *sourcehost.Error
+	if !errors.As(err, &e) || e.StatusCode != 403 || e.Message != "403 Forbidden - You are not allowed to push into this branch" {
+		t.Fatalf("the administrator pushes to a branch no one may push to: %v", err)
+	}
+	if _, err := tg.c.CreateFile(ctx, pid(p), "x.txt", &sourcehost.CreateFileRequest{Branch: "feature", Content: "x", CommitMessage: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	mr, err := tg.c.CreateMergeRequest(ctx, pid(p), &sourcehost.CreateMergeRequestRequest{SourceBranch: "feature", TargetBranch: "frozen", Title: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.c.AcceptMergeRequest(ctx, pid(p), mr.IID, nil); err == nil {
+		t.Fatal("the administrator merges into a branch no one may merge to")
+	}
+}

@@ -24,13 +24,19 @@ func (pr *project) protection(branch string) *protectedBranch {
 	return wild
 }
 
+// ruleAllows reports whether a protected branch's rule level (push or
+// merge) lets a caller of access level have through. "No one" (0) lets
+// no one through, administrators neither: the real service checks it
+// before it lets an administrator through.
+func ruleAllows(rule, have int) bool { return rule != NoAccess && have >= rule }
+
 // mayPush checks that the caller may push to branch of pr: a developer,
 // and for a protected branch the level its rule asks. s.mu must be held.
 func (c *call) mayPush(pr *project, branch string) *fakekit.Answer {
 	if fail := c.atLeast(pr, Developer); fail != nil {
 		return fail
 	}
-	if pb := pr.protection(branch); pb != nil && c.st.access(c.user, pr) < pb.push {
+	if pb := pr.protection(branch); pb != nil && !ruleAllows(pb.push, c.st.access(c.user, pr)) {
 		return errAnswer(message(http.StatusForbidden, "403 Forbidden - You are not allowed to push into this branch"))
 	}
 	return nil
@@ -42,7 +48,7 @@ func (c *call) mayMerge(pr *project, branch string) *fakekit.Answer {
 	if fail := c.atLeast(pr, Developer); fail != nil {
 		return fail
 	}
-	if pb := pr.protection(branch); pb != nil && c.st.access(c.user, pr) < pb.merge {
+	if pb := pr.protection(branch); pb != nil && !ruleAllows(pb.merge, c.st.access(c.user, pr)) {
 		return errAnswer(forbidden())
 	}
 	return nil

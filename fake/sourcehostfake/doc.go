@@ -25,13 +25,16 @@
 // 255 characters; colors "#RGB", "#RRGGBB" or a basic CSS name; made on
 // the fly, in "#6699cc", when an issue or merge request names one the
 // project lacks; renamed and deleted on their issues and merge requests
-// too; managed by reporters), milestones (titles unique per project, dates
+// too; managed by reporters; edited and deleted also by the older PUT and
+// DELETE /projects/:id/labels, which name the label in the body, label_id
+// or name), milestones (titles unique per project, dates
 // YYYY-MM-DD, listed soonest due first; deleting one takes it off its
 // issues and merge requests), protected branches (the default branch is
 // protected from its creation: maintainers push, developers merge; a rule
 // may name a wildcard such as "release/*"; a push to a protected branch
-// by a level below its rule is 403 "403 Forbidden - You are not allowed to
-// push into this branch", a merge 403; deleting a protected branch is 405
+// by a level below its rule, or to a branch whose rule is "No one" (0),
+// by anyone, the administrator too, is 403 "403 Forbidden - You are not
+// allowed to push into this branch", a merge 403; deleting a protected branch is 405
 // "Protected branch cant be removed", the default branch 405 "Cannot
 // remove HEAD branch"), tags (lightweight or annotated, names as branch
 // names, ordered by updated, name or version; deleting one deletes its
