@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/apitwin/apitwin/internal/rest"
 )
 
 // PipelineStatus is where a pipeline stands.
@@ -153,4 +156,85 @@ func (c *Client) CancelPipeline(ctx context.Context, pid ProjectRef, pipelineID 
 		return nil, err
 	}
 	return do[Pipeline](ctx, c, http.MethodPost, path, nil, nil)
+}
+
+// RetryPipeline retries a pipeline's failed and canceled jobs: each runs
+// again as a new job, and the pipeline with them. A pipeline with none is
+// answered as it is.
+//
+// GitLab API: [POST /projects/{id}/pipelines/{pipeline_id}/retry]
+//
+// [POST /projects/{id}/pipelines/{pipeline_id}/retry]: https://docs.gitlab.com/api/pipelines/#retry-jobs-in-a-pipeline
+func (c *Client) RetryPipeline(ctx context.Context, pid ProjectRef, pipelineID int64) (*Pipeline, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/pipelines/%d/retry", pipelineID))
+	if err != nil {
+		return nil, err
+	}
+	return do[Pipeline](ctx, c, http.MethodPost, path, nil, nil)
+}
+
+// DeletePipeline deletes a pipeline with its jobs. The server allows it
+// to the project's owners only (403 otherwise).
+//
+// GitLab API: [DELETE /projects/{id}/pipelines/{pipeline_id}]
+//
+// [DELETE /projects/{id}/pipelines/{pipeline_id}]: https://docs.gitlab.com/api/pipelines/#delete-a-pipeline
+func (c *Client) DeletePipeline(ctx context.Context, pid ProjectRef, pipelineID int64) error {
+	path, err := projectPath(pid, fmt.Sprintf("/pipelines/%d", pipelineID))
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, http.MethodDelete, path, nil, nil, nil)
+	return err
+}
+
+// PipelineVariable is a variable a pipeline was started with. Its value
+// is left out of its printed forms (String, GoString, LogValue), since CI
+// variables often carry credentials.
+type PipelineVariable struct {
+	Key          string `json:"key"`
+	Value        string `json:"value"`
+	VariableType string `json:"variable_type"` // env_var or file
+	Raw          bool   `json:"raw"`
+}
+
+// String names the variable without its value.
+func (v PipelineVariable) String() string {
+	return fmt.Sprintf("sourcehost.PipelineVariable{Key:%q, Value:%s, VariableType:%q}", v.Key, redactedValue(v.Value), v.VariableType)
+}
+
+// GoString is String.
+func (v PipelineVariable) GoString() string { return v.String() }
+
+// LogValue is what slog shows: the key and the type, not the value.
+func (v PipelineVariable) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("key", v.Key), slog.String("variable_type", v.VariableType))
+}
+
+// redactedValue is how a variable's value prints: the marker, or "" when
+// it is empty (a test can still see that none was set).
+func redactedValue(v string) string {
+	if v == "" {
+		return `""`
+	}
+	return rest.Redacted
+}
+
+// ListPipelineVariables returns the variables a pipeline was started
+// with. The server shows them to the user who started the pipeline and to
+// maintainers (403 otherwise).
+//
+// GitLab API: [GET /projects/{id}/pipelines/{pipeline_id}/variables]
+//
+// [GET /projects/{id}/pipelines/{pipeline_id}/variables]: https://docs.gitlab.com/api/pipelines/#get-variables-of-a-pipeline
+func (c *Client) ListPipelineVariables(ctx context.Context, pid ProjectRef, pipelineID int64) ([]*PipelineVariable, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/pipelines/%d/variables", pipelineID))
+	if err != nil {
+		return nil, err
+	}
+	var out []*PipelineVariable
+	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

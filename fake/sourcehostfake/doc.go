@@ -152,6 +152,13 @@
 // all its jobs have; retrying a finished job (403 "403 Forbidden -
 // Job is not retryable" otherwise) adds a new job of that name and runs
 // the pipeline again, from running. Each job status change is a "Job Hook".
+// Retrying a pipeline (POST .../pipelines/:pipeline_id/retry) retries its
+// failed and canceled jobs so, and answers a pipeline with none as it is.
+// Deleting a pipeline (owners and administrators only, 403 otherwise, as
+// the real service's destroy_pipeline) deletes its jobs and stops its
+// clock. A pipeline's variables (GET .../variables) are shown to the
+// developer who started it and to maintainers, in key order, each an
+// env_var.
 //
 // # Serving and controls
 //

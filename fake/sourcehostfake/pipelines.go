@@ -3,6 +3,7 @@ package sourcehostfake
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -241,4 +242,102 @@ func (s *Server) SetPipelineStatus(projectID, pipelineID int64, status string) e
 	}
 	s.hooks.enqueue(&trigger{}, s.setPipelineStatus(s.external, p.pipelines[i], status))
 	return nil
+}
+
+// retryPipeline retries a pipeline's failed and canceled jobs, as the real
+// service's "retry" button: each gets a new job of its name, and the
+// pipeline runs again from running. A pipeline with nothing to retry is
+// answered as it is.
+func (c *call) retryPipeline() fakekit.Answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	if fail := c.atLeast(pr, Developer); fail != nil {
+		return *fail
+	}
+	pl, fail := c.findPipeline(pr)
+	if fail != nil {
+		return *fail
+	}
+	retryable := retryableJobs(pl)
+	for _, old := range retryable {
+		old.retried = true
+		j := c.s.newJob(pl, old.name, old.stage)
+		j.user = c.user
+		c.events = append(c.events, jobEvents(c.base, j)...)
+	}
+	if len(retryable) > 0 {
+		pl.finishedAt = nil
+		c.events = append(c.events, c.s.setPipelineStatus(c.base, pl, "running")...)
+	}
+	return c.doc(http.StatusCreated, c.appendPipelineDetail(c.buf(), pl))
+}
+
+// retryableJobs are a pipeline's latest jobs that failed or were
+// canceled.
+func retryableJobs(pl *pipeline) []*ciJob {
+	var out []*ciJob
+	for _, j := range pl.jobs {
+		if !j.retried && (j.status == "failed" || j.status == "canceled") {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// deletePipeline deletes a pipeline with its jobs; as on the real
+// service, only a project's owners (and administrators) may. A running
+// pipeline is stopped first: its timer never fires.
+func (c *call) deletePipeline() fakekit.Answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	if fail := c.atLeast(pr, Owner); fail != nil {
+		return *fail
+	}
+	pl, fail := c.findPipeline(pr)
+	if fail != nil {
+		return *fail
+	}
+	if pl.timer != nil {
+		pl.timer.Stop()
+		pl.timer = nil
+	}
+	pr.pipelines = slices.DeleteFunc(pr.pipelines, func(x *pipeline) bool { return x == pl })
+	c.s.removed("pipeline", 1)
+	c.s.removed("job", len(pl.jobs))
+	return fakekit.Answer{Status: http.StatusNoContent}
+}
+
+// pipelineVariableJSON is a variable a pipeline was started with.
+type pipelineVariableJSON struct {
+	VariableType string `json:"variable_type"`
+	Key          string `json:"key"`
+	Value        string `json:"value"`
+	Raw          bool   `json:"raw"`
+}
+
+// listPipelineVariables answers the variables a pipeline was started
+// with, by key. The real service shows them to the user who started the
+// pipeline (a developer or above) and to maintainers.
+func (c *call) listPipelineVariables() fakekit.Answer {
+	pr, fail := c.project()
+	if fail != nil {
+		return *fail
+	}
+	pl, fail := c.findPipeline(pr)
+	if fail != nil {
+		return *fail
+	}
+	level := c.st.access(c.user, pr)
+	if level < Maintainer && (level < Developer || pl.user == nil || pl.user != c.user) {
+		return forbidden()
+	}
+	out := make([]pipelineVariableJSON, 0, len(pl.variables))
+	for _, k := range slices.Sorted(maps.Keys(pl.variables)) {
+		out = append(out, pipelineVariableJSON{VariableType: "env_var", Key: k, Value: pl.variables[k]})
+	}
+	return ok(out)
 }

@@ -296,7 +296,15 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 		}
 		return nil
 	},
-	"POST /api/v4/projects/{id}/jobs/{job_id}/retry":            func(*call) []recordNeed { return []recordNeed{{"job", 1}} },
+	"POST /api/v4/projects/{id}/jobs/{job_id}/retry": func(*call) []recordNeed { return []recordNeed{{"job", 1}} },
+	"POST /api/v4/projects/{id}/pipelines/{pipeline_id}/retry": func(c *call) []recordNeed {
+		if pr := c.st.project(c.r.PathValue("id")); pr != nil {
+			if pl, fail := c.findPipeline(pr); fail == nil {
+				return []recordNeed{{"job", len(retryableJobs(pl))}}
+			}
+		}
+		return nil
+	},
 	"POST /api/v4/projects/{id}/repository/files/{file_path}":   func(c *call) []recordNeed { return c.fileNeeds(false) },
 	"PUT /api/v4/projects/{id}/repository/files/{file_path}":    func(c *call) []recordNeed { return c.fileNeeds(false) },
 	"DELETE /api/v4/projects/{id}/repository/files/{file_path}": func(c *call) []recordNeed { return c.fileNeeds(true) },
