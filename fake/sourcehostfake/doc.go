@@ -11,6 +11,8 @@
 //
 // What it keeps: users with personal access tokens and scopes (api,
 // read_api, read_user, read_repository, …), the current user (GET /user),
+// the release it follows (GET /version answers [APIVersion] to any
+// signed-in caller),
 // groups and members with access levels (a project's members through
 // /projects/:id/members and /members/all, added, changed and removed by
 // maintainers, owners only for the Owner level; a personal project's owner

@@ -24,6 +24,7 @@ type route struct {
 var handlers = map[string]route{
 	"currentUser":  {need: needUserRead, fn: (*call).currentUser},
 	"currentToken": {need: needAnyScope, fn: (*call).currentToken},
+	"version":      {need: needUserRead, fn: (*call).version},
 
 	"listProjects":  {need: needRead, fn: (*call).listProjects},
 	"createProject": {need: needWrite, fn: (*call).createProject},

@@ -15,6 +15,7 @@ var sourcehost = sync.OnceValue(func() *Table {
 		Endpoints: []Endpoint{
 			{"GET", "/user", "currentUser", []string{"CurrentUser"}, "", gl + "users/#get-the-current-user"},
 			{"GET", "/personal_access_tokens/self", "currentToken", []string{"CurrentToken"}, "", gl + "personal_access_tokens/#self-inform"},
+			{"GET", "/version", "version", []string{"Version"}, "", gl + "version/"},
 
 			{"GET", "/projects", "listProjects", []string{"ListProjects", "AllProjects"}, "", gl + "projects/#list-all-projects"},
 			{"POST", "/projects", "createProject", []string{"CreateProject"}, "", gl + "projects/#create-a-project"},

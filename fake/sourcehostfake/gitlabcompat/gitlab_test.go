@@ -455,3 +455,33 @@ func TestGitLabClientLocalRequestsSetting(t *testing.T) {
 		t.Fatalf("a metadata hook: %v", err)
 	}
 }
+
+// The published client's Version.GetVersion (GET /version was 404).
+func TestGitLabClientVersion(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	v, _, err := gl.Version.GetVersion()
+	if err != nil || v.Version != sourcehostfake.APIVersion || v.Revision == "" {
+		t.Fatalf("version %+v %v", v, err)
+	}
+}
+
+// The published client's EditProjectHook (PUT /projects/:id/hooks/:hook_id).
+func TestGitLabClientEditProjectHook(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := gl.Projects.AddProjectHook(pid, &gitlab.AddProjectHookOptions{URL: gitlab.Ptr("http://receiver.test/a"), PushEvents: gitlab.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _, err = gl.Projects.EditProjectHook(pid, h.ID, &gitlab.EditProjectHookOptions{URL: gitlab.Ptr("http://receiver.test/b"), PushEvents: gitlab.Ptr(false), IssuesEvents: gitlab.Ptr(true)})
+	if err != nil || h.URL != "http://receiver.test/b" || h.PushEvents || !h.IssuesEvents {
+		t.Fatalf("edited %+v %v", h, err)
+	}
+}
