@@ -41,20 +41,22 @@ func (s PipelineStatus) Finished() bool {
 
 // Pipeline is one run of a project's CI definition on a ref.
 type Pipeline struct {
-	ID         int64          `json:"id"`
-	IID        int64          `json:"iid"`
-	ProjectID  int64          `json:"project_id"`
-	Status     PipelineStatus `json:"status"`
-	Source     string         `json:"source"` // push, api, trigger, web, …
-	Ref        string         `json:"ref"`
-	SHA        string         `json:"sha"`
-	WebURL     string         `json:"web_url"`
-	User       *User          `json:"user,omitempty"` // in single-pipeline answers
-	CreatedAt  time.Time      `json:"created_at"`
-	UpdatedAt  time.Time      `json:"updated_at"`
-	StartedAt  *time.Time     `json:"started_at,omitempty"`
-	FinishedAt *time.Time     `json:"finished_at,omitempty"`
-	Duration   *int           `json:"duration,omitempty"` // seconds, once finished
+	ID        int64          `json:"id"`
+	IID       int64          `json:"iid"`
+	ProjectID int64          `json:"project_id"`
+	Status    PipelineStatus `json:"status"`
+	Source    string         `json:"source"` // push, api, trigger, web, …
+	Ref       string         `json:"ref"`
+	// Tag is true for a pipeline on a tag, Ref its name.
+	Tag        bool       `json:"tag"`
+	SHA        string     `json:"sha"`
+	WebURL     string     `json:"web_url"`
+	User       *User      `json:"user,omitempty"` // in single-pipeline answers
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	StartedAt  *time.Time `json:"started_at,omitempty"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+	Duration   *int       `json:"duration,omitempty"` // seconds, once finished
 }
 
 // ListPipelinesOptions filters and pages a project's pipelines.

@@ -105,3 +105,39 @@ func TestCancelPipeline(t *testing.T) {
 		t.Fatalf("missing pipeline: %v", err)
 	}
 }
+
+// A pipeline runs on a tag as on a branch, marked "tag": true, as the
+// real service runs one (it was 400 "Reference not found"); a ref that
+// names both a branch and a tag is ambiguous.
+func TestTriggerPipelineOnATag(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	srv := tg.needFake(t)
+	p := tg.project(t, sourcehost.Private)
+	if _, err := srv.PushFile(p.ID, p.DefaultBranch, sourcehostfake.CIFile, "test:\n  script: go test ./...\n", "Add CI"); err != nil {
+		t.Fatal(err)
+	}
+	tag, err := tg.c.CreateTag(ctx, pid(p), &sourcehost.CreateTagRequest{TagName: "v1.0.0", Ref: p.DefaultBranch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := tg.c.TriggerPipeline(ctx, pid(p), &sourcehost.TriggerPipelineRequest{Ref: "v1.0.0"})
+	if err != nil || pl.Ref != "v1.0.0" || !pl.Tag || pl.SHA != tag.Commit.ID {
+		t.Fatalf("a pipeline on a tag: %+v %v", pl, err)
+	}
+	jobs, err := tg.c.ListPipelineJobs(ctx, pid(p), pl.ID, nil)
+	if err != nil || len(jobs.Items) != 1 || !jobs.Items[0].Tag {
+		t.Fatalf("its jobs: %+v %v", jobs, err)
+	}
+	onBranch, err := tg.c.TriggerPipeline(ctx, pid(p), &sourcehost.TriggerPipelineRequest{Ref: p.DefaultBranch})
+	if err != nil || onBranch.Tag {
+		t.Fatalf("a pipeline on a branch: %+v %v", onBranch, err)
+	}
+	if _, err := tg.c.CreateBranch(ctx, pid(p), "v1.0.0", p.DefaultBranch); err != nil {
+		t.Fatal(err)
+	}
+	var e *sourcehost.Error
+	if _, err := tg.c.TriggerPipeline(ctx, pid(p), &sourcehost.TriggerPipelineRequest{Ref: "v1.0.0"}); !errors.As(err, &e) || e.StatusCode != 400 || e.Message != "Ref is ambiguous" {
+		t.Fatalf("a branch and a tag of one name: %v", err)
+	}
+}

@@ -539,7 +539,7 @@ func (c *call) appendPipelineSummary(b []byte, pl *pipeline) []byte {
 }
 
 func (c *call) appendPipelineDetail(b []byte, pl *pipeline) []byte {
-	v := pipelineDetailJSON{BeforeSHA: "0000000000000000000000000000000000000000",
+	v := pipelineDetailJSON{BeforeSHA: "0000000000000000000000000000000000000000", Tag: pl.tag,
 		User: c.userRef(pl.user), StartedAt: stampAt(pl.startedAt), FinishedAt: stampAt(pl.finishedAt), Duration: pl.duration()}
 	v.pipelineJSON = c.pipelineView(pl)
 	return v.appendJSON(b)

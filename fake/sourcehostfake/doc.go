@@ -138,7 +138,9 @@
 // # Pipelines
 //
 // Pipelines run when a branch holding the CI definition file
-// (".sourcehost-ci.yml") is pushed to or triggered through the API: pending,
+// (".sourcehost-ci.yml") is pushed to or triggered through the API (on a
+// branch, or on a tag: "tag": true on the pipeline, its jobs and their
+// hooks; a name that is both is 400 "Ref is ambiguous"): pending,
 // running after 5 s, success after 60 s more on the fake clock, or any
 // status at once with [Server.SetPipelineStatus].
 //

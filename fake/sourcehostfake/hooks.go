@@ -372,7 +372,7 @@ func nonNil(s []string) []string {
 // status. s.mu must be held.
 func pipelineEvents(base string, pl *pipeline) []event {
 	attrs := map[string]any{
-		"id": pl.id, "iid": pl.iid, "ref": pl.ref, "tag": false, "sha": pl.sha, "before_sha": zeroSHA, "source": pl.source,
+		"id": pl.id, "iid": pl.iid, "ref": pl.ref, "tag": pl.tag, "sha": pl.sha, "before_sha": zeroSHA, "source": pl.source,
 		"status": pl.status, "detailed_status": pl.status, "created_at": stamp(pl.createdAt),
 		"finished_at": stampPtr(pl.finishedAt), "duration": pl.duration(),
 		"url": base + "/" + pl.project.fullPath() + "/-/pipelines/" + fmt.Sprint(pl.id),

@@ -174,7 +174,7 @@ type jobJSON struct {
 
 func (c *call) renderJob(j *ciJob) jobJSON {
 	pl, pr := j.pipeline, j.pipeline.project
-	out := jobJSON{ID: j.id, Status: j.status, Stage: j.stage, Name: j.name, Ref: pl.ref, CreatedAt: stamp(j.createdAt),
+	out := jobJSON{ID: j.id, Status: j.status, Stage: j.stage, Name: j.name, Ref: pl.ref, Tag: pl.tag, CreatedAt: stamp(j.createdAt),
 		StartedAt: stampPtr(j.startedAt), FinishedAt: stampPtr(j.finishedAt), Duration: j.duration(), User: c.userRef(j.user),
 		Pipeline:  jobPipelineJSON{ID: pl.id, IID: pl.iid, ProjectID: pr.id, Ref: pl.ref, SHA: pl.sha, Status: pl.status},
 		WebURL:    c.base + "/" + pr.fullPath() + "/-/jobs/" + strconv.FormatInt(j.id, 10),
@@ -416,7 +416,7 @@ var visibilityLevels = map[string]int{"private": 0, "internal": 10, "public": 20
 func jobEvents(base string, j *ciJob) []event {
 	pl, pr := j.pipeline, j.pipeline.project
 	web := base + "/" + pr.fullPath()
-	payload := jobHookJSON{ObjectKind: "build", Ref: pl.ref, BeforeSHA: zeroSHA, SHA: pl.sha, BuildID: j.id, BuildName: j.name,
+	payload := jobHookJSON{ObjectKind: "build", Ref: pl.ref, Tag: pl.tag, BeforeSHA: zeroSHA, SHA: pl.sha, BuildID: j.id, BuildName: j.name,
 		BuildStage: j.stage, BuildStatus: j.status, BuildCreatedAt: stamp(j.createdAt), BuildStartedAt: stampPtr(j.startedAt),
 		BuildFinishedAt: stampPtr(j.finishedAt), BuildDuration: j.duration(), BuildFailureReason: "unknown_failure",
 		PipelineID: pl.id, ProjectID: pr.id, ProjectName: pr.fullName(), User: hookUser(j.user),

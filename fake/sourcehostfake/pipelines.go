@@ -108,9 +108,16 @@ func (c *call) createPipeline() fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	head := pr.repo.branches[ref]
-	if head == nil {
+	// A branch or a tag, as the real service runs pipelines on either,
+	// checking in its order: found, then not both.
+	head, tag := pr.repo.branches[ref], pr.repo.tags[ref]
+	switch {
+	case head == nil && tag == nil:
 		return invalid(http.StatusBadRequest, map[string][]string{"base": {"Reference not found"}})
+	case head != nil && tag != nil:
+		return invalid(http.StatusBadRequest, map[string][]string{"base": {"Ref is ambiguous"}})
+	case tag != nil:
+		head = tag.commit
 	}
 	if _, ok := head.files[c.s.cfg.ciFile]; !ok {
 		return invalid(http.StatusBadRequest, map[string][]string{"base": {"Missing CI config file"}})
@@ -144,7 +151,8 @@ func (c *call) cancelPipeline() fakekit.Answer {
 func (s *Server) newPipeline(base string, p *project, ref string, head *commit, source string, u *user, vars map[string]string) (*pipeline, []event) {
 	now := s.cfg.clock.Now()
 	pl := &pipeline{id: s.st.next("pipeline"), iid: int64(len(p.pipelines) + 1), project: p, ref: ref, sha: head.sha,
-		status: "pending", source: source, user: u, variables: vars, createdAt: now, updatedAt: now}
+		status: "pending", source: source, user: u, variables: vars, createdAt: now, updatedAt: now,
+		tag: p.repo.branches[ref] == nil && p.repo.tags[ref] != nil} // a branch when both: pushes run on branches
 	p.pipelines = append(p.pipelines, pl)
 	s.addJobs(pl, head)
 	s.schedulePipeline(pl, s.cfg.pipelineQueue, "running")

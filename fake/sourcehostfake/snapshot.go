@@ -211,6 +211,7 @@ type snapPipeline struct {
 	ID         int64             `json:"id"`
 	IID        int64             `json:"iid"`
 	Ref        string            `json:"ref"`
+	Tag        bool              `json:"tag,omitempty"` // Ref is a tag
 	SHA        string            `json:"sha"`
 	Status     string            `json:"status"`
 	Source     string            `json:"source"`
@@ -439,7 +440,7 @@ func snapProjectOf(p *project) snapProject {
 		sp.Hooks = append(sp.Hooks, sh)
 	}
 	for _, pl := range p.pipelines {
-		spl := snapPipeline{ID: pl.id, IID: pl.iid, Ref: pl.ref, SHA: pl.sha, Status: pl.status, Source: pl.source,
+		spl := snapPipeline{ID: pl.id, IID: pl.iid, Ref: pl.ref, Tag: pl.tag, SHA: pl.sha, Status: pl.status, Source: pl.source,
 			User: idOf(pl.user), Variables: maps.Clone(pl.variables), CreatedAt: snapTime(pl.createdAt),
 			UpdatedAt: snapTime(pl.updatedAt), StartedAt: fakekit.SnapshotTimePtr(pl.startedAt),
 			FinishedAt: fakekit.SnapshotTimePtr(pl.finishedAt), Moving: pl.timer != nil, Jobs: []snapJob{}}
@@ -828,7 +829,7 @@ func (r *restorer) project(i int, sp *snapProject) error {
 	}
 	for j, spl := range sp.Pipelines {
 		w := fmt.Sprintf("%s.pipelines[%d]", where, j)
-		pl := &pipeline{id: spl.ID, iid: spl.IID, project: p, ref: spl.Ref, sha: spl.SHA, status: spl.Status, source: spl.Source,
+		pl := &pipeline{id: spl.ID, iid: spl.IID, project: p, ref: spl.Ref, tag: spl.Tag, sha: spl.SHA, status: spl.Status, source: spl.Source,
 			variables: maps.Clone(spl.Variables), createdAt: spl.CreatedAt.Time(), updatedAt: spl.UpdatedAt.Time(),
 			startedAt: spl.StartedAt.TimePtr(), finishedAt: spl.FinishedAt.TimePtr()}
 		if pl.user, err = r.user(w+".user", spl.User, true); err != nil {

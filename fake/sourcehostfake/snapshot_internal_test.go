@@ -71,7 +71,7 @@ func fullState(s *Server) *state {
 		milestones: []*milestone{ms}, createdAt: at(4), releasedAt: at(5)}}
 	p.hooks = []*hook{{id: 1, project: p, url: "http://127.0.0.1:9/hook", token: "hook-secret",
 		events: map[string]bool{"issues_events": true, "push_events": true}, pushBranchFilter: "main", sslVerify: true, createdAt: at(1)}}
-	pl := &pipeline{id: 1, iid: 1, project: p, ref: "main", sha: c2.sha, status: "failed", source: "api", user: jane,
+	pl := &pipeline{id: 1, iid: 1, project: p, ref: "v1", tag: true, sha: c1.sha, status: "failed", source: "api", user: jane,
 		variables: map[string]string{"K": "v"}, createdAt: at(2), updatedAt: at(3), startedAt: tp(2), finishedAt: tp(3)}
 	job := &ciJob{id: 1, name: "build", stage: "build", pipeline: pl, status: "failed", user: jane, retried: true,
 		createdAt: at(2), startedAt: tp(2), finishedAt: tp(3)}

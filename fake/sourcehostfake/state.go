@@ -225,6 +225,7 @@ type pipeline struct {
 	iid        int64
 	project    *project
 	ref        string
+	tag        bool // ref names a tag, not a branch
 	sha        string
 	status     string
 	source     string
