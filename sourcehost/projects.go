@@ -20,26 +20,29 @@ const (
 
 // Project is a repository with its issues, merge requests and pipelines.
 type Project struct {
-	ID                int64              `json:"id"`
-	Name              string             `json:"name"`
-	NameWithNamespace string             `json:"name_with_namespace"`
-	Path              string             `json:"path"`
-	PathWithNamespace string             `json:"path_with_namespace"`
-	Description       string             `json:"description"`
-	Visibility        Visibility         `json:"visibility"`
-	DefaultBranch     string             `json:"default_branch"`
-	WebURL            string             `json:"web_url"`
-	HTTPURLToRepo     string             `json:"http_url_to_repo"`
-	Namespace         *Namespace         `json:"namespace"`
-	Owner             *User              `json:"owner,omitempty"` // for projects in a user's namespace
-	Topics            []string           `json:"topics"`
-	StarCount         int                `json:"star_count"`
-	ForksCount        int                `json:"forks_count"`
-	OpenIssuesCount   int                `json:"open_issues_count"`
-	Archived          bool               `json:"archived"`
-	CreatedAt         time.Time          `json:"created_at"`
-	LastActivityAt    time.Time          `json:"last_activity_at"`
-	Statistics        *ProjectStatistics `json:"statistics,omitempty"` // only when asked for
+	ID                int64      `json:"id"`
+	Name              string     `json:"name"`
+	NameWithNamespace string     `json:"name_with_namespace"`
+	Path              string     `json:"path"`
+	PathWithNamespace string     `json:"path_with_namespace"`
+	Description       string     `json:"description"`
+	Visibility        Visibility `json:"visibility"`
+	DefaultBranch     string     `json:"default_branch"`
+	WebURL            string     `json:"web_url"`
+	HTTPURLToRepo     string     `json:"http_url_to_repo"`
+	// SSHURLToRepo is git@host:namespace/path.git, or
+	// ssh://git@host:port/namespace/path.git on a port other than 22.
+	SSHURLToRepo    string             `json:"ssh_url_to_repo"`
+	Namespace       *Namespace         `json:"namespace"`
+	Owner           *User              `json:"owner,omitempty"` // for projects in a user's namespace
+	Topics          []string           `json:"topics"`
+	StarCount       int                `json:"star_count"`
+	ForksCount      int                `json:"forks_count"`
+	OpenIssuesCount int                `json:"open_issues_count"`
+	Archived        bool               `json:"archived"`
+	CreatedAt       time.Time          `json:"created_at"`
+	LastActivityAt  time.Time          `json:"last_activity_at"`
+	Statistics      *ProjectStatistics `json:"statistics,omitempty"` // only when asked for
 }
 
 // Namespace is the user or group a project lives in.

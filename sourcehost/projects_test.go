@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -238,5 +239,22 @@ func TestStarProject(t *testing.T) {
 	}
 	if _, err := tg.c.StarProject(ctx, pid(p)); !errors.Is(err, sourcehost.ErrNotModified) {
 		t.Fatalf("second star: %v", err)
+	}
+}
+
+// ssh_url_to_repo is git@host:namespace/path.git, as the real service
+// writes it for SSH on port 22; the fake's HTTP port is not put in it (it
+// was git@127.0.0.1:28929:alice/shop.git).
+func TestProjectSSHURL(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	srv := tg.needFake(t)
+	p := tg.project(t, sourcehost.Private)
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "git@" + u.Hostname() + ":" + p.PathWithNamespace + ".git"; p.SSHURLToRepo != want {
+		t.Fatalf("ssh_url_to_repo %q, want %q", p.SSHURLToRepo, want)
 	}
 }

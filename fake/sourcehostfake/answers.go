@@ -3,6 +3,7 @@ package sourcehostfake
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apitwin/apitwin/internal/jsonw"
@@ -333,11 +334,31 @@ func (c *call) appendProject(b []byte, p *project, withStats bool) []byte {
 	return v.appendJSON(b)
 }
 
-func hostOf(base string) string {
+// sshHost is the host of the fake's URL base as an ssh URL names it:
+// without scheme, port or path ("[::1]" for IPv6). The port of the fake's
+// URL is its HTTP port, never an SSH port: the real service writes
+// git@host:ns/p.git for SSH on port 22, and the fake serves no SSH.
+func sshHost(base string) string {
 	for _, prefix := range []string{"https://", "http://"} {
 		if len(base) > len(prefix) && base[:len(prefix)] == prefix {
-			return base[len(prefix):]
+			base = base[len(prefix):]
+			break
 		}
+	}
+	if i := strings.IndexByte(base, '/'); i >= 0 {
+		base = base[:i]
+	}
+	if i := strings.LastIndexByte(base, '@'); i >= 0 { // user information
+		base = base[i+1:]
+	}
+	if strings.HasPrefix(base, "[") {
+		if i := strings.IndexByte(base, ']'); i >= 0 {
+			return base[:i+1]
+		}
+		return base
+	}
+	if i := strings.LastIndexByte(base, ':'); i >= 0 {
+		base = base[:i]
 	}
 	return base
 }
@@ -371,7 +392,7 @@ func (c *call) namespacePaths(ns *namespace) (web, ssh string) {
 			return p.web, p.ssh
 		}
 	}
-	p := nsPaths{ns: ns, web: c.base + "/" + ns.fullPath, ssh: "git@" + hostOf(c.base) + ":" + ns.fullPath}
+	p := nsPaths{ns: ns, web: c.base + "/" + ns.fullPath, ssh: "git@" + sshHost(c.base) + ":" + ns.fullPath}
 	if c.namespaces == nil {
 		c.namespaces = make([]nsPaths, 0, 8)
 	}

@@ -80,3 +80,21 @@ func (written) Generate(rng *rand.Rand, _ int) reflect.Value {
 func (numbered) Generate(rng *rand.Rand, _ int) reflect.Value {
 	return reflect.ValueOf(numbered{jsonwtest.String(rng), "/" + jsonwtest.String(rng), rng.Int63() - rng.Int63()})
 }
+
+// An ssh URL names the fake's host without its HTTP port (it was
+// git@127.0.0.1:28929:alice/shop.git), IPv6 in brackets.
+func TestSSHHost(t *testing.T) {
+	t.Parallel()
+	for base, want := range map[string]string{
+		"http://127.0.0.1:28929":          "127.0.0.1",
+		"https://example.com":             "example.com",
+		"https://example.com/gitlab":      "example.com",
+		"http://[::1]:8080":               "[::1]",
+		"http://user@git.example.com:443": "git.example.com",
+		"localhost:80":                    "localhost",
+	} {
+		if got := sshHost(base); got != want {
+			t.Errorf("sshHost(%q) = %q, want %q", base, got, want)
+		}
+	}
+}

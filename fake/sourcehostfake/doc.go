@@ -264,6 +264,8 @@
 // behaviour), link-local and metadata addresses are refused whatever the
 // setting, the application settings kept are that one alone (a PUT of
 // another changes nothing), and deliveries go through no proxy;
+// a project's ssh_url_to_repo is git@host:namespace/path.git, the
+// fake's host on SSH's port 22, though the fake serves no SSH;
 // keyset pagination covers projects only; there are no forks, wiki, group
 // labels or milestones, protected tags, release asset links, job
 // artifacts or runners; a CI definition is read for its job names and
