@@ -61,11 +61,12 @@ type record struct {
 		Short string `json:"short"`
 		Full  string `json:"full,omitempty"`
 	} `json:"refs"`
-	Opt      *person `json:"opt,omitempty"`
-	OptTags  []label `json:"opt_tags,omitempty"`
-	OptFlag  bool    `json:"opt_flag,omitempty"`
-	Skipped  string  `json:"-"`
-	Dash     string  `json:"-,"`
+	Opt     *person `json:"opt,omitempty"`
+	OptTags []label `json:"opt_tags,omitempty"`
+	OptFlag bool    `json:"opt_flag,omitempty"`
+	Skipped string  `json:"-"`
+	//lint:ignore SA5008 the tag names the field "-", a case encoding/json has and the generator must match
+	Dash     string `json:"-,"`
 	Untagged int
 	hidden   string
 }
