@@ -48,7 +48,15 @@
 // files created, updated and deleted each as a commit on a branch (a
 // last_commit_id that is not the file's last commit is 409 "You are
 // attempting to update a file that has changed since you started editing
-// it."), webhooks and their deliveries, pipelines, and
+// it."), webhooks and their deliveries, pipelines, a project's CI/CD
+// variables (managed by maintainers; keys of letters, digits and "_", at
+// most 255, unique per environment scope: 400 "(KEY) has already been
+// taken"; values of at most 10,000 characters; a masked value is at
+// least 8 characters of the Base64 alphabet and @ : . ~ -, or any 8 but
+// spaces when raw, else 400 {"message":{"value":["is invalid"]}}, as the
+// real service refuses a value it could not mask in a job's log; a
+// masked and hidden value is never answered again; a key in several
+// scopes needs filter[environment_scope], else 409), and
 // repositories of branches and commits with files.
 //
 // Access levels are enforced as the real service enforces them: a guest
@@ -205,7 +213,9 @@
 //     the private_token, job_token and access_token parameters are
 //     "[REDACTED]" in it, Authorization "Bearer [REDACTED]", and so are the
 //     values of [SecretFields] (a hook's token, …) in JSON, form and
-//     multipart bodies and queries, and a hook URL's password. Who a
+//     multipart bodies and queries, and a hook URL's password; every
+//     CI/CD variable's value ("value"), masked or not, in requests and
+//     in the answers the log keeps. Who a
 //     request was authenticated as is its Caller.
 //   - Webhooks: at most 100 per project (422 "Maximum number of project
 //     hooks (100) exceeded", as the real service's default limit); a
@@ -219,8 +229,8 @@
 //   - Records: at most 100,000 of each kind ([control.WithMaxRecords],
 //     [DefaultMaxRecords]): users, namespaces, tokens, projects, members,
 //     stars, issues, merge requests, notes, labels, milestones, hooks,
-//     pipelines, jobs, releases, protected branches, branches, tags and
-//     commits; and 256 MiB of repositories in all, file contents and each
+//     pipelines, jobs, releases, protected branches, branches, tags,
+//     commits and CI/CD variables; and 256 MiB of repositories in all, file contents and each
 //     commit's snapshot of its files (64 bytes a file), as the bound
 //     counts them ([WithMaxRepositoryBytes]). A request that could add
 //     records past a bound (the most its route can add, or what the

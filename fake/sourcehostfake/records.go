@@ -30,7 +30,7 @@ var recordKinds = map[string]string{
 	"member": "members", "star": "stars", "issue": "issues", "merge_request": "merge requests", "note": "notes",
 	"label": "labels", "milestone": "milestones", "hook": "project hooks", "pipeline": "pipelines", "job": "jobs",
 	"release": "releases", "protected_branch": "protected branches", "branch": "branches", "tag": "tags",
-	"commit": "commits",
+	"commit": "commits", "variable": "CI/CD variables",
 }
 
 // repoBytes is the seq key of the bytes repositories hold: each commit
@@ -134,6 +134,7 @@ func (st *state) countRecords(add func(string, int)) {
 		for _, pl := range p.pipelines {
 			add("job", len(pl.jobs))
 		}
+		add("variable", len(p.variables))
 		add("release", len(p.releases))
 		add("protected_branch", len(p.protected))
 		add("branch", len(p.repo.branches))
@@ -290,6 +291,7 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 	"POST /api/v4/projects/{id}/labels":                     func(*call) []recordNeed { return []recordNeed{{"label", 1}} },
 	"POST /api/v4/projects/{id}/milestones":                 func(*call) []recordNeed { return []recordNeed{{"milestone", 1}} },
 	"POST /api/v4/projects/{id}/hooks":                      func(*call) []recordNeed { return []recordNeed{{"hook", 1}} },
+	"POST /api/v4/projects/{id}/variables":                  func(*call) []recordNeed { return []recordNeed{{"variable", 1}} },
 	"POST /api/v4/projects/{id}/pipeline": func(c *call) []recordNeed {
 		if head := c.branchHead(c.param("ref")); head != nil {
 			return c.s.pipelineNeeds(head.files[c.s.cfg.ciFile])

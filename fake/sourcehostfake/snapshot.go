@@ -99,7 +99,23 @@ type snapProject struct {
 	Releases      []snapRelease   `json:"releases"`
 	Hooks         []snapHook      `json:"hooks"`
 	Pipelines     []snapPipeline  `json:"pipelines"`
+	Variables     []snapVariable  `json:"variables,omitempty"`
 	Repository    snapRepo        `json:"repository"`
+}
+
+// snapVariable is a CI/CD variable; its value is in the snapshot as the
+// state holds it, as a hook's token is.
+type snapVariable struct {
+	ID          int64  `json:"id"`
+	Key         string `json:"key"`
+	Value       string `json:"value"`
+	Type        string `json:"variable_type"`
+	Scope       string `json:"environment_scope"`
+	Description string `json:"description,omitempty"`
+	Protected   bool   `json:"protected,omitempty"`
+	Masked      bool   `json:"masked,omitempty"`
+	Hidden      bool   `json:"hidden,omitempty"`
+	Raw         bool   `json:"raw,omitempty"`
 }
 
 type snapIssue struct {
@@ -450,6 +466,10 @@ func snapProjectOf(p *project) snapProject {
 				FinishedAt: fakekit.SnapshotTimePtr(j.finishedAt), Trace: j.trace.String()})
 		}
 		sp.Pipelines = append(sp.Pipelines, spl)
+	}
+	for _, v := range p.variables {
+		sp.Variables = append(sp.Variables, snapVariable{ID: v.id, Key: v.key, Value: v.value, Type: v.varType, Scope: v.scope,
+			Description: v.description, Protected: v.protected, Masked: v.masked, Hidden: v.hidden, Raw: v.raw})
 	}
 	sp.Repository = snapRepoOf(&p.repo)
 	return sp
@@ -848,6 +868,10 @@ func (r *restorer) project(i int, sp *snapProject) error {
 			r.moving = append(r.moving, pl)
 		}
 		p.pipelines = append(p.pipelines, pl)
+	}
+	for _, sv := range sp.Variables {
+		p.variables = append(p.variables, &ciVariable{id: sv.ID, key: sv.Key, value: sv.Value, varType: sv.Type, scope: sv.Scope,
+			description: sv.Description, protected: sv.Protected, masked: sv.Masked, hidden: sv.Hidden, raw: sv.Raw})
 	}
 	st.projects = append(st.projects, p)
 	st.projByID[p.id] = p

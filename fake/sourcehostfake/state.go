@@ -119,6 +119,7 @@ type project struct {
 	releases   []*release
 	hooks      []*hook
 	pipelines  []*pipeline
+	variables  []*ciVariable // CI/CD variables, in id order
 	repo       repo
 }
 

@@ -108,6 +108,12 @@ var sourcehost = sync.OnceValue(func() *Table {
 			{"DELETE", "/projects/{id}/pipelines/{pipeline_id}", "deletePipeline", []string{"DeletePipeline"}, "", gl + "pipelines/#delete-a-pipeline"},
 			{"GET", "/projects/{id}/pipelines/{pipeline_id}/variables", "listPipelineVariables", []string{"ListPipelineVariables"}, "",
 				gl + "pipelines/#get-variables-of-a-pipeline"},
+
+			{"GET", "/projects/{id}/variables", "listVariables", []string{"ListVariables", "AllVariables"}, "", gl + "project_level_variables/#list-project-variables"},
+			{"GET", "/projects/{id}/variables/{key}", "getVariable", []string{"GetVariable"}, "", gl + "project_level_variables/#get-a-single-variable"},
+			{"POST", "/projects/{id}/variables", "createVariable", []string{"CreateVariable"}, "", gl + "project_level_variables/#create-a-variable"},
+			{"PUT", "/projects/{id}/variables/{key}", "updateVariable", []string{"UpdateVariable"}, "", gl + "project_level_variables/#update-a-variable"},
+			{"DELETE", "/projects/{id}/variables/{key}", "deleteVariable", []string{"DeleteVariable"}, "", gl + "project_level_variables/#delete-a-variable"},
 			{"GET", "/projects/{id}/pipelines/{pipeline_id}/jobs", "listPipelineJobs", []string{"ListPipelineJobs", "AllPipelineJobs"}, "", gl + "jobs/#list-pipeline-jobs"},
 			{"GET", "/projects/{id}/jobs", "listProjectJobs", []string{"ListJobs", "AllJobs"}, "", gl + "jobs/#list-project-jobs"},
 			{"GET", "/projects/{id}/jobs/{job_id}", "getJob", []string{"GetJob"}, "", gl + "jobs/#get-a-single-job"},
