@@ -27,6 +27,10 @@ func TestEndpointTable(t *testing.T) {
 				_, err := c.AddProjectHook(ctx, sourcehost.ProjectID(1), &sourcehost.AddProjectHookRequest{URL: "http://127.0.0.1:1/hook"})
 				return err
 			},
+			"Compare": func(ctx context.Context) error {
+				_, err := c.Compare(ctx, sourcehost.ProjectID(1), &sourcehost.CompareOptions{From: "main", To: "main"})
+				return err
+			},
 			"EditProjectHook": func(ctx context.Context) error {
 				_, err := c.EditProjectHook(ctx, sourcehost.ProjectID(1), 1, &sourcehost.EditProjectHookRequest{URL: "http://127.0.0.1:1/hook"})
 				return err

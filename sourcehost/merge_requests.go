@@ -166,3 +166,66 @@ func (c *Client) AcceptMergeRequest(ctx context.Context, pid ProjectRef, iid int
 	}
 	return do[MergeRequest](ctx, c, http.MethodPut, path, nil, req)
 }
+
+// Diff is one file's change: its unified diff (without the "---" and
+// "+++" lines), or, for a file past the server's diff limits, none, with
+// TooLarge set.
+type Diff struct {
+	OldPath       string `json:"old_path"`
+	NewPath       string `json:"new_path"`
+	AMode         string `json:"a_mode"`
+	BMode         string `json:"b_mode"`
+	Diff          string `json:"diff"`
+	NewFile       bool   `json:"new_file"`
+	RenamedFile   bool   `json:"renamed_file"`
+	DeletedFile   bool   `json:"deleted_file"`
+	GeneratedFile bool   `json:"generated_file"`
+	Collapsed     bool   `json:"collapsed"`
+	TooLarge      bool   `json:"too_large"`
+}
+
+// MergeRequestChanges is a merge request with the changes it brings.
+type MergeRequestChanges struct {
+	MergeRequest
+	Changes []*Diff `json:"changes"`
+	// Overflow reports that the server left files out past its limits.
+	Overflow bool `json:"overflow"`
+	// ChangesCount is the number of files changed, as the server writes
+	// it: "3", or "1000+" past its limit.
+	ChangesCount string `json:"changes_count"`
+}
+
+// GetMergeRequestChanges returns a merge request with every file it
+// changes. GitLab deprecates it for ListMergeRequestDiffs, which pages
+// them, but still serves it.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}/changes]
+//
+// [GET /projects/{id}/merge_requests/{iid}/changes]: https://docs.gitlab.com/api/merge_requests/#get-single-merge-request-changes
+func (c *Client) GetMergeRequestChanges(ctx context.Context, pid ProjectRef, iid int64) (*MergeRequestChanges, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/merge_requests/%d/changes", iid))
+	if err != nil {
+		return nil, err
+	}
+	return do[MergeRequestChanges](ctx, c, http.MethodGet, path, nil, nil)
+}
+
+// ListMergeRequestDiffs returns one page of the files a merge request
+// changes, by path.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}/diffs]
+//
+// [GET /projects/{id}/merge_requests/{iid}/diffs]: https://docs.gitlab.com/api/merge_requests/#list-merge-request-diffs
+func (c *Client) ListMergeRequestDiffs(ctx context.Context, pid ProjectRef, iid int64, opts *ListOptions) (*Page[Diff], error) {
+	return listIn[Diff](ctx, c, pid, fmt.Sprintf("/merge_requests/%d/diffs", iid), opts)
+}
+
+// AllMergeRequestDiffs iterates the files a merge request changes a page
+// at a time.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}/diffs]
+//
+// [GET /projects/{id}/merge_requests/{iid}/diffs]: https://docs.gitlab.com/api/merge_requests/#list-merge-request-diffs
+func (c *Client) AllMergeRequestDiffs(ctx context.Context, pid ProjectRef, iid int64, opts *ListOptions) iter.Seq2[*Diff, error] {
+	return allIn[Diff](ctx, c, pid, fmt.Sprintf("/merge_requests/%d/diffs", iid), opts)
+}

@@ -91,6 +91,27 @@ func (c *Client) GetRawFile(ctx context.Context, pid ProjectRef, file, ref strin
 	return buf.Bytes(), nil
 }
 
+// GetRawBlob returns the bytes of a blob of the repository by its id (a
+// File's BlobID, a TreeNode's ID).
+//
+// GitLab API: [GET /projects/{id}/repository/blobs/{sha}/raw]
+//
+// [GET /projects/{id}/repository/blobs/{sha}/raw]: https://docs.gitlab.com/api/repositories/#raw-blob-content
+func (c *Client) GetRawBlob(ctx context.Context, pid ProjectRef, sha string) ([]byte, error) {
+	if sha == "" {
+		return nil, errors.New("sourcehost: GetRawBlob needs a blob SHA")
+	}
+	path, err := projectPath(pid, "/repository/blobs/"+url.PathEscape(sha)+"/raw")
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // CreateFileRequest commits a new file to a branch.
 type CreateFileRequest struct {
 	Branch        string `json:"branch"`

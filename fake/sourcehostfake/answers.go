@@ -503,6 +503,13 @@ type mergeRequestJSON struct {
 }
 
 func (c *call) appendMR(b []byte, mr *mergeRequest) []byte {
+	v := c.mrView(mr)
+	return v.appendJSON(b)
+}
+
+// mrView is a merge request as its answers show it; it holds nothing of
+// the state, so it may be encoded after the state is unlocked.
+func (c *call) mrView(mr *mergeRequest) mergeRequestJSON {
 	v := mergeRequestJSON{ID: mr.id, IID: mr.iid, ProjectID: mr.project.id, Title: mr.title, Description: mr.description,
 		State: mr.state, CreatedAt: stamp(mr.createdAt), UpdatedAt: stamp(mr.updatedAt),
 		MergedBy: c.userRef(mr.mergedBy), MergedAt: stampAt(mr.mergedAt), ClosedBy: c.userRef(mr.closedBy), ClosedAt: stampAt(mr.closedAt),
@@ -519,9 +526,10 @@ func (c *call) appendMR(b []byte, mr *mergeRequest) []byte {
 		v.SHA = head.sha
 	}
 	if mr.mergeCommitSHA != "" {
-		v.MergeCommitSHA = &mr.mergeCommitSHA // written under the lock
+		sha := mr.mergeCommitSHA
+		v.MergeCommitSHA = &sha
 	}
-	return v.appendJSON(b)
+	return v
 }
 
 // pipelineJSON is a pipeline as lists show it.

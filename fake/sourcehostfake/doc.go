@@ -57,7 +57,22 @@
 // real service refuses a value it could not mask in a job's log; a
 // masked and hidden value is never answered again; a key in several
 // scopes needs filter[environment_scope], else 409), and
-// repositories of branches and commits with files.
+// repositories of branches and commits with files. A merge request's
+// changes (GET .../changes, and .../diffs a page at a time) are its
+// source head's files against the merge base with its target (once
+// merged, what its merge commit changed), each a unified diff as the real
+// service writes it, hunks with three lines of context, without the
+// "---"/"+++" lines; a comparison of two refs (GET .../repository/compare)
+// lists the commits of "to" that "from" lacks, oldest first, and the diff
+// from their merge base (from "from" itself with straight=true); an
+// unknown ref is 404 "404 Ref Not Found". A blob's bytes are served by its
+// id (GET .../repository/blobs/:sha/raw). Approvals are as the real
+// service's free edition has them: any developer or above (the author
+// too) approves, once (again is 304 Not Modified, as unapproving without
+// an approval), one approval makes a merge request approved, none is
+// required to merge; a sha that is not the source head is 409; each
+// approval and its withdrawal is a merge request hook ("approved",
+// "unapproved").
 //
 // Access levels are enforced as the real service enforces them: a guest
 // of a private project sees it and its issues but not its code (403), a
@@ -244,6 +259,15 @@
 //     added. Deleting records makes room. Measured: an issue takes about
 //     300 bytes, a note 150, a label 100; a commit 45 bytes a file of its
 //     snapshot, besides its new contents.
+//   - Diffs: a file whose old or new content is over 200 KiB (the real
+//     service's default max_patch_bytes) or 5,000 lines is shown
+//     "too_large", without its diff; a diff shows at most 1,000 files
+//     ("overflow" past them, changes_count "1000+"); a comparison lists at
+//     most 1,000 commits, the newest. Lines are matched exactly (longest
+//     common subsequence) between the first and last changed lines while
+//     that table is at most 4 Mi cells; past it the changed middle is
+//     shown removed then added whole, a correct diff but not the
+//     shortest.
 //   - The delivery log: the newest 10,000 deliveries, the first 64 KiB of
 //     each payload, 32 MiB in all ([WithDeliveryLog]).
 //   - Listeners: 10 s to send the headers, 64 KiB of headers in at most
@@ -284,5 +308,7 @@
 // names; label and milestone changes write no system notes (the real
 // service records them as resource events); a merge by a user below the
 // target branch's merge level is 403 (the real service answers 401);
-// search is a case-insensitive substring match.
+// search is a case-insensitive substring match; diffs detect no renames
+// (a renamed file is deleted and added) and show every file as mode
+// 100644; approvals have no rules, and a merge needs none.
 package sourcehostfake

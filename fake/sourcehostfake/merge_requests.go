@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -394,4 +395,63 @@ func (s *Server) seedMR(p *project, seed MergeRequestSeed) (*call, error) {
 		}
 	}
 	return c, nil
+}
+
+// mrDiffRefs are the two snapshots a merge request's diff is between: the
+// merge base of its branches and its source head, or, once merged, what
+// its merge commit changed in the target.
+func mrDiffRefs(pr *project, mr *mergeRequest) (from, to *commit) {
+	if mc := pr.repo.commits[mr.mergeCommitSHA]; mc != nil && len(mc.parents) > 0 {
+		return mc.parents[0], mc
+	}
+	src, tgt := pr.repo.branches[mr.sourceBranch], pr.repo.branches[mr.targetBranch]
+	if src == nil {
+		return nil, nil
+	}
+	if tgt == nil {
+		return src, src // nothing to compare with: no changes
+	}
+	return mergeBase(src, tgt), src
+}
+
+// mrChangesJSON is a merge request with its changes (GET .../changes).
+type mrChangesJSON struct {
+	mergeRequestJSON
+	Changes      []diffJSON `json:"changes"`
+	Overflow     bool       `json:"overflow"`
+	ChangesCount string     `json:"changes_count"`
+}
+
+func (c *call) mergeRequestChanges() fakekit.Answer {
+	pr, fail := c.repoProject()
+	if fail != nil {
+		return *fail
+	}
+	mr, fail := c.findMR(pr)
+	if fail != nil {
+		return *fail
+	}
+	changes, overflow := diffTrees(mrDiffRefs(pr, mr))
+	count := strconv.Itoa(len(changes))
+	if overflow {
+		count += "+"
+	}
+	return ok(mrChangesJSON{mergeRequestJSON: c.mrView(mr), Changes: changes, Overflow: overflow, ChangesCount: count})
+}
+
+func (c *call) listMergeRequestDiffs() fakekit.Answer {
+	pr, fail := c.repoProject()
+	if fail != nil {
+		return *fail
+	}
+	mr, fail := c.findMR(pr)
+	if fail != nil {
+		return *fail
+	}
+	changes, _ := diffTrees(mrDiffRefs(pr, mr))
+	page, fail := paginate(c, changes)
+	if fail != nil {
+		return *fail
+	}
+	return ok(page)
 }

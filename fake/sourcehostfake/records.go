@@ -30,7 +30,7 @@ var recordKinds = map[string]string{
 	"member": "members", "star": "stars", "issue": "issues", "merge_request": "merge requests", "note": "notes",
 	"label": "labels", "milestone": "milestones", "hook": "project hooks", "pipeline": "pipelines", "job": "jobs",
 	"release": "releases", "protected_branch": "protected branches", "branch": "branches", "tag": "tags",
-	"commit": "commits", "variable": "CI/CD variables",
+	"commit": "commits", "variable": "CI/CD variables", "approval": "merge request approvals",
 }
 
 // repoBytes is the seq key of the bytes repositories hold: each commit
@@ -126,6 +126,7 @@ func (st *state) countRecords(add func(string, int)) {
 		}
 		for _, mr := range p.mrs {
 			add("note", len(mr.notes))
+			add("approval", len(mr.approvals))
 		}
 		add("label", len(p.labels))
 		add("milestone", len(p.milestones))
@@ -286,12 +287,13 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 		}
 		return append(needs, c.s.pipelineNeeds(ci)...)
 	},
-	"POST /api/v4/projects/{id}/issues/{iid}/notes":         func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
-	"POST /api/v4/projects/{id}/merge_requests/{iid}/notes": func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
-	"POST /api/v4/projects/{id}/labels":                     func(*call) []recordNeed { return []recordNeed{{"label", 1}} },
-	"POST /api/v4/projects/{id}/milestones":                 func(*call) []recordNeed { return []recordNeed{{"milestone", 1}} },
-	"POST /api/v4/projects/{id}/hooks":                      func(*call) []recordNeed { return []recordNeed{{"hook", 1}} },
-	"POST /api/v4/projects/{id}/variables":                  func(*call) []recordNeed { return []recordNeed{{"variable", 1}} },
+	"POST /api/v4/projects/{id}/issues/{iid}/notes":           func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
+	"POST /api/v4/projects/{id}/merge_requests/{iid}/notes":   func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
+	"POST /api/v4/projects/{id}/labels":                       func(*call) []recordNeed { return []recordNeed{{"label", 1}} },
+	"POST /api/v4/projects/{id}/milestones":                   func(*call) []recordNeed { return []recordNeed{{"milestone", 1}} },
+	"POST /api/v4/projects/{id}/hooks":                        func(*call) []recordNeed { return []recordNeed{{"hook", 1}} },
+	"POST /api/v4/projects/{id}/variables":                    func(*call) []recordNeed { return []recordNeed{{"variable", 1}} },
+	"POST /api/v4/projects/{id}/merge_requests/{iid}/approve": func(*call) []recordNeed { return []recordNeed{{"approval", 1}} },
 	"POST /api/v4/projects/{id}/pipeline": func(c *call) []recordNeed {
 		if head := c.branchHead(c.param("ref")); head != nil {
 			return c.s.pipelineNeeds(head.files[c.s.cfg.ciFile])

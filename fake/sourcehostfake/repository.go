@@ -450,3 +450,92 @@ func (s *Server) pushFiles(c *call, p *project, branch, start string, changes []
 	c.queuePush(p, branch, before, cm)
 	return cm, nil
 }
+
+// compareJSON is a comparison of two refs (GET .../repository/compare).
+type compareJSON struct {
+	Commit         *commitJSON   `json:"commit"`
+	Commits        []*commitJSON `json:"commits"`
+	Diffs          []diffJSON    `json:"diffs"`
+	CompareTimeout bool          `json:"compare_timeout"`
+	CompareSameRef bool          `json:"compare_same_ref"`
+	WebURL         string        `json:"web_url"`
+}
+
+// maxCompareCommits bounds the commits a comparison lists, as the real
+// service's compare lists at most its safe limit of commits.
+const maxCompareCommits = 1_000
+
+func (c *call) compare() fakekit.Answer {
+	pr, fail := c.repoProject()
+	if fail != nil {
+		return *fail
+	}
+	from := c.p.required("from")
+	to := c.p.required("to")
+	straight, _ := c.p.boolean("straight")
+	if msg := c.p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	head, base := pr.repo.resolve(to), pr.repo.resolve(from)
+	if head == nil || base == nil {
+		return notFound("Ref")
+	}
+	// from...to (the default) compares to with where it left from; from..to
+	// (straight) compares the two snapshots themselves. Either way the
+	// commits are those of to that from lacks, oldest first.
+	start := base
+	if !straight {
+		start = mergeBase(base, head)
+	}
+	commits := history(head, base)
+	slices.Reverse(commits)
+	if len(commits) > maxCompareCommits {
+		commits = commits[len(commits)-maxCompareCommits:]
+	}
+	out := compareJSON{Commits: renderAll(commits, func(cm *commit) *commitJSON { return c.renderCommit(pr, cm) }),
+		CompareSameRef: from == to, WebURL: c.base + "/" + pr.fullPath() + "/-/compare/" + from + "..." + to}
+	if straight {
+		out.WebURL = c.base + "/" + pr.fullPath() + "/-/compare/" + from + ".." + to
+	}
+	if n := len(out.Commits); n > 0 {
+		out.Commit = out.Commits[n-1]
+	}
+	out.Diffs, _ = diffTrees(start, head)
+	return ok(out)
+}
+
+// getRawBlob answers a blob's bytes by its id: one of a branch's or tag's
+// files first, else of any commit's.
+func (c *call) getRawBlob() fakekit.Answer {
+	pr, fail := c.repoProject()
+	if fail != nil {
+		return *fail
+	}
+	sha := c.r.PathValue("sha")
+	find := func(cm *commit) *blob {
+		for _, b := range cm.files {
+			if b.sha == sha {
+				return b
+			}
+		}
+		return nil
+	}
+	heads := make([]*commit, 0, len(pr.repo.branches)+len(pr.repo.tags))
+	for _, cm := range pr.repo.branches {
+		heads = append(heads, cm)
+	}
+	for _, t := range pr.repo.tags {
+		heads = append(heads, t.commit)
+	}
+	for _, cm := range heads {
+		if b := find(cm); b != nil {
+			return fakekit.Answer{Status: http.StatusOK, Raw: b.data, ContentType: "text/plain; charset=utf-8"}
+		}
+	}
+	for _, cm := range pr.repo.commits {
+		if b := find(cm); b != nil {
+			return fakekit.Answer{Status: http.StatusOK, Raw: b.data, ContentType: "text/plain; charset=utf-8"}
+		}
+	}
+	return notFound("Blob")
+}

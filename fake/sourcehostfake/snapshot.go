@@ -137,27 +137,34 @@ type snapIssue struct {
 }
 
 type snapMR struct {
-	ID                 int64      `json:"id"`
-	IID                int64      `json:"iid"`
-	Title              string     `json:"title"`
-	Description        string     `json:"description"`
-	State              string     `json:"state"`
-	SourceBranch       string     `json:"source_branch"`
-	TargetBranch       string     `json:"target_branch"`
-	Labels             []string   `json:"labels"`
-	Author             int64      `json:"author"`
-	Assignees          []int64    `json:"assignees"`
-	RemoveSourceBranch bool       `json:"remove_source_branch"`
-	MergeCommitSHA     string     `json:"merge_commit_sha"`
-	CreatedAt          snapTime   `json:"created_at"`
-	UpdatedAt          snapTime   `json:"updated_at"`
-	MergedAt           *snapTime  `json:"merged_at,omitempty"`
-	MergedBy           int64      `json:"merged_by"`
-	ClosedAt           *snapTime  `json:"closed_at,omitempty"`
-	ClosedBy           int64      `json:"closed_by"`
-	Notes              []snapNote `json:"notes"`
-	Milestone          int64      `json:"milestone"`
-	Commits            []string   `json:"commits"` // SHAs, of the repository's commits
+	ID                 int64          `json:"id"`
+	IID                int64          `json:"iid"`
+	Title              string         `json:"title"`
+	Description        string         `json:"description"`
+	State              string         `json:"state"`
+	SourceBranch       string         `json:"source_branch"`
+	TargetBranch       string         `json:"target_branch"`
+	Labels             []string       `json:"labels"`
+	Author             int64          `json:"author"`
+	Assignees          []int64        `json:"assignees"`
+	RemoveSourceBranch bool           `json:"remove_source_branch"`
+	MergeCommitSHA     string         `json:"merge_commit_sha"`
+	CreatedAt          snapTime       `json:"created_at"`
+	UpdatedAt          snapTime       `json:"updated_at"`
+	MergedAt           *snapTime      `json:"merged_at,omitempty"`
+	MergedBy           int64          `json:"merged_by"`
+	ClosedAt           *snapTime      `json:"closed_at,omitempty"`
+	ClosedBy           int64          `json:"closed_by"`
+	Notes              []snapNote     `json:"notes"`
+	Milestone          int64          `json:"milestone"`
+	Commits            []string       `json:"commits"` // SHAs, of the repository's commits
+	Approvals          []snapApproval `json:"approvals,omitempty"`
+}
+
+// snapApproval is a user's approval of a merge request.
+type snapApproval struct {
+	User int64    `json:"user"`
+	At   snapTime `json:"at"`
 }
 
 type snapNote struct {
@@ -424,6 +431,9 @@ func snapProjectOf(p *project) snapProject {
 			ClosedBy: idOf(mr.closedBy), Notes: snapNotes(mr.notes), Milestone: milestoneID(mr.milestone), Commits: []string{}}
 		for _, c := range mr.commits {
 			smr.Commits = append(smr.Commits, c.sha)
+		}
+		for _, a := range mr.approvals {
+			smr.Approvals = append(smr.Approvals, snapApproval{User: idOf(a.user), At: snapTime(a.at)})
 		}
 		sp.MergeRequests = append(sp.MergeRequests, smr)
 	}
@@ -809,6 +819,13 @@ func (r *restorer) project(i int, sp *snapProject) error {
 				return fmt.Errorf("%s: no commit %s in the repository", w, sha)
 			}
 			mr.commits = append(mr.commits, c)
+		}
+		for k, sa := range sm.Approvals {
+			u, err := r.user(fmt.Sprintf("%s.approvals[%d].user", w, k), sa.User, false)
+			if err != nil {
+				return err
+			}
+			mr.approvals = append(mr.approvals, approval{user: u, at: sa.At.Time()})
 		}
 		p.mrs = append(p.mrs, mr)
 	}

@@ -67,7 +67,8 @@ func fullState(s *Server) *state {
 	p.mrs = []*mergeRequest{{id: 1, iid: 1, project: p, title: "Fix", description: "fixes", state: "merged", sourceBranch: "feature",
 		targetBranch: "main", labels: []string{"bug"}, author: jane, assignees: []*user{root}, removeSourceBranch: true,
 		mergeCommitSHA: c2.sha, createdAt: at(1), updatedAt: at(3), mergedAt: tp(3), mergedBy: root, closedAt: tp(4),
-		closedBy: root, notes: []*note{nt(2, "MergeRequest")}, milestone: ms, commits: []*commit{c1}}}
+		closedBy: root, notes: []*note{nt(2, "MergeRequest")}, milestone: ms, commits: []*commit{c1},
+		approvals: []approval{{user: jane, at: at(3)}}}}
 	p.releases = []*release{{id: 1, tagName: "v1", name: "One", description: "first", author: jane, sha: c1.sha,
 		milestones: []*milestone{ms}, createdAt: at(4), releasedAt: at(5)}}
 	p.hooks = []*hook{{id: 1, project: p, url: "http://127.0.0.1:9/hook", token: "hook-secret",
@@ -117,7 +118,7 @@ func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 	}
 	opt := []cmp.Option{
 		cmp.AllowUnexported(state{}, user{}, token{}, namespace{}, project{}, issue{}, mergeRequest{}, label{}, milestone{},
-			note{}, hook{}, pipeline{}, repo{}, tag{}, protectedBranch{}, release{}, commit{}, blob{}, ciJob{}, ciVariable{}),
+			note{}, hook{}, pipeline{}, repo{}, tag{}, protectedBranch{}, release{}, commit{}, blob{}, ciJob{}, ciVariable{}, approval{}),
 		cmpopts.IgnoreFields(state{}, "clock"),
 		cmpopts.IgnoreFields(pipeline{}, "timer"),
 		cmp.Comparer(func(a, b strings.Builder) bool { return a.String() == b.String() }),

@@ -168,6 +168,13 @@ type mergeRequest struct {
 	notes              []*note
 	milestone          *milestone
 	commits            []*commit // what it brought, kept when it is merged
+	approvals          []approval
+}
+
+// approval is a user's approval of a merge request.
+type approval struct {
+	user *user
+	at   time.Time
 }
 
 // label is a project's label.

@@ -485,3 +485,44 @@ func TestGitLabClientEditProjectHook(t *testing.T) {
 		t.Fatalf("edited %+v %v", h, err)
 	}
 }
+
+func TestGitLabClientMergeRequestDiffsApprovalsCompare(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"a.go": "package a\n"},
+		Branches:      []sourcehostfake.BranchSeed{{Name: "feature", Files: map[string]string{"a.go": "package a\n\nfunc A() {}\n", "b.go": "package b\n"}}},
+		MergeRequests: []sourcehostfake.MergeRequestSeed{{Title: "B", SourceBranch: "feature"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, _, err := gl.MergeRequests.GetMergeRequestChanges(pid, 1, nil)
+	if err != nil || mr.ChangesCount != "2" || mr.Title != "B" {
+		t.Fatalf("changes %+v %v", mr, err)
+	}
+	diffs, _, err := gl.MergeRequests.ListMergeRequestDiffs(pid, 1, nil)
+	if err != nil || len(diffs) != 2 || diffs[0].NewPath != "a.go" || diffs[0].Diff != "@@ -1 +1,3 @@\n package a\n+\n+func A() {}\n" || !diffs[1].NewFile {
+		t.Fatalf("diffs %+v %v", diffs, err)
+	}
+	a, _, err := gl.MergeRequestApprovals.ApproveMergeRequest(pid, 1, &gitlab.ApproveMergeRequestOptions{SHA: gitlab.Ptr(mr.SHA)})
+	if err != nil || !a.Approved || len(a.ApprovedBy) != 1 || a.ApprovedBy[0].User.Username != "root" || !a.UserHasApproved {
+		t.Fatalf("approve %+v %v", a, err)
+	}
+	if got, _, err := gl.MergeRequestApprovals.GetConfiguration(pid, 1); err != nil || !got.Approved {
+		t.Fatalf("approvals %+v %v", got, err)
+	}
+	if _, err := gl.MergeRequestApprovals.UnapproveMergeRequest(pid, 1); err != nil {
+		t.Fatal(err)
+	}
+	cmp, _, err := gl.Repositories.Compare(pid, &gitlab.CompareOptions{From: gitlab.Ptr("main"), To: gitlab.Ptr("feature")})
+	if err != nil || len(cmp.Commits) != 1 || cmp.Commit.ID != cmp.Commits[0].ID || len(cmp.Diffs) != 2 {
+		t.Fatalf("compare %+v %v", cmp, err)
+	}
+	f, _, err := gl.RepositoryFiles.GetFile(pid, "b.go", &gitlab.GetFileOptions{Ref: gitlab.Ptr("feature")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, _, err := gl.Repositories.RawBlobContent(pid, f.BlobID); err != nil || string(raw) != "package b\n" {
+		t.Fatalf("raw blob %q %v", raw, err)
+	}
+}
