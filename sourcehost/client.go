@@ -31,6 +31,8 @@ type Client struct {
 	// pointer: a Client printed by value, whose fields fmt prints
 	// without String, cannot show it.
 	hasToken bool
+	// sudo is the user requests act as (WithSudo, Client.Sudo), or "".
+	sudo string
 }
 
 // The per-call types every apitwin client shares, under the same names in
@@ -58,6 +60,7 @@ type Option func(*settings) error
 type settings struct {
 	rest  rest.Config
 	token string
+	sudo  string
 }
 
 func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
@@ -143,7 +146,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if !strings.HasSuffix(base, apiPrefix) {
 		base += apiPrefix
 	}
-	c := &Client{hasToken: s.token != ""}
+	c := &Client{hasToken: s.token != "", sudo: s.sudo}
 	cfg := s.rest
 	cfg.Service = "sourcehost"
 	cfg.BaseURL = base
@@ -179,7 +182,7 @@ func (c *Client) WithToken(token string) (*Client, error) {
 	if err := checkToken(token); err != nil {
 		return nil, fmt.Errorf("sourcehost: %w", err)
 	}
-	return &Client{rest: c.rest.WithAuth(tokenAuth(token), token), hasToken: true}, nil
+	return &Client{rest: c.rest.WithAuth(tokenAuth(token), token), hasToken: true, sudo: c.sudo}, nil
 }
 
 // String describes the client without its token.
@@ -239,7 +242,7 @@ func projectPath(pid ProjectRef, suffix string) (string, error) {
 
 // call sends one request with a JSON body (or none) and decodes the answer.
 func (c *Client) call(ctx context.Context, method, path string, q any, body any, out any) (rest.Response, error) {
-	req := &rest.Request{Method: method, Path: path, JSON: body}
+	req := &rest.Request{Method: method, Path: path, JSON: body, Header: c.sudoHeader()}
 	if q != nil {
 		v, err := query.Values(q)
 		if err != nil {
@@ -260,7 +263,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("sourcehost: Do: path %q must start with / (it is under the API root)", path)
 	}
-	_, err := c.rest.Do(ctx, &rest.Request{Method: method, Path: path, Query: query, JSON: body}, out)
+	_, err := c.rest.Do(ctx, &rest.Request{Method: method, Path: path, Query: query, JSON: body, Header: c.sudoHeader()}, out)
 	return err
 }
 

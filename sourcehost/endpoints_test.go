@@ -21,7 +21,7 @@ func TestEndpointTable(t *testing.T) {
 	apitabletest.Check(t, []*apitable.Table{apitable.Sourcehost()}, srv, apitabletest.Setup{
 		Dir:    ".",
 		Client: c,
-		Values: []any{sourcehost.ProjectRef(sourcehost.ProjectID(1))},
+		Values: []any{sourcehost.ProjectRef(sourcehost.ProjectID(1)), sourcehost.GroupRef(sourcehost.GroupID(1))},
 		Calls: map[string]func(context.Context) error{
 			"AddProjectHook": func(ctx context.Context) error {
 				_, err := c.AddProjectHook(ctx, sourcehost.ProjectID(1), &sourcehost.AddProjectHookRequest{URL: "http://127.0.0.1:1/hook"})

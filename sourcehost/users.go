@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -44,6 +46,9 @@ const (
 	ScopeReadRepository  = "read_repository"  // repository contents
 	ScopeWriteRepository = "write_repository" // pushing to repositories
 	ScopeReadRegistry    = "read_registry"
+	ScopeWriteRegistry   = "write_registry"
+	ScopeSudo            = "sudo"       // acting as another user, for administrators (see WithSudo)
+	ScopeAdminMode       = "admin_mode" // administrator actions, where admin mode is on
 )
 
 // PersonalAccessToken describes a token, from GET /personal_access_tokens/self.
@@ -103,4 +108,53 @@ func (d *Date) UnmarshalJSON(b []byte) error {
 	}
 	d.Time = t
 	return nil
+}
+
+// UserDetails is a user as GET /users and GET /users/:id show one. Email
+// and IsAdmin are sent to administrators only; others see them empty.
+type UserDetails struct {
+	User
+	CreatedAt time.Time `json:"created_at"`
+	Bio       string    `json:"bio"`
+	Email     string    `json:"email"`
+	IsAdmin   bool      `json:"is_admin"`
+}
+
+// ListUsersOptions filters and pages users.
+type ListUsersOptions struct {
+	ListOptions
+	Username string `url:"username,omitempty"` // exactly this username (case-insensitively)
+	Search   string `url:"search,omitempty"`   // in username, name and (for administrators) email
+	Active   *bool  `url:"active,omitempty"`   // only active users
+	Blocked  *bool  `url:"blocked,omitempty"`  // only blocked users
+}
+
+// ListUsers returns one page of users, in id order.
+//
+// GitLab API: [GET /users]
+//
+// [GET /users]: https://docs.gitlab.com/api/users/#list-users
+func (c *Client) ListUsers(ctx context.Context, opts *ListUsersOptions) (*Page[UserDetails], error) {
+	return list[UserDetails](ctx, c, "/users", opts)
+}
+
+// AllUsers iterates users a page at a time.
+//
+// GitLab API: [GET /users]
+//
+// [GET /users]: https://docs.gitlab.com/api/users/#list-users
+func (c *Client) AllUsers(ctx context.Context, opts *ListUsersOptions) iter.Seq2[*UserDetails, error] {
+	return all[UserDetails](ctx, c, "/users", opts)
+}
+
+// GetUser returns a user by id.
+//
+// GitLab API: [GET /users/{user_id}]
+//
+// [GET /users/{user_id}]: https://docs.gitlab.com/api/users/#get-a-single-user
+func (c *Client) GetUser(ctx context.Context, userID int64) (*UserDetails, error) {
+	if userID <= 0 {
+		return nil, fmt.Errorf("sourcehost: invalid user id %d", userID)
+	}
+	return do[UserDetails](ctx, c, http.MethodGet, "/users/"+strconv.FormatInt(userID, 10), nil, nil)
 }

@@ -301,7 +301,10 @@ func (c *call) appendProject(b []byte, p *project, withStats bool) []byte {
 		LastActivityAt: stamp(p.lastActivity),
 		Namespace:      namespaceJSON{ID: ns.id, Name: ns.name, Path: ns.path, Kind: ns.kind, FullPath: ns.fullPath},
 		Visibility:     p.visibility, EmptyRepo: len(p.repo.branches) == 0, IssuesEnabled: true, MergeRequestsEnabled: true}
-	v.NameWithNamespace.join(ns.name, " / ", p.name)
+	v.NameWithNamespace.join(ns.fullName(), " / ", p.name)
+	if ns.parent != nil {
+		v.Namespace.ParentID = &ns.parent.id
+	}
 	v.PathWithNamespace.join(ns.fullPath, "/", p.path)
 	v.SSHURLToRepo.join(nsSSH, "/", p.path).then(".git")
 	v.HTTPURLToRepo.join(nsWeb, "/", p.path).then(".git")

@@ -23,6 +23,7 @@ const (
 	needAnyScope               // any valid token
 	needWrite                  // api; signed in
 	needSignedRead             // api or read_api; signed in
+	needUsersRead              // api, read_api or read_user; anonymous callers see public data
 )
 
 func (n need) scopes() []string {
@@ -31,7 +32,7 @@ func (n need) scopes() []string {
 		return []string{sourcehost.ScopeAPI, sourcehost.ScopeReadAPI}
 	case needRepoRead:
 		return []string{sourcehost.ScopeAPI, sourcehost.ScopeReadAPI, sourcehost.ScopeReadRepository}
-	case needUserRead:
+	case needUserRead, needUsersRead:
 		return []string{sourcehost.ScopeAPI, sourcehost.ScopeReadAPI, sourcehost.ScopeReadUser}
 	case needWrite:
 		return []string{sourcehost.ScopeAPI}
@@ -124,6 +125,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *param
 	if auth, failed := s.authenticate(c, n); failed {
 		return auth, nil
 	}
+	if auth, failed := s.sudo(c); failed {
+		return auth, nil
+	}
 	if c.user != nil {
 		fakekit.ExchangeFrom(r.Context()).SetCaller(c.user.username)
 	}
@@ -193,11 +197,7 @@ func (s *Server) authenticate(c *call, n need) (fakekit.Answer, bool) {
 		return fakekit.Answer{Status: http.StatusUnauthorized, Body: map[string]any{"error": "invalid_token", "error_description": why}}, true
 	}
 	if need := n.scopes(); need != nil && !slices.ContainsFunc(t.scopes, func(s string) bool { return slices.Contains(need, s) }) {
-		return fakekit.Answer{Status: http.StatusForbidden, Body: map[string]any{
-			"error":             "insufficient_scope",
-			"error_description": "The request requires higher privileges than provided by the access token.",
-			"scope":             strings.Join(need, " "),
-		}}, true
+		return insufficientScope(need...), true
 	}
 	if t.lastUsed == nil {
 		t.lastUsed = new(time.Time)

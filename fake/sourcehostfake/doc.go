@@ -98,6 +98,74 @@
 // to 600 requests a minute (WithRateLimit), sending X-RateLimit-* headers on
 // every answer and 429 "Retry later" with Retry-After.
 //
+// # Users, tokens, sudo and groups
+//
+// Users are listed (GET /users, in id order, by username exactly and
+// case-insensitively, by search in username and name, and for
+// administrators email, by active or blocked) and read (GET
+// /users/:user_id, 404 "404 User Not Found"); administrators see their
+// email and is_admin, others do not. An administrator makes a user a
+// personal access token with exactly the scopes named (POST
+// /users/:user_id/personal_access_tokens; others 403; an unknown scope 400
+// "scopes does not have a valid value"; expires_at a day in the future),
+// whose secret is in that answer alone (the request log masks it). A
+// user lists their own tokens (GET /personal_access_tokens; an
+// administrator everyone's, narrowed by user_id; another user naming
+// someone else is 401), by revoked, state (active or inactive) and search;
+// reads one (another's is 401, and only administrators learn of a token
+// that does not exist, 404); revokes one (DELETE
+// /personal_access_tokens/:token_id, 204; another user's is 400 "400 Bad
+// request - Not permitted to revoke", none 404 "404 Not found"), or the
+// one they call with (DELETE /personal_access_tokens/self). A token is
+// held to its scopes on every route as the real service holds it: api
+// writes, read_api reads, read_user reads users, read_repository reads
+// code, and a route's other scopes are 403 insufficient_scope naming
+// those it takes. The token may come in PRIVATE-TOKEN, as an OAuth
+// "Authorization: Bearer" token, or in the private_token parameter.
+//
+// Sudo: an administrator's token with the sudo scope acts as the user
+// the sudo parameter (query, form or JSON body) or the Sudo header names,
+// by id or by username (case-insensitively), with that user's permissions;
+// the request log names that user as the Caller. Anyone else is 403 "403
+// Forbidden - Must be admin to use sudo", an administrator's token
+// without the sudo scope 403 insufficient_scope (scope "sudo"), an
+// anonymous request 401, and a user that does not exist 404 "404 User
+// with ID or username 'x' Not Found".
+//
+// Groups are namespaces that hold projects and subgroups, at most 20
+// levels deep (400 {"message":{"parent_id":["has too deep level of
+// nesting"]}} past it), named by id or by full path wherever a group is
+// ("group%2Fsub" on the wire), as projects are by "group%2Fsub%2Fproject".
+// A group is public, internal or private (the default), never more
+// visible than its parent nor less than its subgroups and projects (400
+// {"message":{"visibility_level":[…]}} with the real service's words).
+// Its members' access levels reach its subgroups and all their projects.
+// Any signed-in user makes a top-level group and becomes its owner; a
+// subgroup takes a maintainer of the parent (403); a path that is taken
+// in the parent, by a group or a user, is 400 {"message":{"path":["has
+// already been taken"]}}. An owner updates it (name, path, description,
+// visibility; a new path moves its subgroups and projects with it) and
+// deletes it: 202 {"message":"202 Accepted"}, and the group, its
+// subgroups and all their projects are gone at once. GET /groups lists
+// what the caller sees: anonymous callers the public ones, administrators
+// all, other users the groups they are a member of (and below), or with
+// all_available every one they see; by search, owned, min_access_level,
+// top_level_only and visibility, ordered by name (the default), path or
+// id, ascending by default. A group's subgroups, its projects (with
+// include_subgroups, its subgroups' too, ordered as GET /projects) and its
+// members (/members direct, /members/all with its parents') are listed
+// too. GET /groups/:id sends the projects directly in the group the
+// caller sees, at most 100, as the real service still does by default.
+//
+// Known differences of users, tokens and groups: users are all active
+// (none can be blocked, so blocked=true lists none); a token made without
+// expires_at never expires (the real service may give it its maximum
+// lifetime); a group is deleted at once (the real service may only mark
+// it for deletion, with marked_for_deletion_on, where delayed deletion is
+// on); groups share no projects with other groups, have no invited
+// groups, and their members are listed since the group's creation;
+// admin_mode is not required of administrators.
+//
 // # Webhooks
 //
 // When an issue or merge request is created or changes state, a note is

@@ -49,8 +49,8 @@ func (st *state) projectMembers(p *project, inherited bool) []member {
 		}
 		add(st.users[id], level, since, true)
 	}
-	if inherited && p.ns.kind == "group" {
-		for id, level := range p.ns.members {
+	for ns := p.ns; inherited && ns != nil && ns.kind == "group"; ns = ns.parent { // its group's and their parents'
+		for id, level := range ns.members {
 			add(st.users[id], level, p.createdAt, false)
 		}
 	}

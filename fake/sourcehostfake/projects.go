@@ -129,7 +129,7 @@ func (c *call) createProject() fakekit.Answer {
 		if ns == nil {
 			return notFound("Namespace")
 		}
-		if ns.kind == "user" && ns.owner != c.user && !c.user.admin || ns.kind == "group" && ns.members[c.user.id] < Maintainer && !c.user.admin {
+		if ns.kind == "user" && ns.owner != c.user && !c.user.admin || ns.kind == "group" && c.st.groupAccess(c.user, ns) < Maintainer && !c.user.admin {
 			return invalid(http.StatusBadRequest, map[string][]string{"namespace": []string{"is not valid"}})
 		}
 	}

@@ -252,8 +252,10 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 	"POST /api/v4/projects": func(c *call) []recordNeed {
 		return []recordNeed{{"project", 1}, {"protected_branch", 1}, {"member", 1}, {"commit", 1}, {"branch", 1}, {repoBytes, 1 << 10}}
 	},
-	"POST /api/v4/projects/{id}/star":    func(*call) []recordNeed { return []recordNeed{{"star", 1}} },
-	"POST /api/v4/projects/{id}/members": func(*call) []recordNeed { return []recordNeed{{"member", 1}} },
+	"POST /api/v4/projects/{id}/star":                     func(*call) []recordNeed { return []recordNeed{{"star", 1}} },
+	"POST /api/v4/users/{user_id}/personal_access_tokens": func(*call) []recordNeed { return []recordNeed{{"token", 1}} },
+	"POST /api/v4/groups":                                 func(*call) []recordNeed { return []recordNeed{{"namespace", 1}, {"member", 1}} },
+	"POST /api/v4/projects/{id}/members":                  func(*call) []recordNeed { return []recordNeed{{"member", 1}} },
 	"POST /api/v4/projects/{id}/issues": func(c *call) []recordNeed {
 		return []recordNeed{{"issue", 1}, {"label", c.listed("labels")}}
 	},

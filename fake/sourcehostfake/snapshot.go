@@ -67,6 +67,12 @@ type snapNamespace struct {
 	FullPath string       `json:"full_path"`
 	Owner    int64        `json:"owner"` // a user namespace's user
 	Members  []snapMember `json:"members"`
+	// A group's parent (its id; 0 for none), visibility, description and
+	// creation time.
+	Parent      int64     `json:"parent,omitempty"`
+	Visibility  string    `json:"visibility,omitempty"`
+	Description string    `json:"description,omitempty"`
+	CreatedAt   *snapTime `json:"created_at,omitempty"`
 }
 
 type snapMember struct {
@@ -354,6 +360,13 @@ func (s *Server) snapshotLocked() *snapshot {
 		if ns.owner != nil {
 			sn.Owner = ns.owner.id
 		}
+		if ns.kind == "group" {
+			created := snapTime(ns.createdAt)
+			sn.Visibility, sn.Description, sn.CreatedAt = ns.visibility, ns.description, &created
+			if ns.parent != nil {
+				sn.Parent = ns.parent.id
+			}
+		}
 		snap.Namespaces = append(snap.Namespaces, sn)
 	}
 	slices.SortFunc(snap.Namespaces, func(a, b snapNamespace) int { return cmp.Compare(a.ID, b.ID) })
@@ -618,9 +631,35 @@ func (r *restorer) build() error {
 		if sn.ID <= 0 || st.nss[sn.ID] != nil || sn.FullPath == "" || st.nsByPath[key] != nil || (sn.Kind != "user" && sn.Kind != "group") {
 			return fmt.Errorf("namespaces[%d]: id %d repeated, path %q empty or repeated, or kind %q unknown", i, sn.ID, sn.FullPath, sn.Kind)
 		}
-		ns := &namespace{id: sn.ID, name: sn.Name, path: sn.Path, kind: sn.Kind, fullPath: sn.FullPath, members: map[int64]int{}}
+		ns := &namespace{id: sn.ID, name: sn.Name, path: sn.Path, kind: sn.Kind, fullPath: sn.FullPath, members: map[int64]int{},
+			visibility: sn.Visibility, description: sn.Description}
+		if sn.Kind == "group" {
+			ns.visibility = firstNonEmpty(sn.Visibility, "private")
+			if !slices.Contains(visibilities, ns.visibility) {
+				return fmt.Errorf("namespaces[%d]: visibility %q unknown", i, sn.Visibility)
+			}
+			if sn.CreatedAt != nil {
+				ns.createdAt = sn.CreatedAt.Time()
+			}
+		}
 		st.nss[ns.id] = ns
 		st.nsByPath[key] = ns
+	}
+	for i, sn := range snap.Namespaces { // parents, once every namespace is there
+		if sn.Parent == 0 {
+			continue
+		}
+		ns, parent := st.nss[sn.ID], st.nss[sn.Parent]
+		if ns.kind != "group" || parent == nil || parent.kind != "group" {
+			return fmt.Errorf("namespaces[%d]: parent %d is no group, or the namespace is none", i, sn.Parent)
+		}
+		ns.parent = parent
+		if ns.depth() > maxGroupDepth { // also what a cycle comes to
+			return fmt.Errorf("namespaces[%d]: groups nest deeper than %d levels", i, maxGroupDepth)
+		}
+		if want := groupFullPath(parent, ns.path); !strings.EqualFold(ns.fullPath, want) {
+			return fmt.Errorf("namespaces[%d]: full path %q is not its parent's and its path, %q", i, ns.fullPath, want)
+		}
 	}
 	for i, su := range snap.Users {
 		name := strings.ToLower(su.Username)

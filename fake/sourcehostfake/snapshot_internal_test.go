@@ -19,7 +19,7 @@ func fullState(s *Server) *state {
 	tp := func(h int) *time.Time { t := at(h); return &t }
 	prio := int64(3)
 	st := newState(s.cfg.clock)
-	st.seq = map[string]int64{"user": 2, "namespace": 3, "token": 2, "project": 1, "issue": 1, "merge_request": 1, "note": 2,
+	st.seq = map[string]int64{"user": 2, "namespace": 4, "token": 2, "project": 1, "issue": 1, "merge_request": 1, "note": 2,
 		"label": 1, "milestone": 1, "hook": 1, "pipeline": 1, "job": 1, "protected_branch": 1, "release": 1,
 		"variable": 1}
 	root := st.addUser(RootUsername, "Administrator", "admin@example.com", true)
@@ -29,6 +29,9 @@ func fullState(s *Server) *state {
 	root.starred[1] = true
 	group := st.addNamespace("Shop Group", "shop-group", "group", nil)
 	group.members[jane.id] = Developer
+	group.visibility, group.description, group.createdAt = "internal", "the shop's", at(1)
+	sub := st.addGroup("Sub", "sub", group, "private", "a subgroup")
+	sub.createdAt = at(2)
 	if _, err := st.addToken(root, "apitwin", s.rootT, []string{"api"}, nil); err != nil {
 		panic(err)
 	}

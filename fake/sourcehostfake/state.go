@@ -92,6 +92,30 @@ type namespace struct {
 	fullPath string
 	owner    *user         // user namespaces
 	members  map[int64]int // group members' access levels
+	// A group's: its parent (nil for a top-level group), description,
+	// visibility (public, internal or private) and creation time.
+	parent      *namespace
+	description string
+	visibility  string
+	createdAt   time.Time
+}
+
+// fullName is the namespace's name with its parents': "Group / Sub".
+func (ns *namespace) fullName() string {
+	if ns.parent == nil {
+		return ns.name
+	}
+	return ns.parent.fullName() + " / " + ns.name
+}
+
+// within reports whether ns is anc or one of its descendants.
+func (ns *namespace) within(anc *namespace) bool {
+	for n := ns; n != nil; n = n.parent {
+		if n == anc {
+			return true
+		}
+	}
+	return false
 }
 
 type project struct {
@@ -124,7 +148,7 @@ type project struct {
 }
 
 func (p *project) fullPath() string { return p.ns.fullPath + "/" + p.path }
-func (p *project) fullName() string { return p.ns.name + " / " + p.name }
+func (p *project) fullName() string { return p.ns.fullName() + " / " + p.name }
 
 type issue struct {
 	id           int64
@@ -386,8 +410,15 @@ func (st *state) access(u *user, p *project) int {
 	if p.ns.kind == "user" && p.ns.owner == u {
 		level = Owner
 	}
-	if p.ns.kind == "group" {
-		level = max(level, p.ns.members[u.id])
+	return max(level, st.groupAccess(u, p.ns))
+}
+
+// groupAccess is a user's access level in a group namespace: the highest
+// of its own membership and its ancestors' (0 for a user namespace).
+func (st *state) groupAccess(u *user, ns *namespace) int {
+	level := NoAccess
+	for n := ns; n != nil && n.kind == "group"; n = n.parent {
+		level = max(level, n.members[u.id])
 	}
 	return level
 }

@@ -1,8 +1,10 @@
 package sourcehostfake
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"time"
@@ -132,13 +134,161 @@ type tokenJSON struct {
 	ExpiresAt   *string  `json:"expires_at"`
 }
 
-func (c *call) currentToken() fakekit.Answer {
-	t := c.tok
+func (c *call) currentToken() fakekit.Answer { return ok(c.tokenView(c.tok)) }
+
+// tokenView is t as the API shows it (never its secret).
+func (c *call) tokenView(t *token) tokenJSON {
 	out := tokenJSON{ID: t.id, Name: t.name, Revoked: t.revoked, CreatedAt: stamp(t.createdAt), Scopes: append([]string{}, t.scopes...),
 		UserID: t.user.id, LastUsedAt: stampPtr(t.lastUsed), Active: c.st.tokenState(t) == ""}
 	if t.expiresAt != nil {
 		d := t.expiresAt.Format(time.DateOnly)
 		out.ExpiresAt = &d
 	}
-	return ok(out)
+	return out
+}
+
+// newTokenJSON is a token just created: the only answer that holds its
+// secret (the request log masks it: secretAnswerFields).
+type newTokenJSON struct {
+	tokenJSON
+	Token string `json:"token"`
+}
+
+// maxTokenName bounds a token's name, as the real service's column.
+const maxTokenName = 255
+
+// createUserToken is POST /users/:user_id/personal_access_tokens: an
+// administrator makes a token for a user, with exactly the scopes named.
+func (c *call) createUserToken() fakekit.Answer {
+	if !c.user.admin {
+		return forbidden()
+	}
+	p := c.p
+	name := p.required("name")
+	scopes, hasScopes := p.list("scopes")
+	if !hasScopes || len(scopes) == 0 {
+		p.fail("scopes", "is missing")
+	}
+	expires, hasExpiry := p.str("expires_at")
+	if msg := p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	for _, sc := range scopes {
+		if !slices.Contains(knownScopes, sc) {
+			return badRequest("scopes does not have a valid value")
+		}
+	}
+	var expiresAt *time.Time
+	if hasExpiry && expires != "" {
+		day, err := time.Parse(time.DateOnly, expires)
+		if err != nil {
+			return badRequest("expires_at is invalid")
+		}
+		if !day.After(c.st.clock.Now()) {
+			return invalid(http.StatusBadRequest, map[string][]string{"expires_at": {"must be in the future"}})
+		}
+		expiresAt = &day
+	}
+	if len(name) > maxTokenName {
+		return invalid(http.StatusBadRequest, map[string][]string{"name": {"is too long (maximum is 255 characters)"}})
+	}
+	u, fail := c.pathUser()
+	if fail != nil {
+		return *fail
+	}
+	t, err := c.st.addToken(u, name, "", scopes, expiresAt)
+	if err != nil { // a random secret that clashes: not in this universe
+		return message(http.StatusInternalServerError, "500 Internal Server Error")
+	}
+	return created(newTokenJSON{tokenJSON: c.tokenView(t), Token: t.secret})
+}
+
+// listTokens is GET /personal_access_tokens: an administrator's are every
+// user's (user_id narrows them to one), another user's are their own
+// (user_id naming someone else is 401); narrowed by revoked, state
+// (active or inactive) and search (in the name); in id order.
+func (c *call) listTokens() fakekit.Answer {
+	p := c.p
+	userID, byUser := p.int("user_id")
+	revoked, byRevoked := p.boolean("revoked")
+	state, _ := p.oneOf("state", "active", "inactive")
+	search, _ := p.str("search")
+	if msg := p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	if byUser && !c.user.admin && userID != c.user.id {
+		return message(http.StatusUnauthorized, "401 Unauthorized")
+	}
+	if !c.user.admin {
+		userID, byUser = c.user.id, true
+	}
+	var items []*token
+	for _, t := range c.st.tokens {
+		active := c.st.tokenState(t) == ""
+		switch {
+		case byUser && t.user.id != userID,
+			byRevoked && t.revoked != revoked,
+			state == "active" && !active,
+			state == "inactive" && active,
+			search != "" && !containsFold(t.name, search):
+			continue
+		}
+		items = append(items, t)
+	}
+	slices.SortFunc(items, func(a, b *token) int { return cmp.Compare(a.id, b.id) })
+	page, fail := paginate(c, items)
+	if fail != nil {
+		return *fail
+	}
+	return ok(renderAll(page, c.tokenView))
+}
+
+// tokenByID finds a token by its id. s.mu must be held.
+func (st *state) tokenByID(id int64) *token {
+	for _, t := range st.tokens {
+		if t.id == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// getToken is GET /personal_access_tokens/:token_id: a user's own token,
+// or any for an administrator. As the real service, only administrators
+// learn that a token does not exist (404); others are 401 for a token
+// that is not theirs or is none.
+func (c *call) getToken() fakekit.Answer {
+	id, _ := c.pathInt("token_id")
+	t := c.st.tokenByID(id)
+	switch {
+	case t != nil && (c.user.admin || t.user == c.user):
+		return ok(c.tokenView(t))
+	case c.user.admin:
+		return message(http.StatusNotFound, "404 Not Found")
+	}
+	return message(http.StatusUnauthorized, "401 Unauthorized")
+}
+
+// revokeToken is DELETE /personal_access_tokens/:token_id: 204, the token
+// refused from then on; 404 "404 Not found" for no such token, 400 "400
+// Bad request - Not permitted to revoke" for another user's (an
+// administrator may revoke any).
+func (c *call) revokeToken() fakekit.Answer {
+	id, _ := c.pathInt("token_id")
+	t := c.st.tokenByID(id)
+	switch {
+	case t == nil:
+		return message(http.StatusNotFound, "404 Not found")
+	case t.user != c.user && !c.user.admin:
+		return message(http.StatusBadRequest, "400 Bad request - Not permitted to revoke")
+	}
+	t.revoked = true
+	return fakekit.Answer{Status: http.StatusNoContent}
+}
+
+// revokeCurrentToken is DELETE /personal_access_tokens/self: the token the
+// request came with is revoked (whatever its scopes), 204.
+func (c *call) revokeCurrentToken() fakekit.Answer {
+	c.tok.revoked = true
+	return fakekit.Answer{Status: http.StatusNoContent}
 }

@@ -2,7 +2,9 @@ package sourcehostfake
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
@@ -67,4 +69,74 @@ func (c *call) currentUser() fakekit.Answer {
 // containsFold reports whether s contains sub, ignoring case.
 func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// userDetailJSON is a user as GET /users and GET /users/:id show one: the
+// public fields to everyone, and to administrators also the email and
+// whether the user is one (the real service's UserDetailsWithAdmin).
+type userDetailJSON struct {
+	userJSON
+	CreatedAt stamp   `json:"created_at"`
+	Bio       string  `json:"bio"`
+	Email     *string `json:"email,omitempty"`
+	IsAdmin   *bool   `json:"is_admin,omitempty"`
+}
+
+func (c *call) userDetail(u *user) userDetailJSON {
+	v := userDetailJSON{CreatedAt: stamp(u.createdAt)}
+	c.userView(&v.userJSON, u)
+	if c.user != nil && c.user.admin {
+		v.Email, v.IsAdmin = &u.email, &u.admin
+	}
+	return v
+}
+
+// listUsers is GET /users: every user, by id, narrowed by username (exact,
+// case-insensitively), search (in username, name and, for administrators,
+// email) and active or blocked (the fake's users are all active).
+func (c *call) listUsers() fakekit.Answer {
+	p := c.p
+	username, byName := p.str("username")
+	search, _ := p.str("search")
+	active, _ := p.boolean("active")
+	blocked, _ := p.boolean("blocked")
+	if msg := p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	admin := c.user != nil && c.user.admin
+	items := keep(slices.Sorted(maps.Keys(c.st.users)), func(id int64) bool {
+		u := c.st.users[id]
+		switch {
+		case byName && !strings.EqualFold(u.username, username),
+			search != "" && !containsFold(u.username, search) && !containsFold(u.name, search) && !(admin && containsFold(u.email, search)),
+			active && u.state != "active",
+			blocked && u.state != "blocked":
+			return false
+		}
+		return true
+	})
+	page, fail := paginate(c, items)
+	if fail != nil {
+		return *fail
+	}
+	return ok(renderAll(page, func(id int64) userDetailJSON { return c.userDetail(c.st.users[id]) }))
+}
+
+// getUser is GET /users/:user_id.
+func (c *call) getUser() fakekit.Answer {
+	u, fail := c.pathUser()
+	if fail != nil {
+		return *fail
+	}
+	return ok(c.userDetail(u))
+}
+
+// pathUser is the route's {user_id} user: 404 "404 User Not Found" for
+// none.
+func (c *call) pathUser() (*user, *fakekit.Answer) {
+	id, valid := c.pathInt("user_id")
+	if u := c.st.users[id]; valid && u != nil {
+		return u, nil
+	}
+	return nil, errAnswer(notFound("User"))
 }

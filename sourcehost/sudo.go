@@ -1,0 +1,64 @@
+package sourcehost
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// WithSudo makes every request act as another user, named by username
+// or numeric id, sent in the Sudo header: the server runs each call with
+// that user's permissions. The token must be an administrator's, with the
+// sudo scope (ScopeSudo): another user's is refused with 403 "403
+// Forbidden - Must be admin to use sudo", a token without the scope with
+// 403 insufficient_scope, and a user who does not exist with 404.
+// Client.Sudo makes such a client from an existing one.
+func WithSudo(user string) Option {
+	return func(s *settings) error {
+		if err := checkSudo(user); err != nil {
+			return err
+		}
+		s.sudo = user
+		return nil
+	}
+}
+
+// Sudo returns a copy of c whose requests act as user (a username or a
+// numeric id), as WithSudo makes them; "" acts as the token's own user
+// again. The copy shares c's token, settings and rate limit.
+func (c *Client) Sudo(user string) (*Client, error) {
+	if user != "" {
+		if err := checkSudo(user); err != nil {
+			return nil, fmt.Errorf("sourcehost: %w", err)
+		}
+	}
+	cp := *c
+	cp.sudo = user
+	return &cp, nil
+}
+
+// SudoUser is a user id for Sudo and WithSudo.
+func SudoUser(id int64) string { return strconv.FormatInt(id, 10) }
+
+// checkSudo refuses a user no header can carry.
+func checkSudo(user string) error {
+	switch {
+	case strings.TrimSpace(user) == "":
+		return errors.New("sudo: empty user")
+	case len(user) > 255:
+		return errors.New("sudo: a username is at most 255 characters")
+	case strings.ContainsFunc(user, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return errors.New("sudo: the user contains a control character")
+	}
+	return nil
+}
+
+// sudoHeader is the Sudo header of c's requests; nil for none.
+func (c *Client) sudoHeader() http.Header {
+	if c.sudo == "" {
+		return nil
+	}
+	return http.Header{"Sudo": {c.sudo}}
+}
