@@ -27,6 +27,14 @@ func TestEndpointTable(t *testing.T) {
 				_, err := c.AddProjectHook(ctx, sourcehost.ProjectID(1), &sourcehost.AddProjectHookRequest{URL: "http://127.0.0.1:1/hook"})
 				return err
 			},
+			"Search": func(ctx context.Context) error {
+				_, err := c.Search(ctx, &sourcehost.SearchOptions{Search: "x", Scope: sourcehost.SearchProjects})
+				return err
+			},
+			"SearchProject": func(ctx context.Context) error {
+				_, err := c.SearchProject(ctx, sourcehost.ProjectID(1), &sourcehost.SearchOptions{Search: "x", Scope: sourcehost.SearchIssues})
+				return err
+			},
 			"Compare": func(ctx context.Context) error {
 				_, err := c.Compare(ctx, sourcehost.ProjectID(1), &sourcehost.CompareOptions{From: "main", To: "main"})
 				return err

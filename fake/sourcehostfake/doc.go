@@ -74,6 +74,20 @@
 // approval and its withdrawal is a merge request hook ("approved",
 // "unapproved").
 //
+// Search (GET /search, GET /projects/:id/search, also at .../-/search)
+// needs a signed-in caller and finds what the caller may see, with the
+// scopes of the real service's free edition at each level: the instance
+// projects, issues, merge_requests, milestones, snippet_titles and users;
+// a project issues, merge_requests, milestones, notes, wiki_blobs,
+// commits (messages, at ref or the default branch), blobs (file contents
+// and paths there, each file once: the lines around its first match, two
+// before and after) and users (its members). Another scope is 400
+// {"error":"scope does not have a valid value"}, a missing term 400
+// "search is missing". Results are newest first, a page at a time with
+// the real service's limited pagination headers for searches: no
+// X-Total, X-Total-Pages or last link. The fake holds no snippets or
+// wikis, so snippet_titles and wiki_blobs find nothing.
+//
 // Access levels are enforced as the real service enforces them: a guest
 // of a private project sees it and its issues but not its code (403), a
 // reporter reads the code and manages issues but cannot merge (403), a
@@ -327,6 +341,8 @@
 //     added. Deleting records makes room. Measured: an issue takes about
 //     300 bytes, a note 150, a label 100; a commit 45 bytes a file of its
 //     snapshot, besides its new contents.
+//   - Search: a term over 4,096 characters finds nothing, as the real
+//     service's abuse detection answers it.
 //   - Diffs: a file whose old or new content is over 200 KiB (the real
 //     service's default max_patch_bytes) or 5,000 lines is shown
 //     "too_large", without its diff; a diff shows at most 1,000 files
@@ -376,7 +392,9 @@
 // names; label and milestone changes write no system notes (the real
 // service records them as resource events); a merge by a user below the
 // target branch's merge level is 403 (the real service answers 401);
-// search is a case-insensitive substring match; diffs detect no renames
+// search is a case-insensitive substring match (the real service's basic
+// search also matches an issue by its #iid, and ranks projects by
+// relevance); diffs detect no renames
 // (a renamed file is deleted and added) and show every file as mode
 // 100644; approvals have no rules, and a merge needs none.
 package sourcehostfake

@@ -44,6 +44,10 @@ var handlers = map[string]route{
 	"listGroupMembers":    {need: needRead, fn: (*call).listGroupMembers},
 	"listAllGroupMembers": {need: needRead, fn: (*call).listAllGroupMembers},
 
+	"searchGlobal":      {need: needSignedRead, fn: (*call).searchGlobal},
+	"searchProject":     {need: needSignedRead, fn: (*call).searchProject},
+	"searchProjectDash": {need: needSignedRead, fn: (*call).searchProject},
+
 	"listProjects":  {need: needRead, fn: (*call).listProjects},
 	"createProject": {need: needWrite, fn: (*call).createProject},
 	"getProject":    {need: needRead, fn: (*call).getProject},

@@ -41,6 +41,11 @@ var sourcehost = sync.OnceValue(func() *Table {
 			{"GET", "/groups/{id}/members/all", "listAllGroupMembers", []string{"ListAllGroupMembers", "AllGroupMembersInherited"}, "",
 				gl + "members/#list-all-members-of-a-group-or-project-including-inherited-and-invited-members"},
 
+			{"GET", "/search", "searchGlobal", []string{"Search"}, "", gl + "search/#global-search-api"},
+			{"GET", "/projects/{id}/search", "searchProject", []string{"SearchProject"}, "", gl + "search/#project-search-api"},
+			{"GET", "/projects/{id}/-/search", "searchProjectDash", nil,
+				"GET /projects/{id}/search at the other path GitLab serves it at, which GitLab's Go client calls", gl + "search/#project-search-api"},
+
 			{"GET", "/projects", "listProjects", []string{"ListProjects", "AllProjects"}, "", gl + "projects/#list-all-projects"},
 			{"POST", "/projects", "createProject", []string{"CreateProject"}, "", gl + "projects/#create-a-project"},
 			{"GET", "/projects/{id}", "getProject", []string{"GetProject"}, "", gl + "projects/#get-a-single-project"},

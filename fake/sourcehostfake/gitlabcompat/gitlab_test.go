@@ -526,3 +526,33 @@ func TestGitLabClientMergeRequestDiffsApprovalsCompare(t *testing.T) {
 		t.Fatalf("raw blob %q %v", raw, err)
 	}
 }
+
+func TestGitLabClientSearch(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "needle-shop", Files: map[string]string{"a.txt": "hay\nneedle\nhay\n"},
+		Issues: []sourcehostfake.IssueSeed{{Title: "A needle"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, _, err := gl.Search.Projects("needle", &gitlab.SearchOptions{}); err != nil || len(ps) != 1 || ps[0].ID != pid {
+		t.Fatalf("projects %+v %v", ps, err)
+	}
+	if is, _, err := gl.Search.IssuesByProject(pid, "NEEDLE", &gitlab.SearchOptions{}); err != nil || len(is) != 1 || is[0].Title != "A needle" {
+		t.Fatalf("issues %+v %v", is, err)
+	}
+	bs, _, err := gl.Search.BlobsByProject(pid, "needle", &gitlab.SearchOptions{})
+	if err != nil || len(bs) != 1 || bs[0].Path != "a.txt" || bs[0].Startline != 1 || bs[0].Data != "hay\nneedle\nhay\n" {
+		t.Fatalf("blobs %+v %v", bs, err)
+	}
+	if cs, _, err := gl.Search.CommitsByProject(pid, "seed", &gitlab.SearchOptions{}); err != nil || len(cs) != 1 {
+		t.Fatalf("commits %+v %v", cs, err)
+	}
+	if _, resp, err := gl.Search.NotesByProject(pid, "x", &gitlab.SearchOptions{}); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("notes %v", err)
+	}
+	if _, resp, err := gl.Search.Commits("needle", &gitlab.SearchOptions{}); err == nil || resp.StatusCode != 400 {
+		t.Fatalf("commits of the instance, an advanced search scope: %v", err)
+	}
+}
