@@ -32,17 +32,35 @@ type Project struct {
 	HTTPURLToRepo     string     `json:"http_url_to_repo"`
 	// SSHURLToRepo is git@host:namespace/path.git, or
 	// ssh://git@host:port/namespace/path.git on a port other than 22.
-	SSHURLToRepo    string             `json:"ssh_url_to_repo"`
-	Namespace       *Namespace         `json:"namespace"`
-	Owner           *User              `json:"owner,omitempty"` // for projects in a user's namespace
-	Topics          []string           `json:"topics"`
-	StarCount       int                `json:"star_count"`
-	ForksCount      int                `json:"forks_count"`
-	OpenIssuesCount int                `json:"open_issues_count"`
-	Archived        bool               `json:"archived"`
-	CreatedAt       time.Time          `json:"created_at"`
-	LastActivityAt  time.Time          `json:"last_activity_at"`
-	Statistics      *ProjectStatistics `json:"statistics,omitempty"` // only when asked for
+	SSHURLToRepo    string     `json:"ssh_url_to_repo"`
+	Namespace       *Namespace `json:"namespace"`
+	Owner           *User      `json:"owner,omitempty"` // for projects in a user's namespace
+	Topics          []string   `json:"topics"`
+	StarCount       int        `json:"star_count"`
+	ForksCount      int        `json:"forks_count"`
+	OpenIssuesCount int        `json:"open_issues_count"`
+	Archived        bool       `json:"archived"`
+	// ForkedFromProject is the project this one was forked from, when it
+	// was and the caller may see that one.
+	ForkedFromProject *ForkedFrom        `json:"forked_from_project,omitempty"`
+	CreatedAt         time.Time          `json:"created_at"`
+	LastActivityAt    time.Time          `json:"last_activity_at"`
+	Statistics        *ProjectStatistics `json:"statistics,omitempty"` // only when asked for
+}
+
+// ForkedFrom is the project a fork was made from, as a fork shows it.
+type ForkedFrom struct {
+	ID                int64  `json:"id"`
+	Name              string `json:"name"`
+	NameWithNamespace string `json:"name_with_namespace"`
+	Path              string `json:"path"`
+	PathWithNamespace string `json:"path_with_namespace"`
+	DefaultBranch     string `json:"default_branch"`
+	WebURL            string `json:"web_url"`
+	HTTPURLToRepo     string `json:"http_url_to_repo"`
+	SSHURLToRepo      string `json:"ssh_url_to_repo"`
+	ForksCount        int    `json:"forks_count"`
+	StarCount         int    `json:"star_count"`
 }
 
 // Namespace is the user or group a project lives in.
@@ -70,6 +88,7 @@ type ListProjectsOptions struct {
 	Starred    *bool      `url:"starred,omitempty"` // only projects the caller starred
 	Membership *bool      `url:"membership,omitempty"`
 	Search     string     `url:"search,omitempty"`   // in name and path
+	Archived   *bool      `url:"archived,omitempty"` // only archived projects, or only those not
 	OrderBy    string     `url:"order_by,omitempty"` // id, name, path, created_at, updated_at, last_activity_at
 	Sort       string     `url:"sort,omitempty"`     // asc or desc
 	Statistics *bool      `url:"statistics,omitempty"`

@@ -288,7 +288,31 @@ type projectJSON struct {
 	MergeRequestsEnabled bool                   `json:"merge_requests_enabled"`
 	OpenIssuesCount      int                    `json:"open_issues_count"`
 	CreatorID            int64                  `json:"creator_id"`
+	ForkedFromProject    *forkedFromJSON        `json:"forked_from_project,omitempty"`
 	Statistics           *projectStatisticsJSON `json:"statistics,omitempty"`
+}
+
+// forkedFromJSON is the project a fork was made from, in the real
+// service's basic project details.
+type forkedFromJSON struct {
+	ID                int64         `json:"id"`
+	Description       string        `json:"description"`
+	Name              string        `json:"name"`
+	NameWithNamespace string        `json:"name_with_namespace"`
+	Path              string        `json:"path"`
+	PathWithNamespace string        `json:"path_with_namespace"`
+	CreatedAt         stamp         `json:"created_at"`
+	DefaultBranch     string        `json:"default_branch"`
+	TagList           []string      `json:"tag_list"`
+	Topics            []string      `json:"topics"`
+	SSHURLToRepo      string        `json:"ssh_url_to_repo"`
+	HTTPURLToRepo     string        `json:"http_url_to_repo"`
+	WebURL            string        `json:"web_url"`
+	AvatarURL         *string       `json:"avatar_url"`
+	ForksCount        int           `json:"forks_count"`
+	StarCount         int           `json:"star_count"`
+	LastActivityAt    stamp         `json:"last_activity_at"`
+	Namespace         namespaceJSON `json:"namespace"`
 }
 
 // appendProject appends p as the API shows it, with its statistics when
@@ -298,9 +322,9 @@ func (c *call) appendProject(b []byte, p *project, withStats bool) []byte {
 	nsWeb, nsSSH := c.namespacePaths(ns)
 	v := projectJSON{ID: p.id, Description: p.description, Name: p.name, Path: p.path, CreatedAt: stamp(p.createdAt),
 		DefaultBranch: p.defaultBranch, TagList: nonNil(p.topics), Topics: nonNil(p.topics), StarCount: p.starCount,
-		LastActivityAt: stamp(p.lastActivity),
-		Namespace:      namespaceJSON{ID: ns.id, Name: ns.name, Path: ns.path, Kind: ns.kind, FullPath: ns.fullPath},
-		Visibility:     p.visibility, EmptyRepo: len(p.repo.branches) == 0, IssuesEnabled: true, MergeRequestsEnabled: true}
+		ForksCount: p.forks, Archived: p.archived, LastActivityAt: stamp(p.lastActivity),
+		Namespace:  namespaceJSON{ID: ns.id, Name: ns.name, Path: ns.path, Kind: ns.kind, FullPath: ns.fullPath},
+		Visibility: p.visibility, EmptyRepo: len(p.repo.branches) == 0, IssuesEnabled: true, MergeRequestsEnabled: true}
 	v.NameWithNamespace.join(ns.fullName(), " / ", p.name)
 	if ns.parent != nil {
 		v.Namespace.ParentID = &ns.parent.id
@@ -320,6 +344,9 @@ func (c *call) appendProject(b []byte, p *project, withStats bool) []byte {
 	}
 	if p.creator != nil {
 		v.CreatorID = p.creator.id
+	}
+	if from := c.st.forkSource(p); from != nil && c.st.canSee(c.user, from) {
+		v.ForkedFromProject = c.forkedFrom(from)
 	}
 	if withStats {
 		var size int64
@@ -752,4 +779,21 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// forkedFrom is the project a fork was made from, as the fork shows it.
+func (c *call) forkedFrom(p *project) *forkedFromJSON {
+	ns := p.ns
+	nsWeb, nsSSH := c.namespacePaths(ns)
+	v := &forkedFromJSON{ID: p.id, Description: p.description, Name: p.name, NameWithNamespace: p.fullName(), Path: p.path,
+		PathWithNamespace: p.fullPath(), CreatedAt: stamp(p.createdAt), DefaultBranch: p.defaultBranch,
+		TagList: nonNil(p.topics), Topics: nonNil(p.topics), SSHURLToRepo: nsSSH + "/" + p.path + ".git",
+		HTTPURLToRepo: nsWeb + "/" + p.path + ".git", WebURL: nsWeb + "/" + p.path, ForksCount: p.forks,
+		StarCount: p.starCount, LastActivityAt: stamp(p.lastActivity),
+		Namespace: namespaceJSON{ID: ns.id, Name: ns.name, Path: ns.path, Kind: ns.kind, FullPath: ns.fullPath}}
+	v.Namespace.WebURL.join(nsWeb)
+	if ns.parent != nil {
+		v.Namespace.ParentID = &ns.parent.id
+	}
+	return v
 }

@@ -16,8 +16,22 @@
 // groups and members with access levels (a project's members through
 // /projects/:id/members and /members/all, added, changed and removed by
 // maintainers, owners only for the Owner level; a personal project's owner
-// cannot be removed: 403), projects (by id or path, visibility, owned and
-// starred), issues with per-project iids, merge requests (open, close,
+// cannot be removed: 403), projects (by id or path, visibility, owned,
+// starred and archived; changed by maintainers, a default branch that is
+// not there 400 "Could not set the default branch"; starred and unstarred,
+// 304 when there is nothing to do; archived and unarchived by owners, an
+// archived project reading as before but refusing with 403 every write to
+// what it holds, except its settings, members, hooks, protected branches,
+// stars and forks; transferred by owners to a namespace they may make
+// projects in, else 400 "Failed to transfer project
+// {:new_namespace=>[...]}" with the real service's reason; forked by
+// anyone who reads its code, into their namespace or one they may make
+// projects in (404 "Target Namespace Not Found" otherwise, 409 with the
+// fields for a name or path taken there), the fork holding a copy of the
+// repository, at most as visible as its source, naming it in
+// forked_from_project and listed in GET /projects/:id/forks; deleted by
+// owners, 202 {"message":"202 Accepted"}, at once, with all it holds),
+// issues with per-project iids, merge requests (open, close,
 // reopen, merge with a real three-way file merge), notes on issues and
 // merge requests (internal ones seen by reporters and above only; a note's
 // author edits it, a maintainer may delete it; the system notes the fake
@@ -384,7 +398,12 @@
 // another changes nothing), and deliveries go through no proxy;
 // a project's ssh_url_to_repo is git@host:namespace/path.git, the
 // fake's host on SSH's port 22, though the fake serves no SSH;
-// keyset pagination covers projects only; there are no forks, wiki, group
+// keyset pagination covers projects only; a deleted project is gone at
+// once (the real service's delayed deletion, which keeps it
+// marked_for_deletion_on for days, is off); a PUT /projects/:id with
+// nothing to change names the six settings the fake keeps, not the real
+// service's eighty; a transfer keeps the project's members as they were;
+// there are no wiki, group
 // labels or milestones, protected tags, release asset links, job
 // artifacts or runners; a CI definition is read for its job names and
 // stages only (every job of a pipeline runs at once, and succeeds unless

@@ -537,17 +537,7 @@ func (s *Server) dropGroup(g *namespace) {
 			return false
 		}
 		gone[pr.id] = true
-		for _, pl := range pr.pipelines {
-			if pl.timer != nil {
-				pl.timer.Stop()
-				pl.timer = nil
-			}
-		}
-		for _, h := range pr.hooks {
-			s.hooks.dropHook(h.id)
-		}
-		delete(st.projByID, pr.id)
-		delete(st.projByPath, strings.ToLower(pr.fullPath()))
+		s.releaseProject(pr)
 		return true
 	})
 	if len(gone) > 0 {

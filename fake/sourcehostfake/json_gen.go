@@ -37,6 +37,74 @@ func (v *currentUserJSON) appendJSON(b []byte) []byte {
 }
 
 // appendJSON appends v as encoding/json's Marshal writes it.
+func (v *forkedFromJSON) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, int64(v.ID), 10)
+	b = append(b, `,"description":`...)
+	b = jsonw.AppendString(b, v.Description)
+	b = append(b, `,"name":`...)
+	b = jsonw.AppendString(b, v.Name)
+	b = append(b, `,"name_with_namespace":`...)
+	b = jsonw.AppendString(b, v.NameWithNamespace)
+	b = append(b, `,"path":`...)
+	b = jsonw.AppendString(b, v.Path)
+	b = append(b, `,"path_with_namespace":`...)
+	b = jsonw.AppendString(b, v.PathWithNamespace)
+	b = append(b, `,"created_at":`...)
+	b = v.CreatedAt.appendJSON(b)
+	b = append(b, `,"default_branch":`...)
+	b = jsonw.AppendString(b, v.DefaultBranch)
+	b = append(b, `,"tag_list":`...)
+	if v.TagList == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i1 := range v.TagList {
+			if i1 > 0 {
+				b = append(b, ',')
+			}
+			b = jsonw.AppendString(b, v.TagList[i1])
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"topics":`...)
+	if v.Topics == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i2 := range v.Topics {
+			if i2 > 0 {
+				b = append(b, ',')
+			}
+			b = jsonw.AppendString(b, v.Topics[i2])
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"ssh_url_to_repo":`...)
+	b = jsonw.AppendString(b, v.SSHURLToRepo)
+	b = append(b, `,"http_url_to_repo":`...)
+	b = jsonw.AppendString(b, v.HTTPURLToRepo)
+	b = append(b, `,"web_url":`...)
+	b = jsonw.AppendString(b, v.WebURL)
+	b = append(b, `,"avatar_url":`...)
+	if v.AvatarURL == nil {
+		b = append(b, `null`...)
+	} else {
+		b = jsonw.AppendString(b, (*v.AvatarURL))
+	}
+	b = append(b, `,"forks_count":`...)
+	b = strconv.AppendInt(b, int64(v.ForksCount), 10)
+	b = append(b, `,"star_count":`...)
+	b = strconv.AppendInt(b, int64(v.StarCount), 10)
+	b = append(b, `,"last_activity_at":`...)
+	b = v.LastActivityAt.appendJSON(b)
+	b = append(b, `,"namespace":`...)
+	b = v.Namespace.appendJSON(b)
+	b = append(b, '}')
+	return b
+}
+
+// appendJSON appends v as encoding/json's Marshal writes it.
 func (v *issueJSON) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, int64(v.ID), 10)
@@ -67,11 +135,11 @@ func (v *issueJSON) appendJSON(b []byte) []byte {
 		b = append(b, `null`...)
 	} else {
 		b = append(b, '[')
-		for i1 := range v.Labels {
-			if i1 > 0 {
+		for i3 := range v.Labels {
+			if i3 > 0 {
 				b = append(b, ',')
 			}
-			b = jsonw.AppendString(b, v.Labels[i1])
+			b = jsonw.AppendString(b, v.Labels[i3])
 		}
 		b = append(b, ']')
 	}
@@ -82,11 +150,11 @@ func (v *issueJSON) appendJSON(b []byte) []byte {
 		b = append(b, `null`...)
 	} else {
 		b = append(b, '[')
-		for i2 := range v.Assignees {
-			if i2 > 0 {
+		for i4 := range v.Assignees {
+			if i4 > 0 {
 				b = append(b, ',')
 			}
-			b = v.Assignees[i2].appendJSON(b)
+			b = v.Assignees[i4].appendJSON(b)
 		}
 		b = append(b, ']')
 	}
@@ -197,11 +265,11 @@ func (v *mergeRequestJSON) appendJSON(b []byte) []byte {
 		b = append(b, `null`...)
 	} else {
 		b = append(b, '[')
-		for i3 := range v.Assignees {
-			if i3 > 0 {
+		for i5 := range v.Assignees {
+			if i5 > 0 {
 				b = append(b, ',')
 			}
-			b = v.Assignees[i3].appendJSON(b)
+			b = v.Assignees[i5].appendJSON(b)
 		}
 		b = append(b, ']')
 	}
@@ -212,11 +280,11 @@ func (v *mergeRequestJSON) appendJSON(b []byte) []byte {
 		b = append(b, `null`...)
 	} else {
 		b = append(b, '[')
-		for i4 := range v.Reviewers {
-			if i4 > 0 {
+		for i6 := range v.Reviewers {
+			if i6 > 0 {
 				b = append(b, ',')
 			}
-			b = v.Reviewers[i4].appendJSON(b)
+			b = v.Reviewers[i6].appendJSON(b)
 		}
 		b = append(b, ']')
 	}
@@ -229,11 +297,11 @@ func (v *mergeRequestJSON) appendJSON(b []byte) []byte {
 		b = append(b, `null`...)
 	} else {
 		b = append(b, '[')
-		for i5 := range v.Labels {
-			if i5 > 0 {
+		for i7 := range v.Labels {
+			if i7 > 0 {
 				b = append(b, ',')
 			}
-			b = jsonw.AppendString(b, v.Labels[i5])
+			b = jsonw.AppendString(b, v.Labels[i7])
 		}
 		b = append(b, ']')
 	}
@@ -478,11 +546,11 @@ func (v *projectJSON) appendJSON(b []byte) []byte {
 		b = append(b, `null`...)
 	} else {
 		b = append(b, '[')
-		for i6 := range v.TagList {
-			if i6 > 0 {
+		for i8 := range v.TagList {
+			if i8 > 0 {
 				b = append(b, ',')
 			}
-			b = jsonw.AppendString(b, v.TagList[i6])
+			b = jsonw.AppendString(b, v.TagList[i8])
 		}
 		b = append(b, ']')
 	}
@@ -491,11 +559,11 @@ func (v *projectJSON) appendJSON(b []byte) []byte {
 		b = append(b, `null`...)
 	} else {
 		b = append(b, '[')
-		for i7 := range v.Topics {
-			if i7 > 0 {
+		for i9 := range v.Topics {
+			if i9 > 0 {
 				b = append(b, ',')
 			}
-			b = jsonw.AppendString(b, v.Topics[i7])
+			b = jsonw.AppendString(b, v.Topics[i9])
 		}
 		b = append(b, ']')
 	}
@@ -537,6 +605,10 @@ func (v *projectJSON) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(v.OpenIssuesCount), 10)
 	b = append(b, `,"creator_id":`...)
 	b = strconv.AppendInt(b, int64(v.CreatorID), 10)
+	if v.ForkedFromProject != nil {
+		b = append(b, `,"forked_from_project":`...)
+		b = v.ForkedFromProject.appendJSON(b)
+	}
 	if v.Statistics != nil {
 		b = append(b, `,"statistics":`...)
 		b = v.Statistics.appendJSON(b)

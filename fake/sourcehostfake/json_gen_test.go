@@ -13,6 +13,7 @@ import (
 func TestGeneratedJSON(t *testing.T) {
 	t.Parallel()
 	t.Run("currentUserJSON", func(t *testing.T) { jsonwtest.Check(t, (*currentUserJSON).appendJSON) })
+	t.Run("forkedFromJSON", func(t *testing.T) { jsonwtest.Check(t, (*forkedFromJSON).appendJSON) })
 	t.Run("issueJSON", func(t *testing.T) { jsonwtest.Check(t, (*issueJSON).appendJSON) })
 	t.Run("memberJSON", func(t *testing.T) { jsonwtest.Check(t, (*memberJSON).appendJSON) })
 	t.Run("mergeRequestJSON", func(t *testing.T) { jsonwtest.Check(t, (*mergeRequestJSON).appendJSON) })

@@ -15,9 +15,15 @@ import (
 	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
-func (c *call) listProjects() fakekit.Answer {
+func (c *call) listProjects() fakekit.Answer { return c.projectList(nil) }
+
+// projectList answers a list of the projects the caller can see, those
+// of also when it is not nil, filtered, ordered and paged as the request
+// asks.
+func (c *call) projectList(of func(*project) bool) fakekit.Answer {
 	p := c.p
 	visibility, _ := p.oneOf("visibility", "public", "internal", "private")
+	archived, hasArchived := p.boolean("archived")
 	owned, _ := p.boolean("owned")
 	starred, _ := p.boolean("starred")
 	membership, _ := p.boolean("membership")
@@ -40,7 +46,9 @@ func (c *call) listProjects() fakekit.Answer {
 	}
 	visible := func(pr *project) bool {
 		switch {
-		case !c.st.canSee(c.user, pr),
+		case of != nil && !of(pr),
+			!c.st.canSee(c.user, pr),
+			hasArchived && pr.archived != archived,
 			visibility != "" && pr.visibility != visibility,
 			owned && !(pr.ns.kind == "user" && pr.ns.owner == c.user),
 			starred && !c.user.starred[pr.id],
@@ -129,36 +137,11 @@ func (c *call) createProject() fakekit.Answer {
 		if ns == nil {
 			return notFound("Namespace")
 		}
-		if ns.kind == "user" && ns.owner != c.user && !c.user.admin || ns.kind == "group" && c.st.groupAccess(c.user, ns) < Maintainer && !c.user.admin {
+		if !c.mayCreateIn(ns) {
 			return invalid(http.StatusBadRequest, map[string][]string{"namespace": []string{"is not valid"}})
 		}
 	}
-	fields := map[string][]string{}
-	if len(name) > 255 {
-		fields["name"] = append(fields["name"], "is too long (maximum is 255 characters)")
-	} else if !projectNameRE.MatchString(name) {
-		fields["name"] = append(fields["name"], "can contain only letters, digits, emojis, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.")
-	}
-	if len(path) > 255 {
-		fields["path"] = append(fields["path"], "is too long (maximum is 255 characters)")
-	} else if !projectPathRE.MatchString(path) || strings.HasSuffix(path, ".git") || strings.HasSuffix(path, ".atom") {
-		fields["path"] = append(fields["path"], "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'")
-	}
-	if utf8.RuneCountInString(description) > maxProjectDescription {
-		fields["description"] = append(fields["description"], "is too long (maximum is 2000 characters)")
-	}
-	for _, other := range c.st.projects {
-		if other.ns != ns {
-			continue
-		}
-		if strings.EqualFold(other.name, name) {
-			fields["name"] = append(fields["name"], "has already been taken")
-		}
-		if strings.EqualFold(other.path, path) {
-			fields["path"] = append(fields["path"], "has already been taken")
-		}
-	}
-	if len(fields) > 0 {
+	if fields := c.st.projectProblems(ns, name, path, description, nil); len(fields) > 0 {
 		return invalid(http.StatusBadRequest, fields)
 	}
 	pr := c.st.addProject(ns, c.user, name, path, description, visibility, defaultBranch)
@@ -185,6 +168,53 @@ func (c *call) starProject() fakekit.Answer {
 	c.st.made("star", 1)
 	pr.starCount++
 	return c.doc(http.StatusCreated, c.appendProject(c.buf(), pr, false))
+}
+
+// mayCreateIn reports whether the caller may make projects in ns: their
+// own namespace, a group they maintain, anywhere for an administrator.
+func (c *call) mayCreateIn(ns *namespace) bool {
+	switch {
+	case c.user == nil:
+		return false
+	case c.user.admin:
+		return true
+	case ns.kind == "user":
+		return ns.owner == c.user
+	}
+	return c.st.groupAccess(c.user, ns) >= Maintainer
+}
+
+// projectProblems are what is wrong with a project of name, path and
+// description in ns, by field, as the real service words it; self is the
+// project being changed (nil for a new one), which takes nothing from
+// itself.
+func (st *state) projectProblems(ns *namespace, name, path, description string, self *project) map[string][]string {
+	fields := map[string][]string{}
+	if len(name) > 255 {
+		fields["name"] = append(fields["name"], "is too long (maximum is 255 characters)")
+	} else if !projectNameRE.MatchString(name) {
+		fields["name"] = append(fields["name"], "can contain only letters, digits, emojis, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.")
+	}
+	if len(path) > 255 {
+		fields["path"] = append(fields["path"], "is too long (maximum is 255 characters)")
+	} else if !projectPathRE.MatchString(path) || strings.HasSuffix(path, ".git") || strings.HasSuffix(path, ".atom") {
+		fields["path"] = append(fields["path"], "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'")
+	}
+	if utf8.RuneCountInString(description) > maxProjectDescription {
+		fields["description"] = append(fields["description"], "is too long (maximum is 2000 characters)")
+	}
+	for _, other := range st.projects {
+		if other.ns != ns || other == self {
+			continue
+		}
+		if strings.EqualFold(other.name, name) {
+			fields["name"] = append(fields["name"], "has already been taken")
+		}
+		if strings.EqualFold(other.path, path) {
+			fields["path"] = append(fields["path"], "has already been taken")
+		}
+	}
+	return fields
 }
 
 // ProjectSeed is a project to add (AddProject, Seed.Projects), with what

@@ -116,34 +116,40 @@ func (st *state) countRecords(add func(string, int)) {
 	for _, u := range st.users {
 		add("star", len(u.starred))
 	}
-	var bytes int64
 	for _, p := range st.projects {
-		add("member", len(p.members))
-		add("issue", len(p.issues))
-		add("merge_request", len(p.mrs))
-		for _, is := range p.issues {
-			add("note", len(is.notes))
-		}
-		for _, mr := range p.mrs {
-			add("note", len(mr.notes))
-			add("approval", len(mr.approvals))
-		}
-		add("label", len(p.labels))
-		add("milestone", len(p.milestones))
-		add("hook", len(p.hooks))
-		add("pipeline", len(p.pipelines))
-		for _, pl := range p.pipelines {
-			add("job", len(pl.jobs))
-		}
-		add("variable", len(p.variables))
-		add("release", len(p.releases))
-		add("protected_branch", len(p.protected))
-		add("branch", len(p.repo.branches))
-		add("tag", len(p.repo.tags))
-		add("commit", len(p.repo.commits))
-		for _, c := range p.repo.commits {
-			bytes += commitCost(c)
-		}
+		p.countRecords(add)
+	}
+}
+
+// countRecords counts the records p holds by kind (not p itself, nor its
+// stars, which users hold).
+func (p *project) countRecords(add func(string, int)) {
+	add("member", len(p.members))
+	add("issue", len(p.issues))
+	add("merge_request", len(p.mrs))
+	for _, is := range p.issues {
+		add("note", len(is.notes))
+	}
+	for _, mr := range p.mrs {
+		add("note", len(mr.notes))
+		add("approval", len(mr.approvals))
+	}
+	add("label", len(p.labels))
+	add("milestone", len(p.milestones))
+	add("hook", len(p.hooks))
+	add("pipeline", len(p.pipelines))
+	for _, pl := range p.pipelines {
+		add("job", len(pl.jobs))
+	}
+	add("variable", len(p.variables))
+	add("release", len(p.releases))
+	add("protected_branch", len(p.protected))
+	add("branch", len(p.repo.branches))
+	add("tag", len(p.repo.tags))
+	add("commit", len(p.repo.commits))
+	var bytes int64
+	for _, c := range p.repo.commits {
+		bytes += commitCost(c)
 	}
 	add(repoBytes, int(bytes))
 }
@@ -253,6 +259,7 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 		return []recordNeed{{"project", 1}, {"protected_branch", 1}, {"member", 1}, {"commit", 1}, {"branch", 1}, {repoBytes, 1 << 10}}
 	},
 	"POST /api/v4/projects/{id}/star":                     func(*call) []recordNeed { return []recordNeed{{"star", 1}} },
+	"POST /api/v4/projects/{id}/fork":                     (*call).forkNeeds,
 	"POST /api/v4/users/{user_id}/personal_access_tokens": func(*call) []recordNeed { return []recordNeed{{"token", 1}} },
 	"POST /api/v4/groups":                                 func(*call) []recordNeed { return []recordNeed{{"namespace", 1}, {"member", 1}} },
 	"POST /api/v4/projects/{id}/members":                  func(*call) []recordNeed { return []recordNeed{{"member", 1}} },

@@ -53,6 +53,15 @@ var handlers = map[string]route{
 	"getProject":    {need: needRead, fn: (*call).getProject},
 	"starProject":   {need: needWrite, fn: (*call).starProject},
 
+	"updateProject":    {need: needWrite, fn: (*call).updateProject},
+	"deleteProject":    {need: needWrite, fn: (*call).deleteProject},
+	"unstarProject":    {need: needWrite, fn: (*call).unstarProject},
+	"archiveProject":   {need: needWrite, fn: (*call).archiveProject},
+	"unarchiveProject": {need: needWrite, fn: (*call).unarchiveProject},
+	"transferProject":  {need: needWrite, fn: (*call).transferProject},
+	"forkProject":      {need: needWrite, fn: (*call).forkProject},
+	"listProjectForks": {need: needRead, fn: (*call).listProjectForks},
+
 	"listProjectMembers":        {need: needRead, fn: (*call).listProjectMembers},
 	"listAllProjectMembers":     {need: needRead, fn: (*call).listAllProjectMembers},
 	"getProjectMember":          {need: needRead, fn: (*call).getProjectMember},
@@ -182,7 +191,10 @@ func notesOf(kind string, fn func(c *call, kind string) fakekit.Answer) func(c *
 // what InjectFault and RequestsTo take.
 var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	rt := fakekit.NewRoutes[*Server]()
-	if err := fakekit.RegisterTable(apitable.Sourcehost(), handlers, func(_ apitable.Endpoint, pattern string, h route) {
+	if err := fakekit.RegisterTable(apitable.Sourcehost(), handlers, func(e apitable.Endpoint, pattern string, h route) {
+		if h.need == needWrite && strings.HasPrefix(e.Path, "/projects/{id}/") && !servesArchived[e.Handler] {
+			h.fn = refuseArchived(h.fn) // an archived project's resources are read-only
+		}
 		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) {
 			var prep func(*params)
 			if h.prep != nil {

@@ -96,6 +96,8 @@ type snapProject struct {
 	StarCount     int          `json:"star_count"`
 	CreatedAt     snapTime     `json:"created_at"`
 	LastActivity  snapTime     `json:"last_activity"`
+	Archived      bool         `json:"archived,omitempty"`
+	ForkedFrom    int64        `json:"forked_from,omitempty"` // a project's id; 0: not a fork (or its source is gone)
 
 	Issues        []snapIssue     `json:"issues"`
 	MergeRequests []snapMR        `json:"merge_requests"`
@@ -371,7 +373,11 @@ func (s *Server) snapshotLocked() *snapshot {
 	}
 	slices.SortFunc(snap.Namespaces, func(a, b snapNamespace) int { return cmp.Compare(a.ID, b.ID) })
 	for _, p := range st.projects {
-		snap.Projects = append(snap.Projects, snapProjectOf(p))
+		sp := snapProjectOf(p)
+		if from := st.forkSource(p); from != nil {
+			sp.ForkedFrom = from.id
+		}
+		snap.Projects = append(snap.Projects, sp)
 	}
 	return snap
 }
@@ -425,7 +431,7 @@ func snapProjectOf(p *project) snapProject {
 	sp := snapProject{ID: p.id, Name: p.name, Path: p.path, Description: p.description, Namespace: p.ns.id,
 		Visibility: p.visibility, DefaultBranch: p.defaultBranch, Topics: slices.Clone(p.topics), Creator: idOf(p.creator),
 		Members: snapMembers(p.members, p.memberSince, p.memberExpires), StarCount: p.starCount,
-		CreatedAt: snapTime(p.createdAt), LastActivity: snapTime(p.lastActivity),
+		CreatedAt: snapTime(p.createdAt), LastActivity: snapTime(p.lastActivity), Archived: p.archived,
 		Issues: []snapIssue{}, MergeRequests: []snapMR{}, Labels: []snapLabel{}, Milestones: []snapMilestone{},
 		Protected: []snapProtected{}, Releases: []snapRelease{}, Hooks: []snapHook{}, Pipelines: []snapPipeline{}}
 	for _, is := range p.issues {
@@ -733,6 +739,20 @@ func (r *restorer) build() error {
 			return err
 		}
 	}
+	// Forks, once every project is there: a fork may be older than its
+	// source's id suggests, or its own source.
+	for i, sp := range snap.Projects {
+		if sp.ForkedFrom == 0 {
+			continue
+		}
+		from := st.projByID[sp.ForkedFrom]
+		if from == nil {
+			return fmt.Errorf("projects[%d].forked_from: no project %d", i, sp.ForkedFrom)
+		}
+		p := st.projByID[sp.ID]
+		p.forkedFrom = from
+		from.forks++
+	}
 	return nil
 }
 
@@ -753,7 +773,7 @@ func (r *restorer) project(i int, sp *snapProject) error {
 	p := &project{id: sp.ID, name: sp.Name, path: sp.Path, description: sp.Description, ns: ns, visibility: sp.Visibility,
 		defaultBranch: sp.DefaultBranch, topics: slices.Clone(sp.Topics), creator: creator, members: map[int64]int{},
 		memberSince: map[int64]time.Time{}, memberExpires: map[int64]string{}, starCount: sp.StarCount,
-		createdAt: sp.CreatedAt.Time(), lastActivity: sp.LastActivity.Time(),
+		createdAt: sp.CreatedAt.Time(), lastActivity: sp.LastActivity.Time(), archived: sp.Archived,
 		repo: repo{branches: map[string]*commit{}, commits: map[string]*commit{}, tags: map[string]*tag{}}}
 	if st.projByPath[strings.ToLower(p.fullPath())] != nil || sp.Path == "" {
 		return fmt.Errorf("%s: path %q is empty or another project's", where, p.fullPath())

@@ -45,6 +45,7 @@ func fullState(s *Server) *state {
 	p.topics = []string{"go"}
 	p.members[jane.id], p.memberSince[jane.id], p.memberExpires[jane.id] = Maintainer, at(2), "2027-01-01"
 	p.starCount, p.createdAt, p.lastActivity = 1, at(1), at(3)
+	p.archived, p.forkedFrom, p.forks = true, p, 1 // a fork of itself: the fixture has one project
 	readme, ci := newBlob([]byte("# Shop\n")), newBlob([]byte("build:\n  stage: build\n"))
 	c1 := &commit{message: "first", authorName: "Jane", authorEmail: "jane@x", at: at(2), files: map[string]*blob{"README.md": readme},
 		added: []string{"README.md"}}

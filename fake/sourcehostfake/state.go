@@ -134,6 +134,9 @@ type project struct {
 	starCount     int
 	createdAt     time.Time
 	lastActivity  time.Time
+	archived      bool     // read-only: writes to what it holds are refused
+	forkedFrom    *project // the project it was forked from, while that exists
+	forks         int      // the projects forked from it that exist
 
 	issues     []*issue
 	mrs        []*mergeRequest

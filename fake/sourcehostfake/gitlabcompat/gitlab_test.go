@@ -556,3 +556,61 @@ func TestGitLabClientSearch(t *testing.T) {
 		t.Fatalf("commits of the instance, an advanced search scope: %v", err)
 	}
 }
+
+// The published client's project calls: edit, star and unstar, archive
+// and unarchive, fork and list forks, transfer, delete (405 before).
+func TestGitLabClientProjectLifecycle(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	if _, err := srv.AddGroup(sourcehostfake.GroupSeed{Path: "platform"}); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "internal", Files: map[string]string{"README.md": "# shop\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := gl.Projects.EditProject(pid, &gitlab.EditProjectOptions{Description: gitlab.Ptr("the shop"), Topics: &[]string{"go"}})
+	if err != nil || p.Description != "the shop" || len(p.Topics) != 1 {
+		t.Fatalf("edit %+v %v", p, err)
+	}
+	if p, _, err = gl.Projects.StarProject(pid); err != nil || p.StarCount != 1 {
+		t.Fatalf("star %+v %v", p, err)
+	}
+	if p, _, err = gl.Projects.UnstarProject(pid); err != nil || p.StarCount != 0 {
+		t.Fatalf("unstar %+v %v", p, err)
+	}
+	if _, resp, err := gl.Projects.UnstarProject(pid); err == nil || resp.StatusCode != http.StatusNotModified {
+		t.Fatalf("unstar twice: %v", err)
+	}
+	if p, _, err = gl.Projects.ArchiveProject(pid); err != nil || !p.Archived {
+		t.Fatalf("archive %+v %v", p, err)
+	}
+	if _, resp, err := gl.Issues.CreateIssue(pid, &gitlab.CreateIssueOptions{Title: gitlab.Ptr("bug")}); err == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("an issue in an archived project: %v", err)
+	}
+	if p, _, err = gl.Projects.UnarchiveProject(pid); err != nil || p.Archived {
+		t.Fatalf("unarchive %+v %v", p, err)
+	}
+	fork, _, err := gl.Projects.ForkProject(pid, &gitlab.ForkProjectOptions{NamespacePath: gitlab.Ptr("platform")})
+	if err != nil || fork.ForkedFromProject == nil || fork.ForkedFromProject.ID != pid || fork.PathWithNamespace != "platform/shop" {
+		t.Fatalf("fork %+v %v", fork, err)
+	}
+	forks, _, err := gl.Projects.ListProjectForks(pid, &gitlab.ListProjectsOptions{})
+	if err != nil || len(forks) != 1 || forks[0].ID != fork.ID {
+		t.Fatalf("forks %+v %v", forks, err)
+	}
+	if _, resp, err := gl.Projects.TransferProject(fork.ID, &gitlab.TransferProjectOptions{Namespace: "root"}); err == nil || resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a fork moved beside its source, of the same path: %v", err)
+	}
+	if _, err := gl.Projects.DeleteProject(pid, nil); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, resp, err := gl.Projects.GetProject(pid, nil); err == nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("a deleted project: %v", err)
+	}
+	moved, _, err := gl.Projects.TransferProject(fork.ID, &gitlab.TransferProjectOptions{Namespace: "root"})
+	if err != nil || moved.PathWithNamespace != "root/shop" || moved.ForkedFromProject != nil {
+		t.Fatalf("transfer %+v %v", moved, err)
+	}
+}
