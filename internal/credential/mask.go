@@ -456,15 +456,18 @@ func maskPairs[T ~string | ~[]byte](s T, f *Fields, query bool) T {
 }
 
 // secretPair reports whether a pair's raw name is f's or, in a query, a
-// credential parameter.
+// credential parameter. A bracketed name is the field its outer name
+// holds too: variables[DEPLOY_KEY] is a member of variables, which a
+// service whose variables are secret names.
 func (f *Fields) secretPair(raw []byte, query bool) bool {
-	name := pairName(raw)
-	return f.has(name) || query && lowerIn(queryParams, name)
+	name, outer := pairName(raw)
+	return f.has(name) || f.has(outer) || query && lowerIn(queryParams, name)
 }
 
 // pairName is a form name decoded in place (%XX, + for a space), then the
-// last name of a bracketed one.
-func pairName(name []byte) []byte {
+// last name of a bracketed one, and its outer name (the whole name when
+// it has no brackets).
+func pairName(name []byte) (last, outer []byte) {
 	n := 0
 	for i := 0; i < len(name); i++ {
 		c := name[i]
@@ -479,6 +482,10 @@ func pairName(name []byte) []byte {
 		n++
 	}
 	name = name[:n]
+	outer = name
+	if o := bytes.IndexByte(name, '['); o > 0 {
+		outer = name[:o]
+	}
 	for bytes.HasSuffix(name, []byte("[]")) {
 		name = name[:len(name)-2]
 	}
@@ -487,7 +494,7 @@ func pairName(name []byte) []byte {
 			name = name[o+1 : len(name)-1]
 		}
 	}
-	return name
+	return name, outer
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
@@ -524,7 +531,7 @@ func (f *Fields) maskMultipart(body []byte, boundary string) []byte {
 		if next >= 0 {
 			cend = content + next
 		}
-		if cend > content && f.has(partName(body[hstart:content])) {
+		if name, outer := partName(body[hstart:content]); cend > content && (f.has(name) || f.has(outer)) {
 			out = append(out, body[last:content]...)
 			out = append(out, Redacted...)
 			last = cend
@@ -540,8 +547,9 @@ func (f *Fields) maskMultipart(body []byte, boundary string) []byte {
 	return append(out, body[last:]...)
 }
 
-// partName is the name of a multipart part, from its headers.
-func partName(headers []byte) []byte {
+// partName is the name of a multipart part, from its headers, as
+// pairName reads it.
+func partName(headers []byte) (last, outer []byte) {
 	for line := range strings.SplitSeq(string(headers), "\r\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok || !strings.EqualFold(strings.TrimSpace(k), "Content-Disposition") {
@@ -551,5 +559,5 @@ func partName(headers []byte) []byte {
 			return pairName([]byte(params["name"]))
 		}
 	}
-	return nil
+	return nil, nil
 }

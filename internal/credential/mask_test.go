@@ -76,6 +76,9 @@ func TestMaskBodyForms(t *testing.T) {
 		{"x=1;token=abc&y=2", "", "x=1;token=[REDACTED]&y=2"},
 		{"hook%5Btoken%5D=s&Pass=t&token[]=u&url=v", "application/x-www-form-urlencoded", "hook%5Btoken%5D=[REDACTED]&Pass=[REDACTED]&token[]=[REDACTED]&url=v"},
 		{"pass%77ord=s&password=&pass", "application/x-www-form-urlencoded", "pass%77ord=[REDACTED]&password=&pass"},
+		// A bracketed name is a member of its outer field too.
+		{"password%5Bnew%5D=s&password[]=t&user[password]=u&users[name]=v", "application/x-www-form-urlencoded",
+			"password%5Bnew%5D=[REDACTED]&password[]=[REDACTED]&user[password]=[REDACTED]&users[name]=v"},
 		{"title=password%3Dx", "application/x-www-form-urlencoded", "title=password%3Dx"},
 		{"password=hun", "text/plain", "password=[REDACTED]"},
 		// JSON is read as JSON whatever the type says.
