@@ -283,6 +283,15 @@
 // developer who started it and to maintainers, in key order, each an
 // env_var.
 //
+// Pipeline triggers (GET, POST, PUT, DELETE /projects/:id/triggers;
+// maintainers; a trigger's description is its owner's to edit) hold a
+// token ("shptt-" and 40 hex digits) answered whole to its owner and by
+// its first 4 characters to others. POST /projects/:id/trigger/pipeline
+// with token, ref and variables (JSON, or variables[KEY]=value in a form
+// or query) needs no other credentials: it runs a pipeline as the
+// trigger's owner, with source "trigger", on a branch or tag; an unknown
+// token is 404 "404 Not Found", an owner below developer 403.
+//
 // # Serving and controls
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
@@ -326,7 +335,8 @@
 //     values of [SecretFields] (a hook's token, …) in JSON, form and
 //     multipart bodies and queries, and a hook URL's password; every
 //     CI/CD variable's value ("value"), masked or not, in requests and
-//     in the answers the log keeps. Who a
+//     in the answers the log keeps, a pipeline's variables (whole, and
+//     each variables[KEY] of a form), and a trigger's token. Who a
 //     request was authenticated as is its Caller.
 //   - Webhooks: at most 100 per project (422 "Maximum number of project
 //     hooks (100) exceeded", as the real service's default limit); a

@@ -270,11 +270,12 @@ func (p *params) oneOf(name string, allowed ...string) (string, bool) {
 }
 
 // variables reads pipeline variables: a JSON array of {key, value} or a
-// JSON object of key to value.
+// JSON object of key to value, or in a form or a query name[KEY]=value
+// (as curl sends a trigger's) or name[][key]=K&name[][value]=V pairs.
 func (p *params) variables(name string) map[string]string {
 	raw, strs, ok := p.lookup(name)
 	if !ok {
-		return nil
+		return p.bracketed(name)
 	}
 	if raw == nil {
 		if len(strs) > 0 {
@@ -306,5 +307,44 @@ func (p *params) variables(name string) map[string]string {
 		return m
 	}
 	p.fail(name, "is invalid")
+	return nil
+}
+
+// bracketed reads a form's or a query's name[KEY]=value members, or its
+// name[][key] and name[][value] lists (a value missing is ""); nil when it
+// has none.
+func (p *params) bracketed(name string) map[string]string {
+	for _, src := range []url.Values{p.form, p.query} {
+		if keys := src[name+"[][key]"]; len(keys) > 0 {
+			vals := src[name+"[][value]"]
+			out := make(map[string]string, len(keys))
+			for i, k := range keys {
+				if k == "" {
+					p.fail(name+"[key]", "is missing")
+					return nil
+				}
+				out[k] = ""
+				if i < len(vals) {
+					out[k] = vals[i]
+				}
+			}
+			return out
+		}
+		var out map[string]string
+		for k, vs := range src {
+			key, found := strings.CutPrefix(k, name+"[")
+			key, closed := strings.CutSuffix(key, "]")
+			if !found || !closed || key == "" || strings.ContainsAny(key, "[]") || len(vs) == 0 {
+				continue
+			}
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[key] = vs[len(vs)-1]
+		}
+		if out != nil {
+			return out
+		}
+	}
 	return nil
 }

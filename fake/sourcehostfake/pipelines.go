@@ -108,23 +108,32 @@ func (c *call) createPipeline() fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	// A branch or a tag, as the real service runs pipelines on either,
-	// checking in its order: found, then not both.
-	head, tag := pr.repo.branches[ref], pr.repo.tags[ref]
-	switch {
-	case head == nil && tag == nil:
-		return invalid(http.StatusBadRequest, map[string][]string{"base": {"Reference not found"}})
-	case head != nil && tag != nil:
-		return invalid(http.StatusBadRequest, map[string][]string{"base": {"Ref is ambiguous"}})
-	case tag != nil:
-		head = tag.commit
-	}
-	if _, ok := head.files[c.s.cfg.ciFile]; !ok {
-		return invalid(http.StatusBadRequest, map[string][]string{"base": {"Missing CI config file"}})
+	head, fail := pipelineHead(c.s, pr, ref)
+	if fail != nil {
+		return *fail
 	}
 	pl, events := c.s.newPipeline(c.base, pr, ref, head, "api", c.user, vars)
 	c.events = append(c.events, events...)
 	return c.doc(http.StatusCreated, c.appendPipelineDetail(c.buf(), pl))
+}
+
+// pipelineHead is the commit a pipeline on ref runs: a branch or a tag,
+// as the real service runs pipelines on either, checking in its order:
+// found, then not both, then holding the CI definition.
+func pipelineHead(s *Server, pr *project, ref string) (*commit, *fakekit.Answer) {
+	head, tag := pr.repo.branches[ref], pr.repo.tags[ref]
+	switch {
+	case head == nil && tag == nil:
+		return nil, errAnswer(invalid(http.StatusBadRequest, map[string][]string{"base": {"Reference not found"}}))
+	case head != nil && tag != nil:
+		return nil, errAnswer(invalid(http.StatusBadRequest, map[string][]string{"base": {"Ref is ambiguous"}}))
+	case tag != nil:
+		head = tag.commit
+	}
+	if _, ok := head.files[s.cfg.ciFile]; !ok {
+		return nil, errAnswer(invalid(http.StatusBadRequest, map[string][]string{"base": {"Missing CI config file"}}))
+	}
+	return head, nil
 }
 
 func (c *call) cancelPipeline() fakekit.Answer {
@@ -150,7 +159,11 @@ func (c *call) cancelPipeline() fakekit.Answer {
 // s.mu must be held.
 func (s *Server) newPipeline(base string, p *project, ref string, head *commit, source string, u *user, vars map[string]string) (*pipeline, []event) {
 	now := s.cfg.clock.Now()
-	pl := &pipeline{id: s.st.next("pipeline"), iid: int64(len(p.pipelines) + 1), project: p, ref: ref, sha: head.sha,
+	iid := int64(1) // after the newest's: a deleted pipeline's iid is not given again, unless it was the newest
+	if n := len(p.pipelines); n > 0 {
+		iid = p.pipelines[n-1].iid + 1
+	}
+	pl := &pipeline{id: s.st.next("pipeline"), iid: iid, project: p, ref: ref, sha: head.sha,
 		status: "pending", source: source, user: u, variables: vars, createdAt: now, updatedAt: now,
 		tag: p.repo.branches[ref] == nil && p.repo.tags[ref] != nil} // a branch when both: pushes run on branches
 	p.pipelines = append(p.pipelines, pl)

@@ -31,6 +31,7 @@ var recordKinds = map[string]string{
 	"label": "labels", "milestone": "milestones", "hook": "project hooks", "pipeline": "pipelines", "job": "jobs",
 	"release": "releases", "protected_branch": "protected branches", "branch": "branches", "tag": "tags",
 	"commit": "commits", "variable": "CI/CD variables", "approval": "merge request approvals",
+	"trigger": "pipeline triggers",
 }
 
 // repoBytes is the seq key of the bytes repositories hold: each commit
@@ -142,6 +143,7 @@ func (p *project) countRecords(add func(string, int)) {
 		add("job", len(pl.jobs))
 	}
 	add("variable", len(p.variables))
+	add("trigger", len(p.triggers))
 	add("release", len(p.releases))
 	add("protected_branch", len(p.protected))
 	add("branch", len(p.repo.branches))
@@ -303,6 +305,13 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 	"POST /api/v4/projects/{id}/hooks":                        func(*call) []recordNeed { return []recordNeed{{"hook", 1}} },
 	"POST /api/v4/projects/{id}/variables":                    func(*call) []recordNeed { return []recordNeed{{"variable", 1}} },
 	"POST /api/v4/projects/{id}/merge_requests/{iid}/approve": func(*call) []recordNeed { return []recordNeed{{"approval", 1}} },
+	"POST /api/v4/projects/{id}/triggers":                     func(*call) []recordNeed { return []recordNeed{{"trigger", 1}} },
+	"POST /api/v4/projects/{id}/trigger/pipeline": func(c *call) []recordNeed {
+		if head := c.branchHead(c.param("ref")); head != nil {
+			return c.s.pipelineNeeds(head.files[c.s.cfg.ciFile])
+		}
+		return nil
+	},
 	"POST /api/v4/projects/{id}/pipeline": func(c *call) []recordNeed {
 		if head := c.branchHead(c.param("ref")); head != nil {
 			return c.s.pipelineNeeds(head.files[c.s.cfg.ciFile])

@@ -6,9 +6,10 @@ import "slices"
 // secrets: a webhook's secret token (POST /projects/:id/hooks), the
 // credentials GitLab also reads from a body or a query (private_token,
 // job_token, access_token), a user's password, and a CI/CD variable's
-// value (of a project's variables and of a pipeline's: the real service
-// keeps variables out of its logs too, masked or not).
-var secretFields = []string{"token", "private_token", "job_token", "access_token", "password", "value"}
+// value (of a project's variables and of a pipeline's, and a pipeline's
+// variables whole, variables[KEY]=value too: the real service keeps
+// variables out of its logs, masked or not).
+var secretFields = []string{"token", "private_token", "job_token", "access_token", "password", "value", "variables"}
 
 // secretAnswerFields are the fields in which the API answers secrets: the
 // token of a personal access token just created or of a pipeline trigger,
@@ -18,7 +19,8 @@ var secretAnswerFields = []string{"token", "value"}
 
 // SecretFields names the parameters in which the API carries secrets:
 // token and value (a CI/CD variable's, in requests and answers),
-// private_token, job_token, access_token and password (in requests). The request log keeps "[REDACTED]" in place
+// private_token, job_token, access_token, password and variables (a
+// pipeline's, whole; in requests). The request log keeps "[REDACTED]" in place
 // of their values, in JSON, form and multipart bodies and queries, as it
 // does for credential headers (PRIVATE-TOKEN, JOB-TOKEN, Authorization:
 // "Bearer [REDACTED]").

@@ -108,7 +108,20 @@ type snapProject struct {
 	Hooks         []snapHook      `json:"hooks"`
 	Pipelines     []snapPipeline  `json:"pipelines"`
 	Variables     []snapVariable  `json:"variables,omitempty"`
+	Triggers      []snapTrigger   `json:"triggers,omitempty"`
 	Repository    snapRepo        `json:"repository"`
+}
+
+// snapTrigger is a pipeline trigger, with its token as a personal access
+// token's is kept.
+type snapTrigger struct {
+	ID          int64     `json:"id"`
+	Token       string    `json:"token"`
+	Description string    `json:"description"`
+	Owner       int64     `json:"owner"`
+	CreatedAt   snapTime  `json:"created_at"`
+	UpdatedAt   snapTime  `json:"updated_at"`
+	LastUsed    *snapTime `json:"last_used,omitempty"`
 }
 
 // snapVariable is a CI/CD variable; its value is in the snapshot as the
@@ -499,6 +512,10 @@ func snapProjectOf(p *project) snapProject {
 	for _, v := range p.variables {
 		sp.Variables = append(sp.Variables, snapVariable{ID: v.id, Key: v.key, Value: v.value, Type: v.varType, Scope: v.scope,
 			Description: v.description, Protected: v.protected, Masked: v.masked, Hidden: v.hidden, Raw: v.raw})
+	}
+	for _, t := range p.triggers {
+		sp.Triggers = append(sp.Triggers, snapTrigger{ID: t.id, Token: t.token, Description: t.description, Owner: idOf(t.owner),
+			CreatedAt: snapTime(t.createdAt), UpdatedAt: snapTime(t.updatedAt), LastUsed: fakekit.SnapshotTimePtr(t.lastUsed)})
 	}
 	sp.Repository = snapRepoOf(&p.repo)
 	return sp
@@ -948,6 +965,14 @@ func (r *restorer) project(i int, sp *snapProject) error {
 	for _, sv := range sp.Variables {
 		p.variables = append(p.variables, &ciVariable{id: sv.ID, key: sv.Key, value: sv.Value, varType: sv.Type, scope: sv.Scope,
 			description: sv.Description, protected: sv.Protected, masked: sv.Masked, hidden: sv.Hidden, raw: sv.Raw})
+	}
+	for k, sp := range sp.Triggers {
+		t := &pipelineTrigger{id: sp.ID, token: sp.Token, description: sp.Description, createdAt: sp.CreatedAt.Time(),
+			updatedAt: sp.UpdatedAt.Time(), lastUsed: sp.LastUsed.TimePtr()}
+		if t.owner, err = r.user(fmt.Sprintf("%s.triggers[%d].owner", where, k), sp.Owner, false); err != nil {
+			return err
+		}
+		p.triggers = append(p.triggers, t)
 	}
 	st.projects = append(st.projects, p)
 	st.projByID[p.id] = p

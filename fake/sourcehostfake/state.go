@@ -147,6 +147,7 @@ type project struct {
 	hooks      []*hook
 	pipelines  []*pipeline
 	variables  []*ciVariable // CI/CD variables, in id order
+	triggers   []*pipelineTrigger
 	repo       repo
 }
 
