@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
@@ -99,6 +100,30 @@ func TestDeleteProject(t *testing.T) {
 	}
 	if err := as["mara"].DeleteProject(ctx, pid(q)); !errors.Is(err, sourcehost.ErrForbidden) {
 		t.Fatalf("a maintainer deletes the project: %v", err)
+	}
+
+	// A deleted project's pipeline moves on no more, and its hooks hear
+	// nothing more.
+	rc := newReceiver(t, "")
+	if _, err := tg.c.AddProjectHook(ctx, pid(q), &sourcehost.AddProjectHookRequest{URL: rc.srv.URL, PushEvents: sourcehost.Ptr(false), PipelineEvents: sourcehost.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.PushFile(q.ID, q.DefaultBranch, sourcehostfake.CIFile, "test:\n  script: go test ./...\n", "Add CI"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := len(srv.Deliveries())
+	if err := tg.c.DeleteProject(ctx, pid(q)); err != nil {
+		t.Fatal(err)
+	}
+	srv.Clock().Advance(time.Hour)
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after := len(srv.Deliveries()); after != before {
+		t.Fatalf("%d deliveries after the project was deleted", after-before)
 	}
 }
 
