@@ -31,6 +31,10 @@ func TestEndpointTable(t *testing.T) {
 				_, err := c.Search(ctx, &sourcehost.SearchOptions{Search: "x", Scope: sourcehost.SearchProjects})
 				return err
 			},
+			"SearchGroup": func(ctx context.Context) error {
+				_, err := c.SearchGroup(ctx, sourcehost.GroupID(1), &sourcehost.SearchOptions{Search: "x", Scope: sourcehost.SearchIssues})
+				return err
+			},
 			"SearchProject": func(ctx context.Context) error {
 				_, err := c.SearchProject(ctx, sourcehost.ProjectID(1), &sourcehost.SearchOptions{Search: "x", Scope: sourcehost.SearchIssues})
 				return err

@@ -10,7 +10,8 @@ import (
 // SearchScope is what a search looks for. Each level has its own scopes,
 // as GitLab's free edition has them: an instance's search
 // (Search) projects, issues, merge requests, milestones, snippet titles
-// and users; a project's (SearchProject) issues, merge requests,
+// and users; a group's (SearchGroup) the same but snippet titles; a
+// project's (SearchProject) issues, merge requests,
 // milestones, notes, wiki blobs, commits, blobs and users. Another scope
 // is refused with ErrBadRequest.
 type SearchScope string
@@ -78,6 +79,20 @@ type SearchBlob struct {
 // [GET /search]: https://docs.gitlab.com/api/search/#global-search-api
 func (c *Client) Search(ctx context.Context, opts *SearchOptions) (*SearchResults, error) {
 	return c.search(ctx, "/search", opts)
+}
+
+// SearchGroup searches a group, its subgroups and their projects for one
+// scope.
+//
+// GitLab API: [GET /groups/{id}/search]
+//
+// [GET /groups/{id}/search]: https://docs.gitlab.com/api/search/#group-search-api
+func (c *Client) SearchGroup(ctx context.Context, gid GroupRef, opts *SearchOptions) (*SearchResults, error) {
+	path, err := groupPath(gid, "/search")
+	if err != nil {
+		return nil, err
+	}
+	return c.search(ctx, path, opts)
 }
 
 // SearchProject searches one project for one scope.

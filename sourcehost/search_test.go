@@ -152,3 +152,51 @@ func TestSearchVisibilityAndPages(t *testing.T) {
 		t.Fatalf("anonymous: %v", err)
 	}
 }
+
+// A group's search finds what its subgroups' projects hold, and nothing
+// of the projects outside it.
+func TestSearchGroup(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	u := unique()
+	g, err := tg.c.CreateGroup(ctx, &sourcehost.CreateGroupRequest{Name: "apitwin-test-" + u, Path: "apitwin-test-" + u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := tg.c.CreateGroup(ctx, &sourcehost.CreateGroupRequest{Name: "sub", Path: "sub", ParentID: g.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside, err := tg.c.CreateProject(ctx, &sourcehost.CreateProjectRequest{Name: "inside-" + u, NamespaceID: sub.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := tg.project(t, sourcehost.Private)
+	word := "groupneedle" + u
+	for _, p := range []*sourcehost.Project{inside, outside} {
+		if _, err := tg.c.CreateIssue(ctx, pid(p), &sourcehost.CreateIssueRequest{Title: word}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := tg.c.SearchGroup(ctx, sourcehost.GroupID(g.ID), &sourcehost.SearchOptions{Search: word, Scope: sourcehost.SearchIssues})
+	if err != nil || len(r.Issues) != 1 || r.Issues[0].ProjectID != inside.ID {
+		t.Fatalf("issues %+v %v", r, err)
+	}
+	r, err = tg.c.SearchGroup(ctx, sourcehost.GroupID(g.ID), &sourcehost.SearchOptions{Search: "inside-" + u, Scope: sourcehost.SearchProjects})
+	if err != nil || len(r.Projects) != 1 || r.Projects[0].ID != inside.ID {
+		t.Fatalf("projects %+v %v", r, err)
+	}
+	me, err := tg.c.CurrentUser(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := tg.c.SearchGroup(ctx, sourcehost.GroupID(g.ID), &sourcehost.SearchOptions{Search: me.Username, Scope: sourcehost.SearchUsers}); err != nil || len(r.Users) != 1 {
+		t.Fatalf("the group's members %+v %v", r, err)
+	}
+	if _, err := tg.c.SearchGroup(ctx, sourcehost.GroupID(g.ID), &sourcehost.SearchOptions{Search: word, Scope: sourcehost.SearchBlobs}); !errors.Is(err, sourcehost.ErrBadRequest) {
+		t.Fatalf("blobs of a group, an advanced search scope: %v", err)
+	}
+	if _, err := tg.c.SearchGroup(ctx, sourcehost.GroupPath("apitwin-test-"+u+"-none"), &sourcehost.SearchOptions{Search: word, Scope: sourcehost.SearchIssues}); !errors.Is(err, sourcehost.ErrNotFound) {
+		t.Fatalf("an unknown group: %v", err)
+	}
+}

@@ -88,11 +88,13 @@
 // approval and its withdrawal is a merge request hook ("approved",
 // "unapproved").
 //
-// Search (GET /search, GET /projects/:id/search, also at .../-/search)
-// needs a signed-in caller and finds what the caller may see, with the
-// scopes of the real service's free edition at each level: the instance
-// projects, issues, merge_requests, milestones, snippet_titles and users;
-// a project issues, merge_requests, milestones, notes, wiki_blobs,
+// Search (GET /search, GET /groups/:id/search and GET
+// /projects/:id/search, the last two also at .../-/search) needs a
+// signed-in caller and finds what the caller may see, with the scopes of
+// the real service's free edition at each level: the instance projects,
+// issues, merge_requests, milestones, snippet_titles and users; a group
+// (its subgroups' projects too) the same but snippet_titles, its users
+// being its members and its ancestors'; a project issues, merge_requests, milestones, notes, wiki_blobs,
 // commits (messages, at ref or the default branch), blobs (file contents
 // and paths there, each file once: the lines around its first match, two
 // before and after) and users (its members). Another scope is 400

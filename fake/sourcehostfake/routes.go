@@ -45,6 +45,8 @@ var handlers = map[string]route{
 	"listAllGroupMembers": {need: needRead, fn: (*call).listAllGroupMembers},
 
 	"searchGlobal":      {need: needSignedRead, fn: (*call).searchGlobal},
+	"searchGroup":       {need: needSignedRead, fn: (*call).searchGroup},
+	"searchGroupDash":   {need: needSignedRead, fn: (*call).searchGroup},
 	"searchProject":     {need: needSignedRead, fn: (*call).searchProject},
 	"searchProjectDash": {need: needSignedRead, fn: (*call).searchProject},
 

@@ -46,6 +46,24 @@ func (c *call) searchGlobal() fakekit.Answer {
 	return c.search(term, scope, projects, nil)
 }
 
+func (c *call) searchGroup() fakekit.Answer {
+	g, fail := c.pathGroup()
+	if fail != nil {
+		return *fail
+	}
+	term, scope, fail := c.searchParams(groupSearchScopes)
+	if fail != nil {
+		return *fail
+	}
+	var projects []*project
+	for _, pr := range c.st.projects {
+		if (pr.ns == g || pr.ns.within(g)) && c.st.canSee(c.user, pr) {
+			projects = append(projects, pr)
+		}
+	}
+	return c.search(term, scope, projects, &searchLevel{group: g})
+}
+
 func (c *call) searchProject() fakekit.Answer {
 	pr, fail := c.project()
 	if fail != nil {
@@ -59,7 +77,7 @@ func (c *call) searchProject() fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	return c.search(term, scope, []*project{pr}, &projectSearch{pr: pr, ref: ref})
+	return c.search(term, scope, []*project{pr}, &searchLevel{pr: pr, ref: ref})
 }
 
 // searchParams reads search and scope, as the real service checks them:
@@ -76,18 +94,20 @@ func (c *call) searchParams(scopes []string) (term, scope string, _ *fakekit.Ans
 	return term, scope, nil
 }
 
-// projectSearch is what only a project's search has: its repository at
-// ref (the default branch when empty), its members.
-type projectSearch struct {
-	pr  *project
-	ref string
+// searchLevel is the group or project searched, nil for the instance: a
+// group's or project's users are its members, and a project's search
+// has its repository at ref (the default branch when empty).
+type searchLevel struct {
+	group *namespace
+	pr    *project
+	ref   string
 }
 
 // search answers scope's records in projects matching term, a
 // case-insensitive substring, newest first.
-func (c *call) search(term, scope string, projects []*project, in *projectSearch) fakekit.Answer {
+func (c *call) search(term, scope string, projects []*project, in *searchLevel) fakekit.Answer {
 	if len(term) > maxSearchChars {
-		projects, in = nil, nil
+		return searchAnswer(c, []int{}, nil)
 	}
 	match := func(texts ...string) bool {
 		for _, t := range texts {
@@ -127,7 +147,7 @@ func (c *call) search(term, scope string, projects []*project, in *projectSearch
 		return c.searchUsers(term, in)
 	case "notes":
 		var found []*note
-		if in != nil {
+		if in != nil && in.pr != nil {
 			for _, is := range in.pr.issues {
 				if c.canSeeIssue(is) {
 					found = append(found, keep(is.notes, func(n *note) bool { return !n.system && c.canSeeNote(in.pr, n) && match(n.body) })...)
@@ -146,15 +166,17 @@ func (c *call) search(term, scope string, projects []*project, in *projectSearch
 }
 
 // searchUsers finds active users by username or name: every user for an
-// instance's search, a project's members for a project's.
-func (c *call) searchUsers(term string, in *projectSearch) fakekit.Answer {
+// instance's search, the members of the group or project searched.
+func (c *call) searchUsers(term string, in *searchLevel) fakekit.Answer {
 	var found []*user
 	for _, id := range slices.Sorted(maps.Keys(c.st.users)) {
 		u := c.st.users[id]
 		if u.state != "active" || !containsFold(u.username, term) && !containsFold(u.name, term) {
 			continue
 		}
-		if in != nil && !isMember(u, in.pr) {
+		switch {
+		case in != nil && in.pr != nil && !c.st.isMember(u, in.pr),
+			in != nil && in.group != nil && c.st.groupAccess(u, in.group) == NoAccess:
 			continue
 		}
 		found = append(found, u)
@@ -166,11 +188,11 @@ func (c *call) searchUsers(term string, in *projectSearch) fakekit.Answer {
 	})
 }
 
-// isMember reports whether u is a member of pr: directly, of its group,
+// isMember reports whether u is a member of pr: directly, of its groups,
 // or as the owner of its user namespace (an administrator's access to
 // every project makes no member).
-func isMember(u *user, pr *project) bool {
-	return pr.members[u.id] > 0 || pr.ns.kind == "group" && pr.ns.members[u.id] > 0 || pr.ns.kind == "user" && pr.ns.owner == u
+func (st *state) isMember(u *user, pr *project) bool {
+	return pr.members[u.id] > 0 || st.groupAccess(u, pr.ns) > NoAccess || pr.ns.kind == "user" && pr.ns.owner == u
 }
 
 // searchCommitJSON is a commit found by a search, with its project.
@@ -195,8 +217,8 @@ type searchBlobJSON struct {
 
 // searchRepository finds commits by message, or files by content or path,
 // at the project's ref; code a caller may not read finds nothing.
-func (c *call) searchRepository(term, scope string, in *projectSearch) fakekit.Answer {
-	if in == nil || !c.st.canReadCode(c.user, in.pr) {
+func (c *call) searchRepository(term, scope string, in *searchLevel) fakekit.Answer {
+	if in == nil || in.pr == nil || !c.st.canReadCode(c.user, in.pr) {
 		return searchAnswer(c, []int{}, nil)
 	}
 	ref := firstNonEmpty(in.ref, in.pr.defaultBranch)

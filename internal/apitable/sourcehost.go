@@ -42,6 +42,9 @@ var sourcehost = sync.OnceValue(func() *Table {
 				gl + "members/#list-all-members-of-a-group-or-project-including-inherited-and-invited-members"},
 
 			{"GET", "/search", "searchGlobal", []string{"Search"}, "", gl + "search/#global-search-api"},
+			{"GET", "/groups/{id}/search", "searchGroup", []string{"SearchGroup"}, "", gl + "search/#group-search-api"},
+			{"GET", "/groups/{id}/-/search", "searchGroupDash", nil,
+				"GET /groups/{id}/search at the other path GitLab serves it at, which GitLab's Go client calls", gl + "search/#group-search-api"},
 			{"GET", "/projects/{id}/search", "searchProject", []string{"SearchProject"}, "", gl + "search/#project-search-api"},
 			{"GET", "/projects/{id}/-/search", "searchProjectDash", nil,
 				"GET /projects/{id}/search at the other path GitLab serves it at, which GitLab's Go client calls", gl + "search/#project-search-api"},

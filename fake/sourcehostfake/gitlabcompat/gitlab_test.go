@@ -552,6 +552,16 @@ func TestGitLabClientSearch(t *testing.T) {
 	if _, resp, err := gl.Search.NotesByProject(pid, "x", &gitlab.SearchOptions{}); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("notes %v", err)
 	}
+	gid, err := srv.AddGroup(sourcehostfake.GroupSeed{Path: "tools"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "hammer", Group: "tools", Issues: []sourcehostfake.IssueSeed{{Title: "needle in tools"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if is, _, err := gl.Search.IssuesByGroup(gid, "needle", &gitlab.SearchOptions{}); err != nil || len(is) != 1 || is[0].Title != "needle in tools" {
+		t.Fatalf("a group's issues %+v %v", is, err)
+	}
 	if _, resp, err := gl.Search.Commits("needle", &gitlab.SearchOptions{}); err == nil || resp.StatusCode != 400 {
 		t.Fatalf("commits of the instance, an advanced search scope: %v", err)
 	}
