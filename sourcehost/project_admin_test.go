@@ -238,7 +238,20 @@ func TestTransferProject(t *testing.T) {
 	if _, err := as["olga"].TransferProject(ctx, pid(mine), "platform"); !errors.As(err, &e) || e.StatusCode != 400 || !strings.Contains(e.Message, "permission") {
 		t.Fatalf("to a group she may not make projects in: %v", err)
 	}
-	_ = ids
+	// To one she maintains she may; she stays the project's owner there.
+	if _, err := srv.AddGroup(sourcehostfake.GroupSeed{Path: "tools", Members: []sourcehostfake.MemberSeed{{Username: "olga", AccessLevel: sourcehostfake.Maintainer}}}); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := as["olga"].TransferProject(ctx, pid(mine), "tools"); err != nil || moved.PathWithNamespace != "tools/mine" {
+		t.Fatalf("to a group she maintains: %+v %v", moved, err)
+	}
+	m, err := tg.c.GetProjectMember(ctx, pid(mine), ids["olga"])
+	if err != nil || m.AccessLevel != sourcehost.OwnerAccess {
+		t.Fatalf("the former owner's membership: %+v %v", m, err)
+	}
+	if _, err := as["olga"].ArchiveProject(ctx, pid(mine)); err != nil {
+		t.Fatalf("the owner archives her moved project: %v", err)
+	}
 }
 
 func TestForkProject(t *testing.T) {

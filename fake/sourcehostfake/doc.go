@@ -24,7 +24,8 @@
 // what it holds, except its settings, members, hooks, protected branches,
 // stars and forks; transferred by owners to a namespace they may make
 // projects in, else 400 "Failed to transfer project
-// {:new_namespace=>[...]}" with the real service's reason; forked by
+// {:new_namespace=>[...]}" with the real service's reason, the owner of a
+// personal project staying its member as Owner; forked by
 // anyone who reads its code, into their namespace or one they may make
 // projects in (404 "Target Namespace Not Found" otherwise, 409 with the
 // fields for a name or path taken there), the fork holding a copy of the
@@ -414,7 +415,7 @@
 // once (the real service's delayed deletion, which keeps it
 // marked_for_deletion_on for days, is off); a PUT /projects/:id with
 // nothing to change names the six settings the fake keeps, not the real
-// service's eighty; a transfer keeps the project's members as they were;
+// service's eighty;
 // there are no wiki, group
 // labels or milestones, protected tags, release asset links, job
 // artifacts or runners; a CI definition is read for its job names and

@@ -237,6 +237,15 @@ func (c *call) transferProject() fakekit.Answer {
 			return refused("Project with same name or path in target namespace already exists")
 		}
 	}
+	// The owner of a personal project is its member as Owner on the real
+	// service, and stays so when it moves; the fake's owner is its
+	// namespace's, so it is made a member here.
+	if old := pr.ns; old.kind == "user" && old.owner != nil {
+		if _, had := pr.members[old.owner.id]; !had {
+			pr.memberSince[old.owner.id] = c.st.clock.Now()
+		}
+		c.st.addMembers(pr.members, map[int64]int{old.owner.id: Owner})
+	}
 	delete(c.st.projByPath, strings.ToLower(pr.fullPath()))
 	pr.ns = ns
 	c.st.projByPath[strings.ToLower(pr.fullPath())] = pr

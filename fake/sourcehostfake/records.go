@@ -262,6 +262,7 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 	},
 	"POST /api/v4/projects/{id}/star":                     func(*call) []recordNeed { return []recordNeed{{"star", 1}} },
 	"POST /api/v4/projects/{id}/fork":                     (*call).forkNeeds,
+	"PUT /api/v4/projects/{id}/transfer":                  func(*call) []recordNeed { return []recordNeed{{"member", 1}} },
 	"POST /api/v4/users/{user_id}/personal_access_tokens": func(*call) []recordNeed { return []recordNeed{{"token", 1}} },
 	"POST /api/v4/groups":                                 func(*call) []recordNeed { return []recordNeed{{"namespace", 1}, {"member", 1}} },
 	"POST /api/v4/projects/{id}/members":                  func(*call) []recordNeed { return []recordNeed{{"member", 1}} },
