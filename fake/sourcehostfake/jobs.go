@@ -1,6 +1,7 @@
 package sourcehostfake
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -240,6 +241,10 @@ func (c *call) listProjectJobs() fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
+	keyset, _, fail := c.keysetOrder("desc")
+	if fail != nil {
+		return *fail
+	}
 	var items []*ciJob
 	for i := len(pr.pipelines) - 1; i >= 0; i-- {
 		jobs := pr.pipelines[i].jobs
@@ -249,7 +254,15 @@ func (c *call) listProjectJobs() fakekit.Answer {
 			}
 		}
 	}
-	page, fail := paginate(c, items)
+	var page []*ciJob
+	if keyset {
+		// Newest first by id: a retried job is newer than the later
+		// pipelines' jobs made before it.
+		sortStable(items, func(a, b *ciJob) int { return cmp.Compare(b.id, a.id) })
+		page, fail = cursorPage(c, items, func(j *ciJob) int64 { return j.id }, true)
+	} else {
+		page, fail = paginate(c, items)
+	}
 	if fail != nil {
 		return *fail
 	}

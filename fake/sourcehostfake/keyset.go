@@ -1,0 +1,165 @@
+package sourcehostfake
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/apitwin/apitwin/internal/fakekit"
+)
+
+// Keyset pagination, as the real service serves it where it has it:
+// pagination=keyset answers the first per_page records with a Link header
+// whose only link, rel="next", carries the position after the page's last
+// record; no page numbers and no totals. Project jobs (newest first) and
+// users (by id, either way) carry a cursor, what the real service writes:
+// base64 (URL alphabet) of {"id":"<last id>","_kd":"n"}; a repository's
+// tree, a page_token (the last entry's id); projects, id_after or
+// id_before (see keysetPage).
+
+// keysetRefused is the real service's answer to keyset pagination in an
+// order it cannot walk.
+func keysetRefused() *fakekit.Answer {
+	return errAnswer(fakekit.Answer{Status: http.StatusMethodNotAllowed,
+		Body: map[string]any{"error": "Keyset pagination is not yet available for this type of request"}})
+}
+
+// keysetOrder checks that the request asks for keyset pagination in an
+// order the real service walks: order_by id (the default) and a sort of
+// sorts (the first the default); it reports whether keyset pagination was
+// asked for, and whether the order is descending.
+func (c *call) keysetOrder(sorts ...string) (keyset, desc bool, _ *fakekit.Answer) {
+	mode, _ := c.p.oneOf("pagination", "offset", "keyset")
+	if msg := c.p.problem(); msg != "" {
+		return false, false, errAnswer(badRequest(msg))
+	}
+	if mode != "keyset" {
+		return false, false, nil
+	}
+	if by, given := c.p.str("order_by"); given && by != "id" {
+		return true, false, keysetRefused()
+	}
+	dir, given := c.p.str("sort")
+	if !given {
+		dir = sorts[0]
+	}
+	if !slices.Contains(sorts, dir) {
+		return true, false, keysetRefused()
+	}
+	return true, dir == "desc", nil
+}
+
+// cursor is the position a keyset page starts after.
+type cursor struct {
+	ID        string `json:"id"`
+	Direction string `json:"_kd"` // "n": the next page
+}
+
+// maxCursor bounds the cursor parameter read, well above any the fake
+// writes.
+const maxCursor = 256
+
+func encodeCursor(id int64) string {
+	b, _ := json.Marshal(cursor{ID: strconv.FormatInt(id, 10), Direction: "n"})
+	return base64.URLEncoding.EncodeToString(b)
+}
+
+// decodeCursor reads a cursor: the id to start after.
+func decodeCursor(s string) (int64, bool) {
+	if len(s) > maxCursor {
+		return 0, false
+	}
+	b, err := base64.URLEncoding.DecodeString(s)
+	if err != nil {
+		if b, err = base64.RawURLEncoding.DecodeString(s); err != nil {
+			return 0, false
+		}
+	}
+	var cur cursor
+	if json.Unmarshal(b, &cur) != nil || cur.Direction != "n" {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(cur.ID, 10, 64)
+	return id, err == nil && id > 0
+}
+
+// cursorPage is the page of items (in id order, descending when desc)
+// after the request's cursor, per_page of them, with a Link to the next
+// page while there is one.
+func cursorPage[T any](c *call, items []T, id func(T) int64, desc bool) ([]T, *fakekit.Answer) {
+	_, perPage, fail := c.pageParams()
+	if fail != nil {
+		return nil, fail
+	}
+	start := 0
+	if s, given := c.p.str("cursor"); given && s != "" {
+		after, ok := decodeCursor(s)
+		if !ok {
+			return nil, errAnswer(badRequest("cursor is invalid"))
+		}
+		start = len(items)
+		for i, it := range items {
+			if desc && id(it) < after || !desc && id(it) > after {
+				start = i
+				break
+			}
+		}
+	}
+	end := start + int(min(perPage, int64(len(items)-start)))
+	page := items[start:end]
+	if end < len(items) && len(page) > 0 {
+		c.linkNext(perPage, "cursor", encodeCursor(id(page[len(page)-1])))
+	} else {
+		c.linkNext(perPage, "", "")
+	}
+	return page, nil
+}
+
+// tokenPage is the page of items after the one whose token is the
+// request's page_token, per_page of them, with a Link to the next page
+// (page_token the page's last token) while there is one: the keyset
+// pagination the real service serves for a repository's tree, whose
+// token is an entry's id. A token no item has is 400.
+func tokenPage[T any](c *call, items []T, token func(T) string) ([]T, *fakekit.Answer) {
+	_, perPage, fail := c.pageParams()
+	if fail != nil {
+		return nil, fail
+	}
+	start := 0
+	if s, given := c.p.str("page_token"); given && s != "" {
+		i := slices.IndexFunc(items, func(it T) bool { return token(it) == s })
+		if i < 0 {
+			return nil, errAnswer(badRequest("page_token is invalid"))
+		}
+		start = i + 1
+	}
+	end := start + int(min(perPage, int64(len(items)-start)))
+	page := items[start:end]
+	if end < len(items) && len(page) > 0 {
+		c.linkNext(perPage, "page_token", token(page[len(page)-1]))
+	} else {
+		c.linkNext(perPage, "", "")
+	}
+	return page, nil
+}
+
+// linkNext sets a keyset page's headers: X-Per-Page, and when name is
+// given a Link, rel="next" only, to the request's path and query without
+// page, with pagination=keyset, per_page, and name set to value.
+func (c *call) linkNext(perPage int64, name, value string) {
+	h := c.header
+	h.Set("X-Per-Page", strconv.FormatInt(perPage, 10))
+	if name == "" {
+		return
+	}
+	q := c.r.URL.Query()
+	q.Del("page")
+	q.Set("pagination", "keyset")
+	q.Set("per_page", strconv.FormatInt(perPage, 10))
+	q.Set(name, value)
+	u := url.URL{Path: c.r.URL.Path, RawQuery: q.Encode()}
+	h.Set("Link", "<"+c.base+u.String()+`>; rel="next"`)
+}
