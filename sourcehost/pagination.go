@@ -15,10 +15,11 @@ import (
 // defaults to 20 on the server and is capped at 100.
 //
 // Pagination "keyset" asks for keyset pagination where the collection has
-// it (projects, ordered by id; a project's jobs, newest first): each page
-// links to the next (NextLink), pages past an offset of 50,000 are
-// reachable, and the AllX iterators and FollowNext follow the links. Page
-// is then ignored, and the page's Page, NextPage and totals are unknown.
+// it (projects, ordered by id; a project's jobs, newest first; users, by
+// id; a repository's tree): each page links to the next (NextLink), pages
+// past an offset of 50,000 are reachable, and the AllX iterators and
+// FollowNext follow the links. Page is then ignored, and the page's Page,
+// NextPage and totals are unknown.
 type ListOptions struct {
 	Page       int    `url:"page,omitempty"`
 	PerPage    int    `url:"per_page,omitempty"`

@@ -406,7 +406,10 @@
 // {"id":"<last id>","_kd":"n"}, as the real service writes it); another
 // order_by or sort is 405 "Keyset pagination is not yet available for
 // this type of request", and a cursor the fake did not write 400
-// "cursor is invalid".
+// "cursor is invalid". Users are served so by id, newest first or with
+// sort=asc oldest first; a repository's tree in its order, each page's
+// Link carrying a page_token, the id of the page's last entry (400
+// "page_token is invalid" for one the tree lacks).
 //
 // Known differences from the real service: local webhook URLs are allowed
 // by default (the real service's default is to refuse them: turn
@@ -416,7 +419,10 @@
 // another changes nothing), and deliveries go through no proxy;
 // a project's ssh_url_to_repo is git@host:namespace/path.git, the
 // fake's host on SSH's port 22, though the fake serves no SSH;
-// keyset pagination covers projects only; a deleted project is gone at
+// keyset pagination covers projects, project jobs, users (by id only: the
+// real service also walks them by name, username, created_at and
+// updated_at) and the tree, not groups (which the real service walks by
+// name for anonymous callers only); a deleted project is gone at
 // once (the real service's delayed deletion, which keeps it
 // marked_for_deletion_on for days, is off); a PUT /projects/:id with
 // nothing to change names the six settings the fake keeps, not the real

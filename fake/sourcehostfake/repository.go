@@ -174,7 +174,12 @@ func (c *call) listTree() fakekit.Answer {
 	if entries == nil {
 		return notFound("Tree")
 	}
-	page, fail := paginate(c, entries)
+	var page []treeJSON
+	if mode, _ := c.p.oneOf("pagination", "offset", "keyset"); mode == "keyset" {
+		page, fail = tokenPage(c, entries, func(e treeJSON) string { return e.ID }) // keyset.go
+	} else {
+		page, fail = paginate(c, entries)
+	}
 	if fail != nil {
 		return *fail
 	}

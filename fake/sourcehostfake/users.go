@@ -115,7 +115,19 @@ func (c *call) listUsers() fakekit.Answer {
 		}
 		return true
 	})
-	page, fail := paginate(c, items)
+	keyset, desc, fail := c.keysetOrder("desc", "asc")
+	if fail != nil {
+		return *fail
+	}
+	var page []int64
+	if keyset { // by id, newest first unless sort=asc (keyset.go)
+		if desc {
+			slices.Reverse(items)
+		}
+		page, fail = cursorPage(c, items, func(id int64) int64 { return id }, desc)
+	} else {
+		page, fail = paginate(c, items)
+	}
 	if fail != nil {
 		return *fail
 	}
