@@ -60,7 +60,10 @@ type Option func(*settings) error
 type settings struct {
 	rest  rest.Config
 	token string
-	sudo  string
+	// auth puts the token in a request's headers: PRIVATE-TOKEN
+	// (WithToken), JOB-TOKEN (WithJobToken) or a bearer (WithOAuthToken).
+	auth func(token string) func(http.Header)
+	sudo string
 }
 
 func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
@@ -72,7 +75,7 @@ func WithToken(token string) Option {
 		if err := checkToken(token); err != nil {
 			return err
 		}
-		s.token = token
+		s.token, s.auth = token, tokenAuth
 		return nil
 	}
 }
@@ -154,7 +157,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg.ScrubError = scrubError
 	if s.token != "" {
 		cfg.Secrets = append(cfg.Secrets, s.token)
-		cfg.Authorize = tokenAuth(s.token)
+		cfg.Authorize = s.auth(s.token)
 	}
 	rc, err := rest.New(cfg)
 	if err != nil {

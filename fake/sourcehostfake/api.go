@@ -53,6 +53,7 @@ type call struct {
 	p      *params
 	user   *user // nil for anonymous callers
 	tok    *token
+	job    *ciJob   // the job whose token signed the request in, if one did (auth.go)
 	base   string   // the fake's URL, for web_url fields
 	events []event  // webhook deliveries to queue
 	via    *trigger // the hook chain of the fake's own calls (a request's is read when it has events to queue)
@@ -184,6 +185,9 @@ func (s *Server) externalFor(r *http.Request) string {
 func (s *Server) authenticate(c *call, n need) (fakekit.Answer, bool) {
 	secret := presentedToken(c.r)
 	if secret == "" {
+		if fail, failed, handled := s.authenticateJob(c); handled {
+			return fail, failed
+		}
 		if n.signInRequired() {
 			return message(http.StatusUnauthorized, "401 Unauthorized"), true
 		}
@@ -210,7 +214,8 @@ func (s *Server) authenticate(c *call, n need) (fakekit.Answer, bool) {
 // project finds the route's {id} project, if the caller may see it.
 func (c *call) project() (*project, *fakekit.Answer) {
 	p := c.st.project(c.r.PathValue("id"))
-	if p == nil || !c.st.canSee(c.user, p) {
+	// A job token reaches its own project alone.
+	if p == nil || !c.st.canSee(c.user, p) || c.job != nil && c.job.pipeline.project != p {
 		a := notFound("Project")
 		return nil, &a
 	}

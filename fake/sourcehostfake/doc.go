@@ -152,7 +152,14 @@
 // writes, read_api reads, read_user reads users, read_repository reads
 // code, and a route's other scopes are 403 insufficient_scope naming
 // those it takes. The token may come in PRIVATE-TOKEN, as an OAuth
-// "Authorization: Bearer" token, or in the private_token parameter.
+// "Authorization: Bearer" token, or in the private_token parameter. A
+// running job's CI/CD job token ([Server.JobToken], sent in JOB-TOKEN or
+// the job_token parameter) signs in as the user who ran the pipeline, on
+// the endpoints the real service opens to job tokens that the fake
+// serves (GET /job, the branches, commits and tags lists, the releases
+// API), for the job's own project (another is 404); elsewhere it is not
+// looked at, and the request is anonymous. Before the job runs and once
+// it is over, the token is 401.
 //
 // Sudo: an administrator's token with the sudo scope acts as the user
 // the sudo parameter (query, form or JSON body) or the Sudo header names,
@@ -195,7 +202,8 @@
 // it for deletion, with marked_for_deletion_on, where delayed deletion is
 // on); groups share no projects with other groups, have no invited
 // groups, and their members are listed since the group's creation;
-// admin_mode is not required of administrators.
+// admin_mode is not required of administrators; a job token reaches its
+// own project alone (there is no allowlist of other projects).
 //
 // # Webhooks
 //

@@ -527,7 +527,8 @@ func (c *call) deleteGroup() fakekit.Answer {
 
 // dropGroup removes g, its subgroups and their projects, with what the
 // projects hold: their pipelines' timers stop, their hooks' waiting
-// deliveries are dropped, and no user stars them any more. The records
+// deliveries are dropped, their jobs' tokens go, and no user stars them
+// any more. The records
 // are counted again from the state. s.mu must be held.
 func (s *Server) dropGroup(g *namespace) {
 	st := s.st
@@ -544,6 +545,7 @@ func (s *Server) dropGroup(g *namespace) {
 		for _, u := range st.users {
 			maps.DeleteFunc(u.starred, func(id int64, _ bool) bool { return gone[id] })
 		}
+		maps.DeleteFunc(st.jobTokens, func(_ string, j *ciJob) bool { return gone[j.pipeline.project.id] })
 	}
 	for id, ns := range st.nss {
 		if ns.within(g) {

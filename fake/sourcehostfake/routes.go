@@ -43,6 +43,8 @@ var handlers = map[string]route{
 	"listGroupProjects":   {need: needRead, fn: (*call).listGroupProjects},
 	"listGroupMembers":    {need: needRead, fn: (*call).listGroupMembers},
 	"listAllGroupMembers": {need: needRead, fn: (*call).listAllGroupMembers},
+	// A job token's own job; the token is checked before (auth.go).
+	"currentJob": {need: needRead, fn: (*call).currentJob},
 
 	"searchGlobal":      {need: needSignedRead, fn: (*call).searchGlobal},
 	"searchGroup":       {need: needSignedRead, fn: (*call).searchGroup},

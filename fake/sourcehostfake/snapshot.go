@@ -33,6 +33,15 @@ type snapshot struct {
 	Tokens             []snapToken     `json:"tokens"`
 	Namespaces         []snapNamespace `json:"namespaces"`
 	Projects           []snapProject   `json:"projects"`
+	// JobTokens are the CI/CD job tokens handed out, by secret.
+	JobTokens []snapJobToken `json:"job_tokens,omitempty"`
+}
+
+// snapJobToken is a job token: its secret, and its job by project and id.
+type snapJobToken struct {
+	Secret  string `json:"secret"`
+	Project int64  `json:"project"`
+	Job     int64  `json:"job"`
 }
 
 type snapUser struct {
@@ -392,6 +401,10 @@ func (s *Server) snapshotLocked() *snapshot {
 		}
 		snap.Projects = append(snap.Projects, sp)
 	}
+	for secret, j := range st.jobTokens {
+		snap.JobTokens = append(snap.JobTokens, snapJobToken{Secret: secret, Project: j.pipeline.project.id, Job: j.id})
+	}
+	slices.SortFunc(snap.JobTokens, func(a, b snapJobToken) int { return cmp.Compare(a.Job, b.Job) })
 	return snap
 }
 
@@ -769,6 +782,16 @@ func (r *restorer) build() error {
 		p := st.projByID[sp.ID]
 		p.forkedFrom = from
 		from.forks++
+	}
+	for i, jt := range snap.JobTokens {
+		j := st.jobByID(jt.Project, jt.Job)
+		if j == nil || jt.Secret == "" || st.jobTokens[jt.Secret] != nil {
+			return fmt.Errorf("job_tokens[%d]: no job %d in project %d, or a secret empty or repeated", i, jt.Job, jt.Project)
+		}
+		if st.jobTokens == nil {
+			st.jobTokens = map[string]*ciJob{}
+		}
+		st.jobTokens[jt.Secret] = j
 	}
 	return nil
 }

@@ -84,6 +84,7 @@ func fullState(s *Server) *state {
 	job.trace.WriteString("ERROR: Job failed: exit code 1\n")
 	pl.jobs = []*ciJob{job}
 	p.pipelines = []*pipeline{pl}
+	st.jobTokens = map[string]*ciJob{"job-secret": job}
 	p.variables = []*ciVariable{{id: 1, key: "DEPLOY", value: "s3cret-value", varType: "file", scope: "review/*",
 		description: "deploys", protected: true, masked: true, hidden: true, raw: true}}
 	p.triggers = []*pipelineTrigger{{id: 1, token: "shptt-trigger", description: "deploys", owner: jane, createdAt: at(1),

@@ -39,6 +39,9 @@ type state struct {
 	projects   []*project            // in id order
 	projByID   map[int64]*project
 	projByPath map[string]*project // lower-case full path
+	// jobTokens are the CI/CD job tokens handed out (Server.JobToken), by
+	// secret; a token works while its job runs.
+	jobTokens map[string]*ciJob
 }
 
 func newState(clk *clock.Fake) *state {

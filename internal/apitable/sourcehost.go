@@ -28,6 +28,7 @@ var sourcehost = sync.OnceValue(func() *Table {
 				gl + "user_tokens/#create-a-personal-access-token-for-a-user"},
 			{"GET", "/users", "listUsers", []string{"ListUsers", "AllUsers"}, "", gl + "users/#list-users"},
 			{"GET", "/users/{user_id}", "getUser", []string{"GetUser"}, "", gl + "users/#get-a-single-user"},
+			{"GET", "/job", "currentJob", []string{"CurrentJob"}, "", gl + "jobs/#get-job-tokens-job"},
 
 			{"GET", "/groups", "listGroups", []string{"ListGroups", "AllGroups"}, "", gl + "groups/#list-groups"},
 			{"POST", "/groups", "createGroup", []string{"CreateGroup"}, "", gl + "groups/#create-a-group"},

@@ -1,6 +1,7 @@
 package sourcehost
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -61,4 +62,48 @@ func (c *Client) sudoHeader() http.Header {
 		return nil
 	}
 	return http.Header{"Sudo": {c.sudo}}
+}
+
+// WithJobToken authenticates every request with a CI/CD job token (a
+// running job's CI_JOB_TOKEN), sent in the JOB-TOKEN header. The server
+// takes one on the few endpoints GitLab opens to jobs (CurrentJob, the
+// branches, commits and tags lists, releases, …), as the user who ran the
+// pipeline, for the job's project; elsewhere the request is anonymous.
+// It replaces WithToken and WithOAuthToken.
+func WithJobToken(token string) Option {
+	return func(s *settings) error {
+		if err := checkToken(token); err != nil {
+			return err
+		}
+		s.token, s.auth = token, func(token string) func(http.Header) {
+			return func(h http.Header) { h["Job-Token"] = []string{token} }
+		}
+		return nil
+	}
+}
+
+// WithOAuthToken authenticates every request with an OAuth access token,
+// sent as "Authorization: Bearer <token>", which the server holds to the
+// same scopes as a personal access token. It replaces WithToken and
+// WithJobToken.
+func WithOAuthToken(token string) Option {
+	return func(s *settings) error {
+		if err := checkToken(token); err != nil {
+			return err
+		}
+		s.token, s.auth = token, func(token string) func(http.Header) {
+			return func(h http.Header) { h["Authorization"] = []string{"Bearer " + token} }
+		}
+		return nil
+	}
+}
+
+// CurrentJob returns the job whose token the client authenticates with
+// (WithJobToken); another token is refused with 401.
+//
+// GitLab API: [GET /job]
+//
+// [GET /job]: https://docs.gitlab.com/api/jobs/#get-job-tokens-job
+func (c *Client) CurrentJob(ctx context.Context) (*Job, error) {
+	return do[Job](ctx, c, http.MethodGet, "/job", nil, nil)
 }
