@@ -2,6 +2,7 @@ package sourcehost_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,21 @@ func TestJobTokenWhileTheJobRuns(t *testing.T) {
 	}
 	if _, err := jc.ListBranches(ctx, pid(p), nil); !errors.Is(err, sourcehost.ErrUnauthorized) {
 		t.Fatalf("a finished job's token: %v", err)
+	}
+
+	// A snapshot keeps the token; a deleted project takes it along.
+	snap, err := srv.Snapshot()
+	if err != nil || !strings.Contains(string(snap), secret) {
+		t.Fatalf("the snapshot lacks the job token: %v", err)
+	}
+	if err := alice.DeleteProject(ctx, pid(p)); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err = srv.Snapshot(); err != nil || strings.Contains(string(snap), secret) {
+		t.Fatalf("the snapshot keeps a deleted project's job token: %v", err)
+	}
+	if err := sourcehostfake.Start(t).Restore(snap); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -525,11 +525,9 @@ func (c *call) deleteGroup() fakekit.Answer {
 	return message(http.StatusAccepted, "202 Accepted")
 }
 
-// dropGroup removes g, its subgroups and their projects, with what the
-// projects hold: their pipelines' timers stop, their hooks' waiting
-// deliveries are dropped, their jobs' tokens go, and no user stars them
-// any more. The records
-// are counted again from the state. s.mu must be held.
+// dropGroup removes g, its subgroups and their projects, each project let
+// go as DELETE /projects/:id lets it go (releaseProject). The records are
+// counted again from the state. s.mu must be held.
 func (s *Server) dropGroup(g *namespace) {
 	st := s.st
 	gone := map[int64]bool{}
@@ -545,7 +543,6 @@ func (s *Server) dropGroup(g *namespace) {
 		for _, u := range st.users {
 			maps.DeleteFunc(u.starred, func(id int64, _ bool) bool { return gone[id] })
 		}
-		maps.DeleteFunc(st.jobTokens, func(_ string, j *ciJob) bool { return gone[j.pipeline.project.id] })
 	}
 	for id, ns := range st.nss {
 		if ns.within(g) {

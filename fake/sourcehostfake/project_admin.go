@@ -107,8 +107,8 @@ func (s *Server) dropProject(p *project) {
 
 // releaseProject lets go of what a project being removed holds outside
 // its own record: its pipelines' timers stop, its hooks' waiting
-// deliveries are dropped, its source counts one fork less, and its path
-// and id find nothing. Its forks are left pointing at it, forks of
+// deliveries are dropped, its jobs' tokens go, its source counts one
+// fork less, and its path and id find nothing. Its forks are left pointing at it, forks of
 // nothing (forkSource), so that removing many projects does not walk all
 // projects for each. Whoever removes it takes it out of st.projects and
 // takes its stars back. s.mu must be held.
@@ -125,6 +125,7 @@ func (s *Server) releaseProject(p *project) {
 	if from := s.st.forkSource(p); from != nil {
 		from.forks--
 	}
+	maps.DeleteFunc(s.st.jobTokens, func(_ string, j *ciJob) bool { return j.pipeline.project == p }) // its jobs' tokens (auth.go)
 	delete(s.st.projByID, p.id)
 	delete(s.st.projByPath, strings.ToLower(p.fullPath()))
 }
