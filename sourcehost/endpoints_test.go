@@ -39,6 +39,22 @@ func TestEndpointTable(t *testing.T) {
 				_, err := c.SearchProject(ctx, sourcehost.ProjectID(1), &sourcehost.SearchOptions{Search: "x", Scope: sourcehost.SearchIssues})
 				return err
 			},
+			"CreateMergeRequestDiscussion": func(ctx context.Context) error {
+				_, err := c.CreateMergeRequestDiscussion(ctx, sourcehost.ProjectID(1), 1, "x")
+				return err
+			},
+			"AddMergeRequestDiscussionNote": func(ctx context.Context) error {
+				_, err := c.AddMergeRequestDiscussionNote(ctx, sourcehost.ProjectID(1), 1, "d", "x")
+				return err
+			},
+			"GetMergeRequestDiscussion": func(ctx context.Context) error {
+				_, err := c.GetMergeRequestDiscussion(ctx, sourcehost.ProjectID(1), 1, "d")
+				return err
+			},
+			"ResolveMergeRequestDiscussion": func(ctx context.Context) error {
+				_, err := c.ResolveMergeRequestDiscussion(ctx, sourcehost.ProjectID(1), 1, "d", true)
+				return err
+			},
 			"Compare": func(ctx context.Context) error {
 				_, err := c.Compare(ctx, sourcehost.ProjectID(1), &sourcehost.CompareOptions{From: "main", To: "main"})
 				return err

@@ -14,18 +14,26 @@ import (
 // ones the server writes itself when something changes ("closed",
 // "merged", …).
 type Note struct {
-	ID           int64     `json:"id"`
-	Body         string    `json:"body"`
-	Author       *User     `json:"author"`
-	System       bool      `json:"system"`
-	Internal     bool      `json:"internal"` // seen only by reporters and above
-	NoteableID   int64     `json:"noteable_id"`
-	NoteableIID  int64     `json:"noteable_iid"`
-	NoteableType string    `json:"noteable_type"` // "Issue" or "MergeRequest"
-	ProjectID    int64     `json:"project_id"`
-	Resolvable   bool      `json:"resolvable"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           int64  `json:"id"`
+	Body         string `json:"body"`
+	Author       *User  `json:"author"`
+	System       bool   `json:"system"`
+	Internal     bool   `json:"internal"` // seen only by reporters and above
+	NoteableID   int64  `json:"noteable_id"`
+	NoteableIID  int64  `json:"noteable_iid"`
+	NoteableType string `json:"noteable_type"` // "Issue" or "MergeRequest"
+	ProjectID    int64  `json:"project_id"`
+	// Type is "DiscussionNote" for a note of a discussion thread (see
+	// CreateMergeRequestDiscussion), empty for a note of its own.
+	Type string `json:"type"`
+	// Resolvable notes (a merge request's discussion notes) can be
+	// resolved; Resolved, ResolvedBy and ResolvedAt say whether and by whom.
+	Resolvable bool       `json:"resolvable"`
+	Resolved   bool       `json:"resolved"`
+	ResolvedBy *User      `json:"resolved_by"`
+	ResolvedAt *time.Time `json:"resolved_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
 }
 
 // ListNotesOptions orders and pages the notes of an issue or a merge

@@ -662,6 +662,11 @@ type noteJSON struct {
 	ProjectID    int64   `json:"project_id"`
 	NoteableIID  int64   `json:"noteable_iid"`
 	Resolvable   bool    `json:"resolvable"`
+	// Resolved, ResolvedBy and ResolvedAt are shown for resolvable notes
+	// only, as the real service shows them.
+	Resolved     *bool   `json:"resolved,omitempty"`
+	ResolvedBy   written `json:"resolved_by,omitempty"`
+	ResolvedAt   *stamp  `json:"resolved_at,omitempty"`
 	Confidential bool    `json:"confidential"`
 	Internal     bool    `json:"internal"`
 	Imported     bool    `json:"imported"`
@@ -672,6 +677,14 @@ func (c *call) appendNote(b []byte, n *note) []byte {
 	v := noteJSON{ID: n.id, Body: n.body, Author: c.userRef(n.author), CreatedAt: stamp(n.createdAt), UpdatedAt: stamp(n.updatedAt),
 		System: n.system, NoteableID: n.noteableID, NoteableType: n.noteableType, ProjectID: n.project.id,
 		NoteableIID: n.noteableIID, Confidential: n.internal, Internal: n.internal, ImportedFrom: "none"}
+	if n.discussionNote {
+		typ, resolved := "DiscussionNote", n.resolved
+		v.Type, v.Resolvable, v.Resolved, v.ResolvedBy = &typ, n.resolvable(), &resolved, c.userRef(n.resolvedBy)
+		if n.resolvedAt != nil {
+			at := stamp(*n.resolvedAt)
+			v.ResolvedAt = &at
+		}
+	}
 	return v.appendJSON(b)
 }
 

@@ -89,6 +89,18 @@
 // approval and its withdrawal is a merge request hook ("approved",
 // "unapproved").
 //
+// A merge request's notes are threads (GET, POST .../discussions, GET
+// and PUT .../discussions/:discussion_id, POST .../notes under it): a
+// note made through the notes API, or a system note, is a thread of its
+// own (individual_note); one started through the discussions API is a
+// thread of "DiscussionNote"s, which takes replies and is resolved and
+// reopened whole (resolved=true or false) by the merge request's author
+// or a developer and above (403 otherwise, and for a thread that cannot
+// be resolved). A reply to a note of its own makes it a thread, as the
+// real service converts it; a system note's thread is 400 "Discussion
+// can not be replied to."; an unknown thread 404 "404 Discussion Not
+// Found". Thread ids are 40 hexadecimal digits, as the real service's.
+//
 // Search (GET /search, GET /groups/:id/search and GET
 // /projects/:id/search, the last two also at .../-/search) needs a
 // signed-in caller and finds what the caller may see, with the scopes of
@@ -447,5 +459,7 @@
 // search also matches an issue by its #iid, and ranks projects by
 // relevance); diffs detect no renames
 // (a renamed file is deleted and added) and show every file as mode
-// 100644; approvals have no rules, and a merge needs none.
+// 100644; approvals have no rules, and a merge needs none; threads are
+// on merge requests only and on no line of a diff (a position is not
+// read), and an unresolved thread does not block a merge.
 package sourcehostfake

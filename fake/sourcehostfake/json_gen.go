@@ -439,6 +439,18 @@ func (v *noteJSON) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(v.NoteableIID), 10)
 	b = append(b, `,"resolvable":`...)
 	b = strconv.AppendBool(b, bool(v.Resolvable))
+	if v.Resolved != nil {
+		b = append(b, `,"resolved":`...)
+		b = strconv.AppendBool(b, bool((*v.Resolved)))
+	}
+	if len(v.ResolvedBy) != 0 {
+		b = append(b, `,"resolved_by":`...)
+		b = v.ResolvedBy.appendJSON(b)
+	}
+	if v.ResolvedAt != nil {
+		b = append(b, `,"resolved_at":`...)
+		b = v.ResolvedAt.appendJSON(b)
+	}
 	b = append(b, `,"confidential":`...)
 	b = strconv.AppendBool(b, bool(v.Confidential))
 	b = append(b, `,"internal":`...)

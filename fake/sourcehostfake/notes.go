@@ -133,6 +133,7 @@ func (c *call) addNote(nb *noteable, body string, system, internal bool) *note {
 	now := c.st.clock.Now()
 	n := &note{id: c.st.next("note"), body: body, author: c.user, system: system, internal: internal, createdAt: now,
 		updatedAt: now, noteableType: nb.kind, noteableID: nb.id, noteableIID: nb.iid, project: nb.pr}
+	n.discussionID = individualDiscussionID(n)
 	*nb.notes = append(*nb.notes, n)
 	nb.pr.lastActivity = now
 	return n

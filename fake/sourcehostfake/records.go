@@ -299,14 +299,16 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 		}
 		return append(needs, c.s.pipelineNeeds(ci)...)
 	},
-	"POST /api/v4/projects/{id}/issues/{iid}/notes":           func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
-	"POST /api/v4/projects/{id}/merge_requests/{iid}/notes":   func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
-	"POST /api/v4/projects/{id}/labels":                       func(*call) []recordNeed { return []recordNeed{{"label", 1}} },
-	"POST /api/v4/projects/{id}/milestones":                   func(*call) []recordNeed { return []recordNeed{{"milestone", 1}} },
-	"POST /api/v4/projects/{id}/hooks":                        func(*call) []recordNeed { return []recordNeed{{"hook", 1}} },
-	"POST /api/v4/projects/{id}/variables":                    func(*call) []recordNeed { return []recordNeed{{"variable", 1}} },
-	"POST /api/v4/projects/{id}/merge_requests/{iid}/approve": func(*call) []recordNeed { return []recordNeed{{"approval", 1}} },
-	"POST /api/v4/projects/{id}/triggers":                     func(*call) []recordNeed { return []recordNeed{{"trigger", 1}} },
+	"POST /api/v4/projects/{id}/issues/{iid}/notes":                                     func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
+	"POST /api/v4/projects/{id}/merge_requests/{iid}/notes":                             func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
+	"POST /api/v4/projects/{id}/labels":                                                 func(*call) []recordNeed { return []recordNeed{{"label", 1}} },
+	"POST /api/v4/projects/{id}/milestones":                                             func(*call) []recordNeed { return []recordNeed{{"milestone", 1}} },
+	"POST /api/v4/projects/{id}/hooks":                                                  func(*call) []recordNeed { return []recordNeed{{"hook", 1}} },
+	"POST /api/v4/projects/{id}/variables":                                              func(*call) []recordNeed { return []recordNeed{{"variable", 1}} },
+	"POST /api/v4/projects/{id}/merge_requests/{iid}/discussions":                       func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
+	"POST /api/v4/projects/{id}/merge_requests/{iid}/discussions/{discussion_id}/notes": func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
+	"POST /api/v4/projects/{id}/merge_requests/{iid}/approve":                           func(*call) []recordNeed { return []recordNeed{{"approval", 1}} },
+	"POST /api/v4/projects/{id}/triggers":                                               func(*call) []recordNeed { return []recordNeed{{"trigger", 1}} },
 	"POST /api/v4/projects/{id}/trigger/pipeline": func(c *call) []recordNeed {
 		if head := c.branchHead(c.param("ref")); head != nil {
 			return c.s.pipelineNeeds(head.files[c.s.cfg.ciFile])

@@ -208,6 +208,12 @@ type snapNote struct {
 	NoteableType string   `json:"noteable_type"`
 	NoteableID   int64    `json:"noteable_id"`
 	NoteableIID  int64    `json:"noteable_iid"`
+	// The thread: empty for a note's own (individual) thread.
+	DiscussionID   string    `json:"discussion_id,omitempty"`
+	DiscussionNote bool      `json:"discussion_note,omitempty"`
+	Resolved       bool      `json:"resolved,omitempty"`
+	ResolvedBy     int64     `json:"resolved_by,omitempty"`
+	ResolvedAt     *snapTime `json:"resolved_at,omitempty"`
 }
 
 type snapLabel struct {
@@ -448,7 +454,11 @@ func snapNotes(notes []*note) []snapNote {
 	for _, n := range notes {
 		out = append(out, snapNote{ID: n.id, Body: n.body, Author: idOf(n.author), System: n.system, Internal: n.internal,
 			CreatedAt: snapTime(n.createdAt), UpdatedAt: snapTime(n.updatedAt), NoteableType: n.noteableType,
-			NoteableID: n.noteableID, NoteableIID: n.noteableIID})
+			NoteableID: n.noteableID, NoteableIID: n.noteableIID, DiscussionNote: n.discussionNote, Resolved: n.resolved,
+			ResolvedBy: idOf(n.resolvedBy), ResolvedAt: fakekit.SnapshotTimePtr(n.resolvedAt)})
+		if n.discussionID != individualDiscussionID(n) {
+			out[len(out)-1].DiscussionID = n.discussionID
+		}
 	}
 	return out
 }
@@ -860,9 +870,18 @@ func (r *restorer) project(i int, sp *snapProject) error {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, &note{id: sn.ID, body: sn.Body, author: author, system: sn.System, internal: sn.Internal,
+			resolvedBy, err := r.user(fmt.Sprintf("%s.notes[%d].resolved_by", w, k), sn.ResolvedBy, true)
+			if err != nil {
+				return nil, err
+			}
+			n := &note{id: sn.ID, body: sn.Body, author: author, system: sn.System, internal: sn.Internal,
 				createdAt: sn.CreatedAt.Time(), updatedAt: sn.UpdatedAt.Time(), noteableType: sn.NoteableType,
-				noteableID: sn.NoteableID, noteableIID: sn.NoteableIID, project: p})
+				noteableID: sn.NoteableID, noteableIID: sn.NoteableIID, project: p, discussionID: sn.DiscussionID,
+				discussionNote: sn.DiscussionNote, resolved: sn.Resolved, resolvedBy: resolvedBy, resolvedAt: sn.ResolvedAt.TimePtr()}
+			if n.discussionID == "" {
+				n.discussionID = individualDiscussionID(n)
+			}
+			out = append(out, n)
 		}
 		return out, nil
 	}

@@ -63,7 +63,8 @@ func fullState(s *Server) *state {
 	p.labels = []*label{{id: 1, name: "bug", color: "#ff0000", description: "a bug", priority: &prio}}
 	nt := func(id int64, typ string) *note {
 		return &note{id: id, body: "hi", author: jane, system: true, internal: true, createdAt: at(2), updatedAt: at(3),
-			noteableType: typ, noteableID: 1, noteableIID: 1, project: p}
+			noteableType: typ, noteableID: 1, noteableIID: 1, project: p, discussionID: "thread-" + typ, discussionNote: true,
+			resolved: true, resolvedBy: root, resolvedAt: tp(4)}
 	}
 	p.issues = []*issue{{id: 1, iid: 1, project: p, title: "Broken", description: "it is", state: "closed", labels: []string{"bug"},
 		author: jane, assignees: []*user{root}, confidential: true, createdAt: at(1), updatedAt: at(2), closedAt: tp(3),

@@ -246,6 +246,14 @@ type note struct {
 	noteableID   int64
 	noteableIID  int64
 	project      *project
+	// The thread it is in: its own (an individual note), or one started
+	// through the discussions API, whose notes are DiscussionNotes that
+	// can be resolved.
+	discussionID   string
+	discussionNote bool
+	resolved       bool
+	resolvedBy     *user
+	resolvedAt     *time.Time
 }
 
 type hook struct {

@@ -624,3 +624,30 @@ func TestGitLabClientProjectLifecycle(t *testing.T) {
 		t.Fatalf("transfer %+v %v", moved, err)
 	}
 }
+
+func TestGitLabClientMergeRequestDiscussions(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"a.go": "package a\n"},
+		Branches:      []sourcehostfake.BranchSeed{{Name: "feature", Files: map[string]string{"b.go": "package b\n"}}},
+		MergeRequests: []sourcehostfake.MergeRequestSeed{{Title: "B", SourceBranch: "feature"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := gl.Discussions.CreateMergeRequestDiscussion(pid, 1, &gitlab.CreateMergeRequestDiscussionOptions{Body: gitlab.Ptr("Why b?")})
+	if err != nil || len(d.Notes) != 1 || d.Notes[0].Type != "DiscussionNote" || !d.Notes[0].Resolvable {
+		t.Fatalf("thread %+v %v", d, err)
+	}
+	if n, _, err := gl.Discussions.AddMergeRequestDiscussionNote(pid, 1, d.ID, &gitlab.AddMergeRequestDiscussionNoteOptions{Body: gitlab.Ptr("Because")}); err != nil || n.Body != "Because" {
+		t.Fatalf("reply %+v %v", n, err)
+	}
+	r, _, err := gl.Discussions.ResolveMergeRequestDiscussion(pid, 1, d.ID, &gitlab.ResolveMergeRequestDiscussionOptions{Resolved: gitlab.Ptr(true)})
+	if err != nil || len(r.Notes) != 2 || !r.Notes[1].Resolved || r.Notes[1].ResolvedBy.Username != "root" {
+		t.Fatalf("resolved %+v %v", r, err)
+	}
+	ds, _, err := gl.Discussions.ListMergeRequestDiscussions(pid, 1, nil)
+	if err != nil || len(ds) == 0 || ds[len(ds)-1].ID != d.ID {
+		t.Fatalf("threads %+v %v", ds, err)
+	}
+}
