@@ -271,3 +271,49 @@ func TestGroupsAndTokensCountAgainstMaxRecords(t *testing.T) {
 		t.Fatalf("a deleted group makes room: %v", err)
 	}
 }
+
+// TestGroupVisibilityBetweenParentAndChildren: a group is never more
+// visible than its parent, nor less than its subgroups and projects.
+func TestGroupVisibilityBetweenParentAndChildren(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	c := srv.Client()
+	for _, g := range []sourcehostfake.GroupSeed{{Path: "top", Visibility: "internal"}, {Path: "sub", Parent: "top", Visibility: "internal"}} {
+		if _, err := srv.AddGroup(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := srv.AddGroup(sourcehostfake.GroupSeed{Path: "loud", Parent: "top", Visibility: "public"}); err == nil {
+		t.Fatal("a seed more visible than its parent was taken")
+	}
+	update := func(g string, v sourcehost.Visibility) (int, string) {
+		_, err := c.UpdateGroup(ctx, sourcehost.GroupPath(g), &sourcehost.UpdateGroupRequest{Visibility: v})
+		return statusOf(err)
+	}
+	for _, tc := range []struct {
+		group   string
+		to      sourcehost.Visibility
+		status  int
+		message string
+	}{
+		{"top", sourcehost.Private, http.StatusBadRequest, "visibility_level private is not allowed since there are sub-groups with higher visibility."},
+		{"top/sub", sourcehost.Public, http.StatusBadRequest, "visibility_level public is not allowed since the parent group has a internal visibility."},
+		{"top", sourcehost.Public, 0, ""},
+		{"top/sub", sourcehost.Public, 0, ""},
+	} {
+		if status, msg := update(tc.group, tc.to); status != tc.status || tc.status != 0 && msg != tc.message {
+			t.Errorf("%s to %s: %d %q, want %d %q", tc.group, tc.to, status, msg, tc.status, tc.message)
+		}
+	}
+	sub, err := c.GetGroup(ctx, sourcehost.GroupPath("top/sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateProject(ctx, &sourcehost.CreateProjectRequest{Name: "open", NamespaceID: sub.ID, Visibility: sourcehost.Public}); err != nil {
+		t.Fatal(err)
+	}
+	if status, msg := update("top/sub", sourcehost.Internal); status != http.StatusBadRequest ||
+		msg != "visibility_level internal is not allowed since this group contains projects with higher visibility." {
+		t.Fatalf("a group below its project's visibility: %d %q", status, msg)
+	}
+}
