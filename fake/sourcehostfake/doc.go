@@ -315,6 +315,15 @@
 // trigger's owner, with source "trigger", on a branch or tag; an unknown
 // token is 404 "404 Not Found", an owner below developer 403.
 //
+// Pipeline schedules (GET, POST, PUT, DELETE
+// /projects/:id/pipeline_schedules; developers make them, their owner or a
+// maintainer changes them) keep a description, a ref, a cron line (5 or 6
+// fields of cron's characters, or @hourly, @daily, …) and an IANA time
+// zone (default UTC), else 400 {"message":{"cron":["is invalid
+// syntax"]}}. POST .../play runs one at once, as its owner, with source
+// "schedule", answering 201 {"message":"201 Created"}; the schedule's
+// last_pipeline names the pipeline.
+//
 // # Serving and controls
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
@@ -439,6 +448,12 @@
 // another changes nothing), and deliveries go through no proxy;
 // a project's ssh_url_to_repo is git@host:namespace/path.git, the
 // fake's host on SSH's port 22, though the fake serves no SSH;
+// pipeline schedules run only when played, never on the clock by their
+// cron (next_run_at is null), a play whose ref or CI definition is gone
+// is refused with the pipeline's 400 (the real service answers 201 and
+// fails the pipeline), and Rails' time zone names are not taken (IANA
+// names only); a pipeline's iid after the newest's, so the newest's
+// deleted is given again;
 // keyset pagination covers projects, project jobs, users (by id only: the
 // real service also walks them by name, username, created_at and
 // updated_at) and the tree, not groups (which the real service walks by

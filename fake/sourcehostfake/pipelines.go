@@ -327,6 +327,11 @@ func (c *call) deletePipeline() fakekit.Answer {
 		pl.timer = nil
 	}
 	pr.pipelines = slices.DeleteFunc(pr.pipelines, func(x *pipeline) bool { return x == pl })
+	for _, s := range pr.schedules {
+		if s.last == pl {
+			s.last = nil
+		}
+	}
 	c.s.removed("pipeline", 1)
 	c.s.removed("job", len(pl.jobs))
 	return fakekit.Answer{Status: http.StatusNoContent}

@@ -31,7 +31,7 @@ var recordKinds = map[string]string{
 	"label": "labels", "milestone": "milestones", "hook": "project hooks", "pipeline": "pipelines", "job": "jobs",
 	"release": "releases", "protected_branch": "protected branches", "branch": "branches", "tag": "tags",
 	"commit": "commits", "variable": "CI/CD variables", "approval": "merge request approvals",
-	"trigger": "pipeline triggers",
+	"trigger": "pipeline triggers", "schedule": "pipeline schedules",
 }
 
 // repoBytes is the seq key of the bytes repositories hold: each commit
@@ -144,6 +144,7 @@ func (p *project) countRecords(add func(string, int)) {
 	}
 	add("variable", len(p.variables))
 	add("trigger", len(p.triggers))
+	add("schedule", len(p.schedules))
 	add("release", len(p.releases))
 	add("protected_branch", len(p.protected))
 	add("branch", len(p.repo.branches))
@@ -309,6 +310,18 @@ var recordNeeds = map[string]func(c *call) []recordNeed{
 	"POST /api/v4/projects/{id}/merge_requests/{iid}/discussions/{discussion_id}/notes": func(*call) []recordNeed { return []recordNeed{{"note", 1}} },
 	"POST /api/v4/projects/{id}/merge_requests/{iid}/approve":                           func(*call) []recordNeed { return []recordNeed{{"approval", 1}} },
 	"POST /api/v4/projects/{id}/triggers":                                               func(*call) []recordNeed { return []recordNeed{{"trigger", 1}} },
+	"POST /api/v4/projects/{id}/pipeline_schedules":                                     func(*call) []recordNeed { return []recordNeed{{"schedule", 1}} },
+	"POST /api/v4/projects/{id}/pipeline_schedules/{pipeline_schedule_id}/play": func(c *call) []recordNeed {
+		if pr := c.st.project(c.r.PathValue("id")); pr != nil {
+			id, _ := c.pathInt("pipeline_schedule_id")
+			for _, s := range pr.schedules {
+				if head := pr.repo.resolve(scheduleRef(s)); s.id == id && head != nil {
+					return c.s.pipelineNeeds(head.files[c.s.cfg.ciFile])
+				}
+			}
+		}
+		return nil
+	},
 	"POST /api/v4/projects/{id}/trigger/pipeline": func(c *call) []recordNeed {
 		if head := c.branchHead(c.param("ref")); head != nil {
 			return c.s.pipelineNeeds(head.files[c.s.cfg.ciFile])

@@ -156,7 +156,14 @@ var handlers = map[string]route{
 	"updateTrigger": {need: needWrite, fn: (*call).updateTrigger},
 	"deleteTrigger": {need: needWrite, fn: (*call).deleteTrigger},
 	// The trigger token authorizes the pipeline: no credentials needed.
-	"triggerPipeline":  {need: needRead, fn: (*call).triggerPipeline},
+	"triggerPipeline": {need: needRead, fn: (*call).triggerPipeline},
+
+	"listSchedules":    {need: needRead, fn: (*call).listSchedules},
+	"getSchedule":      {need: needRead, fn: (*call).getSchedule},
+	"createSchedule":   {need: needWrite, fn: (*call).createSchedule},
+	"updateSchedule":   {need: needWrite, fn: (*call).updateSchedule},
+	"deleteSchedule":   {need: needWrite, fn: (*call).deleteSchedule},
+	"playSchedule":     {need: needWrite, fn: (*call).playSchedule},
 	"listPipelineJobs": {need: needRead, fn: (*call).listPipelineJobs},
 	"listProjectJobs":  {need: needRead, fn: (*call).listProjectJobs},
 	"getJob":           {need: needRead, fn: (*call).getJob},

@@ -118,7 +118,23 @@ type snapProject struct {
 	Pipelines     []snapPipeline  `json:"pipelines"`
 	Variables     []snapVariable  `json:"variables,omitempty"`
 	Triggers      []snapTrigger   `json:"triggers,omitempty"`
+	Schedules     []snapSchedule  `json:"pipeline_schedules,omitempty"`
 	Repository    snapRepo        `json:"repository"`
+}
+
+// snapSchedule is a pipeline schedule; LastPipeline is the id of the
+// pipeline it last ran (0: none).
+type snapSchedule struct {
+	ID           int64    `json:"id"`
+	Description  string   `json:"description"`
+	Ref          string   `json:"ref"`
+	Cron         string   `json:"cron"`
+	Timezone     string   `json:"cron_timezone"`
+	Active       bool     `json:"active"`
+	Owner        int64    `json:"owner"`
+	CreatedAt    snapTime `json:"created_at"`
+	UpdatedAt    snapTime `json:"updated_at"`
+	LastPipeline int64    `json:"last_pipeline,omitempty"`
 }
 
 // snapTrigger is a pipeline trigger, with its token as a personal access
@@ -539,6 +555,14 @@ func snapProjectOf(p *project) snapProject {
 	for _, t := range p.triggers {
 		sp.Triggers = append(sp.Triggers, snapTrigger{ID: t.id, Token: t.token, Description: t.description, Owner: idOf(t.owner),
 			CreatedAt: snapTime(t.createdAt), UpdatedAt: snapTime(t.updatedAt), LastUsed: fakekit.SnapshotTimePtr(t.lastUsed)})
+	}
+	for _, s := range p.schedules {
+		ss := snapSchedule{ID: s.id, Description: s.description, Ref: s.ref, Cron: s.cron, Timezone: s.timezone, Active: s.active,
+			Owner: idOf(s.owner), CreatedAt: snapTime(s.createdAt), UpdatedAt: snapTime(s.updatedAt)}
+		if s.last != nil {
+			ss.LastPipeline = s.last.id
+		}
+		sp.Schedules = append(sp.Schedules, ss)
 	}
 	sp.Repository = snapRepoOf(&p.repo)
 	return sp
@@ -1015,6 +1039,22 @@ func (r *restorer) project(i int, sp *snapProject) error {
 			return err
 		}
 		p.triggers = append(p.triggers, t)
+	}
+	for k, ss := range sp.Schedules {
+		s := &pipelineSchedule{id: ss.ID, description: ss.Description, ref: ss.Ref, cron: ss.Cron, timezone: ss.Timezone,
+			active: ss.Active, createdAt: ss.CreatedAt.Time(), updatedAt: ss.UpdatedAt.Time()}
+		w := fmt.Sprintf("%s.pipeline_schedules[%d]", where, k)
+		if s.owner, err = r.user(w+".owner", ss.Owner, true); err != nil {
+			return err
+		}
+		if ss.LastPipeline != 0 {
+			i := slices.IndexFunc(p.pipelines, func(pl *pipeline) bool { return pl.id == ss.LastPipeline })
+			if i < 0 {
+				return fmt.Errorf("%s.last_pipeline: no pipeline %d", w, ss.LastPipeline)
+			}
+			s.last = p.pipelines[i]
+		}
+		p.schedules = append(p.schedules, s)
 	}
 	st.projects = append(st.projects, p)
 	st.projByID[p.id] = p

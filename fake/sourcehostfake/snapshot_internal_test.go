@@ -21,7 +21,7 @@ func fullState(s *Server) *state {
 	st := newState(s.cfg.clock)
 	st.seq = map[string]int64{"user": 2, "namespace": 4, "token": 2, "project": 1, "issue": 1, "merge_request": 1, "note": 2,
 		"label": 1, "milestone": 1, "hook": 1, "pipeline": 1, "job": 1, "protected_branch": 1, "release": 1,
-		"variable": 1, "trigger": 1}
+		"variable": 1, "trigger": 1, "schedule": 1}
 	root := st.addUser(RootUsername, "Administrator", "admin@example.com", true)
 	jane := st.addUser("jane", "Jane", "jane@x", false)
 	root.createdAt, jane.createdAt = at(1), at(1)
@@ -90,6 +90,8 @@ func fullState(s *Server) *state {
 		description: "deploys", protected: true, masked: true, hidden: true, raw: true}}
 	p.triggers = []*pipelineTrigger{{id: 1, token: "shptt-trigger", description: "deploys", owner: jane, createdAt: at(1),
 		updatedAt: at(2), lastUsed: tp(3)}}
+	p.schedules = []*pipelineSchedule{{id: 1, description: "nightly", ref: "main", cron: "0 1 * * *", timezone: "Europe/Paris",
+		active: true, owner: jane, createdAt: at(1), updatedAt: at(2), last: pl}}
 	s.st, s.root = st, root
 	s.localHooks.Store(false) // not the default, so a restore that forgot it shows
 	return st
@@ -126,7 +128,7 @@ func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 	}
 	opt := []cmp.Option{
 		cmp.AllowUnexported(state{}, user{}, token{}, namespace{}, project{}, issue{}, mergeRequest{}, label{}, milestone{},
-			note{}, hook{}, pipeline{}, repo{}, tag{}, protectedBranch{}, release{}, commit{}, blob{}, ciJob{}, ciVariable{}, approval{}, pipelineTrigger{}),
+			note{}, hook{}, pipeline{}, repo{}, tag{}, protectedBranch{}, release{}, commit{}, blob{}, ciJob{}, ciVariable{}, approval{}, pipelineTrigger{}, pipelineSchedule{}),
 		cmpopts.IgnoreFields(state{}, "clock"),
 		cmpopts.IgnoreFields(pipeline{}, "timer"),
 		cmp.Comparer(func(a, b strings.Builder) bool { return a.String() == b.String() }),

@@ -151,6 +151,7 @@ type project struct {
 	pipelines  []*pipeline
 	variables  []*ciVariable // CI/CD variables, in id order
 	triggers   []*pipelineTrigger
+	schedules  []*pipelineSchedule
 	repo       repo
 }
 
