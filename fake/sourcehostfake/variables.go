@@ -1,6 +1,7 @@
 package sourcehostfake
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"slices"
@@ -94,11 +95,20 @@ func (c *call) listVariables() fakekit.Answer {
 }
 
 // findVariable is the route's {key} variable, in the environment scope
-// filter[environment_scope] names; without a filter a key in several
-// scopes is 409, as the real service answers.
+// filter[environment_scope] names (in a JSON body, {"filter":
+// {"environment_scope": …}}, as GitLab's Go client sends it); without a
+// filter a key in several scopes is 409, as the real service answers.
 func (c *call) findVariable(pr *project) (*ciVariable, *fakekit.Answer) {
 	key := c.r.PathValue("key")
 	scope, filtered := c.p.str("filter[environment_scope]")
+	if raw, _, ok := c.p.lookup("filter"); ok && raw != nil && !filtered {
+		var f struct {
+			EnvironmentScope *string `json:"environment_scope"`
+		}
+		if json.Unmarshal(raw, &f) == nil && f.EnvironmentScope != nil {
+			scope, filtered = *f.EnvironmentScope, true
+		}
+	}
 	var found []*ciVariable
 	for _, v := range pr.variables {
 		if v.key == key && (!filtered || v.scope == scope) {
