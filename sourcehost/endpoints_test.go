@@ -55,6 +55,10 @@ func TestEndpointTable(t *testing.T) {
 				_, err := c.ResolveMergeRequestDiscussion(ctx, sourcehost.ProjectID(1), 1, "d", true)
 				return err
 			},
+			"GetFileBlame": func(ctx context.Context) error {
+				_, err := c.GetFileBlame(ctx, sourcehost.ProjectID(1), "README.md", "main")
+				return err
+			},
 			"Compare": func(ctx context.Context) error {
 				_, err := c.Compare(ctx, sourcehost.ProjectID(1), &sourcehost.CompareOptions{From: "main", To: "main"})
 				return err

@@ -112,6 +112,36 @@ func (c *Client) GetRawBlob(ctx context.Context, pid ProjectRef, sha string) ([]
 	return buf.Bytes(), nil
 }
 
+// BlameRange is a run of a file's lines that one commit last changed.
+type BlameRange struct {
+	Commit *Commit `json:"commit"`
+	// Lines are the lines, without their line ends.
+	Lines []string `json:"lines"`
+}
+
+// GetFileBlame returns who last changed each line of a file at a ref (a
+// branch, tag or commit), as runs of lines in order.
+//
+// GitLab API: [GET /projects/{id}/repository/files/{file_path}/blame]
+//
+// [GET /projects/{id}/repository/files/{file_path}/blame]: https://docs.gitlab.com/api/repository_files/#get-file-blame-from-repository
+func (c *Client) GetFileBlame(ctx context.Context, pid ProjectRef, file, ref string) ([]*BlameRange, error) {
+	if ref == "" {
+		return nil, errors.New("sourcehost: GetFileBlame needs a ref")
+	}
+	path, err := filePath(pid, file)
+	if err != nil {
+		return nil, err
+	}
+	var out []*BlameRange
+	if _, err := c.call(ctx, http.MethodGet, path+"/blame", struct {
+		Ref string `url:"ref"`
+	}{ref}, nil, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CreateFileRequest commits a new file to a branch.
 type CreateFileRequest struct {
 	Branch        string `json:"branch"`

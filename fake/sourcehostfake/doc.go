@@ -81,7 +81,10 @@
 // lists the commits of "to" that "from" lacks, oldest first, and the diff
 // from their merge base (from "from" itself with straight=true); an
 // unknown ref is 404 "404 Ref Not Found". A blob's bytes are served by its
-// id (GET .../repository/blobs/:sha/raw). Approvals are as the real
+// id (GET .../repository/blobs/:sha/raw). A file's blame (GET
+// .../files/:file_path/blame, ref required) is runs of its lines, each
+// with the commit that last changed them, found by walking back through
+// the commits that changed the file along first parents. Approvals are as the real
 // service's free edition has them: any developer or above (the author
 // too) approves, once (again is 304 Not Modified, as unapproving without
 // an approval), one approval makes a merge request approved, none is
@@ -476,5 +479,6 @@
 // (a renamed file is deleted and added) and show every file as mode
 // 100644; approvals have no rules, and a merge needs none; threads are
 // on merge requests only and on no line of a diff (a position is not
-// read), and an unresolved thread does not block a merge.
+// read), and an unresolved thread does not block a merge; blame takes no
+// range and attributes a line a merge brought to the merge commit.
 package sourcehostfake

@@ -544,3 +544,94 @@ func (c *call) getRawBlob() fakekit.Answer {
 	}
 	return notFound("Blob")
 }
+
+// blameJSON is a run of a file's lines last changed by one commit.
+type blameJSON struct {
+	Commit *commitJSON `json:"commit"`
+	Lines  []string    `json:"lines"`
+}
+
+func (c *call) blame() fakekit.Answer {
+	pr, fail := c.repoProject()
+	if fail != nil {
+		return *fail
+	}
+	ref := c.p.required("ref")
+	if msg := c.p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	head := pr.repo.resolve(ref)
+	if head == nil {
+		return notFound("Commit")
+	}
+	file := strings.TrimPrefix(c.r.PathValue("file_path"), "/")
+	b := head.files[file]
+	if b == nil {
+		return notFound("File")
+	}
+	lines := splitLines(b.data)
+	owners := blameLines(head, file, len(lines))
+	out := []blameJSON{}
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\n")
+		if n := len(out); n > 0 && out[n-1].Commit.ID == owners[i].sha {
+			out[n-1].Lines = append(out[n-1].Lines, l)
+			continue
+		}
+		out = append(out, blameJSON{Commit: c.renderCommit(pr, owners[i]), Lines: []string{l}})
+	}
+	return ok(out)
+}
+
+// blameLines finds the commit that last changed each of the n lines of
+// file at head: walking back through the commits that changed it, a line
+// a commit added is that commit's, a line it kept is its parent's to
+// explain.
+func blameLines(head *commit, file string, n int) []*commit {
+	owners := make([]*commit, n)
+	at := make([]int, n) // the line of owners each line of the version at cur is
+	for i := range at {
+		at[i] = i
+	}
+	left := n
+	tracked := head.files[file] // the version whose lines at maps
+	for cur := head; left > 0; {
+		c := lastCommitFor(cur, file)
+		var parent *commit
+		switch {
+		case c == nil || c.files[file] == nil || c.files[file].sha != tracked.sha:
+			c = cur // a history the walk cannot follow: what is left is cur's
+		case len(c.parents) > 0 && c.parents[0].files[file] != nil:
+			parent = c.parents[0]
+		}
+		if parent == nil { // the file began here: what is left is c's
+			for _, k := range at {
+				if k >= 0 && owners[k] == nil {
+					owners[k] = c
+				}
+			}
+			break
+		}
+		before := splitLines(parent.files[file].data)
+		next := make([]int, len(before))
+		ai, bi := 0, 0
+		for _, e := range lineEdits(before, splitLines(c.files[file].data)) {
+			switch e.op {
+			case '+':
+				if k := at[bi]; k >= 0 {
+					owners[k] = c
+					left--
+				}
+				bi++
+			case '-':
+				next[ai] = -1
+				ai++
+			default:
+				next[ai] = at[bi]
+				ai, bi = ai+1, bi+1
+			}
+		}
+		at, cur, tracked = next, parent, parent.files[file]
+	}
+	return owners
+}

@@ -176,6 +176,7 @@ var handlers = map[string]route{
 	"createFile":            {need: needWrite, prep: prepFile, fn: (*call).createFile},
 	"updateFile":            {need: needWrite, prep: prepFile, fn: (*call).updateFile},
 	"deleteFile":            {need: needWrite, fn: (*call).deleteFile},
+	"blame":                 {need: needRepoRead, fn: (*call).blame},
 	"getRawBlob":            {need: needRepoRead, fn: (*call).getRawBlob},
 	"compare":               {need: needRepoRead, fn: (*call).compare},
 	"listTree":              {need: needRepoRead, fn: (*call).listTree},

@@ -208,6 +208,7 @@ var sourcehost = sync.OnceValue(func() *Table {
 			{"POST", "/projects/{id}/repository/files/{file_path}", "createFile", []string{"CreateFile"}, "", gl + "repository_files/#create-new-file-in-repository"},
 			{"PUT", "/projects/{id}/repository/files/{file_path}", "updateFile", []string{"UpdateFile"}, "", gl + "repository_files/#update-existing-file-in-repository"},
 			{"DELETE", "/projects/{id}/repository/files/{file_path}", "deleteFile", []string{"DeleteFile"}, "", gl + "repository_files/#delete-existing-file-in-repository"},
+			{"GET", "/projects/{id}/repository/files/{file_path}/blame", "blame", []string{"GetFileBlame"}, "", gl + "repository_files/#get-file-blame-from-repository"},
 			{"GET", "/projects/{id}/repository/blobs/{sha}/raw", "getRawBlob", []string{"GetRawBlob"}, "", gl + "repositories/#raw-blob-content"},
 			{"GET", "/projects/{id}/repository/compare", "compare", []string{"Compare"}, "", gl + "repositories/#compare-branches-tags-or-commits"},
 			{"GET", "/projects/{id}/repository/tree", "listTree", []string{"ListTree", "AllTree"}, "", gl + "repositories/#list-repository-tree"},
