@@ -18,10 +18,12 @@ const (
 	maxDiffLines = 5_000
 	maxDiffFiles = 1_000
 	// maxDiffCells bounds the table the line matcher fills between a
-	// file's first and last changed lines; past it, the changed middle is
-	// shown as removed then added whole (still a correct diff, not the
-	// shortest).
-	maxDiffCells = 4 << 20
+	// file's first and last changed lines (4 bytes a cell), and
+	// maxDiffWork the cells one request fills in all (its files, or a
+	// blame's commits); past either, the changed middle is shown as
+	// removed then added whole (still a correct diff, not the shortest).
+	maxDiffCells = 1 << 20
+	maxDiffWork  = 16 << 20
 	// diffContext is the lines of context around each change.
 	diffContext = 3
 )
@@ -45,6 +47,7 @@ type diffJSON struct {
 // nil: everything is new), by path; overflow reports files left out past
 // maxDiffFiles.
 func diffTrees(from, to *commit) (_ []diffJSON, overflow bool) {
+	d := newDiffer()
 	var old, cur map[string]*blob
 	if from != nil {
 		old = from.files
@@ -68,7 +71,7 @@ func diffTrees(from, to *commit) (_ []diffJSON, overflow bool) {
 		if len(out) == maxDiffFiles {
 			return out, true
 		}
-		out = append(out, fileDiff(p, old[p], cur[p]))
+		out = append(out, d.fileDiff(p, old[p], cur[p]))
 	}
 	return out, false
 }
@@ -76,7 +79,7 @@ func diffTrees(from, to *commit) (_ []diffJSON, overflow bool) {
 // fileDiff is one file's change from a to b (either nil: created or
 // deleted): its unified diff without the file header lines, as the real
 // service writes it.
-func fileDiff(path string, a, b *blob) diffJSON {
+func (df *differ) fileDiff(path string, a, b *blob) diffJSON {
 	d := diffJSON{NewPath: path, OldPath: path, AMode: "100644", BMode: "100644", NewFile: a == nil, DeletedFile: b == nil}
 	var ad, bd []byte
 	if a != nil {
@@ -102,7 +105,7 @@ func fileDiff(path string, a, b *blob) diffJSON {
 		d.TooLarge, d.Collapsed = true, true
 		return d
 	}
-	d.Diff = unified(al, bl)
+	d.Diff = df.unified(al, bl)
 	return d
 }
 
@@ -128,10 +131,15 @@ type edit struct {
 	line string
 }
 
+// differ matches lines within a request's budget of work.
+type differ struct{ work int } // cells it may still fill
+
+func newDiffer() *differ { return &differ{work: maxDiffWork} }
+
 // lineEdits turns a into b, line by line: the common head and tail kept,
 // and the middle matched by longest common subsequence when its table
-// fits maxDiffCells.
-func lineEdits(a, b []string) []edit {
+// fits maxDiffCells and the work left.
+func (df *differ) lineEdits(a, b []string) []edit {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
@@ -145,7 +153,8 @@ func lineEdits(a, b []string) []edit {
 		out = append(out, edit{' ', l})
 	}
 	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	if (len(ma)+1)*(len(mb)+1) <= maxDiffCells {
+	if cells := (len(ma) + 1) * (len(mb) + 1); cells <= maxDiffCells && cells <= df.work {
+		df.work -= cells
 		out = append(out, lcsEdits(ma, mb)...)
 	} else {
 		for _, l := range ma {
@@ -197,8 +206,8 @@ func lcsEdits(a, b []string) []edit {
 // unified writes the hunks of a's change into b, with diffContext lines of
 // context, "@@ -l,s +l,s @@" headers and git's marker of a last line
 // without its newline.
-func unified(a, b []string) string {
-	edits := lineEdits(a, b)
+func (df *differ) unified(a, b []string) string {
+	edits := df.lineEdits(a, b)
 	var sb strings.Builder
 	for start := 0; start < len(edits); {
 		// Find the next change, and the hunk around it: changes closer than

@@ -60,7 +60,7 @@ func TestUnifiedDiffs(t *testing.T) {
 		// Changes more than six lines apart are two hunks.
 		{"a\n1\n2\n3\n4\n5\n6\n7\nb\n", "A\n1\n2\n3\n4\n5\n6\n7\nB\n", "@@ -1,4 +1,4 @@\n-a\n+A\n 1\n 2\n 3\n@@ -6,4 +6,4 @@\n 5\n 6\n 7\n-b\n+B\n"},
 	} {
-		if got := unified(splitLines([]byte(tc.a)), splitLines([]byte(tc.b))); got != tc.want {
+		if got := newDiffer().unified(splitLines([]byte(tc.a)), splitLines([]byte(tc.b))); got != tc.want {
 			t.Errorf("%q to %q:\n%s\nwant\n%s", tc.a, tc.b, got, tc.want)
 		}
 	}
@@ -80,8 +80,8 @@ func TestUnifiedDiffs(t *testing.T) {
 	for range 2000 {
 		a, b := text(), text()
 		al := splitLines([]byte(a))
-		if got := applyUnified(t, al, unified(al, splitLines([]byte(b)))); got != b {
-			t.Fatalf("%q to %q: the diff makes %q:\n%s", a, b, got, unified(al, splitLines([]byte(b))))
+		if got := applyUnified(t, al, newDiffer().unified(al, splitLines([]byte(b)))); got != b {
+			t.Fatalf("%q to %q: the diff makes %q:\n%s", a, b, got, newDiffer().unified(al, splitLines([]byte(b))))
 		}
 	}
 }
@@ -91,14 +91,14 @@ func TestUnifiedDiffs(t *testing.T) {
 func TestFileDiffBounds(t *testing.T) {
 	t.Parallel()
 	big := newBlob([]byte(strings.Repeat("x", maxDiffBytes+1)))
-	if d := fileDiff("big", nil, big); !d.TooLarge || d.Diff != "" || !d.NewFile || d.AMode != "0" {
+	if d := newDiffer().fileDiff("big", nil, big); !d.TooLarge || d.Diff != "" || !d.NewFile || d.AMode != "0" {
 		t.Fatalf("big %+v", d)
 	}
 	long := newBlob([]byte(strings.Repeat("x\n", maxDiffLines+1)))
-	if d := fileDiff("long", newBlob([]byte("x\n")), long); !d.TooLarge || d.Diff != "" {
+	if d := newDiffer().fileDiff("long", newBlob([]byte("x\n")), long); !d.TooLarge || d.Diff != "" {
 		t.Fatalf("long %+v", d)
 	}
-	if d := fileDiff("bin", newBlob([]byte{0, 1}), newBlob([]byte{0, 2})); d.Diff != "Binary files a/bin and b/bin differ\n" {
+	if d := newDiffer().fileDiff("bin", newBlob([]byte{0, 1}), newBlob([]byte{0, 2})); d.Diff != "Binary files a/bin and b/bin differ\n" {
 		t.Fatalf("binary %+v", d)
 	}
 	// The middle of two different files past maxDiffCells is replaced whole,
@@ -109,7 +109,23 @@ func TestFileDiffBounds(t *testing.T) {
 		b.WriteString("b" + strconv.Itoa(i) + "\n")
 	}
 	al := splitLines([]byte(a.String()))
-	if got := applyUnified(t, al, unified(al, splitLines([]byte(b.String())))); got != b.String() {
+	if got := applyUnified(t, al, newDiffer().unified(al, splitLines([]byte(b.String())))); got != b.String() {
 		t.Fatal("the replaced middle does not make b")
+	}
+}
+
+// A request's work is bounded in all: past its budget, files are matched
+// the cheap way, each diff still correct.
+func TestDiffWorkIsBounded(t *testing.T) {
+	t.Parallel()
+	df := &differ{work: 10}
+	a, b := splitLines([]byte("x\n1\n2\n3\ny\n")), splitLines([]byte("x\n3\n2\n1\ny\n"))
+	if got := applyUnified(t, a, df.unified(a, b)); got != "x\n3\n2\n1\ny\n" || df.work != 10 {
+		t.Fatalf("over budget: %q, work %d", got, df.work)
+	}
+	df.work = 100
+	df.unified(a, b)
+	if df.work != 100-16 {
+		t.Fatalf("work left %d, want 84 (a 4x4 table)", df.work)
 	}
 }

@@ -408,9 +408,11 @@
 //     ("overflow" past them, changes_count "1000+"); a comparison lists at
 //     most 1,000 commits, the newest. Lines are matched exactly (longest
 //     common subsequence) between the first and last changed lines while
-//     that table is at most 4 Mi cells; past it the changed middle is
-//     shown removed then added whole, a correct diff but not the
-//     shortest.
+//     that table is at most 1 Mi cells (4 MiB) and the request has filled
+//     fewer than 16 Mi in all; past either the changed middle is shown
+//     removed then added whole, a correct diff but not the shortest. A
+//     blame walks back through at most 1,000 commits; lines still
+//     unexplained there are the last one's.
 //   - The delivery log: the newest 10,000 deliveries, the first 64 KiB of
 //     each payload, 32 MiB in all ([WithDeliveryLog]).
 //   - Listeners: 10 s to send the headers, 64 KiB of headers in at most

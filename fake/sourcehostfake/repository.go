@@ -545,6 +545,10 @@ func (c *call) getRawBlob() fakekit.Answer {
 	return notFound("Blob")
 }
 
+// maxBlameCommits bounds the commits a blame walks back through; the
+// lines still unexplained there are the last commit's.
+const maxBlameCommits = 1_000
+
 // blameJSON is a run of a file's lines last changed by one commit.
 type blameJSON struct {
 	Commit *commitJSON `json:"commit"`
@@ -595,12 +599,13 @@ func blameLines(head *commit, file string, n int) []*commit {
 	}
 	left := n
 	tracked := head.files[file] // the version whose lines at maps
-	for cur := head; left > 0; {
+	df := newDiffer()
+	for cur, steps := head, 0; left > 0; steps++ {
 		c := lastCommitFor(cur, file)
 		var parent *commit
 		switch {
-		case c == nil || c.files[file] == nil || c.files[file].sha != tracked.sha:
-			c = cur // a history the walk cannot follow: what is left is cur's
+		case c == nil || c.files[file] == nil || c.files[file].sha != tracked.sha || steps == maxBlameCommits:
+			c = cur // a history the walk cannot follow, or too long: what is left is cur's
 		case len(c.parents) > 0 && c.parents[0].files[file] != nil:
 			parent = c.parents[0]
 		}
@@ -615,7 +620,7 @@ func blameLines(head *commit, file string, n int) []*commit {
 		before := splitLines(parent.files[file].data)
 		next := make([]int, len(before))
 		ai, bi := 0, 0
-		for _, e := range lineEdits(before, splitLines(c.files[file].data)) {
+		for _, e := range df.lineEdits(before, splitLines(c.files[file].data)) {
 			switch e.op {
 			case '+':
 				if k := at[bi]; k >= 0 {
