@@ -578,20 +578,7 @@ func (c *call) listGroupProjects() fakekit.Answer {
 		}
 		return true
 	}
-	order := func(a, b *project) int {
-		var r int
-		switch orderBy {
-		case "name":
-			r = cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
-		case "path":
-			r = cmp.Compare(a.fullPath(), b.fullPath())
-		case "updated_at", "last_activity_at":
-			r = a.lastActivity.Compare(b.lastActivity)
-		case "created_at":
-			r = a.createdAt.Compare(b.createdAt)
-		}
-		return ordered(r, a.id, b.id, desc)
-	}
+	order := projectOrder(orderBy, desc)
 	page, fail := sortedPage(c, c.st.projects, accepted, order, "")
 	if fail != nil {
 		return *fail

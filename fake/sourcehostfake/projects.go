@@ -58,20 +58,7 @@ func (c *call) projectList(of func(*project) bool) fakekit.Answer {
 		}
 		return true
 	}
-	order := func(a, b *project) int {
-		var r int
-		switch orderBy {
-		case "name":
-			r = cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
-		case "path":
-			r = cmp.Compare(a.fullPath(), b.fullPath())
-		case "updated_at", "last_activity_at":
-			r = a.lastActivity.Compare(b.lastActivity)
-		case "created_at":
-			r = a.createdAt.Compare(b.createdAt)
-		}
-		return ordered(r, a.id, b.id, desc)
-	}
+	order := projectOrder(orderBy, desc)
 	var page []*project
 	var fail *fakekit.Answer
 	if keyset {
@@ -457,4 +444,23 @@ func (st *state) projectByID(id int64) (*project, error) {
 		return nil, fmt.Errorf("sourcehostfake: no project %d", id)
 	}
 	return p, nil
+}
+
+// projectOrder compares projects as a list of them is ordered by orderBy
+// (GitLab's order_by; id otherwise), ties broken by id.
+func projectOrder(orderBy string, desc bool) func(a, b *project) int {
+	return func(a, b *project) int {
+		var r int
+		switch orderBy {
+		case "name":
+			r = cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
+		case "path":
+			r = cmp.Compare(a.fullPath(), b.fullPath())
+		case "updated_at", "last_activity_at":
+			r = a.lastActivity.Compare(b.lastActivity)
+		case "created_at":
+			r = a.createdAt.Compare(b.createdAt)
+		}
+		return ordered(r, a.id, b.id, desc)
+	}
 }

@@ -28,6 +28,21 @@ func (c *call) repoProject() (*project, *fakekit.Answer) {
 	return pr, nil
 }
 
+// fileAt is the request's file_path at ref in pr's repository: the commit
+// ref names, the path, and the file; GitLab's 404 when either is missing.
+func (c *call) fileAt(pr *project, ref string) (head *commit, file string, b *blob, fail *fakekit.Answer) {
+	if head = pr.repo.resolve(ref); head == nil {
+		a := notFound("Commit")
+		return nil, "", nil, &a
+	}
+	file = strings.TrimPrefix(c.r.PathValue("file_path"), "/")
+	if b = head.files[file]; b == nil {
+		a := notFound("File")
+		return nil, "", nil, &a
+	}
+	return head, file, b, nil
+}
+
 func (c *call) getFile() fakekit.Answer {
 	pr, fail := c.repoProject()
 	if fail != nil {
@@ -37,14 +52,9 @@ func (c *call) getFile() fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	head := pr.repo.resolve(ref)
-	if head == nil {
-		return notFound("Commit")
-	}
-	file := strings.TrimPrefix(c.r.PathValue("file_path"), "/")
-	b := head.files[file]
-	if b == nil {
-		return notFound("File")
+	head, file, b, fail := c.fileAt(pr, ref)
+	if fail != nil {
+		return *fail
 	}
 	sum := sha256.Sum256(b.data)
 	out := fileJSON{FileName: path.Base(file), FilePath: file, Size: len(b.data), Encoding: "base64",
@@ -64,13 +74,9 @@ func (c *call) getRawFile() fakekit.Answer {
 	if !ok || ref == "" {
 		ref = pr.defaultBranch
 	}
-	head := pr.repo.resolve(ref)
-	if head == nil {
-		return notFound("Commit")
-	}
-	b := head.files[strings.TrimPrefix(c.r.PathValue("file_path"), "/")]
-	if b == nil {
-		return notFound("File")
+	_, _, b, fail := c.fileAt(pr, ref)
+	if fail != nil {
+		return *fail
 	}
 	return fakekit.Answer{Status: http.StatusOK, Raw: b.data, ContentType: "text/plain; charset=utf-8"}
 }
@@ -564,14 +570,9 @@ func (c *call) blame() fakekit.Answer {
 	if msg := c.p.problem(); msg != "" {
 		return badRequest(msg)
 	}
-	head := pr.repo.resolve(ref)
-	if head == nil {
-		return notFound("Commit")
-	}
-	file := strings.TrimPrefix(c.r.PathValue("file_path"), "/")
-	b := head.files[file]
-	if b == nil {
-		return notFound("File")
+	head, file, b, fail := c.fileAt(pr, ref)
+	if fail != nil {
+		return *fail
 	}
 	lines := splitLines(b.data)
 	owners := blameLines(head, file, len(lines))
