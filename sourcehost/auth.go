@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/apitwin/apitwin/internal/rest"
 )
 
 // WithSudo makes every request act as another user, named by username
@@ -56,12 +58,20 @@ func checkSudo(user string) error {
 	return nil
 }
 
-// sudoHeader is the Sudo header of c's requests; nil for none.
-func (c *Client) sudoHeader() http.Header {
-	if c.sudo == "" {
-		return nil
+// send sends one request of c's, the only way its requests go out, so
+// that each carries the Sudo header of a client acting as another user
+// (WithSudo, Client.Sudo): the rest client, shared by Client.Sudo's
+// copies, cannot hold it.
+func (c *Client) send(ctx context.Context, req *rest.Request, out any) (rest.Response, error) {
+	if c.sudo != "" {
+		h := req.Header.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set("Sudo", c.sudo)
+		req.Header = h
 	}
-	return http.Header{"Sudo": {c.sudo}}
+	return c.rest.Do(ctx, req, out)
 }
 
 // WithJobToken authenticates every request with a CI/CD job token (a

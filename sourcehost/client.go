@@ -245,7 +245,7 @@ func projectPath(pid ProjectRef, suffix string) (string, error) {
 
 // call sends one request with a JSON body (or none) and decodes the answer.
 func (c *Client) call(ctx context.Context, method, path string, q any, body any, out any) (rest.Response, error) {
-	req := &rest.Request{Method: method, Path: path, JSON: body, Header: c.sudoHeader()}
+	req := &rest.Request{Method: method, Path: path, JSON: body}
 	if q != nil {
 		v, err := query.Values(q)
 		if err != nil {
@@ -253,7 +253,7 @@ func (c *Client) call(ctx context.Context, method, path string, q any, body any,
 		}
 		req.Query = v
 	}
-	return c.rest.Do(ctx, req, out)
+	return c.send(ctx, req, out)
 }
 
 // Do sends a request the client does not wrap (yet): method, a path under
@@ -266,7 +266,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("sourcehost: Do: path %q must start with / (it is under the API root)", path)
 	}
-	_, err := c.rest.Do(ctx, &rest.Request{Method: method, Path: path, Query: query, JSON: body, Header: c.sudoHeader()}, out)
+	_, err := c.send(ctx, &rest.Request{Method: method, Path: path, Query: query, JSON: body}, out)
 	return err
 }
 

@@ -78,7 +78,7 @@ func (c *Client) AddProjectHook(ctx context.Context, pid ProjectRef, req *AddPro
 	var h ProjectHook
 	// The hook's token is the receiver's secret: an error answer or a log
 	// line that quotes the form must not show it.
-	if _, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, Path: path, Form: form, Secrets: []string{req.Token}, Header: c.sudoHeader()}, &h); err != nil {
+	if _, err := c.send(ctx, &rest.Request{Method: http.MethodPost, Path: path, Form: form, Secrets: []string{req.Token}}, &h); err != nil {
 		return nil, err
 	}
 	return &h, nil
@@ -160,7 +160,7 @@ func (c *Client) EditProjectHook(ctx context.Context, pid ProjectRef, hookID int
 		return nil, fmt.Errorf("sourcehost: encoding hook: %w", err)
 	}
 	var h ProjectHook
-	if _, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPut, Path: path, Form: form, Secrets: []string{req.Token}, Header: c.sudoHeader()}, &h); err != nil {
+	if _, err := c.send(ctx, &rest.Request{Method: http.MethodPut, Path: path, Form: form, Secrets: []string{req.Token}}, &h); err != nil {
 		return nil, err
 	}
 	return &h, nil

@@ -99,7 +99,7 @@ func FollowNext[T any](ctx context.Context, c *Client, p *Page[T]) (*Page[T], er
 		return nil, err
 	}
 	var items []*T
-	resp, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodGet, Path: path, Query: q, Header: c.sudoHeader()}, &items)
+	resp, err := c.send(ctx, &rest.Request{Method: http.MethodGet, Path: path, Query: q}, &items)
 	if err != nil {
 		return nil, err
 	}

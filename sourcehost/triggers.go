@@ -172,7 +172,7 @@ func (c *Client) RunPipelineTrigger(ctx context.Context, pid ProjectRef, req *Ru
 		secrets = append(secrets, v)
 	}
 	var pl Pipeline
-	if _, err := c.rest.Do(ctx, &rest.Request{Method: http.MethodPost, Path: path, JSON: req, Secrets: secrets}, &pl); err != nil {
+	if _, err := c.send(ctx, &rest.Request{Method: http.MethodPost, Path: path, JSON: req, Secrets: secrets}, &pl); err != nil {
 		return nil, err
 	}
 	return &pl, nil

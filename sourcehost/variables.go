@@ -208,7 +208,7 @@ func variableCall(ctx context.Context, c *Client, method, path string, scope *Va
 		r.Query = url.Values{"filter[environment_scope]": {scope.EnvironmentScope}}
 	}
 	var v Variable
-	if _, err := c.rest.Do(ctx, r, &v); err != nil {
+	if _, err := c.send(ctx, r, &v); err != nil {
 		return nil, err
 	}
 	return &v, nil
