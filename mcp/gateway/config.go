@@ -40,6 +40,16 @@ type Config struct {
 	UpstreamHeaderTimeoutSeconds float64 `yaml:"upstream_header_timeout_seconds" json:"upstream_header_timeout_seconds"`
 	// Path is where the gateway answers (default "/mcp").
 	Path string `yaml:"path" json:"path"`
+	// AllowedOrigins lists the browser origins (scheme://host[:port],
+	// e.g. https://app.example.com) whose pages may call the gateway: a
+	// request with another Origin header is refused with 403, against DNS
+	// rebinding, and their CORS preflights are answered. Requests with no
+	// Origin (every client that is not a browser) are always served.
+	// Unset, pages on loopback (localhost, 127.0.0.1, [::1], any port) may
+	// call a gateway reached on a loopback address (one listening on
+	// loopback), and no page may call it otherwise; an empty list refuses
+	// every browser page. Compared without case and default ports.
+	AllowedOrigins []string `yaml:"allowed_origins" json:"allowed_origins"`
 
 	Security  SecurityConfig  `yaml:"security" json:"security"`
 	RateLimit RateLimitConfig `yaml:"rate_limit" json:"rate_limit"`
@@ -336,6 +346,11 @@ func (c Config) withDefaults() (Config, error) {
 		c.Path = mcp.DefaultPath
 	} else if !strings.HasPrefix(c.Path, "/") {
 		bad("path", "must start with /")
+	}
+	for _, o := range c.AllowedOrigins {
+		if _, err := canonicalOrigin(o); err != nil {
+			bad("allowed_origins", "%v", err)
+		}
 	}
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes

@@ -48,6 +48,19 @@
 //     verifications). Auth, address, signature and rate-limit refusals are
 //     -32000 with data.status the HTTP status, so clients handle them like
 //     the upstream's.
+//   - Origin (the MCP transport's rule against DNS rebinding): a request
+//     whose Origin header is not allowed is 403 (-32000, data.status 403)
+//     before anything else is looked at; one with no Origin (a client
+//     that is not a browser) is served. Config.AllowedOrigins lists the
+//     pages allowed; unset, pages on loopback may call a gateway reached
+//     on loopback, and none may call it otherwise. An allowed origin's
+//     CORS preflight (OPTIONS) is 204 with Access-Control-Allow-Methods
+//     (POST, OPTIONS), -Allow-Headers (Authorization, Content-Type,
+//     Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID,
+//     X-MCP-Signature) and -Max-Age (600 s); its answers, refusals
+//     included, expose Mcp-Session-Id, MCP-Protocol-Version,
+//     WWW-Authenticate, Retry-After and X-RateLimit-*. Another origin's
+//     preflight is 403; OPTIONS without Origin is 204 with Allow.
 //   - A body of only notifications is answered 204 with no body.
 //   - A body whose every request is a method of the Model Context
 //     Protocol that its side serves (initialize, ping, tools/list,

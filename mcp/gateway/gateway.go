@@ -34,7 +34,9 @@ import (
 // the source-hosting API with the caller's own token.
 //
 // A request passes these checks in order, each refusal an HTTP error status
-// with a JSON-RPC error body (id null): method POST (405), caller address
+// with a JSON-RPC error body (id null): its Origin, when it has one (403;
+// see AllowedOrigins; a CORS preflight of an allowed origin is answered
+// 204), method POST (405), caller address
 // (403), bearer token present (401), Content-Type application/json (415),
 // body size (413), signature (401), the token verified with the
 // source-hosting API or remembered (401 with WWW-Authenticate when it is
@@ -48,6 +50,8 @@ type Gateway struct {
 	cfg Config
 	clk clock.Clock
 	ips *ipFilter
+	// origins decides which browser pages may call (origin.go).
+	origins *originPolicy
 	// hooks decides where configure_webhook may send hooks.
 	hooks *hookGuard
 	// secret returns the signing secret, which only it holds (a function
@@ -101,7 +105,7 @@ func New(cfg Config) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{
-		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), hooks: newHookGuard(cfg), log: cfg.Logger, callers: make(map[string]*caller),
+		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), origins: newOriginPolicy(cfg.AllowedOrigins), hooks: newHookGuard(cfg), log: cfg.Logger, callers: make(map[string]*caller),
 	}
 	secret := []byte(cfg.Security.SigningSecret)
 	g.secret = func() []byte { return secret }
@@ -174,6 +178,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.metrics.requests.Add(1)
+	if g.cors(w, r) { // a refused origin, or a preflight
+		return
+	}
 	if rf := g.serve(w, r); rf != nil {
 		g.metrics.refused.Add(1)
 		rf.write(w)
@@ -183,7 +190,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve runs the checks and the request, or returns the refusal to write.
 func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
+		w.Header().Set("Allow", corsAllowMethods)
 		return &refusal{status: http.StatusMethodNotAllowed, code: mcp.CodeInvalidRequest, reason: "the gateway takes POST only"}
 	}
 	addr, ok := g.ips.clientAddr(r)

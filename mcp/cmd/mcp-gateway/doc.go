@@ -43,6 +43,19 @@
 // container, or behind a load balancer on another host, listen on every
 // address: -listen :8930.
 //
+// Browser pages: a request whose Origin header is not allowed is refused
+// with 403 (the MCP transport's defence against DNS rebinding), whatever
+// its token; requests with no Origin (every client that is not a browser)
+// are served. Without allowed_origins a gateway listening on loopback lets
+// pages on loopback call it (http://localhost:6274, http://127.0.0.1:5173,
+// any port: the MCP Inspector, a local web client), and one listening
+// elsewhere lets no page call it; list the origins of the web clients of
+// a deployment in allowed_origins (that list then replaces the loopback
+// default). Their CORS preflights (OPTIONS) are answered 204, with the
+// headers MCP uses (Authorization, Content-Type, Mcp-Session-Id,
+// MCP-Protocol-Version, Last-Event-ID) allowed, and WWW-Authenticate and
+// Mcp-Session-Id readable by the page.
+//
 // upstream is the source-hosting API's base URL: "https://git.example.com"
 // and "https://git.example.com/api/v4" both work.
 //
@@ -82,6 +95,7 @@
 //	upstream_header_timeout_seconds: 30  # a call the source-hosting API has not begun to answer by then: -32603, data.status 504
 //	path: /mcp
 //	max_body_bytes: 1048576
+//	allowed_origins: [https://app.example.com] # browser pages that may call; absent: loopback pages, on loopback only; []: none
 //	security:
 //	  ip_whitelist: []              # CIDR ranges or addresses; empty: everyone
 //	  blocked_ips: []
