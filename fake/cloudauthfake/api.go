@@ -78,7 +78,7 @@ func (s *Server) login(r *http.Request) fakekit.Answer {
 		return errorAnswer(r, http.StatusBadRequest, badJSON)
 	}
 	if body.Username == nil || body.Password == nil {
-		return errorAnswer(r, http.StatusBadRequest, "username and password are required")
+		return errorAnswer(r, http.StatusBadRequest, missingCredentials)
 	}
 	tenant := body.Tenant
 	if tenant == "" {
@@ -100,8 +100,12 @@ func (s *Server) login(r *http.Request) fakekit.Answer {
 	})
 }
 
-// badJSON is the gateway's message for a body it cannot read as JSON.
-const badJSON = "The request body is not valid JSON"
+// The login's 400 messages: a body the gateway cannot read as JSON, and a
+// JSON object without username or password (or with null for either).
+const (
+	badJSON            = "The request body is not valid JSON"
+	missingCredentials = "username and password are required"
+)
 
 // refuseMediaType refuses a body the gateway would not read as JSON: one
 // whose Content-Type is neither application/json nor a +json type. A body

@@ -29,15 +29,17 @@
 //     issues an RS256 JWT (header alg RS256, typ JWT, kid; payload sub,
 //     iss, exp, iat, tenant, jti) and answers {"access_token",
 //     "token_type":"bearer","expires_in"}. An empty tenant means the
-//     default tenant, "vsphere.local" ([WithDefaultTenant]). A wrong
-//     password, an unknown user, a locked account and a wrong tenant all
-//     answer the same 401 {"statusCode":401,"message":"Unauthorized",
-//     "requestId":…}; a body that is not JSON (or has anything but white
-//     space after the JSON object), or lacks username or password, answers
-//     400 "The request body is not valid JSON"; a Content-Type other than
-//     application/json or a +json type (text/plain, a form) answers 415
-//     "Content type 'text/plain' not supported", as the gateway's JSON
-//     reader does. A body without a Content-Type is read as JSON.
+//     default tenant, "default" ([DefaultTenant], [WithDefaultTenant]). A
+//     wrong password, an unknown user, a locked account and a wrong tenant
+//     all answer the same 401 {"statusCode":401,"message":"Unauthorized",
+//     "requestId":…}; a body that is not JSON, answers 400 "The request
+//     body is not valid JSON" (so does one with anything but white space
+//     after the JSON object); a JSON object that lacks username or
+//     password, answers 400 "username and password are required"; a
+//     Content-Type other than application/json or a +json type
+//     (text/plain, a form) answers 415 "Content type 'text/plain' not
+//     supported", as the gateway's JSON reader does. A body without a
+//     Content-Type is read as JSON.
 //   - POST /csp/gateway/am/api/logout with a bearer token revokes it
 //     (204); GET /csp/gateway/am/api/userinfo answers the user's details.
 //     Both answer 401 with WWW-Authenticate: Bearer error="invalid_token"
