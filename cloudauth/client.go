@@ -25,11 +25,6 @@ const (
 	PublicKeyPath = "/csp/gateway/am/api/auth/token-public-key"
 )
 
-// DefaultTenant is the tenant a login goes to when none is given, in the
-// command line's settings and in the fake. A login request with an empty
-// tenant leaves the choice to the server, whose default it is too.
-const DefaultTenant = "vsphere.local"
-
 // DefaultTimeout is how long one call may take, retries included, before
 // it fails with ErrConnectionTimeout.
 const DefaultTimeout = 30 * time.Second

@@ -82,9 +82,10 @@
 // # Choices where the specification is silent
 //
 //   - The tenant travels in the login body as "tenant"; an empty one is
-//     left out and the server's default applies. The default tenant is
-//     "vsphere.local" ([DefaultTenant]), the default of the on-premises
-//     platform the gateway imitates.
+//     left out and the server's default applies, whatever the server calls
+//     it (the token's tenant claim then names it). Neither the client nor
+//     cloudctl fills in a default tenant of its own: a server whose
+//     default is another tenant would refuse the login.
 //   - The login answer is {"access_token", "token_type":"bearer",
 //     "expires_in"} (the gateway's OAuth-style answer); only access_token
 //     is required. Logout is POST with the bearer token and answers 204;

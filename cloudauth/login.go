@@ -14,8 +14,9 @@ import (
 type LoginRequest struct {
 	Username string `json:"username"`
 	Password string `json:"password"`
-	// Tenant is the tenant to log in to; empty leaves it to the server's
-	// default (DefaultTenant on the fake).
+	// Tenant is the tenant to log in to; empty sends none and leaves the
+	// choice to the server, which logs the user in to its default tenant
+	// (the token's Tenant then names it).
 	Tenant string `json:"tenant,omitempty"`
 }
 

@@ -26,7 +26,7 @@ func TestLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok.Subject != "admin" || tok.Tenant != cloudauth.DefaultTenant || tok.Issuer != srv.URL() ||
+	if tok.Subject != "admin" || tok.Tenant != cloudauthfake.DefaultTenant || tok.Issuer != srv.URL() ||
 		!tok.IssuedAt.Equal(t0) || !tok.ExpiresAt.Equal(t0.Add(30*time.Minute)) ||
 		tok.KeyID != "test-key" || tok.Algorithm != "RS256" || tok.Verified || tok.ID == "" {
 		t.Fatalf("token %+v", tok)
@@ -223,7 +223,7 @@ func TestUserInfoAndLogout(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &cloudauth.UserInfo{Subject: "alice", Username: "alice", Name: "Alice Liddell", Email: "alice@example.com",
-		Tenant: cloudauth.DefaultTenant, Roles: []string{"org_member"}}
+		Tenant: cloudauthfake.DefaultTenant, Roles: []string{"org_member"}}
 	if diff := cmp.Diff(want, info); diff != "" {
 		t.Fatalf("user info (-want +got):\n%s", diff)
 	}

@@ -75,7 +75,7 @@ func urlForError(raw string) string {
 //	{
 //	  "current_profile": "prod",
 //	  "profiles": {
-//	    "prod": {"url": "https://cloud.example.com", "tenant": "vsphere.local", "username": "alice"}
+//	    "prod": {"url": "https://cloud.example.com", "tenant": "acme", "username": "alice"}
 //	  }
 //	}
 //

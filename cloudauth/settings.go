@@ -40,9 +40,11 @@ type Overrides struct {
 type Settings struct {
 	// Profile is the profile in use: named by --profile or CLI_PROFILE, or
 	// the current one; "" when none.
-	Profile  string
-	URL      string
-	Tenant   string // DefaultTenant when nothing gives one
+	Profile string
+	URL     string
+	// Tenant is "" when nothing gives one: the login then sends none and
+	// the server chooses its default tenant.
+	Tenant   string
 	Username string
 	// VerifySSL is false only when --no-verify-ssl or CLI_VERIFY_SSL=false
 	// said so.
@@ -154,7 +156,7 @@ func ResolveSettings(o Overrides, getenv func(string) string, cfg *Config) (*Set
 		return ""
 	}
 	s.URL = strings.TrimRight(pick("url", o.URL, EnvURL, prof.URL, ""), "/")
-	s.Tenant = pick("tenant", o.Tenant, EnvTenant, prof.Tenant, DefaultTenant)
+	s.Tenant = pick("tenant", o.Tenant, EnvTenant, prof.Tenant, "")
 	s.Username = pick("username", o.Username, EnvUsername, prof.Username, "")
 	s.CACert = pick("ca-cert", o.CACert, EnvCACert, "", "")
 

@@ -20,7 +20,7 @@ import (
 
 // claimsAt are the claims of a token the fake could have issued at t0.
 func claimsAt(iss string) jwt.MapClaims {
-	return jwt.MapClaims{"sub": "admin", "iss": iss, "iat": t0.Unix(), "exp": t0.Add(time.Hour).Unix(), "tenant": cloudauth.DefaultTenant}
+	return jwt.MapClaims{"sub": "admin", "iss": iss, "iat": t0.Unix(), "exp": t0.Add(time.Hour).Unix(), "tenant": cloudauthfake.DefaultTenant}
 }
 
 func signWith(t *testing.T, method jwt.SigningMethod, key any, kid string, cl jwt.Claims) string {
@@ -165,7 +165,7 @@ func TestParseToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok.Subject != "admin" || tok.Tenant != cloudauth.DefaultTenant || tok.KeyID != "kx" || tok.Verified || tok.Raw() != raw ||
+	if tok.Subject != "admin" || tok.Tenant != cloudauthfake.DefaultTenant || tok.KeyID != "kx" || tok.Verified || tok.Raw() != raw ||
 		!tok.ExpiresAt.Equal(t0.Add(time.Hour)) || tok.Expired(t0) || !tok.Expired(t0.Add(time.Hour)) {
 		t.Fatalf("%+v", tok)
 	}

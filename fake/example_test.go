@@ -66,7 +66,7 @@ func Example() {
 	// sourcehost: alice/shop private
 	// mcp: 1 alice/shop
 	// orch: order-1 true
-	// cloudauth: alice vsphere.local
+	// cloudauth: alice default
 }
 
 // One clock drives every fake: Advance moves them all, so a cloud login

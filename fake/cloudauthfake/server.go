@@ -26,8 +26,11 @@ import (
 // Defaults of a new fake.
 const (
 	// DefaultTenant is the tenant of users added without one, and of logins
-	// that name none: the same as cloudauth.DefaultTenant.
-	DefaultTenant = cloudauth.DefaultTenant
+	// that name none (WithDefaultTenant changes it). The specification
+	// leaves the real gateway's literal out on purpose; the fake's is a
+	// plain word, and clients must not rely on it: an empty tenant is the
+	// server's choice.
+	DefaultTenant = "default"
 	// DefaultTokenLifetime is how long an issued token is valid: 30
 	// minutes, as the gateway the fake imitates (expires_in 1800).
 	DefaultTokenLifetime = 30 * time.Minute
@@ -123,7 +126,7 @@ func WithTokenLifetime(d time.Duration) Option {
 }
 
 // WithDefaultTenant sets the tenant of logins that name none, and of users
-// added without one (default "vsphere.local").
+// added without one (default DefaultTenant, "default").
 func WithDefaultTenant(tenant string) Option {
 	return option("WithDefaultTenant", func(c *config) { c.defaultTenant = tenant })
 }

@@ -79,7 +79,7 @@ func TestLoginAnswer(t *testing.T) {
 		t.Fatalf("header (-want +got):\n%s", diff)
 	}
 	cl := tok.Claims.(jwt.MapClaims)
-	if cl["sub"] != "admin" || cl["iss"] != srv.URL() || cl["tenant"] != "vsphere.local" || cl["iat"] != float64(t0.Unix()) ||
+	if cl["sub"] != "admin" || cl["iss"] != srv.URL() || cl["tenant"] != "default" || cl["iat"] != float64(t0.Unix()) ||
 		cl["exp"] != float64(t0.Add(30*time.Minute).Unix()) || cl["jti"] == "" {
 		t.Fatalf("claims %v", cl)
 	}

@@ -237,7 +237,7 @@ Settings come from flags, then the environment, then the profile in use,
 then defaults:
 
   CLI_URL         server URL
-  CLI_TENANT      tenant (default ` + cloudauth.DefaultTenant + `)
+  CLI_TENANT      tenant (none: the server's default)
   CLI_USERNAME    username
   CLI_PROFILE     profile to use instead of the current one
   CLI_VERIFY_SSL  "false" turns certificate verification off

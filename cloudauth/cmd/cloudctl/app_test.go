@@ -106,7 +106,7 @@ func (c *cli) must(stdin string, args ...string) result {
 
 func (c *cli) login() result {
 	c.t.Helper()
-	return c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "--url", c.srv.URL(), "--username", "admin", "--tenant", cloudauth.DefaultTenant)
+	return c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "--url", c.srv.URL(), "--username", "admin", "--tenant", cloudauthfake.DefaultTenant)
 }
 
 func TestLoginWithFlags(t *testing.T) {
@@ -114,7 +114,7 @@ func TestLoginWithFlags(t *testing.T) {
 	srv := startFake(t)
 	c := newCLI(t, srv)
 	r := c.login()
-	if want := "Logged in to " + srv.URL() + " as admin (tenant vsphere.local)\n"; r.stdout != want {
+	if want := "Logged in to " + srv.URL() + " as admin (tenant default)\n"; r.stdout != want {
 		t.Fatalf("stdout %q, want %q", r.stdout, want)
 	}
 	if strings.Contains(r.stdout+r.stderr, cloudauthfake.AdminPassword) {
@@ -159,11 +159,11 @@ func TestLoginPrompts(t *testing.T) {
 	srv := startFake(t)
 	c := newCLI(t, srv)
 	r := c.must("admin\n"+cloudauthfake.AdminPassword+"\n"+srv.URL()+"\n\n", "auth", "login")
-	want := "Username: \nPassword: \nServer URL: \nTenant [vsphere.local]: \n"
+	want := "Username: \nPassword: \nServer URL: \nTenant (empty: the server's default): \n"
 	if r.stderr != want {
 		t.Fatalf("prompts %q, want %q", r.stderr, want)
 	}
-	if !strings.HasPrefix(r.stdout, "Logged in to "+srv.URL()+" as admin (tenant vsphere.local)") {
+	if !strings.HasPrefix(r.stdout, "Logged in to "+srv.URL()+" as admin (tenant default)") {
 		t.Fatalf("stdout %q", r.stdout)
 	}
 	// The login is remembered: the next one asks only for the password.
@@ -196,7 +196,7 @@ func TestStatus(t *testing.T) {
 	}
 	c.login()
 	r = c.must("", "auth", "status")
-	if r.stdout != "Logged in to "+srv.URL()+" as admin (tenant vsphere.local)\n" {
+	if r.stdout != "Logged in to "+srv.URL()+" as admin (tenant default)\n" {
 		t.Fatalf("after login: %q", r.stdout)
 	}
 	r = c.must("", "auth", "status", "--verbose")
@@ -301,7 +301,7 @@ func TestErrorTexts(t *testing.T) {
 			t.Parallel()
 			c := newCLI(t, srv)
 			c.timeout = tc.timeout
-			r := c.run(tc.stdin, "auth", "login", "--url", tc.url, "--username", tc.user, "--tenant", cloudauth.DefaultTenant)
+			r := c.run(tc.stdin, "auth", "login", "--url", tc.url, "--username", tc.user, "--tenant", cloudauthfake.DefaultTenant)
 			if r.code != 1 {
 				t.Fatalf("exit %d", r.code)
 			}
@@ -376,7 +376,7 @@ func TestTLS(t *testing.T) {
 			t.Parallel()
 			c := newCLI(t, srv)
 			c.env = tc.env
-			args := append([]string{"auth", "login", "--url", srv.URL(), "-u", "admin", "--tenant", "vsphere.local"}, tc.flags...)
+			args := append([]string{"auth", "login", "--url", srv.URL(), "-u", "admin", "--tenant", "default"}, tc.flags...)
 			r := c.must(cloudauthfake.AdminPassword+"\n", args...)
 			if got := strings.Contains(r.stderr, "Warning: TLS certificate verification is off"); got != tc.warn {
 				t.Fatalf("warning %v: %q", got, r.stderr)
@@ -414,9 +414,9 @@ func TestKeyringFails(t *testing.T) {
 			t.Fatalf("token dir mode %v", di.Mode())
 		}
 	}
-	r = c.run("", "auth", "login", "-v", "--url", srv.URL(), "-u", "admin", "--tenant", "vsphere.local")
+	r = c.run("", "auth", "login", "-v", "--url", srv.URL(), "-u", "admin", "--tenant", "default")
 	_ = r // standard input is empty: only checking --verbose on a failed prompt does not panic
-	r = c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "-v", "--url", srv.URL(), "-u", "admin", "--tenant", "vsphere.local")
+	r = c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "-v", "--url", srv.URL(), "-u", "admin", "--tenant", "default")
 	if strings.Count(r.stderr, "dbus: no Secret Service") != 1 || !strings.Contains(r.stderr, file) {
 		t.Fatalf("verbose warning %q", r.stderr)
 	}
@@ -463,18 +463,18 @@ func TestProfiles(t *testing.T) {
 	if !strings.Contains(r.stdout, "Created profile dev") || !strings.Contains(r.stdout, "Now using profile dev") {
 		t.Fatalf("create %q", r.stdout)
 	}
-	r = c.must("", "profile", "create", "prod", "--url", "https://cloud.example.com", "--tenant", "vsphere.local")
+	r = c.must("", "profile", "create", "prod", "--url", "https://cloud.example.com", "--tenant", "default")
 	if strings.Contains(r.stdout, "Now using") {
 		t.Fatalf("the second profile became current: %q", r.stdout)
 	}
 	if r := c.run("", "profile", "create", "prod", "--url", "https://other.example.com"); r.code != 1 || !strings.Contains(r.stderr, "already exists") {
 		t.Fatalf("duplicate: %+v", r)
 	}
-	c.must("", "profile", "create", "prod", "--url", "https://cloud.example.com", "--tenant", "vsphere.local", "--force")
+	c.must("", "profile", "create", "prod", "--url", "https://cloud.example.com", "--tenant", "default", "--force")
 	r = c.must("", "profile", "list")
-	want := "  NAME  URL                        TENANT         USERNAME\n" +
-		"* dev   " + srv.URL() + strings.Repeat(" ", 27-len(srv.URL())) + "acme           alice\n" +
-		"  prod  https://cloud.example.com  vsphere.local  -\n"
+	want := "  NAME  URL                        TENANT   USERNAME\n" +
+		"* dev   " + srv.URL() + strings.Repeat(" ", 27-len(srv.URL())) + "acme     alice\n" +
+		"  prod  https://cloud.example.com  default  -\n"
 	if len(srv.URL()) <= 25 && r.stdout != want {
 		t.Fatalf("list:\n%s\nwant:\n%s", r.stdout, want)
 	}
@@ -601,7 +601,7 @@ func TestConfigWithUnknownFields(t *testing.T) {
 	os.WriteFile(path, []byte(`{"current_profile":"dev","theme":"dark","profiles":{"dev":{"url":"`+srv.URL()+`","color":"blue"}}}`), 0o600)
 	c.must("", "profile", "list")
 	c.must("", "profile", "current")
-	c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "-u", "admin", "--tenant", "vsphere.local")
+	c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "-u", "admin", "--tenant", "default")
 	c.must("", "profile", "create", "prod", "--url", "https://cloud.example.com")
 	c.must("", "auth", "status")
 	b, _ := os.ReadFile(path)

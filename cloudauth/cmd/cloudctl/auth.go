@@ -46,7 +46,7 @@ for: username, password, server URL, tenant. The password is read without
 echo on a terminal; without a terminal it is the next line of standard
 input. In scripts, --password-stdin reads the password from all of
 standard input and asks for nothing (username and server URL must then be
-given; the tenant defaults to ` + cloudauth.DefaultTenant + `):
+given; without a tenant the server's default applies):
 
   printf '%s' "$PASSWORD" | cloudctl auth login --url https://cloud.example.com --username alice --password-stdin`,
 		Args: noArgs,
@@ -58,7 +58,7 @@ given; the tenant defaults to ` + cloudauth.DefaultTenant + `):
 	f := cmd.Flags()
 	f.StringVarP(&o.Username, "username", "u", "", "username (default: $CLI_USERNAME, else the profile's, else asked)")
 	f.StringVar(&o.URL, "url", "", "server URL (default: $CLI_URL, else the profile's, else asked)")
-	f.StringVar(&o.Tenant, "tenant", "", "tenant (default: $CLI_TENANT, else the profile's, else asked, "+cloudauth.DefaultTenant+" if left empty)")
+	f.StringVar(&o.Tenant, "tenant", "", "tenant (default: $CLI_TENANT, else the profile's, else asked; empty: the server's default)")
 	f.BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input and ask for nothing")
 	return cmd
 }
@@ -104,8 +104,11 @@ func (a *app) login(cmd *cobra.Command, passwordStdin bool) error {
 			}
 			s.URL = strings.TrimRight(u, "/")
 		}
-		if s.Sources["tenant"] == "default" {
-			if s.Tenant, err = a.prompt(cmd.Context(), "Tenant", cloudauth.DefaultTenant); err != nil {
+		// The tenant is asked only of a login to a server no profile
+		// describes: a profile's empty tenant is the server's default,
+		// chosen when the profile was made.
+		if _, given := s.Sources["tenant"]; !given && !strings.HasPrefix(s.Sources["url"], "profile ") {
+			if s.Tenant, err = a.promptOptional(cmd.Context(), "Tenant (empty: the server's default)"); err != nil {
 				return err
 			}
 		}

@@ -23,7 +23,7 @@ import (
 // unsignedToken is a token with alg none, claiming to be srv's admin.
 func unsignedToken(srv *cloudauthfake.Server) string {
 	enc := base64.RawURLEncoding.EncodeToString
-	payload := `{"sub":"admin","iss":"` + srv.URL() + `","tenant":"vsphere.local","iat":` +
+	payload := `{"sub":"admin","iss":"` + srv.URL() + `","tenant":"default","iat":` +
 		itoa(t0.Unix()) + `,"exp":` + itoa(t0.Add(time.Hour).Unix()) + `,"jti":"x"}`
 	return enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + enc([]byte(payload)) + "."
 }
@@ -86,13 +86,13 @@ func TestStatusChecksTheToken(t *testing.T) {
 		t.Fatalf("no URL: %+v", r)
 	}
 	c.env = map[string]string{"CLI_TOKEN": good, "CLI_URL": srv.URL()}
-	if r := c.must("", "auth", "status"); r.stdout != "Logged in to "+srv.URL()+" as admin (tenant vsphere.local)\n" {
+	if r := c.must("", "auth", "status"); r.stdout != "Logged in to "+srv.URL()+" as admin (tenant default)\n" {
 		t.Fatalf("good token: %q", r.stdout)
 	}
 }
 
 func expiredToken(t *testing.T, srv *cloudauthfake.Server) string {
-	raw, err := srv.SignToken(jwt.MapClaims{"sub": "admin", "iss": srv.URL(), "tenant": "vsphere.local",
+	raw, err := srv.SignToken(jwt.MapClaims{"sub": "admin", "iss": srv.URL(), "tenant": "default",
 		"iat": t0.Add(-2 * time.Hour).Unix(), "exp": t0.Add(-time.Hour).Unix(), "jti": "old"})
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestStatusShowsTheIssuer(t *testing.T) {
 	c := newCLI(t, srv)
 	c.login()
 	r := c.must("", "auth", "status")
-	want := "Logged in to https://login.example.com as admin (tenant vsphere.local); the server URL in use is " + srv.URL() + "\n"
+	want := "Logged in to https://login.example.com as admin (tenant default); the server URL in use is " + srv.URL() + "\n"
 	if r.stdout != want {
 		t.Fatalf("stdout %q, want %q", r.stdout, want)
 	}
@@ -191,7 +191,7 @@ func TestTexts(t *testing.T) {
 	srv := startFake(t)
 	c = newCLI(t, srv)
 	c.keyring.SetFailure(&cloudauth.KeyringUnavailableError{Reason: "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)"})
-	r = c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "-v", "--url", srv.URL(), "-u", "admin", "--tenant", "vsphere.local")
+	r = c.must(cloudauthfake.AdminPassword+"\n", "auth", "login", "-v", "--url", srv.URL(), "-u", "admin", "--tenant", "default")
 	const warning = "Warning: Could not store token securely (no keyring available: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set))\n"
 	if strings.Count(r.stderr, "keyring available") != 1 || !strings.Contains(r.stderr, warning) || strings.Contains(r.stderr, "dbus-launch") {
 		t.Fatalf("stderr %q", r.stderr)
@@ -219,7 +219,7 @@ func TestProfileDeleteRevokesWithTheTLSSettings(t *testing.T) {
 			t.Parallel()
 			c := newCLI(t, srv)
 			c.env = tc.env
-			c.must(cloudauthfake.AdminPassword+"\n", append([]string{"auth", "login", "--url", srv.URL(), "-u", "admin", "--tenant", "vsphere.local"}, tc.flags...)...)
+			c.must(cloudauthfake.AdminPassword+"\n", append([]string{"auth", "login", "--url", srv.URL(), "-u", "admin", "--tenant", "default"}, tc.flags...)...)
 			r := c.must("", append([]string{"profile", "delete", "default"}, tc.flags...)...)
 			if want := "Revoked the stored token (profile default) on " + srv.URL() + "\n"; !strings.HasPrefix(r.stdout, want) {
 				t.Fatalf("profile delete did not revoke the token:\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
@@ -271,7 +271,7 @@ func TestInterruptAtAPromptEndsTheLogin(t *testing.T) {
 		_, _ = typed.Write([]byte("admin\n" + cloudauthfake.AdminPassword + "\n"))
 	}()
 	var stdout strings.Builder
-	code := run(ctx, []string{"auth", "login", "--url", srv.URL(), "--tenant", cloudauth.DefaultTenant}, Env{
+	code := run(ctx, []string{"auth", "login", "--url", srv.URL(), "--tenant", cloudauthfake.DefaultTenant}, Env{
 		Stdin: stdin, Stdout: &stdout, Stderr: stderr, Getenv: func(string) string { return "" },
 		ConfigDir: c.dir, Store: cloudauth.NewStore(keyringService, filepath.Join(c.dir, "tokens"), c.keyring), Clock: c.clock,
 	})

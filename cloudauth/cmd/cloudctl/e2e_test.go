@@ -43,7 +43,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 		"PATH=",
 		"CLI_URL=" + srv.URL(),
 		"CLI_USERNAME=admin",
-		"CLI_TENANT=vsphere.local",
+		"CLI_TENANT=default",
 	}
 	cloudctl := func(stdin string, args ...string) (int, string, string) {
 		t.Helper()
@@ -67,7 +67,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 	}
 
 	code, out, errOut := cloudctl(cloudauthfake.AdminPassword+"\n", "auth", "login")
-	if code != 0 || out != "Logged in to "+srv.URL()+" as admin (tenant vsphere.local)\n" {
+	if code != 0 || out != "Logged in to "+srv.URL()+" as admin (tenant default)\n" {
 		t.Fatalf("login: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	tokenFile := filepath.Join(config, "cloudctl", "tokens", "default.token")
@@ -85,7 +85,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 	}
 
 	code, out, _ = cloudctl("", "auth", "status", "--verbose")
-	if code != 0 || !strings.Contains(out, "Logged in to "+srv.URL()+" as admin (tenant vsphere.local)") || !strings.Contains(out, "Token expires at") {
+	if code != 0 || !strings.Contains(out, "Logged in to "+srv.URL()+" as admin (tenant default)") || !strings.Contains(out, "Token expires at") {
 		t.Fatalf("status: exit %d: %s", code, out)
 	}
 	if n := len(srv.RequestsTo(cloudauthfake.RouteLogin)); n != 1 {

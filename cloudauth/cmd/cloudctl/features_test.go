@@ -95,7 +95,7 @@ func TestProfileDelete(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newCLI(t, srv)
-	c.must("", "profile", "create", "dev", "--url", srv.URL(), "--tenant", "vsphere.local", "-u", "admin")
+	c.must("", "profile", "create", "dev", "--url", srv.URL(), "--tenant", "default", "-u", "admin")
 	c.must("", "profile", "create", "prod", "--url", "https://cloud.example.com")
 	c.must(cloudauthfake.AdminPassword+"\n", "auth", "login")
 	raw := c.storedToken("dev")
@@ -135,7 +135,7 @@ func TestOutputJSON(t *testing.T) {
 	c.login()
 	m = decode(t, c.must("", "auth", "status", "--output=json"))
 	if m["logged_in"] != true || m["issuer"] != srv.URL() || m["server_url"] != srv.URL() || m["subject"] != "admin" ||
-		m["tenant"] != "vsphere.local" || m["expires_at"] != "2026-05-01T09:30:00Z" || m["token_source"] != "the token store" {
+		m["tenant"] != "default" || m["expires_at"] != "2026-05-01T09:30:00Z" || m["token_source"] != "the token store" {
 		t.Fatalf("status: %v", m)
 	}
 	m = decode(t, c.must("", "profile", "list", "-o", "json"))
@@ -157,10 +157,10 @@ func TestOutputJSON(t *testing.T) {
 func TestPasswordStdin(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	srv.AddUser(cloudauthfake.UserSeed{Username: "bob", Password: "two words\tand a tab", Tenant: "vsphere.local"})
+	srv.AddUser(cloudauthfake.UserSeed{Username: "bob", Password: "two words\tand a tab", Tenant: "default"})
 	c := newCLI(t, srv)
 	r := c.must("two words\tand a tab\n", "auth", "login", "--password-stdin", "--url", srv.URL(), "-u", "bob")
-	if r.stderr != "" || r.stdout != "Logged in to "+srv.URL()+" as bob (tenant vsphere.local)\n" {
+	if r.stderr != "" || r.stdout != "Logged in to "+srv.URL()+" as bob (tenant default)\n" {
 		t.Fatalf("%+v", r)
 	}
 	for _, tc := range []struct {
@@ -247,7 +247,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"profile", "list"}, 0},
 		{[]string{"--version"}, 0},
 		{[]string{"profile", "use", "nope"}, 1},
-		{[]string{"auth", "login", "--url", srv.URL(), "-u", "admin", "--tenant", "vsphere.local", "--password-stdin"}, 1}, // empty stdin
+		{[]string{"auth", "login", "--url", srv.URL(), "-u", "admin", "--tenant", "default", "--password-stdin"}, 1}, // empty stdin
 		{[]string{"bogus"}, 2},
 		{[]string{"auth", "status", "--output", "xml"}, 2},
 		{[]string{"auth", "status"}, 4},

@@ -1,7 +1,7 @@
 // Command cloudctl logs in to a cloud-automation platform's login gateway
 // and keeps the token in the operating system's keyring, by named profile.
 //
-//	cloudctl profile create prod --url https://cloud.example.com --tenant vsphere.local
+//	cloudctl profile create prod --url https://cloud.example.com --tenant acme
 //	cloudctl auth login --username alice      # prompts for the password, hidden
 //	printf '%s' "$PW" | cloudctl auth login --username alice --password-stdin   # in scripts
 //	cloudctl auth status --verbose            # checks the token with the server

@@ -36,7 +36,7 @@ func (a *app) profileCreateCommand() *cobra.Command {
 		Use:   "create <name> --url <url> --tenant <tenant>",
 		Short: "Create a profile",
 		Long: `Create a profile. The first profile created becomes the current one.
-Without --tenant, logins use the default tenant (` + cloudauth.DefaultTenant + `).`,
+Without --tenant, logins send none and the server's default tenant applies.`,
 		Args: oneArg("a profile name"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if p.URL == "" {
@@ -77,7 +77,7 @@ func describeProfile(p cloudauth.Profile) string {
 	s := p.URL
 	tenant := p.Tenant
 	if tenant == "" {
-		tenant = cloudauth.DefaultTenant + ", the default"
+		tenant = "the server's default"
 	}
 	s += ", tenant " + tenant
 	if p.Username != "" {

@@ -59,6 +59,25 @@ func (a *app) readLine() (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
+// promptOptional asks for a value that may be left empty (the tenant: the
+// server's default then applies). Only an interrupt or a failed read is an
+// error; standard input that ends is an empty answer.
+func (a *app) promptOptional(ctx context.Context, label string) (string, error) {
+	fmt.Fprintf(a.env.Stderr, "%s: ", label)
+	v, err := interruptible(ctx, a.readLine)
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintln(a.env.Stderr)
+		return "", err
+	}
+	if _, tty := a.terminalFd(); !tty {
+		fmt.Fprintln(a.env.Stderr)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("reading %s: %w", strings.ToLower(label), err)
+	}
+	return strings.TrimSpace(v), nil
+}
+
 // prompt asks for a value on standard error and reads it from standard
 // input. An empty answer, or none at all, takes def; without def the value
 // is required.
