@@ -127,7 +127,7 @@ func (c *Client) DeletePipelineTrigger(ctx context.Context, pid ProjectRef, trig
 // RunPipelineTriggerRequest runs a pipeline with a trigger token. Its
 // token and variables are left out of its printed forms.
 type RunPipelineTriggerRequest struct {
-	Token     string            // the trigger's token; required
+	Token     string            // the trigger's token, or a running job's CI_JOB_TOKEN; required
 	Ref       string            // a branch or tag; required
 	Variables map[string]string // CI variables for this run
 }
@@ -152,9 +152,11 @@ func (r RunPipelineTriggerRequest) GoString() string { return r.String() }
 
 // RunPipelineTrigger starts a pipeline on a ref with a trigger token, as
 // the trigger's owner; the pipeline's Source is "trigger". The token
-// authorizes it: a client without credentials of its own may call it. An
-// unknown token is 404; the token and the variables' values are kept out
-// of the call's errors and log lines.
+// authorizes it: a client without credentials of its own may call it. A
+// running job's CI_JOB_TOKEN may be the token too: the pipeline is then
+// the job's user's, downstream of the job's, with Source "pipeline" (401
+// when the job is not running). An unknown token is 404; the token and
+// the variables' values are kept out of the call's errors and log lines.
 //
 // GitLab API: [POST /projects/{id}/trigger/pipeline]
 //

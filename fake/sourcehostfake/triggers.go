@@ -190,7 +190,7 @@ func (c *call) triggerPipeline() fakekit.Answer {
 	}
 	i := slices.IndexFunc(pr.triggers, func(t *pipelineTrigger) bool { return t.token == tok })
 	if i < 0 {
-		return message(http.StatusNotFound, "404 Not Found")
+		return c.triggerPipelineAsJob(pr, tok, ref, vars)
 	}
 	t := pr.triggers[i]
 	if c.st.access(t.owner, pr) < Developer {
@@ -203,6 +203,37 @@ func (c *call) triggerPipeline() fakekit.Answer {
 	now := c.st.clock.Now()
 	t.lastUsed = &now
 	pl, events := c.s.newPipeline(c.base, pr, ref, head, "trigger", t.owner, vars)
+	c.events = append(c.events, events...)
+	return c.doc(http.StatusCreated, c.appendPipelineDetail(c.buf(), pl))
+}
+
+// triggerPipelineAsJob runs a pipeline with a CI/CD job token in token,
+// as the real service's trigger API takes one (a multi-project or child
+// pipeline started from a job): as the job's user, with source
+// "pipeline". A token of no job is 404; of a job that is not running 401
+// "Job is not running"; a project the job token does not reach (another
+// than the job's own: the fake keeps no allowlist) 404, as the real
+// service hides a project its job token may not read.
+func (c *call) triggerPipelineAsJob(pr *project, tok, ref string, vars map[string]string) fakekit.Answer {
+	j := c.st.jobTokens[tok]
+	switch {
+	case j == nil || j.user == nil:
+		return message(http.StatusNotFound, "404 Not Found")
+	case j.status != "running":
+		return message(http.StatusUnauthorized, "Job is not running")
+	case j.pipeline.project != pr || !c.st.canSee(j.user, pr):
+		return message(http.StatusNotFound, "404 Not Found")
+	}
+	c.user = j.user
+	fakekit.ExchangeFrom(c.r.Context()).SetCaller(j.user.username)
+	if c.st.access(j.user, pr) < Developer {
+		return forbidden()
+	}
+	head, fail := pipelineHead(c.s, pr, ref)
+	if fail != nil {
+		return *fail
+	}
+	pl, events := c.s.newPipeline(c.base, pr, ref, head, "pipeline", j.user, vars)
 	c.events = append(c.events, events...)
 	return c.doc(http.StatusCreated, c.appendPipelineDetail(c.buf(), pl))
 }
