@@ -393,6 +393,17 @@ func sshHost(base string) string {
 	return base
 }
 
+// sshPrefix is what a project's ssh_url_to_repo starts with, before its
+// namespace's path: git@host: for SSH on port 22 (or 0, unset), else the
+// URL form the real service writes for another port,
+// ssh://git@host:port/.
+func sshPrefix(base string, port int) string {
+	if port == 0 || port == 22 {
+		return "git@" + sshHost(base) + ":"
+	}
+	return "ssh://git@" + sshHost(base) + ":" + strconv.Itoa(port) + "/"
+}
+
 // projectPaths are p's page and its path with its namespace, made once
 // per call for the records of a page, of one project mostly, to share.
 func (c *call) projectPaths(p *project) (web, path string) {
@@ -422,7 +433,7 @@ func (c *call) namespacePaths(ns *namespace) (web, ssh string) {
 			return p.web, p.ssh
 		}
 	}
-	p := nsPaths{ns: ns, web: c.base + "/" + ns.fullPath, ssh: "git@" + sshHost(c.base) + ":" + ns.fullPath}
+	p := nsPaths{ns: ns, web: c.base + "/" + ns.fullPath, ssh: sshPrefix(c.base, c.s.cfg.sshPort) + ns.fullPath}
 	if c.namespaces == nil {
 		c.namespaces = make([]nsPaths, 0, 8)
 	}

@@ -316,7 +316,11 @@
 // with token, ref and variables (JSON, or variables[KEY]=value in a form
 // or query) needs no other credentials: it runs a pipeline as the
 // trigger's owner, with source "trigger", on a branch or tag; an unknown
-// token is 404 "404 Not Found", an owner below developer 403.
+// token is 404 "404 Not Found", an owner below developer 403. A running
+// job's CI/CD job token is taken as the token too, as the real service
+// takes it: the pipeline is the job's user's, with source "pipeline"
+// (downstream of the job's); a job that is not running is 401 "Job is not
+// running", a project other than the job's 404.
 //
 // Pipeline schedules (GET, POST, PUT, DELETE
 // /projects/:id/pipeline_schedules; developers make them, their owner or a
@@ -451,8 +455,9 @@
 // behaviour), link-local and metadata addresses are refused whatever the
 // setting, the application settings kept are that one alone (a PUT of
 // another changes nothing), and deliveries go through no proxy;
-// a project's ssh_url_to_repo is git@host:namespace/path.git, the
-// fake's host on SSH's port 22, though the fake serves no SSH;
+// a project's ssh_url_to_repo names the fake's host on SSH's port 22
+// (git@host:namespace/path.git), or on the port [WithSSHPort] gives
+// (ssh://git@host:port/namespace/path.git), though the fake serves no SSH;
 // pipeline schedules run only when played, never on the clock by their
 // cron (next_run_at is null), a play whose ref or CI definition is gone
 // is refused with the pipeline's 400 (the real service answers 201 and

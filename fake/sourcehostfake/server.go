@@ -69,6 +69,8 @@ type config struct {
 	maxRepoBytes    int64
 	// serveOnDemand is WithServeOnDemand's.
 	serveOnDemand bool
+	// sshPort is WithSSHPort's; 0 is 22.
+	sshPort int
 }
 
 // Option configures a fake: one of the options every fake shares
@@ -220,6 +222,21 @@ func WithDeliveryLog(entries, payloadBytes int) Option {
 // demand anyway.
 func WithServeOnDemand() Option {
 	return option("WithServeOnDemand", func(c *config) { c.serveOnDemand = true })
+}
+
+// WithSSHPort sets the port the fake's projects say SSH is on, in
+// ssh_url_to_repo: on 22 (the default; 0 keeps it) the real service
+// writes git@host:ns/p.git, on another port (its gitlab_shell ssh_port)
+// ssh://git@host:port/ns/p.git. The fake serves no SSH: the port is for
+// programs that build clone URLs. A port outside 0 to 65535 is an error.
+func WithSSHPort(port int) Option {
+	return control.OwnOption("sourcehostfake.WithSSHPort", func(c *config) error {
+		if port < 0 || port > 65535 {
+			return fmt.Errorf("SSH port %d: want 1 to 65535 (0 for 22)", port)
+		}
+		c.sshPort = port
+		return nil
+	})
 }
 
 // CIFile is the default CI definition file name.

@@ -70,6 +70,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	controlHost := fs.String("control-host", "127.0.0.1", "address the control API and console listen on (loopback unless you mean otherwise: it can reset and fault every fake)")
 	controlPort := fs.Int("control-port", 8999, "port of the control API and web console; -1 serves none")
 	erpBareIDs := fs.Bool("erp-bare-create-ids", false, "the ERP answers a create with the new record's bare id (12), as most ERP versions do, instead of the record")
+	sshPort := fs.Int("sourcehost-ssh-port", 22, "the port the source-hosting fake's projects say SSH is on, in ssh_url_to_repo (ssh://git@host:port/… when not 22); the fake serves no SSH")
 	stateDirArg := fs.String("state-dir", "", "keep the credentials, and every fake's data at shutdown and on POST /api/snapshot, in `DIR` (made 0700), and restore them at start")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apitwin-fake [flags]\n\nServes every apitwin fake on local ports until interrupted.\n\nFlags:")
@@ -126,6 +127,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fake.WithERP(erpfake.OptionsFromEnv(getenv)...), // after the kept ones: ERP_ADMIN_PASSWORD wins
 		fake.WithERP(erpOptions(*erpBareIDs)...),
 		fake.WithCloudAuth(cloudauthfake.WithAdminPassword(*cloudauthPassword)),
+		fake.WithSourceHost(sourcehostfake.WithSSHPort(*sshPort)),
 	}
 	if signingKey != nil {
 		opts = append(opts, fake.WithCloudAuth(cloudauthfake.WithKey(signingKey, "")))

@@ -18,6 +18,9 @@
 // --seed loads data: "demo" for the built-in demo, or a JSON or YAML file in
 // the shape documented at fake.Seed. --erp-bare-create-ids makes the ERP
 // answer a create with the new record's bare id, as most ERP versions do.
+// --sourcehost-ssh-port names the port the source-hosting fake's projects
+// say SSH is on (ssh_url_to_repo is ssh://git@host:port/ns/p.git when it
+// is not 22; the fake serves no SSH).
 //
 // It prints one line per service, "<service> url=<url> <credential>=<value>
 // …", then "ready", and serves until SIGINT or SIGTERM, when it shuts down
