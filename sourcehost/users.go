@@ -64,7 +64,47 @@ type PersonalAccessToken struct {
 	ExpiresAt  *Date      `json:"expires_at"` // nil: never expires
 }
 
-// HasScopes reports whether the token carries every scope named.
+// scopeGrants is GitLab's scope hierarchy: what each scope grants beside
+// itself. api gives full access (GitLab's Gitlab::Auth gives it every
+// ability: reading and pushing code, the registry, and every API endpoint,
+// /user among them); read_api gives read-only access (downloading code,
+// reading the registry, and the API's read endpoints, /user among them);
+// write_repository gives downloading code with pushing. The other scopes
+// grant only themselves.
+var scopeGrants = map[string][]string{
+	ScopeAPI:             {ScopeReadAPI, ScopeReadUser, ScopeReadRepository, ScopeWriteRepository, ScopeReadRegistry, ScopeWriteRegistry},
+	ScopeReadAPI:         {ScopeReadUser, ScopeReadRepository, ScopeReadRegistry},
+	ScopeWriteRepository: {ScopeReadRepository},
+}
+
+// ScopesGrant reports whether a token with the scopes held may do what
+// scope want allows, by GitLab's hierarchy: api grants read_api,
+// read_user, read_repository, write_repository, read_registry and
+// write_registry; read_api grants read_user, read_repository and
+// read_registry; write_repository grants read_repository.
+func ScopesGrant(held []string, want string) bool {
+	for _, h := range held {
+		if h == want || slices.Contains(scopeGrants[h], want) {
+			return true
+		}
+	}
+	return false
+}
+
+// Grants reports whether the token's scopes grant every scope named, by
+// GitLab's hierarchy (see ScopesGrant): a token with api grants
+// read_repository. HasScopes asks for the scopes literally.
+func (t *PersonalAccessToken) Grants(scopes ...string) bool {
+	for _, s := range scopes {
+		if !ScopesGrant(t.Scopes, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// HasScopes reports whether the token carries every scope named, as
+// written (see Grants for what they allow).
 func (t *PersonalAccessToken) HasScopes(scopes ...string) bool {
 	for _, s := range scopes {
 		if !slices.Contains(t.Scopes, s) {

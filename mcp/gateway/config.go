@@ -145,7 +145,9 @@ type SecurityConfig struct {
 
 	// RequiredScopes are the token scopes every caller needs (default api,
 	// read_user, read_repository, as the specification says). A token
-	// without them is refused with 403.
+	// whose scopes do not grant them is refused with 403. Scopes are read
+	// by GitLab's hierarchy (sourcehost.ScopesGrant): api grants read_user
+	// and read_repository, so a token with api alone passes the default.
 	RequiredScopes []string `yaml:"required_scopes" json:"required_scopes"`
 
 	// AllowLocalWebhooks lets configure_webhook send hooks to addresses

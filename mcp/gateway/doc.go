@@ -27,7 +27,8 @@
 //     Required: project_id wherever it appears (except search_issues), title
 //     (create_issue, create_merge_request), source_branch and target_branch,
 //     ref (trigger_pipeline), file_path, search, url. A null value counts as
-//     absent. Integers must be written as integers.
+//     absent. Integers must be written as integers. per_page above 100 is
+//     read as 100, as the source-hosting API reads it.
 //   - An id is a string, a number or null; a string whose bytes are not
 //     UTF-8 is not a JSON string (RFC 8259), and its request is -32600
 //     with id null, as any id that cannot be read: every answer is UTF-8
@@ -98,7 +99,8 @@
 //     remembered under the token's SHA-256 (never the token). A token it
 //     does not accept is HTTP 401 with WWW-Authenticate: Bearer
 //     error="invalid_token" (MCP clients start their login on it); one
-//     without the scopes api, read_user and read_repository is 403 with
+//     whose scopes do not grant api, read_user and read_repository (api
+//     grants the other two, as in GitLab) is 403 with
 //     error="insufficient_scope". A good verdict is believed for
 //     verify.ttl_seconds (60), then asked again: that is the most a
 //     revoked token keeps working, cached answers included, and a call the

@@ -85,7 +85,7 @@ func invalidParams(t *testing.T, srv *mcpfake.Server, pid int64) {
 		{"missing required", `{}`, "project_id", "is required"},
 		{"unknown param", fmt.Sprintf(`{"project_id":%d,"stat":"opened"}`, pid), "stat", "unknown parameter"},
 		{"enum", fmt.Sprintf(`{"project_id":%d,"state":"open"}`, pid), "state", "must be one of opened, closed, all"},
-		{"per_page over 100", fmt.Sprintf(`{"project_id":%d,"per_page":101}`, pid), "per_page", "must be between 1 and 100"},
+		{"per_page under 1", fmt.Sprintf(`{"project_id":%d,"per_page":0}`, pid), "per_page", "must be between 1 and 2147483648"},
 		{"labels not strings", fmt.Sprintf(`{"project_id":%d,"labels":[1]}`, pid), "labels", "must be an array of strings"},
 		{"label with comma", fmt.Sprintf(`{"project_id":%d,"labels":["a,b"]}`, pid), "labels", "a label must not contain a comma"},
 		{"cache_ttl not positive", fmt.Sprintf(`{"project_id":%d,"cache_ttl":0}`, pid), "cache_ttl", "must be between 1 and 86400"},
@@ -127,7 +127,7 @@ func TestScopesChecked(t *testing.T) {
 	if _, err := up.AddUser(sourcehostfake.UserSeed{Username: "reader", Name: "Reader"}); err != nil {
 		t.Fatal(err)
 	}
-	narrow, err := up.IssueToken("reader", "api", "read_user")
+	narrow, err := up.IssueToken("reader", "read_user")
 	if err != nil {
 		t.Fatal(err)
 	}

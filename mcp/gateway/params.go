@@ -36,8 +36,10 @@ type param struct {
 
 // The params every list and search method shares.
 var (
-	pageParam    = param{name: "page", kind: kindInteger, min: 1, max: 1 << 31, description: "Page number, from 1."}
-	perPageParam = param{name: "per_page", kind: kindInteger, min: 1, max: maxPerPage, description: "Items per page, at most 100 (default 20)."}
+	pageParam = param{name: "page", kind: kindInteger, min: 1, max: 1 << 31, description: "Page number, from 1."}
+	// per_page above 100 is read as 100, as the source-hosting API reads
+	// it (listOptions), rather than refused.
+	perPageParam = param{name: "per_page", kind: kindInteger, min: 1, max: 1 << 31, description: "Items per page (default 20); more than 100 is read as 100."}
 	projectParam = param{name: "project_id", kind: kindInteger, required: true, min: 1, max: 1 << 62, description: "ID of the project."}
 	cacheParams  = []param{
 		{name: "cache", kind: kindBoolean, description: "Serve from and store in the gateway's response cache."},

@@ -148,8 +148,10 @@ func user(u *sourcehost.User) *mcp.User {
 	return &mcp.User{ID: u.ID, Name: u.Name, Username: u.Username}
 }
 
+// listOptions are a list's page and size, the size capped at maxPerPage
+// as the source-hosting API caps it.
 func listOptions(page, perPage int) sourcehost.ListOptions {
-	return sourcehost.ListOptions{Page: page, PerPage: perPage}
+	return sourcehost.ListOptions{Page: page, PerPage: min(perPage, maxPerPage)}
 }
 
 func optInt64(v int64) *int64 {

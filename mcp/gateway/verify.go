@@ -271,7 +271,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 	case err == nil:
 		v.OK, v.TokenID, v.UserID = true, tok.ID, tok.UserID
 		for _, s := range g.cfg.Security.RequiredScopes {
-			if !tok.HasScopes(s) {
+			if !tok.Grants(s) { // api grants read_user and read_repository, as in GitLab
 				v.Missing = append(v.Missing, s)
 			}
 		}
