@@ -23,6 +23,7 @@ const (
 	LogoutPath    = "/csp/gateway/am/api/logout"
 	UserInfoPath  = "/csp/gateway/am/api/userinfo"
 	PublicKeyPath = "/csp/gateway/am/api/auth/token-public-key"
+	APITokenPath  = "/csp/gateway/am/api/auth/api-tokens/authorize"
 )
 
 // DefaultTimeout is how long one call may take, retries included, before
@@ -39,6 +40,9 @@ type Client struct {
 	timeout time.Duration
 	issuer  string
 	leeway  time.Duration
+	// log is the client's logger (WithLogger), secrets kept out, for what
+	// a Session says; it discards when none was given.
+	log *slog.Logger
 
 	keysMu        sync.Mutex
 	keys          *KeySet
@@ -174,9 +178,12 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{rest: rc, clock: cfg.Clock, timeout: s.timeout, issuer: s.issuer, leeway: s.leeway}
+	c := &Client{rest: rc, clock: cfg.Clock, timeout: s.timeout, issuer: s.issuer, leeway: s.leeway, log: rc.Cleaner().Logger(cfg.Logger)}
 	if c.clock == nil {
 		c.clock = clock.Real()
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
 	}
 	if c.issuer == "" {
 		c.issuer = rc.BaseURL()

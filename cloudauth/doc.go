@@ -47,6 +47,25 @@
 // clock ([WithClock]). The key set is fetched once and again when a token
 // names an unknown key, at most once a minute.
 //
+// # API tokens and renewal
+//
+// A script holds a long-lived API token rather than a password:
+// [Client.AuthorizeAPIToken] exchanges it (or the refresh token of an
+// earlier exchange) for an access token at
+// /csp/gateway/am/api/auth/api-tokens/authorize, a form post of
+// refresh_token as the gateway takes it; the answer ([Grant]) carries
+// access_token, id_token, refresh_token (the API token again),
+// expires_in, token_type and scope. A [Session] ([Client.NewSession])
+// holds an access token and the token to renew it with, and renews it by
+// itself when it has expired or expires within [RenewBefore] (30 s) on
+// the client's clock: concurrent callers share one exchange, and each
+// renewal is logged at info level ("cloudauth: renewed the access token
+// with the refresh token", with the subject, the tenant and the new
+// expiry; never a token). An API token the server no longer accepts
+// (revoked, expired, its user locked) fails with [ErrBadRequest] and the
+// gateway's message "invalid_grant: …"; a session with nothing to renew
+// with fails with [ErrNoRefreshToken].
+//
 // # Token storage
 //
 // A [TokenStore] keeps one token per profile. [NewStore] is cloudctl's: the

@@ -24,12 +24,20 @@ func TestEndpointTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	apiTok, err := srv.IssueAPIToken("", cloudauthfake.AdminUsername, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	apitabletest.Check(t, []*apitable.Table{apitable.Cloudauth()}, srv, apitabletest.Setup{
 		Dir:    ".",
 		Client: c,
 		Calls: map[string]func(context.Context) error{
 			"UserInfo": func(ctx context.Context) error { _, err := c.UserInfo(ctx, tok); return err },
 			"Logout":   func(ctx context.Context) error { return c.Logout(ctx, tok) },
+			"AuthorizeAPIToken": func(ctx context.Context) error {
+				_, err := c.AuthorizeAPIToken(ctx, apiTok)
+				return err
+			},
 			// A fresh client: c holds the keys once it has fetched them.
 			"VerifyToken": func(ctx context.Context) error { _, err := srv.Client().VerifyToken(ctx, tok.Raw()); return err },
 		},

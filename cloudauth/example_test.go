@@ -173,3 +173,36 @@ func ExampleUpdateConfig() {
 	// true
 	// profiles.dev.url: want a string, got a number
 }
+
+// A script's long-lived API token is exchanged for access tokens, and the
+// session renews the access token by itself once it has expired.
+func ExampleSession() {
+	srv := startExampleFake()
+	defer srv.Close()
+	ctx := context.Background()
+	apiToken, err := srv.IssueAPIToken("acme", "alice", 0) // made in the gateway's console, for a real one
+	if err != nil {
+		panic(err)
+	}
+
+	c, err := cloudauth.New(srv.URL(), cloudauth.WithClock(srv.Clock()))
+	if err != nil {
+		panic(err)
+	}
+	s := c.NewSession(nil, apiToken)
+	info, err := s.UserInfo(ctx) // exchanges the API token first
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(info.Username, info.Tenant)
+
+	srv.Clock().Advance(31 * time.Minute) // the access token has expired
+	tok, err := s.Token(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("expires:", tok.ExpiresAt.Format(time.RFC3339), "renewals:", s.Renewals())
+	// Output:
+	// alice acme
+	// expires: 2026-05-01T10:01:00Z renewals: 2
+}

@@ -44,6 +44,20 @@
 //     (204); GET /csp/gateway/am/api/userinfo answers the user's details.
 //     Both answer 401 with WWW-Authenticate: Bearer error="invalid_token"
 //     for a missing, forged, expired or revoked token.
+//   - POST /csp/gateway/am/api/auth/api-tokens/authorize exchanges an API
+//     token ([Server.IssueAPIToken], or the control API's) for an access
+//     token: the token comes in the form field refresh_token
+//     (application/x-www-form-urlencoded) or the query parameter of that
+//     name, as the gateway reads both; a JSON body is not read. It answers
+//     {"id_token","token_type":"bearer","expires_in","scope",
+//     "access_token","refresh_token"}: an access token as a login's, an id
+//     token (no jti, so no bearer token), the API token back as the
+//     refresh token, scope "openid offline_access". A missing token
+//     answers 400 "invalid_request: refresh_token is required"; an
+//     unknown, revoked or expired one, or one whose user is locked, 400
+//     "invalid_grant: Invalid refresh token" (never quoting the token).
+//     Access tokens got before a revocation stay valid until they expire,
+//     as the gateway's do.
 //   - GET /csp/gateway/am/api/auth/token-public-key publishes the public key
 //     as a JWKS document (after a rotation, the current key and the one
 //     before it).
@@ -66,14 +80,14 @@
 // gives running requests two seconds before it closes their connections.
 // The controls are the same on every fake ([control.Controls]):
 // [Server.InjectFault] per route (RouteLogin, RouteLogout, RouteUserInfo,
-// RoutePublicKey, or "" for all: a status, a body, latency on the wall or
+// RoutePublicKey, RouteAPIToken, or "" for all: a status, a body, latency on the wall or
 // the fake clock, a dropped connection, for the next N requests),
 // [Server.Faults], [Server.ClearFaults], the request log
 // ([Server.Requests], [Server.RequestsTo], [Server.ResetRequests]; each
 // entry names the caller), [Server.Reset], and [Server.Clock]. Seeding and
 // reading back: [Server.Load] with a [Seed], AddUser, SetLocked,
 // SetPassword, LookupUser, IssueToken, SignToken, RevokeToken, Revoked, Issued,
-// RotateKey.
+// RotateKey, IssueAPIToken, RevokeAPIToken, APITokens.
 //
 // # Bounds
 //
@@ -95,6 +109,11 @@
 //     revoked token expires and makes room (the gateway's behaviour here
 //     is not known; a refusal the client sees beats a token silently
 //     valid again). About 100 bytes a revoked token.
+//   - API tokens: at most 100,000 neither revoked nor expired
+//     ([control.WithMaxRecords]); IssueAPIToken drops the expired when it
+//     reaches the bound and refuses one more. The fake keeps each token's
+//     SHA-256, never the token (nor does a snapshot). About 150 bytes a
+//     token.
 //   - Listeners: 10 s to send the headers, 64 KiB of headers in at most
 //     100 fields, 30 s to send the body, 2 minutes to read the answer, 2
 //     minutes idle; a request with both Content-Length and
@@ -107,7 +126,11 @@
 // the panic is in the request log (Request.Panic): it is a bug of the
 // fake's, please report it.
 //
-// Known differences from the real service: no refresh or id tokens, no
-// scopes or organisations, no rate limiting unless injected, and the
-// revocation list lives in memory.
+// Known differences from the real service: a login answers no refresh or
+// id token (only the API-token exchange does); API tokens have no name,
+// scopes or organisation and are made by the Go helper or the control API,
+// not a console page; the scope answered is fixed; the messages of a
+// refused exchange are the OAuth error word and a short text of the
+// fake's own (the gateway's exact wording is not documented); no rate
+// limiting unless injected; and the revocation list lives in memory.
 package cloudauthfake

@@ -13,10 +13,11 @@ import (
 // handlers binds each row of the endpoint table (apitable.Cloudauth, where
 // the paths are) to its handler, by the row's Handler name.
 var handlers = map[string]func(s *Server, r *http.Request) fakekit.Answer{
-	"login":     (*Server).login,
-	"logout":    (*Server).logout,
-	"userInfo":  (*Server).userInfo,
-	"publicKey": (*Server).publicKey,
+	"login":             (*Server).login,
+	"logout":            (*Server).logout,
+	"userInfo":          (*Server).userInfo,
+	"publicKey":         (*Server).publicKey,
+	"authorizeAPIToken": (*Server).authorizeAPIToken,
 }
 
 // routeTable is every endpoint the fake serves, registered from the

@@ -46,6 +46,7 @@ const (
 	RouteLogout    = "POST " + cloudauth.LogoutPath
 	RouteUserInfo  = "GET " + cloudauth.UserInfoPath
 	RoutePublicKey = "GET " + cloudauth.PublicKeyPath
+	RouteAPIToken  = "POST " + cloudauth.APITokenPath
 )
 
 // Server is the fake login gateway. It is an http.Handler; use [Start] in
@@ -64,8 +65,10 @@ type Server struct {
 	mu      sync.Mutex
 	users   map[userKey]*user
 	revoked map[string]time.Time // token id → its expiry, for pruning
-	pruneAt int                  // the size at which revoked next drops its expired tokens
-	issued  int
+	// apiTokens are the API tokens issued and not revoked, by SHA-256.
+	apiTokens map[string]*apiToken
+	pruneAt   int // the size at which revoked next drops its expired tokens
+	issued    int
 }
 
 // config is what the options set: cloudauthfake's own, and of the options
@@ -217,6 +220,7 @@ func newServer(opts []Option, start bool) (*Server, control.Settings, error) {
 func (s *Server) resetState() {
 	s.mu.Lock()
 	s.users, s.revoked, s.issued, s.pruneAt = map[userKey]*user{}, map[string]time.Time{}, 0, 0
+	s.apiTokens = map[string]*apiToken{}
 	s.mu.Unlock()
 	if err := s.AddUser(UserSeed{Username: AdminUsername, Password: s.cfg.adminPassword, Name: "Administrator",
 		Email: "admin@example.com", Roles: []string{"org_owner"}}); err != nil {

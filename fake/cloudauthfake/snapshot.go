@@ -22,6 +22,16 @@ type snapshot struct {
 	Users   []UserSeed    `json:"users"`
 	Revoked []snapRevoked `json:"revoked"`
 	Issued  int           `json:"issued"`
+	// APITokens are the API tokens not revoked nor expired, by their
+	// SHA-256 (the snapshot holds no token a caller could present).
+	APITokens []snapAPIToken `json:"api_tokens,omitempty"`
+}
+
+type snapAPIToken struct {
+	SHA256   string                `json:"sha256"`
+	Tenant   string                `json:"tenant"`
+	Username string                `json:"username"`
+	Expires  *fakekit.SnapshotTime `json:"expires,omitempty"`
 }
 
 // snapRevoked is a token logged out: its id, and its expiry, after which
@@ -34,7 +44,8 @@ type snapRevoked struct {
 // Snapshot returns the fake's state as versioned JSON, which Restore
 // reads back into this fake or another, for a program that keeps it across restarts (apitwin-fake -state-dir): the accounts of
 // every tenant, the tokens logged out before they expired (so a revoked
-// token stays refused), and how many tokens were issued. The signing keys
+// token stays refused), how many tokens were issued, and the API tokens
+// neither revoked nor expired (by their SHA-256 alone). The signing keys
 // are not in it: they are the fake's configuration (WithKey), which a
 // program keeps with its credentials, and a token verifies after a restore
 // only when the fake signs with the key that signed it. Faults and the
@@ -56,12 +67,23 @@ func (s *Server) Snapshot() ([]byte, error) {
 		}
 	}
 	snap.Issued = s.issued
+	for h, t := range s.apiTokens {
+		if t.Expires.IsZero() || now.Before(t.Expires) {
+			st := snapAPIToken{SHA256: h, Tenant: t.Tenant, Username: t.Username}
+			if !t.Expires.IsZero() {
+				e := fakekit.SnapshotTime(t.Expires)
+				st.Expires = &e
+			}
+			snap.APITokens = append(snap.APITokens, st)
+		}
+	}
 	s.mu.Unlock()
 	// Map order is random: sorted, two snapshots of one state are equal.
 	slices.SortFunc(snap.Users, func(a, b UserSeed) int {
 		return cmp.Or(cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.Username, b.Username))
 	})
 	slices.SortFunc(snap.Revoked, func(a, b snapRevoked) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(snap.APITokens, func(a, b snapAPIToken) int { return cmp.Compare(a.SHA256, b.SHA256) })
 	return fakekit.EncodeSnapshot(snap)
 }
 
@@ -99,11 +121,22 @@ func (s *Server) Restore(data []byte) error {
 		}
 		revoked[r.ID] = r.Expires.Time()
 	}
+	apiTokens := make(map[string]*apiToken, len(snap.APITokens))
+	for i, t := range snap.APITokens {
+		if len(t.SHA256) != 64 || strings.Trim(t.SHA256, "0123456789abcdef") != "" || t.Username == "" || t.Tenant == "" {
+			return fmt.Errorf("cloudauthfake: snapshot: api_tokens[%d]: want a sha256 in hex, a tenant and a username", i)
+		}
+		at := &apiToken{Tenant: t.Tenant, Username: t.Username}
+		if t.Expires != nil {
+			at.Expires = t.Expires.Time()
+		}
+		apiTokens[t.SHA256] = at
+	}
 	if snap.Issued < 0 {
 		return fmt.Errorf("cloudauthfake: snapshot: issued %d is negative", snap.Issued)
 	}
 	s.mu.Lock()
-	s.users, s.revoked, s.issued = users, revoked, snap.Issued
+	s.users, s.revoked, s.issued, s.apiTokens = users, revoked, snap.Issued, apiTokens
 	s.mu.Unlock()
 	return nil
 }

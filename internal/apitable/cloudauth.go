@@ -18,6 +18,7 @@ var cloudauthAPI = sync.OnceValue(func() *Table {
 			{"POST", "/csp/gateway/am/api/logout", "logout", []string{"Logout"}, "", ""},
 			{"GET", "/csp/gateway/am/api/userinfo", "userInfo", []string{"UserInfo"}, "", ""},
 			{"GET", "/csp/gateway/am/api/auth/token-public-key", "publicKey", []string{"PublicKeys", "VerifyToken"}, "", ""},
+			{"POST", "/csp/gateway/am/api/auth/api-tokens/authorize", "authorizeAPIToken", []string{"AuthorizeAPIToken"}, "", ""},
 		},
 	}
 })
