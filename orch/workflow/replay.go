@@ -544,9 +544,10 @@ type Options struct {
 func NewWithOptions[In, Out any](fn func(ctx Context, in In) (Out, error), o Options) orch.Workflow {
 	b := bodyOf(fn)
 	return orch.Workflow{
-		Decide: func(_ context.Context, t *orch.WorkflowTask) ([]*orchpb.Command, error) {
+		Decide: func(ctx context.Context, t *orch.WorkflowTask) ([]*orchpb.Command, error) {
 			e := newExecution(b, o)
 			defer e.stop()
+			defer e.probe(ctx)
 			e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
 			upTo := t.Raw.GetStartedEventId()
 			if upTo <= 0 {
