@@ -72,7 +72,6 @@ type action struct {
 }
 
 type scenario struct {
-	name     string
 	workflow string
 	input    any
 	setup    func(side)

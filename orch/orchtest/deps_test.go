@@ -1,0 +1,51 @@
+package orchtest_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The env runs without a network: the package imports nothing that dials
+// or serves (net, net/http, gRPC, the fakes), and it links nothing that
+// orch/workflow, which every workflow's code links already, does not.
+// (orch links gRPC as a library for its client; the env makes no client,
+// so nothing of it runs.) go list is what `go build` of an importer reads,
+// test files aside.
+func TestEnvImportsNoNetwork(t *testing.T) {
+	t.Parallel()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	list := func(args ...string) []string {
+		out, err := exec.Command(goTool, append([]string{"list"}, args...)...).Output()
+		if err != nil {
+			var stderr string
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = string(ee.Stderr)
+			}
+			t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		}
+		return strings.Fields(string(out))
+	}
+	const module = "github.com/apitwin/apitwin/"
+	imports := list("-f", `{{join .Imports " "}}`, module+"orch/orchtest")
+	if len(imports) == 0 {
+		t.Fatal("go list gave no imports: the test would prove nothing")
+	}
+	for _, p := range imports {
+		if p == "net" || strings.HasPrefix(p, "net/") || strings.HasPrefix(p, "google.golang.org/grpc") ||
+			strings.HasPrefix(p, module+"fake") || strings.HasPrefix(p, module+"internal/fakekit") || p == "os/exec" {
+			t.Errorf("orch/orchtest imports %s", p)
+		}
+	}
+	env := list("-deps", module+"orch/orchtest")
+	wf := list("-deps", module+"orch/workflow")
+	for _, p := range env {
+		if !slices.Contains(wf, p) && p != module+"orch/orchtest" {
+			t.Errorf("orch/orchtest links %s, which orch/workflow does not", p)
+		}
+	}
+}
