@@ -29,7 +29,8 @@
 // anyone who reads its code, into their namespace or one they may make
 // projects in (404 "Target Namespace Not Found" otherwise, 409 with the
 // fields for a name or path taken there), the fork holding a copy of the
-// repository, at most as visible as its source, naming it in
+// repository, at most as visible as its source and as the group it goes
+// in, naming it in
 // forked_from_project and listed in GET /projects/:id/forks; deleted by
 // owners, 202 {"message":"202 Accepted"}, at once, with all it holds),
 // issues with per-project iids, merge requests (open, close,
@@ -192,6 +193,11 @@
 // A group is public, internal or private (the default), never more
 // visible than its parent nor less than its subgroups and projects (400
 // {"message":{"visibility_level":[…]}} with the real service's words).
+// A project in a group is never more visible than the group: creating or
+// updating one so is 400 {"message":{"visibility_level":["public is not
+// allowed in a private group."]}}, a seed so an error, and a project
+// transferred into a less visible group takes the group's visibility, as
+// the real service's transfer lowers it.
 // Its members' access levels reach its subgroups and all their projects.
 // Any signed-in user makes a top-level group and becomes its owner; a
 // subgroup takes a maintainer of the parent (403); a path that is taken

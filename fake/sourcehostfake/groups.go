@@ -131,6 +131,16 @@ func visibilityAboveParent(v string, parent *namespace) string {
 	return v + " is not allowed since the parent group has a " + parent.visibility + " visibility."
 }
 
+// visibilityAboveGroup is the real service's refusal of a project in ns
+// more visible than ns, if ns is a group (visibility_level_allowed_by_group),
+// or "".
+func visibilityAboveGroup(v string, ns *namespace) string {
+	if ns.kind != "group" || visibilityLevel(v) <= visibilityLevel(ns.visibility) {
+		return ""
+	}
+	return v + " is not allowed in a " + ns.visibility + " group."
+}
+
 // depth is how many groups ns is in, itself included; past
 // maxGroupDepth it stops counting (at maxGroupDepth+1), so that a
 // snapshot's parents that loop end too.

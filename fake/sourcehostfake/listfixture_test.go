@@ -43,7 +43,7 @@ func listFixture(tb testing.TB, opts ...sourcehostfake.Option) (*sourcehostfake.
 		_, err := srv.AddUser(sourcehostfake.UserSeed{Username: u, Name: "User " + u})
 		must(err)
 	}
-	_, err = srv.AddGroup(sourcehostfake.GroupSeed{Path: "platform", Name: "Platform Team"})
+	_, err = srv.AddGroup(sourcehostfake.GroupSeed{Path: "platform", Name: "Platform Team", Visibility: "public"}) // public: it holds public projects
 	must(err)
 	shop, err := srv.AddProject(sourcehostfake.ProjectSeed{
 		Name: "shop", Visibility: "public", Description: "The \"shop\" <front>", Topics: []string{"go", "web"},

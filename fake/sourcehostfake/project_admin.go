@@ -50,7 +50,11 @@ func (c *call) updateProject() fakekit.Answer {
 		description = pr.description
 	}
 	name, path = strings.TrimSpace(name), strings.TrimSpace(path)
-	if fields := c.st.projectProblems(pr.ns, name, path, description, pr); len(fields) > 0 {
+	fields := c.st.projectProblems(pr.ns, name, path, description, pr)
+	if why := visibilityAboveGroup(visibility, pr.ns); hasVis && why != "" {
+		fields["visibility_level"] = append(fields["visibility_level"], why)
+	}
+	if len(fields) > 0 {
 		return invalid(http.StatusBadRequest, fields)
 	}
 	if hasBranch && branch != pr.defaultBranch && pr.repo.branches[branch] == nil {
@@ -250,6 +254,9 @@ func (c *call) transferProject() fakekit.Answer {
 	delete(c.st.projByPath, strings.ToLower(pr.fullPath()))
 	pr.ns = ns
 	c.st.projByPath[strings.ToLower(pr.fullPath())] = pr
+	if visibilityAboveGroup(pr.visibility, ns) != "" {
+		pr.visibility = ns.visibility // lowered to the group's, as the real service's transfer does
+	}
 	pr.lastActivity = c.st.clock.Now()
 	return c.doc(http.StatusOK, c.appendProject(c.buf(), pr, false))
 }
@@ -305,6 +312,9 @@ func (c *call) forkProject() fakekit.Answer {
 	}
 	if !hasVis || visibilityRank[visibility] > visibilityRank[src.visibility] {
 		visibility = src.visibility
+	}
+	if visibilityAboveGroup(visibility, ns) != "" {
+		visibility = ns.visibility // and at most as visible as the group it goes in
 	}
 	name, path = strings.TrimSpace(name), strings.TrimSpace(path)
 	if fields := c.st.projectProblems(ns, name, path, description, nil); len(fields) > 0 {

@@ -128,7 +128,11 @@ func (c *call) createProject() fakekit.Answer {
 			return invalid(http.StatusBadRequest, map[string][]string{"namespace": []string{"is not valid"}})
 		}
 	}
-	if fields := c.st.projectProblems(ns, name, path, description, nil); len(fields) > 0 {
+	fields := c.st.projectProblems(ns, name, path, description, nil)
+	if why := visibilityAboveGroup(visibility, ns); why != "" {
+		fields["visibility_level"] = append(fields["visibility_level"], why)
+	}
+	if len(fields) > 0 {
 		return invalid(http.StatusBadRequest, fields)
 	}
 	pr := c.st.addProject(ns, c.user, name, path, description, visibility, defaultBranch)
@@ -327,6 +331,9 @@ func (s *Server) seedProject(seed ProjectSeed, files []fileChange, branchFiles [
 	if seed.Group != "" {
 		if ns = st.nsByPath[strings.ToLower(seed.Group)]; ns == nil || ns.kind != "group" {
 			return nil, at("group", fmt.Errorf("sourcehostfake: no group %q", seed.Group))
+		}
+		if why := visibilityAboveGroup(seed.Visibility, ns); why != "" {
+			return nil, at("visibility", errors.New("sourcehostfake: "+why))
 		}
 	}
 	if st.projByPath[strings.ToLower(ns.fullPath+"/"+seed.Path)] != nil {
