@@ -141,9 +141,9 @@ func firstInt(h http.Header, keys ...string) int {
 type RateLimitError struct {
 	// RateLimit holds the values of the last refusal.
 	RateLimit RateLimit
-	// RetryAfter is how long to wait before trying again: the wait the
-	// server asked for (Retry-After, the reset time, the service's own
-	// field), or the backoff the client's policy computed.
+	// RetryAfter is how long to wait before trying again: the longer of
+	// the wait the server asked for (Retry-After, the reset time, the
+	// service's own field) and the backoff the client's policy computed.
 	RetryAfter time.Duration
 	// Retries is how many times the call was sent again before giving up.
 	Retries int

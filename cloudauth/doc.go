@@ -128,7 +128,9 @@
 //     "Connection timeout"; the cause is kept.
 //   - Retries follow the SDK's policy: a login (POST) is sent again only
 //     after a 429 or a connection that was never made; userinfo and the
-//     key set also after a 5xx or a transport error.
+//     key set also after a 5xx or a transport error. Each wait is the
+//     longer of the backoff (1 s doubling: 1, 2, 4 s) and the server's
+//     Retry-After or reset time.
 //   - CLI_VERIFY_SSL accepts "true" or "false" in any case; any other
 //     value is an error rather than a guess. --no-verify-ssl wins over it,
 //     and a CA file is ignored when verification is off.

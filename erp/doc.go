@@ -75,9 +75,11 @@
 //
 // # Retries
 //
-// A 429 is retried after the wait the server asks for (1 s doubling when
-// it asks none), at most 3 times by default, never past the context's
-// deadline. A 5xx or a network failure is retried only for GET, PUT and
+// A 429 is retried after the longer of the backoff (1 s doubling: 1, 2,
+// 4 s) and the wait the server asks for (Retry-After, else the reset
+// time), at most 3 times by default, never past the context's deadline; a
+// server asking for more than the policy's MaxWait (60 s by default) ends
+// the retries at once. A 5xx or a network failure is retried only for GET, PUT and
 // DELETE, or when the connection was never made — and a 5xx the ERP
 // answers in its own JSON error shape ("Error creating product") is a
 // decision, never retried. A POST that may have reached the server is not sent twice. See

@@ -104,9 +104,10 @@
 // which may not be safe to repeat (a message over the size limit: HTTP 413
 // or gRPC's "message larger than max"), is returned at once. A rate refusal
 // is one with the RateLimitExceeded detail or a Retry-After, an HTTP 429,
-// or over gRPC any RESOURCE_EXHAUSTED but the size refusal. The wait: after the RateLimitExceeded detail's retry_after, else
-// the answer's Retry-After, else its X-RateLimit-Reset, else 1 s doubling; at
-// most 3 retries, a wait of at most 60 s ([RetryPolicy], [WithRetry],
+// or over gRPC any RESOURCE_EXHAUSTED but the size refusal. The wait: the longer of the backoff (1 s
+// doubling: 1, 2, 4 s) and the wait the service asked for (the
+// RateLimitExceeded detail's retry_after, else the answer's Retry-After,
+// else its X-RateLimit-Reset); at most 3 retries, a wait of at most 60 s ([RetryPolicy], [WithRetry],
 // [WithoutRetries]), never past the context's deadline. UNAVAILABLE is
 // retried with the same backoff only for calls harmless to repeat (reads,
 // queries, heartbeats, RegisterWorker, and starts, signals and cancel

@@ -16,11 +16,14 @@
 //     never sent twice by surprise.
 //   - Nothing is sent again after a failure no retry can cure (a bad
 //     certificate), after MaxRetries retries, or with retries Disabled.
-//   - The wait is the server's when it asked for one (Retry-After, then the
-//     rate-limit reset time), else MinWait doubling up to MaxWait. A server
-//     asking for more than MaxWait, or a wait that would outlast the
-//     context's deadline, ends the retries at once: the caller gets the
-//     error, with the reason, instead of a sleep in vain.
+//   - The wait is the longer of the backoff (MinWait doubling, at most
+//     MaxWait: 1, 2, 4 s by default) and the wait the server asked for
+//     (the service's own field, else Retry-After, else the rate-limit reset
+//     time): never shorter than either, so a server answering
+//     "Retry-After: 1" every time still sees 1, 2, 4 s. A server asking for
+//     more than MaxWait, or a wait that would outlast the context's
+//     deadline, ends the retries at once: the caller gets the error, with
+//     the reason, instead of a sleep in vain.
 //
 // Waits run on a [clock.Clock], so tests on a fake clock wait no real time.
 package retry
@@ -124,10 +127,10 @@ func (p Policy) Next(retries int, f Failure) (wait time.Duration, ok bool, why s
 	if !f.retryable() {
 		return 0, false, ""
 	}
-	wait = p.Backoff(retries)
-	if f.ServerWait > 0 {
-		wait = f.ServerWait
-	}
+	// The longer of the backoff and the server's wait: a server that keeps
+	// answering "Retry-After: 1" still gets the doubling the clients
+	// promise, and one asking for longer gets what it asked.
+	wait = max(p.Backoff(retries), f.ServerWait)
 	switch {
 	case p.Disabled:
 		return wait, false, "retries are disabled"

@@ -32,6 +32,8 @@ func TestNext(t *testing.T) {
 		{"not a failure to retry", def, 0, retry.Failure{}, 0, false, ""},
 		{"429 of a POST: sent again", def, 0, retry.Failure{Throttled: true}, time.Second, true, ""},
 		{"429 honours the server's wait", def, 0, retry.Failure{Throttled: true, ServerWait: 7 * time.Second}, 7 * time.Second, true, ""},
+		{"a server's shorter wait does not shorten the backoff", def, 2, retry.Failure{Throttled: true, ServerWait: time.Second}, 4 * time.Second, true, ""},
+		{"a server's longer wait wins over the backoff", def, 1, retry.Failure{Throttled: true, ServerWait: 3 * time.Second}, 3 * time.Second, true, ""},
 		{"backoff doubles", def, 2, retry.Failure{Throttled: true}, 4 * time.Second, true, ""},
 		{"backoff capped at MaxWait", short, 4, retry.Failure{Throttled: true}, 5 * time.Second, true, ""},
 		{"5xx of a GET", def, 0, retry.Failure{Transient: true, Safe: true}, time.Second, true, ""},

@@ -29,9 +29,10 @@
 // [ErrUnprocessable], [ErrRateLimited] and the rest.
 //
 // Every response's rate-limit headers are read ([Client.RateLimit]). A 429
-// is retried for every method after the wait the server asks for
-// (Retry-After, else the reset time, else 1 s doubling), at most 3 times by
-// default, never past the context's deadline; when it gives up the error is
+// is retried for every method after the longer of the backoff (1 s
+// doubling: 1, 2, 4 s) and the wait the server asks for (Retry-After, else
+// the reset time), at most 3 times by default, never past the context's
+// deadline nor after a server's wait over MaxWait (60 s by default); when it gives up the error is
 // a [*RateLimitError]. A 5xx or a network failure is retried only for
 // GET, PUT, DELETE and the like, or when the connection was never made: a
 // POST that may have reached the server is never sent twice. See
