@@ -32,7 +32,8 @@ type Client struct {
 	// a Client printed by value (fmt prints its fields without String)
 	// shows a function's address, not the secret. Nil: unsigned.
 	sign func(ts time.Time, nonce, method, path string, body []byte) string
-	path string // the endpoint's path, which signatures cover
+	form SignatureForm // the form sign makes, for String
+	path string        // the endpoint's path, which signatures cover
 	clk  clock.Clock
 	ids  atomic.Int64
 }
@@ -63,9 +64,11 @@ type (
 type Option func(*settings) error
 
 type settings struct {
-	rest   rest.Config
-	token  string
-	secret string
+	rest    rest.Config
+	token   string
+	secret  string
+	form    SignatureForm
+	formSet bool
 }
 
 func restOption(o rest.Option) Option { return func(s *settings) error { return o(&s.rest) } }
@@ -90,6 +93,21 @@ func WithSigningSecret(secret string) Option {
 			return errors.New("empty signing secret")
 		}
 		s.secret = secret
+		return nil
+	}
+}
+
+// WithSignatureForm chooses the form of the signature WithSigningSecret
+// makes: SignatureReplayProof (the default, which this gateway always
+// accepts) or SignatureBodyOnly (the specification's form, for a gateway
+// that knows only that one; this gateway accepts it only with
+// security.accept_body_only_signature on). It needs WithSigningSecret.
+func WithSignatureForm(f SignatureForm) Option {
+	return func(s *settings) error {
+		if f != SignatureReplayProof && f != SignatureBodyOnly {
+			return fmt.Errorf("unknown signature form %v", f)
+		}
+		s.form, s.formSet = f, true
 		return nil
 	}
 }
@@ -160,6 +178,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	if s.secret != "" {
 		cfg.Secrets = append(cfg.Secrets, s.secret)
+	} else if s.formSet {
+		return nil, errors.New("mcp: WithSignatureForm needs WithSigningSecret")
 	}
 	rc, err := rest.New(cfg)
 	if err != nil {
@@ -171,8 +191,13 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	if s.secret != "" {
 		secret := []byte(s.secret)
-		c.sign = func(ts time.Time, nonce, method, path string, body []byte) string {
-			return SignRequest(secret, ts, nonce, method, path, body)
+		c.form = s.form
+		if s.form == SignatureBodyOnly {
+			c.sign = func(_ time.Time, _, _, _ string, body []byte) string { return Sign(secret, body) }
+		} else {
+			c.sign = func(ts time.Time, nonce, method, path string, body []byte) string {
+				return SignRequest(secret, ts, nonce, method, path, body)
+			}
 		}
 	}
 	if c.clk == nil {
@@ -190,7 +215,10 @@ func (c *Client) RateLimit() RateLimit { return c.rest.RateLimit() }
 
 // String describes the client without its token or secret.
 func (c *Client) String() string {
-	return fmt.Sprintf("mcp.Client(%s, token set: %t, signing: %t)", c.Endpoint(), c.hasToken, c.sign != nil)
+	if c.sign == nil {
+		return fmt.Sprintf("mcp.Client(%s, token set: %t, signing: false)", c.Endpoint(), c.hasToken)
+	}
+	return fmt.Sprintf("mcp.Client(%s, token set: %t, signing: %v)", c.Endpoint(), c.hasToken, c.form)
 }
 
 // GoString is String, so %#v does not show secrets either.

@@ -21,12 +21,18 @@
 // # The client
 //
 // Client has a typed method per tool, Call for any method, Notify, and
-// batches (NewBatch). It signs requests when given a secret, and retries a
+// batches (NewBatch). It signs requests when given a secret
+// (WithSigningSecret), in the gateway's replay-proof form or, with
+// WithSignatureForm(SignatureBodyOnly), in the specification's body-only
+// form for a gateway that knows only that one; and it retries a
 // call refused for its rate (-32000 with data.status 429, or an HTTP 429
 // of any shape: the gateway's or a proxy's), which was refused before
 // anything ran, and a call that never reached the gateway (the connection
-// was not made): 1 s doubling, 3 retries by default, the data.retry_after,
-// Retry-After or reset time the answer gave when it gave one. Any other
+// was not made): 3 retries by default, each after the longer of the
+// backoff (1 s doubling: 1, 2, 4 s, as the specification says) and the
+// wait the answer asked for (data.retry_after, else Retry-After, else the
+// reset time), so a gateway answering "Retry-After: 1" every time still
+// sees the doubling. Any other
 // failure is not sent again (a JSON-RPC call carries no sign of being safe
 // to repeat); a 5xx says so in a *retry.Error. Errors are *Error (inside
 // an *apicall.RateLimitError once a rate refusal is given up); errors.Is

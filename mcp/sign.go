@@ -23,8 +23,39 @@ import (
 // captured request cannot be sent again. The specification's original form,
 // "sha256=" and the HMAC of the body alone (Sign), is accepted only when the
 // gateway is configured to (security.accept_body_only_signature).
-// WithSigningSecret signs every request of a Client so.
+// WithSigningSecret signs every request of a Client in the gateway's form;
+// WithSignatureForm(SignatureBodyOnly) signs in the specification's, for a
+// gateway that knows only that one.
 const SignatureHeader = "X-MCP-Signature"
+
+// SignatureForm is the form in which a Client signs its requests
+// (WithSignatureForm).
+type SignatureForm int
+
+const (
+	// SignatureReplayProof is the gateway's form and the default: the time,
+	// a fresh nonce, the method, the path and the body (SignRequest). A
+	// gateway with a signing secret accepts it whatever its configuration,
+	// and only once.
+	SignatureReplayProof SignatureForm = iota
+	// SignatureBodyOnly is the specification's form: "sha256=" and the
+	// HMAC of the body alone (Sign). It can be replayed: use it only with
+	// a gateway that accepts nothing else. This gateway accepts it only
+	// with security.accept_body_only_signature on, and otherwise answers
+	// 401 saying which form to use.
+	SignatureBodyOnly
+)
+
+// String names the form as WithSignatureForm's documentation does.
+func (f SignatureForm) String() string {
+	switch f {
+	case SignatureReplayProof:
+		return "replay-proof"
+	case SignatureBodyOnly:
+		return "body-only"
+	}
+	return "SignatureForm(" + strconv.Itoa(int(f)) + ")"
+}
 
 // Sign returns the specification's body-only X-MCP-Signature value of body
 // under secret. It can be replayed; prefer SignRequest.
