@@ -13,6 +13,10 @@
 //
 // Set ORCH_ADDR (gRPC host:port; ORCH_TOKEN and ORCH_NAMESPACE optional) to
 // run it against a real service (the cooling-off hour is then real).
+//
+// Its tests show both ways of testing workflow code: against the fake with
+// a worker (main_test.go, restart_test.go), and in process with
+// orch/orchtest, activities mocked or real and time skipped (env_test.go).
 package main
 
 import (
@@ -133,23 +137,33 @@ func Notify(ctx workflow.Context, r Receipt) (string, error) {
 	return sent, err
 }
 
+// The activities: what the workflow asks the outside world to do.
+
+// ChargeCard charges the order's amount and returns the charge's id.
+func ChargeCard(_ context.Context, o Order) (string, error) {
+	return fmt.Sprintf("ch_%s_%.2f", o.ID, o.Amount), nil
+}
+
+// Refund refunds a charge.
+func Refund(_ context.Context, charge string) (string, error) { return "re_" + charge, nil }
+
+// ShipParcel ships the order and returns the tracking number.
+func ShipParcel(_ context.Context, o Order) (string, error) { return "TRK-" + o.ID, nil }
+
+// EmailCustomer tells the customer the order shipped.
+func EmailCustomer(_ context.Context, r Receipt) (string, error) {
+	return fmt.Sprintf("order %s shipped, tracking %s", r.OrderID, r.Tracking), nil
+}
+
 // Register registers the workflow and its activities with w.
 func Register(w *orch.Worker) error {
 	return errors.Join(
 		workflow.Register(w, WorkflowType, OrderFlow),
 		workflow.Register(w, NotifyType, Notify),
-		orch.RegisterActivity(w, "ChargeCard", func(_ context.Context, o Order) (string, error) {
-			return fmt.Sprintf("ch_%s_%.2f", o.ID, o.Amount), nil
-		}),
-		orch.RegisterActivity(w, "Refund", func(_ context.Context, charge string) (string, error) {
-			return "re_" + charge, nil
-		}),
-		orch.RegisterActivity(w, "ShipParcel", func(_ context.Context, o Order) (string, error) {
-			return "TRK-" + o.ID, nil
-		}),
-		orch.RegisterActivity(w, "EmailCustomer", func(_ context.Context, r Receipt) (string, error) {
-			return fmt.Sprintf("order %s shipped, tracking %s", r.OrderID, r.Tracking), nil
-		}),
+		orch.RegisterActivity(w, "ChargeCard", ChargeCard),
+		orch.RegisterActivity(w, "Refund", Refund),
+		orch.RegisterActivity(w, "ShipParcel", ShipParcel),
+		orch.RegisterActivity(w, "EmailCustomer", EmailCustomer),
 	)
 }
 

@@ -903,6 +903,7 @@ func (e *Env) runAttempt(a *activity) {
 	r := a.run
 	name := a.attrs.GetActivityType().GetName()
 	call := Call{ID: a.attrs.GetActivityId(), Attempt: a.attempt, Input: a.attrs.GetInput(), Time: e.now}
+	e.calls[name] = append(e.calls[name], call)
 	var fn func(context.Context, *orchpb.Payloads) (*orchpb.Payloads, error)
 	var after time.Duration
 	if m := e.mockFor("activity", name); m != nil {

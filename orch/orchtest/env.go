@@ -66,6 +66,8 @@ type Env struct {
 	activities map[string]func(context.Context, *orchpb.Payloads) (*orchpb.Payloads, error)
 	mocks      map[string][]*Mock // by kind + "/" + type
 
+	calls map[string][]Call // every activity attempt, by type
+
 	runs   []*run          // every run, in the order started
 	open   map[string]*run // the open run of each workflow id
 	root   *run            // the executed workflow's latest run
@@ -103,6 +105,7 @@ func NewWithOptions(t T, o Options) *Env {
 		workflows:  map[string]orch.Workflow{},
 		activities: map[string]func(context.Context, *orchpb.Payloads) (*orchpb.Payloads, error){},
 		mocks:      map[string][]*Mock{},
+		calls:      map[string][]Call{},
 		open:       map[string]*run{},
 	}
 	if t != nil {
@@ -178,6 +181,11 @@ func (e *Env) mockFor(kind, name string) *Mock {
 	}
 	return nil
 }
+
+// ActivityCalls returns every attempt of the activity type name so far,
+// whoever answered it (a mock, the registered implementation, nobody):
+// the way to check that an activity was never called.
+func (e *Env) ActivityCalls(name string) []Call { return slices.Clone(e.calls[name]) }
 
 // Verify returns an error naming every mock whose calls missed what the
 // test expected (Times, Once, at least one by default). New's T gets it

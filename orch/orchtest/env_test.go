@@ -102,6 +102,11 @@ func TestActivityMockFunctionAndRealImplementation(t *testing.T) {
 	if err := env.Result(&got); err != nil || got != "n=42" {
 		t.Fatalf("result %q, %v", got, err)
 	}
+	// ActivityCalls sees every attempt, the real implementation's too.
+	var arg int
+	if calls := env.ActivityCalls("Format"); len(calls) != 1 || calls[0].Arg(&arg) != nil || arg != 42 || len(env.ActivityCalls("Nope")) != 0 {
+		t.Fatalf("calls %+v", calls)
+	}
 }
 
 // An activity neither mocked nor registered fails the test, naming it,

@@ -87,8 +87,10 @@ func (m *Mock) Do(fn any) *Mock {
 }
 
 // Times says the mock must be called exactly n times; a call past n goes
-// to the next mock of the type, or fails as unmocked. The count is checked
-// when the test ends (and by Env.Verify).
+// to the next mock of the type, else to the registered implementation,
+// else fails as unmocked. The count is checked when the test ends (and by
+// Env.Verify). To check that a type is never called, read
+// Env.ActivityCalls: a call past a mock's count is not the mock's.
 func (m *Mock) Times(n int) *Mock {
 	m.mu.Lock()
 	defer m.mu.Unlock()
