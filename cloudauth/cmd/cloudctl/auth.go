@@ -21,7 +21,8 @@ func (a *app) authCommand() *cobra.Command {
 		Args:  subcommandOnly,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.loginCommand(), a.statusCommand(), a.whoamiCommand(), a.tokenCommand(), a.logoutCommand())
+	cmd.AddCommand(a.loginCommand(), a.statusCommand(), a.whoamiCommand(), a.tokenCommand(), a.logoutCommand(),
+		a.refreshCommand())
 	return cmd
 }
 
@@ -30,8 +31,8 @@ const maxPasswordSize = 64 << 10
 
 func (a *app) loginCommand() *cobra.Command {
 	var (
-		o             cloudauth.Overrides
-		passwordStdin bool
+		o                        cloudauth.Overrides
+		passwordStdin, withToken bool
 	)
 	cmd := &cobra.Command{
 		Use:   "login",
@@ -48,10 +49,23 @@ input. In scripts, --password-stdin reads the password from all of
 standard input and asks for nothing (username and server URL must then be
 given; without a tenant the server's default applies):
 
-  printf '%s' "$PASSWORD" | cloudctl auth login --url https://cloud.example.com --username alice --password-stdin`,
+  printf '%s' "$PASSWORD" | cloudctl auth login --url https://cloud.example.com --username alice --password-stdin
+
+With --with-token, standard input holds a token instead: an API token made
+in the server's console, which is exchanged for an access token and kept to
+renew it by itself when it expires (see auth refresh), or an access token,
+kept as it is until it expires. The username and tenant are the token's:
+
+  cloudctl auth login --url https://cloud.example.com --with-token < api-token.txt`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a.flags.URL, a.flags.Tenant, a.flags.Username = o.URL, o.Tenant, o.Username
+			if passwordStdin && withToken {
+				return &usageError{errors.New("--password-stdin and --with-token cannot be used together")}
+			}
+			if withToken {
+				return a.loginWithToken(cmd)
+			}
 			return a.login(cmd, passwordStdin)
 		},
 	}
@@ -60,6 +74,7 @@ given; without a tenant the server's default applies):
 	f.StringVar(&o.URL, "url", "", "server URL (default: $CLI_URL, else the profile's, else asked)")
 	f.StringVar(&o.Tenant, "tenant", "", "tenant (default: $CLI_TENANT, else the profile's, else asked; empty: the server's default)")
 	f.BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input and ask for nothing")
+	f.BoolVar(&withToken, "with-token", false, "read an API token (or an access token) from standard input instead of logging in with a password")
 	return cmd
 }
 
@@ -121,22 +136,64 @@ func (a *app) login(cmd *cobra.Command, passwordStdin bool) error {
 	if err != nil {
 		return err
 	}
-	// Interrupted as the answer came: nothing is stored, as when
+	return a.finishLogin(cmd.Context(), cfg, s, tok, "")
+}
+
+// loginWithToken is auth login --with-token: an API token from standard
+// input exchanged for an access token (both stored), or an access token
+// stored as it is.
+func (a *app) loginWithToken(cmd *cobra.Command) error {
+	cfg, s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	if s.URL == "" {
+		return &usageError{errors.New("--with-token needs a server URL: give --url, set " + cloudauth.EnvURL + ", or use a profile")}
+	}
+	given, err := a.readStdin("--with-token", "token")
+	if err != nil {
+		return err
+	}
+	given = strings.TrimSpace(given)
+	var tok *cloudauth.Token
+	refresh := ""
+	if strings.Count(given, ".") == 2 {
+		// An access token (a JWT): kept as it is, after the server has
+		// said it takes it.
+		if tok, err = cloudauth.ParseToken(given); err != nil {
+			return fmt.Errorf("--with-token: %w", err)
+		}
+		c, err := a.client(s)
+		if err != nil {
+			return err
+		}
+		if _, err := c.UserInfo(cmd.Context(), tok); err != nil {
+			return err
+		}
+	} else {
+		c, err := a.client(s)
+		if err != nil {
+			return err
+		}
+		g, err := c.AuthorizeAPIToken(cmd.Context(), given)
+		if err != nil {
+			return err
+		}
+		tok, refresh = g.AccessToken, g.RefreshToken()
+	}
+	s.Username = tok.Subject
+	return a.finishLogin(cmd.Context(), cfg, s, tok, refresh)
+}
+
+// finishLogin stores the token of a login and remembers the profile.
+func (a *app) finishLogin(ctx context.Context, cfg *cloudauth.Config, s *cloudauth.Settings, tok *cloudauth.Token, refresh string) error { // Interrupted as the answer came: nothing is stored, as when
 	// interrupted before.
-	if err := cmd.Context().Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	key := s.TokenKey()
-	if err := a.store.Save(key, tok.Raw()); err != nil {
-		var w *cloudauth.InsecureStorageError
-		if !errors.As(err, &w) {
-			return fmt.Errorf("logged in, but the token could not be stored: %w", err)
-		}
-		// The specification's warning, with its reason, once.
-		a.warnf("%v (%s)", w, keyringReason(w.Err))
-		if w.Location != "" {
-			a.debugf("the token is kept in %s, readable only by you", w.Location)
-		}
+	if err := a.saveCredential(key, credential{AccessToken: tok.Raw(), RefreshToken: refresh}); err != nil {
+		return fmt.Errorf("logged in, but the token could not be stored: %w", err)
 	}
 	// The profile in use remembers where its token is from, so that status
 	// and logout speak of the same server.
@@ -179,19 +236,24 @@ func keyringReason(err error) string {
 
 // readPasswordStdin reads the password from all of standard input, less
 // one line ending.
-func (a *app) readPasswordStdin() (string, error) {
+func (a *app) readPasswordStdin() (string, error) { return a.readStdin("--password-stdin", "password") }
+
+// readStdin reads a secret from all of standard input (at most
+// maxPasswordSize bytes), less one line ending; flag and what name it in
+// errors.
+func (a *app) readStdin(flag, what string) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(a.in, maxPasswordSize+1))
 	if err != nil {
-		return "", fmt.Errorf("reading the password from standard input: %w", err)
+		return "", fmt.Errorf("reading the %s from standard input: %w", what, err)
 	}
 	if len(b) > maxPasswordSize {
-		return "", fmt.Errorf("--password-stdin: standard input holds more than %d bytes", maxPasswordSize)
+		return "", fmt.Errorf("%s: standard input holds more than %d bytes", flag, maxPasswordSize)
 	}
-	pw := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
-	if pw == "" {
-		return "", errors.New("--password-stdin: standard input is empty")
+	v := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if v == "" {
+		return "", errors.New(flag + ": standard input is empty")
 	}
-	return pw, nil
+	return v, nil
 }
 
 func (a *app) statusCommand() *cobra.Command {
@@ -275,7 +337,7 @@ func (a *app) status(ctx context.Context) error {
 // rep.Reason saying why the user is not logged in; an error when the token
 // could not be checked. rep gets what was learnt on the way.
 func (a *app) checkedToken(ctx context.Context, s *cloudauth.Settings, rep *statusReport) (*cloudauth.Token, string, error) {
-	raw, source, err := a.token(s)
+	raw, source, err := a.token(ctx, s)
 	rep.TokenSource = source
 	if errors.Is(err, cloudauth.ErrNoToken) {
 		a.debugf("%v", err)
@@ -348,13 +410,17 @@ type checkError struct {
 func (e *checkError) Error() string { return e.what + ": " + e.err.Error() }
 func (e *checkError) Unwrap() error { return e.err }
 
-// token returns the token in use: CLI_TOKEN, else the stored one.
-func (a *app) token(s *cloudauth.Settings) (raw, source string, err error) {
+// token returns the access token in use: CLI_TOKEN, else the stored one,
+// renewed first when it has expired and a refresh token is stored.
+func (a *app) token(ctx context.Context, s *cloudauth.Settings) (raw, source string, err error) {
 	if s.Token != "" {
 		return s.Token, cloudauth.EnvToken, nil
 	}
-	raw, err = a.store.Load(s.TokenKey())
-	return raw, "the token store", err
+	c, err := a.loadCredential(s.TokenKey())
+	if err != nil {
+		return "", "the token store", err
+	}
+	return a.renewIfDue(ctx, s, s.TokenKey(), c).AccessToken, "the token store", nil
 }
 
 func describeExpiry(tok *cloudauth.Token, now time.Time) string {
@@ -392,7 +458,7 @@ func (a *app) whoami(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	raw, source, err := a.token(s)
+	raw, source, err := a.token(ctx, s)
 	if errors.Is(err, cloudauth.ErrNoToken) {
 		fmt.Fprintf(a.env.Stderr, "Not logged in (profile %s). Log in with: cloudctl auth login\n", s.TokenKey())
 		return notAuthenticated
@@ -453,16 +519,16 @@ where it came from.
 
 Exit status: 0 when printed, 4 when there is no token or it has expired.`,
 		Args: noArgs,
-		RunE: func(*cobra.Command, []string) error { return a.printToken() },
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.printToken(cmd.Context()) },
 	}
 }
 
-func (a *app) printToken() error {
+func (a *app) printToken(ctx context.Context) error {
 	_, s, err := a.settings()
 	if err != nil {
 		return err
 	}
-	raw, source, err := a.token(s)
+	raw, source, err := a.token(ctx, s)
 	if errors.Is(err, cloudauth.ErrNoToken) {
 		fmt.Fprintf(a.env.Stderr, "Not logged in (profile %s). Log in with: cloudctl auth login\n", s.TokenKey())
 		return notAuthenticated
@@ -515,7 +581,8 @@ func (a *app) logout(ctx context.Context) error {
 		return err
 	}
 	key := s.TokenKey()
-	stored, err := a.store.Load(key)
+	cred, err := a.loadCredential(key)
+	stored := cred.AccessToken
 	if errors.Is(err, cloudauth.ErrNoToken) {
 		err = nil
 	} else if err != nil {

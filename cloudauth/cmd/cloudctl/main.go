@@ -4,6 +4,8 @@
 //	cloudctl profile create prod --url https://cloud.example.com --tenant acme
 //	cloudctl auth login --username alice      # prompts for the password, hidden
 //	printf '%s' "$PW" | cloudctl auth login --username alice --password-stdin   # in scripts
+//	cloudctl auth login --with-token < api-token.txt   # an API token: renewed by itself
+//	cloudctl auth refresh                     # renew now with the stored API token
 //	cloudctl auth status --verbose            # checks the token with the server
 //	cloudctl auth whoami                      # who the server says you are
 //	curl -H "Authorization: Bearer $(cloudctl auth token)" …
@@ -25,6 +27,12 @@
 // server refuses: auth status, auth token, auth whoami); 130 interrupted
 // by Ctrl-C (SIGINT) while waiting on the server or at a prompt, with
 // nothing stored (a second Ctrl-C ends the process at once).
+//
+// A login with an API token (--with-token) stores it beside the access
+// token, in the same keyring entry ({"access_token","refresh_token"}; a
+// password login stores the access token alone, as before), and every
+// command that needs the token renews an expired one with it first
+// (--verbose says so; no token is ever printed but by auth token).
 //
 // auth status trusts no token on its own word: it checks the signature
 // against the keys the server in use publishes, then asks the server

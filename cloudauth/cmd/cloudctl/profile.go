@@ -244,7 +244,8 @@ func (a *app) profileDelete(ctx context.Context, name string) error {
 		return err
 	}
 	// The token first, so that a failure leaves the profile to retry with.
-	stored, err := a.store.Load(name)
+	cred, err := a.loadCredential(name)
+	stored := cred.AccessToken
 	switch {
 	case err == nil:
 		what := fmt.Sprintf("the stored token (profile %s)", name)
