@@ -186,7 +186,8 @@ func (a *app) loginWithToken(cmd *cobra.Command) error {
 }
 
 // finishLogin stores the token of a login and remembers the profile.
-func (a *app) finishLogin(ctx context.Context, cfg *cloudauth.Config, s *cloudauth.Settings, tok *cloudauth.Token, refresh string) error { // Interrupted as the answer came: nothing is stored, as when
+func (a *app) finishLogin(ctx context.Context, cfg *cloudauth.Config, s *cloudauth.Settings, tok *cloudauth.Token, refresh string) error {
+	// Interrupted as the answer came: nothing is stored, as when
 	// interrupted before.
 	if err := ctx.Err(); err != nil {
 		return err
