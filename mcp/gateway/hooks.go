@@ -14,6 +14,8 @@ var webhookEvents = []string{mcp.EventPush, mcp.EventIssues, mcp.EventMergeReque
 
 var configureWebhookTool = define(tool{
 	name:        "configure_webhook",
+	title:       "Add a webhook",
+	effects:     &effects{openWorld: true}, // the server then sends requests to any URL
 	description: "Add a webhook to a project that notifies a URL of the named events: push, issues, merge_requests, pipelines, wiki.",
 	params: []param{
 		projectParam,

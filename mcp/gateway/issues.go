@@ -37,6 +37,7 @@ func checkLabels(labels []string) *mcp.Error {
 
 var listIssuesTool = define(tool{
 	name:        "list_issues",
+	title:       "List issues",
 	description: "List a project's issues, filtered by state, labels (all must match) and assignee.",
 	params: []param{
 		projectParam,
@@ -67,6 +68,8 @@ var listIssuesTool = define(tool{
 
 var createIssueTool = define(tool{
 	name:        "create_issue",
+	title:       "Create an issue",
+	effects:     &effects{},
 	description: "Create an issue in a project.",
 	params: []param{
 		projectParam,
@@ -92,6 +95,7 @@ var createIssueTool = define(tool{
 
 var searchIssuesTool = define(tool{
 	name:        "search_issues",
+	title:       "Search issues",
 	description: "Search issues by title and description, in one project or in every project the caller can see.",
 	params: []param{
 		{name: "search", kind: kindString, required: true, description: "Text to find in titles and descriptions."},

@@ -18,6 +18,7 @@ func mergeRequest(m *sourcehost.MergeRequest) mcp.MergeRequest {
 
 var listMergeRequestsTool = define(tool{
 	name:        "list_merge_requests",
+	title:       "List merge requests",
 	description: "List a project's merge requests, filtered by state and branches.",
 	params: []param{
 		projectParam,
@@ -43,6 +44,8 @@ var listMergeRequestsTool = define(tool{
 
 var createMergeRequestTool = define(tool{
 	name:        "create_merge_request",
+	title:       "Open a merge request",
+	effects:     &effects{},
 	description: "Open a merge request from one branch of a project into another.",
 	params: []param{
 		projectParam,

@@ -21,6 +21,7 @@ func pipeline(p *sourcehost.Pipeline) mcp.Pipeline {
 
 var listPipelinesTool = define(tool{
 	name:        "list_pipelines",
+	title:       "List pipelines",
 	description: "List a project's CI pipelines, newest first, filtered by status and ref.",
 	params: []param{
 		projectParam,
@@ -44,6 +45,8 @@ var listPipelinesTool = define(tool{
 
 var triggerPipelineTool = define(tool{
 	name:        "trigger_pipeline",
+	title:       "Run a pipeline",
+	effects:     &effects{openWorld: true}, // its jobs run the project's code, which may reach anywhere
 	description: "Run the project's CI definition on a branch or tag, with optional variables.",
 	params: []param{
 		projectParam,

@@ -19,6 +19,7 @@ func summary(p *sourcehost.Project) mcp.ProjectSummary {
 
 var listProjectsTool = define(tool{
 	name:        "list_projects",
+	title:       "List projects",
 	description: "List the projects the caller can see, optionally only public, private or internal ones, only owned or only starred.",
 	params: []param{
 		{name: "visibility", kind: kindString, enum: visibilities, description: "Only projects of this visibility."},
@@ -47,6 +48,7 @@ var listProjectsTool = define(tool{
 
 var getProjectTool = define(tool{
 	name:        "get_project",
+	title:       "Get a project",
 	description: "Get one project with its default branch, dates and statistics.",
 	params:      []param{projectParam},
 }, calls[mcp.GetProjectParams, *mcp.ProjectDetail]{
@@ -71,6 +73,7 @@ var getProjectTool = define(tool{
 
 var searchProjectsTool = define(tool{
 	name:        "search_projects",
+	title:       "Search projects",
 	description: "Search the projects the caller can see by name and path.",
 	params: []param{
 		{name: "search", kind: kindString, required: true, description: "Text to find in project names and paths."},

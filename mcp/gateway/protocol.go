@@ -155,10 +155,24 @@ var protocolServer = sync.OnceValue(func() *mcpsdk.Server {
 			Logger:       serverLogs,
 		})
 	for _, t := range toolList() {
-		srv.AddTool(&mcpsdk.Tool{Name: t.name, Description: t.description, InputSchema: t.schema}, toolHandler(t))
+		srv.AddTool(&mcpsdk.Tool{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.schema,
+			OutputSchema: t.output, Annotations: t.annotations()}, toolHandler(t))
 	}
 	return srv
 })
+
+// annotations are t's hints for MCP clients (which let reads through
+// without asking, for one): a read only reads, is idempotent and works in
+// the source-hosting server's closed world; a write says what its
+// effects are.
+func (t *tool) annotations() *mcpsdk.ToolAnnotations {
+	a := &mcpsdk.ToolAnnotations{Title: t.title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: new(bool), OpenWorldHint: new(bool)}
+	if e := t.effects; e != nil {
+		a.ReadOnlyHint, a.IdempotentHint = false, e.idempotent
+		a.DestructiveHint, a.OpenWorldHint = &e.destructive, &e.openWorld
+	}
+	return a
+}
 
 // protocolHandler is g's MCP handler: the shared server behind the SDK's
 // transport, which is g's own, for g's body limit and logger (it costs a

@@ -9,6 +9,7 @@ import (
 
 var getFileContentTool = define(tool{
 	name:        "get_file_content",
+	title:       "Get a file",
 	description: "Get a file of a project's repository, base64-encoded, with the last commit that changed it.",
 	params: []param{
 		projectParam,
@@ -46,6 +47,7 @@ var getFileContentTool = define(tool{
 
 var listRepositoryFilesTool = define(tool{
 	name:        "list_repository_files",
+	title:       "List repository files",
 	description: "List the files and directories of a project's repository at a path, optionally recursively.",
 	params: []param{
 		projectParam,

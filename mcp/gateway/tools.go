@@ -18,9 +18,16 @@ import (
 // holds the machinery.
 type tool struct {
 	name        string
+	title       string // for people, in tools/list
 	description string
 	params      []param
 	schema      json.RawMessage
+	// effects is what a write does to the source-hosting server (nil for
+	// a read, which changes nothing): tools/list's annotations.
+	effects *effects
+	// output is the JSON Schema of the tool's structuredContent: its
+	// result, or the {"error": …} of a failure (see outputSchema).
+	output json.RawMessage
 
 	// The typed half (see calls), over a params value that newParams made.
 	newParams func() any
@@ -53,9 +60,34 @@ type calls[P, R any] struct {
 	run     func(context.Context, *sourcehost.Client, *P) (R, error)
 }
 
-// define completes a tool: the cache params for a read, the schema, and the
-// untyped adapters around c.
+// effects are a write's annotations in the Model Context Protocol's
+// terms, decided per tool from what its upstream call does. A read
+// (every tool with cache params) is readOnlyHint true, idempotentHint
+// true and openWorldHint false.
+type effects struct {
+	// destructive: it changes or removes what exists (closing, merging,
+	// deleting, editing), where false means it only adds.
+	destructive bool
+	// idempotent: the same call again changes nothing more.
+	idempotent bool
+	// openWorld: what it sets off reaches beyond the source-hosting
+	// server's own data (a hook's requests to any URL, a pipeline's jobs
+	// running arbitrary code). The gateway's tools otherwise work in a
+	// closed world, the one server's projects, which is openWorldHint
+	// false as the specification means it (a web search is open, a
+	// memory tool closed).
+	openWorld bool
+}
+
+// define completes a tool: the cache params for a read, the schemas, and
+// the untyped adapters around c. It panics (at start, where every tool is
+// defined) on a tool that does not say what it is: no title, or a write
+// without effects.
 func define[P, R any](t tool, c calls[P, R]) *tool {
+	if t.title == "" || (c.cache == nil) != (t.effects != nil) {
+		panic("gateway: tool " + t.name + " needs a title, and effects exactly when it writes")
+	}
+	t.output = outputSchema[R]()
 	if c.cache != nil {
 		t.params = append(t.params[:len(t.params):len(t.params)], cacheParams...)
 		t.cache = func(p any) *mcp.CacheOptions { return c.cache(p.(*P)) }

@@ -1,0 +1,138 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolCalls are, for each tool, calls that succeed against the test's
+// fake (as JSON arguments, $PID the project), in an order where each finds what the ones before made.
+var toolCalls = []struct{ tool, args string }{
+	{"list_projects", `{}`},
+	{"get_project", `{"project_id":$PID}`},
+	{"search_projects", `{"search":"sho"}`},
+	{"list_issues", `{"project_id":$PID}`},
+	{"create_issue", `{"project_id":$PID,"title":"Refund button","labels":["bug"]}`},
+	{"search_issues", `{"search":"refund"}`},
+	{"list_merge_requests", `{"project_id":$PID}`},
+	{"create_merge_request", `{"project_id":$PID,"title":"Feature","source_branch":"feature","target_branch":"main"}`},
+	{"list_pipelines", `{"project_id":$PID}`},
+	{"trigger_pipeline", `{"project_id":$PID,"ref":"main"}`},
+	{"get_file_content", `{"project_id":$PID,"file_path":"README.md"}`},
+	{"list_repository_files", `{"project_id":$PID,"recursive":true}`},
+	{"configure_webhook", `{"project_id":$PID,"url":"http://localhost:9/x","events":["issues"]}`},
+}
+
+// Every tool has a title, annotations and an output schema, and every
+// answer it gives (a result, and a failure, whose structuredContent is
+// {"error": …}) validates against that schema: each tool is called
+// against the fake and its real answers are checked with a JSON Schema
+// validator. On the old gateway tools/list had none of them.
+func TestToolsDescribeTheirAnswers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, pid := seeded(t)
+	up := srv.Upstream()
+	if _, err := up.PushFiles(pid, "main", map[string][]byte{".sourcehost-ci.yml": []byte("test:\n  script: go test\n")}, "Add CI"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := up.PushFile(pid, "feature", "src/new.go", "package main\n", "New feature"); err != nil {
+		t.Fatal(err)
+	}
+	session := connect(t, srv)
+	list, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Resolved{}
+	for _, tl := range list.Tools {
+		if tl.Title == "" {
+			t.Errorf("%s: no title", tl.Name)
+		}
+		if a := tl.Annotations; a == nil || a.Title != tl.Title || a.OpenWorldHint == nil || (!a.ReadOnlyHint && a.DestructiveHint == nil) {
+			t.Errorf("%s: annotations %+v: want every hint stated", tl.Name, a)
+		}
+		if tl.OutputSchema == nil {
+			t.Errorf("%s: no outputSchema", tl.Name)
+			continue
+		}
+		b, _ := json.Marshal(tl.OutputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: outputSchema %s: %v", tl.Name, b, err)
+		}
+		if s.Type != "object" {
+			t.Errorf("%s: outputSchema type %q, want object", tl.Name, s.Type)
+		}
+		rs, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: outputSchema %s: %v", tl.Name, b, err)
+		}
+		schemas[tl.Name] = rs
+	}
+	check := func(name string, res *mcpsdk.CallToolResult) {
+		t.Helper()
+		var v any
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &v); err != nil || v == nil {
+			t.Errorf("%s: structuredContent %s", name, b)
+			return
+		}
+		if rs := schemas[name]; rs != nil {
+			if err := rs.Validate(v); err != nil {
+				t.Errorf("%s: answer %s does not validate against its outputSchema: %v", name, b, err)
+			}
+		}
+	}
+	called := map[string]bool{}
+	for _, c := range toolCalls {
+		args := json.RawMessage(strings.NewReplacer("$PID", strconv.FormatInt(pid, 10)).Replace(c.args))
+		res, err := session.CallTool(ctx, &mcpsdk.CallToolParams{Name: c.tool, Arguments: args})
+		if err != nil || res.IsError {
+			b, _ := json.Marshal(res)
+			t.Fatalf("%s %s: %v %s", c.tool, args, err, b)
+		}
+		called[c.tool] = true
+		check(c.tool, res)
+		// A failure's answer validates too: the project does not exist.
+		var bad map[string]any
+		_ = json.Unmarshal(args, &bad)
+		if _, ok := bad["project_id"]; ok {
+			bad["project_id"] = 999999
+			res, err := session.CallTool(ctx, &mcpsdk.CallToolParams{Name: c.tool, Arguments: bad})
+			if err != nil || !res.IsError {
+				t.Errorf("%s on a missing project: %v %+v", c.tool, err, res)
+			} else {
+				check(c.tool, res)
+			}
+		}
+	}
+	for name := range schemas {
+		if !called[name] {
+			t.Errorf("%s: not called by this test: add it to toolCalls", name)
+		}
+	}
+}
+
+// tools/list is the same bytes every time (built once), and cheap.
+func TestToolListStable(t *testing.T) {
+	t.Parallel()
+	srv, _ := seeded(t)
+	const req = `{"jsonrpc":"2.0","method":"tools/list","id":1}`
+	_, _, first := post(t, srv, req, "Accept", "application/json, text/event-stream")
+	if !bytes.Contains([]byte(first), []byte(`"outputSchema"`)) {
+		t.Fatalf("tools/list: %s", first)
+	}
+	for range 3 {
+		if _, _, again := post(t, srv, req, "Accept", "application/json, text/event-stream"); again != first {
+			t.Fatalf("tools/list changed between calls:\n%s\n%s", first, again)
+		}
+	}
+}
