@@ -17,9 +17,14 @@
 //
 // [WithAPIKey] sends the key in the ERPAPIKEY header; [WithBearerAPIKey]
 // sends it as "Authorization: Bearer <key>", which the ERP reads as well
-// (for proxies that pass only standard headers on). [WithLogin] posts the
-// web login form ({root}/index.php, fields username and password) before
-// the first call and sends the session cookie with every call. When a call
+// (for proxies that pass only standard headers on). [WithLogin] logs in
+// through the web login form before the first call, as a browser does:
+// it fetches the login page ({root}/index.php), which starts a session and
+// carries the session's CSRF token, and posts back token,
+// actionlogin=login (without which the ERP checks no password), username
+// and password with that session's cookie; then it sends the new session's
+// cookie with every call. A login page without a token field (the ERP's
+// CSRF check off, or an old version) is posted without one. When a call
 // is refused with 401, the client logs in again (once, however many calls
 // noticed) and sends the call again if that cannot do it twice: a GET, PUT
 // or DELETE, or any call the server refused at the door, before doing
@@ -129,7 +134,9 @@
 //   - ReopenOrder: the ERP answers 1; the order is read back.
 //   - Login: the ERP answers a good login with a redirect and a refused one
 //     with the login page (200); the client tells them apart by that, not by
-//     the cookie, which both set. Sessions end after 1440 s without use
+//     the cookie, which both set. A form the ERP's CSRF check refuses is a
+//     403 [*Error] with its text ("…refused by CSRF protection in
+//     main.inc.php. Token not provided."). Sessions end after 1440 s without use
 //     (PHP's default); the client learns it from a 401.
 //   - The API description is the Swagger document the explorer publishes at
 //     /explorer/swagger.json ([Client.DescribeAPI]); [Client.Ping] checks

@@ -74,7 +74,7 @@ func (e *Error) Error() string {
 		}
 		return b.String()
 	case e.loginFailed:
-		b.WriteString("login failed")
+		b.WriteString("login failed:")
 	default:
 		b.WriteString(strconv.Itoa(e.StatusCode))
 	}

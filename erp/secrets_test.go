@@ -251,11 +251,13 @@ func TestSessionCookieNeverPrints(t *testing.T) {
 			if err := lc.Login(ctx); err != nil {
 				t.Fatal(err)
 			}
+			// The login page's session, then the logged-in one.
 			sids := tap.seen()
-			if len(sids) != 1 || len(sids[0]) < 8 {
+			if len(sids) != 2 || len(sids[1]) < 8 {
 				t.Fatalf("the login gave the cookies %q", sids)
 			}
-			tc.fail(srv, tap, sids[0], erpfake.SessionCookie+"="+sids[0])
+			sid := sids[1]
+			tc.fail(srv, tap, sid, erpfake.SessionCookie+"="+sid)
 			_, err := lc.GetUser(ctx, 1)
 			if err == nil {
 				t.Fatal("the call did not fail")

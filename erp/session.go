@@ -3,9 +3,11 @@ package erp
 import (
 	"bytes"
 	"context"
+	"html"
 	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -87,30 +89,38 @@ func (s *session) login(ctx context.Context) error {
 	return s.loginLocked(ctx)
 }
 
-// loginLocked posts the login form. The ERP answers a good login with a
-// redirect into the application and a refused one with the login page again
-// (200); both set cookies, so the status, not the cookie, tells them apart.
+// loginLocked logs in as the ERP's web login page does: it fetches the
+// login page (which starts a PHP session and puts the session's CSRF
+// token in the form), then posts the form back with that session's
+// cookie: token, actionlogin=login (without which the ERP checks no
+// password), username and password. A page without a token (an ERP with
+// its CSRF check off, or too old to have one) is posted without it. The
+// ERP answers a good login with a redirect into the application and a
+// refused one with the login page again (200); both set cookies, so the
+// status, not the cookie, tells them apart.
 func (s *session) loginLocked(ctx context.Context) error {
+	// A fresh visit: the cookies of an old session, still alive, would
+	// show the home page instead of the form.
+	s.held.cookies = map[string]string{}
+	form := &pageHead{max: maxLoginPage}
+	res, err := s.web.Do(ctx, &rest.Request{Method: http.MethodGet, Path: "/index.php", Header: http.Header{"Accept": {"text/html"}}}, form)
+	if err != nil {
+		return err
+	}
+	s.keepCookies(res.Header)
+	values := url.Values{"actionlogin": {"login"}, "username": {s.user}, "password": {s.held.password}}
+	if token := formToken(form.buf.Bytes()); token != "" {
+		values.Set("token", token)
+	}
 	page := &pageHead{max: 64 << 10}
-	form := url.Values{"username": {s.user}, "password": {s.held.password}}
-	res, err := s.web.Do(ctx, &rest.Request{
-		Method: http.MethodPost, Path: "/index.php", Form: form, NoRedirect: true,
-		Header: http.Header{"Accept": {"text/html"}},
+	res, err = s.web.Do(ctx, &rest.Request{
+		Method: http.MethodPost, Path: "/index.php", Form: values, NoRedirect: true,
+		Header: http.Header{"Accept": {"text/html"}, "Cookie": {s.cookieHeader()}},
 	}, page)
 	if err != nil {
 		return err
 	}
-	if s.held.cookies == nil {
-		s.held.cookies = map[string]string{}
-	}
-	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
-		s.secrets.Add(c.Value)
-		if c.MaxAge < 0 || c.Value == "" || c.Value == "deleted" {
-			delete(s.held.cookies, c.Name)
-			continue
-		}
-		s.held.cookies[c.Name] = c.Value
-	}
+	s.keepCookies(res.Header)
 	if res.StatusCode/100 != 3 || len(s.held.cookies) == 0 {
 		e := &Error{StatusCode: res.StatusCode, Method: http.MethodPost, Path: "/index.php", loginFailed: true, Message: "the login form refused the username or password"}
 		if msg := loginMessage(page.buf.Bytes()); msg != "" {
@@ -121,6 +131,30 @@ func (s *session) loginLocked(ctx context.Context) error {
 		}
 		return e
 	}
+	s.held.cookie = s.cookieHeader()
+	s.gen++
+	return nil
+}
+
+// maxLoginPage is how much of the login page the client reads to find the
+// form's token; the ERP's page holds it within its first few kilobytes.
+const maxLoginPage = 256 << 10
+
+// keepCookies takes the cookies an answer sets (and forgets those it
+// deletes); each value becomes a secret.
+func (s *session) keepCookies(h http.Header) {
+	for _, c := range (&http.Response{Header: h}).Cookies() {
+		s.secrets.Add(c.Value)
+		if c.MaxAge < 0 || c.Value == "" || c.Value == "deleted" {
+			delete(s.held.cookies, c.Name)
+			continue
+		}
+		s.held.cookies[c.Name] = c.Value
+	}
+}
+
+// cookieHeader is the Cookie header of the cookies held.
+func (s *session) cookieHeader() string {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(s.held.cookies)) {
 		if b.Len() > 0 {
@@ -128,9 +162,27 @@ func (s *session) loginLocked(ctx context.Context) error {
 		}
 		b.WriteString(name + "=" + s.held.cookies[name])
 	}
-	s.held.cookie = b.String()
-	s.gen++
-	return nil
+	return b.String()
+}
+
+// tokenInput finds the form's token field, its attributes in any order.
+var tokenInput = regexp.MustCompile(`(?i)<input\b[^>]*\bname\s*=\s*["']?token["'\s>][^>]*>`)
+
+// tokenValue is the value attribute of an input tag.
+var tokenValue = regexp.MustCompile(`(?i)\bvalue\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))`)
+
+// formToken is the value of the login form's token field, "" if the page
+// has none.
+func formToken(page []byte) string {
+	tag := tokenInput.Find(page)
+	if tag == nil {
+		return ""
+	}
+	m := tokenValue.FindSubmatch(tag)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(string(m[1]) + string(m[2]) + string(m[3]))
 }
 
 // pageHead keeps the first max bytes of a page written to it and discards
@@ -166,7 +218,7 @@ func loginMessage(page []byte) string {
 // session; it is how to check them before the first call. A client with an
 // API key has nothing to log in with and returns nil.
 //
-// ERP web: POST /index.php
+// ERP web: GET /index.php, POST /index.php
 func (c *Client) Login(ctx context.Context) error {
 	if c.sess == nil {
 		return nil

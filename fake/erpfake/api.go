@@ -1,6 +1,8 @@
 package erpfake
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -108,7 +110,22 @@ func apiError(status int, msg string, details ...string) fakekit.Answer {
 	for i, d := range details {
 		obj[strconv.Itoa(i)] = d
 	}
-	return fakekit.Answer{Status: status, Body: map[string]any{"error": obj}}
+	body := map[string]any{"error": obj}
+	return fakekit.Answer{Status: status, Body: body, Raw: phpJSON(body)}
+}
+
+// phpJSON encodes v as the ERP's REST layer does: PHP's json_encode
+// escapes none of <, > and & (encoding/json escapes them by default), and
+// Restler, outside its production mode (the ERP's default), leaves slashes
+// and non-ASCII letters unescaped, as encoding/json does.
+func phpJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil // nil: WriteAnswer encodes Body, and names the problem
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func badRequest(msg string) fakekit.Answer { return apiError(http.StatusBadRequest, msg) }

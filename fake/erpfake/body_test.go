@@ -71,7 +71,7 @@ func FuzzDecimal(f *testing.F) {
 // fake without bound.
 func TestLoginsSweepExpiredSessions(t *testing.T) {
 	t.Parallel()
-	s, err := New(WithAdminPassword("pw"), WithSessionTimeout(time.Minute))
+	s, err := New(WithAdminPassword("pw"), WithSessionTimeout(time.Minute), WithBareLogin())
 	if err != nil {
 		t.Fatal(err)
 	}

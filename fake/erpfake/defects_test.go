@@ -32,7 +32,7 @@ func TestRawPercentInFilter(t *testing.T) {
 		{"plus is a space", "sqlfilters=(t.nom:like:'%25')+and+(t.rowid:>:1)", 200, []string{"Globex", "Initech"}, ""},
 		// %ac is an escape (byte 0xAC), which is no text: refused, never
 		// ignored.
-		{"percent that is an escape", "sqlfilters=(t.nom:like:'%acme%')", 400, nil, `Error when validating parameter sqlfilters -\u003e the filter is not valid UTF-8`},
+		{"percent that is an escape", "sqlfilters=(t.nom:like:'%acme%')", 400, nil, `Error when validating parameter sqlfilters -> the filter is not valid UTF-8`},
 		{"malformed escape and malformed filter", "sqlfilters=(t.nom:like:'%zz", 400, nil, "Error when validating parameter sqlfilters"},
 	} {
 		a := send(t, srv, "GET", api+"/thirdparties?"+tc.query, "", "")

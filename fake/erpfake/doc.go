@@ -17,7 +17,14 @@
 // What it checks, as the ERP does: an API key (header ERPAPIKEY, else the
 // ERPAPIKEY or api_key query parameter, else "Authorization: Bearer
 // <key>") or a live session cookie (ERPSESSID, from the login form at
-// /index.php), else 401; a third party
+// /index.php), else 401; the login form as the ERP's main.inc.php checks
+// it with its CSRF protection on: the login page starts a session (a
+// cookie) and carries its token, a POST without a token is 403 with the
+// ERP's text, one whose token is not its cookie's shows the login page
+// again ("Security token has expired…"), and the password is checked only
+// with actionlogin=login (WithBareLogin, and apitwin-fake's
+// --erp-bare-login, take username and password alone, as the
+// specification shows the form); a third party
 // needs a name; a product needs a ref, unique ignoring case, and a label;
 // an invoice's socid must name a third party and its lines existing
 // products; totals are computed from the lines (each line's amounts rounded
@@ -188,6 +195,9 @@
 // route table's fallback (http.ServeMux finds it ambiguous beside
 // /invoices/{id}/lines), so its request-log entries and faults use the
 // pattern "/"; document dates are days
-// in UTC; the login form needs no CSRF token; text fields are not held to
+// in UTC; the login form's token does not change at each page (the ERP
+// makes a new one per page and takes the one before), and lasts as long
+// as its session cookie, which the fake keeps nothing for until a login;
+// text fields are not held to
 // their columns' lengths (only the body limit bounds them).
 package erpfake

@@ -113,6 +113,9 @@ func errorShape(status int, h http.Header, body []byte) error {
 		if status == http.StatusNotImplemented && string(body) == "API not found (failed to include API file)" {
 			return nil // the ERP's index.php, for an API it has no file for
 		}
+		if status == http.StatusForbidden && bytes.Contains(body, []byte("refused by CSRF protection in main.inc.php. Token not provided.")) {
+			return nil // the ERP's main.inc.php, for a form posted without its token
+		}
 		if status != http.StatusNotFound || !bytes.Contains(body, []byte("<h1>Not Found</h1>")) {
 			return fmt.Errorf("an HTML %d", status)
 		}

@@ -32,6 +32,9 @@ type Server struct {
 	parsedHook atomic.Pointer[func(*http.Request)]
 
 	apiEnabled atomic.Bool
+	// csrfKey signs the login page's token for its session cookie, so the
+	// token is checked without keeping anything per visitor.
+	csrfKey [32]byte
 
 	mu    sync.Mutex
 	st    *state
@@ -50,6 +53,7 @@ type config struct {
 	nativeNumbers     bool
 	emptyListNotFound bool
 	bareCreateIDs     bool
+	bareLogin         bool
 	maxRecords        int
 }
 
@@ -116,6 +120,18 @@ func WithBareCreateIDs() Option {
 	return option("WithBareCreateIDs", func(c *config) { c.bareCreateIDs = true })
 }
 
+// WithBareLogin accepts the login form as the specification shows it:
+// username and password alone, posted without first fetching the login
+// page. By default the fake checks the form as the ERP does with its CSRF
+// protection on (its default): a POST without the login page's token field
+// is refused with 403, one whose token is not the one the page gave with
+// its session cookie shows the login page again, and the password is
+// checked only when the form carries actionlogin=login. For tests written
+// against the bare form; package erp's client sends the full form.
+func WithBareLogin() Option {
+	return option("WithBareLogin", func(c *config) { c.bareLogin = true })
+}
+
 // DefaultMaxRecords is the default bound of each kind of record
 // (control.WithMaxRecords): fakekit's, 100,000.
 const DefaultMaxRecords = fakekit.DefaultMaxRecords
@@ -166,6 +182,7 @@ func newServer(opts []Option, start bool) (*Server, control.Settings, error) {
 	if s.cfg.adminKey == "" {
 		s.cfg.adminKey = randomHex(16)
 	}
+	_, _ = rand.Read(s.csrfKey[:])
 	if err := s.kit.InjectFaults("erpfake", st.Faults); err != nil {
 		return nil, st, err
 	}

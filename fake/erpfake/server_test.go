@@ -1,6 +1,7 @@
 package erpfake_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -64,7 +65,7 @@ func TestErrorShapesAndStatuses(t *testing.T) {
 		{"no key", "GET", api + "/users", "", "", []string{"ERPAPIKEY", ""}, 401,
 			`{"error":{"code":401,"message":"Unauthorized: Failed to login to API. Neither parameter 'HTTP_ERPAPIKEY' nor 'Authentication: Bearer' found on HTTP header (and no parameter ERPAPIKEY in URL)."}}`},
 		{"bad key", "GET", api + "/users", "", "", []string{"ERPAPIKEY", "nope"}, 401,
-			`{"error":{"code":401,"message":"Unauthorized: Error user not valid (not found with api key or bad status or bad validity dates) (conf-\u003eentity=1)"}}`},
+			`{"error":{"code":401,"message":"Unauthorized: Error user not valid (not found with api key or bad status or bad validity dates) (conf->entity=1)"}}`},
 		{"name missing", "POST", api + "/thirdparties", "application/json", `{"client":1}`, nil, 400, `{"error":{"code":400,"message":"Bad Request: name field missing"}}`},
 		{"not JSON", "POST", api + "/thirdparties", "application/x-www-form-urlencoded", `name=x`, nil, 403,
 			"{\"error\":{\"code\":403,\"message\":\"Forbidden: Content type `application/x-www-form-urlencoded` is not supported.\"}}"},
@@ -75,7 +76,7 @@ func TestErrorShapesAndStatuses(t *testing.T) {
 		{"bad limit", "GET", api + "/products?limit=ten", "", "", nil, 400,
 			"{\"error\":{\"code\":400,\"message\":\"Bad Request: Invalid value specified for `limit`. Expecting integer value\"}}"},
 		{"bad sort field", "GET", api + "/products?sortfield=t.nope", "", "", nil, 400,
-			`{"error":{"code":400,"message":"Bad Request: Error when validating parameter sortfield -\u003e unknown field t.nope"}}`},
+			`{"error":{"code":400,"message":"Bad Request: Error when validating parameter sortfield -> unknown field t.nope"}}`},
 		{"unknown route", "GET", api + "/invoices/1/nowhere", "", "", nil, 404, `{"error":{"code":404,"message":"Not Found"}}`},
 		{"wrong method", "DELETE", api + "/invoices/1/validate", "", "", nil, 405, `{"error":{"code":405,"message":"Method Not Allowed"}}`},
 		{"key in the URL", "GET", api + "/users/1?ERPAPIKEY=" + srv.APIKey(), "", "", []string{"ERPAPIKEY", ""}, 200, ""},
@@ -120,17 +121,23 @@ func TestWebLogin(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC))
 	srv := erpfake.Start(t, control.WithClock(clk), erpfake.WithAdminPassword("pw"), erpfake.WithSessionTimeout(time.Hour))
-	form := func(user, pw string) string { return url.Values{"username": {user}, "password": {pw}}.Encode() }
-	bad := send(t, srv, "POST", "/index.php", "application/x-www-form-urlencoded", form("admin", "nope"))
+	visitor, token := loginPage(t, srv)
+	form := func(user, pw string) string {
+		return url.Values{"token": {token}, "actionlogin": {"login"}, "username": {user}, "password": {pw}}.Encode()
+	}
+	bad := send(t, srv, "POST", "/index.php", "application/x-www-form-urlencoded", form("admin", "nope"), "Cookie", visitor)
 	if bad.status != 200 || !strings.Contains(bad.body, `<div class="error">Bad value for login or password</div>`) || bad.header.Get("Set-Cookie") != "" {
 		t.Fatalf("refused login: %d %v %s", bad.status, bad.header, bad.body)
 	}
-	good := send(t, srv, "POST", "/index.php", "application/x-www-form-urlencoded", form("ADMIN", "pw"))
+	good := send(t, srv, "POST", "/index.php", "application/x-www-form-urlencoded", form("ADMIN", "pw"), "Cookie", visitor)
 	cookie := good.header.Get("Set-Cookie")
 	if good.status != 302 || good.header.Get("Location") != "/index.php?mainmenu=home" || !strings.HasPrefix(cookie, erpfake.SessionCookie+"=") {
 		t.Fatalf("login: %d %v", good.status, good.header)
 	}
 	cookie, _, _ = strings.Cut(cookie, ";")
+	if cookie == visitor {
+		t.Fatal("the login kept the visitor's session id")
+	}
 	if a := send(t, srv, "GET", "/", "", "", "Cookie", cookie); !strings.Contains(a.body, "Logged in as admin") {
 		t.Fatalf("home: %s", a.body)
 	}
@@ -144,6 +151,98 @@ func TestWebLogin(t *testing.T) {
 	clk.Advance(time.Hour)
 	if a := send(t, srv, "GET", api+"/users/1", "", "", "Cookie", cookie, "ERPAPIKEY", ""); a.status != 401 || srv.Sessions() != 0 {
 		t.Fatalf("idle an hour: %d, %d sessions", a.status, srv.Sessions())
+	}
+}
+
+// loginPage fetches the login page as a browser does: the session cookie
+// it sets ("name=value") and the form's token.
+func loginPage(t *testing.T, srv *erpfake.Server) (cookie, token string) {
+	t.Helper()
+	a := send(t, srv, "GET", "/index.php", "", "")
+	cookie, _, _ = strings.Cut(a.header.Get("Set-Cookie"), ";")
+	_, rest, _ := strings.Cut(a.body, `name="token" value="`)
+	token, _, _ = strings.Cut(rest, `"`)
+	if a.status != 200 || !strings.HasPrefix(cookie, erpfake.SessionCookie+"=") || len(token) < 16 ||
+		!strings.Contains(a.body, `<input type="hidden" name="actionlogin" value="login">`) {
+		t.Fatalf("login page: %d %v %s", a.status, a.header, a.body)
+	}
+	return cookie, token
+}
+
+// TestWebLoginAsTheERPChecksIt: issue 37, finding 1. The ERP's
+// main.inc.php refuses a POST without the login page's token (403, a line
+// of text), cancels one whose token is not its session's (the login page
+// again), and checks a password only with actionlogin=login. The fake
+// accepted username and password alone.
+func TestWebLoginAsTheERPChecksIt(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t, erpfake.WithAdminPassword("pw"))
+	const formType = "application/x-www-form-urlencoded"
+	visitor, token := loginPage(t, srv)
+	other, otherToken := loginPage(t, srv)
+	if again := send(t, srv, "GET", "/", "", "", "Cookie", visitor); again.header.Get("Set-Cookie") != "" || !strings.Contains(again.body, token) {
+		t.Fatalf("the same visitor got another session or token: %v", again.header)
+	}
+	form := func(kv ...string) string {
+		v := url.Values{}
+		for i := 0; i < len(kv); i += 2 {
+			v.Set(kv[i], kv[i+1])
+		}
+		return v.Encode()
+	}
+	for _, tc := range []struct {
+		name, body, cookie string
+		status             int
+		want               string
+	}{
+		{"bare form", form("username", "admin", "password", "pw"), visitor, 403,
+			"Access to this page this way (POST method or GET with a sensible value for 'action' parameter) is refused by CSRF protection in main.inc.php. Token not provided.\n"},
+		{"empty token", form("token", "", "actionlogin", "login", "username", "admin", "password", "pw"), visitor, 403, "Token not provided."},
+		{"token notrequired", form("token", "notrequired", "actionlogin", "login", "username", "admin", "password", "pw"), visitor, 403, "Token not provided."},
+		{"another session's token", form("token", otherToken, "actionlogin", "login", "username", "admin", "password", "pw"), visitor, 200,
+			`<div class="error">Security token has expired, so action has been canceled. Please try again.</div>`},
+		{"token without its cookie", form("token", token, "actionlogin", "login", "username", "admin", "password", "pw"), "", 200,
+			"Security token has expired"},
+		{"no actionlogin", form("token", token, "username", "admin", "password", "pw"), visitor, 200, `name="password"`},
+		{"actionlogin other", form("token", token, "actionlogin", "logout", "username", "admin", "password", "pw"), visitor, 200, `name="password"`},
+	} {
+		var h []string
+		if tc.cookie != "" {
+			h = []string{"Cookie", tc.cookie}
+		}
+		a := send(t, srv, "POST", "/index.php", formType, tc.body, h...)
+		if a.status != tc.status || !strings.Contains(a.body, tc.want) || strings.Contains(a.header.Get("Set-Cookie"), "Location") || a.header.Get("Location") != "" {
+			t.Errorf("%s: %d %v %s", tc.name, a.status, a.header, a.body)
+		}
+		if tc.status == 403 && !strings.HasPrefix(a.header.Get("Content-Type"), "text/html") {
+			t.Errorf("%s: Content-Type %q", tc.name, a.header.Get("Content-Type"))
+		}
+		if strings.Contains(tc.name, "actionlogin") && strings.Contains(a.body, "Bad value") {
+			t.Errorf("%s: the password was checked: %s", tc.name, a.body)
+		}
+	}
+	if srv.Sessions() != 0 {
+		t.Fatalf("%d sessions after refusals", srv.Sessions())
+	}
+	// The token goes with the query too, as the ERP reads it (GETPOST).
+	good := send(t, srv, "POST", "/index.php?token="+otherToken, formType, form("actionlogin", "login", "username", "admin", "password", "pw"), "Cookie", other)
+	if good.status != 302 || srv.Sessions() != 1 {
+		t.Fatalf("login with the token in the query: %d %v", good.status, good.header)
+	}
+}
+
+// TestWebLoginBare: WithBareLogin keeps the specification's form,
+// username and password alone.
+func TestWebLoginBare(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t, erpfake.WithAdminPassword("pw"), erpfake.WithBareLogin())
+	a := send(t, srv, "POST", "/index.php", "application/x-www-form-urlencoded", url.Values{"username": {"admin"}, "password": {"pw"}}.Encode())
+	if a.status != 302 || srv.Sessions() != 1 {
+		t.Fatalf("bare login: %d %v %s", a.status, a.header, a.body)
+	}
+	c := srv.ClientWithLogin("admin", "pw")
+	if err := c.Login(context.Background()); err != nil {
+		t.Fatalf("the full form, bare: %v", err)
 	}
 }
 

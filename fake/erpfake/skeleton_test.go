@@ -22,7 +22,7 @@ import (
 
 func TestCallerInTheRequestLog(t *testing.T) {
 	t.Parallel()
-	srv := erpfake.Start(t, erpfake.WithAdminPassword("pw"))
+	srv := erpfake.Start(t, erpfake.WithAdminPassword("pw"), erpfake.WithBareLogin())
 	srv.AddUser(erpfake.UserSeed{Login: "clerk", APIKey: "clerk-key"})
 	send(t, srv, "GET", api+"/users/1", "", "")
 	send(t, srv, "GET", api+"/users/1", "", "", "ERPAPIKEY", "clerk-key")

@@ -87,7 +87,7 @@ var erpWeb = sync.OnceValue(func() *Table {
 		Client: "github.com/apitwin/apitwin/erp", Fake: "github.com/apitwin/apitwin/fake/erpfake",
 		Endpoints: []Endpoint{
 			{"GET", "/{$}", "webRoot", []string{"Ping"}, "", ""},
-			{"GET", "/index.php", "loginPage", nil, "the login page, for browsers", ""},
+			{"GET", "/index.php", "loginPage", []string{"Login"}, "", ""},
 			{"POST", "/index.php", "login", []string{"Login"}, "", ""},
 		},
 	}

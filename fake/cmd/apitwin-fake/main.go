@@ -21,6 +21,9 @@
 // --sourcehost-ssh-port names the port the source-hosting fake's projects
 // say SSH is on (ssh_url_to_repo is ssh://git@host:port/ns/p.git when it
 // is not 22; the fake serves no SSH).
+// --erp-bare-login makes the ERP's login form take username and password
+// alone, as the specification shows it; by default it checks the login
+// page's CSRF token and actionlogin=login, as the ERP does.
 //
 // It prints one line per service, "<service> url=<url> <credential>=<value>
 // …", then "ready", and serves until SIGINT or SIGTERM, when it shuts down
