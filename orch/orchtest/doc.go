@@ -106,6 +106,10 @@
 //     reports false and orch.RecordHeartbeat fails (mock such activities,
 //     or test them apart). Heartbeat and schedule-to-start timeouts never
 //     fire.
+//   - Workflow tasks of several runs (a parent and its children) run one
+//     at a time, the runs in the order they started; a worker runs them at
+//     once, so on the service a child's events may fall before or after
+//     the parent's task that started it, here always after.
 //   - A cancel request to a running activity (a mock's After) ends it
 //     canceled at once; the service waits for the worker to report.
 //   - Workflow retry policies and cron schedules (a child's) are not acted

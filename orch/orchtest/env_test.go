@@ -409,3 +409,96 @@ func TestExecuteWorkflowOfUnknownType(t *testing.T) {
 		t.Fatalf("reported %q", errs)
 	}
 }
+
+// Code that does not replay the same way fails its task with the
+// NonDeterminismError a worker would report: each task replays.
+func TestNonDeterministicCodeFailsItsTask(t *testing.T) {
+	t.Parallel()
+	calls := 0 // state outside the workflow: the replay sees another value
+	wf := func(ctx workflow.Context, _ int) (int, error) {
+		calls++
+		if calls == 1 {
+			return 0, workflow.Sleep(ctx, time.Minute)
+		}
+		ctx = workflow.WithActivityOptions(ctx, minute)
+		return 0, workflow.ExecuteActivity(ctx, "Charge", 1).Get(ctx, nil)
+	}
+	env := newEnv(t)
+	orchtest.RegisterWorkflow(env, "Flaky", wf)
+	env.OnActivity("Charge").Return("x", nil).Maybe()
+	env.ExecuteWorkflow("Flaky", 0, nil)
+	var nd *workflow.NonDeterminismError
+	var tf *orchtest.TaskFailedError
+	if err := env.Err(); !errors.As(err, &nd) || !errors.As(err, &tf) || tf.EventID != 8 {
+		t.Fatalf("Err = %v", err)
+	}
+}
+
+func TestActivityScheduleToCloseTimeout(t *testing.T) {
+	t.Parallel()
+	wf := func(ctx workflow.Context, _ int) (string, error) {
+		ctx = workflow.WithActivityOptions(ctx, orch.ActivityOptions{ScheduleToCloseTimeout: 10 * time.Minute, StartToCloseTimeout: 3 * time.Minute})
+		var s string
+		err := workflow.ExecuteActivity(ctx, "Slow", 0).Get(ctx, &s)
+		return s, err
+	}
+	env := newEnv(t)
+	orchtest.RegisterWorkflow(env, "Slow", wf)
+	m := env.OnActivity("Slow").Return("late", nil).After(time.Hour)
+	env.ExecuteWorkflow("Slow", 0, nil)
+	var te *workflow.TimeoutError
+	if err := env.Err(); !errors.As(err, &te) && !strings.Contains(fmt.Sprint(err), "SCHEDULE_TO_CLOSE") {
+		t.Fatalf("Err = %v", err)
+	}
+	// Attempts at 0, 3m1s, 6m3s (each times out after 3m, backoff 1s, 2s),
+	// 9m7s; the activity ends at 10m.
+	var at []string
+	for _, c := range m.Calls() {
+		at = append(at, c.Time.Sub(start).String())
+	}
+	if got := strings.Join(at, " "); got != "0s 3m1s 6m3s 9m7s" || env.Now().Sub(start) != 10*time.Minute {
+		t.Fatalf("attempts at %s, ended at %v", got, env.Now().Sub(start))
+	}
+	if !strings.Contains(fmt.Sprint(env.Err()), "SCHEDULE_TO_CLOSE") {
+		t.Fatalf("Err = %v", env.Err())
+	}
+}
+
+func TestRunTimeout(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	orchtest.RegisterWorkflow(env, "Patient", patient)
+	env.ExecuteWorkflow("Patient", 0, &orch.StartWorkflowOptions{RunTimeout: time.Hour})
+	var werr *orch.WorkflowExecutionError
+	if err := env.Err(); !errors.As(err, &werr) || werr.Status != orchpb.WorkflowExecutionStatus_TIMED_OUT || env.Now().Sub(start) != time.Hour {
+		t.Fatalf("Err = %v at %v", err, env.Now().Sub(start))
+	}
+}
+
+// Continue-as-new: every run is in Runs, each history replays, and
+// the last run's is History.
+func TestContinueAsNewRuns(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	orchtest.RegisterWorkflow(env, "Countdown", countdown)
+	env.ExecuteWorkflow("Countdown", [2]int{2, 0}, &orch.StartWorkflowOptions{ID: "cd"})
+	var total int
+	if err := env.Result(&total); err != nil || total != 3 {
+		t.Fatalf("total %d, %v", total, err)
+	}
+	runs := env.Runs()
+	if len(runs) != 3 || runs[0].Status != orchpb.WorkflowExecutionStatus_CONTINUED_AS_NEW || runs[2].Status != orchpb.WorkflowExecutionStatus_COMPLETED {
+		t.Fatalf("runs %+v", runs)
+	}
+	for _, r := range runs {
+		if r.WorkflowID != "cd" {
+			t.Fatalf("run %+v", r)
+		}
+		if err := workflow.ReplayWithOptions(r.History, countdown, workflow.ReplayOptions{WorkflowID: r.WorkflowID, RunID: r.RunID}); err != nil {
+			t.Fatalf("run %s: %v", r.RunID, err)
+		}
+	}
+	if h := env.History(); h[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId() != runs[1].RunID {
+		t.Fatalf("History is not the last run's")
+	}
+}

@@ -523,3 +523,116 @@ func TestParityActivityRetries(t *testing.T) {
 		},
 	})
 }
+
+// supervisor starts a child, cancels it an hour later, and reports what
+// the child's future said; the child (patient) runs its clean-up and
+// ends canceled, which the parent's history records.
+func supervisor(ctx workflow.Context, _ int) (string, error) {
+	childCtx, cancel := workflow.WithCancel(ctx)
+	f := workflow.ExecuteChildWorkflow(childCtx, "Patient", 0, &workflow.ChildWorkflowOptions{WorkflowID: "patient-child"})
+	var exec workflow.Execution
+	if err := f.GetChildWorkflowExecution().Get(ctx, &exec); err != nil {
+		return "", err
+	}
+	if err := workflow.Sleep(ctx, time.Hour); err != nil {
+		return "", err
+	}
+	cancel()
+	err := f.Get(ctx, nil)
+	if err := workflow.Sleep(ctx, time.Minute); err != nil { // the child's end arrives meanwhile
+		return "", err
+	}
+	return fmt.Sprintf("%s: %v", exec.WorkflowID, err), nil
+}
+
+func TestParityChildCancellation(t *testing.T) {
+	runParity(t, scenario{
+		workflow: "Supervisor", input: 0,
+		setup: func(s side) {
+			regWorkflow(s, "Supervisor", supervisor)
+			regWorkflow(s, "Patient", patient)
+			regActivity(s, "Cleanup", func(_ context.Context, id string) (string, error) { return "cleaned " + id, nil })
+		},
+		check: func(t *testing.T, o outcome) {
+			if o.Result != `"patient-child: child workflow Patient (id patient-child) failed: workflow: canceled"` ||
+				!slices.Contains(o.Events, "ExternalWorkflowExecutionCancelRequested") || !slices.Contains(o.Events, "ChildWorkflowExecutionCanceled") {
+				t.Errorf("outcome %v", o)
+			}
+		},
+	})
+}
+
+// A parent that completes while its child sleeps: the child is
+// terminated (the default parent close policy), on both sides.
+func TestParityParentClosePolicy(t *testing.T) {
+	t.Parallel()
+	parent := func(ctx workflow.Context, _ int) (string, error) {
+		f := workflow.ExecuteChildWorkflow(ctx, "Patient", 0, &workflow.ChildWorkflowOptions{WorkflowID: "orphan"})
+		var exec workflow.Execution
+		if err := f.GetChildWorkflowExecution().Get(ctx, &exec); err != nil {
+			return "", err
+		}
+		// A minute for the child's first task: the fake runs it beside
+		// the parent's, the env after it.
+		err := workflow.Sleep(ctx, time.Minute)
+		return exec.WorkflowID, err
+	}
+	sc := scenario{
+		workflow: "Parent", input: 0,
+		setup: func(s side) {
+			regWorkflow(s, "Parent", parent)
+			regWorkflow(s, "Patient", patient)
+		},
+	}
+	// The child's own history is what both sides must agree on here.
+	srv := orchfake.Start(t, orchfake.WithTimeSkipping())
+	c := srv.Client()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	w, err := orch.NewWorker(c, parityQueue, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.setup(side{w: w})
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	run, err := c.StartWorkflow(ctx, "Parent", parityQueue, 0, &orch.StartWorkflowOptions{ID: parityID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitForCompletion(ctx, "orphan", ""); err != nil {
+		t.Fatal(err)
+	}
+	var fakeChild []string
+	for ev, err := range c.History(ctx, "orphan", "", nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		fakeChild = append(fakeChild, ev.GetEventType().String())
+	}
+	env := orchtest.NewWithOptions(t, orchtest.Options{TaskQueue: parityQueue})
+	sc.setup(side{env: env})
+	env.ExecuteWorkflow("Parent", 0, &orch.StartWorkflowOptions{ID: parityID})
+	if err := env.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var envChild []string
+	for _, r := range env.Runs() {
+		if r.WorkflowID == "orphan" {
+			if r.Status != orchpb.WorkflowExecutionStatus_TERMINATED {
+				t.Errorf("child status %v", r.Status)
+			}
+			for _, ev := range r.History {
+				envChild = append(envChild, ev.GetEventType().String())
+			}
+		}
+	}
+	if !slices.Equal(fakeChild, envChild) || envChild[len(envChild)-1] != "WorkflowExecutionTerminated" {
+		t.Errorf("the child's history\norchfake: %v\nenv:      %v", fakeChild, envChild)
+	}
+}
