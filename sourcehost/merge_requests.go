@@ -39,6 +39,9 @@ type MergeRequest struct {
 	MergedBy                *User      `json:"merged_by"`
 	ClosedAt                *time.Time `json:"closed_at"`
 	ClosedBy                *User      `json:"closed_by"`
+	// MergeError is why the last merge or rebase failed ("" when none);
+	// GitLab sends it in the answers about one merge request, not in lists.
+	MergeError string `json:"merge_error"`
 }
 
 // ListMergeRequestsOptions filters and pages a project's merge requests.
@@ -228,4 +231,59 @@ func (c *Client) ListMergeRequestDiffs(ctx context.Context, pid ProjectRef, iid 
 // [GET /projects/{id}/merge_requests/{iid}/diffs]: https://docs.gitlab.com/api/merge_requests/#list-merge-request-diffs
 func (c *Client) AllMergeRequestDiffs(ctx context.Context, pid ProjectRef, iid int64, opts *ListOptions) iter.Seq2[*Diff, error] {
 	return allIn[Diff](ctx, c, pid, fmt.Sprintf("/merge_requests/%d/diffs", iid), opts)
+}
+
+// RebaseMergeRequestOptions are the options of RebaseMergeRequest.
+type RebaseMergeRequestOptions struct {
+	// SkipCI pushes the rebased source branch without running its pipeline.
+	SkipCI bool `url:"skip_ci,omitempty"`
+}
+
+// MergeRequestRebase is where a merge request's rebase stands.
+type MergeRequestRebase struct {
+	// RebaseInProgress reports that the server is still rebasing.
+	RebaseInProgress bool `json:"rebase_in_progress"`
+	// MergeError is why the last rebase (or merge) failed, "" when it did
+	// not: "Rebase failed: Rebase locally, resolve all conflicts, then push
+	// the branch." for a conflict.
+	MergeError string `json:"merge_error"`
+}
+
+// RebaseMergeRequest rebases a merge request's source branch onto its
+// target branch's head, in the background: the answer is 202 with
+// RebaseInProgress, and GetMergeRequestRebase tells when it is over and
+// whether it failed. The caller must be allowed to push to the source
+// branch (403 otherwise); a merge request that is not open, or already
+// being rebased, is 409.
+//
+// GitLab API: [PUT /projects/{id}/merge_requests/{iid}/rebase]
+//
+// [PUT /projects/{id}/merge_requests/{iid}/rebase]: https://docs.gitlab.com/api/merge_requests/#rebase-a-merge-request
+func (c *Client) RebaseMergeRequest(ctx context.Context, pid ProjectRef, iid int64, opts *RebaseMergeRequestOptions) (*MergeRequestRebase, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/merge_requests/%d/rebase", iid))
+	if err != nil {
+		return nil, err
+	}
+	var q any
+	if opts != nil {
+		q = opts
+	}
+	return do[MergeRequestRebase](ctx, c, http.MethodPut, path, q, nil)
+}
+
+// GetMergeRequestRebase reads where a merge request's rebase stands: the
+// merge request with include_rebase_in_progress.
+//
+// GitLab API: [GET /projects/{id}/merge_requests/{iid}]
+//
+// [GET /projects/{id}/merge_requests/{iid}]: https://docs.gitlab.com/api/merge_requests/#get-single-mr
+func (c *Client) GetMergeRequestRebase(ctx context.Context, pid ProjectRef, iid int64) (*MergeRequestRebase, error) {
+	path, err := projectPath(pid, fmt.Sprintf("/merge_requests/%d", iid))
+	if err != nil {
+		return nil, err
+	}
+	q := struct {
+		Include bool `url:"include_rebase_in_progress"`
+	}{true}
+	return do[MergeRequestRebase](ctx, c, http.MethodGet, path, q, nil)
 }

@@ -93,6 +93,20 @@
 // approval and its withdrawal is a merge request hook ("approved",
 // "unapproved").
 //
+// A merge request is rebased (PUT .../rebase, by whoever may push to its
+// source branch, 403 otherwise; 409 "409 Conflict" when it is not open)
+// as the real service's worker does it: the source branch's commits that
+// the target lacks, merges left out, are replayed oldest first onto the
+// target's head, each with its message and author (one whose change is
+// already there dropped), and the branch is pushed (its push hook, and
+// its pipeline unless skip_ci). A commit that changes a file the target
+// changed otherwise stops it: the branch stays as it was, and the merge
+// request's merge_error is "Rebase failed: Rebase locally, resolve all
+// conflicts, then push the branch." (cleared by the next rebase that
+// works). The answer is 202 {"rebase_in_progress":true}; GET
+// .../merge_requests/:iid sends merge_error, and rebase_in_progress with
+// include_rebase_in_progress=true.
+//
 // A merge request's notes are threads (GET, POST .../discussions, GET
 // and PUT .../discussions/:discussion_id, POST .../notes under it): a
 // note made through the notes API, or a system note, is a thread of its
@@ -422,7 +436,8 @@
 //     fewer than 16 Mi in all; past either the changed middle is shown
 //     removed then added whole, a correct diff but not the shortest. A
 //     blame walks back through at most 1,000 commits; lines still
-//     unexplained there are the last one's.
+//     unexplained there are the last one's. A rebase replays at most
+//     1,000 commits; past them it fails with the conflict's merge_error.
 //   - The delivery log: the newest 10,000 deliveries, the first 64 KiB of
 //     each payload, 32 MiB in all ([WithDeliveryLog]).
 //   - Listeners: 10 s to send the headers, 64 KiB of headers in at most
@@ -493,5 +508,9 @@
 // 100644; approvals have no rules, and a merge needs none; threads are
 // on merge requests only and on no line of a diff (a position is not
 // read), and an unresolved thread does not block a merge; blame takes no
-// range and attributes a line a merge brought to the merge commit.
+// range and attributes a line a merge brought to the merge commit; a
+// rebase is over by the time its 202 is answered (rebase_in_progress is
+// false from then on), so a second one is never refused as in progress;
+// merge_error is sent by GET .../merge_requests/:iid alone (the real
+// service also sends it in the other answers about one merge request).
 package sourcehostfake

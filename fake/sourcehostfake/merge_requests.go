@@ -80,7 +80,19 @@ func (c *call) getMergeRequest() fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
-	return c.doc(http.StatusOK, c.appendMR(c.buf(), mr))
+	withRebase, _ := c.p.boolean("include_rebase_in_progress")
+	if msg := c.p.problem(); msg != "" {
+		return badRequest(msg)
+	}
+	v := mrDetailJSON{mergeRequestJSON: c.mrView(mr)}
+	if mr.mergeError != "" {
+		e := mr.mergeError // a copy: the answer is encoded after the state is unlocked
+		v.MergeError = &e
+	}
+	if withRebase {
+		v.RebaseInProgress = new(bool) // the fake's rebases are over when they are answered
+	}
+	return ok(v)
 }
 
 func (c *call) createMergeRequest() fakekit.Answer {

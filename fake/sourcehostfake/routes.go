@@ -85,6 +85,7 @@ var handlers = map[string]route{
 	"getMergeRequest":               {need: needRead, fn: (*call).getMergeRequest},
 	"updateMergeRequest":            {need: needWrite, fn: (*call).updateMergeRequest},
 	"acceptMergeRequest":            {need: needWrite, fn: (*call).acceptMergeRequest},
+	"rebaseMergeRequest":            {need: needWrite, fn: (*call).rebaseMergeRequest},
 	"listMergeRequestCommits":       {need: needRead, fn: (*call).listMergeRequestCommits},
 	"listMergeRequestDiscussions":   {need: needRead, fn: notesOf("MergeRequest", (*call).listDiscussions)},
 	"getMergeRequestDiscussion":     {need: needRead, fn: notesOf("MergeRequest", (*call).getDiscussion)},

@@ -205,6 +205,7 @@ type snapMR struct {
 	Milestone          int64          `json:"milestone"`
 	Commits            []string       `json:"commits"` // SHAs, of the repository's commits
 	Approvals          []snapApproval `json:"approvals,omitempty"`
+	MergeError         string         `json:"merge_error,omitempty"`
 }
 
 // snapApproval is a user's approval of a merge request.
@@ -497,7 +498,7 @@ func snapProjectOf(p *project) snapProject {
 		smr := snapMR{ID: mr.id, IID: mr.iid, Title: mr.title, Description: mr.description, State: mr.state,
 			SourceBranch: mr.sourceBranch, TargetBranch: mr.targetBranch, Labels: slices.Clone(mr.labels),
 			Author: idOf(mr.author), Assignees: idsOf(mr.assignees), RemoveSourceBranch: mr.removeSourceBranch,
-			MergeCommitSHA: mr.mergeCommitSHA, CreatedAt: snapTime(mr.createdAt), UpdatedAt: snapTime(mr.updatedAt),
+			MergeCommitSHA: mr.mergeCommitSHA, MergeError: mr.mergeError, CreatedAt: snapTime(mr.createdAt), UpdatedAt: snapTime(mr.updatedAt),
 			MergedAt: fakekit.SnapshotTimePtr(mr.mergedAt), MergedBy: idOf(mr.mergedBy), ClosedAt: fakekit.SnapshotTimePtr(mr.closedAt),
 			ClosedBy: idOf(mr.closedBy), Notes: snapNotes(mr.notes), Milestone: milestoneID(mr.milestone), Commits: []string{}}
 		for _, c := range mr.commits {
@@ -935,7 +936,7 @@ func (r *restorer) project(i int, sp *snapProject) error {
 		w := fmt.Sprintf("%s.merge_requests[%d]", where, j)
 		mr := &mergeRequest{id: sm.ID, iid: sm.IID, project: p, title: sm.Title, description: sm.Description, state: sm.State,
 			sourceBranch: sm.SourceBranch, targetBranch: sm.TargetBranch, labels: slices.Clone(sm.Labels),
-			removeSourceBranch: sm.RemoveSourceBranch, mergeCommitSHA: sm.MergeCommitSHA, createdAt: sm.CreatedAt.Time(),
+			removeSourceBranch: sm.RemoveSourceBranch, mergeCommitSHA: sm.MergeCommitSHA, mergeError: sm.MergeError, createdAt: sm.CreatedAt.Time(),
 			updatedAt: sm.UpdatedAt.Time(), mergedAt: sm.MergedAt.TimePtr(), closedAt: sm.ClosedAt.TimePtr()}
 		if mr.author, err = r.user(w+".author", sm.Author, true); err != nil {
 			return err

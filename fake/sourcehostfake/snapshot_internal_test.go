@@ -73,7 +73,7 @@ func fullState(s *Server) *state {
 		targetBranch: "main", labels: []string{"bug"}, author: jane, assignees: []*user{root}, removeSourceBranch: true,
 		mergeCommitSHA: c2.sha, createdAt: at(1), updatedAt: at(3), mergedAt: tp(3), mergedBy: root, closedAt: tp(4),
 		closedBy: root, notes: []*note{nt(2, "MergeRequest")}, milestone: ms, commits: []*commit{c1},
-		approvals: []approval{{user: jane, at: at(3)}}}}
+		approvals: []approval{{user: jane, at: at(3)}}, mergeError: rebaseError}}
 	p.releases = []*release{{id: 1, tagName: "v1", name: "One", description: "first", author: jane, sha: c1.sha,
 		milestones: []*milestone{ms}, createdAt: at(4), releasedAt: at(5)}}
 	p.hooks = []*hook{{id: 1, project: p, url: "http://127.0.0.1:9/hook", token: "hook-secret",

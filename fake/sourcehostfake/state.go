@@ -201,6 +201,7 @@ type mergeRequest struct {
 	milestone          *milestone
 	commits            []*commit // what it brought, kept when it is merged
 	approvals          []approval
+	mergeError         string // why the last rebase failed (rebase.go), "" when none
 }
 
 // approval is a user's approval of a merge request.

@@ -39,3 +39,46 @@ func TestGitLabClientTriggerWithAJobToken(t *testing.T) {
 		t.Fatalf("run with a job token %+v %v", pl, err)
 	}
 }
+
+// TestGitLabClientRebaseMergeRequest: the published client rebases a
+// merge request (202), then reads rebase_in_progress and merge_error with
+// include_rebase_in_progress, as its users poll them.
+func TestGitLabClientRebaseMergeRequest(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"README.md": "# shop\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gl.Branches.CreateBranch(pid, &gitlab.CreateBranchOptions{Branch: gitlab.Ptr("feature"), Ref: gitlab.Ptr("main")}); err != nil {
+		t.Fatal(err)
+	}
+	for branch, file := range map[string]string{"feature": "feature.txt", "main": "main.txt"} {
+		if _, _, err := gl.RepositoryFiles.CreateFile(pid, file, &gitlab.CreateFileOptions{Branch: gitlab.Ptr(branch),
+			Content: gitlab.Ptr(branch + "\n"), CommitMessage: gitlab.Ptr("Add " + file)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mr, _, err := gl.MergeRequests.CreateMergeRequest(pid, &gitlab.CreateMergeRequestOptions{Title: gitlab.Ptr("Feature"),
+		SourceBranch: gitlab.Ptr("feature"), TargetBranch: gitlab.Ptr("main")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := gl.MergeRequests.RebaseMergeRequest(pid, mr.IID, &gitlab.RebaseMergeRequestOptions{SkipCI: gitlab.Ptr(true)})
+	if err != nil || resp.StatusCode != 202 {
+		t.Fatalf("rebase %v %v", resp, err)
+	}
+	got, _, err := gl.MergeRequests.GetMergeRequest(pid, mr.IID, &gitlab.GetMergeRequestsOptions{IncludeRebaseInProgress: gitlab.Ptr(true)})
+	if err != nil || got.RebaseInProgress || got.MergeError != "" {
+		t.Fatalf("after the rebase %+v %v", got, err)
+	}
+	main, _, err := gl.Branches.GetBranch(pid, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, err := gl.Commits.GetCommit(pid, got.SHA, nil)
+	if err != nil || len(head.ParentIDs) != 1 || head.ParentIDs[0] != main.Commit.ID {
+		t.Fatalf("the rebased head %+v %v", head, err)
+	}
+}
