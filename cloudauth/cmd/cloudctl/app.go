@@ -289,7 +289,7 @@ Exit status:
 	pf.DurationVar(&a.timeout, "timeout", 0, "how long each call to the server may take, retries included (default 30s)")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
-	root.AddCommand(a.authCommand(), a.profileCommand(), a.completionCommand())
+	root.AddCommand(a.authCommand(), a.profileCommand(), a.apiCommand(), a.completionCommand())
 	return root
 }
 

@@ -6,6 +6,7 @@
 //	printf '%s' "$PW" | cloudctl auth login --username alice --password-stdin   # in scripts
 //	cloudctl auth login --with-token < api-token.txt   # an API token: renewed by itself
 //	cloudctl auth refresh                     # renew now with the stored API token
+//	cloudctl api /csp/gateway/am/api/userinfo --jq .username   # an authenticated call
 //	cloudctl auth status --verbose            # checks the token with the server
 //	cloudctl auth whoami                      # who the server says you are
 //	curl -H "Authorization: Bearer $(cloudctl auth token)" …
