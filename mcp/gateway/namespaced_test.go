@@ -142,7 +142,7 @@ func TestClientCallsProtocolMethods(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if err := c.Call(ctx, "tools/list", nil, &tools); err != nil || len(tools.Tools) != 13 {
+	if err := c.Call(ctx, "tools/list", nil, &tools); err != nil || len(tools.Tools) != len(seedTools)+len(addedTools) {
 		t.Errorf("tools/list: %v, %d tools", err, len(tools.Tools))
 	}
 	if err := c.Call(ctx, "foo/get", nil, nil); !errors.Is(err, mcp.ErrMethodNotFound) {

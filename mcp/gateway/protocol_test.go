@@ -68,9 +68,10 @@ func TestMCPSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"list_projects": true, "get_project": true, "list_issues": true, "create_issue": true,
-		"list_merge_requests": true, "create_merge_request": true, "list_pipelines": true, "trigger_pipeline": true,
-		"get_file_content": true, "list_repository_files": true, "search_projects": true, "search_issues": true, "configure_webhook": true}
+	want := map[string]bool{}
+	for _, name := range append(seedTools[:len(seedTools):len(seedTools)], addedTools...) {
+		want[name] = true
+	}
 	for _, tool := range tools.Tools {
 		if !want[tool.Name] {
 			t.Errorf("unexpected tool %q", tool.Name)

@@ -12,8 +12,17 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// seedTools are the specification's thirteen tools, which keep their
+// names and params; addedTools are the gateway's own beyond them.
+var (
+	seedTools = []string{"list_projects", "get_project", "list_issues", "create_issue",
+		"list_merge_requests", "create_merge_request", "list_pipelines", "trigger_pipeline",
+		"get_file_content", "list_repository_files", "search_projects", "search_issues", "configure_webhook"}
+	addedTools = []string{"list_hooks", "delete_hook"}
+)
+
 // toolCalls are, for each tool, calls that succeed against the test's
-// fake (as JSON arguments, $PID the project), in an order where each finds what the ones before made.
+// fake (as JSON arguments, $PID the project, $HOOK its first webhook), in an order where each finds what the ones before made.
 var toolCalls = []struct{ tool, args string }{
 	{"list_projects", `{}`},
 	{"get_project", `{"project_id":$PID}`},
@@ -28,6 +37,9 @@ var toolCalls = []struct{ tool, args string }{
 	{"get_file_content", `{"project_id":$PID,"file_path":"README.md"}`},
 	{"list_repository_files", `{"project_id":$PID,"recursive":true}`},
 	{"configure_webhook", `{"project_id":$PID,"url":"http://localhost:9/x","events":["issues"]}`},
+	{"configure_webhook", `{"project_id":$PID,"url":"http://localhost:9/x","events":["issues"]}`}, // found, not made
+	{"list_hooks", `{"project_id":$PID}`},
+	{"delete_hook", `{"project_id":$PID,"hook_id":$HOOK}`},
 }
 
 // Every tool has a title, annotations and an output schema, and every
@@ -93,7 +105,11 @@ func TestToolsDescribeTheirAnswers(t *testing.T) {
 	}
 	called := map[string]bool{}
 	for _, c := range toolCalls {
-		args := json.RawMessage(strings.NewReplacer("$PID", strconv.FormatInt(pid, 10)).Replace(c.args))
+		vars := []string{"$PID", strconv.FormatInt(pid, 10)}
+		if hooks := up.Hooks(pid); len(hooks) > 0 {
+			vars = append(vars, "$HOOK", strconv.FormatInt(hooks[0].ID, 10))
+		}
+		args := json.RawMessage(strings.NewReplacer(vars...).Replace(c.args))
 		res, err := session.CallTool(ctx, &mcpsdk.CallToolParams{Name: c.tool, Arguments: args})
 		if err != nil || res.IsError {
 			b, _ := json.Marshal(res)

@@ -116,6 +116,8 @@ var toolList = sync.OnceValue(func() []*tool {
 		listPipelinesTool, triggerPipelineTool,
 		getFileContentTool, listRepositoryFilesTool,
 		configureWebhookTool,
+		// Beyond the specification's thirteen.
+		listHooksTool, deleteHookTool,
 	}
 })
 
