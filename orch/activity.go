@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/orchact"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
@@ -51,6 +52,9 @@ type activityState struct {
 func GetActivityInfo(ctx context.Context) (ActivityInfo, bool) {
 	st, ok := ctx.Value(activityKey{}).(*activityState)
 	if !ok {
+		if a := orchact.From(ctx); a != nil { // run by orch/orchtest
+			return ActivityInfo(a.Info), true
+		}
 		return ActivityInfo{}, false
 	}
 	return st.info, true
@@ -62,6 +66,9 @@ func GetActivityInfo(ctx context.Context) (ActivityInfo, bool) {
 func HeartbeatDetails(ctx context.Context, out any) error {
 	st, ok := ctx.Value(activityKey{}).(*activityState)
 	if !ok {
+		if a := orchact.From(ctx); a != nil {
+			return DecodePayloads(a.Details, out)
+		}
 		return errors.New("orch: HeartbeatDetails outside an activity")
 	}
 	return DecodePayloads(st.task.GetHeartbeatDetails(), out)
@@ -77,7 +84,8 @@ func HeartbeatDetails(ctx context.Context, out any) error {
 // ErrActivityCanceled or the error as its cause, and the error returned.
 func RecordHeartbeat(ctx context.Context, details any) error {
 	st, ok := ctx.Value(activityKey{}).(*activityState)
-	if !ok {
+	a := orchact.From(ctx)
+	if !ok && a == nil {
 		return errors.New("orch: RecordHeartbeat outside an activity")
 	}
 	var payloads *orchpb.Payloads
@@ -87,6 +95,9 @@ func RecordHeartbeat(ctx context.Context, details any) error {
 			return err
 		}
 		payloads = p
+	}
+	if !ok {
+		return a.Heartbeat(payloads)
 	}
 	w := st.w
 	st.mu.Lock()

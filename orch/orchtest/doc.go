@@ -102,10 +102,10 @@
 //     the same way.
 //   - Activities run on the env's goroutine, one at a time, in the order
 //     they were scheduled; a registered implementation takes no workflow
-//     time. Their context carries no activity info: orch.GetActivityInfo
-//     reports false and orch.RecordHeartbeat fails (mock such activities,
-//     or test them apart). Heartbeat and schedule-to-start timeouts never
-//     fire.
+//     time. In their context orch.GetActivityInfo answers (the task token
+//     is the env's own), orch.RecordHeartbeat records details that the
+//     next attempt reads with orch.HeartbeatDetails, and never reports a
+//     cancellation. Heartbeat and schedule-to-start timeouts never fire.
 //   - Workflow tasks of several runs (a parent and its children) run one
 //     at a time, the runs in the order they started; a worker runs them at
 //     once, so on the service a child's events may fall before or after

@@ -7,12 +7,14 @@ import (
 	"math"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/apitwin/apitwin/internal/orchact"
 	"github.com/apitwin/apitwin/internal/wfprobe"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -840,6 +842,11 @@ type activity struct {
 	lastFailure *orchpb.Failure
 	cancelEvent int64
 
+	// details are the last heartbeat's, which the next attempt reads
+	// (HeartbeatDetails); an activity may heartbeat from a goroutine.
+	mu      sync.Mutex
+	details *orchpb.Payloads
+
 	s2c, st2c, answer *due
 }
 
@@ -922,7 +929,7 @@ func (e *Env) runAttempt(a *activity) {
 			return nil, orch.NonRetryable(fmt.Errorf("orchtest: activity mock %s has neither Return nor Do", name))
 		}
 	}
-	result, err := safeCall(fn, context.Background(), a.attrs.GetInput(), "activity "+name)
+	result, err := safeCall(fn, a.context(), a.attrs.GetInput(), "activity "+name)
 	if after <= 0 {
 		a.started = true
 		a.ended(result, err)
@@ -935,6 +942,28 @@ func (e *Env) runAttempt(a *activity) {
 	if d := a.attrs.GetStartToCloseTimeout().AsDuration(); d > 0 {
 		a.st2c = e.addDue(e.now.Add(d), func() { a.timedOut(orchpb.TimeoutType_START_TO_CLOSE) })
 	}
+}
+
+// context is the attempt's context: orch.GetActivityInfo,
+// orch.HeartbeatDetails and orch.RecordHeartbeat work in it as under a
+// worker.
+func (a *activity) context() context.Context {
+	r, e := a.run, a.run.env
+	a.mu.Lock()
+	details := a.details
+	a.mu.Unlock()
+	return orchact.With(context.Background(), &orchact.Activity{
+		Info: orchact.Info{ActivityID: a.attrs.GetActivityId(), ActivityType: a.attrs.GetActivityType().GetName(), WorkflowID: r.id, RunID: r.runID,
+			WorkflowType: r.typ, TaskQueue: a.attrs.GetTaskQueue(), Attempt: a.attempt, ScheduledTime: a.scheduled, StartedTime: e.now,
+			HeartbeatTimeout: a.attrs.GetHeartbeatTimeout().AsDuration(), TaskToken: fmt.Appendf(nil, "orchtest/%s/%s/%d/%d", r.id, r.runID, a.scheduledID, a.attempt)},
+		Details: details,
+		Heartbeat: func(d *orchpb.Payloads) error {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			a.details = d
+			return nil
+		},
+	})
 }
 
 func safeCall(fn func(context.Context, *orchpb.Payloads) (*orchpb.Payloads, error), ctx context.Context, input *orchpb.Payloads, what string) (out *orchpb.Payloads, err error) {
@@ -1046,7 +1075,7 @@ func (a *activity) timedOut(typ orchpb.TimeoutType) {
 	}
 	r := a.run
 	f := &orchpb.Failure{Message: "activity " + typ.String() + " timeout", Source: Identity,
-		FailureInfo: &orchpb.Failure_TimeoutFailureInfo{TimeoutFailureInfo: &orchpb.TimeoutFailureInfo{TimeoutType: typ}}}
+		FailureInfo: &orchpb.Failure_TimeoutFailureInfo{TimeoutFailureInfo: &orchpb.TimeoutFailureInfo{TimeoutType: typ, LastHeartbeatDetails: a.lastDetails()}}}
 	state := orchpb.RetryState_TIMEOUT
 	if typ == orchpb.TimeoutType_START_TO_CLOSE {
 		a.answer.stop()
@@ -1061,6 +1090,12 @@ func (a *activity) timedOut(typ orchpb.TimeoutType) {
 			Failure: f, ScheduledEventId: a.scheduledID, StartedEventId: started, RetryState: state}}
 	})
 	a.finish()
+}
+
+func (a *activity) lastDetails() *orchpb.Payloads {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.details
 }
 
 // requestCancelActivity cancels an activity: one not running is canceled

@@ -502,3 +502,36 @@ func TestContinueAsNewRuns(t *testing.T) {
 		t.Fatalf("History is not the last run's")
 	}
 }
+
+// A real activity reads its info and heartbeats as under a worker; a
+// retried attempt resumes from the last heartbeat's details.
+func TestActivityInfoAndHeartbeats(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	orchtest.RegisterWorkflow(env, "Charge", charge)
+	var seen []string
+	orchtest.RegisterActivity(env, "Charge", func(ctx context.Context, n int) (string, error) {
+		info, ok := orch.GetActivityInfo(ctx)
+		var from int
+		if err := orch.HeartbeatDetails(ctx, &from); err != nil && !errors.Is(err, orch.ErrNoPayload) {
+			return "", err
+		}
+		seen = append(seen, fmt.Sprintf("%v %s %s attempt %d from %d", ok, info.ActivityType, info.WorkflowID, info.Attempt, from))
+		for i := from; i < n; i++ {
+			if err := orch.RecordHeartbeat(ctx, i+1); err != nil {
+				return "", err
+			}
+			if info.Attempt == 1 && i == 2 {
+				return "", errors.New("connection reset")
+			}
+		}
+		return "done", nil
+	})
+	env.ExecuteWorkflow("Charge", 5, nil)
+	if err := env.Result(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(seen, "; "); got != "true Charge orchtest-workflow attempt 1 from 0; true Charge orchtest-workflow attempt 2 from 3" {
+		t.Fatalf("seen: %s", got)
+	}
+}
