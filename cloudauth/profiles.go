@@ -220,6 +220,33 @@ func (c *Config) Delete(name string) error {
 	return nil
 }
 
+// Rename gives a profile another name, keeping its fields (those this
+// version does not know too) and whether it is the current one. The new
+// name must be valid and free.
+func (c *Config) Rename(from, to string) error {
+	p, ok := c.Profiles[from]
+	if !ok {
+		return fmt.Errorf("profile %q does not exist", from)
+	}
+	if _, taken := c.Profiles[to]; taken {
+		return fmt.Errorf("profile %q already exists", to)
+	}
+	p.Name = to
+	if err := p.Check(); err != nil {
+		return err
+	}
+	delete(c.Profiles, from)
+	c.Profiles[to] = p
+	if extra, ok := c.profileExtra[from]; ok {
+		delete(c.profileExtra, from)
+		c.profileExtra[to] = extra
+	}
+	if c.Current == from {
+		c.Current = to
+	}
+	return nil
+}
+
 // Use makes a profile the current one.
 func (c *Config) Use(name string) error {
 	if _, ok := c.Profiles[name]; !ok {

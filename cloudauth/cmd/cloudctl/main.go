@@ -12,6 +12,8 @@
 //	curl -H "Authorization: Bearer $(cloudctl auth token)" …
 //	cloudctl auth logout                      # revokes, then forgets the token
 //	cloudctl profile list --output json
+//	cloudctl profile update prod --tenant ""  # change some settings of a profile
+//	cloudctl profile rename prod production   # its stored token moves with it
 //	cloudctl profile delete prod
 //	source <(cloudctl completion bash)        # or zsh, fish, powershell
 //

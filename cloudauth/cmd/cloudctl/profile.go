@@ -23,7 +23,7 @@ another.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.profileCreateCommand(), a.profileUseCommand(), a.profileListCommand(), a.profileCurrentCommand(),
-		a.profileDeleteCommand())
+		a.profileDeleteCommand(), a.profileUpdateCommand(), a.profileRenameCommand())
 	return cmd
 }
 
