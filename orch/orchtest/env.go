@@ -78,6 +78,7 @@ type Env struct {
 	tasks  int
 
 	executing, executed bool
+	setupErr            error // a registration or mock the test got wrong
 	err                 error // the env's own failure: a task failed, blocked, a bound
 }
 
@@ -123,7 +124,8 @@ func NewWithOptions(t T, o Options) *Env {
 // in the env), as workflow.Register does for a worker.
 func RegisterWorkflow[In, Out any](env *Env, name string, fn func(ctx workflow.Context, in In) (Out, error)) {
 	if fn == nil {
-		panic("orchtest: RegisterWorkflow needs a function")
+		env.setupError("orchtest: RegisterWorkflow %q needs a function", name)
+		return
 	}
 	env.RegisterWorkflowHandler(name, workflow.New(fn))
 }
@@ -132,7 +134,8 @@ func RegisterWorkflow[In, Out any](env *Env, name string, fn func(ctx workflow.C
 // Decide model (orch.Workflow, orch.Sequence, workflow.NewWithOptions).
 func (e *Env) RegisterWorkflowHandler(name string, wf orch.Workflow) {
 	if name == "" || wf.Decide == nil {
-		panic("orchtest: RegisterWorkflowHandler needs a name and a Decide function")
+		e.setupError("orchtest: RegisterWorkflowHandler %q needs a name and a Decide function", name)
+		return
 	}
 	e.workflows[name] = wf
 }
@@ -142,7 +145,8 @@ func (e *Env) RegisterWorkflowHandler(name string, wf orch.Workflow) {
 // orch.RegisterActivity does for a worker).
 func RegisterActivity[In, Out any](env *Env, name string, fn func(ctx context.Context, in In) (Out, error)) {
 	if fn == nil || name == "" {
-		panic("orchtest: RegisterActivity needs a name and a function")
+		env.setupError("orchtest: RegisterActivity %q needs a name and a function", name)
+		return
 	}
 	env.activities[name] = func(ctx context.Context, input *orchpb.Payloads) (*orchpb.Payloads, error) {
 		var in In
@@ -157,6 +161,14 @@ func RegisterActivity[In, Out any](env *Env, name string, fn func(ctx context.Co
 		}
 		return orch.EncodePayloads(out)
 	}
+}
+
+// setupError reports a mistake in the test's set-up (to T, and as
+// ExecuteWorkflow's error): the env does not panic.
+func (e *Env) setupError(format string, args ...any) {
+	err := fmt.Errorf(format, args...)
+	e.report(err.Error())
+	e.setupErr = errors.Join(e.setupErr, err)
 }
 
 // OnActivity returns a new mock of the activity type name (see Mock).
@@ -226,13 +238,21 @@ func (e *Env) Now() time.Time { return e.now }
 // ExecutionTimeout are used) until it closes (continue-as-new followed),
 // or can make no progress, or runs past MaxWorkflowTasks. It returns when
 // it is done: read the outcome with Completed, Result, Err and History.
-// An Env executes one workflow.
+// An Env executes one workflow (a second call is reported to T and does
+// nothing); a mistake in the set-up (a registration without a function,
+// a Do of the wrong shape) ends it at once with that mistake as Err.
 func (e *Env) ExecuteWorkflow(name string, input any, opts *orch.StartWorkflowOptions) {
 	if e.executing || e.executed {
-		panic("orchtest: ExecuteWorkflow called twice on one Env")
+		// The first run's outcome stays; an Env executes one workflow.
+		e.report(fmt.Sprintf("orchtest: ExecuteWorkflow(%q) called again on an Env that executed a workflow: use a new Env", name))
+		return
 	}
 	e.executing = true
 	defer func() { e.executing, e.executed = false, true }()
+	if e.setupErr != nil {
+		e.err = e.setupErr
+		return
+	}
 	if opts == nil {
 		opts = &orch.StartWorkflowOptions{}
 	}

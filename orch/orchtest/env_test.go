@@ -535,3 +535,50 @@ func TestActivityInfoAndHeartbeats(t *testing.T) {
 		t.Fatalf("seen: %s", got)
 	}
 }
+
+// Mistakes in a test's set-up are reported, and end ExecuteWorkflow with
+// a clear error; nothing panics.
+func TestSetupMistakesAreReported(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	env := orchtest.NewWithOptions(rec, orchtest.Options{StartTime: start})
+	orchtest.RegisterWorkflow(env, "Charge", charge)
+	orchtest.RegisterWorkflow[int, int](env, "Nil", nil)
+	orchtest.RegisterActivity[int, int](env, "", nil)
+	env.RegisterWorkflowHandler("NoDecide", orch.Workflow{})
+	env.OnActivity("Charge").Do(func(a, b int) (int, error) { return a + b, nil }).Maybe()
+	env.OnActivity("Charge").Do("not a function").Maybe()
+	env.OnActivity("Charge").Do(func(int) int { return 0 }).Maybe()
+	env.ExecuteWorkflow("Charge", 1, nil)
+	env.ExecuteWorkflow("Charge", 1, nil)
+	err := env.Err()
+	for _, want := range []string{
+		`RegisterWorkflow "Nil" needs a function`, `RegisterActivity "" needs a name`, `RegisterWorkflowHandler "NoDecide"`,
+		"activity mock Charge: Do: func(int, int) (int, error) takes 2 inputs", "Do: want a function, got string",
+		"Do: func(int) int must return (Out, error) or error",
+	} {
+		if !strings.Contains(fmt.Sprint(err), want) {
+			t.Errorf("Err lacks %q: %v", want, err)
+		}
+	}
+	errs := rec.end()
+	if len(errs) != 7 || !strings.Contains(errs[6], "called again") {
+		t.Fatalf("reported %d: %q", len(errs), errs)
+	}
+}
+
+// A mock with neither Return nor Do fails its call and the test.
+func TestMockWithoutAnswer(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	env := orchtest.NewWithOptions(rec, orchtest.Options{StartTime: start})
+	orchtest.RegisterWorkflow(env, "Charge", charge)
+	env.OnActivity("Charge")
+	env.ExecuteWorkflow("Charge", 1, nil)
+	if err := env.Err(); !strings.Contains(fmt.Sprint(err), "activity mock Charge has neither Return nor Do") {
+		t.Fatalf("Err = %v", err)
+	}
+	if errs := rec.end(); len(errs) != 1 || !strings.Contains(errs[0], "activity mock Charge has neither Return nor Do") {
+		t.Fatalf("reported %q", errs)
+	}
+}

@@ -73,11 +73,13 @@ func (m *Mock) Return(result any, err error) *Mock {
 // context optional: func(context.Context, In) (Out, error),
 // func(In) (Out, error), func(context.Context, In) error, func(In) error,
 // or with no In; the input is decoded from JSON as a worker decodes it.
-// Do panics at once when fn has another shape (a mistake in the test).
+// A fn of another shape is a mistake in the test: it is reported to the
+// Env's T, and ExecuteWorkflow ends at once with it as Err.
 func (m *Mock) Do(fn any) *Mock {
 	call, err := adapt(fn)
 	if err != nil {
-		panic(fmt.Sprintf("orchtest: %s %s: Do: %v", m.kind, m.name, err))
+		m.env.setupError("orchtest: %s mock %s: Do: %v", m.kind, m.name, err)
+		call = func(context.Context, *orchpb.Payloads) (*orchpb.Payloads, error) { return nil, orch.NonRetryable(err) }
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
