@@ -78,3 +78,48 @@ func (c *Client) CreateIssue(ctx context.Context, p *CreateIssueParams) (*Create
 func (c *Client) SearchIssues(ctx context.Context, p *SearchIssuesParams) (*Paged[Issue], error) {
 	return call[Paged[Issue]](ctx, c, "search_issues", p)
 }
+
+// GetIssueParams are the params of get_issue.
+type GetIssueParams struct {
+	ProjectID int64 `json:"project_id"`
+	IssueIID  int64 `json:"issue_iid"` // the number the project gives it, as in its web URL
+	CacheOptions
+}
+
+// IssueStateParams name the issue close_issue or reopen_issue acts on.
+type IssueStateParams struct {
+	ProjectID int64 `json:"project_id"`
+	IssueIID  int64 `json:"issue_iid"`
+}
+
+// UpdateIssueParams are the params of update_issue: the fields given are
+// set, the others kept. Labels, when given, replace every label (an
+// empty list removes them all); AssigneeID 0 keeps the assignee.
+type UpdateIssueParams struct {
+	ProjectID   int64     `json:"project_id"`
+	IssueIID    int64     `json:"issue_iid"`
+	Title       *string   `json:"title,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Labels      *[]string `json:"labels,omitempty"`
+	AssigneeID  int64     `json:"assignee_id,omitempty"`
+}
+
+// GetIssue calls get_issue.
+func (c *Client) GetIssue(ctx context.Context, p *GetIssueParams) (*Issue, error) {
+	return call[Issue](ctx, c, "get_issue", p)
+}
+
+// CloseIssue calls close_issue. Closing a closed issue changes nothing.
+func (c *Client) CloseIssue(ctx context.Context, p *IssueStateParams) (*Issue, error) {
+	return call[Issue](ctx, c, "close_issue", p)
+}
+
+// ReopenIssue calls reopen_issue. Reopening an open issue changes nothing.
+func (c *Client) ReopenIssue(ctx context.Context, p *IssueStateParams) (*Issue, error) {
+	return call[Issue](ctx, c, "reopen_issue", p)
+}
+
+// UpdateIssue calls update_issue.
+func (c *Client) UpdateIssue(ctx context.Context, p *UpdateIssueParams) (*Issue, error) {
+	return call[Issue](ctx, c, "update_issue", p)
+}

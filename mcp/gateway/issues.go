@@ -127,3 +127,101 @@ var searchIssuesTool = define(tool{
 		return paged(page, issue), nil
 	},
 })
+
+// issueIIDParam names an issue by the number its project gives it.
+var issueIIDParam = param{name: "issue_iid", kind: kindInteger, required: true, min: 1, max: 1 << 62, description: "The issue's number in its project (iid), as in its web URL."}
+
+// issueWriteTags are the tags a change to an issue drops: its project's
+// reads, and the cross-project searches.
+func issueWriteTags(pid int64) []string { return []string{projectTag(pid), tagIssues} }
+
+var getIssueTool = define(tool{
+	name:        "get_issue",
+	title:       "Get an issue",
+	description: "Get one issue of a project by its number (iid), with its description, state, labels and assignee.",
+	params:      []param{projectParam, issueIIDParam},
+}, calls[mcp.GetIssueParams, *mcp.Issue]{
+	cache: func(p *mcp.GetIssueParams) *mcp.CacheOptions { return &p.CacheOptions },
+	tags:  func(p *mcp.GetIssueParams) []string { return projectTags(p.ProjectID) },
+	run: func(ctx context.Context, up *sourcehost.Client, p *mcp.GetIssueParams) (*mcp.Issue, error) {
+		i, err := up.GetIssue(ctx, sourcehost.ProjectID(p.ProjectID), p.IssueIID)
+		if err != nil {
+			return nil, err
+		}
+		out := issue(i)
+		return &out, nil
+	},
+})
+
+// setIssueState is close_issue or reopen_issue: event is the upstream's
+// state_event.
+func setIssueState(name, title, description, event string) *tool {
+	return define(tool{
+		name: name, title: title, description: description,
+		params: []param{projectParam, issueIIDParam},
+		// It changes the issue (destructive in the protocol's sense: not
+		// only additive), and doing it twice is doing it once.
+		effects: &effects{destructive: true, idempotent: true},
+	}, calls[mcp.IssueStateParams, *mcp.Issue]{
+		tags: func(p *mcp.IssueStateParams) []string { return issueWriteTags(p.ProjectID) },
+		run: func(ctx context.Context, up *sourcehost.Client, p *mcp.IssueStateParams) (*mcp.Issue, error) {
+			i, err := up.UpdateIssue(ctx, sourcehost.ProjectID(p.ProjectID), p.IssueIID, &sourcehost.UpdateIssueRequest{StateEvent: event})
+			if err != nil {
+				return nil, err
+			}
+			out := issue(i)
+			return &out, nil
+		},
+	})
+}
+
+var (
+	closeIssueTool  = setIssueState("close_issue", "Close an issue", "Close an open issue of a project (closing a closed one changes nothing).", "close")
+	reopenIssueTool = setIssueState("reopen_issue", "Reopen an issue", "Reopen a closed issue of a project (reopening an open one changes nothing).", "reopen")
+)
+
+var updateIssueTool = define(tool{
+	name:        "update_issue",
+	title:       "Update an issue",
+	description: "Change an issue's title, description, labels or assignee; what is not given is kept. labels replaces every label ([] removes them all).",
+	params: []param{
+		projectParam, issueIIDParam,
+		{name: "title", kind: kindString, description: "New title."},
+		{name: "description", kind: kindString, description: "New body, in Markdown."},
+		{name: "labels", kind: kindStrings, description: "Labels to set instead of the present ones."},
+		{name: "assignee_id", kind: kindInteger, min: 1, max: 1 << 62, description: "User to assign instead."},
+	},
+	effects: &effects{destructive: true, idempotent: true},
+}, calls[mcp.UpdateIssueParams, *mcp.Issue]{
+	tags: func(p *mcp.UpdateIssueParams) []string { return issueWriteTags(p.ProjectID) },
+	check: func(p *mcp.UpdateIssueParams) *mcp.Error {
+		if p.Title != nil && strings.TrimSpace(*p.Title) == "" {
+			return paramError("title", "must not be empty")
+		}
+		if p.Labels != nil {
+			if e := checkLabels(*p.Labels); e != nil {
+				return e
+			}
+		}
+		if p.Title == nil && p.Description == nil && p.Labels == nil && p.AssigneeID == 0 {
+			return paramError("params", "name at least one of title, description, labels, assignee_id")
+		}
+		return nil
+	},
+	run: func(ctx context.Context, up *sourcehost.Client, p *mcp.UpdateIssueParams) (*mcp.Issue, error) {
+		req := &sourcehost.UpdateIssueRequest{Title: p.Title, Description: p.Description}
+		if p.Labels != nil {
+			l := sourcehost.Labels(*p.Labels)
+			req.Labels = &l
+		}
+		if p.AssigneeID != 0 {
+			req.AssigneeIDs = []int64{p.AssigneeID}
+		}
+		i, err := up.UpdateIssue(ctx, sourcehost.ProjectID(p.ProjectID), p.IssueIID, req)
+		if err != nil {
+			return nil, err
+		}
+		out := issue(i)
+		return &out, nil
+	},
+})

@@ -70,3 +70,76 @@ var createMergeRequestTool = define(tool{
 		return &out, nil
 	},
 })
+
+// mergeRequestIIDParam names a merge request by the number its project
+// gives it.
+var mergeRequestIIDParam = param{name: "merge_request_iid", kind: kindInteger, required: true, min: 1, max: 1 << 62, description: "The merge request's number in its project (iid), as in its web URL."}
+
+var getMergeRequestTool = define(tool{
+	name:        "get_merge_request",
+	title:       "Get a merge request",
+	description: "Get one merge request of a project by its number (iid), with its branches, state and merge status.",
+	params:      []param{projectParam, mergeRequestIIDParam},
+}, calls[mcp.MergeRequestParams, *mcp.MergeRequest]{
+	cache: func(p *mcp.MergeRequestParams) *mcp.CacheOptions { return &p.CacheOptions },
+	tags:  func(p *mcp.MergeRequestParams) []string { return projectTags(p.ProjectID) },
+	run: func(ctx context.Context, up *sourcehost.Client, p *mcp.MergeRequestParams) (*mcp.MergeRequest, error) {
+		m, err := up.GetMergeRequest(ctx, sourcehost.ProjectID(p.ProjectID), p.MergeRequestIID)
+		if err != nil {
+			return nil, err
+		}
+		out := mergeRequest(m)
+		return &out, nil
+	},
+})
+
+var getMergeRequestChangesTool = define(tool{
+	name:        "get_merge_request_changes",
+	title:       "Get a merge request's changes",
+	description: "Get the files a merge request changes, each with its unified diff (as the server limits them: overflow says files were left out).",
+	params:      []param{projectParam, mergeRequestIIDParam},
+}, calls[mcp.MergeRequestParams, *mcp.MergeRequestChanges]{
+	cache: func(p *mcp.MergeRequestParams) *mcp.CacheOptions { return &p.CacheOptions },
+	tags:  func(p *mcp.MergeRequestParams) []string { return projectTags(p.ProjectID) },
+	run: func(ctx context.Context, up *sourcehost.Client, p *mcp.MergeRequestParams) (*mcp.MergeRequestChanges, error) {
+		c, err := up.GetMergeRequestChanges(ctx, sourcehost.ProjectID(p.ProjectID), p.MergeRequestIID)
+		if err != nil {
+			return nil, err
+		}
+		out := &mcp.MergeRequestChanges{MergeRequest: mergeRequest(&c.MergeRequest), Changes: make([]mcp.FileChange, 0, len(c.Changes)), Overflow: c.Overflow}
+		for _, d := range c.Changes {
+			out.Changes = append(out.Changes, mcp.FileChange{
+				OldPath: d.OldPath, NewPath: d.NewPath, Diff: d.Diff, NewFile: d.NewFile,
+				RenamedFile: d.RenamedFile, DeletedFile: d.DeletedFile, TooLarge: d.TooLarge,
+			})
+		}
+		return out, nil
+	},
+})
+
+var mergeMergeRequestTool = define(tool{
+	name:        "merge_merge_request",
+	title:       "Merge a merge request",
+	description: "Merge an open merge request into its target branch. Give sha (the source branch's head you reviewed) so that nothing pushed since is merged unseen.",
+	params: []param{
+		projectParam, mergeRequestIIDParam,
+		{name: "sha", kind: kindString, description: "The source branch's head commit the merge must be of; another head is refused (409)."},
+		{name: "merge_commit_message", kind: kindString, description: "Message of the merge commit."},
+		{name: "should_remove_source_branch", kind: kindBoolean, description: "Delete the source branch once merged."},
+	},
+	// It changes the target branch for good; merging a merged one again
+	// is refused (405) and changes nothing.
+	effects: &effects{destructive: true, idempotent: true},
+}, calls[mcp.MergeMergeRequestParams, *mcp.MergeRequest]{
+	tags: func(p *mcp.MergeMergeRequestParams) []string { return projectTags(p.ProjectID) },
+	run: func(ctx context.Context, up *sourcehost.Client, p *mcp.MergeMergeRequestParams) (*mcp.MergeRequest, error) {
+		m, err := up.AcceptMergeRequest(ctx, sourcehost.ProjectID(p.ProjectID), p.MergeRequestIID, &sourcehost.AcceptMergeRequestRequest{
+			SHA: p.SHA, MergeCommitMessage: p.MergeCommitMessage, ShouldRemoveSourceBranch: p.ShouldRemoveSourceBranch,
+		})
+		if err != nil {
+			return nil, err
+		}
+		out := mergeRequest(m)
+		return &out, nil
+	},
+})

@@ -18,7 +18,9 @@ var (
 	seedTools = []string{"list_projects", "get_project", "list_issues", "create_issue",
 		"list_merge_requests", "create_merge_request", "list_pipelines", "trigger_pipeline",
 		"get_file_content", "list_repository_files", "search_projects", "search_issues", "configure_webhook"}
-	addedTools = []string{"list_hooks", "delete_hook"}
+	addedTools = []string{"list_hooks", "delete_hook",
+		"get_issue", "update_issue", "close_issue", "reopen_issue", "list_issue_notes", "create_issue_note",
+		"get_merge_request", "get_merge_request_changes", "merge_merge_request", "list_merge_request_notes", "create_merge_request_note"}
 )
 
 // toolCalls are, for each tool, calls that succeed against the test's
@@ -40,6 +42,17 @@ var toolCalls = []struct{ tool, args string }{
 	{"configure_webhook", `{"project_id":$PID,"url":"http://localhost:9/x","events":["issues"]}`}, // found, not made
 	{"list_hooks", `{"project_id":$PID}`},
 	{"delete_hook", `{"project_id":$PID,"hook_id":$HOOK}`},
+	{"get_issue", `{"project_id":$PID,"issue_iid":1}`},
+	{"update_issue", `{"project_id":$PID,"issue_iid":1,"title":"Checkout fails on Safari"}`},
+	{"close_issue", `{"project_id":$PID,"issue_iid":1}`},
+	{"reopen_issue", `{"project_id":$PID,"issue_iid":1}`},
+	{"create_issue_note", `{"project_id":$PID,"issue_iid":1,"body":"Seen again"}`},
+	{"list_issue_notes", `{"project_id":$PID,"issue_iid":1}`},
+	{"get_merge_request", `{"project_id":$PID,"merge_request_iid":1}`},
+	{"get_merge_request_changes", `{"project_id":$PID,"merge_request_iid":1}`},
+	{"create_merge_request_note", `{"project_id":$PID,"merge_request_iid":1,"body":"LGTM"}`},
+	{"list_merge_request_notes", `{"project_id":$PID,"merge_request_iid":1}`},
+	{"merge_merge_request", `{"project_id":$PID,"merge_request_iid":1}`},
 }
 
 // Every tool has a title, annotations and an output schema, and every

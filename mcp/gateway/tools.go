@@ -118,6 +118,10 @@ var toolList = sync.OnceValue(func() []*tool {
 		configureWebhookTool,
 		// Beyond the specification's thirteen.
 		listHooksTool, deleteHookTool,
+		getIssueTool, updateIssueTool, closeIssueTool, reopenIssueTool,
+		listIssueNotesTool, createIssueNoteTool,
+		getMergeRequestTool, getMergeRequestChangesTool, mergeMergeRequestTool,
+		listMergeRequestNotesTool, createMergeRequestNoteTool,
 	}
 })
 
