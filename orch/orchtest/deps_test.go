@@ -1,6 +1,7 @@
 package orchtest_test
 
 import (
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -47,5 +48,27 @@ func TestEnvImportsNoNetwork(t *testing.T) {
 		if !slices.Contains(wf, p) && p != module+"orch/orchtest" {
 			t.Errorf("orch/orchtest links %s, which orch/workflow does not", p)
 		}
+	}
+}
+
+// Where the machine lets a user make a network namespace (unshare -rn:
+// no interface up, not even loopback), the env's tests run in one and
+// pass: nothing they do needs a network. Skipped where it cannot.
+func TestEnvRunsWithTheNetworkOff(t *testing.T) {
+	t.Parallel()
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare command")
+	}
+	if err := exec.Command(unshare, "-rn", "true").Run(); err != nil {
+		t.Skipf("unshare -rn is not allowed here: %v", err)
+	}
+	run := "^(Example|TestActivityMockReturnsAndRecordsCalls|TestSignalAfterTwoHours|TestMockedChildWorkflow|TestBlockedWorkflowIsReported)$"
+	out, err := exec.Command(unshare, "-rn", os.Args[0], "-test.run", run, "-test.v").CombinedOutput()
+	if err != nil {
+		t.Fatalf("without a network: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "--- PASS"); n != 5 {
+		t.Fatalf("%d tests passed without a network, want 5:\n%s", n, out)
 	}
 }
