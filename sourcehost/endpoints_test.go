@@ -2,6 +2,7 @@ package sourcehost_test
 
 import (
 	"context"
+	"io"
 	"testing"
 
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
@@ -54,6 +55,9 @@ func TestEndpointTable(t *testing.T) {
 			"ResolveMergeRequestDiscussion": func(ctx context.Context) error {
 				_, err := c.ResolveMergeRequestDiscussion(ctx, sourcehost.ProjectID(1), 1, "d", true)
 				return err
+			},
+			"GetRepositoryArchive": func(ctx context.Context) error {
+				return c.GetRepositoryArchive(ctx, sourcehost.ProjectID(1), io.Discard, nil)
 			},
 			"GetFileBlame": func(ctx context.Context) error {
 				_, err := c.GetFileBlame(ctx, sourcehost.ProjectID(1), "README.md", "main")

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -287,4 +288,49 @@ func (c *Client) CreateBranch(ctx context.Context, pid ProjectRef, branch, ref s
 		Branch string `url:"branch"`
 		Ref    string `url:"ref"`
 	}{branch, ref}, nil)
+}
+
+// ArchiveOptions choose what GetRepositoryArchive sends.
+type ArchiveOptions struct {
+	// Format is tar.gz (the default, also tgz or gz), tar or zip; GitLab
+	// also writes tar.bz2 (tbz, tbz2, tb2, bz2). It goes in the path.
+	Format string `url:"-"`
+	// SHA is the branch, tag or commit to archive; default the default
+	// branch.
+	SHA string `url:"sha,omitempty"`
+	// Path narrows the archive to a directory (or file) of the repository.
+	Path string `url:"path,omitempty"`
+}
+
+// GetRepositoryArchive writes an archive of the repository's files at a
+// commit to w, as it arrives (it is never whole in memory). Its entries
+// are under one directory named after the project, ref, commit and path,
+// as the archive's file name is (in the answer's Content-Disposition,
+// which apicall.Capture reports). A failure part way through is returned,
+// not retried: w may then hold part of the archive.
+//
+// GitLab API: [GET /projects/{id}/repository/archive]
+//
+// [GET /projects/{id}/repository/archive]: https://docs.gitlab.com/api/repositories/#get-file-archive
+func (c *Client) GetRepositoryArchive(ctx context.Context, pid ProjectRef, w io.Writer, opts *ArchiveOptions) error {
+	if w == nil {
+		return errors.New("sourcehost: GetRepositoryArchive needs a writer")
+	}
+	suffix := ""
+	var q any
+	if opts != nil {
+		if f := opts.Format; f != "" {
+			if strings.Trim(f, "abcdefghijklmnopqrstuvwxyz0123456789.") != "" || strings.HasPrefix(f, ".") {
+				return fmt.Errorf("sourcehost: archive format %q: want tar.gz, tar, zip or another of GitLab's", f)
+			}
+			suffix = "." + f
+		}
+		q = opts
+	}
+	path, err := projectPath(pid, "/repository/archive"+suffix)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, http.MethodGet, path, q, nil, w)
+	return err
 }

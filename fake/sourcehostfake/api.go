@@ -112,6 +112,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func
 		prep(p)
 	}
 	a, out := s.answer(w, r, n, p, perr, fn)
+	if job, ok := a.Body.(*archiveJob); ok { // streamed, not encoded (archive.go)
+		writeArchive(w, job)
+		return
+	}
 	fakekit.WriteAnswer(w, a)
 	out.release()
 }

@@ -82,7 +82,14 @@
 // lists the commits of "to" that "from" lacks, oldest first, and the diff
 // from their merge base (from "from" itself with straight=true); an
 // unknown ref is 404 "404 Ref Not Found". A blob's bytes are served by its
-// id (GET .../repository/blobs/:sha/raw). A file's blame (GET
+// id (GET .../repository/blobs/:sha/raw). An archive of a commit's files
+// (GET .../repository/archive, or archive.zip and the like, as the real
+// service also serves it; sha a branch, tag or commit, default the
+// default branch; path a directory) is a tar.gz (also tgz, gz), tar or
+// zip, read by whoever reads the code, its entries under one directory
+// named, as its file in Content-Disposition, project path, ref (its "/"
+// made "-"), commit id and path; an unknown ref is 404 "404 File Not
+// Found". A file's blame (GET
 // .../files/:file_path/blame, ref required) is runs of its lines, each
 // with the commit that last changed them, found by walking back through
 // the commits that changed the file along first parents. Approvals are as the real
@@ -438,6 +445,9 @@
 //     blame walks back through at most 1,000 commits; lines still
 //     unexplained there are the last one's. A rebase replays at most
 //     1,000 commits; past them it fails with the conflict's merge_error.
+//   - Archives: written to the connection as they are made, after the
+//     state is unlocked, never whole in memory; an archive holds at most
+//     a commit's files, so at most the repositories' bound.
 //   - The delivery log: the newest 10,000 deliveries, the first 64 KiB of
 //     each payload, 32 MiB in all ([WithDeliveryLog]).
 //   - Listeners: 10 s to send the headers, 64 KiB of headers in at most
@@ -512,5 +522,9 @@
 // rebase is over by the time its 202 is answered (rebase_in_progress is
 // false from then on), so a second one is never refused as in progress;
 // merge_error is sent by GET .../merge_requests/:iid alone (the real
-// service also sends it in the other answers about one merge request).
+// service also sends it in the other answers about one merge request);
+// archives are not written in bzip2 (tar.bz2, tbz, tbz2, tb2, bz2 are 400:
+// Go's standard library has no bzip2 writer), exclude_paths and
+// include_lfs_blobs are not read, and the real service's limit of archive
+// requests per user and project is not applied.
 package sourcehostfake

@@ -206,6 +206,9 @@ var sourcehost = sync.OnceValue(func() *Table {
 
 			{"GET", "/projects/{id}/repository/files/{file_path}", "getFile", []string{"GetFile"}, "", gl + "repository_files/#get-file-from-repository"},
 			{"GET", "/projects/{id}/repository/files/{file_path}/raw", "getRawFile", []string{"GetRawFile"}, "", gl + "repository_files/#get-raw-file-from-repository"},
+			{"GET", "/projects/{id}/repository/archive", "repositoryArchive", []string{"GetRepositoryArchive"}, "", gl + "repositories/#get-file-archive"},
+			{"GET", "/projects/{id}/repository/{archive}", "repositoryArchiveFormat", nil,
+				"GET /projects/{id}/repository/archive.{format}: the format in the path, as GitLab's Go client sends it", gl + "repositories/#get-file-archive"},
 			{"POST", "/projects/{id}/repository/files/{file_path}", "createFile", []string{"CreateFile"}, "", gl + "repository_files/#create-new-file-in-repository"},
 			{"PUT", "/projects/{id}/repository/files/{file_path}", "updateFile", []string{"UpdateFile"}, "", gl + "repository_files/#update-existing-file-in-repository"},
 			{"DELETE", "/projects/{id}/repository/files/{file_path}", "deleteFile", []string{"DeleteFile"}, "", gl + "repository_files/#delete-existing-file-in-repository"},

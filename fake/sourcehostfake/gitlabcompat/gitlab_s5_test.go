@@ -1,6 +1,12 @@
 package gitlabcompat_test
 
 import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +86,57 @@ func TestGitLabClientRebaseMergeRequest(t *testing.T) {
 	head, _, err := gl.Commits.GetCommit(pid, got.SHA, nil)
 	if err != nil || len(head.ParentIDs) != 1 || head.ParentIDs[0] != main.Commit.ID {
 		t.Fatalf("the rebased head %+v %v", head, err)
+	}
+}
+
+// TestGitLabClientArchive: the published client's Archive (format in the
+// path) and StreamArchive get archives that the standard library opens.
+func TestGitLabClientArchive(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t)
+	gl := gitlabClient(t, srv)
+	pid, err := srv.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Files: map[string]string{"README.md": "# shop\n", "src/pay.go": "package pay\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, resp, err := gl.Repositories.Archive(pid, &gitlab.ArchiveOptions{Format: gitlab.Ptr("zip"), Path: gitlab.Ptr("src")})
+	if err != nil || !strings.Contains(resp.Header.Get("Content-Disposition"), ".zip") {
+		t.Fatalf("archive %v %v", resp, err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	if len(names) != 3 || !strings.HasSuffix(names[2], "-src/src/pay.go") {
+		t.Fatalf("zip entries %q", names)
+	}
+	var buf bytes.Buffer
+	if _, err := gl.Repositories.StreamArchive(pid, &buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	gz, err := gzip.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	n := 0
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d files in the tar.gz", n)
 	}
 }
