@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -21,12 +22,13 @@ import (
 
 // The parity tests run one workflow twice with the same code, the same
 // actions at the same workflow times and the same checks: against
-// orchfake (in memory, time skipping, a real worker) and in an Env. The
-// outcomes must be equal: result or close status and failure, the answers
-// of queries, search attributes, and the types and times of the last
-// run's events other than its workflow tasks' (whose places among a
-// child's events depend, on the fake, on which of the worker's goroutines
-// runs first). Each scenario also asserts what the outcome is.
+// orchfake (served in memory, no port; time skipping; a real worker) and
+// in an Env. The outcomes must be equal: result or close status and
+// failure, the answers of queries, search attributes, and the types and
+// times of the last run's events other than its workflow tasks' (whose
+// places among a child's events depend, on the fake, on which of the
+// worker's goroutines runs first). Each scenario also asserts what the
+// outcome is.
 
 // side registers a scenario's code with a worker or with an env.
 type side struct {
@@ -142,7 +144,7 @@ func outcomeOf(t *testing.T, getResult func(out any) error, search *orchpb.Searc
 // workflow time, as Env.After places it.
 func onFake(t *testing.T, sc scenario) outcome {
 	t.Helper()
-	srv := orchfake.Start(t, orchfake.WithTimeSkipping())
+	srv := orchfake.Start(t, orchfake.WithTimeSkipping(), control.WithInMemory())
 	if err := srv.RegisterSearchAttribute("default", "OrderStatus", orchfake.Keyword); err != nil {
 		t.Fatal(err)
 	}
@@ -585,7 +587,7 @@ func TestParityParentClosePolicy(t *testing.T) {
 		},
 	}
 	// The child's own history is what both sides must agree on here.
-	srv := orchfake.Start(t, orchfake.WithTimeSkipping())
+	srv := orchfake.Start(t, orchfake.WithTimeSkipping(), control.WithInMemory())
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
