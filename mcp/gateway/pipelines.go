@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -72,3 +76,103 @@ var triggerPipelineTool = define(tool{
 		return &out, nil
 	},
 })
+
+// jobStatuses are the statuses list_pipeline_jobs filters by.
+var jobStatuses = []string{"created", "pending", "running", "failed", "success", "canceled", "skipped", "manual"}
+
+func job(j *sourcehost.Job) mcp.Job {
+	return mcp.Job{
+		ID: j.ID, PipelineID: j.Pipeline.ID, Name: j.Name, Stage: j.Stage, Status: string(j.Status), Ref: j.Ref,
+		AllowFailure: j.AllowFailure, FailureReason: j.FailureReason, CreatedAt: j.CreatedAt,
+		StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, Duration: j.Duration, WebURL: j.WebURL,
+	}
+}
+
+var listPipelineJobsTool = define(tool{
+	name:        "list_pipeline_jobs",
+	title:       "List a pipeline's jobs",
+	description: "List the jobs of a CI pipeline with their stage, status and failure reason.",
+	params: []param{
+		projectParam,
+		{name: "pipeline_id", kind: kindInteger, required: true, min: 1, max: 1 << 62, description: "ID of the pipeline (from list_pipelines)."},
+		{name: "status", kind: kindString, enum: jobStatuses, description: "Only jobs in this status."},
+		pageParam, perPageParam,
+	},
+}, calls[mcp.ListPipelineJobsParams, *mcp.Paged[mcp.Job]]{
+	cache: func(p *mcp.ListPipelineJobsParams) *mcp.CacheOptions { return &p.CacheOptions },
+	tags:  func(p *mcp.ListPipelineJobsParams) []string { return projectTags(p.ProjectID) },
+	run: func(ctx context.Context, up *sourcehost.Client, p *mcp.ListPipelineJobsParams) (*mcp.Paged[mcp.Job], error) {
+		opts := &sourcehost.ListJobsOptions{ListOptions: listOptions(p.Page, p.PerPage)}
+		if p.Status != "" {
+			opts.Scope = []sourcehost.PipelineStatus{sourcehost.PipelineStatus(p.Status)}
+		}
+		page, err := up.ListPipelineJobs(ctx, sourcehost.ProjectID(p.ProjectID), p.PipelineID, opts)
+		if err != nil {
+			return nil, err
+		}
+		return paged(page, job), nil
+	},
+})
+
+var getJobLogTool = define(tool{
+	name:        "get_job_log",
+	title:       "Get a job's log",
+	description: "Get a CI job's log as far as it has run: all of it up to 64 KiB, else its last 64 KiB (truncated is then true; size is the whole log's).",
+	params: []param{
+		projectParam,
+		{name: "job_id", kind: kindInteger, required: true, min: 1, max: 1 << 62, description: "ID of the job (from list_pipeline_jobs)."},
+	},
+}, calls[mcp.GetJobLogParams, *mcp.JobLog]{
+	cache: func(p *mcp.GetJobLogParams) *mcp.CacheOptions { return &p.CacheOptions },
+	tags:  func(p *mcp.GetJobLogParams) []string { return projectTags(p.ProjectID) },
+	run: func(ctx context.Context, up *sourcehost.Client, p *mcp.GetJobLogParams) (*mcp.JobLog, error) {
+		// The log streams through a window of its last MaxJobLog bytes:
+		// a log of any length costs the gateway that much memory.
+		tail := &tailWriter{max: mcp.MaxJobLog}
+		path := fmt.Sprintf("/projects/%d/jobs/%d/trace", p.ProjectID, p.JobID)
+		if err := up.Do(ctx, http.MethodGet, path, nil, nil, tail); err != nil {
+			return nil, err
+		}
+		content, truncated := tail.text()
+		return &mcp.JobLog{JobID: p.JobID, Content: content, Size: tail.total, Truncated: truncated}, nil
+	},
+})
+
+// tailWriter keeps the last max bytes written to it, and counts them all.
+type tailWriter struct {
+	max   int
+	buf   []byte
+	total int64
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	w.total += int64(n)
+	if len(p) >= w.max {
+		w.buf = append(w.buf[:0], p[len(p)-w.max:]...)
+		return n, nil
+	}
+	if over := len(w.buf) + len(p) - w.max; over > 0 {
+		w.buf = append(w.buf[:0], w.buf[over:]...)
+	}
+	w.buf = append(w.buf, p...)
+	return n, nil
+}
+
+// text is what was kept, and whether it is not all that was written. Cut
+// short, it starts at the first whole line kept (when one starts in the
+// window's first quarter) or at least on a whole UTF-8 character.
+func (w *tailWriter) text() (string, bool) {
+	b := w.buf
+	truncated := w.total > int64(len(b))
+	if truncated {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < w.max/4 {
+			b = b[i+1:]
+		} else {
+			for len(b) > 0 && !utf8.RuneStart(b[0]) {
+				b = b[1:]
+			}
+		}
+	}
+	return string(b), truncated
+}

@@ -20,11 +20,13 @@ var (
 		"get_file_content", "list_repository_files", "search_projects", "search_issues", "configure_webhook"}
 	addedTools = []string{"list_hooks", "delete_hook",
 		"get_issue", "update_issue", "close_issue", "reopen_issue", "list_issue_notes", "create_issue_note",
-		"get_merge_request", "get_merge_request_changes", "merge_merge_request", "list_merge_request_notes", "create_merge_request_note"}
+		"get_merge_request", "get_merge_request_changes", "merge_merge_request", "list_merge_request_notes", "create_merge_request_note",
+		"list_pipeline_jobs", "get_job_log", "search"}
 )
 
 // toolCalls are, for each tool, calls that succeed against the test's
-// fake (as JSON arguments, $PID the project, $HOOK its first webhook), in an order where each finds what the ones before made.
+// fake (as JSON arguments, $PID the project, $HOOK its first webhook,
+// $PIPELINE its first pipeline and $JOB that one's first job), in an order where each finds what the ones before made.
 var toolCalls = []struct{ tool, args string }{
 	{"list_projects", `{}`},
 	{"get_project", `{"project_id":$PID}`},
@@ -53,6 +55,11 @@ var toolCalls = []struct{ tool, args string }{
 	{"create_merge_request_note", `{"project_id":$PID,"merge_request_iid":1,"body":"LGTM"}`},
 	{"list_merge_request_notes", `{"project_id":$PID,"merge_request_iid":1}`},
 	{"merge_merge_request", `{"project_id":$PID,"merge_request_iid":1}`},
+	{"list_pipeline_jobs", `{"project_id":$PID,"pipeline_id":$PIPELINE}`},
+	{"get_job_log", `{"project_id":$PID,"job_id":$JOB}`},
+	{"search", `{"search":"refund","scope":"issues"}`},
+	{"search", `{"search":"shop","scope":"blobs","project_id":$PID}`},
+	{"search", `{"search":"Add","scope":"commits","project_id":$PID}`},
 }
 
 // Every tool has a title, annotations and an output schema, and every
@@ -121,6 +128,12 @@ func TestToolsDescribeTheirAnswers(t *testing.T) {
 		vars := []string{"$PID", strconv.FormatInt(pid, 10)}
 		if hooks := up.Hooks(pid); len(hooks) > 0 {
 			vars = append(vars, "$HOOK", strconv.FormatInt(hooks[0].ID, 10))
+		}
+		if pls := up.Pipelines(pid); len(pls) > 0 {
+			vars = append(vars, "$PIPELINE", strconv.FormatInt(pls[0].ID, 10))
+			if jobs := up.Jobs(pid, pls[0].ID); len(jobs) > 0 {
+				vars = append(vars, "$JOB", strconv.FormatInt(jobs[0].ID, 10))
+			}
 		}
 		args := json.RawMessage(strings.NewReplacer(vars...).Replace(c.args))
 		res, err := session.CallTool(ctx, &mcpsdk.CallToolParams{Name: c.tool, Arguments: args})

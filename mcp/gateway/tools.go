@@ -122,6 +122,8 @@ var toolList = sync.OnceValue(func() []*tool {
 		listIssueNotesTool, createIssueNoteTool,
 		getMergeRequestTool, getMergeRequestChangesTool, mergeMergeRequestTool,
 		listMergeRequestNotesTool, createMergeRequestNoteTool,
+		listPipelineJobsTool, getJobLogTool,
+		searchTool,
 	}
 })
 

@@ -97,3 +97,70 @@ func TestMergeRequestTools(t *testing.T) {
 		t.Errorf("merging again: %v, want a 4xx", err)
 	}
 }
+
+// A pipeline's jobs, and a job's log through the gateway.
+func TestJobTools(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, pid := seeded(t)
+	up := srv.Upstream()
+	if _, err := up.PushFile(pid, "main", ".sourcehost-ci.yml", "test:\n  script: go test\n", "Add CI"); err != nil {
+		t.Fatal(err)
+	}
+	c := srv.Client()
+	pl, err := c.TriggerPipeline(ctx, &mcp.TriggerPipelineParams{ProjectID: pid, Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := c.ListPipelineJobs(ctx, &mcp.ListPipelineJobsParams{ProjectID: pid, PipelineID: pl.ID})
+	if err != nil || len(jobs.Data) == 0 || jobs.Data[0].PipelineID != pl.ID || jobs.Data[0].Name == "" {
+		t.Fatalf("list_pipeline_jobs: %+v %v", jobs, err)
+	}
+	j := jobs.Data[0]
+	if err := up.SetJobStatus(pid, j.ID, "failed"); err != nil {
+		t.Fatal(err)
+	}
+	failed, err := c.ListPipelineJobs(ctx, &mcp.ListPipelineJobsParams{ProjectID: pid, PipelineID: pl.ID, Status: "failed"})
+	if err != nil || len(failed.Data) != 1 || failed.Data[0].ID != j.ID {
+		t.Fatalf("list_pipeline_jobs status failed: %+v %v", failed, err)
+	}
+	log, err := c.GetJobLog(ctx, &mcp.GetJobLogParams{ProjectID: pid, JobID: j.ID})
+	if err != nil || log.Truncated || !strings.Contains(log.Content, "ERROR: Job failed") || log.Size != int64(len(log.Content)) {
+		t.Fatalf("get_job_log: %+v %v", log, err)
+	}
+	var e *mcp.Error
+	if _, err := c.GetJobLog(ctx, &mcp.GetJobLogParams{ProjectID: pid, JobID: 999999}); !errors.As(err, &e) || e.Status != 404 {
+		t.Errorf("get_job_log of a missing job: %v, want status 404", err)
+	}
+}
+
+// search in each kind of scope, and the scopes it refuses before asking.
+func TestSearchTool(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, pid := seeded(t)
+	c := srv.Client()
+	r, err := c.Search(ctx, &mcp.SearchParams{Search: "checkout", Scope: mcp.SearchIssues})
+	if err != nil || r.Scope != "issues" || len(r.Issues) != 1 || r.Issues[0].Title != "Checkout fails" {
+		t.Fatalf("search issues: %+v %v", r, err)
+	}
+	r, err = c.Search(ctx, &mcp.SearchParams{Search: "shop", Scope: mcp.SearchBlobs, ProjectID: pid})
+	if err != nil || len(r.Blobs) != 1 || r.Blobs[0].Path != "README.md" || r.Blobs[0].ProjectID != pid {
+		t.Fatalf("search blobs: %+v %v", r, err)
+	}
+	r, err = c.Search(ctx, &mcp.SearchParams{Search: "sho", Scope: mcp.SearchProjects})
+	if err != nil || len(r.Projects) != 1 || r.Projects[0].ID != pid {
+		t.Fatalf("search projects: %+v %v", r, err)
+	}
+	var e *mcp.Error
+	for _, bad := range []*mcp.SearchParams{
+		{Search: "x", Scope: mcp.SearchBlobs},
+		{Search: "x", Scope: mcp.SearchProjects, ProjectID: pid},
+		{Search: "x", Scope: mcp.SearchIssues, Ref: "main"},
+		{Search: "x", Scope: "wiki"},
+	} {
+		if _, err := c.Search(ctx, bad); !errors.As(err, &e) || e.Code != mcp.CodeInvalidParams {
+			t.Errorf("search %+v: %v, want -32602", bad, err)
+		}
+	}
+}
