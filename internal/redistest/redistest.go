@@ -28,6 +28,12 @@
 // A test that must see what an outage or a restart of Redis does starts a
 // server of its own with Start, which it may stop and start again; the
 // shared one is never stopped by a test.
+//
+// A Redis Cluster of three masters comes the same way: ClusterAddrs reads
+// MCP_TEST_REDIS_CLUSTER (the nodes, comma-separated; CI starts one),
+// else starts one the binary shares, else skips (fails with
+// APITWIN_REQUIRE_REDIS=1); StartCluster starts one of the test's own,
+// whose nodes it may stop.
 package redistest
 
 import (
@@ -142,17 +148,17 @@ func start(bin string) (string, *child, error) {
 }
 
 // startOn runs redis-server on port of the loopback address, empty and
-// saving nothing, and waits until it answers PING.
-func startOn(bin string, port int) (string, *child, error) {
+// saving nothing, with extra arguments, and waits until it answers PING.
+func startOn(bin string, port int, extra ...string) (string, *child, error) {
 	dir, err := os.MkdirTemp("", "redistest-")
 	if err != nil {
 		return "", nil, err
 	}
 	logFile := filepath.Join(dir, "redis.log")
-	cmd := exec.Command(bin,
+	cmd := exec.Command(bin, append([]string{
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
-		"--dir", dir, "--logfile", logFile)
+		"--dir", dir, "--logfile", logFile}, extra...)...)
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return "", nil, fmt.Errorf("starting %s: %w", bin, err)
@@ -183,10 +189,13 @@ func startOn(bin string, port int) (string, *child, error) {
 	}
 }
 
-// stop ends the server this binary started.
+// stop ends the servers this binary started.
 func stop() {
 	if server != nil {
 		server.stop()
+	}
+	for _, c := range clusterNodes {
+		c.stop()
 	}
 }
 

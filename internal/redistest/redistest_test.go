@@ -3,6 +3,8 @@ package redistest_test
 import (
 	"bufio"
 	"net"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,4 +73,33 @@ func send(t *testing.T, addr, cmd string) string {
 		t.Fatal(err)
 	}
 	return line
+}
+
+// ClusterAddrs gives the nodes of a cluster that is ok, the same to every
+// test; a key's slot is where the cluster says it is.
+func TestClusterAddrs(t *testing.T) {
+	t.Parallel()
+	a := redistest.ClusterAddrs(t)
+	if b := redistest.ClusterAddrs(t); len(a) == 0 || len(b) != len(a) || b[0] != a[0] {
+		t.Fatalf("ClusterAddrs %v, then %v", a, b)
+	}
+	conn, err := net.DialTimeout("tcp", a[0], time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(time.Second))
+	for key, want := range map[string]string{"apitwin": ":", "{apitwin}:rl:x": ":"} {
+		cmd := "*3\r\n$7\r\nCLUSTER\r\n$7\r\nKEYSLOT\r\n$" + strconv.Itoa(len(key)) + "\r\n" + key + "\r\n"
+		if _, err := conn.Write([]byte(cmd)); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(conn).ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, want) {
+			t.Fatalf("CLUSTER KEYSLOT %s: %q %v", key, line, err)
+		}
+		if got := strings.TrimSpace(line[1:]); got != strconv.Itoa(redistest.Slot(key)) {
+			t.Errorf("slot of %q: the cluster says %s, Slot %d", key, got, redistest.Slot(key))
+		}
+	}
 }

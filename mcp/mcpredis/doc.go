@@ -111,10 +111,20 @@
 // also logs each failed dial itself (to stderr; redis.SetLogger changes
 // that, for the whole process).
 //
-// On Redis Cluster give New a ClusterClient and a Prefix with a hash tag,
-// such as "{apitwin:mcp}:": the scripts of Set, Invalidate, Take and
-// GetTake touch several keys, which must then share a slot. Every key a script
-// touches is passed to it in KEYS, as Cluster requires. A cluster of one slot's keys is no
-// faster than one Redis; a primary with replicas (a FailoverClient) suits
-// the gateway better.
+// # Redis Cluster
+//
+// OpenCluster (or New with a ClusterClient) puts the Store on a Redis
+// Cluster. The scripts of Set, Invalidate, Take and GetTake touch several
+// keys, which Cluster runs only when they share a hash slot; every key a
+// script touches is passed to it in KEYS, as Cluster requires. So every
+// key begins with a prefix holding a hash tag: give one, such as
+// "{apitwin:mcp}:", or the Store makes its prefix one by putting it in
+// braces ("{apitwin:mcp:}"). All of a Store's keys are then in one slot,
+// on one master: a cluster holds the gateway's state no faster than one
+// Redis does, and is for deployments that run Cluster anyway. A master
+// that fails (or a slot not served) is an error from every method, as an
+// unreachable Redis is ("mcpredis: take: dial tcp …: connection refused",
+// "mcpredis: take: CLUSTERDOWN …"), never a decision; Ping asks the master
+// of the Store's slot, not any node. Give that master a replica, so that
+// Cluster fails over instead.
 package mcpredis

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -93,11 +94,17 @@ var _ gateway.Store = (*Store)(nil)
 
 // New returns a Store on rdb, a client configured by the caller (a
 // redis.Client, a ClusterClient or a failover client). Of o only Prefix
-// applies. Close closes rdb.
+// applies; on a ClusterClient a prefix without a hash tag is taken as one
+// ("apitwin:mcp:" becomes "{apitwin:mcp:}"), so that every key a script
+// touches is in one slot (see the package documentation). Close closes
+// rdb.
 func New(rdb redis.UniversalClient, o Options) *Store {
 	p := o.Prefix
 	if p == "" {
 		p = DefaultPrefix
+	}
+	if _, ok := rdb.(*redis.ClusterClient); ok && !hasHashTag(p) {
+		p = "{" + p + "}"
 	}
 	ids := strconv.FormatUint(rand.Uint64(), 36) + "."
 	return &Store{rdb: rdb, prefix: p, opIDs: ids, opKeys: p + "op:" + ids,
@@ -187,6 +194,46 @@ func Open(addr string, o Options) *Store {
 	return New(rdb, o)
 }
 
+// OpenCluster returns a Store on the Redis Cluster one of whose nodes
+// (host:port; give several, in case one is down) is in addrs, with a client
+// that fails fast as Open's does (Options' timeouts, one dial attempt, one
+// retry of a failed command per node, go-redis's three redirections). A
+// cluster has no databases: o.DB must be 0. Keys are in the one slot of the
+// prefix's hash tag (see New).
+func OpenCluster(addrs []string, o Options) (*Store, error) {
+	if len(addrs) == 0 {
+		return nil, errors.New("mcpredis: a cluster needs the address of at least one node")
+	}
+	if o.DB != 0 {
+		return nil, fmt.Errorf("mcpredis: Redis Cluster has only database 0, not %d", o.DB)
+	}
+	dial, read := o.DialTimeout, o.ReadTimeout
+	if dial <= 0 {
+		dial = DefaultDialTimeout
+	}
+	if read <= 0 {
+		read = DefaultReadTimeout
+	}
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs:         addrs,
+		Password:      o.Password,
+		DialTimeout:   dial,
+		DialerRetries: 1,
+		ReadTimeout:   read,
+		WriteTimeout:  read,
+		MaxRetries:    1,
+		PoolTimeout:   dial + read,
+	})
+	return New(rdb, o), nil
+}
+
+// hasHashTag reports whether every key beginning with p has p's hash tag:
+// a "{" followed, later, by a "}" with something between.
+func hasHashTag(p string) bool {
+	i := strings.IndexByte(p, '{')
+	return i >= 0 && strings.IndexByte(p[i+1:], '}') > 0
+}
+
 // Close closes the client (the one given to New too).
 func (s *Store) Close() error {
 	if err := s.rdb.Close(); err != nil {
@@ -194,6 +241,10 @@ func (s *Store) Close() error {
 	}
 	return nil
 }
+
+// Prefix is what every key of the Store begins with: Options.Prefix, or
+// DefaultPrefix, in braces on a cluster when it had no hash tag (see New).
+func (s *Store) Prefix() string { return s.prefix }
 
 func (s *Store) key(k string) string    { return s.prefix + k }
 func (s *Store) tagKey(t string) string { return s.prefix + "tag:" + t }
@@ -546,9 +597,18 @@ func full(err error) error {
 	return err
 }
 
-// Ping reports whether Redis answers.
+// Ping reports whether Redis answers: on a cluster, the master that holds
+// the Store's slot (another node answering says nothing of it).
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.rdb.Ping(ctx).Err(); err != nil {
+	var pinger redis.Cmdable = s.rdb
+	if c, ok := s.rdb.(*redis.ClusterClient); ok {
+		m, err := c.MasterForKey(ctx, s.prefix)
+		if err != nil {
+			return fmt.Errorf("mcpredis: ping: the cluster's master for %q: %w", s.prefix, err)
+		}
+		pinger = m
+	}
+	if err := pinger.Ping(ctx).Err(); err != nil {
 		return fmt.Errorf("mcpredis: ping: %w", err)
 	}
 	return nil

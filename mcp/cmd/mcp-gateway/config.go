@@ -43,10 +43,13 @@ type tlsConfig struct {
 }
 
 type redisConfig struct {
-	Address  string `yaml:"address"`
-	Password string `yaml:"password"`
-	DB       int    `yaml:"db"`
-	Prefix   string `yaml:"prefix"`
+	Address string `yaml:"address"`
+	// Cluster lists nodes of a Redis Cluster (host:port), instead of
+	// Address; every key is then in the slot of the prefix's hash tag.
+	Cluster  []string `yaml:"cluster"`
+	Password string   `yaml:"password"`
+	DB       int      `yaml:"db"`
+	Prefix   string   `yaml:"prefix"`
 }
 
 type timeoutsConfig struct {
@@ -333,6 +336,21 @@ func (s *settings) check(source map[string]string) error {
 	}
 	if r.DB < 0 {
 		bad("redis.db", "must be 0 or more, got %d", r.DB)
+	}
+	if len(r.Cluster) > 0 {
+		if r.Address != "" {
+			bad("redis.cluster", "is instead of redis.address (and -redis, MCP_GATEWAY_REDIS): give one or the other")
+		}
+		if r.DB != 0 {
+			bad("redis.db", "must be 0 on a cluster, which has no other database, got %d", r.DB)
+		}
+		for _, a := range r.Cluster {
+			if err := checkHostPort(a); err != nil {
+				bad("redis.cluster", "%q %v", a, err)
+			} else if _, port, _ := net.SplitHostPort(a); port == "0" {
+				bad("redis.cluster", "%q names port 0", a)
+			}
+		}
 	}
 	if s.MaxConnections < 0 {
 		bad("max_connections", "must be 0 (a tenth of the open-file limit) or more, got %d", s.MaxConnections)

@@ -77,8 +77,9 @@
 //	  key_file: /etc/mcp-gateway/tls.key
 //	redis:                          # absent: everything in this process's memory
 //	  address: redis.internal:6379
+//	  cluster: []                   # or a Redis Cluster's nodes, instead of address
 //	  password: ""                  # better: MCP_GATEWAY_REDIS_PASSWORD
-//	  db: 0
+//	  db: 0                         # 0 on a cluster
 //	  prefix: "apitwin:mcp:"        # replicas that share limits share a prefix
 //	timeouts:
 //	  read_header: 10s
@@ -259,6 +260,23 @@
 // and MCP_GATEWAY_SIGNING_SECRET and MCP_GATEWAY_REDIS_PASSWORD in the
 // environment. Point the balancer's health check at /readyz (any 200 is
 // in service) and its liveness check, if it has one, at /healthz.
+//
+// Replicas that outgrow one Redis may share a Redis Cluster instead: list
+// some or all of its nodes in redis.cluster (not redis.address):
+//
+//	redis:
+//	  cluster: [redis-1.internal:6379, redis-2.internal:6379, redis-3.internal:6379]
+//	  prefix: "{apitwin:mcp:prod}:"
+//
+// The gateway's scripts touch several keys at once, which Redis Cluster
+// runs only within one hash slot: every key begins with the prefix, whose
+// hash tag (the part in braces; a prefix without braces is taken whole as
+// one) puts them all in one slot, on one master. The cluster spreads other
+// applications' data, not the gateway's; give that master a replica
+// (cluster-replicas 1) so that a failover, not an outage, follows its loss.
+// A master that fails is an outage like that of a single Redis, below:
+// the store reports the error, /readyz says degraded, and each replica
+// limits from its own memory; no call goes unlimited.
 //
 // When Redis cannot be reached, each replica goes on serving from its own
 // memory (a request that meets the outage gives up on Redis after its

@@ -98,8 +98,8 @@ func runOn(ctx context.Context, clk clock.Clock, args []string, getenv func(stri
 		if err := a.gw.Ready(ctx); err != nil {
 			log.Warn("Redis cannot be reached yet; serving from memory until it can", "reason", err.Error())
 		}
-	} else if s.Redis != (redisConfig{}) {
-		log.Warn("redis settings without redis.address: state is kept in this process's memory")
+	} else if s.Redis.Password != "" || s.Redis.DB != 0 || s.Redis.Prefix != "" {
+		log.Warn("redis settings without redis.address or redis.cluster: state is kept in this process's memory")
 	}
 	for _, w := range s.warnings {
 		log.Warn(w)

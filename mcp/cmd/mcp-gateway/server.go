@@ -52,13 +52,22 @@ func newApp(s *settings, log *slog.Logger) (*app, error) {
 	a := &app{s: s, log: log}
 	cfg := s.Gateway
 	cfg.Logger = log.With("component", "gateway")
-	if s.Redis.Address != "" {
+	if s.Redis.Address != "" || len(s.Redis.Cluster) > 0 {
 		// go-redis logs (every failed dial, say) with the standard logger;
 		// they become debug lines of this log, the gateway's own warnings
 		// saying what matters once. The logger is process-wide: the last
 		// run's (one, but for tests).
 		redis.SetLogger(redisLog{log.With("component", "redis")})
-		a.store = mcpredis.Open(s.Redis.Address, mcpredis.Options{Password: s.Redis.Password, DB: s.Redis.DB, Prefix: s.Redis.Prefix})
+		o := mcpredis.Options{Password: s.Redis.Password, DB: s.Redis.DB, Prefix: s.Redis.Prefix}
+		if len(s.Redis.Cluster) > 0 {
+			st, err := mcpredis.OpenCluster(s.Redis.Cluster, o) // checked with the settings
+			if err != nil {
+				return nil, err
+			}
+			a.store = st
+		} else {
+			a.store = mcpredis.Open(s.Redis.Address, o)
+		}
 		cfg.Store = a.store
 	}
 	gw, err := gateway.New(cfg)
