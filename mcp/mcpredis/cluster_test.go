@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,9 +81,12 @@ func TestClusterKeysShareASlot(t *testing.T) {
 			tagged = "{" + p + "}"
 		}
 		var keys []string
+		var mu sync.Mutex // ForEachMaster asks the masters at once
 		_ = raw.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 			ks, err := m.Keys(ctx, "*"+strings.Trim(tagged, "{}:")+"*").Result()
+			mu.Lock()
 			keys = append(keys, ks...)
+			mu.Unlock()
 			return err
 		})
 		if len(keys) < 5 {
