@@ -52,6 +52,7 @@ type Config struct {
 	AllowedOrigins []string `yaml:"allowed_origins" json:"allowed_origins"`
 
 	Security  SecurityConfig  `yaml:"security" json:"security"`
+	Resource  ResourceConfig  `yaml:"resource" json:"resource"`
 	RateLimit RateLimitConfig `yaml:"rate_limit" json:"rate_limit"`
 	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
 	Batch     BatchConfig     `yaml:"batch" json:"batch"`
@@ -167,6 +168,28 @@ type SecurityConfig struct {
 	// a CI server on the private network (10.1.2.0/24), say. A range of
 	// every address (0.0.0.0/0, ::/0) is refused.
 	LocalWebhookAllowlist []string `yaml:"local_webhook_allowlist" json:"local_webhook_allowlist"`
+}
+
+// ResourceConfig is the gateway as an OAuth 2.1 protected resource (the
+// Model Context Protocol's authorization, RFC 9728): what its metadata
+// document says and which OAuth tokens it accepts (see resource.go).
+type ResourceConfig struct {
+	// URL is the gateway's canonical MCP URL, as clients reach it
+	// ("https://mcp.example.com/mcp"): the resource its protected-resource
+	// metadata names, and the audience (RFC 8707 resource) an OAuth token
+	// must have been issued for. Set it when the gateway runs behind a
+	// proxy or under another name; mcp-gateway derives it from its listen
+	// address otherwise. Empty in Go: the metadata names the URL each
+	// request was sent to, and OAuth tokens are refused (personal access
+	// tokens work as ever), since an audience taken from a request's Host
+	// would be the caller's to choose. No query, no fragment.
+	URL string `yaml:"url" json:"url"`
+	// AuthorizationServers are the issuers of the OAuth tokens the gateway
+	// accepts (default: the upstream, whose /oauth endpoints issue them).
+	AuthorizationServers []string `yaml:"authorization_servers" json:"authorization_servers"`
+	// ScopesSupported are the scopes the metadata names, which clients ask
+	// the authorization server for (default: security.required_scopes).
+	ScopesSupported []string `yaml:"scopes_supported" json:"scopes_supported"`
 }
 
 // VerifyConfig is how callers' tokens are verified and remembered.
@@ -384,6 +407,7 @@ func (c Config) withDefaults() (Config, error) {
 	if s.AcceptBodyOnlySignature && s.Signature == SignatureOff {
 		bad("security.accept_body_only_signature", "needs a signature policy other than off")
 	}
+	c.Resource = c.Resource.withDefaults(c.Upstream, s.RequiredScopes, bad)
 	v := &c.Verify
 	for _, f := range []struct {
 		key string

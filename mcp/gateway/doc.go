@@ -166,6 +166,26 @@
 //     with isError set whose structuredContent is {"error": {code, message,
 //     data}}, as the MCP specification asks, so a model can read them.
 //
+// # Authorization discovery (OAuth 2.1)
+//
+// The gateway is a protected resource as the Model Context Protocol's
+// authorization (2025-06-18) asks: an MCP client that gets 401 finds where
+// to log in with no token pasted by hand. Every 401, and a 403 for
+// scopes, carries WWW-Authenticate: Bearer realm="mcp",
+// resource_metadata="<origin>/.well-known/oauth-protected-resource<path>"
+// (with error="invalid_token" or "insufficient_scope" and the scope as RFC
+// 6750 has them, when a token was sent). The metadata (RFC 9728) is served
+// to GET at that URL and at /.well-known/oauth-protected-resource alone:
+// resource, the gateway's canonical MCP URL (resource.url; the URL the
+// request was sent to when it is not set); authorization_servers, the
+// source-hosting server (resource.authorization_servers, default the
+// upstream), whose /.well-known/oauth-authorization-server the client reads
+// next; scopes_supported (resource.scopes_supported, default the required
+// scopes); and bearer_methods_supported ["header"]. An address the gateway
+// refuses gets 403 there too. Set resource.url to the URL clients use when
+// the gateway is behind a proxy or under another name: mcp-gateway
+// otherwise takes the one it listens on.
+//
 // # Deploying
 //
 // The program mcp/cmd/mcp-gateway serves a Gateway as it is: a YAML file of

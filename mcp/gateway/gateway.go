@@ -174,6 +174,10 @@ func (g *Gateway) ClientAddr(r *http.Request) (netip.Addr, bool) { return g.ips.
 // ServeHTTP answers one HTTP request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != g.cfg.Path {
+		if g.isMetadataPath(r.URL.Path) {
+			g.serveMetadata(w, r)
+			return
+		}
 		http.NotFound(w, r)
 		return
 	}
@@ -183,6 +187,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rf := g.serve(w, r); rf != nil {
 		g.metrics.refused.Add(1)
+		g.challenge(rf, r)
 		rf.write(w)
 	}
 }

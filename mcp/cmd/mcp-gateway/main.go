@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -58,20 +59,30 @@ func runOn(ctx context.Context, clk clock.Clock, args []string, getenv func(stri
 		return 2
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: s.level}))
-	a, err := newApp(s, log)
-	if err != nil { // checked in loadSettings already; kept for safety
-		fmt.Fprintf(stderr, "mcp-gateway: invalid configuration:%s\n", indent(err))
-		return 2
-	}
-	a.clk = clk
-	l, err := a.listen()
+	// The sockets are bound first: the gateway's canonical URL (the OAuth
+	// resource its tokens are issued for), unless configured, is the one
+	// it listens on, port 0 resolved.
+	l, err := s.listen()
 	if err != nil {
-		a.closeStore()
 		log.Error("cannot listen", "error", err)
 		fmt.Fprintf(stderr, "mcp-gateway: %v\n", err)
 		return 1
 	}
-	gatewayURL, metricsURL := a.urls(l)
+	gatewayURL, metricsURL := s.urls(l)
+	if s.Gateway.Resource.URL == "" {
+		s.Gateway.Resource.URL = gatewayURL
+		if host, _, _ := net.SplitHostPort(l.main.Addr().String()); net.ParseIP(host).IsUnspecified() {
+			s.warnings = append(s.warnings, "resource.url is not set and the gateway listens on every address: "+
+				"OAuth tokens are accepted only for "+gatewayURL+"; set resource.url to the URL clients use")
+		}
+	}
+	a, err := newApp(s, log)
+	if err != nil { // checked in loadSettings already; kept for safety
+		l.close()
+		fmt.Fprintf(stderr, "mcp-gateway: invalid configuration:%s\n", indent(err))
+		return 2
+	}
+	a.clk = clk
 	line := "mcp-gateway listening url=" + gatewayURL
 	if metricsURL != "" {
 		line += " metrics=" + metricsURL

@@ -254,28 +254,36 @@ type listeners struct {
 
 // listen binds the gateway's address and the metrics address, so that
 // ports are known (and taken) before anything is printed.
-func (a *app) listen() (*listeners, error) {
+func (s *settings) listen() (*listeners, error) {
 	var l listeners
 	var err error
-	if l.main, err = net.Listen("tcp", a.s.Listen); err != nil {
-		return nil, fmt.Errorf("listen %s: %w", a.s.Listen, err)
+	if l.main, err = net.Listen("tcp", s.Listen); err != nil {
+		return nil, fmt.Errorf("listen %s: %w", s.Listen, err)
 	}
-	if a.s.MetricsListen != "" {
-		if l.metrics, err = net.Listen("tcp", a.s.MetricsListen); err != nil {
+	if s.MetricsListen != "" {
+		if l.metrics, err = net.Listen("tcp", s.MetricsListen); err != nil {
 			l.main.Close()
-			return nil, fmt.Errorf("metrics_listen %s: %w", a.s.MetricsListen, err)
+			return nil, fmt.Errorf("metrics_listen %s: %w", s.MetricsListen, err)
 		}
 	}
 	return &l, nil
 }
 
+// close closes the sockets of a run that will not serve.
+func (l *listeners) close() {
+	l.main.Close()
+	if l.metrics != nil {
+		l.metrics.Close()
+	}
+}
+
 // urls are the addresses printed on start.
-func (a *app) urls(l *listeners) (gateway, metrics string) {
+func (s *settings) urls(l *listeners) (gateway, metrics string) {
 	scheme := "http"
-	if a.s.cert != nil {
+	if s.cert != nil {
 		scheme = "https"
 	}
-	gateway = scheme + "://" + l.main.Addr().String() + a.s.path
+	gateway = scheme + "://" + l.main.Addr().String() + s.path
 	if l.metrics != nil {
 		metrics = "http://" + l.metrics.Addr().String() + "/metrics"
 	}
