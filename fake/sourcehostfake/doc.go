@@ -247,6 +247,84 @@
 // admin_mode is not required of administrators; a job token reaches its
 // own project alone (there is no allowlist of other projects).
 //
+// # OAuth
+//
+// The fake is an OAuth 2.1 authorization server as GitLab's (Doorkeeper)
+// is one, so that an MCP client can log in to a gateway in front of it
+// offline (oauth.go, oauth_page.go):
+//
+//   - GET /.well-known/oauth-authorization-server (RFC 8414): issuer (the
+//     fake's URL), the endpoints below, scopes_supported,
+//     code_challenge_methods_supported ["S256"], grant types
+//     authorization_code and refresh_token.
+//   - POST /oauth/register (RFC 7591), public clients only
+//     (token_endpoint_auth_method none, 201 with client_id): redirect_uris
+//     (an array, or a lone string as GitLab takes it; 1 to 10, each at
+//     most 2,000 bytes, absolute, no fragment; https, http to loopback
+//     only, or a native app's private scheme, never javascript: or data:),
+//     client_name (at most 200 characters, shown as "[Unverified Dynamic
+//     Application] <name>" as GitLab shows it), scope (known scopes;
+//     default api read_api read_user read_repository write_repository). A
+//     body past 64 KiB is refused. Applications count against
+//     WithMaxRecords ("OAuth applications"). [Server.AddOAuthApplication]
+//     adds one from Go, confidential (with a secret) or not.
+//   - GET /oauth/authorize: the login-and-consent page (plain HTML, no
+//     JavaScript, nothing loaded from elsewhere; a CSRF token in the form
+//     that a SameSite=Strict cookie must repeat, else 422). The request
+//     needs response_type code, a code_challenge with method S256 (plain
+//     is refused, as OAuth 2.1 asks), scopes the client registered, at
+//     most one resource (RFC 8707: absolute, no fragment), and a
+//     redirect_uri the client registered: the same string, or for http to
+//     127.0.0.1, [::1] or localhost any port (RFC 8252 §7.3). An unknown
+//     client or redirect URI is an error page; other errors are sent back
+//     to the redirect URI with error and state. POST /oauth/authorize is
+//     the form: approve sends a code (ten minutes, once) and the state
+//     back, deny error=access_denied. At most 1,000 pages and codes wait
+//     at once; past that the oldest goes.
+//   - POST /oauth/token: authorization_code (code, code_verifier,
+//     redirect_uri, client_id; a resource, if named, must be the one
+//     authorized) and refresh_token. An access token works on the whole
+//     API with its scopes, as a personal access token does, for two hours
+//     on the fake's clock (OAuthTokenLifetime; expires_in 7200). A refresh
+//     gives a new access token and refresh token and revokes the old pair
+//     (Doorkeeper keeps them as one row); a refresh token used again after
+//     it was rotated is taken for stolen, as OAuth 2.1 recommends: the
+//     family's live pair is revoked too, and the answer is invalid_grant.
+//     Of each family the live pair and the one before are kept; older ones
+//     are dropped. Errors are Doorkeeper's: invalid_request,
+//     invalid_client (401), invalid_grant, unsupported_grant_type,
+//     invalid_scope, invalid_target.
+//   - POST /oauth/revoke (RFC 7009): an access or refresh token of the
+//     client, with its pair; 200 {} also for an unknown token; another
+//     client's 403 unauthorized_client.
+//   - GET /oauth/token/info: GitLab's answer (resource_owner_id, scope,
+//     scopes, expires_in, expires_in_seconds, application.uid,
+//     created_at) and resource, the resource the token was issued for
+//     (null when none was named): what a resource server checks the
+//     audience by. 401 invalid_token for a token unknown, expired,
+//     revoked, or no OAuth token.
+//   - POST /oauth/introspect (RFC 7662), authenticated as Doorkeeper has it:
+//     a confidential client (its secret) about its own tokens, or a bearer
+//     OAuth token about itself and its client's; answers active, scope,
+//     client_id, username, token_type, exp, iat, sub, aud (the resource),
+//     iss, or {"active":false}.
+//
+// The fake keeps no passwords: on the login page a user signs in with the
+// username and, as the password, one of the user's active personal access
+// tokens (IssueToken; apitwin-fake prints root's). Tests approve without a
+// browser with [Server.Authorize](username, authorizeURL), which checks
+// the request as the page does and returns the redirect with the code: it
+// is Go only, so nothing on the wire signs a user in without credentials.
+// GET /personal_access_tokens/self and DELETE of it are 404 for an OAuth
+// token, and OAuth tokens are not listed among personal access tokens.
+//
+// Known differences: GitLab also offers plain PKCE, the password, client
+// credentials and device grants, OpenID Connect, and confidential dynamic
+// clients; the fake has none of them. GitLab does not record the resource
+// indicator or show it in /oauth/token/info; the fake does, since a
+// resource server must learn a token's audience somewhere. Snapshots do
+// not keep OAuth applications, codes or tokens.
+//
 // # Webhooks
 //
 // When an issue or merge request is created or changes state, a note is

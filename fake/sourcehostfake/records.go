@@ -32,6 +32,7 @@ var recordKinds = map[string]string{
 	"release": "releases", "protected_branch": "protected branches", "branch": "branches", "tag": "tags",
 	"commit": "commits", "variable": "CI/CD variables", "approval": "merge request approvals",
 	"trigger": "pipeline triggers", "schedule": "pipeline schedules",
+	"oauth_application": "OAuth applications",
 }
 
 // repoBytes is the seq key of the bytes repositories hold: each commit
@@ -110,6 +111,7 @@ func (st *state) countRecords(add func(string, int)) {
 	add("user", len(st.users))
 	add("namespace", len(st.nss))
 	add("token", len(st.tokens))
+	add("oauth_application", len(st.oauth.apps))
 	add("project", len(st.projects))
 	for _, ns := range st.nss {
 		add("member", len(ns.members))

@@ -233,6 +233,7 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	}); err != nil {
 		panic(fmt.Sprintf("sourcehostfake: %v", err)) // the table and the handlers are compiled in; every test catches this
 	}
+	registerOAuth(rt)
 	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		if !s.admit(w, r) {
 			return

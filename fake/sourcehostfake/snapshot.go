@@ -393,6 +393,9 @@ func (s *Server) snapshotLocked() *snapshot {
 	}
 	slices.SortFunc(snap.Users, func(a, b snapUser) int { return cmp.Compare(a.ID, b.ID) })
 	for _, t := range st.tokens {
+		if t.oauth != nil { // OAuth applications and their tokens are not kept in snapshots (doc.go)
+			continue
+		}
 		if t.secret == s.rootT && t.user == s.root {
 			snap.RootToken = t.id
 		}

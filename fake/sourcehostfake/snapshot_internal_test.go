@@ -112,7 +112,7 @@ func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 	want := fullState(src)
 	src.mu.Unlock()
 	if unset := testtools.UnsetFields(want, "github.com/apitwin/apitwin/fake/sourcehostfake",
-		"state.clock", "pipeline.timer"); len(unset) > 0 {
+		"state.clock", "pipeline.timer", "state.oauth", "token.oauth", "oauthState.waiting"); len(unset) > 0 { // OAuth is not kept (doc.go)
 		t.Fatalf("the fixture leaves fields unset, so the round trip would not see them lost: %s", strings.Join(unset, ", "))
 	}
 	data, err := src.Snapshot()
@@ -129,7 +129,7 @@ func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 	opt := []cmp.Option{
 		cmp.AllowUnexported(state{}, user{}, token{}, namespace{}, project{}, issue{}, mergeRequest{}, label{}, milestone{},
 			note{}, hook{}, pipeline{}, repo{}, tag{}, protectedBranch{}, release{}, commit{}, blob{}, ciJob{}, ciVariable{}, approval{}, pipelineTrigger{}, pipelineSchedule{}),
-		cmpopts.IgnoreFields(state{}, "clock"),
+		cmpopts.IgnoreFields(state{}, "clock", "oauth"),
 		cmpopts.IgnoreFields(pipeline{}, "timer"),
 		cmp.Comparer(func(a, b strings.Builder) bool { return a.String() == b.String() }),
 	}

@@ -34,6 +34,7 @@ type state struct {
 	users      map[int64]*user
 	userByName map[string]*user // lower-case username
 	tokens     map[string]*token
+	oauth      *oauthState // the OAuth applications, codes and refresh tokens (oauth.go)
 	nss        map[int64]*namespace
 	nsByPath   map[string]*namespace // lower-case full path
 	projects   []*project            // in id order
@@ -51,6 +52,7 @@ func newState(clk *clock.Fake) *state {
 		users:      map[int64]*user{},
 		userByName: map[string]*user{},
 		tokens:     map[string]*token{},
+		oauth:      newOAuthState(),
 		nss:        map[int64]*namespace{},
 		nsByPath:   map[string]*namespace{},
 		projByID:   map[int64]*project{},
@@ -85,6 +87,7 @@ type token struct {
 	expiresAt *time.Time // a date; the token stops working when it begins
 	revoked   bool
 	lastUsed  *time.Time
+	oauth     *oauthToken // an OAuth access token's row (oauth.go); nil for a personal access token
 }
 
 type namespace struct {

@@ -134,7 +134,15 @@ type tokenJSON struct {
 	ExpiresAt   *string  `json:"expires_at"`
 }
 
-func (c *call) currentToken() fakekit.Answer { return ok(c.tokenView(c.tok)) }
+// currentToken is GET /personal_access_tokens/self: the personal access
+// token the request came with; 404 for an OAuth token, which is none
+// (GET /oauth/token/info describes those).
+func (c *call) currentToken() fakekit.Answer {
+	if c.tok.oauth != nil {
+		return message(http.StatusNotFound, "404 Not Found")
+	}
+	return ok(c.tokenView(c.tok))
+}
 
 // tokenView is t as the API shows it (never its secret).
 func (c *call) tokenView(t *token) tokenJSON {
@@ -224,6 +232,9 @@ func (c *call) listTokens() fakekit.Answer {
 	}
 	var items []*token
 	for _, t := range c.st.tokens {
+		if t.oauth != nil { // an OAuth token is no personal access token
+			continue
+		}
 		active := c.st.tokenState(t) == ""
 		switch {
 		case byUser && t.user.id != userID,
@@ -246,7 +257,7 @@ func (c *call) listTokens() fakekit.Answer {
 // tokenByID finds a token by its id. s.mu must be held.
 func (st *state) tokenByID(id int64) *token {
 	for _, t := range st.tokens {
-		if t.id == id {
+		if t.id == id && t.oauth == nil {
 			return t
 		}
 	}
@@ -289,6 +300,9 @@ func (c *call) revokeToken() fakekit.Answer {
 // revokeCurrentToken is DELETE /personal_access_tokens/self: the token the
 // request came with is revoked (whatever its scopes), 204.
 func (c *call) revokeCurrentToken() fakekit.Answer {
+	if c.tok.oauth != nil { // revoked at /oauth/revoke
+		return message(http.StatusNotFound, "404 Not Found")
+	}
 	c.tok.revoked = true
 	return fakekit.Answer{Status: http.StatusNoContent}
 }
