@@ -5,12 +5,18 @@
 // importing this package does not link it, nor what it needs (the Model
 // Context Protocol SDK, YAML, Redis).
 //
-// The gateway answers POST {base_url}/mcp. Each of its thirteen methods
-// (list_projects, get_project, list_issues, create_issue,
-// list_merge_requests, create_merge_request, list_pipelines,
-// trigger_pipeline, get_file_content, list_repository_files,
-// search_projects, search_issues, configure_webhook) runs against the
-// source-hosting API with the caller's own token, sent as
+// The gateway answers POST {base_url}/mcp. Each of its methods, the
+// specification's thirteen (list_projects, get_project, list_issues,
+// create_issue, list_merge_requests, create_merge_request,
+// list_pipelines, trigger_pipeline, get_file_content,
+// list_repository_files, search_projects, search_issues,
+// configure_webhook) and the gateway's own beyond them (list_hooks,
+// delete_hook, get_issue, update_issue, close_issue, reopen_issue,
+// list_issue_notes, create_issue_note, get_merge_request,
+// get_merge_request_changes, merge_merge_request,
+// list_merge_request_notes, create_merge_request_note,
+// list_pipeline_jobs, get_job_log, search; see package mcp/gateway),
+// runs against the source-hosting API with the caller's own token, sent as
 // "Authorization: Bearer <token>". The same endpoint also speaks the Model
 // Context Protocol (initialize, tools/list, tools/call, ping), which Call
 // reaches too.

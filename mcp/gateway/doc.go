@@ -6,28 +6,83 @@
 // importing it does not link this package's dependencies (the MCP SDK,
 // YAML, Redis).
 //
-// The gateway answers POST {base_url}/mcp. Each of its thirteen methods
-// (list_projects, get_project, list_issues, create_issue,
-// list_merge_requests, create_merge_request, list_pipelines,
-// trigger_pipeline, get_file_content, list_repository_files,
-// search_projects, search_issues, configure_webhook) runs against the
-// source-hosting API with the caller's own token, sent as
-// "Authorization: Bearer <token>". The same endpoint also speaks the Model
-// Context Protocol (initialize, tools/list, tools/call, ping), through the
-// official Go SDK, so MCP clients and AI assistants can use the tools.
+// The gateway answers POST {base_url}/mcp. Each of its methods, the
+// specification's thirteen and the gateway's own beyond them (see Tools),
+// runs against the source-hosting API with the caller's own token, sent
+// as "Authorization: Bearer <token>". The same endpoint also speaks the
+// Model Context Protocol (initialize, tools/list, tools/call, ping),
+// through the official Go SDK, so MCP clients and AI assistants can use
+// the tools.
 //
 //	gw, err := gateway.New(gateway.Config{Upstream: "https://git.example.com"}) // or gateway.LoadConfig("gateway.yaml")
 //	...
 //	http.ListenAndServe(":8080", gw)
 //
+// # Tools
+//
+// The specification's thirteen keep its names and params: list_projects,
+// get_project, list_issues, create_issue, list_merge_requests,
+// create_merge_request, list_pipelines, trigger_pipeline,
+// get_file_content, list_repository_files, search_projects,
+// search_issues, configure_webhook. Beyond them, what assistants on a
+// source-hosting service need next: list_hooks, delete_hook, get_issue,
+// update_issue, close_issue, reopen_issue, list_issue_notes,
+// create_issue_note, get_merge_request, get_merge_request_changes,
+// merge_merge_request, list_merge_request_notes,
+// create_merge_request_note, list_pipeline_jobs, get_job_log, search.
+// An issue or merge request is named by project_id and issue_iid or
+// merge_request_iid, the number in its web URL, as the source-hosting
+// API's paths name it.
+//
+// In tools/list each has a title, an outputSchema (the JSON Schema of its
+// structuredContent: its result, inferred from the result type of package
+// mcp, or the {"error": …} of a failure) and annotations, decided from
+// what its upstream call does:
+//
+//	tool                          readOnly destructive idempotent openWorld
+//	every list_*, get_*, search*  yes      no          yes        no
+//	create_issue                  no       no          no         no
+//	create_merge_request          no       no          no         no
+//	create_issue_note             no       no          no         no
+//	create_merge_request_note     no       no          no         no
+//	trigger_pipeline              no       no          no         yes
+//	configure_webhook             no       no          yes        yes
+//	update_issue                  no       yes         yes        no
+//	close_issue, reopen_issue     no       yes         yes        no
+//	merge_merge_request           no       yes         yes        no
+//	delete_hook                   no       yes         yes        no
+//
+// openWorldHint means the call reaches beyond the source-hosting server's
+// own data: the jobs of a pipeline run the project's code, which may reach
+// anywhere, and a hook has the server send requests to any URL. Every
+// other tool works in the closed world of that one server's projects.
+// destructive means the call changes or removes what exists, where the
+// create_* tools only add. idempotent means the same call again changes
+// nothing more (a second close, merge or delete is refused or a no-op);
+// configure_webhook is: called again with the same project, URL and
+// events it answers the hook it made (created false) rather than adding
+// one (the token is not compared: the server never shows it; two calls at
+// once may both add one).
+//
+// Bounds of the tools: per_page above 100 is read as 100; get_job_log
+// gives at most a log's last 64 KiB (mcp.MaxJobLog; it streams the log
+// through that window, so a log of any length costs that much memory),
+// from its first whole line there, with truncated and size (the whole
+// log's bytes); get_merge_request_changes gives what the server gives
+// (overflow says files were left out); configure_webhook reads at most 10
+// pages of 100 hooks when it looks for the one it would make.
+//
 // # Choices where the specification is silent
 //
 //   - Params: by name only; positional params are -32602. Unknown names are
 //     -32602 too (data {param, reason}), so a misspelt param is not ignored.
-//     Required: project_id wherever it appears (except search_issues), title
-//     (create_issue, create_merge_request), source_branch and target_branch,
-//     ref (trigger_pipeline), file_path, search, url. A null value counts as
-//     absent. Integers must be written as integers. per_page above 100 is
+//     Required: project_id wherever it appears (except search_issues and
+//     search, where it narrows the search), title (create_issue,
+//     create_merge_request), source_branch and target_branch, ref
+//     (trigger_pipeline), file_path, search, scope, url, issue_iid,
+//     merge_request_iid, hook_id, pipeline_id, job_id, and body (the
+//     *_note tools). update_issue needs at least one field to change. A
+//     null value counts as absent. Integers must be written as integers. per_page above 100 is
 //     read as 100, as the source-hosting API reads it.
 //   - An id is a string, a number or null; a string whose bytes are not
 //     UTF-8 is not a JSON string (RFC 8259), and its request is -32600
@@ -86,12 +141,14 @@
 //     source-hosting API itself refuses for its rate, the call's -32000
 //     carries its Retry-After as data.retry_after (seconds), which the
 //     client waits before it sends again.
-//   - Caching: every read method (list_*, search_*, get_*) takes cache and
+//   - Caching: every read method (list_*, search*, get_*) takes cache and
 //     cache_ttl (seconds, default 60, at most a day; cache_ttl alone turns
 //     caching on). Answers are cached per token, method and params; a write
-//     (create_issue, create_merge_request, trigger_pipeline,
-//     configure_webhook) drops the cached reads of its project (and
-//     create_issue those of cross-project search_issues), for every caller.
+//     (every other tool) drops the cached reads of its project (and one
+//     that creates or changes an issue those of cross-project
+//     search_issues), for every caller. A search of every project (search
+//     without project_id) is dropped only by writes to issues and
+//     projects: other writes may leave it stale for its cache_ttl.
 //   - Callers are verified before anything runs, the Model Context
 //     Protocol's initialize included: the token is shown to the
 //     source-hosting API once (GET /personal_access_tokens/self: its id,

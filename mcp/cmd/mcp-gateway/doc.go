@@ -189,6 +189,24 @@
 // wait in the kernel's queue. Raise `ulimit -n` (LimitNOFILE under
 // systemd) or set max_connections for more.
 //
+// # Tools
+//
+// The endpoint serves the gateway's tools (package mcp/gateway lists them
+// with their annotations): the specification's thirteen, and list_hooks,
+// delete_hook, get_issue, update_issue, close_issue, reopen_issue,
+// list_issue_notes, create_issue_note, get_merge_request,
+// get_merge_request_changes, merge_merge_request,
+// list_merge_request_notes, create_merge_request_note,
+// list_pipeline_jobs, get_job_log and search. In tools/list each has a
+// title, an outputSchema and annotations: every list_*, get_* and search*
+// tool is readOnlyHint (an MCP client may run it without asking);
+// update_issue, close_issue, reopen_issue, merge_merge_request and
+// delete_hook are destructiveHint; trigger_pipeline and configure_webhook
+// are openWorldHint (pipeline jobs run code, hooks reach any URL).
+// configure_webhook is idempotent: the same project, URL and events again
+// answer the hook made before (created false). get_job_log gives at most
+// a log's last 64 KiB.
+//
 // # Stopping
 //
 // On SIGINT or SIGTERM it stops: /readyz answers 503, after
