@@ -278,6 +278,8 @@ func (s *Server) runForm(r *http.Request, action string) (string, error) {
 	case "requests/clear":
 		sv.ctl.ResetRequests()
 		return name + ": request log cleared", nil
+	case "rotate-key":
+		return s.consoleRotateKey(name)
 	case "faults":
 		route := r.PostFormValue("route")
 		f := control.Fault{Code: r.PostFormValue("code"), Message: r.PostFormValue("message"), Body: r.PostFormValue("body"),

@@ -134,6 +134,9 @@ var apiRoutes = []string{
 	"GET /api/orch/history",
 	"GET /api/orch/task-queues",
 	"POST /api/snapshot",
+	"POST /api/cloudauth/rotate-key",
+	"POST /api/cloudauth/api-tokens",
+	"POST /api/cloudauth/api-tokens/revoke",
 }
 
 // Operations lists the control API's operations ("POST /api/{service}/faults"),
@@ -160,6 +163,10 @@ func (s *Server) routes() {
 		"GET /api/orch/history":          s.history,
 		"GET /api/orch/task-queues":      s.taskQueues,
 		"POST /api/snapshot":             s.snapshot,
+		// cloudauth.go
+		"POST /api/cloudauth/rotate-key":        s.rotateCloudauthKey,
+		"POST /api/cloudauth/api-tokens":        s.issueAPIToken,
+		"POST /api/cloudauth/api-tokens/revoke": s.revokeAPIToken,
 	}
 	for _, pattern := range apiRoutes {
 		h := api[pattern]

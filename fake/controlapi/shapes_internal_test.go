@@ -49,6 +49,8 @@ func TestOpenAPIDescribesEveryShape(t *testing.T) {
 		"Workflow": orchfake.WorkflowSummary{Namespace: "n", WorkflowID: "w", RunID: "r", Type: "t", TaskQueue: "q",
 			Status: "COMPLETED", StartTime: at, CloseTime: &at, HistoryLength: 2},
 		"HistoryEvent": historyEvent{EventID: 1, Time: at, Type: "t", Attributes: "{}"},
+		"KeyRotation":  KeyRotation{KeyID: "k2", PreviousKeyID: "k1"},
+		"APIToken":     APIToken{Token: "t", Username: "u", Tenant: "t", ExpiresAt: &at},
 		"TaskQueue":    orchfake.TaskQueueSummary{Namespace: "n", Name: "q", WorkflowBacklog: 1, ActivityBacklog: 1, WorkflowPollers: 1, ActivityPollers: 1},
 	}
 	for name, schema := range doc.Components.Schemas {

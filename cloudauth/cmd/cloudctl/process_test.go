@@ -26,6 +26,15 @@ import (
 // cloud login gateway (url, username, password, tenant).
 func startApitwinFake(t *testing.T) map[string]string {
 	t.Helper()
+	return startApitwinFakeLines(t)["cloudauth"]
+}
+
+// startApitwinFakeLines runs apitwin-fake as its own process on free
+// ports until the test ends; it returns what it printed, by the first
+// word of each line ("cloudauth", "control", …): each line's key=value
+// fields.
+func startApitwinFakeLines(t *testing.T) map[string]map[string]string {
+	t.Helper()
 	bin := testtools.ProgramPath(t, "apitwin-fake")
 	cmd := exec.Command(bin, "--erp-port", "0", "--cloudauth-port", "0", "--orch-grpc-port", "0",
 		"--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0")
@@ -43,20 +52,21 @@ func startApitwinFake(t *testing.T) map[string]string {
 		_, _ = io.Copy(io.Discard, stdout)
 		_ = cmd.Wait()
 	})
-	var cloud map[string]string
+	printed := map[string]map[string]string{}
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() && lines.Text() != "ready" {
 		fields := strings.Fields(lines.Text())
-		if len(fields) == 0 || fields[0] != "cloudauth" {
+		if len(fields) == 0 {
 			continue
 		}
-		cloud = map[string]string{}
+		m := map[string]string{}
 		for _, f := range fields[1:] {
 			k, v, _ := strings.Cut(f, "=")
-			cloud[k] = v
+			m[k] = v
 		}
+		printed[fields[0]] = m
 	}
-	if cloud["url"] == "" {
+	if printed["cloudauth"]["url"] == "" {
 		// Its standard error is complete, and no longer written, once it
 		// has exited.
 		_ = cmd.Process.Kill()
@@ -64,7 +74,7 @@ func startApitwinFake(t *testing.T) map[string]string {
 		_ = cmd.Wait()
 		t.Fatalf("apitwin-fake printed no cloudauth url; stderr:\n%s", stderr.String())
 	}
-	return cloud
+	return printed
 }
 
 // TestCommandsAgainstApitwinFake drives every command of cloudctl, built
