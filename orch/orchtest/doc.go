@@ -46,8 +46,9 @@
 // timeouts are handled as the service (and orchfake) handles them.
 //
 // From callbacks (After) a test signals (SignalWorkflow,
-// SignalWorkflowByID), asks for cancellation (CancelWorkflow) and queries
-// (QueryWorkflow, any time, also after the run closed).
+// SignalWorkflowByID), asks for cancellation (CancelWorkflow,
+// CancelWorkflowByID) and queries (QueryWorkflow, QueryWorkflowByID; any
+// time, also after the run closed).
 //
 // The outcome: Err is nil when the run completed; an
 // *orch.WorkflowExecutionError, as orch.Client.GetResult returns it, when

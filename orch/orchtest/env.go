@@ -447,9 +447,15 @@ func (e *Env) CancelWorkflow() error {
 	if e.root == nil {
 		return errors.New("orchtest: CancelWorkflow before ExecuteWorkflow: send it from a callback (After)")
 	}
-	r := e.open[e.root.id]
+	return e.CancelWorkflowByID(e.root.id)
+}
+
+// CancelWorkflowByID asks the open run of workflowID (a child run in the
+// env, say) to cancel.
+func (e *Env) CancelWorkflowByID(workflowID string) error {
+	r := e.open[workflowID]
 	if r == nil {
-		return e.notOpen(e.root.id)
+		return e.notOpen(workflowID)
 	}
 	r.cancelRequested(&orchpb.WorkflowExecutionCancelRequestedEventAttributes{Identity: Identity})
 	return nil

@@ -328,6 +328,24 @@ func TestBlockedChildIsReported(t *testing.T) {
 	if err := env2.Result(&got); err != nil || got != "now" {
 		t.Fatalf("result %q, %v", got, err)
 	}
+	// A child asked to cancel (one that listens: patient) ends canceled,
+	// and the parent sees it.
+	env3 := newEnv(t)
+	orchtest.RegisterWorkflow(env3, "Parent", parent)
+	orchtest.RegisterWorkflow(env3, "Waiter", patient)
+	env3.OnActivity("Cleanup").Return("cleaned", nil).Once()
+	env3.After(time.Minute, func() {
+		if err := env3.CancelWorkflowByID("the-child"); err != nil {
+			t.Error(err)
+		}
+		if err := env3.CancelWorkflowByID("no-such-workflow"); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("cancel of an unknown id: %v", err)
+		}
+	})
+	env3.ExecuteWorkflow("Parent", 0, nil)
+	if err := env3.Err(); !strings.Contains(fmt.Sprint(err), "child workflow Waiter (id the-child) failed: workflow: canceled") {
+		t.Fatalf("Err = %v", err)
+	}
 }
 
 func TestWorkflowThatNeverEndsIsStopped(t *testing.T) {
