@@ -189,7 +189,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
 func (s *Server) runLocked(r *http.Request, run step, c *call) (fakekit.Answer, string, *[]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	*c = call{s: s, st: s.st, r: r, num: numbers{native: s.cfg.nativeNumbers}}
+	*c = call{s: s, st: s.st, r: r, num: numbers{native: s.nativeNumbers.Load()}}
 	if fail := s.authenticate(c); fail != nil {
 		return *fail, "", nil
 	}

@@ -76,16 +76,26 @@
 // of the wrong kind is 400 "Error when validating parameter sqlfilters ->
 // …"; nothing panics (a fuzz target checks).
 //
-// Numbers are answered as strings ("id":"12", "price":"100.00000000"), as
-// the ERP does on older PHP database drivers, or with WithNativeNumbers as
-// JSON numbers. Options also reproduce other versions: WithBareCreateIDs
+// Numbers are answered as strings ("id":"12", "price":"100.00000000") by
+// default, or as JSON numbers with WithNativeNumbers, [Server.SetNativeNumbers],
+// apitwin-fake's --erp-native-numbers or its control API (POST
+// /api/erp/settings {"native_numbers":true}). Which form a real deployment
+// sends is not a setting of its API: the REST layer encodes the objects as
+// they hold their values, PHP's mysqli (and pgsql) driver hands every
+// column over as a string, and the objects' fetch methods copy most
+// columns as they come, so amounts (DECIMAL columns) arrive as strings on
+// every version, and ids, types and statuses as strings too except where a
+// version casts them (recent versions cast more of them; a mix is usual).
+// A client must read both forms, per field. Options also reproduce other versions: WithBareCreateIDs
 // (create answers the bare id) and WithEmptyListNotFound (an empty list is
 // 404 "No … found"). [Server.SetAPIEnabled] switches the REST API module
 // off: every API call then answers the ERP's 200 "Module Api must be
 // enabled" page.
 //
-// /api/index.php/explorer (and /explorer/swagger.json) serves a Swagger 2.0
-// description of the fake's own API; the web root answers 200 with the
+// /api/index.php/explorer/swagger.json serves a Swagger 2.0 description of
+// the fake's own API, and /api/index.php/explorer/ a small page listing
+// it (no script, nothing fetched from elsewhere; /explorer redirects there,
+// as the ERP's explorer does); the web root answers 200 with the
 // login page; other paths outside the API answer the web server's 404 page.
 //
 // # Serving and controls

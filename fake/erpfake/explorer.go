@@ -1,16 +1,53 @@
 package erpfake
 
 import (
+	"html"
 	"net/http"
 	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// serveExplorer answers the explorer's paths with a Swagger 2.0 description
-// of the fake's own API, built from its route table. The ERP serves an
-// interactive page at /explorer and the document at /explorer/swagger.json;
-// the fake serves the document at both, since the page is for browsers.
+// The explorer, as the ERP's REST layer (Restler's Explorer) serves it:
+// /explorer redirects (302) to /explorer/, which is the explorer's page,
+// and /explorer/swagger.json is the Swagger 2.0 description the page
+// shows. The ERP's page is Swagger UI, scripts and styles of its own; the
+// fake's is one small HTML page that lists the operations, with no script
+// and nothing fetched from elsewhere.
+
+// serveExplorerRedirect answers /explorer: the page is at /explorer/.
+func (s *Server) serveExplorerRedirect(w http.ResponseWriter) {
+	if !s.APIEnabled() {
+		fakekit.WriteAnswer(w, moduleOff())
+		return
+	}
+	fakekit.WriteAnswer(w, fakekit.Answer{Status: http.StatusFound, Raw: []byte{}, ContentType: "text/html; charset=UTF-8",
+		Header: http.Header{"Location": {apiRoot + "/explorer/"}}})
+}
+
+// serveExplorerPage answers /explorer/: a page listing the operations,
+// linking to the description.
+func (s *Server) serveExplorerPage(w http.ResponseWriter, ops []apiOp) {
+	if !s.APIEnabled() {
+		fakekit.WriteAnswer(w, moduleOff())
+		return
+	}
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html><head><meta charset="UTF-8"><title>API explorer</title>` +
+		`<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}code{white-space:nowrap}</style>` +
+		`</head><body><h1>API explorer</h1><p>The description of this API: <a href="swagger.json">swagger.json</a> (Swagger 2.0). ` +
+		`Calls need the header ERPAPIKEY, or a web session.</p><table><tr><th>method</th><th>path</th><th>what it does</th></tr>`)
+	for _, op := range ops {
+		b.WriteString(`<tr><td><code>` + op.method + `</code></td><td><code>` + html.EscapeString(apiRoot+op.path) + `</code></td><td>` +
+			html.EscapeString(op.summary) + `</td></tr>`)
+	}
+	b.WriteString(`</table></body></html>`)
+	fakekit.WriteAnswer(w, fakekit.Answer{Status: http.StatusOK, Raw: []byte(b.String()), ContentType: "text/html; charset=UTF-8",
+		Header: http.Header{"Content-Security-Policy": {"default-src 'none'; style-src 'unsafe-inline'"}}})
+}
+
+// serveExplorer answers /explorer/swagger.json with a Swagger 2.0
+// description of the fake's own API, built from its route table.
 func (s *Server) serveExplorer(w http.ResponseWriter, r *http.Request, ops []apiOp) {
 	if !s.APIEnabled() {
 		fakekit.WriteAnswer(w, moduleOff())

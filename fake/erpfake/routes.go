@@ -190,10 +190,14 @@ var routeTable = sync.OnceValue(func() *routeSet {
 			set.ops = append(set.ops, apiOp{method: e.Method, path: e.Path, summary: h.summary, params: h.params})
 		}
 	}
-	err := fakekit.RegisterTable(api, apiHandlers, func(_ apitable.Endpoint, pattern string, h endpoint) {
+	err := fakekit.RegisterTable(api, apiHandlers, func(e apitable.Endpoint, pattern string, h endpoint) {
 		switch {
-		case h.explorer:
+		case h.explorer && e.Handler == "explorerSpec":
 			rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorer(w, r, set.ops) })
+		case h.explorer && e.Handler == "explorerPage":
+			rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorerRedirect(w) })
+		case h.explorer:
+			rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorerPage(w, set.ops) })
 		case h.aside:
 			rt.HandleAside(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, h.opOf(r)) })
 		default:

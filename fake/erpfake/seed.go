@@ -617,5 +617,5 @@ func readAll[T any, R any](s *Server, list func(*state) []R, write func(*call, [
 }
 
 func (s *Server) readCall() *call {
-	return &call{s: s, st: s.st, user: s.admin, num: numbers{native: s.cfg.nativeNumbers}}
+	return &call{s: s, st: s.st, user: s.admin, num: numbers{native: s.nativeNumbers.Load()}}
 }

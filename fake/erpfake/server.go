@@ -32,6 +32,8 @@ type Server struct {
 	parsedHook atomic.Pointer[func(*http.Request)]
 
 	apiEnabled atomic.Bool
+	// nativeNumbers: answer numbers as JSON numbers (SetNativeNumbers).
+	nativeNumbers atomic.Bool
 	// csrfKey signs the login page's token for its session cookie, so the
 	// token is checked without keeping anything per visitor.
 	csrfKey [32]byte
@@ -101,9 +103,11 @@ func WithSessionTimeout(d time.Duration) Option {
 }
 
 // WithNativeNumbers answers numbers as JSON numbers ("id":12,
-// "price":100.5), as deployments on PHP 8.1 and later do. By default the
-// fake answers them as strings ("id":"12", "price":"100.50000000"), as the
-// ERP does on older PHP database drivers: a client must read both.
+// "price":100.5) from the start; [Server.SetNativeNumbers] switches at any
+// time, apitwin-fake's --erp-native-numbers and its control API too. By
+// default the fake answers them as strings ("id":"12",
+// "price":"100.00000000"), as the ERP does: see the package doc's
+// Numbers for which deployments send which.
 func WithNativeNumbers() Option {
 	return option("WithNativeNumbers", func(c *config) { c.nativeNumbers = true })
 }
@@ -202,6 +206,7 @@ func (s *Server) resetState() {
 	s.admin = s.st.addUser(userFields{login: AdminLogin, password: s.cfg.adminPassword, lastname: "SuperAdmin", admin: true, employee: true})
 	s.st.setKey(s.admin, s.cfg.adminKey)
 	s.apiEnabled.Store(true)
+	s.nativeNumbers.Store(s.cfg.nativeNumbers)
 }
 
 func randomHex(n int) string {
@@ -316,6 +321,16 @@ func (s *Server) SetAPIEnabled(on bool) { s.apiEnabled.Store(on) }
 
 // APIEnabled reports whether the REST API module is on.
 func (s *Server) APIEnabled() bool { return s.apiEnabled.Load() }
+
+// SetNativeNumbers switches how answers write numbers: as JSON numbers
+// ("id":12, "price":100.5) when on, as strings ("id":"12",
+// "price":"100.00000000") when off, as the ERP's deployments differ (see
+// the package doc). It holds from the next request; Reset goes back to
+// what the options said (WithNativeNumbers).
+func (s *Server) SetNativeNumbers(on bool) { s.nativeNumbers.Store(on) }
+
+// NativeNumbers reports whether answers write numbers as JSON numbers.
+func (s *Server) NativeNumbers() bool { return s.nativeNumbers.Load() }
 
 // EndSessions ends every web session, as a server restart that loses its
 // session store would.

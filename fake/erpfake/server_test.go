@@ -249,7 +249,7 @@ func TestWebLoginBare(t *testing.T) {
 func TestExplorerDescribesTheFake(t *testing.T) {
 	t.Parallel()
 	srv := erpfake.Start(t)
-	for _, path := range []string{api + "/explorer", api + "/explorer/", api + "/explorer/swagger.json"} {
+	for _, path := range []string{api + "/explorer/swagger.json"} {
 		a := send(t, srv, "GET", path, "", "", "ERPAPIKEY", "")
 		var doc struct {
 			Swagger  string                                `json:"swagger"`
@@ -265,6 +265,33 @@ func TestExplorerDescribesTheFake(t *testing.T) {
 	}
 	if a := send(t, srv, "GET", "/nowhere", "", ""); a.status != 404 {
 		t.Fatalf("web 404: %d", a.status)
+	}
+}
+
+// TestExplorerServesAPage: issue 37, finding 3. The ERP serves the
+// explorer's page at /explorer/ (its /explorer redirects there) and the
+// description at /explorer/swagger.json; the fake answered the JSON at
+// all three. The page is the fake's own, with nothing fetched from
+// elsewhere.
+func TestExplorerServesAPage(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	if a := send(t, srv, "GET", api+"/explorer", "", ""); a.status != 302 || a.header.Get("Location") != api+"/explorer/" {
+		t.Fatalf("/explorer: %d %v", a.status, a.header)
+	}
+	a := send(t, srv, "GET", api+"/explorer/", "", "")
+	if a.status != 200 || !strings.HasPrefix(a.header.Get("Content-Type"), "text/html") || !strings.HasPrefix(a.body, "<!DOCTYPE html>") ||
+		!strings.Contains(a.body, `<a href="swagger.json">`) || !strings.Contains(a.body, "<code>"+api+"/orders/{id}/close</code>") {
+		t.Fatalf("/explorer/: %d %v %.300s", a.status, a.header, a.body)
+	}
+	for _, outside := range []string{"src=", "http://", "https://", "<script", "<link"} {
+		if strings.Contains(a.body, outside) {
+			t.Errorf("the page holds %q: %s", outside, a.body)
+		}
+	}
+	srv.SetAPIEnabled(false)
+	if a := send(t, srv, "GET", api+"/explorer/", "", ""); a.status != 200 || !strings.Contains(a.body, "Module <b>Api</b> must be enabled") {
+		t.Fatalf("module off: %d %s", a.status, a.body)
 	}
 }
 
@@ -325,5 +352,33 @@ func TestOptionsFromEnv(t *testing.T) {
 	}
 	if len(erpfake.OptionsFromEnv(func(string) string { return "" })) != 0 {
 		t.Fatal("options from an empty environment")
+	}
+}
+
+// TestNativeNumbersSwitch: issue 37, finding 2. Whether numbers are
+// answered as JSON numbers was fixed at New (WithNativeNumbers), so
+// apitwin-fake and its control API could not ask; SetNativeNumbers
+// switches it for the next request, and Reset goes back to the option.
+func TestNativeNumbersSwitch(t *testing.T) {
+	t.Parallel()
+	srv := erpfake.Start(t)
+	srv.AddThirdparty(erpfake.ThirdpartySeed{Name: "Acme", Client: 1})
+	get := func() string { return send(t, srv, "GET", api+"/thirdparties/1", "", "").body }
+	if b := get(); !strings.Contains(b, `"id":"1"`) || !strings.Contains(b, `"client":"1"`) || srv.NativeNumbers() {
+		t.Fatalf("strings by default: %s", b)
+	}
+	srv.SetNativeNumbers(true)
+	if b := get(); !strings.Contains(b, `"id":1,`) || !strings.Contains(b, `"client":1,`) || !srv.NativeNumbers() {
+		t.Fatalf("switched on: %s", b)
+	}
+	srv.Reset()
+	if srv.NativeNumbers() {
+		t.Fatal("Reset kept the switch")
+	}
+	native := erpfake.Start(t, erpfake.WithNativeNumbers())
+	native.SetNativeNumbers(false)
+	native.Reset()
+	if !native.NativeNumbers() {
+		t.Fatal("Reset did not go back to WithNativeNumbers")
 	}
 }

@@ -75,8 +75,8 @@ var erpAPI = sync.OnceValue(func() *Table {
 			{"DELETE", "/orders/{id}/lines/{lineid}", "deleteOrderLine", []string{"DeleteOrderLine"}, "", ""},
 
 			{"GET", "/explorer/swagger.json", "explorerSpec", []string{"DescribeAPI"}, "", ""},
-			{"GET", "/explorer", "explorerPage", nil, "the explorer's page, for browsers; DescribeAPI reads the description it shows", ""},
-			{"GET", "/explorer/{$}", "explorerPageSlash", nil, "as GET /explorer", ""},
+			{"GET", "/explorer", "explorerPage", nil, "redirects to /explorer/", ""},
+			{"GET", "/explorer/{$}", "explorerPageSlash", nil, "the explorer's page, for browsers; DescribeAPI reads the description it shows", ""},
 		},
 	}
 })

@@ -71,6 +71,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	controlPort := fs.Int("control-port", 8999, "port of the control API and web console; -1 serves none")
 	erpBareIDs := fs.Bool("erp-bare-create-ids", false, "the ERP answers a create with the new record's bare id (12), as most ERP versions do, instead of the record")
 	sshPort := fs.Int("sourcehost-ssh-port", 22, "the port the source-hosting fake's projects say SSH is on, in ssh_url_to_repo (ssh://git@host:port/… when not 22); the fake serves no SSH")
+	erpNative := fs.Bool("erp-native-numbers", false, "the ERP answers numbers as JSON numbers (\"id\":12) instead of strings (\"id\":\"12\"); the control API switches it too (POST /api/erp/settings)")
 	erpBareLogin := fs.Bool("erp-bare-login", false, "the ERP's login form takes username and password alone, as the specification shows it, instead of checking the login page's CSRF token and actionlogin=login as the ERP does")
 	stateDirArg := fs.String("state-dir", "", "keep the credentials, and every fake's data at shutdown and on POST /api/snapshot, in `DIR` (made 0700), and restore them at start")
 	fs.Usage = func() {
@@ -126,7 +127,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}),
 		fake.WithERP(keptERP(kept)...),
 		fake.WithERP(erpfake.OptionsFromEnv(getenv)...), // after the kept ones: ERP_ADMIN_PASSWORD wins
-		fake.WithERP(erpOptions(*erpBareIDs, *erpBareLogin)...),
+		fake.WithERP(erpOptions(*erpBareIDs, *erpBareLogin, *erpNative)...),
 		fake.WithCloudAuth(cloudauthfake.WithAdminPassword(*cloudauthPassword)),
 		fake.WithSourceHost(sourcehostfake.WithSSHPort(*sshPort)),
 	}
@@ -270,8 +271,11 @@ func randomToken() string {
 }
 
 // erpOptions are the ERP fake's options the flags set.
-func erpOptions(bareCreateIDs, bareLogin bool) []erpfake.Option {
+func erpOptions(bareCreateIDs, bareLogin, nativeNumbers bool) []erpfake.Option {
 	var opts []erpfake.Option
+	if nativeNumbers {
+		opts = append(opts, erpfake.WithNativeNumbers())
+	}
 	if bareCreateIDs {
 		opts = append(opts, erpfake.WithBareCreateIDs())
 	}

@@ -21,7 +21,9 @@
 // --sourcehost-ssh-port names the port the source-hosting fake's projects
 // say SSH is on (ssh_url_to_repo is ssh://git@host:port/ns/p.git when it
 // is not 22; the fake serves no SSH).
-// --erp-bare-login makes the ERP's login form take username and password
+// --erp-native-numbers makes the ERP answer numbers as JSON numbers
+// ("id":12) rather than strings ("id":"12"); the control API switches it
+// at any time (POST /api/erp/settings). --erp-bare-login makes the ERP's login form take username and password
 // alone, as the specification shows it; by default it checks the login
 // page's CSRF token and actionlogin=login, as the ERP does.
 //

@@ -36,7 +36,7 @@ func TestWritesBetweenTheMarkers(t *testing.T) {
 	for _, want := range []string{
 		"| [`GET /projects/{id}/issues`](https://docs.gitlab.com/api/issues/#list-project-issues) | `ListIssues`, `AllIssues` |",
 		"| `GET /` | `Ping` |", // a table that links to no docs
-		"| `GET /explorer/` | none: as GET /explorer |",
+		"| `GET /explorer` | none: redirects to /explorer/ |",
 	} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("no row %s", want)
