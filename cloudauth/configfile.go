@@ -19,6 +19,7 @@ const (
 	fieldURL      = "url"
 	fieldTenant   = "tenant"
 	fieldUsername = "username"
+	fieldAccounts = "accounts"
 )
 
 // fieldError is a configuration value that cannot be used: the path of the
@@ -81,6 +82,23 @@ func stringField(path string, raw json.RawMessage) (string, error) {
 		return "", fieldErr(path, "want a string, got %s", jsonKind(raw))
 	}
 	return s, nil
+}
+
+// stringsField reads an array of non-empty strings; null is none.
+func stringsField(path string, raw json.RawMessage) ([]string, error) {
+	if jsonKind(raw) == "null" {
+		return nil, nil
+	}
+	var out []string
+	if json.Unmarshal(raw, &out) != nil {
+		return nil, fieldErr(path, "want an array of strings, got %s", jsonKind(raw))
+	}
+	for i, s := range out {
+		if strings.TrimSpace(s) == "" {
+			return nil, fieldErr(fmt.Sprintf("%s[%d]", path, i), "want a username, got an empty string")
+		}
+	}
+	return out, nil
 }
 
 // objectField reads an object into its members; null is none.
@@ -159,6 +177,11 @@ func unmarshalProfile(path string, raw json.RawMessage) (Profile, map[string]jso
 	for k, v := range fields {
 		var dst *string
 		switch k {
+		case fieldAccounts:
+			if p.Accounts, err = stringsField(path+"."+k, v); err != nil {
+				return Profile{}, nil, err
+			}
+			continue
 		case fieldURL:
 			dst = &p.URL
 		case fieldTenant:
@@ -201,6 +224,9 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		}
 		if p.Username != "" {
 			m[fieldUsername] = p.Username
+		}
+		if len(p.Accounts) > 0 {
+			m[fieldAccounts] = p.Accounts
 		}
 		profiles[name] = m
 	}

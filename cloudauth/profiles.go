@@ -20,6 +20,14 @@ type Profile struct {
 	URL      string `json:"url"`
 	Tenant   string `json:"tenant,omitempty"`
 	Username string `json:"username,omitempty"`
+	// Accounts are the other users logged in on the profile's server
+	// besides Username, whose tokens cloudctl keeps for auth switch.
+	Accounts []string `json:"accounts,omitempty"`
+}
+
+// Equal reports whether two profiles hold the same settings.
+func (p Profile) Equal(q Profile) bool {
+	return p.Name == q.Name && p.URL == q.URL && p.Tenant == q.Tenant && p.Username == q.Username && slices.Equal(p.Accounts, q.Accounts)
 }
 
 // Check validates the profile's name and URL.

@@ -22,7 +22,7 @@ func (a *app) authCommand() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.loginCommand(), a.statusCommand(), a.whoamiCommand(), a.tokenCommand(), a.logoutCommand(),
-		a.refreshCommand())
+		a.refreshCommand(), a.switchCommand())
 	return cmd
 }
 
@@ -193,13 +193,15 @@ func (a *app) finishLogin(ctx context.Context, cfg *cloudauth.Config, s *cloudau
 		return err
 	}
 	key := s.TokenKey()
+	old, hadOld := cfg.Profile(key)
+	accounts := a.accountsAfterLogin(key, old, hadOld, s.URL, s.Username)
 	if err := a.saveCredential(key, credential{AccessToken: tok.Raw(), RefreshToken: refresh}); err != nil {
 		return fmt.Errorf("logged in, but the token could not be stored: %w", err)
 	}
 	// The profile in use remembers where its token is from, so that status
 	// and logout speak of the same server.
-	p := cloudauth.Profile{Name: key, URL: s.URL, Tenant: s.Tenant, Username: s.Username}
-	if old, ok := cfg.Profile(key); !ok || old != p || cfg.Current == "" && s.Profile == "" {
+	p := cloudauth.Profile{Name: key, URL: s.URL, Tenant: s.Tenant, Username: s.Username, Accounts: accounts}
+	if !hadOld || !old.Equal(p) || cfg.Current == "" && s.Profile == "" {
 		_, err := cloudauth.UpdateConfig(a.dir, func(cfg *cloudauth.Config) error {
 			if err := cfg.Add(p); err != nil {
 				return err
@@ -287,16 +289,22 @@ type statusReport struct {
 	Tenant      string `json:"tenant,omitempty"`
 	ExpiresAt   string `json:"expires_at,omitempty"`
 	TokenSource string `json:"token_source,omitempty"`
+	// OtherAccounts are the profile's accounts besides the active one
+	// (auth switch).
+	OtherAccounts []string `json:"other_accounts,omitempty"`
 	// Reason says why the user is not logged in.
 	Reason string `json:"reason,omitempty"`
 }
 
 func (a *app) status(ctx context.Context) error {
-	_, s, err := a.settings()
+	cfg, s, err := a.settings()
 	if err != nil {
 		return err
 	}
 	rep := &statusReport{Profile: s.TokenKey(), ServerURL: s.URL}
+	if p, ok := cfg.Profile(s.TokenKey()); ok {
+		rep.OtherAccounts = p.Accounts
+	}
 	tok, source, err := a.checkedToken(ctx, s, rep)
 	if err != nil {
 		return err
@@ -324,6 +332,9 @@ func (a *app) status(ctx context.Context) error {
 		line += "; the server URL in use is " + s.URL
 	}
 	a.printf("%s", line)
+	if len(rep.OtherAccounts) > 0 {
+		a.printf("Also logged in as %s (cloudctl auth switch)", strings.Join(rep.OtherAccounts, ", "))
+	}
 	if a.verbose {
 		a.printf("Profile: %s", s.TokenKey())
 		a.printf("Token from: %s", source)

@@ -10,6 +10,7 @@
 //	cloudctl auth status --verbose            # checks the token with the server
 //	cloudctl auth whoami                      # who the server says you are
 //	curl -H "Authorization: Bearer $(cloudctl auth token)" …
+//	cloudctl auth switch --user bob           # another account logged in on the same server
 //	cloudctl auth logout                      # revokes, then forgets the token
 //	cloudctl profile list --output json
 //	cloudctl profile update prod --tenant ""  # change some settings of a profile

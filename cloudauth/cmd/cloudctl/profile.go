@@ -258,6 +258,9 @@ func (a *app) profileDelete(ctx context.Context, name string) error {
 	case !errors.Is(err, cloudauth.ErrNoToken):
 		a.warnf("the stored token of profile %s could not be read: %v", name, err)
 	}
+	for _, u := range p.Accounts {
+		_ = a.store.Delete(accountKey(name, u))
+	}
 	wasCurrent := false
 	if _, err := cloudauth.UpdateConfig(a.dir, func(cfg *cloudauth.Config) error {
 		wasCurrent = cfg.Current == name

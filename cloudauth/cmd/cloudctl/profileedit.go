@@ -112,6 +112,17 @@ func (a *app) profileRenameCommand() *cobra.Command {
 					a.warnf("the token stored under the old name %s could not be removed: %v", from, err)
 				}
 			}
+			// The other accounts' tokens, keyed by the profile's name too.
+			old, _ := cfg.Profile(from)
+			for _, u := range old.Accounts {
+				if tok, err := a.store.Load(accountKey(from, u)); err == nil {
+					if err := a.saveAccount(accountKey(to, u), tok); err != nil {
+						a.warnf("the token of %s could not be moved: %v", u, err)
+						continue
+					}
+					_ = a.store.Delete(accountKey(from, u))
+				}
+			}
 			a.printf("Renamed profile %s to %s", from, to)
 			return nil
 		},
