@@ -280,6 +280,8 @@ func (s *Server) runForm(r *http.Request, action string) (string, error) {
 		return name + ": request log cleared", nil
 	case "rotate-key":
 		return s.consoleRotateKey(name)
+	case "erp-settings":
+		return s.consoleERPSettings(name, r)
 	case "faults":
 		route := r.PostFormValue("route")
 		f := control.Fault{Code: r.PostFormValue("code"), Message: r.PostFormValue("message"), Body: r.PostFormValue("body"),

@@ -137,6 +137,10 @@ var apiRoutes = []string{
 	"POST /api/cloudauth/rotate-key",
 	"POST /api/cloudauth/api-tokens",
 	"POST /api/cloudauth/api-tokens/revoke",
+	"GET /api/erp/settings",
+	"POST /api/erp/settings",
+	"POST /api/erp/api-keys",
+	"POST /api/erp/api-keys/revoke",
 }
 
 // Operations lists the control API's operations ("POST /api/{service}/faults"),
@@ -167,6 +171,11 @@ func (s *Server) routes() {
 		"POST /api/cloudauth/rotate-key":        s.rotateCloudauthKey,
 		"POST /api/cloudauth/api-tokens":        s.issueAPIToken,
 		"POST /api/cloudauth/api-tokens/revoke": s.revokeAPIToken,
+		// erp.go
+		"GET /api/erp/settings":         s.erpSettings,
+		"POST /api/erp/settings":        s.setERPSettings,
+		"POST /api/erp/api-keys":        s.issueERPAPIKey,
+		"POST /api/erp/api-keys/revoke": s.revokeERPAPIKey,
 	}
 	for _, pattern := range apiRoutes {
 		h := api[pattern]

@@ -51,6 +51,8 @@ func TestOpenAPIDescribesEveryShape(t *testing.T) {
 		"HistoryEvent": historyEvent{EventID: 1, Time: at, Type: "t", Attributes: "{}"},
 		"KeyRotation":  KeyRotation{KeyID: "k2", PreviousKeyID: "k1"},
 		"APIToken":     APIToken{Token: "t", Username: "u", Tenant: "t", ExpiresAt: &at},
+		"ERPSettings":  ERPSettings{APIEnabled: true, NativeNumbers: true},
+		"ERPAPIKey":    ERPAPIKey{Login: "admin", APIKey: "k"},
 		"TaskQueue":    orchfake.TaskQueueSummary{Namespace: "n", Name: "q", WorkflowBacklog: 1, ActivityBacklog: 1, WorkflowPollers: 1, ActivityPollers: 1},
 	}
 	for name, schema := range doc.Components.Schemas {

@@ -112,7 +112,7 @@
 // the next N requests), [Server.Faults], [Server.ClearFaults], the request
 // log ([Server.Requests], [Server.RequestsTo], [Server.ResetRequests]; each
 // entry names the caller), [Server.Reset], and [Server.Clock]. Seeding and
-// reading back: [Server.Load] with a [Seed], AddUser, IssueAPIKey,
+// reading back: [Server.Load] with a [Seed], AddUser, IssueAPIKey, RevokeAPIKey,
 // SetUserEnabled, AddThirdparty, AddContact, AddProduct, AddInvoice (a
 // paid one paid by one transfer of its total), AddOrder; User, Users,
 // Thirdparty, Thirdparties, Contact, Contacts, Product, Products, Invoice,

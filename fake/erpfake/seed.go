@@ -172,6 +172,22 @@ func (s *Server) IssueAPIKey(login string) (string, error) {
 	return key, nil
 }
 
+// RevokeAPIKey takes a user's API key away, as clearing it on the user's
+// card does: calls with it are refused (401) from then on.
+func (s *Server) RevokeAPIKey(login string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.st.userByLogin(login)
+	if u == nil {
+		return fmt.Errorf("erpfake: no user %q", login)
+	}
+	if u.apiKey == "" {
+		return fmt.Errorf("erpfake: user %q has no API key", login)
+	}
+	s.st.setKey(u, "")
+	return nil
+}
+
 // SetUserEnabled enables or disables a user; a disabled user's key and
 // sessions stop working.
 func (s *Server) SetUserEnabled(login string, on bool) error {
