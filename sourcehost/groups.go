@@ -27,6 +27,10 @@ type Group struct {
 	// ParentID is the group this one is a subgroup of; 0 for a
 	// top-level group.
 	ParentID int64 `json:"parent_id"`
+	// MarkedForDeletionOn is the day the group was marked for deletion,
+	// where delayed deletion is on (its name and path then end in
+	// "-deletion_scheduled-<id>"); nil when it is not marked.
+	MarkedForDeletionOn *Date `json:"marked_for_deletion_on"`
 	// Projects are the projects directly in the group that the caller
 	// sees (at most 100), in the answers of GetGroup, CreateGroup and
 	// UpdateGroup only; ListGroupProjects pages them all.
@@ -181,6 +185,44 @@ func (c *Client) DeleteGroup(ctx context.Context, gid GroupRef) error {
 	}
 	_, err = c.call(ctx, http.MethodDelete, path, nil, nil, nil)
 	return err
+}
+
+// DeleteGroupPermanently deletes at once a group that delayed deletion
+// has marked for deletion, with its subgroups and projects. fullPath must
+// be its full path as it is now, marked; another is 400, as is a group not
+// marked.
+//
+// GitLab API: [DELETE /groups/{id}]
+//
+// [DELETE /groups/{id}]: https://docs.gitlab.com/api/groups/#delete-a-group
+func (c *Client) DeleteGroupPermanently(ctx context.Context, gid GroupRef, fullPath string) error {
+	if fullPath == "" {
+		return errors.New("sourcehost: DeleteGroupPermanently needs the group's full path")
+	}
+	path, err := groupPath(gid, "")
+	if err != nil {
+		return err
+	}
+	q := struct {
+		Permanently bool   `url:"permanently_remove"`
+		FullPath    string `url:"full_path"`
+	}{true, fullPath}
+	_, err = c.call(ctx, http.MethodDelete, path, q, nil, nil)
+	return err
+}
+
+// RestoreGroup takes a group marked for deletion off the list, with its
+// name and path back. A group that is not marked is 400.
+//
+// GitLab API: [POST /groups/{id}/restore]
+//
+// [POST /groups/{id}/restore]: https://docs.gitlab.com/api/groups/#restore-a-group-marked-for-deletion
+func (c *Client) RestoreGroup(ctx context.Context, gid GroupRef) (*Group, error) {
+	path, err := groupPath(gid, "/restore")
+	if err != nil {
+		return nil, err
+	}
+	return do[Group](ctx, c, http.MethodPost, path, nil, nil)
 }
 
 // ListSubgroups returns one page of the groups directly in a group.

@@ -56,6 +56,46 @@ func (c *Client) DeleteProject(ctx context.Context, pid ProjectRef) error {
 	return err
 }
 
+// DeleteProjectPermanently deletes at once a project that delayed
+// deletion has marked for deletion (its MarkedForDeletionOn is set).
+// fullPath must be its path with namespace as it is now, marked (GitLab's
+// check that the caller means this project): another is 400, as is a
+// project not marked.
+//
+// GitLab API: [DELETE /projects/{id}]
+//
+// [DELETE /projects/{id}]: https://docs.gitlab.com/api/projects/#delete-a-project
+func (c *Client) DeleteProjectPermanently(ctx context.Context, pid ProjectRef, fullPath string) error {
+	if fullPath == "" {
+		return errors.New("sourcehost: DeleteProjectPermanently needs the project's full path")
+	}
+	path, err := projectPath(pid, "")
+	if err != nil {
+		return err
+	}
+	q := struct {
+		Permanently bool   `url:"permanently_remove"`
+		FullPath    string `url:"full_path"`
+	}{true, fullPath}
+	_, err = c.call(ctx, http.MethodDelete, path, q, nil, nil)
+	return err
+}
+
+// RestoreProject takes a project marked for deletion off the list: it is
+// no longer archived and has its name and path back. A project that is
+// not marked is 400.
+//
+// GitLab API: [POST /projects/{id}/restore]
+//
+// [POST /projects/{id}/restore]: https://docs.gitlab.com/api/projects/#restore-a-project-marked-for-deletion
+func (c *Client) RestoreProject(ctx context.Context, pid ProjectRef) (*Project, error) {
+	path, err := projectPath(pid, "/restore")
+	if err != nil {
+		return nil, err
+	}
+	return do[Project](ctx, c, http.MethodPost, path, nil, nil)
+}
+
 // UnstarProject takes the caller's star off a project. A project the
 // caller has not starred is an *Error matching ErrNotModified (304).
 //

@@ -40,6 +40,10 @@ type Project struct {
 	ForksCount      int        `json:"forks_count"`
 	OpenIssuesCount int        `json:"open_issues_count"`
 	Archived        bool       `json:"archived"`
+	// MarkedForDeletionOn is the day the project was marked for deletion,
+	// where delayed deletion is on (it is then archived, and its name and
+	// path end in "-deletion_scheduled-<id>"); nil when it is not marked.
+	MarkedForDeletionOn *Date `json:"marked_for_deletion_on"`
 	// ForkedFromProject is the project this one was forked from, when it
 	// was and the caller may see that one.
 	ForkedFromProject *ForkedFrom        `json:"forked_from_project,omitempty"`

@@ -289,6 +289,8 @@ type projectJSON struct {
 	OpenIssuesCount      int                    `json:"open_issues_count"`
 	CreatorID            int64                  `json:"creator_id"`
 	ForkedFromProject    *forkedFromJSON        `json:"forked_from_project,omitempty"`
+	MarkedForDeletionAt  *string                `json:"marked_for_deletion_at,omitempty"`
+	MarkedForDeletionOn  *string                `json:"marked_for_deletion_on,omitempty"`
 	Statistics           *projectStatisticsJSON `json:"statistics,omitempty"`
 }
 
@@ -347,6 +349,10 @@ func (c *call) appendProject(b []byte, p *project, withStats bool) []byte {
 	}
 	if from := c.st.forkSource(p); from != nil && c.st.canSee(c.user, from) {
 		v.ForkedFromProject = c.forkedFrom(from)
+	}
+	if pr := p.markedForDeletion; pr != nil {
+		v.MarkedForDeletionAt = markedOn(pr)
+		v.MarkedForDeletionOn = v.MarkedForDeletionAt
 	}
 	if withStats {
 		var size int64

@@ -127,6 +127,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *param
 	defer s.mu.Unlock()
 	c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p}
 	c.base = s.externalFor(r)
+	s.deleteDue()
 	if auth, failed := s.authenticate(c, n); failed {
 		return auth, nil
 	}

@@ -32,7 +32,8 @@
 // repository, at most as visible as its source and as the group it goes
 // in, naming it in
 // forked_from_project and listed in GET /projects/:id/forks; deleted by
-// owners, 202 {"message":"202 Accepted"}, at once, with all it holds),
+// owners, 202 {"message":"202 Accepted"}, at once, with all it holds, or
+// marked for deletion with delayed deletion on: see below),
 // issues with per-project iids, merge requests (open, close,
 // reopen, merge with a real three-way file merge), notes on issues and
 // merge requests (internal ones seen by reporters and above only; a note's
@@ -207,6 +208,24 @@
 // anonymous request 401, and a user that does not exist 404 "404 User
 // with ID or username 'x' Not Found".
 //
+// Delayed deletion ([WithDeletionAdjournedPeriod], the real service's
+// "deletion adjourned period"; off by default, so DELETE deletes at once):
+// DELETE /projects/:id marks the project for deletion, 202, and it is
+// archived and renamed, name and path, "<old>-deletion_scheduled-<id>"
+// (so its path is free), showing marked_for_deletion_at and
+// marked_for_deletion_on (the day); DELETE /groups/:id marks a group so
+// (marked_for_deletion_on), its subgroups and projects moving with its
+// new path. Marked again is 400 "Project has been already marked for
+// deletion" ("Group …"). POST /projects/:id/restore and /groups/:id/restore
+// (owners) give the name and path back (400 "Project has not been marked
+// for deletion", or {"message":{"path":["has already been taken"]}} when
+// taken meanwhile). Once the fake's clock has passed the period, the next
+// request finds the project or group, and all it holds, deleted. DELETE
+// with permanently_remove=true deletes a marked one at once, with
+// full_path its full path as marked (else 400 "`full_path` is incorrect.
+// You must enter the complete path for the project." or "… group."; one
+// not marked 400 "Project must be marked for deletion first.").
+//
 // Groups are namespaces that hold projects and subgroups, at most 20
 // levels deep (400 {"message":{"parent_id":["has too deep level of
 // nesting"]}} past it), named by id or by full path wherever a group is
@@ -226,7 +245,8 @@
 // already been taken"]}}. An owner updates it (name, path, description,
 // visibility; a new path moves its subgroups and projects with it) and
 // deletes it: 202 {"message":"202 Accepted"}, and the group, its
-// subgroups and all their projects are gone at once. GET /groups lists
+// subgroups and all their projects are gone at once (marked for deletion
+// with delayed deletion on: below). GET /groups lists
 // what the caller sees: anonymous callers the public ones, administrators
 // all, other users the groups they are a member of (and below), or with
 // all_available every one they see; by search, owned, min_access_level,
@@ -240,9 +260,7 @@
 // Known differences of users, tokens and groups: users are all active
 // (none can be blocked, so blocked=true lists none); a token made without
 // expires_at never expires (the real service may give it its maximum
-// lifetime); a group is deleted at once (the real service may only mark
-// it for deletion, with marked_for_deletion_on, where delayed deletion is
-// on); groups share no projects with other groups, have no invited
+// lifetime); groups share no projects with other groups, have no invited
 // groups, and their members are listed since the group's creation;
 // admin_mode is not required of administrators; a job token reaches its
 // own project alone (there is no allowlist of other projects).
@@ -576,9 +594,11 @@
 // keyset pagination covers projects, project jobs, users (by id only: the
 // real service also walks them by name, username, created_at and
 // updated_at) and the tree, not groups (which the real service walks by
-// name for anonymous callers only); a deleted project is gone at
-// once (the real service's delayed deletion, which keeps it
-// marked_for_deletion_on for days, is off); a PUT /projects/:id with
+// name for anonymous callers only); delayed deletion is off unless
+// WithDeletionAdjournedPeriod turns it on (the real service's default is
+// on, for 7 days), a project shows marked_for_deletion_at and _on only
+// once marked (the real service sends them null before), and a mark
+// falls due on the first request after its period; a PUT /projects/:id with
 // nothing to change names the six settings the fake keeps, not the real
 // service's eighty;
 // there are no wiki, group

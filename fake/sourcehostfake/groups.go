@@ -239,6 +239,7 @@ type groupJSON struct {
 	FullPath              string  `json:"full_path"`
 	CreatedAt             stamp   `json:"created_at"`
 	ParentID              *int64  `json:"parent_id"`
+	MarkedForDeletionOn   *string `json:"marked_for_deletion_on"`
 }
 
 // groupDetailJSON is a single group (GET /groups/:id, and the answers of
@@ -261,6 +262,7 @@ func (c *call) groupView(ns *namespace) groupJSON {
 	if ns.parent != nil {
 		v.ParentID = &ns.parent.id
 	}
+	v.MarkedForDeletionOn = markedOn(ns.markedForDeletion)
 	return v
 }
 
@@ -523,17 +525,6 @@ func (st *state) reindexPaths() {
 // deleteGroup is DELETE /groups/:id, by an owner: the group, its
 // subgroups and all their projects are gone at once, answered 202
 // {"message":"202 Accepted"} as the real service answers.
-func (c *call) deleteGroup() fakekit.Answer {
-	g, fail := c.pathGroup()
-	if fail != nil {
-		return *fail
-	}
-	if c.st.groupLevel(c.user, g) < Owner {
-		return forbidden()
-	}
-	c.s.dropGroup(g)
-	return message(http.StatusAccepted, "202 Accepted")
-}
 
 // dropGroup removes g, its subgroups and their projects, each project let
 // go as DELETE /projects/:id lets it go (releaseProject). The records are

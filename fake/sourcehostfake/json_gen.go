@@ -621,6 +621,14 @@ func (v *projectJSON) appendJSON(b []byte) []byte {
 		b = append(b, `,"forked_from_project":`...)
 		b = v.ForkedFromProject.appendJSON(b)
 	}
+	if v.MarkedForDeletionAt != nil {
+		b = append(b, `,"marked_for_deletion_at":`...)
+		b = jsonw.AppendString(b, (*v.MarkedForDeletionAt))
+	}
+	if v.MarkedForDeletionOn != nil {
+		b = append(b, `,"marked_for_deletion_on":`...)
+		b = jsonw.AppendString(b, (*v.MarkedForDeletionOn))
+	}
 	if v.Statistics != nil {
 		b = append(b, `,"statistics":`...)
 		b = v.Statistics.appendJSON(b)

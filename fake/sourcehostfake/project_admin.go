@@ -79,20 +79,6 @@ func (c *call) updateProject() fakekit.Answer {
 	return c.doc(http.StatusOK, c.appendProject(c.buf(), pr, false))
 }
 
-// deleteProject deletes the project at once: the fake has no delayed
-// deletion (see the package's known differences).
-func (c *call) deleteProject() fakekit.Answer {
-	pr, fail := c.project()
-	if fail != nil {
-		return *fail
-	}
-	if fail := c.atLeast(pr, Owner); fail != nil {
-		return *fail
-	}
-	c.s.dropProject(pr)
-	return message(http.StatusAccepted, "202 Accepted")
-}
-
 // dropProject removes p and all it holds, its records counted out and
 // its stars taken back. s.mu must be held.
 func (s *Server) dropProject(p *project) {
@@ -186,6 +172,7 @@ var servesArchived = map[string]bool{
 	"addProjectMember": true, "editProjectMember": true, "removeProjectMember": true,
 	"addHook": true, "editHook": true, "deleteHook": true,
 	"protectBranch": true, "unprotectBranch": true,
+	"restoreProject": true, // a project marked for deletion is archived (deletion.go)
 }
 
 // refuseArchived wraps the handler of a write to a project's resources:

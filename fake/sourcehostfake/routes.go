@@ -86,6 +86,8 @@ var handlers = map[string]route{
 	"updateMergeRequest":            {need: needWrite, fn: (*call).updateMergeRequest},
 	"acceptMergeRequest":            {need: needWrite, fn: (*call).acceptMergeRequest},
 	"rebaseMergeRequest":            {need: needWrite, fn: (*call).rebaseMergeRequest},
+	"restoreGroup":                  {need: needWrite, fn: (*call).restoreGroup},
+	"restoreProject":                {need: needWrite, fn: (*call).restoreProject},
 	"repositoryArchive":             {need: needRepoRead, fn: (*call).repositoryArchive},
 	"repositoryArchiveFormat":       {need: needRepoRead, fn: (*call).repositoryArchiveFormat},
 	"listMergeRequestCommits":       {need: needRead, fn: (*call).listMergeRequestCommits},

@@ -71,6 +71,8 @@ type config struct {
 	serveOnDemand bool
 	// sshPort is WithSSHPort's; 0 is 22.
 	sshPort int
+	// deletionPeriod is WithDeletionAdjournedPeriod's; 0 deletes at once.
+	deletionPeriod time.Duration
 }
 
 // Option configures a fake: one of the options every fake shares
@@ -236,6 +238,19 @@ func WithSSHPort(port int) Option {
 		}
 		c.sshPort = port
 		return nil
+	})
+}
+
+// WithDeletionAdjournedPeriod turns on the real service's delayed
+// deletion ("deletion adjourned period"): DELETE /projects/:id and
+// /groups/:id mark the project or group for deletion instead of deleting
+// it, and it is deleted once the fake's clock has passed d since (on the
+// next request), unless restored first (POST .../restore). The default, 0,
+// deletes at once, as before; a negative d is an error.
+func WithDeletionAdjournedPeriod(d time.Duration) Option {
+	return control.OwnOption("sourcehostfake.WithDeletionAdjournedPeriod", func(c *config) error {
+		c.deletionPeriod = d
+		return nonNegative("the period", d)
 	})
 }
 

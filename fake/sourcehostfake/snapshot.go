@@ -82,6 +82,8 @@ type snapNamespace struct {
 	Visibility  string    `json:"visibility,omitempty"`
 	Description string    `json:"description,omitempty"`
 	CreatedAt   *snapTime `json:"created_at,omitempty"`
+	// MarkedForDeletion is when a group was marked for deletion.
+	MarkedForDeletion *snapTime `json:"marked_for_deletion,omitempty"`
 }
 
 type snapMember struct {
@@ -92,21 +94,22 @@ type snapMember struct {
 }
 
 type snapProject struct {
-	ID            int64        `json:"id"`
-	Name          string       `json:"name"`
-	Path          string       `json:"path"`
-	Description   string       `json:"description"`
-	Namespace     int64        `json:"namespace"`
-	Visibility    string       `json:"visibility"`
-	DefaultBranch string       `json:"default_branch"`
-	Topics        []string     `json:"topics"`
-	Creator       int64        `json:"creator"` // 0: none
-	Members       []snapMember `json:"members"`
-	StarCount     int          `json:"star_count"`
-	CreatedAt     snapTime     `json:"created_at"`
-	LastActivity  snapTime     `json:"last_activity"`
-	Archived      bool         `json:"archived,omitempty"`
-	ForkedFrom    int64        `json:"forked_from,omitempty"` // a project's id; 0: not a fork (or its source is gone)
+	ID                int64        `json:"id"`
+	Name              string       `json:"name"`
+	Path              string       `json:"path"`
+	Description       string       `json:"description"`
+	Namespace         int64        `json:"namespace"`
+	Visibility        string       `json:"visibility"`
+	DefaultBranch     string       `json:"default_branch"`
+	Topics            []string     `json:"topics"`
+	Creator           int64        `json:"creator"` // 0: none
+	Members           []snapMember `json:"members"`
+	StarCount         int          `json:"star_count"`
+	CreatedAt         snapTime     `json:"created_at"`
+	LastActivity      snapTime     `json:"last_activity"`
+	Archived          bool         `json:"archived,omitempty"`
+	MarkedForDeletion *snapTime    `json:"marked_for_deletion,omitempty"`
+	ForkedFrom        int64        `json:"forked_from,omitempty"` // a project's id; 0: not a fork (or its source is gone)
 
 	Issues        []snapIssue     `json:"issues"`
 	MergeRequests []snapMR        `json:"merge_requests"`
@@ -411,6 +414,7 @@ func (s *Server) snapshotLocked() *snapshot {
 			sn.Owner = ns.owner.id
 		}
 		if ns.kind == "group" {
+			sn.MarkedForDeletion = fakekit.SnapshotTimePtr(ns.markedForDeletion)
 			created := snapTime(ns.createdAt)
 			sn.Visibility, sn.Description, sn.CreatedAt = ns.visibility, ns.description, &created
 			if ns.parent != nil {
@@ -487,7 +491,7 @@ func snapProjectOf(p *project) snapProject {
 	sp := snapProject{ID: p.id, Name: p.name, Path: p.path, Description: p.description, Namespace: p.ns.id,
 		Visibility: p.visibility, DefaultBranch: p.defaultBranch, Topics: slices.Clone(p.topics), Creator: idOf(p.creator),
 		Members: snapMembers(p.members, p.memberSince, p.memberExpires), StarCount: p.starCount,
-		CreatedAt: snapTime(p.createdAt), LastActivity: snapTime(p.lastActivity), Archived: p.archived,
+		CreatedAt: snapTime(p.createdAt), LastActivity: snapTime(p.lastActivity), Archived: p.archived, MarkedForDeletion: fakekit.SnapshotTimePtr(p.markedForDeletion),
 		Issues: []snapIssue{}, MergeRequests: []snapMR{}, Labels: []snapLabel{}, Milestones: []snapMilestone{},
 		Protected: []snapProtected{}, Releases: []snapRelease{}, Hooks: []snapHook{}, Pipelines: []snapPipeline{}}
 	for _, is := range p.issues {
@@ -715,6 +719,9 @@ func (r *restorer) build() error {
 			if sn.CreatedAt != nil {
 				ns.createdAt = sn.CreatedAt.Time()
 			}
+			if ns.markedForDeletion = sn.MarkedForDeletion.TimePtr(); ns.markedForDeletion != nil {
+				st.marked++ // deleteDue looks at it (deletion.go)
+			}
 		}
 		st.nss[ns.id] = ns
 		st.nsByPath[key] = ns
@@ -851,10 +858,13 @@ func (r *restorer) project(i int, sp *snapProject) error {
 	p := &project{id: sp.ID, name: sp.Name, path: sp.Path, description: sp.Description, ns: ns, visibility: sp.Visibility,
 		defaultBranch: sp.DefaultBranch, topics: slices.Clone(sp.Topics), creator: creator, members: map[int64]int{},
 		memberSince: map[int64]time.Time{}, memberExpires: map[int64]string{}, starCount: sp.StarCount,
-		createdAt: sp.CreatedAt.Time(), lastActivity: sp.LastActivity.Time(), archived: sp.Archived,
+		createdAt: sp.CreatedAt.Time(), lastActivity: sp.LastActivity.Time(), archived: sp.Archived, markedForDeletion: sp.MarkedForDeletion.TimePtr(),
 		repo: repo{branches: map[string]*commit{}, commits: map[string]*commit{}, tags: map[string]*tag{}}}
 	if st.projByPath[strings.ToLower(p.fullPath())] != nil || sp.Path == "" {
 		return fmt.Errorf("%s: path %q is empty or another project's", where, p.fullPath())
+	}
+	if p.markedForDeletion != nil {
+		st.marked++ // deleteDue looks at it (deletion.go)
 	}
 	for _, m := range sp.Members {
 		if _, err := r.user(where+".members", m.User, false); err != nil {

@@ -31,7 +31,7 @@ func fullState(s *Server) *state {
 	group.members[jane.id] = Developer
 	group.visibility, group.description, group.createdAt = "internal", "the shop's", at(1)
 	sub := st.addGroup("Sub", "sub", group, "private", "a subgroup")
-	sub.createdAt = at(2)
+	sub.createdAt, sub.markedForDeletion = at(2), tp(5)
 	if _, err := st.addToken(root, "apitwin", s.rootT, []string{"api"}, nil); err != nil {
 		panic(err)
 	}
@@ -46,6 +46,7 @@ func fullState(s *Server) *state {
 	p.members[jane.id], p.memberSince[jane.id], p.memberExpires[jane.id] = Maintainer, at(2), "2027-01-01"
 	p.starCount, p.createdAt, p.lastActivity = 1, at(1), at(3)
 	p.archived, p.forkedFrom, p.forks = true, p, 1 // a fork of itself: the fixture has one project
+	p.markedForDeletion, st.marked = tp(5), 2
 	readme, ci := newBlob([]byte("# Shop\n")), newBlob([]byte("build:\n  stage: build\n"))
 	c1 := &commit{message: "first", authorName: "Jane", authorEmail: "jane@x", at: at(2), files: map[string]*blob{"README.md": readme},
 		added: []string{"README.md"}}

@@ -40,6 +40,9 @@ type state struct {
 	projects   []*project            // in id order
 	projByID   map[int64]*project
 	projByPath map[string]*project // lower-case full path
+	// marked counts the projects marked for deletion (deletion.go), or
+	// more: deleteDue counts them again as it looks.
+	marked int
 	// jobTokens are the CI/CD job tokens handed out (Server.JobToken), by
 	// secret; a token works while its job runs.
 	jobTokens map[string]*ciJob
@@ -104,6 +107,9 @@ type namespace struct {
 	description string
 	visibility  string
 	createdAt   time.Time
+	// markedForDeletion is when DELETE marked the group, with a deletion
+	// adjourned period (deletion.go); nil when it is not marked.
+	markedForDeletion *time.Time
 }
 
 // fullName is the namespace's name with its parents': "Group / Sub".
@@ -140,9 +146,12 @@ type project struct {
 	starCount     int
 	createdAt     time.Time
 	lastActivity  time.Time
-	archived      bool     // read-only: writes to what it holds are refused
-	forkedFrom    *project // the project it was forked from, while that exists
-	forks         int      // the projects forked from it that exist
+	archived      bool // read-only: writes to what it holds are refused
+	// markedForDeletion is when DELETE marked it, with a deletion
+	// adjourned period (deletion.go); nil when it is not marked.
+	markedForDeletion *time.Time
+	forkedFrom        *project // the project it was forked from, while that exists
+	forks             int      // the projects forked from it that exist
 
 	issues     []*issue
 	mrs        []*mergeRequest

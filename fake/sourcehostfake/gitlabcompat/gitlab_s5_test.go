@@ -140,3 +140,53 @@ func TestGitLabClientArchive(t *testing.T) {
 		t.Fatalf("%d files in the tar.gz", n)
 	}
 }
+
+// TestGitLabClientDelayedDeletion: with a deletion adjourned period, the
+// published client's DeleteProject marks the project, which shows
+// marked_for_deletion_on; RestoreProject brings it back; DeleteProject
+// with permanently_remove and the marked full path deletes it; groups the
+// same.
+func TestGitLabClientDelayedDeletion(t *testing.T) {
+	t.Parallel()
+	srv := sourcehostfake.Start(t, sourcehostfake.WithDeletionAdjournedPeriod(7*24*time.Hour))
+	gl := gitlabClient(t, srv)
+	p, _, err := gl.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.Ptr("shop")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gl.Projects.DeleteProject(p.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	marked, _, err := gl.Projects.GetProject(p.ID, nil)
+	if err != nil || marked.MarkedForDeletionOn == nil || !marked.Archived || !strings.Contains(marked.Path, "-deletion_scheduled-") {
+		t.Fatalf("marked %+v %v", marked, err)
+	}
+	if back, _, err := gl.Projects.RestoreProject(p.ID); err != nil || back.Path != "shop" || back.MarkedForDeletionOn != nil {
+		t.Fatalf("restored %+v %v", back, err)
+	}
+	if _, err := gl.Projects.DeleteProject(p.ID, &gitlab.DeleteProjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	marked, _, _ = gl.Projects.GetProject(p.ID, nil)
+	if _, err := gl.Projects.DeleteProject(p.ID, &gitlab.DeleteProjectOptions{PermanentlyRemove: gitlab.Ptr(true),
+		FullPath: gitlab.Ptr(marked.PathWithNamespace)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, resp, err := gl.Projects.GetProject(p.ID, nil); err == nil || resp.StatusCode != 404 {
+		t.Fatalf("deleted permanently: %v", err)
+	}
+
+	g, _, err := gl.Groups.CreateGroup(&gitlab.CreateGroupOptions{Name: gitlab.Ptr("team"), Path: gitlab.Ptr("team")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gl.Groups.DeleteGroup(g.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if mg, _, err := gl.Groups.GetGroup(g.ID, nil); err != nil || mg.MarkedForDeletionOn == nil {
+		t.Fatalf("marked group %+v %v", mg, err)
+	}
+	if back, _, err := gl.Groups.RestoreGroup(g.ID); err != nil || back.FullPath != "team" {
+		t.Fatalf("restored group %+v %v", back, err)
+	}
+}
