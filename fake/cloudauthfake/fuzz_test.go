@@ -29,6 +29,8 @@ func FuzzFrontDoor(f *testing.F) {
 		"POST " + cloudauth.LoginPath + "\nContent-Type: text/plain; charset=\"utf-8\"\n\n{\"username\":\"admin\",\"password\":\"changeme\"}",
 		"POST " + cloudauth.LoginPath + "\nContent-Type: application/json\n\n{\"username\":\"admin\",\"password\":\"changeme\"}garbage",
 		"POST " + cloudauth.LoginPath + "\nContent-Type: \x00;;\n\n{}",
+		"POST " + cloudauth.APITokenPath + "\nContent-Type: application/x-www-form-urlencoded\n\nrefresh_token=abc%zz&refresh_token=",
+		"POST " + cloudauth.APITokenPath + "?refresh_token=x\nContent-Type: application/json\n\n{}",
 	}
 	fakekit.FuzzHTTP(f, seeds, func(t *testing.T) *fakekit.FuzzTarget {
 		srv, err := cloudauthfake.New(cloudauthfake.WithKey(testKey(), "k1"))
