@@ -225,10 +225,15 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	digest := tokenDigest(token)
 	// A body that is not an array costs one request of the rate limit
 	// (one message, or none that could be read), known before it is
-	// decoded: that one is taken with the verdict's read when it can be.
+	// decoded; a batch as many as it holds, known once verify decodes it
+	// (takeBatch): either is taken with the verdict's read when it can be,
+	// so that a call costs one round trip to Redis, batch or not.
 	takeWith := 0
-	if !g.cfg.RateLimit.Disabled && !isBatchBody(body) {
+	if !g.cfg.RateLimit.Disabled {
 		takeWith = 1
+		if isBatchBody(body) {
+			takeWith = takeBatch
+		}
 	}
 	early := earlyRead{body: body, maxBatch: g.cfg.Batch.MaxSize}
 	vd, rf := g.verify(ctx, token, digest, addr, takeWith, &early)
@@ -243,9 +248,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	if !early.decoded {
 		msgs, batch, fatal = decodeBody(body, g.cfg.Batch.MaxSize)
 	}
-	if !vd.took {
-		takeWith = 0
-	}
+	takeWith = vd.n // what was taken with the verdict, 0 if nothing
 	if !g.admit(w, ctx, c, msgs, batch, vd.taken, takeWith) {
 		return nil
 	}
@@ -407,8 +410,8 @@ func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, m
 		return true
 	}
 	if need := max(1, len(msgs)); taken == 0 || need != taken {
-		// (taken is only ever for the one request a body that is not an
-		// array costs; a mismatch would be a bug, answered by asking.)
+		// (taken was counted from the same decoded body; a mismatch would
+		// be a bug, answered by asking.)
 		var err error
 		d, err = g.store.Take(ctx, c.identity(), need, g.rate(), g.clk.Now())
 		if err != nil {

@@ -96,7 +96,12 @@ type verified struct {
 	// verdict's read (GetTaker), and taken is the bucket's answer.
 	taken RateDecision
 	took  bool
+	n     int // the tokens taken with the verdict's read, 0 unless took
 }
+
+// takeBatch is verify's n for a batch: as many rate-limit tokens as its
+// messages (one when none can be read), counted once the body is decoded.
+const takeBatch = -1
 
 // verify returns the verdict on token, from the store while it is fresh,
 // else from the source-hosting API (at most one call per token at a time
@@ -105,9 +110,10 @@ type verified struct {
 // WWW-Authenticate for a token the API does not accept, 403 for one
 // lacking scopes.
 //
-// With n > 0, a token whose good verdict this gateway has seen, still
-// fresh, has its verdict read and n requests of its rate limit taken in
-// one step of the store (GetTaker), which takes only when the store still
+// With n > 0 (or takeBatch: as many as the batch in early holds), a token
+// whose good verdict this gateway has seen, still fresh, has its verdict
+// read and n requests of its rate limit taken in one step of the store
+// (GetTaker), which takes only when the store still
 // holds that very verdict (verified's took and taken, for admit). A verdict
 // the store no longer holds (forgotten after a 401, re-verified, expired)
 // takes nothing, and is read and judged as before.
@@ -141,12 +147,16 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	}
 	var b []byte
 	var ok bool
+	also := ""
+	if seen != nil && n != 0 && early != nil {
+		also = early.key(digest)
+		if n == takeBatch {
+			n = max(1, len(early.msgs)) // what admit asks of a batch
+		}
+	}
+	n = max(n, 0) // a batch, not decoded: taken by admit
 	switch {
 	case seen != nil && n > 0:
-		also := ""
-		if early != nil {
-			also = early.key(digest)
-		}
 		res, err := getTake(ctx, g.store, GetTakeRequest{Key: key, Want: seen.raw, Bucket: identityOf(digest, seen.v), N: n, Rate: g.rate(), Now: now, Also: also})
 		b, ok = res.Value, res.Found // a verdict read is a verdict, even if the take then failed
 		if err == nil && res.Taken {
@@ -204,7 +214,10 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 			reason:     "the bearer token is not valid: " + v.Reason,
 			authHeader: `Bearer realm="mcp", error="invalid_token", error_description="` + v.Reason + `"`}
 	}
-	return verified{who: v, raw: raw, up: up, taken: taken, took: took}, nil
+	if !took {
+		n = 0
+	}
+	return verified{who: v, raw: raw, up: up, taken: taken, took: took, n: n}, nil
 }
 
 // verifyUpstream asks the source-hosting API about token

@@ -15,7 +15,7 @@ import (
 // BenchmarkGatewayOverheadRedis is mcp's BenchmarkGatewayOverhead with the
 // gateway's state on Redis: get_project through the deployed gateway
 // beside the same call straight to the source-hosting API (an upstream
-// answering at once), uncached and from the cache.
+// answering at once), uncached and from the cache, and a batch of 10.
 func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	ctx := context.Background()
 	store, _, _ := newStore(b)
@@ -61,4 +61,32 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 			}
 		})
 	}
+	// A batch of 10 get_project: one round trip to Redis for the whole
+	// batch (the verdict and 10 requests of the rate limit in one script).
+	b.Run("gateway-batch10", func(b *testing.B) {
+		c, err := mcp.New(ts.URL, mcp.WithToken(up.Token()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := &mcp.GetProjectParams{ProjectID: pid}
+		b.ReportAllocs()
+		for b.Loop() {
+			batch := c.NewBatch()
+			calls := make([]*mcp.BatchCall, 10)
+			for i := range calls {
+				calls[i] = batch.Call("get_project", p)
+			}
+			if err := batch.Send(ctx); err != nil {
+				b.Fatal(err)
+			}
+			for _, call := range calls {
+				if err := call.Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := gw.Ready(ctx); err != nil {
+			b.Fatalf("the gateway fell back to memory: %v", err)
+		}
+	})
 }
