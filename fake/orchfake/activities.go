@@ -2,24 +2,13 @@ package orchfake
 
 import (
 	"context"
-	"math"
 	"slices"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/orchsem"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
-)
-
-// Activity retry defaults, when the command's retry policy leaves them out
-// (Temporal's): 1 s, doubling, at most 100 times the initial interval,
-// unlimited attempts (bounded by schedule_to_close_timeout).
-const (
-	defaultRetryInitial     = time.Second
-	defaultRetryCoefficient = 2.0
-	defaultRetryMaxFactor   = 100
 )
 
 // userTimer is a timer started by a StartTimer command.
@@ -69,32 +58,8 @@ func (a *activity) token() []byte {
 // scheduleActivity writes ActivityTaskScheduled and queues the first
 // attempt. s.mu must be held.
 func (s *Server) scheduleActivity(e *execution, c *orchpb.ScheduleActivityTaskCommandAttributes, doneID int64) {
-	c = proto.Clone(c).(*orchpb.ScheduleActivityTaskCommandAttributes)
-	if c.GetTaskQueue() == "" {
-		c.TaskQueue = e.queue
-	}
-	// Missing timeouts, as Temporal fills them: start-to-close defaults to
-	// schedule-to-close; schedule-to-start to schedule-to-close.
-	if c.GetStartToCloseTimeout().AsDuration() <= 0 {
-		c.StartToCloseTimeout = c.GetScheduleToCloseTimeout()
-	}
-	if c.GetScheduleToStartTimeout().AsDuration() <= 0 && c.GetScheduleToCloseTimeout().AsDuration() > 0 {
-		c.ScheduleToStartTimeout = c.GetScheduleToCloseTimeout()
-	}
-	retry := proto.Clone(c.GetRetryPolicy()).(*orchpb.RetryPolicy)
-	if retry == nil {
-		retry = &orchpb.RetryPolicy{}
-	}
-	if retry.GetInitialInterval().AsDuration() <= 0 {
-		retry.InitialInterval = durationpb.New(defaultRetryInitial)
-	}
-	if retry.GetBackoffCoefficient() == 0 {
-		retry.BackoffCoefficient = defaultRetryCoefficient
-	}
-	if retry.GetMaximumInterval().AsDuration() <= 0 {
-		retry.MaximumInterval = durationpb.New(defaultRetryMaxFactor * retry.GetInitialInterval().AsDuration())
-	}
-	c.RetryPolicy = retry
+	c = orchsem.ScheduledActivity(c, e.queue) // the task queue, timeouts and retry policy the service fills in
+	retry := c.GetRetryPolicy()
 	s.limits.takeActivity(e.ns.info.Name)
 	ev := s.add(e, orchpb.EventType_ActivityTaskScheduled, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &orchpb.ActivityTaskScheduledEventAttributes{
@@ -263,27 +228,10 @@ func (s *Server) respondActivityFailed(ctx context.Context, req *orchpb.RespondA
 	return &orchpb.RespondActivityTaskFailedResponse{}, nil
 }
 
-// backoff is the wait before attempt a.attempt+1.
-func backoff(p *orchpb.RetryPolicy, attempt int32) time.Duration {
-	d := float64(p.GetInitialInterval().AsDuration()) * math.Pow(p.GetBackoffCoefficient(), float64(attempt-1))
-	return time.Duration(min(d, float64(p.GetMaximumInterval().AsDuration())))
-}
-
 // retryState says whether a failed attempt is retried (IN_PROGRESS) or
 // why not.
 func (s *Server) retryState(a *activity, f *orchpb.Failure) orchpb.RetryState {
-	if info := f.GetApplicationFailureInfo(); info != nil {
-		if info.GetNonRetryable() || slices.Contains(a.retry.GetNonRetryableErrorTypes(), info.GetType()) {
-			return orchpb.RetryState_NON_RETRYABLE_FAILURE
-		}
-	}
-	if m := a.retry.GetMaximumAttempts(); m > 0 && a.attempt >= m {
-		return orchpb.RetryState_MAXIMUM_ATTEMPTS_REACHED
-	}
-	if d := a.attrs.GetScheduleToCloseTimeout().AsDuration(); d > 0 && !s.clk.Now().Add(backoff(a.retry, a.attempt)).Before(a.scheduled.Add(d)) {
-		return orchpb.RetryState_TIMEOUT
-	}
-	return orchpb.RetryState_IN_PROGRESS
+	return orchsem.ActivityRetryState(a.attrs, f, a.attempt, a.scheduled, s.clk.Now())
 }
 
 // retry ends the current attempt and queues the next after its backoff.
@@ -294,7 +242,7 @@ func (s *Server) retry(a *activity, f *orchpb.Failure) {
 	}
 	a.st2c, a.beat = nil, nil
 	a.lastFailure = f
-	wait := backoff(a.retry, a.attempt)
+	wait := orchsem.Backoff(a.retry, a.attempt)
 	a.attempt++
 	a.started, a.waiting = false, true
 	a.retryAt = s.clk.Now().Add(wait)

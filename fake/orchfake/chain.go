@@ -4,9 +4,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/orchsem"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // continueChain starts the next run of a workflow whose run just closed,
@@ -58,34 +58,18 @@ func (s *Server) workflowRetryState(e *execution, f *orchpb.Failure) (orchpb.Ret
 	if p == nil {
 		return orchpb.RetryState_RETRY_POLICY_NOT_SET, 0
 	}
-	p = withRetryDefaults(p)
+	p = orchsem.WithRetryDefaults(p)
 	if info := f.GetApplicationFailureInfo(); info != nil && (info.GetNonRetryable() || slices.Contains(p.GetNonRetryableErrorTypes(), info.GetType())) {
 		return orchpb.RetryState_NON_RETRYABLE_FAILURE, 0
 	}
 	if m := p.GetMaximumAttempts(); m > 0 && e.attempt >= m {
 		return orchpb.RetryState_MAXIMUM_ATTEMPTS_REACHED, 0
 	}
-	wait := backoff(p, e.attempt)
+	wait := orchsem.Backoff(p, e.attempt)
 	if !e.expiry.IsZero() && !s.clk.Now().Add(wait).Before(e.expiry) {
 		return orchpb.RetryState_TIMEOUT, 0
 	}
 	return orchpb.RetryState_IN_PROGRESS, wait
-}
-
-// withRetryDefaults fills a retry policy's blanks as the service does (1 s,
-// doubling, at most 100 times the initial interval).
-func withRetryDefaults(p *orchpb.RetryPolicy) *orchpb.RetryPolicy {
-	p = proto.Clone(p).(*orchpb.RetryPolicy)
-	if p.GetInitialInterval().AsDuration() <= 0 {
-		p.InitialInterval = durationpb.New(defaultRetryInitial)
-	}
-	if p.GetBackoffCoefficient() == 0 {
-		p.BackoffCoefficient = defaultRetryCoefficient
-	}
-	if p.GetMaximumInterval().AsDuration() <= 0 {
-		p.MaximumInterval = durationpb.New(defaultRetryMaxFactor * p.GetInitialInterval().AsDuration())
-	}
-	return p
 }
 
 func setRetryState(ev *orchpb.HistoryEvent, st orchpb.RetryState) {

@@ -10,7 +10,8 @@ import (
 
 // The env runs without a network: the package imports nothing that dials
 // or serves (net, net/http, gRPC, the fakes), and it links nothing that
-// orch/workflow, which every workflow's code links already, does not.
+// orch/workflow, which every workflow's code links already, does not,
+// besides this module's own small packages.
 // (orch links gRPC as a library for its client; the env makes no client,
 // so nothing of it runs.) go list is what `go build` of an importer reads,
 // test files aside.
@@ -42,11 +43,28 @@ func TestEnvImportsNoNetwork(t *testing.T) {
 			t.Errorf("orch/orchtest imports %s", p)
 		}
 	}
-	env := list("-deps", module+"orch/orchtest")
+	// What it links beyond orch/workflow must be this module's own
+	// packages (itself, the rules it shares with orchfake), importing
+	// nothing beyond orch/workflow's links or each other.
 	wf := list("-deps", module+"orch/workflow")
-	for _, p := range env {
-		if !slices.Contains(wf, p) && p != module+"orch/orchtest" {
+	extra := map[string][]string{}
+	for _, line := range list("-deps", "-f", `{{.ImportPath}}|{{join .Imports ","}}`, module+"orch/orchtest") {
+		path, imports, _ := strings.Cut(line, "|")
+		if !slices.Contains(wf, path) {
+			extra[path] = strings.Split(imports, ",")
+		}
+	}
+	if _, ok := extra[module+"orch/orchtest"]; !ok {
+		t.Fatal("go list -deps did not list orch/orchtest itself: the test would prove nothing")
+	}
+	for p, imports := range extra {
+		if !strings.HasPrefix(p, module) {
 			t.Errorf("orch/orchtest links %s, which orch/workflow does not", p)
+		}
+		for _, i := range imports {
+			if _, ok := extra[i]; i != "" && !ok && !slices.Contains(wf, i) {
+				t.Errorf("%s imports %s", p, i)
+			}
 		}
 	}
 }

@@ -82,7 +82,9 @@
 // same replay, determinism checks and commands. What the service does
 // with the commands (the events it writes, their attributes and order,
 // activity defaults, retry backoff, timeouts, children, continue-as-new)
-// is a small engine in this package that follows orchfake's. Driving
+// is a small engine in this package that follows orchfake's, and shares
+// with it the rules of activity defaults, backoff and retry states (one
+// internal package both call). Driving
 // orchfake's own engine in process was considered and not done: it lives
 // inside orchfake's Server, fused with its gRPC and HTTP service, locks,
 // rate limits, task queues and polls, and importing orchfake links gRPC's

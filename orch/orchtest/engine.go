@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -15,18 +14,15 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/apitwin/apitwin/internal/orchact"
+	"github.com/apitwin/apitwin/internal/orchsem"
 	"github.com/apitwin/apitwin/internal/wfprobe"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
-// The defaults the service fills in, as orchfake does (Temporal's).
-const (
-	defaultTaskTimeout      = 10 * time.Second
-	defaultRetryInitial     = time.Second
-	defaultRetryCoefficient = 2.0
-	defaultRetryMaxFactor   = 100
-)
+// defaultTaskTimeout is the workflow task timeout the service records
+// when the start names none, as orchfake does.
+const defaultTaskTimeout = 10 * time.Second
 
 // due is a pending timer or callback at a workflow time.
 type due struct {
@@ -861,30 +857,8 @@ func (a *activity) stopTimers() {
 // attempt.
 func (r *run) scheduleActivity(c *orchpb.ScheduleActivityTaskCommandAttributes, done int64) {
 	e := r.env
-	c = proto.Clone(c).(*orchpb.ScheduleActivityTaskCommandAttributes)
-	if c.GetTaskQueue() == "" {
-		c.TaskQueue = r.started.GetTaskQueue()
-	}
-	if c.GetStartToCloseTimeout().AsDuration() <= 0 {
-		c.StartToCloseTimeout = c.GetScheduleToCloseTimeout()
-	}
-	if c.GetScheduleToStartTimeout().AsDuration() <= 0 && c.GetScheduleToCloseTimeout().AsDuration() > 0 {
-		c.ScheduleToStartTimeout = c.GetScheduleToCloseTimeout()
-	}
-	retry := proto.Clone(c.GetRetryPolicy()).(*orchpb.RetryPolicy)
-	if retry == nil {
-		retry = &orchpb.RetryPolicy{}
-	}
-	if retry.GetInitialInterval().AsDuration() <= 0 {
-		retry.InitialInterval = durationpb.New(defaultRetryInitial)
-	}
-	if retry.GetBackoffCoefficient() == 0 {
-		retry.BackoffCoefficient = defaultRetryCoefficient
-	}
-	if retry.GetMaximumInterval().AsDuration() <= 0 {
-		retry.MaximumInterval = durationpb.New(defaultRetryMaxFactor * retry.GetInitialInterval().AsDuration())
-	}
-	c.RetryPolicy = retry
+	c = orchsem.ScheduledActivity(c, r.started.GetTaskQueue())
+	retry := c.GetRetryPolicy()
 	ev := r.add(orchpb.EventType_ActivityTaskScheduled, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &orchpb.ActivityTaskScheduledEventAttributes{
 			ActivityId: c.GetActivityId(), ActivityType: c.GetActivityType(), TaskQueue: &orchpb.TaskQueue{Name: c.GetTaskQueue(), Kind: orchpb.TaskQueueKind_NORMAL},
@@ -1030,34 +1004,16 @@ func (a *activity) finish() {
 	a.run.newEvents()
 }
 
-// backoff is the wait before attempt+1.
-func backoff(p *orchpb.RetryPolicy, attempt int32) time.Duration {
-	d := float64(p.GetInitialInterval().AsDuration()) * math.Pow(p.GetBackoffCoefficient(), float64(attempt-1))
-	return time.Duration(min(d, float64(p.GetMaximumInterval().AsDuration())))
-}
-
 // retryState says whether a failed attempt is retried (IN_PROGRESS) or
-// why not, as the service decides.
+// why not, as the service (and orchfake) decides.
 func (a *activity) retryState(f *orchpb.Failure) orchpb.RetryState {
-	if info := f.GetApplicationFailureInfo(); info != nil {
-		if info.GetNonRetryable() || slices.Contains(a.retry.GetNonRetryableErrorTypes(), info.GetType()) {
-			return orchpb.RetryState_NON_RETRYABLE_FAILURE
-		}
-	}
-	if m := a.retry.GetMaximumAttempts(); m > 0 && a.attempt >= m {
-		return orchpb.RetryState_MAXIMUM_ATTEMPTS_REACHED
-	}
-	now := a.run.env.now
-	if d := a.attrs.GetScheduleToCloseTimeout().AsDuration(); d > 0 && !now.Add(backoff(a.retry, a.attempt)).Before(a.scheduled.Add(d)) {
-		return orchpb.RetryState_TIMEOUT
-	}
-	return orchpb.RetryState_IN_PROGRESS
+	return orchsem.ActivityRetryState(a.attrs, f, a.attempt, a.scheduled, a.run.env.now)
 }
 
 func (a *activity) retryAfter(f *orchpb.Failure) {
 	e := a.run.env
 	a.lastFailure = f
-	wait := backoff(a.retry, a.attempt)
+	wait := orchsem.Backoff(a.retry, a.attempt)
 	a.attempt++
 	a.started = false
 	a.answer = e.addDue(e.now.Add(wait), func() {
