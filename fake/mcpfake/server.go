@@ -17,7 +17,6 @@ import (
 	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/gateway"
-	"github.com/apitwin/apitwin/sourcehost"
 )
 
 // Server is a gateway and the source-hosting fake behind it.
@@ -195,8 +194,8 @@ func build(opts []Option, start bool, makeUpstream func(...sourcehostfake.Option
 		s.inProcess = true
 		hc = &http.Client{Transport: fakekit.HandlerTransport{Handler: s.upstream, ResponseHeaderTimeout: upstreamHeaderTimeout(s.gcfg)}}
 	}
-	if hc != nil {
-		s.gcfg.UpstreamOptions = append([]sourcehost.Option{sourcehost.WithHTTPClient(hc)}, s.gcfg.UpstreamOptions...)
+	if hc != nil && s.gcfg.HTTPClient == nil {
+		s.gcfg.HTTPClient = hc // the API calls and the OAuth token information alike
 	}
 	gw, err := gateway.New(s.gcfg)
 	if err != nil {

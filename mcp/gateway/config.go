@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
@@ -80,6 +81,11 @@ type Config struct {
 	// (after the gateway's own, before the caller's token): a CA file, a
 	// retry policy, an HTTP client.
 	UpstreamOptions []sourcehost.Option `yaml:"-" json:"-"`
+	// HTTPClient carries every request to the source-hosting server: its
+	// API calls and the OAuth token information (default a pooled client
+	// that waits UpstreamHeaderTimeoutSeconds for an answer). An HTTP
+	// client given in UpstreamOptions instead serves the API calls alone.
+	HTTPClient *http.Client `yaml:"-" json:"-"`
 	// Logger receives warnings (upstream unreachable, a shared cache
 	// failing); silent by default. Tokens never appear in it.
 	Logger *slog.Logger `yaml:"-" json:"-"`

@@ -243,6 +243,40 @@
 // the gateway is behind a proxy or under another name: mcp-gateway
 // otherwise takes the one it listens on.
 //
+// OAuth tokens: a bearer token that is no personal access token (GET
+// /personal_access_tokens/self answers 404) is described by the
+// source-hosting server that issued it (GET /oauth/token/info, through
+// Config.HTTPClient): its user, its scopes, whether it still works, and the
+// resource it was issued for (RFC 8707). It is accepted only when that
+// resource is resource.url: a token issued for another service, or for
+// none, is 401 invalid_token ("the token was issued for another
+// resource"), however valid it is at the source-hosting API; without
+// resource.url no OAuth token is accepted. Scopes are judged as for
+// personal access tokens (api grants the read scopes). The verdict is
+// remembered as a personal access token's is (under the token's SHA-256,
+// believed verify.ttl_seconds, in the bounded store, through the same
+// verification limits), and its rate limit counts by the token's digest.
+// Personal access tokens work as before.
+//
+// Token passthrough. The seed asks the gateway to call the source-hosting
+// API "with the caller's token"; the MCP specification forbids a server
+// to pass the tokens it receives through to upstream APIs, because a token
+// minted for one service then works at another (the confused deputy),
+// and the upstream cannot tell who it serves. The gateway does send the
+// caller's token to the source-hosting API, and it is honest to say that
+// this is passthrough in form. What it guarantees instead: it accepts an
+// OAuth token only when the source-hosting server, the token's own issuer,
+// says it was issued for this gateway (its audience), so a token obtained
+// for any other service is refused before anything runs; and the only
+// upstream it is sent to is that issuer, which accepts it as its own API
+// token with the scopes the user consented to, for the user who consented.
+// No token is sent anywhere else, logged or stored (only its SHA-256).
+// The strict reading (a token of the gateway's own, exchanged for an
+// upstream token, RFC 8693) needs a token exchange that GitLab does not
+// offer; GitLab's own MCP server, which is part of the API it serves, uses
+// the caller's token the same way. Personal access tokens are passed as
+// they always were: the user pasted them for this purpose.
+//
 // # Deploying
 //
 // The program mcp/cmd/mcp-gateway serves a Gateway as it is: a YAML file of

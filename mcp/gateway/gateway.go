@@ -64,6 +64,10 @@ type Gateway struct {
 	// (sourcehost.Client.WithToken), with no token of its own: its HTTP
 	// client and settings are shared by all.
 	upstream *sourcehost.Client
+	// http reaches the source-hosting server (Config.HTTPClient), and
+	// authorizationServer is its root, where OAuth tokens are described.
+	http                *http.Client
+	authorizationServer string
 	// mcp is the Model Context Protocol side: g's own transport in front
 	// of the server every gateway shares, which is made at the first MCP
 	// request of the process (see protocolServer).
@@ -127,8 +131,13 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	// A bad UpstreamOption (a missing CA file, say) fails here, once,
 	// rather than on every caller's first request.
+	g.authorizationServer, _ = upstreamRoot(cfg.Upstream) // checked by withDefaults
+	g.http = cfg.HTTPClient
+	if g.http == nil {
+		g.http = upstreamHTTPClient(cfg)
+	}
 	g.upstream, err = sourcehost.New(cfg.Upstream, append([]sourcehost.Option{
-		sourcehost.WithHTTPClient(upstreamHTTPClient(cfg)),
+		sourcehost.WithHTTPClient(g.http),
 		sourcehost.WithClock(g.clk),
 		sourcehost.WithUserAgent("apitwin-mcp-gateway/" + version.Version),
 		// The caller decides about retries: a 429 reaches it as -32000

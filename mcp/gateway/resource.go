@@ -43,9 +43,7 @@ func (rc ResourceConfig) withDefaults(upstream string, required []string, bad fu
 		}
 	}
 	if rc.AuthorizationServers == nil {
-		// The upstream may be written with its API root, which the
-		// source-hosting client strips too: the issuer is the server.
-		if u, ok := absoluteURL(strings.TrimSuffix(strings.TrimSuffix(upstream, "/"), "/api/v4")); ok {
+		if u, ok := upstreamRoot(upstream); ok {
 			rc.AuthorizationServers = []string{u}
 		}
 	}
@@ -58,6 +56,13 @@ func (rc ResourceConfig) withDefaults(upstream string, required []string, bad fu
 		rc.ScopesSupported = required
 	}
 	return rc
+}
+
+// upstreamRoot is the source-hosting server's root URL, canonical: the
+// upstream may be written with its API root, which the source-hosting
+// client strips too. It issues OAuth tokens and describes them.
+func upstreamRoot(upstream string) (string, bool) {
+	return absoluteURL(strings.TrimSuffix(strings.TrimSuffix(upstream, "/"), "/api/v4"))
 }
 
 // absoluteURL is raw canonical (scheme and host lower case, no trailing

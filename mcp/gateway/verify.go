@@ -291,6 +291,16 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 		if len(v.Missing) == 0 {
 			ttl = knownTokenMemory
 		}
+	case errors.As(err, &se) && se.StatusCode == http.StatusNotFound:
+		// Not a personal access token: an OAuth token, which the
+		// authorization server describes, its audience among it (oauth.go).
+		if r := g.verifyOAuth(ctx, token, v); r != nil {
+			call.r, call.abandoned = r, ctx.Err() != nil
+			return nil, nil, nil, r
+		}
+		if v.OK && len(v.Missing) == 0 {
+			ttl = knownTokenMemory
+		}
 	case errors.As(err, &se) && se.StatusCode == http.StatusUnauthorized:
 		v.Reason = "unknown, revoked or expired"
 	case errors.As(err, &se) && se.StatusCode == http.StatusForbidden:
