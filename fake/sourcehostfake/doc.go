@@ -281,8 +281,9 @@
 //     most 2,000 bytes, absolute, no fragment; https, http to loopback
 //     only, or a native app's private scheme, never javascript: or data:),
 //     client_name (at most 200 characters, shown as "[Unverified Dynamic
-//     Application] <name>" as GitLab shows it), scope (known scopes;
-//     default api read_api read_user read_repository write_repository). A
+//     Application] <name>" as GitLab shows it), scope (the scopes the
+//     fake knows of those asked, others such as openid left out; none:
+//     api read_api read_user read_repository write_repository). A
 //     body past 64 KiB is refused. Applications count against
 //     WithMaxRecords ("OAuth applications"). [Server.AddOAuthApplication]
 //     adds one from Go, confidential (with a secret) or not.

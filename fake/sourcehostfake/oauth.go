@@ -287,14 +287,18 @@ func (s *Server) register(r *http.Request) fakekit.Answer {
 	if len([]rune(name)) > maxClientName {
 		return oauthDetail(http.StatusBadRequest, "invalid_client_metadata", fmt.Sprintf("client_name is too long (maximum is %d characters)", maxClientName))
 	}
-	scopes := defaultDynamicScopes
-	if req.Scope != "" {
-		scopes = strings.Fields(req.Scope)
-		for _, sc := range scopes {
-			if !slices.Contains(knownScopes, sc) {
-				return oauthDetail(http.StatusBadRequest, "invalid_client_metadata", fmt.Sprintf("scope %q is not one of %s", sc, strings.Join(knownScopes, " ")))
-			}
+	// Scopes the server does not know (openid, offline_access, which
+	// generic clients ask for) are left out rather than refused, as RFC
+	// 7591 §2 lets a server register other scopes than those asked; the
+	// answer says which were registered.
+	var scopes []string
+	for _, sc := range strings.Fields(req.Scope) {
+		if slices.Contains(knownScopes, sc) && !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
 		}
+	}
+	if len(scopes) == 0 {
+		scopes = defaultDynamicScopes
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

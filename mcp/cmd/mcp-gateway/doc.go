@@ -109,6 +109,10 @@
 //	  required_scopes: [api, read_user, read_repository]
 //	  allow_local_webhooks: false   # configure_webhook to loopback and private networks (never link-local, cloud metadata)
 //	  local_webhook_allowlist: []   # addresses or CIDR ranges hooks may reach though not public: [10.1.2.0/24]
+//	resource:                       # the gateway as an OAuth protected resource (RFC 9728)
+//	  url: ""                       # the MCP URL clients use; "": http(s)://<listen address><path>
+//	  authorization_servers: []     # []: the upstream's root, which issues OAuth tokens
+//	  scopes_supported: []          # []: security.required_scopes
 //	rate_limit:                     # per verified token
 //	  per_minute: 600
 //	  burst: 100
@@ -139,6 +143,10 @@
 // restart):
 //
 //   - the gateway at path (POST /mcp);
+//   - GET /.well-known/oauth-protected-resource, alone and followed by
+//     path (/.well-known/oauth-protected-resource/mcp): the protected-
+//     resource metadata MCP clients read to find where to log in; every
+//     401 names it in WWW-Authenticate (resource_metadata);
 //   - GET /healthz: 200 "ok" while the process runs (a liveness probe);
 //   - GET /readyz: 200 {"status":"ready"}; 200 {"status":"degraded",
 //     "reason":"..."} while Redis cannot be reached; 503
@@ -206,6 +214,50 @@
 // configure_webhook is idempotent: the same project, URL and events again
 // answer the hook made before (created false). get_job_log gives at most
 // a log's last 64 KiB.
+//
+// # Connecting an MCP client, with no token pasted by hand
+//
+// An MCP client that follows the MCP authorization specification (the
+// official SDKs, mcp-remote, desktop assistants and IDEs that offer
+// "OAuth" or "remote" servers) needs only the gateway's URL: its first
+// request is refused with 401, it reads the protected-resource metadata,
+// registers itself with the source-hosting server (RFC 7591), opens the
+// login page in the browser, and gets a token issued for the gateway. The
+// source-hosting server must be one that offers OAuth with dynamic
+// registration (GitLab 17.x/18.x does; so does apitwin-fake's
+// sourcehostfake, whose login page takes a user's name and, as the
+// password, a personal access token of that user, such as root's that
+// apitwin-fake prints). resource.url must be the very URL the client is
+// given: clients check that the metadata names it.
+//
+// A client configuration that speaks streamable HTTP itself (the
+// "mcpServers" file of desktop assistants and IDEs; VS Code's mcp.json
+// calls the list "servers" and the kind "type"):
+//
+//	{
+//	  "mcpServers": {
+//	    "gitlab": { "type": "http", "url": "http://127.0.0.1:8930/mcp" }
+//	  }
+//	}
+//
+// One that starts local programs only, through mcp-remote, which runs the
+// login and keeps the tokens (in ~/.mcp-auth), refreshing them:
+//
+//	{
+//	  "mcpServers": {
+//	    "gitlab": {
+//	      "command": "npx",
+//	      "args": ["-y", "mcp-remote", "http://127.0.0.1:8930/mcp",
+//	        "--static-oauth-client-metadata", "{\"scope\": \"api read_user read_repository\"}"]
+//	    }
+//	  }
+//	}
+//
+// (The static metadata registers the scopes the gateway needs; scopes a
+// client asks for that the source-hosting server does not know, such as
+// openid, are left out of its registration by sourcehostfake.) Clients
+// that cannot run OAuth still send a personal access token: "headers":
+// {"Authorization": "Bearer <token>"}.
 //
 // # Stopping
 //
