@@ -138,6 +138,11 @@
 //     403 [*Error] with its text ("…refused by CSRF protection in
 //     main.inc.php. Token not provided."). Sessions end after 1440 s without use
 //     (PHP's default); the client learns it from a 401.
+//   - [Client.RequestAPIKey] (POST /login) answers {"success":{"code":200,
+//     "token":…,"entity":…,"message":…}} as the ERP's login API does, and
+//     403 "Access denied" for a wrong login or password. [Client.Status]
+//     reads GET /status; its version field carries the ERP's brand in real
+//     deployments ("…_version"), any such field is read.
 //   - The API description is the Swagger document the explorer publishes at
 //     /explorer/swagger.json ([Client.DescribeAPI]); [Client.Ping] checks
 //     that the web root answers 200.

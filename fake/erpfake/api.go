@@ -160,6 +160,16 @@ func moduleOff() fakekit.Answer {
 // step runs under it once the caller is authenticated, and the answer is
 // written after the lock is released.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
+	s.serveAs(w, r, op, false)
+}
+
+// servePublic answers an API request that needs no API key (the API's
+// login), as serve does otherwise.
+func (s *Server) servePublic(w http.ResponseWriter, r *http.Request, op operation) {
+	s.serveAs(w, r, op, true)
+}
+
+func (s *Server) serveAs(w http.ResponseWriter, r *http.Request, op operation, public bool) {
 	if !s.apiEnabled.Load() {
 		fakekit.WriteAnswer(w, moduleOff())
 		return
@@ -175,7 +185,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
 	if hook := s.parsedHook.Load(); hook != nil {
 		(*hook)(r)
 	}
-	a, caller, buf := s.runLocked(r, run, c)
+	a, caller, buf := s.runLocked(r, run, c, public)
 	if caller != "" {
 		fakekit.ExchangeFrom(r.Context()).SetCaller(caller)
 	}
@@ -183,17 +193,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op operation) {
 	releaseAnswer(buf)
 }
 
-// runLocked authenticates the caller and runs the step in c, holding the
-// state lock; it returns the answer, the caller's login and the pooled
-// buffer the answer is written in, if any.
-func (s *Server) runLocked(r *http.Request, run step, c *call) (fakekit.Answer, string, *[]byte) {
+// runLocked authenticates the caller (unless the operation is public) and
+// runs the step in c, holding the state lock; it returns the answer, the
+// caller's login ("" for none) and the pooled buffer the answer is written
+// in, if any.
+func (s *Server) runLocked(r *http.Request, run step, c *call, public bool) (fakekit.Answer, string, *[]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	*c = call{s: s, st: s.st, r: r, num: numbers{native: s.nativeNumbers.Load()}}
-	if fail := s.authenticate(c); fail != nil {
-		return *fail, "", nil
+	if !public {
+		if fail := s.authenticate(c); fail != nil {
+			return *fail, "", nil
+		}
 	}
 	a := run(c)
+	if c.user == nil {
+		return a, "", c.buf
+	}
 	return a, c.user.login, c.buf
 }
 

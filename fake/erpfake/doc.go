@@ -92,6 +92,15 @@
 // off: every API call then answers the ERP's 200 "Module Api must be
 // enabled" page.
 //
+// The API's login, GET|POST /api/index.php/login (login, password, entity,
+// reset; no key needed), answers the user's API key, making one when the
+// user has none or reset is 1 (the key before stops working), and 403
+// "Access denied" for a wrong login or password, 403 "Bad value for entity,
+// must be the numeric ID of company." for an entity that is not a number;
+// every user may renew their own key. GET /api/index.php/status answers
+// {"success":{"code":200,"erp_version":"21.0.0","access_locked":"0"}}
+// ([Version]; the ERP names the field after its brand).
+//
 // /api/index.php/explorer/swagger.json serves a Swagger 2.0 description of
 // the fake's own API, and /api/index.php/explorer/ a small page listing
 // it (no script, nothing fetched from elsewhere; /explorer redirects there,

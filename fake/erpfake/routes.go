@@ -64,6 +64,15 @@ var (
 	bodyParam = param{name: "request_data", in: "body", typ: "object", required: true, description: "The record's fields, as JSON"}
 )
 
+func loginParams(in string) []param {
+	return []param{
+		{name: "login", in: in, typ: "string", required: true, description: "User login"},
+		{name: "password", in: in, typ: "string", required: true, description: "User password"},
+		{name: "entity", in: in, typ: "string", description: "Entity (company) id; empty: 1"},
+		{name: "reset", in: in, typ: "integer", description: "1: a new key, the one before stops working"},
+	}
+}
+
 func listParams(extra ...param) []param {
 	return append([]param{
 		{name: "sortfield", in: "query", typ: "string", description: "Column to sort by, with its alias (t.rowid)"},
@@ -86,8 +95,9 @@ type endpoint struct {
 	opOf func(*http.Request) operation
 	// explorer: the row is one of the explorer's paths (served by
 	// serveExplorer, described by nothing); aside: its pattern conflicts
-	// with others (Routes.HandleAside).
-	explorer, aside bool
+	// with others (Routes.HandleAside); public: it needs no API key (the
+	// API's login).
+	explorer, aside, public bool
 }
 
 // apiHandlers binds each row of the ERP's endpoint table (apitable.ERP,
@@ -164,6 +174,12 @@ var apiHandlers = func() map[string]endpoint {
 			op: updateLine(findOrderDoc, getOrder)},
 		"deleteOrderLine": {summary: "Delete a line of a draft order", params: []param{idParam, lineID}, op: deleteLine(findOrderDoc, getOrder)},
 
+		"loginGet": {summary: "An API key for a login and password (login, password, entity, reset in the query); needs no key",
+			params: loginParams("query"), op: apiLogin, public: true},
+		"loginPost": {summary: "An API key for a login and password (login, password, entity, reset in the body); needs no key",
+			params: loginParams("body"), op: apiLogin, public: true},
+		"status": {summary: "The ERP's version", op: apiStatus},
+
 		"explorerSpec":      {explorer: true},
 		"explorerPage":      {explorer: true},
 		"explorerPageSlash": {explorer: true},
@@ -198,6 +214,8 @@ var routeTable = sync.OnceValue(func() *routeSet {
 			rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorerRedirect(w) })
 		case h.explorer:
 			rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveExplorerPage(w, set.ops) })
+		case h.public:
+			rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePublic(w, r, h.op) })
 		case h.aside:
 			rt.HandleAside(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serve(w, r, h.opOf(r)) })
 		default:

@@ -74,6 +74,10 @@ var erpAPI = sync.OnceValue(func() *Table {
 			{"PUT", "/orders/{id}/lines/{lineid}", "updateOrderLine", []string{"UpdateOrderLine"}, "", ""},
 			{"DELETE", "/orders/{id}/lines/{lineid}", "deleteOrderLine", []string{"DeleteOrderLine"}, "", ""},
 
+			{"GET", "/login", "loginGet", nil, "as POST /login, with the password in the URL", ""},
+			{"POST", "/login", "loginPost", []string{"RequestAPIKey"}, "", ""},
+			{"GET", "/status", "status", []string{"Status"}, "", ""},
+
 			{"GET", "/explorer/swagger.json", "explorerSpec", []string{"DescribeAPI"}, "", ""},
 			{"GET", "/explorer", "explorerPage", nil, "redirects to /explorer/", ""},
 			{"GET", "/explorer/{$}", "explorerPageSlash", nil, "the explorer's page, for browsers; DescribeAPI reads the description it shows", ""},
