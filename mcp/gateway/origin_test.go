@@ -89,6 +89,17 @@ func TestOriginChecked(t *testing.T) {
 			t.Errorf("origin %s: Vary %q lacks Origin", origin, hdr.Values("Vary"))
 		}
 	}
+	// The Model Context Protocol's side, the same.
+	status, hdr, body = post(t, srv, `{"jsonrpc":"2.0","method":"tools/list","id":1}`, "Origin", "http://localhost:6274",
+		"Accept", "application/json, text/event-stream")
+	if status != http.StatusOK || !strings.Contains(body, `"tools"`) || hdr.Get("Access-Control-Allow-Origin") != "http://localhost:6274" {
+		t.Errorf("tools/list from loopback: %d %.200s (ACAO %q)", status, body, hdr.Get("Access-Control-Allow-Origin"))
+	}
+	if status, _, body = post(t, srv, `{"jsonrpc":"2.0","method":"tools/list","id":1}`, "Origin", "http://evil.example",
+		"Accept", "application/json, text/event-stream"); status != http.StatusForbidden {
+		t.Errorf("tools/list from evil: %d %.200s", status, body)
+	}
+
 	// A refusal a browser client must read (401 and its WWW-Authenticate)
 	// carries the CORS headers too.
 	status, hdr, _ = post(t, srv, listProjectsCall, "Origin", "http://localhost:6274", "Authorization", "")

@@ -156,7 +156,7 @@ var protocolServer = sync.OnceValue(func() *mcpsdk.Server {
 		})
 	for _, t := range toolList() {
 		srv.AddTool(&mcpsdk.Tool{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.schema,
-			OutputSchema: t.output, Annotations: t.annotations()}, toolHandler(t))
+			OutputSchema: t.output(), Annotations: t.annotations()}, toolHandler(t))
 	}
 	return srv
 })

@@ -26,8 +26,11 @@ type tool struct {
 	// a read, which changes nothing): tools/list's annotations.
 	effects *effects
 	// output is the JSON Schema of the tool's structuredContent: its
-	// result, or the {"error": …} of a failure (see outputSchema).
-	output json.RawMessage
+	// result, or the {"error": …} of a failure (see outputSchema). It is
+	// made at the first use, the MCP side's start: inferring it costs
+	// about a millisecond a tool, which a program that never speaks MCP
+	// should not pay when it starts.
+	output func() json.RawMessage
 
 	// The typed half (see calls), over a params value that newParams made.
 	newParams func() any
@@ -87,7 +90,7 @@ func define[P, R any](t tool, c calls[P, R]) *tool {
 	if t.title == "" || (c.cache == nil) != (t.effects != nil) {
 		panic("gateway: tool " + t.name + " needs a title, and effects exactly when it writes")
 	}
-	t.output = outputSchema[R]()
+	t.output = sync.OnceValue(outputSchema[R])
 	if c.cache != nil {
 		t.params = append(t.params[:len(t.params):len(t.params)], cacheParams...)
 		t.cache = func(p any) *mcp.CacheOptions { return c.cache(p.(*P)) }
