@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/cron"
 	"github.com/apitwin/apitwin/internal/orchsem"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
@@ -113,8 +114,8 @@ func (s *Server) firstTaskBackoff(req *orchpb.StartWorkflowExecutionRequest, x r
 		return x.backoff
 	}
 	if c := req.GetCronSchedule(); c != "" {
-		if sch, err := parseCron(c); err == nil {
-			if next := sch.next(now); !next.IsZero() {
+		if sch, err := cron.Parse(c); err == nil {
+			if next := sch.Next(now); !next.IsZero() {
 				return next.Sub(now)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
+	"github.com/apitwin/apitwin/internal/cron"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
@@ -394,9 +395,9 @@ func checkRetryPolicy(v *violations, field string, p *orchpb.RetryPolicy) {
 	}
 }
 
-// checkCron checks a cron_schedule (see parseCron).
+// checkCron checks a cron_schedule (see cron.Parse).
 func checkCron(c string) error {
-	_, err := parseCron(c)
+	_, err := cron.Parse(c)
 	return err
 }
 

@@ -453,7 +453,16 @@
 // zone (default UTC), else 400 {"message":{"cron":["is invalid
 // syntax"]}}. POST .../play runs one at once, as its owner, with source
 // "schedule", answering 201 {"message":"201 Created"}; the schedule's
-// last_pipeline names the pipeline.
+// last_pipeline names the pipeline. An active schedule also runs on the
+// fake clock, so, at its next_run_at, which is set as the real service
+// sets it: the cron line's next time in its time zone, unless that is a
+// run of the real service's schedule worker (minutes 3, 13, … 53 of each
+// hour, its default pipeline_schedule_worker_cron), the worker's first
+// run after it ("0 1 * * *" in UTC runs at 01:03); then the next one is
+// set from then. A run whose owner is no longer a developer, or whose ref
+// or CI definition is gone, makes no pipeline. An inactive schedule has
+// next_run_at null and does not run. Runs missed while the fake was down
+// (a snapshot restored later) are not made up, as the worker does not.
 //
 // # Serving and controls
 //
@@ -586,11 +595,14 @@
 // a project's ssh_url_to_repo names the fake's host on SSH's port 22
 // (git@host:namespace/path.git), or on the port [WithSSHPort] gives
 // (ssh://git@host:port/namespace/path.git), though the fake serves no SSH;
-// pipeline schedules run only when played, never on the clock by their
-// cron (next_run_at is null), a play whose ref or CI definition is gone
-// is refused with the pipeline's 400 (the real service answers 201 and
-// fails the pipeline), and Rails' time zone names are not taken (IANA
-// names only); a pipeline's iid after the newest's, so the newest's
+// a pipeline schedule's cron with seconds (6 fields) runs to the minute,
+// one with names (MON, JAN) is not run on the clock (next_run_at null;
+// the real service reads names), a time in a daylight-saving gap is
+// skipped that day,
+// a play whose ref or CI definition is gone is refused with the
+// pipeline's 400 (the real service answers 201 and fails the pipeline;
+// on the clock the fake makes no pipeline), and Rails' time zone names
+// are not taken (IANA names only); a pipeline's iid after the newest's, so the newest's
 // deleted is given again;
 // keyset pagination covers projects, project jobs, users (by id only: the
 // real service also walks them by name, username, created_at and

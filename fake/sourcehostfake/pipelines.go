@@ -201,6 +201,11 @@ func (st *state) stopTimers() {
 				pl.timer.Stop()
 			}
 		}
+		for _, s := range p.schedules {
+			if s.timer != nil {
+				s.timer.Stop()
+			}
+		}
 	}
 }
 

@@ -109,6 +109,11 @@ func (s *Server) releaseProject(p *project) {
 			pl.timer = nil
 		}
 	}
+	for _, sc := range p.schedules {
+		if sc.timer != nil {
+			sc.timer.Stop()
+		}
+	}
 	for _, h := range p.hooks {
 		s.hooks.dropHook(h.id)
 	}

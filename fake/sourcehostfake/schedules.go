@@ -5,14 +5,17 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/internal/cron"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
-// pipelineSchedule is a project's pipeline schedule. The fake keeps it and
-// runs it when it is played (POST .../play); it does not run it on the
-// clock by its cron (a known difference: next_run_at is null).
+// pipelineSchedule is a project's pipeline schedule. The fake runs it
+// when it is played (POST .../play), and by its cron on the fake clock
+// while it is active (arm).
 type pipelineSchedule struct {
 	id          int64
 	description string
@@ -24,6 +27,97 @@ type pipelineSchedule struct {
 	createdAt   time.Time
 	updatedAt   time.Time
 	last        *pipeline // the last pipeline it ran
+	// nextRun is when it runs next on the clock (zero: never, inactive,
+	// or a cron line the fake cannot follow); timer fires then.
+	nextRun time.Time
+	timer   *clock.Timer
+}
+
+// scheduleWorkerCron is when the real service's pipeline schedule worker
+// runs by default (pipeline_schedule_worker_cron, in UTC): a schedule runs
+// at a run of the worker, not at its own cron's minute.
+const scheduleWorkerCron = "3-59/10 * * * *"
+
+var scheduleWorker = sync.OnceValue(func() *cron.Schedule {
+	w, err := cron.Parse(scheduleWorkerCron)
+	if err != nil {
+		panic(err)
+	}
+	return w
+})
+
+// nextRunAfter is when a schedule runs next after now, as the real service
+// sets next_run_at: its cron's next time in its time zone (ideal), if the
+// worker's next run is that very time, else the worker's first run after
+// it. A line with seconds (6 fields) is followed to the minute, its
+// seconds left out; one the shared cron parser does not read (names such
+// as MON) never runs on the clock.
+func (s *pipelineSchedule) nextRunAfter(now time.Time) time.Time {
+	spec := s.cron
+	if f := strings.Fields(spec); len(f) == 6 {
+		spec = strings.Join(f[1:], " ")
+	}
+	sch, err := cron.Parse(spec)
+	if err != nil {
+		return time.Time{}
+	}
+	loc, err := time.LoadLocation(s.timezone)
+	if err != nil {
+		return time.Time{}
+	}
+	ideal := sch.NextIn(now, loc)
+	if ideal.IsZero() {
+		return ideal
+	}
+	if w := scheduleWorker().Next(now); w.Equal(ideal) {
+		return ideal
+	}
+	return scheduleWorker().Next(ideal)
+}
+
+// arm sets when s runs next, from now, and its clock timer; an inactive
+// schedule is disarmed. At its time the schedule runs as its owner, with
+// source "schedule", if the owner is still a developer and its ref holds
+// the CI definition (else no pipeline, as play refuses), and is armed
+// again. s.mu must be held.
+func (srv *Server) arm(pr *project, s *pipelineSchedule) {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	now := srv.cfg.clock.Now()
+	s.nextRun = time.Time{}
+	if !s.active {
+		return
+	}
+	if s.nextRun = s.nextRunAfter(now); s.nextRun.IsZero() {
+		return
+	}
+	st := srv.st
+	s.timer = srv.cfg.clock.AfterFunc(s.nextRun.Sub(now), func() {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		if srv.st != st || !slices.Contains(pr.schedules, s) || st.projByID[pr.id] != pr {
+			return
+		}
+		srv.runSchedule(pr, s)
+		srv.arm(pr, s)
+	})
+}
+
+// runSchedule runs s on the clock, as its owner. s.mu must be held.
+func (srv *Server) runSchedule(pr *project, s *pipelineSchedule) {
+	if !s.active || s.owner == nil || srv.st.access(s.owner, pr) < Developer {
+		return
+	}
+	ref := scheduleRef(s)
+	head, fail := pipelineHead(srv, pr, ref)
+	if fail != nil || srv.roomFor(srv.pipelineNeeds(head.files[srv.cfg.ciFile])) != nil {
+		return
+	}
+	pl, events := srv.newPipeline(srv.external, pr, ref, head, "schedule", s.owner, nil)
+	s.last = pl
+	srv.hooks.enqueue(&trigger{}, events)
 }
 
 // cronFieldRE is one field of a cron line: numbers, names, *, ranges,
@@ -77,6 +171,10 @@ type scheduleJSON struct {
 func (c *call) renderSchedule(s *pipelineSchedule, detail bool) scheduleJSON {
 	out := scheduleJSON{ID: s.id, Description: s.description, Ref: s.ref, Cron: s.cron, CronTimezone: s.timezone, Active: s.active,
 		CreatedAt: stamp(s.createdAt), UpdatedAt: stamp(s.updatedAt), Owner: c.userRef(s.owner)}
+	if !s.nextRun.IsZero() {
+		next := stamp(s.nextRun)
+		out.NextRunAt = &next
+	}
 	if detail && s.last != nil && slices.Contains(s.last.project.pipelines, s.last) {
 		v := c.pipelineView(s.last)
 		out.LastPipeline = &v
@@ -189,6 +287,7 @@ func (c *call) createSchedule() fakekit.Answer {
 	s.createdAt = c.st.clock.Now()
 	s.updatedAt = s.createdAt
 	pr.schedules = append(pr.schedules, s)
+	c.s.arm(pr, s)
 	return created(c.renderSchedule(s, true))
 }
 
@@ -223,6 +322,7 @@ func (c *call) updateSchedule() fakekit.Answer {
 	}
 	s.updatedAt = c.st.clock.Now()
 	*old = s
+	c.s.arm(pr, old)
 	return ok(c.renderSchedule(old, true))
 }
 
@@ -239,6 +339,9 @@ func (c *call) deleteSchedule() fakekit.Answer {
 		return *fail
 	}
 	pr.schedules = slices.DeleteFunc(pr.schedules, func(x *pipelineSchedule) bool { return x == s })
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 	c.s.removed("schedule", 1)
 	return fakekit.Answer{Status: http.StatusNoContent}
 }

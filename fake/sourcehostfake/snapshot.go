@@ -661,6 +661,11 @@ func (s *Server) Restore(data []byte) error {
 		}
 		s.schedulePipeline(pl, due.Sub(s.cfg.clock.Now()), next)
 	}
+	for _, p := range s.st.projects {
+		for _, sc := range p.schedules {
+			s.arm(p, sc) // next_run_at from now: runs missed while down are not made up, as the real service's worker does not
+		}
+	}
 	return nil
 }
 
