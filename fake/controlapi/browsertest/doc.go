@@ -1,6 +1,7 @@
-// Package browsertest has no code: its test drives apitwin-fake's web
-// console (package controlapi) in headless chromium, through chromedp, as
-// a person would.
+// Package browsertest has no code: its tests drive apitwin-fake's web
+// console (package controlapi), and sourcehostfake's OAuth login page as an
+// MCP client's user meets it logging in to the gateway, in headless
+// chromium, through chromedp, as a person would.
 //
 // It is a module of its own, nested in apitwin's (as go-github keeps its
 // tools): only this test uses chromedp, so apitwin's go.mod does not
