@@ -101,6 +101,21 @@
 // {"success":{"code":200,"erp_version":"21.0.0","access_locked":"0"}}
 // ([Version]; the ERP names the field after its brand).
 //
+// Documents: PUT /api/index.php/documents/builddoc (modulepart invoice or
+// order, or the older facture and commande; original_file REF/REF.pdf;
+// doctemplate; langcode) builds the record's PDF, a real one (PDF 1.4,
+// Helvetica, its ref, date, third party, a line per line and the totals),
+// keeps it on the record (one, the last built, in snapshots too) and
+// answers it as the ERP does: {"filename","content-type","filesize",
+// "content" (base64),"langcode","template","encoding":"base64"}; GET
+// /documents/download?modulepart=&original_file= answers the kept one
+// without langcode and template, 404 "File not found" before a build.
+// Refusals: 400 "bad value for parameter modulepart" (or original_file),
+// 401 for a path with .. or <>|, 403 "Generation not available for this
+// modulepart", 404 "Invoice not found" / "Order not found". The record is
+// found by the file's base name, as the ERP finds it; the fake does not
+// check the directory part.
+//
 // /api/index.php/explorer/swagger.json serves a Swagger 2.0 description of
 // the fake's own API, and /api/index.php/explorer/ a small page listing
 // it (no script, nothing fetched from elsewhere; /explorer redirects there,
@@ -185,6 +200,8 @@
 //     records makes room. Measured: a third party or a contact takes
 //     about 350 bytes, a product 700, an invoice or an order of one line
 //     1.1 KB, so a kind full to the bound holds 35 to 115 MB.
+//   - Documents: one PDF per invoice or order, the last built, about 80
+//     bytes a line and 1 KB more; the records' bound bounds them.
 //   - Web sessions: once 10,000 are open, a login sweeps out the expired
 //     ones (as PHP sweeps its session store now and then), and sweeps again
 //     only when twice as many as it kept are open.

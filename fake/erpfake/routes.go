@@ -180,6 +180,12 @@ var apiHandlers = func() map[string]endpoint {
 			params: loginParams("body"), op: apiLogin, public: true},
 		"status": {summary: "The ERP's version", op: apiStatus},
 
+		"buildDocument": {summary: "Build an invoice's or an order's PDF (modulepart, original_file REF/REF.pdf, doctemplate, langcode); answers it base64-encoded",
+			params: []param{bodyParam}, op: buildDoc},
+		"downloadDocument": {summary: "The document built last (modulepart, original_file), base64-encoded",
+			params: []param{{name: "modulepart", in: "query", typ: "string", required: true, description: "invoice or order"},
+				{name: "original_file", in: "query", typ: "string", required: true, description: "REF/REF.pdf"}}, op: downloadDoc},
+
 		"explorerSpec":      {explorer: true},
 		"explorerPage":      {explorer: true},
 		"explorerPageSlash": {explorer: true},

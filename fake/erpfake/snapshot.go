@@ -155,6 +155,9 @@ type snapDocument struct {
 	NotePrivate    string     `json:"note_private"`
 	Author         int64      `json:"author"` // 0: none
 	Lines          []snapLine `json:"lines"`
+	// PDF is the document built last (builddoc); encoding/json writes it
+	// in base64.
+	PDF []byte `json:"pdf,omitempty"`
 }
 
 type snapPayment struct {
@@ -279,7 +282,7 @@ func (s *Server) snapshotLocked() *snapshot {
 func snapDoc(d *document) snapDocument {
 	sd := snapDocument{ID: d.id, Ref: d.ref, RefClient: d.refClient, Status: d.status, Date: snapTime(d.date),
 		Datec: snapTime(d.datec), DateValidation: snapTime(d.dateValidation), HT: ratText(d.ht), TVA: ratText(d.tva),
-		TTC: ratText(d.ttc), NotePublic: d.notePublic, NotePrivate: d.notePrivate, Lines: []snapLine{}}
+		TTC: ratText(d.ttc), NotePublic: d.notePublic, NotePrivate: d.notePrivate, Lines: []snapLine{}, PDF: d.pdf}
 	if d.soc != nil {
 		sd.Thirdparty = d.soc.id
 	}
@@ -472,7 +475,8 @@ func (s *Server) restoredState(snap *snapshot) (*state, *user, error) {
 		}
 		d := document{id: sd.ID, ref: sd.Ref, refClient: sd.RefClient, soc: t, status: sd.Status, date: sd.Date.Time(),
 			datec: sd.Datec.Time(), dateValidation: sd.DateValidation.Time(), ht: rats.read(where+".ht", sd.HT),
-			tva: rats.read(where+".tva", sd.TVA), ttc: rats.read(where+".ttc", sd.TTC), notePublic: sd.NotePublic, notePrivate: sd.NotePrivate}
+			tva: rats.read(where+".tva", sd.TVA), ttc: rats.read(where+".ttc", sd.TTC), notePublic: sd.NotePublic, notePrivate: sd.NotePrivate,
+			pdf: sd.PDF}
 		if sd.Author != 0 {
 			if d.author = users[sd.Author]; d.author == nil {
 				// A deleted user: the document still names it, by id.

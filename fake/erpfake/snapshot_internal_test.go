@@ -50,7 +50,7 @@ func fullState(s *Server) *state {
 	doc := func(id int64, ref string, l ...*line) document {
 		return document{id: id, ref: ref, refClient: "PO-" + ref, soc: acme, status: statusValidated, date: at(0),
 			datec: at(1), dateValidation: at(2), ht: rat("45"), tva: rat("9"), ttc: rat("54"), notePublic: "np",
-			notePrivate: "nq", author: jdoe, lines: l}
+			notePrivate: "nq", author: jdoe, lines: l, pdf: []byte("%PDF-1.4 " + ref)}
 	}
 	o := &order{document: doc(1, "CO2611-0001", ln(1, widget)), billed: true, delivery: at(5), closedAt: at(6)}
 	st.orders = []*order{o}

@@ -253,6 +253,9 @@ type document struct {
 	notePrivate    string
 	author         *user
 	lines          []*line
+	// pdf is the document PUT /documents/builddoc last built, which
+	// /documents/download answers; nil before.
+	pdf []byte
 }
 
 func (d *document) recID() int64 { return d.id }

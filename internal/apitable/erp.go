@@ -77,6 +77,8 @@ var erpAPI = sync.OnceValue(func() *Table {
 			{"GET", "/login", "loginGet", nil, "as POST /login, with the password in the URL", ""},
 			{"POST", "/login", "loginPost", []string{"RequestAPIKey"}, "", ""},
 			{"GET", "/status", "status", []string{"Status"}, "", ""},
+			{"PUT", "/documents/builddoc", "buildDocument", []string{"BuildDocument"}, "", ""},
+			{"GET", "/documents/download", "downloadDocument", []string{"DownloadDocument"}, "", ""},
 
 			{"GET", "/explorer/swagger.json", "explorerSpec", []string{"DescribeAPI"}, "", ""},
 			{"GET", "/explorer", "explorerPage", nil, "redirects to /explorer/", ""},
