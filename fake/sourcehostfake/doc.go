@@ -576,7 +576,8 @@
 // Keyset pagination (pagination=keyset) is served for projects, ordered by
 // id: pages follow id_after (ascending) or id_before (descending), each
 // with a Link to the next, without page numbers, totals or the offset
-// limit; another order_by is 400. A project's jobs are served so too,
+// limit; another order_by is 405 {"error":"Keyset pagination is not yet
+// available for this type of request"}, as the real service answers it. A project's jobs are served so too,
 // newest first by id, each page's Link carrying a cursor (base64 of
 // {"id":"<last id>","_kd":"n"}, as the real service writes it); another
 // order_by or sort is 405 "Keyset pagination is not yet available for

@@ -37,7 +37,7 @@ func (c *call) projectList(of func(*project) bool) fakekit.Answer {
 	keyset := mode == "keyset"
 	if keyset {
 		if by, given := p.str("order_by"); given && by != "id" {
-			return badRequest("order_by does not support keyset pagination: only id does")
+			return *keysetRefused() // the real service walks projects by id alone
 		}
 		orderBy = "id"
 	}
