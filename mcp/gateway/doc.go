@@ -116,7 +116,9 @@
 //     X-MCP-Signature) and -Max-Age (600 s); its answers, refusals
 //     included, expose Mcp-Session-Id, MCP-Protocol-Version,
 //     WWW-Authenticate, Retry-After and X-RateLimit-*. Another origin's
-//     preflight is 403; OPTIONS without Origin is 204 with Allow.
+//     preflight is 403; OPTIONS without Origin is 204 with Allow. The
+//     protected-resource metadata is public: any page may read it
+//     (Access-Control-Allow-Origin: *), and its preflight is answered.
 //   - A body of only notifications is answered 204 with no body.
 //   - A body whose every request is a method of the Model Context
 //     Protocol that its side serves (initialize, ping, tools/list,

@@ -184,7 +184,9 @@ func (g *Gateway) ClientAddr(r *http.Request) (netip.Addr, bool) { return g.ips.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != g.cfg.Path {
 		if g.isMetadataPath(r.URL.Path) {
-			g.serveMetadata(w, r)
+			if !metadataCORS(w, r) { // a preflight: answered
+				g.serveMetadata(w, r)
+			}
 			return
 		}
 		http.NotFound(w, r)

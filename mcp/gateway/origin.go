@@ -154,3 +154,23 @@ func (g *Gateway) cors(w http.ResponseWriter, r *http.Request) bool {
 	h.Set("Access-Control-Expose-Headers", corsExpose)
 	return false
 }
+
+// metadataCORS lets a page of any origin read the protected-resource
+// metadata, which is public (RFC 9728) and where a browser-based MCP
+// client starts its login, and answers its preflight (the MCP SDKs send
+// MCP-Protocol-Version with it). It reports whether r was answered.
+func metadataCORS(w http.ResponseWriter, r *http.Request) bool {
+	if _, sent := r.Header["Origin"]; !sent {
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	if r.Method != http.MethodOptions {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "MCP-Protocol-Version")
+	h.Set("Access-Control-Max-Age", corsMaxAge)
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}

@@ -169,3 +169,35 @@ func TestOriginListChecked(t *testing.T) {
 		}
 	}
 }
+
+// The protected-resource metadata is public: a browser-based MCP client
+// of any origin reads it (its discovery sends MCP-Protocol-Version, so a
+// preflight comes first).
+func TestMetadataReadableFromAnyPage(t *testing.T) {
+	t.Parallel()
+	srv, _ := seeded(t)
+	const path = "/.well-known/oauth-protected-resource/mcp"
+	req, _ := http.NewRequest(http.MethodOptions, srv.URL()+path, nil)
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Access-Control-Request-Method", "GET")
+	req.Header.Set("Access-Control-Request-Headers", "mcp-protocol-version")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "MCP-Protocol-Version") {
+		t.Errorf("metadata preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	req, _ = http.NewRequest(http.MethodGet, srv.URL()+path, nil)
+	req.Header.Set("Origin", "https://app.example.com")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("metadata GET from a page: %d, ACAO %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+}
