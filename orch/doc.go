@@ -155,9 +155,33 @@
 // history (pages beyond the poll's are fetched first) and returns commands
 // ([ScheduleActivityCommand], [CompleteWorkflowCommand],
 // [FailWorkflowCommand], [CancelWorkflowCommand], [StartTimerCommand],
-// [RequestCancelActivityCommand], or any *orchpb.Command). There is no replay
-// and no workflow state kept in memory: the history is the state, so Decide
-// must be a function of it. An error or panic in Decide fails the task
+// [RequestCancelActivityCommand], or any *orchpb.Command). Decide keeps no
+// state in memory: the history is the state, so Decide must be a function
+// of it.
+//
+// Sticky cache. A workflow that keeps its state in memory (Workflow.Start,
+// which package workflow's set) is cached by the worker between its tasks,
+// as Temporal's SDK does: the worker keeps up to
+// WorkerOptions.WorkflowCacheSize runs ([DefaultWorkflowCacheSize], 1,000;
+// the least recently used evicted first; negative turns the cache off),
+// answers each task with sticky_attributes set, and polls its own sticky
+// queue (task_queue_kind STICKY, named "sticky-<worker instance key>"),
+// where the service sends the run's next task with only the events since
+// the last one; [CachedRun].Continue takes them, so a task costs what its
+// new events cost, not a replay of the whole history. A task for a run the
+// worker does not keep (evicted, a restarted worker, a run another worker
+// had) or whose state does not follow (its last task failed or was not
+// taken) is a cache miss: the worker reads the whole history and starts
+// over from it, as without the cache; so does a task whose kept state
+// fails, before the task is reported failed. The service sends the run's
+// task back to the normal queue when the worker does not poll its sticky
+// queue in time (the service's schedule-to-start timeout for sticky tasks)
+// or is gone. A failed task, or an answer the service refused, drops the
+// run's state; Stop drops them all; [Worker.PurgeWorkflowCache] does on
+// demand, and [Worker.WorkflowCacheStats] counts hits, misses and
+// evictions. With the cache on, one of the WorkflowPollers polls the
+// sticky queue (a single poller takes turns), so the worker holds no more
+// long polls than without it. An error or panic in Decide fails the task
 // (RespondWorkflowTaskFailed, cause WORKFLOW_WORKER_UNHANDLED_FAILURE) and the
 // service schedules it again. Queries go to Workflow.Query with the same
 // history: a task that carries a query (field query set) is a query task and
@@ -168,7 +192,8 @@
 //
 // Concurrency is bounded: MaxConcurrentActivities (default 10) and
 // MaxConcurrentWorkflowTasks (default 4) slots, and a poller asks for a task
-// only when a slot is free; 2 pollers per side by default. Polls are long
+// only when a slot is free; 2 pollers per side by default (with the sticky
+// cache, one of the workflow pollers polls the sticky queue). Polls are long
 // polls and share the client's limit of concurrent long polls; heartbeats
 // keep to the client's heartbeats-a-minute limit by skipping (never queuing)
 // a heartbeat over it, whose details then go with the next one sent. Start

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -26,7 +27,18 @@ type WorkerOptions struct {
 	// limit of concurrent long polls (10 by default).
 	ActivityPollers int
 	WorkflowPollers int
+	// WorkflowCacheSize bounds the runs whose state the worker keeps
+	// between their workflow tasks, the least recently used evicted first
+	// (0: DefaultWorkflowCacheSize; negative: none kept, every task
+	// replays its whole history). See "Sticky cache" in the package doc.
+	WorkflowCacheSize int
 }
+
+// DefaultWorkflowCacheSize is WorkerOptions.WorkflowCacheSize's default.
+// Temporal's SDK keeps 10,000 runs per process; a kept run of package
+// workflow holds its blocked coroutines (a few KiB of goroutine stack
+// each), so a worker keeps fewer by default.
+const DefaultWorkflowCacheSize = 1000
 
 // Worker runs the workflows and activities registered with it for one task
 // queue of the client's namespace: it polls the queue for workflow tasks
@@ -57,6 +69,9 @@ type Worker struct {
 	running    sync.WaitGroup
 	stopOnce   sync.Once
 	stopResult error
+
+	cache       *runCache // nil when off
+	stickyQueue string    // the queue its sticky poller polls ("" when none)
 }
 
 // activityFunc runs one activity: decodes the input, calls the function,
@@ -75,7 +90,7 @@ func NewWorker(c *Client, taskQueue string, opts *WorkerOptions) (*Worker, error
 	if opts != nil {
 		o = *opts
 	}
-	for _, v := range []int{o.MaxConcurrentActivities, o.MaxConcurrentWorkflowTasks, o.ActivityPollers, o.WorkflowPollers} {
+	for _, v := range []int{o.MaxConcurrentActivities, o.MaxConcurrentWorkflowTasks, o.ActivityPollers, o.WorkflowPollers} { // WorkflowCacheSize < 0 turns the cache off
 		if v < 0 {
 			return nil, fmt.Errorf("orch: worker options: negative value in %+v", o)
 		}
@@ -92,11 +107,18 @@ func NewWorker(c *Client, taskQueue string, opts *WorkerOptions) (*Worker, error
 	if o.WorkflowPollers == 0 {
 		o.WorkflowPollers = 2
 	}
-	return &Worker{
+	w := &Worker{
 		c: c, taskQueue: taskQueue, opts: o,
 		activities: map[string]activityFunc{},
 		workflows:  map[string]Workflow{},
-	}, nil
+	}
+	switch {
+	case o.WorkflowCacheSize == 0:
+		w.cache = newRunCache(DefaultWorkflowCacheSize)
+	case o.WorkflowCacheSize > 0:
+		w.cache = newRunCache(o.WorkflowCacheSize)
+	}
+	return w, nil
 }
 
 // RegisterActivity registers fn as the activity type name of w. Its input
@@ -141,14 +163,34 @@ func (w *Worker) register(name string, fn activityFunc) error {
 // The worker hides nothing: Decide sees the whole history of the execution
 // on every task and returns the commands for this task; the same history
 // gives the same commands, so Decide must be a function of the history
-// (no clock, no randomness, no I/O). There is no replay or in-memory
-// workflow state beyond this.
+// (no clock, no randomness, no I/O). A workflow that keeps state in memory
+// between tasks (package workflow's do) sets Start as well.
 type Workflow struct {
 	// Decide returns the commands of a workflow task. An error fails the
 	// task (RespondWorkflowTaskFailed); the service schedules it again.
 	Decide func(ctx context.Context, task *WorkflowTask) ([]*orchpb.Command, error)
 	// Query answers a query from the history; nil refuses every query.
 	Query func(ctx context.Context, task *WorkflowTask, queryType string, args *orchpb.Payloads) (any, error)
+	// Start, when set, is Decide for a worker with a workflow cache: it
+	// also returns the run's state, which the worker keeps and hands the
+	// run's next tasks with only their new events (CachedRun.Continue),
+	// so a task costs what its new events cost rather than a replay of
+	// the whole history. A worker without a cache uses Decide.
+	Start func(ctx context.Context, task *WorkflowTask) (CachedRun, []*orchpb.Command, error)
+}
+
+// CachedRun is the in-memory state of one run that a worker keeps between
+// the run's workflow tasks (Workflow.Start returns it).
+type CachedRun interface {
+	// Continue returns the commands of the run's next task. events are
+	// the history's events after the WorkflowTaskStarted of the last task
+	// this state handled, up to the new task's WorkflowTaskStarted
+	// (task.History is nil). An error fails the task; the worker then
+	// drops the state, and the task's next attempt starts from the whole
+	// history.
+	Continue(ctx context.Context, task *WorkflowTask, events []*orchpb.HistoryEvent) ([]*orchpb.Command, error)
+	// Close releases the state (evicted, or the run closed).
+	Close()
 }
 
 // RegisterWorkflow registers the handler of workflow type name.
@@ -254,8 +296,26 @@ func (w *Worker) Start(ctx context.Context) error {
 	w.taskCtx, w.stopTasks = context.WithCancel(context.Background())
 	if len(w.workflows) > 0 {
 		w.wfSlots = make(chan struct{}, w.opts.MaxConcurrentWorkflowTasks)
-		for range w.opts.WorkflowPollers {
-			w.pollers.Go(w.pollWorkflowTasks)
+		normal := pollTarget{w.taskQueue, orchpb.TaskQueueKind_TASK_QUEUE_KIND_UNSPECIFIED}
+		polls := make([][]pollTarget, w.opts.WorkflowPollers)
+		for i := range polls {
+			polls[i] = []pollTarget{normal}
+		}
+		if w.cache != nil && w.anyCached() {
+			// Temporal names a sticky queue "<host>:<uuid>"; the
+			// instance key is already unique. One of the pollers polls
+			// it (the only one takes turns), so the worker holds no
+			// more long polls than without the cache.
+			w.stickyQueue = "sticky-" + w.key
+			sticky := pollTarget{w.stickyQueue, orchpb.TaskQueueKind_STICKY}
+			if len(polls) == 1 {
+				polls[0] = append(polls[0], sticky)
+			} else {
+				polls[0] = []pollTarget{sticky}
+			}
+		}
+		for _, targets := range polls {
+			w.pollers.Go(func() { w.pollWorkflowTasks(targets) })
 		}
 	}
 	if len(w.activities) > 0 {
@@ -327,8 +387,21 @@ func (w *Worker) Shutdown(ctx context.Context) error {
 			w.stopResult = ctx.Err()
 		}
 		w.stopTasks()
+		if w.cache != nil {
+			w.cache.purge()
+		}
 	})
 	return w.stopResult
+}
+
+// anyCached reports whether a registered workflow keeps state (Start).
+func (w *Worker) anyCached() bool {
+	for _, wf := range w.workflows {
+		if wf.Start != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // acquire takes a slot, or fails when the worker is stopping.
@@ -363,11 +436,19 @@ func (w *Worker) logError(msg string, err error, attrs ...slog.Attr) {
 	w.c.log.LogAttrs(context.Background(), slog.LevelWarn, msg, attrs...)
 }
 
-func (w *Worker) pollWorkflowTasks() {
+// pollTarget is a queue a workflow poller polls.
+type pollTarget struct {
+	queue string
+	kind  orchpb.TaskQueueKind
+}
+
+// pollWorkflowTasks polls the targets in turn.
+func (w *Worker) pollWorkflowTasks(targets []pollTarget) {
 	failures := 0
-	for w.acquire(w.wfSlots) {
+	for n := 0; w.acquire(w.wfSlots); n++ {
+		target := targets[n%len(targets)]
 		task, err := w.c.Raw().PollWorkflowTaskQueue(w.pollCtx, &orchpb.PollWorkflowTaskQueueRequest{
-			Namespace: w.c.namespace, TaskQueue: w.taskQueue, Identity: w.c.identity, WorkerInstanceKey: w.key,
+			Namespace: w.c.namespace, TaskQueue: target.queue, Identity: w.c.identity, WorkerInstanceKey: w.key, TaskQueueKind: target.kind,
 		})
 		if err != nil || len(task.GetTaskToken()) == 0 {
 			<-w.wfSlots
@@ -427,16 +508,9 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 		Attempt:                task.GetAttempt(),
 		Raw:                    task,
 	}
-	for token := task.GetNextPageToken(); len(token) > 0; {
-		page, err := w.c.Raw().GetWorkflowExecutionHistory(ctx, &orchpb.GetWorkflowExecutionHistoryRequest{
-			Namespace: w.c.namespace, Execution: task.GetWorkflowExecution(), NextPageToken: token,
-		})
-		if err != nil {
-			w.failWorkflowTask(ctx, task, fmt.Errorf("reading the history: %w", err))
-			return
-		}
-		wt.History = append(wt.History, page.GetHistory()...)
-		token = page.GetNextPageToken()
+	if err := w.restOfHistory(ctx, task, wt); err != nil {
+		w.failWorkflowTask(ctx, task, fmt.Errorf("reading the history: %w", err))
+		return
 	}
 	w.mu.Lock()
 	wf, ok := w.workflows[wt.WorkflowType]
@@ -444,6 +518,23 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 	if !ok {
 		w.failWorkflowTask(ctx, task, &ApplicationError{Message: "workflow type " + wt.WorkflowType + " is not registered with this worker", Type: "WorkflowTypeNotRegistered"})
 		return
+	}
+	cached := w.cache != nil && wf.Start != nil && task.GetQuery() == nil
+	var kept *keptRun
+	if cached {
+		kept = w.cache.take(wt.RunID, task.GetPreviousStartedEventId())
+	}
+	// A sticky task carries only the events since the run's last task:
+	// the kept state needs no more, anything else the whole history.
+	newEvents := wt.History
+	if partialHistory(wt.History) && (kept == nil || task.GetQuery() != nil || len(task.GetQueries()) > 0) {
+		full, err := w.wholeHistory(ctx, task)
+		if err != nil {
+			kept.close()
+			w.failWorkflowTask(ctx, task, fmt.Errorf("reading the history: %w", err))
+			return
+		}
+		wt.History = full
 	}
 	results, failures := w.answerQueries(ctx, wf, wt, task.GetQueries())
 	if task.GetQuery() != nil {
@@ -458,17 +549,148 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 		w.logError("answering a query task failed", err)
 		return
 	}
-	commands, err := safeDecide(ctx, wf, wt)
+	var commands []*orchpb.Command
+	var err error
+	var state CachedRun
+	if kept != nil {
+		commands, err = safeContinue(ctx, kept.state, wt, newEvents)
+		if err == nil {
+			state = kept.state
+			w.cache.hit()
+		} else {
+			// Whatever went wrong (a panic, a non-deterministic change,
+			// events that do not follow), the whole history decides.
+			kept.close()
+			w.logError("a kept workflow run could not take its next task; replaying its history", err, slog.String("workflow_id", wt.WorkflowID))
+		}
+	}
+	if state == nil {
+		if partialHistory(wt.History) {
+			full, ferr := w.wholeHistory(ctx, task)
+			if ferr != nil {
+				w.failWorkflowTask(ctx, task, fmt.Errorf("reading the history: %w", ferr))
+				return
+			}
+			wt.History = full
+		}
+		if cached {
+			w.cache.miss()
+			state, commands, err = safeStart(ctx, wf, wt)
+		} else {
+			commands, err = safeDecide(ctx, wf, wt)
+		}
+	}
 	if err != nil {
 		w.failWorkflowTask(ctx, task, err)
 		return
 	}
+	var k *keptRun
+	switch {
+	case state == nil:
+	case closesRun(commands):
+		state.Close()
+	default:
+		// Kept before the answer goes: the run's next task may come
+		// (to the sticky poller) as soon as the service has it.
+		k = &keptRun{runID: wt.RunID, state: state, lastStarted: task.GetStartedEventId()}
+		w.cache.put(k)
+	}
 	_, err = w.c.Raw().RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{
 		Namespace: w.c.namespace, TaskToken: task.GetTaskToken(), Identity: w.c.identity, Commands: commands,
-		QueryResults: results, QueryFailures: failures,
+		QueryResults: results, QueryFailures: failures, StickyAttributes: k != nil,
 		SdkMetadata: &orchpb.WorkflowTaskCompletedMetadata{SdkName: sdkName},
 	})
 	w.logError("completing a workflow task failed", err, slog.String("workflow_id", wt.WorkflowID))
+	if err != nil && k != nil {
+		// The service did not take the answer: what the state ran is not
+		// the run's. (No task of the run follows one not taken, so
+		// nobody else took it meanwhile.)
+		w.cache.drop(k)
+	}
+}
+
+// partialHistory reports whether a task's history starts after the run's
+// first event: a sticky task's, which holds the events since the run's
+// last task only.
+func partialHistory(h []*orchpb.HistoryEvent) bool {
+	return len(h) == 0 || h[0].GetEventId() != 1
+}
+
+// restOfHistory appends the history pages the poll did not carry.
+func (w *Worker) restOfHistory(ctx context.Context, task *orchpb.PollWorkflowTaskQueueResponse, wt *WorkflowTask) error {
+	for token := task.GetNextPageToken(); len(token) > 0; {
+		page, err := w.c.Raw().GetWorkflowExecutionHistory(ctx, &orchpb.GetWorkflowExecutionHistoryRequest{
+			Namespace: w.c.namespace, Execution: task.GetWorkflowExecution(), NextPageToken: token,
+		})
+		if err != nil {
+			return err
+		}
+		wt.History = append(wt.History, page.GetHistory()...)
+		token = page.GetNextPageToken()
+	}
+	return nil
+}
+
+// wholeHistory reads a run's history from its first event up to the
+// task's WorkflowTaskStarted, for a sticky task the worker has no state
+// for (evicted, restarted, or another worker's).
+func (w *Worker) wholeHistory(ctx context.Context, task *orchpb.PollWorkflowTaskQueueResponse) ([]*orchpb.HistoryEvent, error) {
+	first := int64(math.MaxInt64) // an empty task history: all of it
+	if h := task.GetHistory(); len(h) > 0 {
+		first = h[0].GetEventId()
+	}
+	var out []*orchpb.HistoryEvent
+	var token []byte
+	for {
+		page, err := w.c.Raw().GetWorkflowExecutionHistory(ctx, &orchpb.GetWorkflowExecutionHistoryRequest{
+			Namespace: w.c.namespace, Execution: task.GetWorkflowExecution(), NextPageToken: token,
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range page.GetHistory() {
+			if ev.GetEventId() < first {
+				out = append(out, ev)
+			}
+		}
+		token = page.GetNextPageToken()
+		if len(token) == 0 || (len(out) > 0 && out[len(out)-1].GetEventId() >= first-1) {
+			break
+		}
+	}
+	return append(out, task.GetHistory()...), nil
+}
+
+// closesRun reports whether commands end the run.
+func closesRun(commands []*orchpb.Command) bool {
+	for _, c := range commands {
+		switch c.GetCommandType() {
+		case orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION, orchpb.CommandType_FAIL_WORKFLOW_EXECUTION,
+			orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION, orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
+			return true
+		}
+	}
+	return false
+}
+
+func safeStart(ctx context.Context, wf Workflow, wt *WorkflowTask) (state CachedRun, cmds []*orchpb.Command, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("workflow %s panicked: %v\n%s", wt.WorkflowType, r, debug.Stack())
+		}
+	}()
+	return wf.Start(ctx, wt)
+}
+
+func safeContinue(ctx context.Context, state CachedRun, wt *WorkflowTask, events []*orchpb.HistoryEvent) (cmds []*orchpb.Command, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("workflow %s panicked: %v\n%s", wt.WorkflowType, r, debug.Stack())
+		}
+	}()
+	cont := *wt
+	cont.History = nil
+	return state.Continue(ctx, &cont, events)
 }
 
 func safeDecide(ctx context.Context, wf Workflow, wt *WorkflowTask) (cmds []*orchpb.Command, err error) {

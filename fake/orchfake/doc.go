@@ -313,6 +313,28 @@
 // deadline. WithTimeSkipping moves the clock to the engine's next timer
 // whenever no task waits for or is held by a worker.
 //
+// Sticky execution, as Temporal's: a workflow task poll with
+// task_queue_kind STICKY (and a worker_instance_key) polls that worker
+// instance's own sticky queue, named by the worker. When a task that
+// instance polled is completed with sticky_attributes, the run's next
+// workflow task is scheduled on that sticky queue (WorkflowTaskScheduled
+// names it, kind STICKY) and its poll answer carries only the events after
+// the previous task's WorkflowTaskStarted. The contract's sticky_attributes
+// is a flag, so the schedule-to-start timeout is the fake's:
+// StickyScheduleToStartTimeout (5 s, the SDKs' default) on the fake clock;
+// past it the task is recorded as timed out (SCHEDULE_TO_START) and a new
+// first attempt goes to the run's task queue with the whole history. The
+// run goes back to its task queue at once when its sticky worker is gone:
+// ShutdownWorker for that instance (which also moves the tasks waiting on
+// its sticky queue, and forgets the queue: the contract has no
+// ResetStickyTaskQueue, and Temporal's worker shutdown does the same), or
+// nobody polls the sticky queue and nobody did for StickyPollerUnavailable
+// (10 s on the fake clock); and after a failed or timed-out task, whose
+// next attempt always goes to the run's task queue. A snapshot keeps no
+// sticky queue: a restored fake schedules every run's next task on its
+// task queue. Time skipping does not wait for a sticky task nobody polls
+// for: it may jump to its schedule-to-start timeout.
+//
 // # Bounds
 //
 //   - Requests: at most 4 MiB, gRPC's own default ([control.WithMaxBody],

@@ -1,7 +1,9 @@
 package orchfake
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	"github.com/apitwin/apitwin/clock"
@@ -24,6 +26,10 @@ type engineState struct {
 	queries       map[int64]*pendingQuery
 	children      map[int64]*childRef // open children, by initiated event id
 	delayed       bool                // the first workflow task waits (cron, retry backoff)
+	// sticky is the sticky queue of the worker that completed the last
+	// task with sticky_attributes: the next task goes there (nil: to the
+	// run's task queue).
+	sticky *taskQueue
 	// pendingChildren are initiated by the task being completed, started
 	// once its commands are applied.
 	pendingChildren []int64
@@ -81,8 +87,13 @@ type workflowTask struct {
 	identity    string
 	requestID   string
 	token       []byte
+	key         string // worker_instance_key of the poll that started it
 	timeout     *engineTimer
-	delay       *engineTimer // the retry backoff before it is queued
+	// onSticky is the sticky queue the task waits on (nil: the run's task
+	// queue), until stickyTimeout moves it to the run's queue.
+	onSticky      *taskQueue
+	stickyTimeout *engineTimer
+	delay         *engineTimer // the retry backoff before it is queued
 	// transient: a retry (attempt 2 on) whose WorkflowTaskScheduled and
 	// WorkflowTaskStarted events are not in the history, as the real
 	// service does: a poll shows them at the end of the history it hands
@@ -106,7 +117,8 @@ func (s *Server) scheduleWorkflowTask(e *execution) {
 		t.transient = true
 		t.scheduledID = int64(len(e.history) + 1)
 	} else {
-		ev := s.add(e, orchpb.EventType_WorkflowTaskScheduled, func(ev *orchpb.HistoryEvent) { ev.Attributes = wftScheduledAttrs(e, attempt) })
+		t.onSticky = s.stickyTarget(e)
+		ev := s.add(e, orchpb.EventType_WorkflowTaskScheduled, func(ev *orchpb.HistoryEvent) { ev.Attributes = wftScheduledAttrs(e, t.onSticky, attempt) })
 		t.scheduledID = ev.GetEventId()
 	}
 	e.eng.wft = t
@@ -115,7 +127,53 @@ func (s *Server) scheduleWorkflowTask(e *execution) {
 		t.delay = s.after(e, d, func() { s.retryTaskDue(t) })
 		return
 	}
+	if q := t.onSticky; q != nil {
+		q.push(sideWorkflow, t)
+		t.stickyTimeout = s.after(e, StickyScheduleToStartTimeout, func() { s.stickyTimedOut(t) })
+		return
+	}
 	e.ns.queue(e.queue).push(sideWorkflow, t)
+}
+
+// stickyTarget is the sticky queue e's next task goes to, or nil for the
+// run's task queue: a first attempt goes to the sticky queue the last
+// task named while its worker polls it (a poll waits, or one ended within
+// StickyPollerUnavailable); otherwise the run stops being sticky, as the
+// service schedules on the normal queue when the sticky worker is gone.
+// s.mu must be held.
+func (s *Server) stickyTarget(e *execution) *taskQueue {
+	q := e.eng.sticky
+	if q == nil {
+		return nil
+	}
+	if max(e.eng.wftAttempt, 1) > 1 || q.stickyGone ||
+		(len(q.sides[sideWorkflow].waiters) == 0 && s.clk.Now().Sub(q.lastPoll) > StickyPollerUnavailable) {
+		e.eng.sticky = nil
+		return nil
+	}
+	return q
+}
+
+// stickyTimedOut: no poll of the sticky queue took the task within
+// StickyScheduleToStartTimeout. As the service does, the task is recorded
+// as timed out (SCHEDULE_TO_START), the run stops being sticky, and a new
+// task (a first attempt: the worker did not fail) goes to the run's task
+// queue with the whole history. s.mu must be held.
+func (s *Server) stickyTimedOut(t *workflowTask) {
+	e := t.e
+	t.stickyTimeout = nil
+	if !t.live() {
+		return
+	}
+	s.add(e, orchpb.EventType_WorkflowTaskTimedOut, func(ev *orchpb.HistoryEvent) {
+		ev.Attributes = &orchpb.HistoryEvent_WorkflowTaskTimedOutEventAttributes{
+			WorkflowTaskTimedOutEventAttributes: &orchpb.WorkflowTaskTimedOutEventAttributes{ScheduledEventId: t.scheduledID, TimeoutType: orchpb.TimeoutType_SCHEDULE_TO_START},
+		}
+	})
+	e.eng.wft = nil
+	e.eng.sticky = nil
+	e.eng.wftAttempt = 1
+	s.scheduleWorkflowTask(e)
 }
 
 // retryTaskDue queues a retried workflow task once its backoff is over.
@@ -128,10 +186,14 @@ func (s *Server) retryTaskDue(t *workflowTask) {
 	}
 }
 
-func wftScheduledAttrs(e *execution, attempt int32) *orchpb.HistoryEvent_WorkflowTaskScheduledEventAttributes {
+func wftScheduledAttrs(e *execution, sticky *taskQueue, attempt int32) *orchpb.HistoryEvent_WorkflowTaskScheduledEventAttributes {
+	tq := &orchpb.TaskQueue{Name: e.queue, Kind: orchpb.TaskQueueKind_NORMAL}
+	if sticky != nil {
+		tq = &orchpb.TaskQueue{Name: sticky.name, Kind: orchpb.TaskQueueKind_STICKY}
+	}
 	return &orchpb.HistoryEvent_WorkflowTaskScheduledEventAttributes{
 		WorkflowTaskScheduledEventAttributes: &orchpb.WorkflowTaskScheduledEventAttributes{
-			TaskQueue:           &orchpb.TaskQueue{Name: e.queue, Kind: orchpb.TaskQueueKind_NORMAL},
+			TaskQueue:           tq,
 			StartToCloseTimeout: durationpb.New(e.taskTimeout),
 			Attempt:             attempt,
 		},
@@ -148,7 +210,7 @@ func (t *workflowTask) startedAttrs() *orchpb.HistoryEvent_WorkflowTaskStartedEv
 // (and as materialize writes them).
 func (t *workflowTask) transientEvents() []*orchpb.HistoryEvent {
 	evs := []*orchpb.HistoryEvent{{EventId: t.scheduledID, EventTime: timestamppb.New(t.scheduled),
-		EventType: orchpb.EventType_WorkflowTaskScheduled, Attributes: wftScheduledAttrs(t.e, t.attempt)}}
+		EventType: orchpb.EventType_WorkflowTaskScheduled, Attributes: wftScheduledAttrs(t.e, nil, t.attempt)}}
 	if t.startedID != 0 {
 		evs = append(evs, &orchpb.HistoryEvent{EventId: t.startedID, EventTime: timestamppb.New(t.started),
 			EventType: orchpb.EventType_WorkflowTaskStarted, Attributes: t.startedAttrs()})
@@ -201,12 +263,15 @@ func (s *Server) engineClosed(e *execution) {
 }
 
 func (s *Server) pollWorkflowTask(ctx context.Context, req *orchpb.PollWorkflowTaskQueueRequest) (*orchpb.PollWorkflowTaskQueueResponse, error) {
+	if err := s.checkQueueKind(req); err != nil {
+		return nil, err
+	}
 	resp := &orchpb.PollWorkflowTaskQueueResponse{}
 	got, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), req.GetWorkerInstanceKey(), sideWorkflow, req.GetTaskQueueMetadata(),
 		func(t task) {
 			switch t := t.(type) {
 			case *workflowTask:
-				resp = s.startWorkflowTask(t, req.GetIdentity())
+				resp = s.startWorkflowTask(t, req.GetIdentity(), req.GetWorkerInstanceKey())
 			case *queryTask:
 				resp = s.startQueryTask(t)
 			}
@@ -220,9 +285,11 @@ func (s *Server) pollWorkflowTask(ctx context.Context, req *orchpb.PollWorkflowT
 
 // startWorkflowTask appends WorkflowTaskStarted, starts the task's
 // start-to-close timer and answers the poll. s.mu must be held.
-func (s *Server) startWorkflowTask(t *workflowTask, identity string) *orchpb.PollWorkflowTaskQueueResponse {
+func (s *Server) startWorkflowTask(t *workflowTask, identity, key string) *orchpb.PollWorkflowTaskQueueResponse {
 	e := t.e
-	t.identity, t.requestID, t.started = identity, newID(), s.clk.Now()
+	t.identity, t.requestID, t.started, t.key = identity, newID(), s.clk.Now(), key
+	s.cancelTimer(e, t.stickyTimeout)
+	t.stickyTimeout = nil
 	var history []*orchpb.HistoryEvent
 	if t.transient {
 		t.startedID = t.scheduledID + 1
@@ -230,11 +297,20 @@ func (s *Server) startWorkflowTask(t *workflowTask, identity string) *orchpb.Pol
 	} else {
 		ev := s.add(e, orchpb.EventType_WorkflowTaskStarted, func(ev *orchpb.HistoryEvent) { ev.Attributes = t.startedAttrs() })
 		t.startedID = ev.GetEventId()
-		history = cloneEvents(e.history)
+		from := 0
+		if t.onSticky != nil {
+			// A sticky task: its worker keeps the run and needs only the
+			// events since the last task's WorkflowTaskStarted.
+			from = sinceEvent(e.history, e.eng.lastStartedID)
+		}
+		history = cloneEvents(e.history[from:])
 	}
 	t.token = encodeTaskToken(taskToken{kind: tokenWorkflow, namespace: e.ns.info.Name, workflowID: e.id, runID: e.runID, scheduledID: t.scheduledID, attempt: t.attempt})
 	t.timeout = s.after(e, e.taskTimeout, func() { s.workflowTaskTimedOut(t) })
 	q := e.ns.queue(e.queue)
+	if t.onSticky != nil {
+		q = t.onSticky
+	}
 	return &orchpb.PollWorkflowTaskQueueResponse{
 		TaskToken:                  t.token,
 		WorkflowExecution:          &orchpb.WorkflowExecution{WorkflowId: e.id, RunId: e.runID},
@@ -267,7 +343,14 @@ func (s *Server) workflowTaskTimedOut(t *workflowTask) {
 	}
 	e.eng.wft = nil
 	e.eng.wftAttempt = t.attempt + 1
+	e.eng.sticky = nil // as the service: the next attempt goes to the run's task queue
 	s.scheduleWorkflowTask(e)
+}
+
+// sinceEvent is the index in history of the first event after event id.
+func sinceEvent(history []*orchpb.HistoryEvent, id int64) int {
+	i, _ := slices.BinarySearchFunc(history, id+1, func(ev *orchpb.HistoryEvent, id int64) int { return cmp.Compare(ev.GetEventId(), id) })
+	return i
 }
 
 // taskExecution finds the execution and checks the token's kind. s.mu

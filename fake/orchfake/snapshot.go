@@ -247,6 +247,9 @@ func (s *Server) snapshotLocked() (*snapshot, error) {
 		}
 		for _, qn := range slices.Sorted(maps.Keys(ns.queues)) {
 			q := ns.queues[qn]
+			if q.stickyKey != "" {
+				continue // workers' sticky queues: a restored fake has none (see Snapshot)
+			}
 			sq := snapTaskQueue{Name: q.name, Known: q.known, WorkflowTypes: slices.Sorted(maps.Keys(q.workflowTypes)),
 				ActivityTypes: slices.Sorted(maps.Keys(q.activityTypes))}
 			if len(q.shutdown) > 0 {

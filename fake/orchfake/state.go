@@ -37,6 +37,7 @@ type namespace struct {
 	runs      map[string]*execution // by run id
 	starts    map[string]*execution // by the request_id that started it
 	queues    map[string]*taskQueue // by name
+	sticky    map[string]*taskQueue // workers' sticky queues, by worker_instance_key
 	running   int                   // open executions
 	// byStart is the runs in the reverse of the default list order (start
 	// time, then run id descending), each filed under its start time;

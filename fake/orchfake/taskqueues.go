@@ -23,6 +23,17 @@ const (
 	MaxPollWait = 60 * time.Second
 	// DefaultDispatchRate is rate_per_second when no poller set one.
 	DefaultDispatchRate = 100_000.0
+	// StickyScheduleToStartTimeout is how long a run's workflow task
+	// waits on its worker's sticky queue, on the fake clock, before it is
+	// recorded as timed out (SCHEDULE_TO_START) and a new one goes to the
+	// run's task queue: the default of Temporal's SDKs (the contract's
+	// sticky_attributes is a flag, so the worker cannot choose it).
+	StickyScheduleToStartTimeout = 5 * time.Second
+	// StickyPollerUnavailable: a sticky queue nobody polls now and nobody
+	// polled within this long, on the fake clock, has lost its worker;
+	// the run's next task goes to its task queue at once (Temporal's
+	// matching service waits the same 10 s).
+	StickyPollerUnavailable = 10 * time.Second
 )
 
 const (
@@ -43,6 +54,12 @@ type taskQueue struct {
 	// shutdown holds the worker instance keys ShutdownWorker named, with
 	// when: their polls answer empty at once (kept PollerTTL).
 	shutdown map[string]time.Time
+
+	// stickyKey is set on a worker's sticky queue: the worker instance
+	// whose STICKY polls created it. stickyGone: that worker shut down.
+	stickyKey  string
+	stickyGone bool
+	lastPoll   time.Time // the last poll's start, on the fake clock
 }
 
 type queueSide struct {
@@ -245,9 +262,10 @@ func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, me
 	}
 	q := ns.queue(queueName)
 	q.known = true
-	if _, down := q.shutdown[key]; down && key != "" {
+	if _, down := q.shutdown[key]; (down && key != "") || q.stickyGone {
 		return nil, nil, nil, false, nil
 	}
+	q.lastPoll = s.clk.Now()
 	sd = &q.sides[side]
 	sd.pollers[identity] = &orchpb.PollerInfo{LastAccessTime: timestamppb.New(s.clk.Now()), Identity: identity, RatePerSecond: DefaultDispatchRate}
 	if r := meta.GetMaxTasksPerSecond(); r != nil {
@@ -297,16 +315,109 @@ func (s *Server) shutdownWorker(ctx context.Context, req *orchpb.ShutdownWorkerR
 	key := req.GetWorkerInstanceKey()
 	q.shutdown[key] = now
 	for i := range q.sides {
-		sd := &q.sides[i]
-		sd.waiters = slices.DeleteFunc(sd.waiters, func(w *waiter) bool {
-			if w.key != key {
-				return false
-			}
-			close(w.end)
-			return true
-		})
+		q.endPolls(i, key)
 	}
+	s.stickyWorkerGone(ns, key)
 	return &orchpb.ShutdownWorkerResponse{}, nil
+}
+
+// endPolls ends the waiting polls of worker instance key on one side: they
+// answer empty. s.mu must be held.
+func (q *taskQueue) endPolls(side int, key string) {
+	sd := &q.sides[side]
+	sd.waiters = slices.DeleteFunc(sd.waiters, func(w *waiter) bool {
+		if w.key != key {
+			return false
+		}
+		close(w.end)
+		return true
+	})
+}
+
+// checkQueueKind checks a workflow task poll's task_queue_kind, and makes
+// a STICKY poll's queue the sticky queue of its worker instance.
+func (s *Server) checkQueueKind(req *orchpb.PollWorkflowTaskQueueRequest) error {
+	kind := req.GetTaskQueueKind()
+	switch kind {
+	case orchpb.TaskQueueKind_TASK_QUEUE_KIND_UNSPECIFIED, orchpb.TaskQueueKind_NORMAL, orchpb.TaskQueueKind_STICKY:
+	default:
+		return badField("task_queue_kind", "unknown kind %d", kind)
+	}
+	name, key := req.GetTaskQueue(), req.GetWorkerInstanceKey()
+	if kind == orchpb.TaskQueueKind_STICKY && key == "" {
+		return badField("worker_instance_key", "required to poll a STICKY task queue")
+	}
+	var v violations
+	checkName(&v, "task_queue", name, true)
+	checkName(&v, "worker_instance_key", key, false)
+	if err := v.err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ns, err := s.st.namespace(req.GetNamespace())
+	if err != nil {
+		return err
+	}
+	q := ns.queues[name]
+	if kind != orchpb.TaskQueueKind_STICKY {
+		if q != nil && q.stickyKey != "" {
+			return badField("task_queue", "%q is a worker's sticky queue: poll it with task_queue_kind STICKY", name)
+		}
+		return nil
+	}
+	switch {
+	case q != nil && q.stickyKey == "" && q.known:
+		return badField("task_queue", "%q is a task queue of the namespace, not a sticky queue", name)
+	case q != nil && q.stickyKey != "" && q.stickyKey != key:
+		return badField("task_queue", "%q is the sticky queue of another worker instance", name)
+	case ns.sticky[key] != nil && ns.sticky[key].name != name:
+		return badField("task_queue", "worker instance %q polls sticky queue %q already", key, ns.sticky[key].name)
+	}
+	if err := s.roomForQueue(ns, name); err != nil {
+		return err
+	}
+	q = ns.queue(name)
+	q.stickyKey = key
+	if ns.sticky == nil {
+		ns.sticky = map[string]*taskQueue{}
+	}
+	ns.sticky[key] = q
+	return nil
+}
+
+// stickyWorkerGone forgets worker instance key's sticky queue: its polls
+// end, the runs sticky to it are not any more, and the tasks waiting on it
+// go to their runs' task queues at once (as Temporal's server does when a
+// worker shuts down or ResetStickyTaskQueue is called), with the whole
+// history. s.mu must be held.
+func (s *Server) stickyWorkerGone(ns *namespace, key string) {
+	q := ns.sticky[key]
+	if q == nil {
+		return
+	}
+	delete(ns.sticky, key)
+	delete(ns.queues, q.name) // a restarted worker polls a new one: no queue record piles up
+	q.stickyGone = true
+	q.endPolls(sideWorkflow, key)
+	sd := &q.sides[sideWorkflow]
+	backlog := sd.backlog
+	sd.backlog = nil
+	for _, t := range backlog {
+		wt, ok := t.(*workflowTask)
+		if !ok || !wt.live() {
+			continue
+		}
+		e := wt.e
+		s.cancelTimer(e, wt.stickyTimeout)
+		wt.stickyTimeout, wt.onSticky = nil, nil
+		e.ns.queue(e.queue).push(sideWorkflow, wt)
+	}
+	for _, e := range ns.runs {
+		if e.eng.sticky == q {
+			e.eng.sticky = nil
+		}
+	}
 }
 
 // takeHanded starts a task handed to a waiting poll, unless it was

@@ -50,6 +50,10 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	e.eng.wft = nil
 	e.eng.wftAttempt = 1
 	e.eng.lastStartedID = t.startedID
+	e.eng.sticky = nil
+	if req.GetStickyAttributes() && t.key != "" {
+		e.eng.sticky = e.ns.sticky[t.key] // nil until the worker's sticky queue was polled
+	}
 	missed := e.eng.newEvents
 	e.eng.newEvents = false
 	if m := req.GetMemoUpdate(); m != nil {
@@ -82,9 +86,13 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	if e.open() && (missed || askedToCancel || req.GetForceCreateNewWorkflowTask()) && e.eng.wft == nil {
 		s.scheduleWorkflowTask(e)
 	}
-	if req.GetReturnNewWorkflowTask() && e.open() && e.eng.wft != nil && e.eng.wft.live() {
-		e.ns.queue(e.queue).sides[sideWorkflow].handed++
-		resp.WorkflowTask = s.startWorkflowTask(e.eng.wft, req.GetIdentity())
+	if nt := e.eng.wft; req.GetReturnNewWorkflowTask() && e.open() && nt != nil && nt.live() {
+		q := e.ns.queue(e.queue)
+		if nt.onSticky != nil {
+			q = nt.onSticky
+		}
+		q.sides[sideWorkflow].handed++
+		resp.WorkflowTask = s.startWorkflowTask(nt, req.GetIdentity(), t.key)
 	}
 	return resp, nil
 }
@@ -106,6 +114,7 @@ func (s *Server) failWorkflowTask(t *workflowTask, cause orchpb.WorkflowTaskFail
 	}
 	e.eng.wft = nil
 	e.eng.wftAttempt = t.attempt + 1
+	e.eng.sticky = nil // as the service: the next attempt goes to the run's task queue
 	if cause == orchpb.WorkflowTaskFailedCause_UNHANDLED_COMMAND {
 		// new events, not the worker's code, failed it: the next task is a
 		// first attempt, at once

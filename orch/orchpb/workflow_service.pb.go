@@ -1739,8 +1739,15 @@ type PollWorkflowTaskQueueRequest struct {
 	WorkerVersionCapabilities *WorkerVersionCapabilities `protobuf:"bytes,6,opt,name=worker_version_capabilities,json=workerVersionCapabilities,proto3" json:"worker_version_capabilities,omitempty"`
 	// Names the worker instance polling, for ShutdownWorker.
 	WorkerInstanceKey string `protobuf:"bytes,7,opt,name=worker_instance_key,json=workerInstanceKey,proto3" json:"worker_instance_key,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// NORMAL (or unset): task_queue is a task queue of the namespace.
+	// STICKY: task_queue is the polling worker instance's own sticky queue
+	// (worker_instance_key is then required): the service hands it the
+	// next workflow tasks of the runs whose last task that instance
+	// completed with sticky_attributes set, with only the events since
+	// that task in their history.
+	TaskQueueKind TaskQueueKind `protobuf:"varint,8,opt,name=task_queue_kind,json=taskQueueKind,proto3,enum=apitwin.orch.v1.TaskQueueKind" json:"task_queue_kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PollWorkflowTaskQueueRequest) Reset() {
@@ -1820,6 +1827,13 @@ func (x *PollWorkflowTaskQueueRequest) GetWorkerInstanceKey() string {
 		return x.WorkerInstanceKey
 	}
 	return ""
+}
+
+func (x *PollWorkflowTaskQueueRequest) GetTaskQueueKind() TaskQueueKind {
+	if x != nil {
+		return x.TaskQueueKind
+	}
+	return TaskQueueKind_TASK_QUEUE_KIND_UNSPECIFIED
 }
 
 // An empty response (no task_token) means the poll ended without a task.
@@ -2250,12 +2264,15 @@ func (x *PollActivityTaskQueueResponse) GetRetryPolicy() *RetryPolicy {
 }
 
 type RespondWorkflowTaskCompletedRequest struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Namespace        string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	TaskToken        []byte                 `protobuf:"bytes,2,opt,name=task_token,json=taskToken,proto3" json:"task_token,omitempty"`
-	Commands         []*Command             `protobuf:"bytes,3,rep,name=commands,proto3" json:"commands,omitempty"`
-	Identity         string                 `protobuf:"bytes,4,opt,name=identity,proto3" json:"identity,omitempty"`
-	StickyAttributes bool                   `protobuf:"varint,5,opt,name=sticky_attributes,json=stickyAttributes,proto3" json:"sticky_attributes,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	TaskToken []byte                 `protobuf:"bytes,2,opt,name=task_token,json=taskToken,proto3" json:"task_token,omitempty"`
+	Commands  []*Command             `protobuf:"bytes,3,rep,name=commands,proto3" json:"commands,omitempty"`
+	Identity  string                 `protobuf:"bytes,4,opt,name=identity,proto3" json:"identity,omitempty"`
+	// Keep the run's next workflow task for the sticky queue of the worker
+	// instance that polled this one (its STICKY poll names the queue), until
+	// that queue's schedule-to-start timeout or the instance is gone.
+	StickyAttributes bool `protobuf:"varint,5,opt,name=sticky_attributes,json=stickyAttributes,proto3" json:"sticky_attributes,omitempty"`
 	// Answer with the next workflow task of the execution, if one is ready.
 	ReturnNewWorkflowTask bool `protobuf:"varint,6,opt,name=return_new_workflow_task,json=returnNewWorkflowTask,proto3" json:"return_new_workflow_task,omitempty"`
 	// Schedule a new workflow task even when no new event would.
@@ -3724,7 +3741,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\"7\n" +
 	"\x1fCountWorkflowExecutionsResponse\x12\x14\n" +
-	"\x05count\x18\x01 \x01(\x03R\x05count\"\x90\x03\n" +
+	"\x05count\x18\x01 \x01(\x03R\x05count\"\xd8\x03\n" +
 	"\x1cPollWorkflowTaskQueueRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1d\n" +
 	"\n" +
@@ -3733,7 +3750,8 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x0fbinary_checksum\x18\x04 \x01(\tR\x0ebinaryChecksum\x12R\n" +
 	"\x13task_queue_metadata\x18\x05 \x01(\v2\".apitwin.orch.v1.TaskQueueMetadataR\x11taskQueueMetadata\x12j\n" +
 	"\x1bworker_version_capabilities\x18\x06 \x01(\v2*.apitwin.orch.v1.WorkerVersionCapabilitiesR\x19workerVersionCapabilities\x12.\n" +
-	"\x13worker_instance_key\x18\a \x01(\tR\x11workerInstanceKey\"\xc8\b\n" +
+	"\x13worker_instance_key\x18\a \x01(\tR\x11workerInstanceKey\x12F\n" +
+	"\x0ftask_queue_kind\x18\b \x01(\x0e2\x1e.apitwin.orch.v1.TaskQueueKindR\rtaskQueueKind\"\xc8\b\n" +
 	"\x1dPollWorkflowTaskQueueResponse\x12\x1d\n" +
 	"\n" +
 	"task_token\x18\x01 \x01(\fR\ttaskToken\x12Q\n" +
@@ -4020,17 +4038,18 @@ var file_apitwin_orch_v1_workflow_service_proto_goTypes = []any{
 	(HistoryEventFilterType)(0),                      // 74: apitwin.orch.v1.HistoryEventFilterType
 	(*TaskQueueMetadata)(nil),                        // 75: apitwin.orch.v1.TaskQueueMetadata
 	(*WorkerVersionCapabilities)(nil),                // 76: apitwin.orch.v1.WorkerVersionCapabilities
-	(*timestamppb.Timestamp)(nil),                    // 77: google.protobuf.Timestamp
-	(*TaskQueue)(nil),                                // 78: apitwin.orch.v1.TaskQueue
-	(*WorkflowTaskCompletedMetadata)(nil),            // 79: apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	(*ActivityType)(nil),                             // 80: apitwin.orch.v1.ActivityType
-	(*Command)(nil),                                  // 81: apitwin.orch.v1.Command
-	(WorkflowTaskFailedCause)(0),                     // 82: apitwin.orch.v1.WorkflowTaskFailedCause
-	(*Failure)(nil),                                  // 83: apitwin.orch.v1.Failure
-	(TaskQueueType)(0),                               // 84: apitwin.orch.v1.TaskQueueType
-	(*PollerInfo)(nil),                               // 85: apitwin.orch.v1.PollerInfo
-	(*TaskQueueStatus)(nil),                          // 86: apitwin.orch.v1.TaskQueueStatus
-	(*TaskQueuePartitionMetadata)(nil),               // 87: apitwin.orch.v1.TaskQueuePartitionMetadata
+	(TaskQueueKind)(0),                               // 77: apitwin.orch.v1.TaskQueueKind
+	(*timestamppb.Timestamp)(nil),                    // 78: google.protobuf.Timestamp
+	(*TaskQueue)(nil),                                // 79: apitwin.orch.v1.TaskQueue
+	(*WorkflowTaskCompletedMetadata)(nil),            // 80: apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	(*ActivityType)(nil),                             // 81: apitwin.orch.v1.ActivityType
+	(*Command)(nil),                                  // 82: apitwin.orch.v1.Command
+	(WorkflowTaskFailedCause)(0),                     // 83: apitwin.orch.v1.WorkflowTaskFailedCause
+	(*Failure)(nil),                                  // 84: apitwin.orch.v1.Failure
+	(TaskQueueType)(0),                               // 85: apitwin.orch.v1.TaskQueueType
+	(*PollerInfo)(nil),                               // 86: apitwin.orch.v1.PollerInfo
+	(*TaskQueueStatus)(nil),                          // 87: apitwin.orch.v1.TaskQueueStatus
+	(*TaskQueuePartitionMetadata)(nil),               // 88: apitwin.orch.v1.TaskQueuePartitionMetadata
 }
 var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
 	54,  // 0: apitwin.orch.v1.RegisterNamespaceRequest.workflow_execution_retention_period:type_name -> google.protobuf.Duration
@@ -4075,117 +4094,118 @@ var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
 	68,  // 39: apitwin.orch.v1.ScanWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
 	75,  // 40: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
 	76,  // 41: apitwin.orch.v1.PollWorkflowTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	67,  // 42: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	60,  // 43: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	77,  // 44: apitwin.orch.v1.PollWorkflowTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
-	77,  // 45: apitwin.orch.v1.PollWorkflowTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
-	69,  // 46: apitwin.orch.v1.PollWorkflowTaskQueueResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
-	71,  // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.query:type_name -> apitwin.orch.v1.WorkflowQuery
-	78,  // 48: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution_task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	54,  // 49: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_task_timeout:type_name -> google.protobuf.Duration
-	79,  // 50: apitwin.orch.v1.PollWorkflowTaskQueueResponse.messages:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	51,  // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.queries:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
-	75,  // 52: apitwin.orch.v1.PollActivityTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
-	76,  // 53: apitwin.orch.v1.PollActivityTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	60,  // 54: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	67,  // 55: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	80,  // 56: apitwin.orch.v1.PollActivityTaskQueueResponse.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	66,  // 57: apitwin.orch.v1.PollActivityTaskQueueResponse.header:type_name -> apitwin.orch.v1.Header
-	61,  // 58: apitwin.orch.v1.PollActivityTaskQueueResponse.input:type_name -> apitwin.orch.v1.Payloads
-	61,  // 59: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
-	77,  // 60: apitwin.orch.v1.PollActivityTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
-	77,  // 61: apitwin.orch.v1.PollActivityTaskQueueResponse.current_attempt_scheduled_time:type_name -> google.protobuf.Timestamp
-	77,  // 62: apitwin.orch.v1.PollActivityTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
-	54,  // 63: apitwin.orch.v1.PollActivityTaskQueueResponse.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	54,  // 64: apitwin.orch.v1.PollActivityTaskQueueResponse.start_to_close_timeout:type_name -> google.protobuf.Duration
-	54,  // 65: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
-	63,  // 66: apitwin.orch.v1.PollActivityTaskQueueResponse.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	81,  // 67: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.commands:type_name -> apitwin.orch.v1.Command
-	79,  // 68: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	52,  // 69: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_results:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
-	64,  // 70: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.memo_update:type_name -> apitwin.orch.v1.Memo
-	53,  // 71: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_failures:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
-	27,  // 72: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse.workflow_task:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	82,  // 73: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
-	83,  // 74: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
-	61,  // 75: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest.details:type_name -> apitwin.orch.v1.Payloads
-	61,  // 76: apitwin.orch.v1.RespondActivityTaskCompletedRequest.result:type_name -> apitwin.orch.v1.Payloads
-	83,  // 77: apitwin.orch.v1.RespondActivityTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
-	76,  // 78: apitwin.orch.v1.RegisterWorkerRequest.version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	60,  // 79: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	61,  // 80: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
-	54,  // 81: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	54,  // 82: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
-	54,  // 83: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
-	62,  // 84: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	61,  // 85: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.signal_input:type_name -> apitwin.orch.v1.Payloads
-	63,  // 86: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	64,  // 87: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
-	65,  // 88: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	66,  // 89: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	84,  // 90: apitwin.orch.v1.DescribeTaskQueueRequest.task_queue_type:type_name -> apitwin.orch.v1.TaskQueueType
-	85,  // 91: apitwin.orch.v1.DescribeTaskQueueResponse.pollers:type_name -> apitwin.orch.v1.PollerInfo
-	86,  // 92: apitwin.orch.v1.DescribeTaskQueueResponse.task_queue_status:type_name -> apitwin.orch.v1.TaskQueueStatus
-	87,  // 93: apitwin.orch.v1.ListTaskQueuePartitionsResponse.activity_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
-	87,  // 94: apitwin.orch.v1.ListTaskQueuePartitionsResponse.workflow_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
-	71,  // 95: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry.value:type_name -> apitwin.orch.v1.WorkflowQuery
-	61,  // 96: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	83,  // 97: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry.value:type_name -> apitwin.orch.v1.Failure
-	0,   // 98: apitwin.orch.v1.WorkflowService.RegisterNamespace:input_type -> apitwin.orch.v1.RegisterNamespaceRequest
-	2,   // 99: apitwin.orch.v1.WorkflowService.DescribeNamespace:input_type -> apitwin.orch.v1.DescribeNamespaceRequest
-	4,   // 100: apitwin.orch.v1.WorkflowService.ListNamespaces:input_type -> apitwin.orch.v1.ListNamespacesRequest
-	6,   // 101: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:input_type -> apitwin.orch.v1.StartWorkflowExecutionRequest
-	44,  // 102: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:input_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest
-	8,   // 103: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:input_type -> apitwin.orch.v1.GetWorkflowExecutionRequest
-	10,  // 104: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:input_type -> apitwin.orch.v1.TerminateWorkflowExecutionRequest
-	12,  // 105: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:input_type -> apitwin.orch.v1.SignalWorkflowExecutionRequest
-	14,  // 106: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:input_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
-	16,  // 107: apitwin.orch.v1.WorkflowService.QueryWorkflow:input_type -> apitwin.orch.v1.QueryWorkflowRequest
-	18,  // 108: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:input_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
-	20,  // 109: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:input_type -> apitwin.orch.v1.ListWorkflowExecutionsRequest
-	22,  // 110: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:input_type -> apitwin.orch.v1.ScanWorkflowExecutionsRequest
-	24,  // 111: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:input_type -> apitwin.orch.v1.CountWorkflowExecutionsRequest
-	26,  // 112: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:input_type -> apitwin.orch.v1.PollWorkflowTaskQueueRequest
-	28,  // 113: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:input_type -> apitwin.orch.v1.PollActivityTaskQueueRequest
-	30,  // 114: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:input_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
-	32,  // 115: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:input_type -> apitwin.orch.v1.RespondWorkflowTaskFailedRequest
-	34,  // 116: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
-	36,  // 117: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedRequest
-	38,  // 118: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:input_type -> apitwin.orch.v1.RespondActivityTaskFailedRequest
-	40,  // 119: apitwin.orch.v1.WorkflowService.RegisterWorker:input_type -> apitwin.orch.v1.RegisterWorkerRequest
-	42,  // 120: apitwin.orch.v1.WorkflowService.ShutdownWorker:input_type -> apitwin.orch.v1.ShutdownWorkerRequest
-	46,  // 121: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:input_type -> apitwin.orch.v1.DescribeTaskQueueRequest
-	48,  // 122: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
-	1,   // 123: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
-	3,   // 124: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
-	5,   // 125: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
-	7,   // 126: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
-	45,  // 127: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
-	9,   // 128: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
-	11,  // 129: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
-	13,  // 130: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
-	15,  // 131: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
-	17,  // 132: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
-	19,  // 133: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
-	21,  // 134: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
-	23,  // 135: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
-	25,  // 136: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
-	27,  // 137: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	29,  // 138: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
-	31,  // 139: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
-	33,  // 140: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
-	35,  // 141: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
-	37,  // 142: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
-	39,  // 143: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
-	41,  // 144: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
-	43,  // 145: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
-	47,  // 146: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
-	49,  // 147: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
-	123, // [123:148] is the sub-list for method output_type
-	98,  // [98:123] is the sub-list for method input_type
-	98,  // [98:98] is the sub-list for extension type_name
-	98,  // [98:98] is the sub-list for extension extendee
-	0,   // [0:98] is the sub-list for field type_name
+	77,  // 42: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_kind:type_name -> apitwin.orch.v1.TaskQueueKind
+	67,  // 43: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	60,  // 44: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	78,  // 45: apitwin.orch.v1.PollWorkflowTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
+	78,  // 46: apitwin.orch.v1.PollWorkflowTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
+	69,  // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
+	71,  // 48: apitwin.orch.v1.PollWorkflowTaskQueueResponse.query:type_name -> apitwin.orch.v1.WorkflowQuery
+	79,  // 49: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution_task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	54,  // 50: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_task_timeout:type_name -> google.protobuf.Duration
+	80,  // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.messages:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	51,  // 52: apitwin.orch.v1.PollWorkflowTaskQueueResponse.queries:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
+	75,  // 53: apitwin.orch.v1.PollActivityTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
+	76,  // 54: apitwin.orch.v1.PollActivityTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	60,  // 55: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	67,  // 56: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	81,  // 57: apitwin.orch.v1.PollActivityTaskQueueResponse.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	66,  // 58: apitwin.orch.v1.PollActivityTaskQueueResponse.header:type_name -> apitwin.orch.v1.Header
+	61,  // 59: apitwin.orch.v1.PollActivityTaskQueueResponse.input:type_name -> apitwin.orch.v1.Payloads
+	61,  // 60: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
+	78,  // 61: apitwin.orch.v1.PollActivityTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
+	78,  // 62: apitwin.orch.v1.PollActivityTaskQueueResponse.current_attempt_scheduled_time:type_name -> google.protobuf.Timestamp
+	78,  // 63: apitwin.orch.v1.PollActivityTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
+	54,  // 64: apitwin.orch.v1.PollActivityTaskQueueResponse.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	54,  // 65: apitwin.orch.v1.PollActivityTaskQueueResponse.start_to_close_timeout:type_name -> google.protobuf.Duration
+	54,  // 66: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
+	63,  // 67: apitwin.orch.v1.PollActivityTaskQueueResponse.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	82,  // 68: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.commands:type_name -> apitwin.orch.v1.Command
+	80,  // 69: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	52,  // 70: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_results:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
+	64,  // 71: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.memo_update:type_name -> apitwin.orch.v1.Memo
+	53,  // 72: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_failures:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
+	27,  // 73: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse.workflow_task:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	83,  // 74: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
+	84,  // 75: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
+	61,  // 76: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest.details:type_name -> apitwin.orch.v1.Payloads
+	61,  // 77: apitwin.orch.v1.RespondActivityTaskCompletedRequest.result:type_name -> apitwin.orch.v1.Payloads
+	84,  // 78: apitwin.orch.v1.RespondActivityTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
+	76,  // 79: apitwin.orch.v1.RegisterWorkerRequest.version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	60,  // 80: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	61,  // 81: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	54,  // 82: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	54,  // 83: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
+	54,  // 84: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
+	62,  // 85: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	61,  // 86: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.signal_input:type_name -> apitwin.orch.v1.Payloads
+	63,  // 87: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	64,  // 88: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
+	65,  // 89: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	66,  // 90: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	85,  // 91: apitwin.orch.v1.DescribeTaskQueueRequest.task_queue_type:type_name -> apitwin.orch.v1.TaskQueueType
+	86,  // 92: apitwin.orch.v1.DescribeTaskQueueResponse.pollers:type_name -> apitwin.orch.v1.PollerInfo
+	87,  // 93: apitwin.orch.v1.DescribeTaskQueueResponse.task_queue_status:type_name -> apitwin.orch.v1.TaskQueueStatus
+	88,  // 94: apitwin.orch.v1.ListTaskQueuePartitionsResponse.activity_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
+	88,  // 95: apitwin.orch.v1.ListTaskQueuePartitionsResponse.workflow_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
+	71,  // 96: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry.value:type_name -> apitwin.orch.v1.WorkflowQuery
+	61,  // 97: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	84,  // 98: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry.value:type_name -> apitwin.orch.v1.Failure
+	0,   // 99: apitwin.orch.v1.WorkflowService.RegisterNamespace:input_type -> apitwin.orch.v1.RegisterNamespaceRequest
+	2,   // 100: apitwin.orch.v1.WorkflowService.DescribeNamespace:input_type -> apitwin.orch.v1.DescribeNamespaceRequest
+	4,   // 101: apitwin.orch.v1.WorkflowService.ListNamespaces:input_type -> apitwin.orch.v1.ListNamespacesRequest
+	6,   // 102: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:input_type -> apitwin.orch.v1.StartWorkflowExecutionRequest
+	44,  // 103: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:input_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest
+	8,   // 104: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:input_type -> apitwin.orch.v1.GetWorkflowExecutionRequest
+	10,  // 105: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:input_type -> apitwin.orch.v1.TerminateWorkflowExecutionRequest
+	12,  // 106: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:input_type -> apitwin.orch.v1.SignalWorkflowExecutionRequest
+	14,  // 107: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:input_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
+	16,  // 108: apitwin.orch.v1.WorkflowService.QueryWorkflow:input_type -> apitwin.orch.v1.QueryWorkflowRequest
+	18,  // 109: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:input_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
+	20,  // 110: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:input_type -> apitwin.orch.v1.ListWorkflowExecutionsRequest
+	22,  // 111: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:input_type -> apitwin.orch.v1.ScanWorkflowExecutionsRequest
+	24,  // 112: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:input_type -> apitwin.orch.v1.CountWorkflowExecutionsRequest
+	26,  // 113: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:input_type -> apitwin.orch.v1.PollWorkflowTaskQueueRequest
+	28,  // 114: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:input_type -> apitwin.orch.v1.PollActivityTaskQueueRequest
+	30,  // 115: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:input_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
+	32,  // 116: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:input_type -> apitwin.orch.v1.RespondWorkflowTaskFailedRequest
+	34,  // 117: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
+	36,  // 118: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedRequest
+	38,  // 119: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:input_type -> apitwin.orch.v1.RespondActivityTaskFailedRequest
+	40,  // 120: apitwin.orch.v1.WorkflowService.RegisterWorker:input_type -> apitwin.orch.v1.RegisterWorkerRequest
+	42,  // 121: apitwin.orch.v1.WorkflowService.ShutdownWorker:input_type -> apitwin.orch.v1.ShutdownWorkerRequest
+	46,  // 122: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:input_type -> apitwin.orch.v1.DescribeTaskQueueRequest
+	48,  // 123: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
+	1,   // 124: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
+	3,   // 125: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
+	5,   // 126: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
+	7,   // 127: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
+	45,  // 128: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
+	9,   // 129: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
+	11,  // 130: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
+	13,  // 131: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
+	15,  // 132: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
+	17,  // 133: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
+	19,  // 134: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
+	21,  // 135: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
+	23,  // 136: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
+	25,  // 137: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
+	27,  // 138: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	29,  // 139: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
+	31,  // 140: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
+	33,  // 141: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
+	35,  // 142: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
+	37,  // 143: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
+	39,  // 144: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
+	41,  // 145: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
+	43,  // 146: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
+	47,  // 147: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
+	49,  // 148: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
+	124, // [124:149] is the sub-list for method output_type
+	99,  // [99:124] is the sub-list for method input_type
+	99,  // [99:99] is the sub-list for extension type_name
+	99,  // [99:99] is the sub-list for extension extendee
+	0,   // [0:99] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_workflow_service_proto_init() }

@@ -28,12 +28,19 @@
 // coroutine is blocked, the commands the code issued are checked against
 // the events that recorded that task's commands. After the last completed
 // task it feeds the new events, and the commands the code issues then are
-// the task's answer. Nothing is kept between tasks, so a worker that stops
-// and another that starts pick a run up where it stopped; the price is a
-// replay of the history on each task (keep histories short with
-// ContinueAsNewError, whose next run keeps the run's memo, search
-// attributes, retry policy and header: the package names them in the
-// command, as the service carries none by itself).
+// the task's answer. A worker with a workflow cache (the default; see
+// "Sticky cache" in package orch) keeps the run's coroutines blocked where
+// the task left them, and hands its next task only the new events: the
+// events that record the last task's commands are checked against them
+// (the same *NonDeterminismError as a replay), the others are fed to the
+// code, and a task costs the same at event 2,000 as at event 100. Without
+// the run in the cache (the first task on a worker, an eviction, a restart,
+// another worker) the task replays the whole history as above, so a worker
+// that stops and another that starts pick a run up where it stopped. Long
+// histories still cost a replay on each such miss, and the service bounds
+// them: keep them short with ContinueAsNewError, whose next run keeps the
+// run's memo, search attributes, retry policy and header (the package names
+// them in the command, as the service carries none by itself).
 //
 // The code must therefore make the same calls in the same order on every
 // replay: no time.Now (use Now), no time.Sleep or timers of package time

@@ -52,7 +52,14 @@ type execution struct {
 	started       bool
 	pending       []*command
 	closing       *orchpb.Command
-	closeErr      error
+	// A run a worker keeps between its tasks (see cachedRun): the
+	// started event of the last task it ran, the last event it has seen,
+	// and the commands that task sent, which the next task's events
+	// record.
+	lastStarted int64
+	lastEvent   int64
+	sent        []*command
+	closeErr    error
 
 	deadlock time.Duration   // Options.DeadlockTimeout
 	fire     <-chan struct{} // Options.fire
@@ -325,11 +332,84 @@ func (e *execution) run(history []*orchpb.HistoryEvent, upTo int64) ([]*orchpb.C
 	if err != nil || upTo < 0 {
 		return nil, err
 	}
+	return e.sentUpTo(upTo, cmds), nil
+}
+
+// sentUpTo remembers what the task started at upTo ran and sent, for
+// the run's next task (advance), and returns the commands.
+func (e *execution) sentUpTo(upTo int64, cmds []*command) []*orchpb.Command {
+	e.lastStarted, e.lastEvent, e.sent = upTo, upTo, cmds
 	out := make([]*orchpb.Command, len(cmds))
 	for i, c := range cmds {
 		out[i] = c.cmd
 	}
-	return out, nil
+	return out
+}
+
+// errStale says that a kept run cannot take a task: its events do not
+// follow the last task it ran (that task failed, timed out, or its answer
+// was refused). The worker then replays the whole history instead.
+var errStale = errors.New("workflow: the task does not follow the last task this run ran")
+
+// advance runs the next task of a run kept since its last task: events
+// are the history's events after that task's WorkflowTaskStarted (events
+// it has seen already are skipped, so a whole history does too) up to the
+// new task's, upTo. The events recording the last task's commands are
+// checked against them (a *NonDeterminismError when they differ, as in a
+// replay), the others are fed to the code, which runs on; its new
+// commands are the task's. Nothing is replayed: the cost is the new
+// events', whatever the history's length.
+func (e *execution) advance(events []*orchpb.HistoryEvent, upTo int64) ([]*orchpb.Command, error) {
+	if e.closing != nil || e.lastStarted == 0 || upTo <= e.lastEvent {
+		return nil, errStale
+	}
+	first := len(events)
+	done := &wfTask{startedID: e.lastStarted}
+	next := e.lastEvent + 1
+	for i, ev := range events {
+		id := ev.GetEventId()
+		if id < next || id > upTo {
+			continue
+		}
+		if id != next {
+			return nil, fmt.Errorf("workflow: history event %d follows event %d: events are missing", id, next-1)
+		}
+		next++
+		first = min(first, i)
+		if a := ev.GetWorkflowTaskCompletedEventAttributes(); a != nil && a.GetStartedEventId() == e.lastStarted {
+			done.completedID = id
+		}
+		if m := ev.GetMarkerRecordedEventAttributes(); m != nil {
+			e.markers[markerKey{m.GetMarkerName(), markerIDOf(m.GetDetails())}] = m.GetDetails()[markerData]
+		}
+		if t := commandTask(ev); t > 0 {
+			if t != done.completedID {
+				return nil, errStale
+			}
+			done.commands = append(done.commands, ev)
+		}
+	}
+	if next != upTo+1 || done.completedID == 0 {
+		return nil, errStale
+	}
+	if err := match(e.sent, done); err != nil {
+		return nil, err
+	}
+	e.sent = nil
+	for _, ev := range events[first:] {
+		if ev.GetEventId() > upTo {
+			break
+		}
+		e.applyInput(ev)
+		if ev.GetEventId() == upTo {
+			e.now = ev.GetEventTime().AsTime()
+		}
+	}
+	cmds, err := e.step()
+	if err != nil {
+		return nil, err
+	}
+	return e.sentUpTo(upTo, cmds), nil
 }
 
 // match checks the commands the code issued in a replayed task against
@@ -543,20 +623,37 @@ type Options struct {
 // NewWithOptions is New with options.
 func NewWithOptions[In, Out any](fn func(ctx Context, in In) (Out, error), o Options) orch.Workflow {
 	b := bodyOf(fn)
+	start := func(ctx context.Context, t *orch.WorkflowTask) (*execution, []*orchpb.Command, error) {
+		e := newExecution(b, o)
+		e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
+		upTo := taskStarted(t)
+		if upTo <= 0 {
+			e.stop()
+			return nil, nil, errors.New("workflow: the task's history has no WorkflowTaskStarted event")
+		}
+		cmds, err := e.run(t.History, upTo)
+		if err != nil {
+			e.probe(ctx)
+			e.stop()
+			return nil, nil, err
+		}
+		return e, cmds, nil
+	}
 	return orch.Workflow{
 		Decide: func(ctx context.Context, t *orch.WorkflowTask) ([]*orchpb.Command, error) {
-			e := newExecution(b, o)
-			defer e.stop()
-			defer e.probe(ctx)
-			e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
-			upTo := t.Raw.GetStartedEventId()
-			if upTo <= 0 {
-				upTo = lastTaskStarted(t.History)
+			e, cmds, err := start(ctx, t)
+			if e != nil {
+				e.probe(ctx)
+				e.stop()
 			}
-			if upTo <= 0 {
-				return nil, errors.New("workflow: the task's history has no WorkflowTaskStarted event")
+			return cmds, err
+		},
+		Start: func(ctx context.Context, t *orch.WorkflowTask) (orch.CachedRun, []*orchpb.Command, error) {
+			e, cmds, err := start(ctx, t)
+			if err != nil {
+				return nil, nil, err
 			}
-			return e.run(t.History, upTo)
+			return (*cachedRun)(e), cmds, nil
 		},
 		Query: func(_ context.Context, t *orch.WorkflowTask, queryType string, args *orchpb.Payloads) (any, error) {
 			e := newExecution(b, o)
@@ -605,6 +702,33 @@ func (e *execution) readOnly(call string) {
 	if e.answering {
 		panic(fmt.Errorf("%s called from a query handler: a query is read-only and may not issue commands, run side effects or start coroutines", call))
 	}
+}
+
+// cachedRun is an execution a worker keeps between the run's tasks (the
+// sticky cache): its coroutines stay blocked where the last task left
+// them, and the next task feeds them the new events only.
+type cachedRun execution
+
+func (c *cachedRun) Continue(_ context.Context, t *orch.WorkflowTask, events []*orchpb.HistoryEvent) ([]*orchpb.Command, error) {
+	e := (*execution)(c)
+	upTo := taskStarted(&orch.WorkflowTask{History: events, Raw: t.Raw})
+	if upTo <= 0 {
+		return nil, errors.New("workflow: the task's history has no WorkflowTaskStarted event")
+	}
+	if e.abandoned {
+		return nil, errStale
+	}
+	return e.advance(events, upTo)
+}
+
+func (c *cachedRun) Close() { (*execution)(c).stop() }
+
+// taskStarted is the WorkflowTaskStarted event of t.
+func taskStarted(t *orch.WorkflowTask) int64 {
+	if id := t.Raw.GetStartedEventId(); id > 0 {
+		return id
+	}
+	return lastTaskStarted(t.History)
 }
 
 func lastTaskStarted(history []*orchpb.HistoryEvent) int64 {
