@@ -180,8 +180,11 @@
 // run's state; Stop drops them all; [Worker.PurgeWorkflowCache] does on
 // demand, and [Worker.WorkflowCacheStats] counts hits, misses and
 // evictions. With the cache on, one of the WorkflowPollers polls the
-// sticky queue (a single poller takes turns), so the worker holds no more
-// long polls than without it. An error or panic in Decide fails the task
+// sticky queue, so the worker holds no more long polls than without it; a
+// worker with a single workflow poller polls no sticky queue (a long poll
+// on one queue would keep tasks waiting on the other): it keeps runs all
+// the same, and a task that comes back to it on the task queue takes the
+// new events only, but with the whole history on the wire. An error or panic in Decide fails the task
 // (RespondWorkflowTaskFailed, cause WORKFLOW_WORKER_UNHANDLED_FAILURE) and the
 // service schedules it again. Queries go to Workflow.Query with the same
 // history: a task that carries a query (field query set) is a query task and

@@ -301,18 +301,14 @@ func (w *Worker) Start(ctx context.Context) error {
 		for i := range polls {
 			polls[i] = []pollTarget{normal}
 		}
-		if w.cache != nil && w.anyCached() {
+		if w.cache != nil && w.anyCached() && len(polls) > 1 {
 			// Temporal names a sticky queue "<host>:<uuid>"; the
 			// instance key is already unique. One of the pollers polls
-			// it (the only one takes turns), so the worker holds no
-			// more long polls than without the cache.
+			// it, so the worker holds no more long polls than without
+			// the cache. (A lone poller does not: a long poll on one
+			// queue would keep tasks waiting on the other.)
 			w.stickyQueue = "sticky-" + w.key
-			sticky := pollTarget{w.stickyQueue, orchpb.TaskQueueKind_STICKY}
-			if len(polls) == 1 {
-				polls[0] = append(polls[0], sticky)
-			} else {
-				polls[0] = []pollTarget{sticky}
-			}
+			polls[0] = []pollTarget{{w.stickyQueue, orchpb.TaskQueueKind_STICKY}}
 		}
 		for _, targets := range polls {
 			w.pollers.Go(func() { w.pollWorkflowTasks(targets) })
@@ -519,6 +515,8 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 		w.failWorkflowTask(ctx, task, &ApplicationError{Message: "workflow type " + wt.WorkflowType + " is not registered with this worker", Type: "WorkflowTypeNotRegistered"})
 		return
 	}
+	// Kept runs also serve tasks that come on the task queue (the worker
+	// polls no sticky queue, or the service sent the task back there).
 	cached := w.cache != nil && wf.Start != nil && task.GetQuery() == nil
 	var kept *keptRun
 	if cached {
@@ -590,6 +588,8 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 	case closesRun(commands):
 		state.Close()
 	default:
+		// sticky_attributes only with a sticky queue polled: without one
+		// the task comes on the task queue, to this worker or another.
 		// Kept before the answer goes: the run's next task may come
 		// (to the sticky poller) as soon as the service has it.
 		k = &keptRun{runID: wt.RunID, state: state, lastStarted: task.GetStartedEventId()}
@@ -597,7 +597,7 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 	}
 	_, err = w.c.Raw().RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{
 		Namespace: w.c.namespace, TaskToken: task.GetTaskToken(), Identity: w.c.identity, Commands: commands,
-		QueryResults: results, QueryFailures: failures, StickyAttributes: k != nil,
+		QueryResults: results, QueryFailures: failures, StickyAttributes: k != nil && w.stickyQueue != "",
 		SdkMetadata: &orchpb.WorkflowTaskCompletedMetadata{SdkName: sdkName},
 	})
 	w.logError("completing a workflow task failed", err, slog.String("workflow_id", wt.WorkflowID))

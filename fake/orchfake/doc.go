@@ -332,8 +332,9 @@
 // (10 s on the fake clock); and after a failed or timed-out task, whose
 // next attempt always goes to the run's task queue. A snapshot keeps no
 // sticky queue: a restored fake schedules every run's next task on its
-// task queue. Time skipping does not wait for a sticky task nobody polls
-// for: it may jump to its schedule-to-start timeout.
+// task queue. Time skipping waits for a sticky task while its worker
+// instance has a poll waiting on any queue; when it has none (gone without
+// ShutdownWorker) it may jump to the task's schedule-to-start timeout.
 //
 // # Bounds
 //

@@ -334,6 +334,21 @@ func (q *taskQueue) endPolls(side int, key string) {
 	})
 }
 
+// polling reports whether worker instance key has a poll waiting on one of
+// ns's queues. s.mu must be held.
+func (ns *namespace) polling(key string) bool {
+	for _, q := range ns.queues {
+		for i := range q.sides {
+			for _, w := range q.sides[i].waiters {
+				if w.key == key {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // checkQueueKind checks a workflow task poll's task_queue_kind, and makes
 // a STICKY poll's queue the sticky queue of its worker instance.
 func (s *Server) checkQueueKind(req *orchpb.PollWorkflowTaskQueueRequest) error {
