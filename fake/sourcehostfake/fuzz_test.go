@@ -1,6 +1,7 @@
 package sourcehostfake_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -89,6 +90,9 @@ func FuzzFrontDoor(f *testing.F) {
 		// Issue 19: members.
 		"POST /api/v4/projects/1/members\nContent-Type: application/json\n\n{\"user_id\":2,\"access_level\":30,\"expires_at\":\"2030-01-01\"}\n===\nPUT /api/v4/projects/1/members/2?access_level=50\n===\nGET /api/v4/projects/1/members/all?query=al&user_ids=2,99999999999999999999\n===\nDELETE /api/v4/projects/1/members/2",
 		"POST /api/v4/projects/1/members?username=alice&access_level=25\n===\nGET /api/v4/projects/1/members/all/1\n===\nGET /api/v4/projects/1/members/x",
+		// Issue 34: the OAuth authorization server.
+		"POST /oauth/register\nContent-Type: application/json\n\n{\"redirect_uris\":[\"http://127.0.0.1:1/cb\"],\"scope\":\"api x\"}\n===\nGET /oauth/authorize?client_id=x&redirect_uri=http://127.0.0.1:1/cb&response_type=code&code_challenge=abc&code_challenge_method=plain\n===\nPOST /oauth/authorize\nContent-Type: application/x-www-form-urlencoded\n\npending=x&authenticity_token=y&decision=approve",
+		"POST /oauth/token?grant_type=refresh_token&client_id=x&refresh_token=y&resource=a&resource=b\n===\nPOST /oauth/token?grant_type=authorization_code&code=z&code_verifier=v\n===\nPOST /oauth/revoke?token=t&client_id=c\n===\nPOST /oauth/introspect?token=t\n===\nGET /oauth/token/info?access_token=t\n===\nGET /.well-known/oauth-authorization-server",
 	}
 	fakekit.FuzzHTTP(f, seeds, func(t *testing.T) *fakekit.FuzzTarget {
 		var srv *sourcehostfake.Server
@@ -129,6 +133,14 @@ func errorShape(status int, h http.Header, body []byte) error {
 	if status == http.StatusTooManyRequests {
 		if string(body) != "Retry later\n" {
 			return fmt.Errorf("429 body %q", body)
+		}
+		return nil
+	}
+	if strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+		// The OAuth login page's refusals are pages for the browser, saying
+		// why in its error paragraph, as GitLab's are.
+		if !bytes.HasPrefix(body, []byte("<!DOCTYPE html>")) || !bytes.Contains(body, []byte(`class="error" id="error"`)) {
+			return fmt.Errorf("an HTML answer that is no error page")
 		}
 		return nil
 	}
