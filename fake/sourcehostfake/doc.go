@@ -585,7 +585,11 @@
 // "cursor is invalid". Users are served so by id, newest first or with
 // sort=asc oldest first; a repository's tree in its order, each page's
 // Link carrying a page_token, the id of the page's last entry (400
-// "page_token is invalid" for one the tree lacks).
+// "page_token is invalid" for one the tree lacks). GET /groups is served
+// so to anonymous callers, as the real service serves it (signed in, it
+// pages by offset whatever pagination says): by name ascending alone
+// (another order_by or sort is 405), each page's Link carrying a cursor,
+// base64 of {"name":…,"id":…,"_kd":"n"}.
 //
 // Known differences from the real service: local webhook URLs are allowed
 // by default (the real service's default is to refuse them: turn
@@ -607,8 +611,8 @@
 // deleted is given again;
 // keyset pagination covers projects, project jobs, users (by id only: the
 // real service also walks them by name, username, created_at and
-// updated_at) and the tree, not groups (which the real service walks by
-// name for anonymous callers only); delayed deletion is off unless
+// updated_at), groups (by name, for anonymous callers, as the real
+// service) and the tree; delayed deletion is off unless
 // WithDeletionAdjournedPeriod turns it on (the real service's default is
 // on, for 7 days), a project shows marked_for_deletion_at and _on only
 // once marked (the real service sends them null before), and a mark

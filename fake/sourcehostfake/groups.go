@@ -348,6 +348,19 @@ func (c *call) listGroupsUnder(under *namespace) fakekit.Answer {
 	if fail != nil {
 		return *fail
 	}
+	// The real service pages GET /groups by keyset for anonymous callers
+	// alone (present_groups_with_pagination_strategies); signed in, it
+	// pages by offset whatever pagination says.
+	if mode, _ := c.p.oneOf("pagination", "offset", "keyset"); mode == "keyset" && under == nil && c.user == nil {
+		page, fail := groupKeysetPage(c, items)
+		if fail != nil {
+			return *fail
+		}
+		return ok(renderAll(page, c.groupView))
+	}
+	if msg := c.p.problem(); msg != "" {
+		return badRequest(msg)
+	}
 	page, fail := paginate(c, items)
 	if fail != nil {
 		return *fail

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -54,6 +55,7 @@ func (c *call) keysetOrder(sorts ...string) (keyset, desc bool, _ *fakekit.Answe
 
 // cursor is the position a keyset page starts after.
 type cursor struct {
+	Name      string `json:"name,omitempty"` // groups' (groupKeysetPage)
 	ID        string `json:"id"`
 	Direction string `json:"_kd"` // "n": the next page
 }
@@ -69,21 +71,28 @@ func encodeCursor(id int64) string {
 
 // decodeCursor reads a cursor: the id to start after.
 func decodeCursor(s string) (int64, bool) {
-	if len(s) > maxCursor {
-		return 0, false
-	}
-	b, err := base64.URLEncoding.DecodeString(s)
-	if err != nil {
-		if b, err = base64.RawURLEncoding.DecodeString(s); err != nil {
-			return 0, false
-		}
-	}
-	var cur cursor
-	if json.Unmarshal(b, &cur) != nil || cur.Direction != "n" {
+	cur, ok := readCursor(s)
+	if !ok {
 		return 0, false
 	}
 	id, err := strconv.ParseInt(cur.ID, 10, 64)
 	return id, err == nil && id > 0
+}
+
+// readCursor reads a cursor the fake wrote, in either base64 alphabet's
+// padding.
+func readCursor(s string) (cursor, bool) {
+	var cur cursor
+	if len(s) > maxCursor {
+		return cur, false
+	}
+	b, err := base64.URLEncoding.DecodeString(s)
+	if err != nil {
+		if b, err = base64.RawURLEncoding.DecodeString(s); err != nil {
+			return cur, false
+		}
+	}
+	return cur, json.Unmarshal(b, &cur) == nil && cur.Direction == "n"
 }
 
 // cursorPage is the page of items (in id order, descending when desc)
@@ -112,6 +121,51 @@ func cursorPage[T any](c *call, items []T, id func(T) int64, desc bool) ([]T, *f
 	page := items[start:end]
 	if end < len(items) && len(page) > 0 {
 		c.linkNext(perPage, "cursor", encodeCursor(id(page[len(page)-1])))
+	} else {
+		c.linkNext(perPage, "", "")
+	}
+	return page, nil
+}
+
+// groupKeysetPage is the page of groups (in name order, ascending), for an
+// anonymous caller, after
+// the request's cursor, per_page of them, with a Link to the next page
+// while there is one: the real service's cursor-based keyset pagination
+// of groups, which walks them by name ascending alone (another order_by
+// or sort is 405). The cursor is base64 of {"name":…,"id":…,"_kd":"n"}.
+func groupKeysetPage(c *call, items []*namespace) ([]*namespace, *fakekit.Answer) {
+	if by, given := c.p.str("order_by"); given && by != "name" {
+		return nil, keysetRefused()
+	}
+	if dir, given := c.p.str("sort"); given && dir != "asc" {
+		return nil, keysetRefused()
+	}
+	_, perPage, fail := c.pageParams()
+	if fail != nil {
+		return nil, fail
+	}
+	start := 0
+	if s, given := c.p.str("cursor"); given && s != "" {
+		cur, ok := readCursor(s)
+		id, err := strconv.ParseInt(cur.ID, 10, 64)
+		if !ok || err != nil || cur.Name == "" {
+			return nil, errAnswer(badRequest("cursor is invalid"))
+		}
+		name := strings.ToLower(cur.Name)
+		start = len(items)
+		for i, g := range items {
+			if n := strings.ToLower(g.name); n > name || n == name && g.id > id {
+				start = i
+				break
+			}
+		}
+	}
+	end := start + int(min(perPage, int64(len(items)-start)))
+	page := items[start:end]
+	if end < len(items) && len(page) > 0 {
+		last := page[len(page)-1]
+		b, _ := json.Marshal(cursor{Name: last.name, ID: strconv.FormatInt(last.id, 10), Direction: "n"})
+		c.linkNext(perPage, "cursor", base64.URLEncoding.EncodeToString(b))
 	} else {
 		c.linkNext(perPage, "", "")
 	}
