@@ -68,8 +68,15 @@ func TestSilentUpstreamTimesOut(t *testing.T) {
 			!strings.Contains(e.Detail, "did not answer") || !errors.Is(err, mcp.ErrServer) {
 			t.Fatalf("got %v, want -32603 with data.status 504", err)
 		}
-		if p := <-held; p != "/api/v4/projects" {
-			t.Errorf("the upstream held %s, want the projects list", p)
+		// On a loaded machine the 50 ms may pass before the upstream's
+		// handler runs at all: then nothing was held, and waiting for it
+		// would hang. What was held must be the projects list.
+		select {
+		case p := <-held:
+			if p != "/api/v4/projects" {
+				t.Errorf("the upstream held %s, want the projects list", p)
+			}
+		default:
 		}
 	})
 	t.Run("verification", func(t *testing.T) {
