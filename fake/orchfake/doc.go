@@ -333,8 +333,10 @@
 // next attempt always goes to the run's task queue. A snapshot keeps no
 // sticky queue: a restored fake schedules every run's next task on its
 // task queue. Time skipping waits for a sticky task while its worker
-// instance has a poll waiting on any queue; when it has none (gone without
-// ShutdownWorker) it may jump to the task's schedule-to-start timeout.
+// instance has a poll waiting on any queue or began a sticky poll within
+// the last second of real time (it is between two polls); otherwise (gone
+// without ShutdownWorker) it may jump to the task's schedule-to-start
+// timeout.
 //
 // # Bounds
 //

@@ -39,10 +39,10 @@ func (s *Server) nextSkip() (time.Time, bool) {
 	var next time.Time
 	for _, ns := range s.st.namespaces {
 		for _, q := range ns.queues {
-			if q.stickyKey != "" && !ns.polling(q.stickyKey) {
-				// A task on the sticky queue of a worker that polls
-				// nothing (gone) waits for its schedule-to-start timer:
-				// a jump may take it there.
+			if q.stickyKey != "" && !ns.stickyAlive(q) {
+				// A task on the sticky queue of a worker that is gone
+				// waits for its schedule-to-start timer: a jump may take
+				// it there.
 				continue
 			}
 			if q.backlogCount(sideWorkflow) > 0 || q.backlogCount(sideActivity) > 0 ||

@@ -60,6 +60,9 @@ type taskQueue struct {
 	stickyKey  string
 	stickyGone bool
 	lastPoll   time.Time // the last poll's start, on the fake clock
+	// lastPollWall is the same on the real clock: time skipping waits
+	// for a sticky poller that is between two polls (see nextSkip).
+	lastPollWall time.Time
 }
 
 type queueSide struct {
@@ -265,7 +268,7 @@ func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, me
 	if _, down := q.shutdown[key]; (down && key != "") || q.stickyGone {
 		return nil, nil, nil, false, nil
 	}
-	q.lastPoll = s.clk.Now()
+	q.lastPoll, q.lastPollWall = s.clk.Now(), time.Now()
 	sd = &q.sides[side]
 	sd.pollers[identity] = &orchpb.PollerInfo{LastAccessTime: timestamppb.New(s.clk.Now()), Identity: identity, RatePerSecond: DefaultDispatchRate}
 	if r := meta.GetMaxTasksPerSecond(); r != nil {
@@ -332,6 +335,20 @@ func (q *taskQueue) endPolls(side int, key string) {
 		close(w.end)
 		return true
 	})
+}
+
+// stickyBetweenPolls is how long, in real time, time skipping takes a
+// sticky queue's worker for alive after its last poll began though no poll
+// of it waits: the worker is between two polls (handing a task over, or
+// slowed by a loaded machine). A worker gone without ShutdownWorker holds
+// skipping up this long.
+const stickyBetweenPolls = time.Second
+
+// stickyAlive reports whether the worker of sticky queue q is alive, for
+// time skipping: a poll of it waits on one of ns's queues, or its sticky
+// poll began within stickyBetweenPolls of real time. s.mu must be held.
+func (ns *namespace) stickyAlive(q *taskQueue) bool {
+	return time.Since(q.lastPollWall) < stickyBetweenPolls || ns.polling(q.stickyKey)
 }
 
 // polling reports whether worker instance key has a poll waiting on one of
