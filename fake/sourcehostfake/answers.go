@@ -399,15 +399,16 @@ func sshHost(base string) string {
 	return base
 }
 
-// sshPrefix is what a project's ssh_url_to_repo starts with, before its
-// namespace's path: git@host: for SSH on port 22 (or 0, unset), else the
-// URL form the real service writes for another port,
-// ssh://git@host:port/.
-func sshPrefix(base string, port int) string {
+// sshNamespace is the start of ssh_url_to_repo for the projects of the
+// namespace at path: git@host:path for SSH on port 22 (or 0, unset), else
+// the URL form the real service writes for another port,
+// ssh://git@host:port/path. One concatenation: it is made for each
+// namespace of every page of projects.
+func sshNamespace(base string, port int, path string) string {
 	if port == 0 || port == 22 {
-		return "git@" + sshHost(base) + ":"
+		return "git@" + sshHost(base) + ":" + path
 	}
-	return "ssh://git@" + sshHost(base) + ":" + strconv.Itoa(port) + "/"
+	return "ssh://git@" + sshHost(base) + ":" + strconv.Itoa(port) + "/" + path
 }
 
 // projectPaths are p's page and its path with its namespace, made once
@@ -439,7 +440,7 @@ func (c *call) namespacePaths(ns *namespace) (web, ssh string) {
 			return p.web, p.ssh
 		}
 	}
-	p := nsPaths{ns: ns, web: c.base + "/" + ns.fullPath, ssh: sshPrefix(c.base, c.s.cfg.sshPort) + ns.fullPath}
+	p := nsPaths{ns: ns, web: c.base + "/" + ns.fullPath, ssh: sshNamespace(c.base, c.s.cfg.sshPort, ns.fullPath)}
 	if c.namespaces == nil {
 		c.namespaces = make([]nsPaths, 0, 8)
 	}
