@@ -167,9 +167,12 @@ type ListUsersOptions struct {
 	Search   string `url:"search,omitempty"`   // in username, name and (for administrators) email
 	Active   *bool  `url:"active,omitempty"`   // only active users
 	Blocked  *bool  `url:"blocked,omitempty"`  // only blocked users
+	OrderBy  string `url:"order_by,omitempty"` // id (default), name, username, created_at or updated_at: under keyset pagination
+	Sort     string `url:"sort,omitempty"`     // desc (default) or asc: under keyset pagination
 }
 
-// ListUsers returns one page of users, in id order.
+// ListUsers returns one page of users, in id order; under keyset
+// pagination in OrderBy's order (ties broken by id), Sort's way.
 //
 // GitLab API: [GET /users]
 //

@@ -582,8 +582,15 @@
 // {"id":"<last id>","_kd":"n"}, as the real service writes it); another
 // order_by or sort is 405 "Keyset pagination is not yet available for
 // this type of request", and a cursor the fake did not write 400
-// "cursor is invalid". Users are served so by id, newest first or with
-// sort=asc oldest first; a repository's tree in its order, each page's
+// "cursor is invalid". Users are served so in every order GET /users
+// takes, as the real service walks them: order_by id (the default), name,
+// username, created_at or updated_at, sort desc (the default) or asc, ties
+// broken by id the same way, names and usernames compared
+// case-insensitively, each page's Link carrying a cursor of the order's
+// value and the id ({"name":…,"id":…,"_kd":"n"}; the id alone by id); an
+// order_by or sort outside those is 400 "<name> does not have a valid
+// value", the real service's parameter check, and a cursor without the
+// order's value 400 "cursor is invalid"; a repository's tree in its order, each page's
 // Link carrying a page_token, the id of the page's last entry (400
 // "page_token is invalid" for one the tree lacks). GET /groups is served
 // so to anonymous callers, as the real service serves it (signed in, it
@@ -609,9 +616,9 @@
 // on the clock the fake makes no pipeline), and Rails' time zone names
 // are not taken (IANA names only); a pipeline's iid after the newest's, so the newest's
 // deleted is given again;
-// keyset pagination covers projects, project jobs, users (by id only: the
-// real service also walks them by name, username, created_at and
-// updated_at), groups (by name, for anonymous callers, as the real
+// keyset pagination covers projects, project jobs, users (by updated_at
+// as by created_at: the fake never edits a user; offset pages of users
+// stay in id order whatever order_by says), groups (by name, for anonymous callers, as the real
 // service) and the tree; delayed deletion is off unless
 // WithDeletionAdjournedPeriod turns it on (the real service's default is
 // on, for 7 days), a project shows marked_for_deletion_at and _on only

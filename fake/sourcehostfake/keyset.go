@@ -15,9 +15,11 @@ import (
 // Keyset pagination, as the real service serves it where it has it:
 // pagination=keyset answers the first per_page records with a Link header
 // whose only link, rel="next", carries the position after the page's last
-// record; no page numbers and no totals. Project jobs (newest first) and
-// users (by id, either way) carry a cursor, what the real service writes:
-// base64 (URL alphabet) of {"id":"<last id>","_kd":"n"}; a repository's
+// record; no page numbers and no totals. Project jobs (newest first),
+// users (by id, name, username, created_at or updated_at, either way) and
+// groups (by name) carry a cursor, what the real service writes: base64
+// (URL alphabet) of {"id":"<last id>","_kd":"n"}, with the order's column
+// beside the id in an order other than id (keyedPage); a repository's
 // tree, a page_token (the last entry's id); projects, id_after or
 // id_before (see keysetPage).
 
@@ -55,7 +57,10 @@ func (c *call) keysetOrder(sorts ...string) (keyset, desc bool, _ *fakekit.Answe
 
 // cursor is the position a keyset page starts after.
 type cursor struct {
-	Name      string `json:"name,omitempty"` // groups' (groupKeysetPage)
+	Name      string `json:"name,omitempty"`       // groups' and users' by name (keyedPage)
+	Username  string `json:"username,omitempty"`   // users' by username
+	CreatedAt string `json:"created_at,omitempty"` // users' by created_at (cursorTime)
+	UpdatedAt string `json:"updated_at,omitempty"` // users' by updated_at (cursorTime)
 	ID        string `json:"id"`
 	Direction string `json:"_kd"` // "n": the next page
 }
@@ -128,11 +133,11 @@ func cursorPage[T any](c *call, items []T, id func(T) int64, desc bool) ([]T, *f
 }
 
 // groupKeysetPage is the page of groups (in name order, ascending), for an
-// anonymous caller, after
-// the request's cursor, per_page of them, with a Link to the next page
-// while there is one: the real service's cursor-based keyset pagination
-// of groups, which walks them by name ascending alone (another order_by
-// or sort is 405). The cursor is base64 of {"name":…,"id":…,"_kd":"n"}.
+// anonymous caller, after the request's cursor, per_page of them, with a
+// Link to the next page while there is one: the real service's
+// cursor-based keyset pagination of groups, which walks them by name
+// ascending alone (another order_by or sort is 405). The cursor is base64
+// of {"name":…,"id":…,"_kd":"n"}.
 func groupKeysetPage(c *call, items []*namespace) ([]*namespace, *fakekit.Answer) {
 	if by, given := c.p.str("order_by"); given && by != "name" {
 		return nil, keysetRefused()
@@ -140,6 +145,29 @@ func groupKeysetPage(c *call, items []*namespace) ([]*namespace, *fakekit.Answer
 	if dir, given := c.p.str("sort"); given && dir != "asc" {
 		return nil, keysetRefused()
 	}
+	key := func(g *namespace) cursor { return cursor{Name: g.name, ID: strconv.FormatInt(g.id, 10)} }
+	return keyedPage(c, items, key, func(cur cursor) (func(*namespace) bool, bool) {
+		id, err := strconv.ParseInt(cur.ID, 10, 64)
+		if err != nil || cur.Name == "" {
+			return nil, false
+		}
+		name := strings.ToLower(cur.Name)
+		return func(g *namespace) bool {
+			n := strings.ToLower(g.name)
+			return n > name || n == name && g.id > id
+		}, true
+	})
+}
+
+// keyedPage is the page of items (sorted in the walk's order) after the
+// request's cursor, per_page of them, with a Link to the next page while
+// there is one, its cursor key of the page's last item: the real
+// service's cursor-based keyset pagination in an order other than id
+// alone, the cursor holding the order's column and the id that breaks
+// its ties. after reads a cursor into "comes after it in the walk" (false
+// for a cursor the order cannot use: 400 "cursor is invalid", as for one
+// the fake did not write).
+func keyedPage[T any](c *call, items []T, key func(T) cursor, after func(cursor) (func(T) bool, bool)) ([]T, *fakekit.Answer) {
 	_, perPage, fail := c.pageParams()
 	if fail != nil {
 		return nil, fail
@@ -147,24 +175,24 @@ func groupKeysetPage(c *call, items []*namespace) ([]*namespace, *fakekit.Answer
 	start := 0
 	if s, given := c.p.str("cursor"); given && s != "" {
 		cur, ok := readCursor(s)
-		id, err := strconv.ParseInt(cur.ID, 10, 64)
-		if !ok || err != nil || cur.Name == "" {
+		var past func(T) bool
+		if ok {
+			past, ok = after(cur)
+		}
+		if !ok {
 			return nil, errAnswer(badRequest("cursor is invalid"))
 		}
-		name := strings.ToLower(cur.Name)
 		start = len(items)
-		for i, g := range items {
-			if n := strings.ToLower(g.name); n > name || n == name && g.id > id {
-				start = i
-				break
-			}
+		if i := slices.IndexFunc(items, past); i >= 0 {
+			start = i
 		}
 	}
 	end := start + int(min(perPage, int64(len(items)-start)))
 	page := items[start:end]
 	if end < len(items) && len(page) > 0 {
-		last := page[len(page)-1]
-		b, _ := json.Marshal(cursor{Name: last.name, ID: strconv.FormatInt(last.id, 10), Direction: "n"})
+		cur := key(page[len(page)-1])
+		cur.Direction = "n"
+		b, _ := json.Marshal(cur)
 		c.linkNext(perPage, "cursor", base64.URLEncoding.EncodeToString(b))
 	} else {
 		c.linkNext(perPage, "", "")

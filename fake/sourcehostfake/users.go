@@ -1,11 +1,14 @@
 package sourcehostfake
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -93,7 +96,8 @@ func (c *call) userDetail(u *user) userDetailJSON {
 
 // listUsers is GET /users: every user, by id, narrowed by username (exact,
 // case-insensitively), search (in username, name and, for administrators,
-// email) and active or blocked (the fake's users are all active).
+// email) and active or blocked (the fake's users are all active); under
+// keyset pagination in order_by's order, sort's way (userKeysetPage).
 func (c *call) listUsers() fakekit.Answer {
 	p := c.p
 	username, byName := p.str("username")
@@ -115,16 +119,16 @@ func (c *call) listUsers() fakekit.Answer {
 		}
 		return true
 	})
-	keyset, desc, fail := c.keysetOrder("desc", "asc")
-	if fail != nil {
-		return *fail
+	by, _ := p.oneOf("order_by", userOrders...)
+	dir, _ := p.oneOf("sort", "asc", "desc")
+	mode, _ := p.oneOf("pagination", "offset", "keyset")
+	if msg := p.problem(); msg != "" {
+		return badRequest(msg)
 	}
 	var page []int64
-	if keyset { // by id, newest first unless sort=asc (keyset.go)
-		if desc {
-			slices.Reverse(items)
-		}
-		page, fail = cursorPage(c, items, func(id int64) int64 { return id }, desc)
+	var fail *fakekit.Answer
+	if mode == "keyset" {
+		page, fail = c.userKeysetPage(items, by, dir == "asc")
 	} else {
 		page, fail = paginate(c, items)
 	}
@@ -151,4 +155,87 @@ func (c *call) pathUser() (*user, *fakekit.Answer) {
 		return u, nil
 	}
 	return nil, errAnswer(notFound("User"))
+}
+
+// userOrders are the orders GET /users takes (order_by), each walked
+// either way (sort, desc the default) under keyset pagination, as the
+// real service walks them; id is the default.
+var userOrders = []string{"id", "name", "username", "created_at", "updated_at"}
+
+// cursorTime is how a keyset cursor writes a time: fixed width, so that
+// two compare as their strings do.
+const cursorTime = "2006-01-02T15:04:05.000000000Z"
+
+// userKey is u's value in order by, as compared: names and usernames
+// case-insensitively, times in cursorTime; "" for id (the id alone). The
+// fake never edits a user, so its updated_at is its created_at.
+func userKey(u *user, by string) string {
+	switch by {
+	case "name":
+		return strings.ToLower(u.name)
+	case "username":
+		return strings.ToLower(u.username)
+	case "created_at", "updated_at":
+		return u.createdAt.UTC().Format(cursorTime)
+	}
+	return ""
+}
+
+// userKeysetPage is GET /users under keyset pagination: the users of ids
+// ordered by by (id when empty), ties broken by id in the same direction,
+// descending unless asc, a page after the request's cursor, whose Link
+// carries the cursor of the page's last user: {"<by>":…,"id":…,"_kd":"n"}
+// (the id alone when by is id), as the real service writes it.
+func (c *call) userKeysetPage(ids []int64, by string, asc bool) ([]int64, *fakekit.Answer) {
+	if by == "" {
+		by = "id"
+	}
+	// compare orders (key, id) pairs in the walk's direction.
+	compare := func(ka string, ia int64, kb string, ib int64) int {
+		r := cmp.Or(strings.Compare(ka, kb), cmp.Compare(ia, ib))
+		if !asc {
+			r = -r
+		}
+		return r
+	}
+	slices.SortFunc(ids, func(a, b int64) int {
+		return compare(userKey(c.st.users[a], by), a, userKey(c.st.users[b], by), b)
+	})
+	key := func(id int64) cursor {
+		u := c.st.users[id]
+		cur := cursor{ID: strconv.FormatInt(id, 10)}
+		switch by {
+		case "name":
+			cur.Name = u.name
+		case "username":
+			cur.Username = u.username
+		case "created_at":
+			cur.CreatedAt = userKey(u, by)
+		case "updated_at":
+			cur.UpdatedAt = userKey(u, by)
+		}
+		return cur
+	}
+	return keyedPage(c, ids, key, func(cur cursor) (func(int64) bool, bool) {
+		after, err := strconv.ParseInt(cur.ID, 10, 64)
+		if err != nil || after <= 0 {
+			return nil, false
+		}
+		var k string
+		switch by {
+		case "name":
+			k = strings.ToLower(cur.Name)
+		case "username":
+			k = strings.ToLower(cur.Username)
+		case "created_at", "updated_at":
+			k = cur.CreatedAt
+			if by == "updated_at" {
+				k = cur.UpdatedAt
+			}
+			if _, err := time.Parse(cursorTime, k); err != nil {
+				return nil, false
+			}
+		}
+		return func(id int64) bool { return compare(userKey(c.st.users[id], by), id, k, after) > 0 }, true
+	})
 }
