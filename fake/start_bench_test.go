@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,6 +58,30 @@ func BenchmarkStart(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			floor(b)
+		}
+	})
+	// fake.New on loopback opens six listeners (ERP, cloud login, orch's
+	// gRPC and HTTP, sourcehost, the MCP gateway), at once as it does: this
+	// floor is six httptest servers started the same way, one request,
+	// all closed, what any program serving six ports pays.
+	b.Run("floor=httptest-six", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var six [6]*httptest.Server
+			var wg sync.WaitGroup
+			for i := range six {
+				wg.Go(func() { six[i] = httptest.NewServer(hello) })
+			}
+			wg.Wait()
+			resp, err := six[0].Client().Get(six[0].URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			for _, s := range six {
+				s.Close()
+			}
 		}
 	})
 	type starter struct {
