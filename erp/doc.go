@@ -143,6 +143,18 @@
 //     403 "Access denied" for a wrong login or password. [Client.Status]
 //     reads GET /status; its version field carries the ERP's brand in real
 //     deployments ("…_version"), any such field is read.
+//   - Setup dictionaries: [Client.ListPaymentTypes], [Client.ListCountries],
+//     [Client.GetCountry] and [Client.ListCurrencies] (and their All…)
+//     read /setup/dictionary/…, sorted by code (currencies by code_iso),
+//     filtered on the dictionary's own columns (t.code, t.code_iso,
+//     t.label, t.active). Payment types and currencies list the active
+//     rows, or only the rows switched off ([DictionaryOptions].Inactive);
+//     countries list all. The ERP filters countries by name after the
+//     limit, so [Client.ListCountries] with a Name may answer a short page
+//     with more to come; [Client.AllCountries] sends no name and keeps the
+//     matches itself. The ERP's REST API has no VAT rate dictionary (the
+//     rates are read by its web pages only), so this package has none: a
+//     product's or a line's VAT rate is a field of its own.
 //   - The API description is the Swagger document the explorer publishes at
 //     /explorer/swagger.json ([Client.DescribeAPI]); [Client.Ping] checks
 //     that the web root answers 200.

@@ -116,6 +116,22 @@
 // found by the file's base name, as the ERP finds it; the fake does not
 // check the directory part.
 //
+// Setup dictionaries: GET /api/index.php/setup/dictionary/payment_types
+// (id, code, type, label, module), /countries and /countries/{id} (id,
+// rowid, code, code_iso, label, active, eec, favorite) and /currencies
+// (code_iso, label, unicode) serve a fixed part of the ERP's own rows: 10
+// payment types (the payment modes' ids), 12 countries (names in fr_FR and
+// de_DE besides English), 7 currencies; read-only, in no snapshot. Each
+// list takes sortfield (default code; code_iso for currencies), sortorder,
+// limit, page and sqlfilters over its columns; payment types and
+// currencies take active (1, the default, or 0; else 400), currencies
+// multicurrency (0 to 2; the fake keeps no rates, so 1 and 2 answer []);
+// countries take filter (a part of the shown name, any case, applied to
+// the page after the limit, as the ERP does) and lang. They answer a plain
+// array, [] when empty even with WithEmptyListNotFound (the Setup class
+// has no 404 for a list and no pagination_data); an unknown country is
+// 404 "Country not found".
+//
 // /api/index.php/explorer/swagger.json serves a Swagger 2.0 description of
 // the fake's own API, and /api/index.php/explorer/ a small page listing
 // it (no script, nothing fetched from elsewhere; /explorer redirects there,
@@ -221,7 +237,9 @@
 // please report it.
 //
 // Known differences from the ERP: permissions are all or nothing (admins
-// manage users, everyone else can do the rest); there are no warehouses,
+// manage users, everyone else can do the rest); the dictionaries are a
+// dozen rows each, not the ERP's hundreds, and only those four (the ERP's
+// REST API has no VAT rate dictionary, so neither has the fake); there are no warehouses,
 // categories, bank accounts or extra fields (a payment's accountid is
 // checked for form only, and the payment modes are the standard ones:
 // 1 TIP, 2 VIR, 3 PRE, 4 LIQ, 6 CB, 7 CHQ, 50–53); changing a validated

@@ -186,6 +186,12 @@ var apiHandlers = func() map[string]endpoint {
 			params: []param{{name: "modulepart", in: "query", typ: "string", required: true, description: "invoice or order"},
 				{name: "original_file", in: "query", typ: "string", required: true, description: "REF/REF.pdf"}}, op: downloadDoc},
 
+		"listPaymentTypes": {summary: "The payment types (dictionary; active 1 or 0)", params: dictionaryParams(activeDictParam), op: listPaymentTypes},
+		"listCountries": {summary: "The countries (dictionary; filter: part of the name; lang: the names' language)",
+			params: dictionaryParams(countryFilterParam, langParam), op: listCountries},
+		"getCountry":     {summary: "A country by id (lang: the name's language)", params: []param{idParam, langParam}, op: getCountry},
+		"listCurrencies": {summary: "The currencies (dictionary; active 1 or 0; multicurrency 0, 1 or 2)", params: dictionaryParams(activeDictParam, multicurrencyParam), op: listCurrencies},
+
 		"explorerSpec":      {explorer: true},
 		"explorerPage":      {explorer: true},
 		"explorerPageSlash": {explorer: true},

@@ -80,6 +80,11 @@ var erpAPI = sync.OnceValue(func() *Table {
 			{"PUT", "/documents/builddoc", "buildDocument", []string{"BuildDocument"}, "", ""},
 			{"GET", "/documents/download", "downloadDocument", []string{"DownloadDocument"}, "", ""},
 
+			{"GET", "/setup/dictionary/payment_types", "listPaymentTypes", []string{"ListPaymentTypes", "AllPaymentTypes"}, "", ""},
+			{"GET", "/setup/dictionary/countries", "listCountries", []string{"ListCountries", "AllCountries"}, "", ""},
+			{"GET", "/setup/dictionary/countries/{id}", "getCountry", []string{"GetCountry"}, "", ""},
+			{"GET", "/setup/dictionary/currencies", "listCurrencies", []string{"ListCurrencies", "AllCurrencies"}, "", ""},
+
 			{"GET", "/explorer/swagger.json", "explorerSpec", []string{"DescribeAPI"}, "", ""},
 			{"GET", "/explorer", "explorerPage", nil, "redirects to /explorer/", ""},
 			{"GET", "/explorer/{$}", "explorerPageSlash", nil, "the explorer's page, for browsers; DescribeAPI reads the description it shows", ""},
