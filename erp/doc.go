@@ -1,7 +1,7 @@
 // Package erp is a client for a business-management (ERP/CRM) application's
 // REST API, modelled on an ERP with a PHP REST layer: users, third parties
 // (customers, prospects, suppliers) and their contacts, products, invoices
-// (with their lines and payments) and orders, at
+// (with their lines and payments), orders and commercial proposals, at
 // {root}/api/index.php, authenticated by an API key or by a web session.
 //
 //	c, err := erp.New("https://erp.example.com", erp.WithAPIKey(os.Getenv("ERP_API_KEY")))
@@ -132,6 +132,18 @@
 //     SetInvoicePaid classifies a validated invoice paid whatever remains
 //     (with a close code saying why), SetInvoiceUnpaid undoes it.
 //   - ReopenOrder: the ERP answers 1; the order is read back.
+//   - Proposals (quotes) share the lines and totals of invoices and orders:
+//     a draft "(PROVn)" whose lines change, validated with the ref
+//     PR2611-0001, closed with {"status":2} (signed) or {"status":3} (not
+//     signed), "note_private" added to its private note, "notrigger";
+//     closing one closed already is 304 (ErrNothingDone); a status other
+//     than 2 or 3 is refused by the ERP with 400 and by CloseProposal
+//     before any call. Adding a line to a validated proposal is 400 with no
+//     message; changing one is 200 false in the ERP (the client reports a
+//     decoding error) and 304 in the fake. CreateOrderFromProposal (POST
+//     /orders/createfromproposal/{proposalid}) makes a draft order with the
+//     proposal's third party, lines, customer ref and notes; the ERP's API
+//     takes a proposal in any status (its pages offer it once signed).
 //   - Login: the ERP answers a good login with a redirect and a refused one
 //     with the login page (200); the client tells them apart by that, not by
 //     the cookie, which both set. A form the ERP's CSRF check refuses is a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/erpfake"
 	"github.com/apitwin/apitwin/internal/apitable"
 	"github.com/apitwin/apitwin/internal/apitable/apitabletest"
@@ -22,6 +23,11 @@ func TestEndpointTable(t *testing.T) {
 		Calls: map[string]func(context.Context) error{
 			// A client with an API key has nothing to log in with.
 			"Login": func(ctx context.Context) error { return srv.ClientWithLogin("admin", "wrong").Login(ctx) },
+			// The client checks the status before it calls.
+			"CloseProposal": func(ctx context.Context) error {
+				_, err := srv.Client().CloseProposal(ctx, 1, &erp.CloseProposalRequest{Status: erp.ProposalSigned})
+				return err
+			},
 		},
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/apitwin/apitwin/internal/jsonw"
 )
 
-//go:generate go run ../../internal/cmd/jsongen -type userJSON,thirdpartyJSON,contactJSON,productJSON,invoiceJSON,orderJSON,lineJSON,paymentJSON,pageJSON
+//go:generate go run ../../internal/cmd/jsongen -type userJSON,thirdpartyJSON,contactJSON,productJSON,invoiceJSON,orderJSON,proposalJSON,lineJSON,paymentJSON,pageJSON
 
 // The JSON shapes the fake answers with. They are the fake's own, written
 // from the ERP's, not the client's types, so that the client's tests
@@ -301,6 +301,50 @@ func (c *call) appendOrder(b []byte, o *order) []byte {
 		DateValidation: n.time(o.dateValidation), DateCloture: n.time(o.closedAt), TotalHT: n.dec(o.ht), TotalTVA: n.dec(o.tva),
 		TotalTTC: n.dec(o.ttc), NotePublic: o.notePublic, NotePrivate: o.notePrivate,
 		UserAuthorID: n.optID(authorID(o.author), o.author != nil), Lines: linesOf{c, o.lines}}
+	return v.appendJSON(b)
+}
+
+// proposalJSON is a commercial proposal: its date is "date" and "datep",
+// its end of validity "fin_validite", its signature or refusal
+// "date_signature" and "date_cloture".
+type proposalJSON struct {
+	ID             num      `json:"id"`
+	Entity         num      `json:"entity"`
+	Ref            string   `json:"ref"`
+	RefClient      string   `json:"ref_client"`
+	Socid          num      `json:"socid"`
+	Statut         num      `json:"statut"`
+	Status         num      `json:"status"`
+	Brouillon      flag     `json:"brouillon"`
+	Date           unixTime `json:"date"`
+	Datep          unixTime `json:"datep"`
+	FinValidite    unixTime `json:"fin_validite"`
+	DateCreation   unixTime `json:"date_creation"`
+	DateValidation unixTime `json:"date_validation"`
+	DateSignature  unixTime `json:"date_signature"`
+	DateCloture    unixTime `json:"date_cloture"`
+	TotalHT        amount   `json:"total_ht"`
+	TotalTVA       amount   `json:"total_tva"`
+	TotalTTC       amount   `json:"total_ttc"`
+	NotePublic     string   `json:"note_public"`
+	NotePrivate    string   `json:"note_private"`
+	UserAuthorID   num      `json:"user_author_id"`
+	Lines          linesOf  `json:"lines"`
+	ArrayOptions   options  `json:"array_options"`
+}
+
+// appendProposal appends p as the API shows it, with its lines.
+func (c *call) appendProposal(b []byte, p *proposal) []byte {
+	n := c.num
+	v := proposalJSON{ID: n.id(p.id), Entity: n.id(1), Ref: p.ref, RefClient: p.refClient, Socid: n.id(p.soc.id),
+		Statut: n.id(p.status), Status: n.id(p.status), Brouillon: n.flag(p.status == statusDraft),
+		Date: n.time(p.date), Datep: n.time(p.date), FinValidite: n.time(p.endValidity), DateCreation: n.time(p.datec),
+		DateValidation: n.time(p.dateValidation), DateCloture: n.time(p.closedAt), TotalHT: n.dec(p.ht), TotalTVA: n.dec(p.tva),
+		TotalTTC: n.dec(p.ttc), NotePublic: p.notePublic, NotePrivate: p.notePrivate,
+		UserAuthorID: n.optID(authorID(p.author), p.author != nil), Lines: linesOf{c, p.lines}}
+	if p.status == propalSigned {
+		v.DateSignature = n.time(p.closedAt)
+	}
 	return v.appendJSON(b)
 }
 

@@ -44,7 +44,15 @@
 // withdraw or other), /settounpaid undoes it (304 when there is nothing
 // to do); an invoice can be made from an order
 // (/invoices/createfromorder/{orderid}: its third party, lines, refs and
-// notes); a product on a line and a third party with invoices or orders
+// notes); commercial proposals share the documents' lines and totals: a
+// draft "(PROVn)" valid 15 days (fin_validite), validated as PR2611-0001,
+// closed with status 2 (signed) or 3 (not signed; anything else 400
+// "Invalid value specified for `status`…", none 400 "`status` is
+// required."), note_private appended to the private note, closed twice
+// 304; an order is made from one by
+// /orders/createfromproposal/{proposalid} (a draft order with its third
+// party, lines, customer ref and notes; 404 "Proposal not found", 400
+// "Proposal ID is mandatory" for 0); a product on a line and a third party with invoices or orders
 // are in use (409), and a third party's contacts go with it; a contact
 // needs a lastname and an existing socid; only administrators manage users,
 // and no user can delete or disable their own account, nor can anyone take
@@ -204,7 +212,8 @@
 //     Caller.
 //   - Records: at most 100,000 of each kind ([control.WithMaxRecords],
 //     [DefaultMaxRecords]): users, third parties, contacts, products,
-//     invoices, orders, lines (of invoices and orders together) and
+//     invoices, orders, proposals, lines (of invoices, orders and proposals
+//     together) and
 //     payments (a payment of k invoices counts k). A create past the bound
 //     is refused as the ERP refuses an insert its database turns down,
 //     with MySQL's words for a full table, and writes nothing: 500
@@ -212,7 +221,9 @@
 //     invoice","0":"The table 'llx_facture' is full"}} (a line: 400
 //     "Unable to insert the new line. Check your inputs. The table
 //     'llx_facturedet' is full"; a payment: 400 "Payment error : The table
-//     'llx_paiement_facture' is full"; createfromorder: 405). Deleting
+//     'llx_paiement_facture' is full"; createfromorder and
+//     createfromproposal: 405; a proposal: "Error creating order", the
+//     ERP's words). Deleting
 //     records makes room. Measured: a third party or a contact takes
 //     about 350 bytes, a product 700, an invoice or an order of one line
 //     1.1 KB, so a kind full to the bound holds 35 to 115 MB.
@@ -248,7 +259,14 @@
 // POST /api/index.php/invoices/createfromorder/{orderid} is served by the
 // route table's fallback (http.ServeMux finds it ambiguous beside
 // /invoices/{id}/lines), so its request-log entries and faults use the
-// pattern "/"; document dates are days
+// pattern "/", and so is /orders/createfromproposal/{proposalid};
+// a draft proposal cannot be closed and a billed one cannot be reclosed
+// (400; the ERP's closeProposal changes the status whatever it was);
+// validating a proposal without lines is refused (500) as for orders;
+// changing a validated proposal's line is 304 where the ERP answers 200
+// false, and adding one 400 "Bad Request" (the ERP's addline sets no
+// message); there is no settodraft, setinvoiced, update or delete of a
+// proposal, and no proposal seeds; document dates are days
 // in UTC; the login form's token does not change at each page (the ERP
 // makes a new one per page and takes the one before), and lasts as long
 // as its session cookie, which the fake keeps nothing for until a login;

@@ -18,7 +18,7 @@ import (
 // its noun, and the ERP's refusals when it is not a draft.
 type lineDoc struct {
 	doc  *document
-	kind string // "invoice" or "order"
+	kind string // "invoice", "order" or "proposal"
 }
 
 // lineFinder finds the document a line operation's {id} names, under the
@@ -141,8 +141,13 @@ func addLine(find lineFinder) operation {
 			}
 			d := ld.doc
 			if d.status != statusDraft {
-				if ld.kind == "invoice" {
+				switch ld.kind {
+				case "invoice":
 					return badRequest("Unable to insert the new line. Check your inputs. Invoice status makes operation forbidden")
+				case "proposal":
+					// The proposal's addline sets no message: the ERP
+					// answers 400 with the bare status text.
+					return apiError(http.StatusBadRequest, "")
 				}
 				return badRequest("Order status makes operation forbidden")
 			}
@@ -207,9 +212,10 @@ func updateLine(find lineFinder, render func(c *call, id int64) fakekit.Answer) 
 					}
 					d := ld.doc
 					if d.status != statusDraft {
-						if ld.kind == "invoice" {
-							// The ERP answers 304 with its message, which a
-							// 304 cannot carry.
+						if ld.kind != "order" {
+							// The ERP answers an invoice's with 304 and its
+							// message, which a 304 cannot carry, and a
+							// proposal's with 200 false: both nothing done.
 							return nothingDone()
 						}
 						return badRequest("Order status makes operation forbidden")

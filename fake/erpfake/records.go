@@ -7,7 +7,7 @@ import (
 )
 
 // The fake keeps at most WithMaxRecords records of each kind (users, third
-// parties, contacts, products, invoices, orders, document lines, payments
+// parties, contacts, products, invoices, orders, proposals, document lines, payments
 // of invoices). A create past the bound is refused as the ERP refuses an
 // insert its database turns down, with the database's message ("The table
 // 'llx_facture' is full", what MySQL says of a full table) in the API's
@@ -17,11 +17,11 @@ import (
 // the refusal's message.
 var tables = map[string]string{
 	"user": "llx_user", "thirdparty": "llx_societe", "contact": "llx_socpeople", "product": "llx_product",
-	"invoice": "llx_facture", "order": "llx_commande", "payment": "llx_paiement_facture",
+	"invoice": "llx_facture", "order": "llx_commande", "proposal": "llx_propal", "payment": "llx_paiement_facture",
 }
 
 // lineTables are the tables of a document's lines, by the document's kind.
-var lineTables = map[string]string{"invoice": "llx_facturedet", "order": "llx_commandedet"}
+var lineTables = map[string]string{"invoice": "llx_facturedet", "order": "llx_commandedet", "proposal": "llx_propaldet"}
 
 // tableFull is the database's refusal of an insert into table.
 func tableFull(table string) string { return "The table '" + table + "' is full" }
@@ -46,6 +46,9 @@ func (s *Server) records() *fakekit.Records {
 			for _, o := range st.orders {
 				add("line", len(o.lines))
 			}
+			for _, p := range st.proposals {
+				add("line", len(p.lines))
+			}
 		})}
 	}
 	return s.recs.recs
@@ -67,6 +70,8 @@ func (c *call) room(kind string, n int) bool {
 		return len(c.st.invoices)+n <= max
 	case "order":
 		return len(c.st.orders)+n <= max
+	case "proposal":
+		return len(c.st.proposals)+n <= max
 	}
 	return c.s.records().Room(kind, n)
 }

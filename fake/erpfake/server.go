@@ -64,8 +64,8 @@ type config struct {
 // control.WithRequestLog, control.WithMaxRecords, control.WithTLS,
 // control.WithInMemory) or one of erpfake's own below. For erpfake,
 // WithMaxBody's default is [DefaultMaxBody] (1 MiB), and WithMaxRecords
-// bounds users, third parties, contacts, products, invoices, orders, lines
-// of invoices and orders together, and payments of invoices (see the
+// bounds users, third parties, contacts, products, invoices, orders,
+// proposals, lines of invoices, orders and proposals together, and payments of invoices (see the
 // package doc's Bounds); the clock drives session expiry and the dates of
 // records.
 type Option = control.Option

@@ -256,10 +256,11 @@ func TestExplorerDescribesTheFake(t *testing.T) {
 			BasePath string                                `json:"basePath"`
 			Paths    map[string]map[string]json.RawMessage `json:"paths"`
 		}
-		if a.status != 200 || json.Unmarshal([]byte(a.body), &doc) != nil || doc.Swagger != "2.0" || doc.BasePath != api || len(doc.Paths) != 33 {
+		if a.status != 200 || json.Unmarshal([]byte(a.body), &doc) != nil || doc.Swagger != "2.0" || doc.BasePath != api || len(doc.Paths) != 40 {
 			t.Fatalf("%s: %d %.200s", path, a.status, a.body)
 		}
-		if _, ok := doc.Paths["/orders/{id}/close"]["post"]; !ok || doc.Paths["/invoices/createfromorder/{orderid}"]["post"] == nil {
+		if _, ok := doc.Paths["/orders/{id}/close"]["post"]; !ok || doc.Paths["/invoices/createfromorder/{orderid}"]["post"] == nil ||
+			doc.Paths["/proposals/{id}/close"]["post"] == nil || doc.Paths["/orders/createfromproposal/{proposalid}"]["post"] == nil {
 			t.Fatalf("close not described: %v", doc.Paths)
 		}
 	}

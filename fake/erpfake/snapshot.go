@@ -32,6 +32,7 @@ type snapshot struct {
 	Payments     []snapPayment    `json:"payments"`
 	Invoices     []snapInvoice    `json:"invoices"`
 	Orders       []snapOrder      `json:"orders"`
+	Proposals    []snapProposal   `json:"proposals"` // absent from snapshots made before proposals
 }
 
 type snapTime = fakekit.SnapshotTime
@@ -192,6 +193,12 @@ type snapOrder struct {
 	ClosedAt snapTime `json:"closed_at"`
 }
 
+type snapProposal struct {
+	snapDocument
+	EndValidity snapTime `json:"end_validity"`
+	ClosedAt    snapTime `json:"closed_at"`
+}
+
 // Snapshot returns the fake's whole state as versioned JSON, which
 // Restore reads back into this fake or another, for a program that keeps its data across restarts (apitwin-fake -state-dir):
 // every record with its id, the id and ref counters (so numbering goes on
@@ -217,6 +224,7 @@ func (s *Server) snapshotLocked() *snapshot {
 		Refs:           maps.Clone(st.refs),
 		Users:          []snapUser{}, Sessions: []snapSession{}, Thirdparties: []snapThirdparty{}, Contacts: []snapContact{},
 		Products: []snapProduct{}, Payments: []snapPayment{}, Invoices: []snapInvoice{}, Orders: []snapOrder{},
+		Proposals: []snapProposal{},
 	}
 	for _, u := range st.users {
 		snap.Users = append(snap.Users, snapUser{ID: u.id, Login: u.login, Password: u.password, Lastname: u.lastname,
@@ -275,6 +283,10 @@ func (s *Server) snapshotLocked() *snapshot {
 	for _, o := range st.orders {
 		snap.Orders = append(snap.Orders, snapOrder{snapDocument: snapDoc(&o.document), Billed: o.billed,
 			Delivery: snapTime(o.delivery), ClosedAt: snapTime(o.closedAt)})
+	}
+	for _, p := range st.proposals {
+		snap.Proposals = append(snap.Proposals, snapProposal{snapDocument: snapDoc(&p.document),
+			EndValidity: snapTime(p.endValidity), ClosedAt: snapTime(p.closedAt)})
 	}
 	return snap
 }
@@ -512,6 +524,18 @@ func (s *Server) restoredState(snap *snapshot) (*state, *user, error) {
 		o := &order{document: d, billed: so.Billed, delivery: so.Delivery.Time(), closedAt: so.ClosedAt.Time()}
 		st.orders = append(st.orders, o)
 		orders[o.id] = o
+	}
+	for i := range snap.Proposals {
+		sp := &snap.Proposals[i]
+		where := fmt.Sprintf("proposals[%d]", i)
+		if err := inOrder("proposals", i, sp.ID, snap.Proposals, func(p snapProposal) int64 { return p.ID }); err != nil {
+			return nil, nil, err
+		}
+		d, err := doc(where, &sp.snapDocument)
+		if err != nil {
+			return nil, nil, err
+		}
+		st.proposals = append(st.proposals, &proposal{document: d, endValidity: sp.EndValidity.Time(), closedAt: sp.ClosedAt.Time()})
 	}
 	for i := range snap.Invoices {
 		si := &snap.Invoices[i]

@@ -20,8 +20,8 @@ func fullState(s *Server) *state {
 	at := func(h int) time.Time { return time.Date(2026, 11, 2, h, 0, 0, 0, time.UTC) }
 	rat := func(v string) *big.Rat { r, _ := new(big.Rat).SetString(v); return r }
 	st := newState(clk)
-	st.seq = map[string]int64{"user": 3, "thirdparty": 2, "contact": 1, "product": 1, "invoice": 2, "order": 1, "line": 4, "payment": 1}
-	st.refs = map[string]int{"FA": 1, "CO": 1, "PAY": 1, "CU": 1, "SU": 1}
+	st.seq = map[string]int64{"user": 3, "thirdparty": 2, "contact": 1, "product": 1, "invoice": 2, "order": 1, "proposal": 1, "line": 5, "payment": 1}
+	st.refs = map[string]int{"FA": 1, "CO": 1, "PR": 1, "PAY": 1, "CU": 1, "SU": 1}
 	st.pruneAt = 7
 	admin := &user{id: 1, login: AdminLogin, password: s.cfg.adminPassword, lastname: "SuperAdmin", firstname: "Ada", email: "a@x",
 		job: "boss", admin: true, employee: true, enabled: true, datec: at(1), datem: at(2), lastLogin: at(3)}
@@ -54,6 +54,9 @@ func fullState(s *Server) *state {
 	}
 	o := &order{document: doc(1, "CO2611-0001", ln(1, widget)), billed: true, delivery: at(5), closedAt: at(6)}
 	st.orders = []*order{o}
+	pr := doc(1, "PR2611-0001", ln(5, widget))
+	pr.status = propalSigned
+	st.proposals = []*proposal{{document: pr, endValidity: at(8), closedAt: at(9)}}
 	pay := &payment{id: 1, ref: "PAY2611-0001", date: at(3), code: "VIR", num: "N1", comment: "thanks"}
 	inv1 := &invoice{document: doc(1, "FA2611-0001", ln(2, widget), ln(3, nil)), typ: 2, paid: true, due: at(7),
 		payments: []paymentPart{{pay: pay, amount: rat("50")}}, order: o, closeCode: "discount_vat", closeNote: "rounding"}
@@ -94,7 +97,7 @@ func TestSnapshotRoundTripKeepsEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := []cmp.Option{
-		cmp.AllowUnexported(state{}, user{}, session{}, thirdparty{}, contact{}, product{}, line{}, document{}, invoice{}, order{}, payment{}, paymentPart{}),
+		cmp.AllowUnexported(state{}, user{}, session{}, thirdparty{}, contact{}, product{}, line{}, document{}, invoice{}, order{}, proposal{}, payment{}, paymentPart{}),
 		cmpopts.IgnoreFields(state{}, "clock", "pruneAt"), // the fake's own clock; a cost counter, not data
 		cmp.Comparer(func(a, b *big.Rat) bool { return (a == nil) == (b == nil) && (a == nil || a.Cmp(b) == 0) }),
 	}

@@ -24,6 +24,7 @@ type state struct {
 	products     []*product
 	invoices     []*invoice
 	orders       []*order
+	proposals    []*proposal
 	contacts     []*contact
 }
 
@@ -279,7 +280,15 @@ type order struct {
 	closedAt time.Time
 }
 
-// Invoice and order statuses, as the ERP numbers them.
+// proposal is a commercial proposal (a quote): a draft, validated, then
+// closed signed or not signed by the customer, and billed.
+type proposal struct {
+	document
+	endValidity time.Time // fin_validite: the date plus the validity (15 days)
+	closedAt    time.Time // when it was closed signed or not signed
+}
+
+// Invoice, order and proposal statuses, as the ERP numbers them.
 const (
 	statusDraft     = 0
 	statusValidated = 1
@@ -288,6 +297,9 @@ const (
 	orderCanceled   = -1
 	orderShipping   = 2
 	orderClosed     = 3
+	propalSigned    = 2
+	propalNotSigned = 3
+	propalBilled    = 4
 )
 
 // hundred and friends are constants of the money arithmetic.

@@ -73,6 +73,17 @@ var erpAPI = sync.OnceValue(func() *Table {
 			{"POST", "/orders/{id}/lines", "addOrderLine", []string{"AddOrderLine"}, "", ""},
 			{"PUT", "/orders/{id}/lines/{lineid}", "updateOrderLine", []string{"UpdateOrderLine"}, "", ""},
 			{"DELETE", "/orders/{id}/lines/{lineid}", "deleteOrderLine", []string{"DeleteOrderLine"}, "", ""},
+			{"POST", "/orders/createfromproposal/{proposalid}", "createOrderFromProposal", []string{"CreateOrderFromProposal"}, "", ""},
+
+			{"GET", "/proposals", "listProposals", []string{"ListProposals", "AllProposals"}, "", ""},
+			{"GET", "/proposals/{id}", "getProposal", []string{"GetProposal", "CreateProposal"}, "", ""},
+			{"POST", "/proposals", "createProposal", []string{"CreateProposal"}, "", ""},
+			{"POST", "/proposals/{id}/validate", "validateProposal", []string{"ValidateProposal"}, "", ""},
+			{"POST", "/proposals/{id}/close", "closeProposal", []string{"CloseProposal"}, "", ""},
+			{"GET", "/proposals/{id}/lines", "listProposalLines", []string{"ListProposalLines"}, "", ""},
+			{"POST", "/proposals/{id}/lines", "addProposalLine", []string{"AddProposalLine"}, "", ""},
+			{"PUT", "/proposals/{id}/lines/{lineid}", "updateProposalLine", []string{"UpdateProposalLine"}, "", ""},
+			{"DELETE", "/proposals/{id}/lines/{lineid}", "deleteProposalLine", []string{"DeleteProposalLine"}, "", ""},
 
 			{"GET", "/login", "loginGet", nil, "as POST /login, with the password in the URL", ""},
 			{"POST", "/login", "loginPost", []string{"RequestAPIKey"}, "", ""},
