@@ -22,7 +22,7 @@ import (
 // same way) over a state that holds every kind of record in its several
 // states: strings with characters JSON escapes, amounts with and without
 // cents, unset dates, payments, credit notes, closed orders, contacts
-// without a third party. Both number styles are pinned. The golden files
+// without a third party, a draft and a signed proposal. Both number styles are pinned. The golden files
 // were written from the answers before the list path was reworked
 // (issue 18); go test -run TestAnswersGolden -args -update-golden rewrites them.
 func TestAnswersGolden(t *testing.T) {
@@ -117,6 +117,10 @@ func goldenAnswers(t *testing.T, native bool) []byte {
 	must("PUT", api+"/orders/1", `{"delivery_date":1794000000,"note_public":"deliver <fast>"}`)
 	must("POST", api+"/invoices/createfromorder/2", `{}`)
 	add(srv.AddUser(erpfake.UserSeed{Login: "jdoe", Lastname: "Doe", Email: "j@example.com", APIKey: "jdoe-key"}))
+	must("POST", api+"/proposals", `{"socid":1,"ref_client":"Q <1>","lines":[{"fk_product":1,"qty":"3"},{"desc":"Free","qty":"2","subprice":"12.5","tva_tx":"20"}]}`)
+	must("POST", api+"/proposals", `{"socid":2,"lines":[{"fk_product":1,"qty":1}]}`)
+	must("POST", api+"/proposals/2/validate", `{}`)
+	must("POST", api+"/proposals/2/close", `{"status":2,"note_private":"signed <ok>"}`)
 
 	reqs := []string{
 		"/users", "/users/1",
@@ -145,6 +149,8 @@ func goldenAnswers(t *testing.T, native bool) []byte {
 		"/products?sqlfilters=(t.tosell:=:1)%20and%20(t.price:%3C:50)", "/products?sqlfilters=(t.fk_product_type:=:1)",
 		"/products?sqlfilters=(t.price:=:'abc')", "/invoices?sqlfilters=(t.datef:=:'yesterday')",
 		"/invoices?sortfield=nope", "/invoices?limit=x", "/invoices?status=bad", "/orders?thirdparty_ids=a",
+		"/proposals", "/proposals?thirdparty_ids=2&pagination_data=true", "/proposals/1", "/proposals/2/lines",
+		"/proposals?sqlfilters=(t.fk_statut:=:2)", "/proposals?sortfield=t.datep&sortorder=desc",
 	}
 	var out bytes.Buffer
 	for _, r := range reqs {
