@@ -113,8 +113,12 @@ type Country struct {
 	Active Bool   `json:"active"`
 	// EEC is set for the members of the European Economic Community, as
 	// the ERP keeps it (VAT rules read it).
-	EEC   Bool  `json:"eec"`
-	Extra Extra `json:"-"` // fields this type does not model
+	EEC Bool `json:"eec"`
+	// PhoneCode is the international dialling code, without +: "33".
+	PhoneCode string `json:"phone_code"`
+	// NumericCode is ISO 3166's numeric code, three digits: "250".
+	NumericCode string `json:"numeric_code"`
+	Extra       Extra  `json:"-"` // fields this type does not model
 }
 
 var countryKeys = keysOf[Country]()

@@ -93,7 +93,7 @@ func TestCountries(t *testing.T) {
 			france = p.Items[i]
 		}
 	}
-	if !slices.IsSorted(codes) || france == nil || france.CodeISO != "FRA" || france.Label != "France" || !bool(france.EEC) {
+	if !slices.IsSorted(codes) || france == nil || france.CodeISO != "FRA" || france.Label != "France" || !bool(france.EEC) || france.PhoneCode != "33" || france.NumericCode != "250" {
 		t.Fatalf("countries by code: %v, France %+v", codes, france)
 	}
 

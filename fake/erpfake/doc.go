@@ -126,7 +126,8 @@
 //
 // Setup dictionaries: GET /api/index.php/setup/dictionary/payment_types
 // (id, code, type, label, module), /countries and /countries/{id} (id,
-// rowid, code, code_iso, label, active, eec, favorite) and /currencies
+// code, code_iso, label, phone_code, eec, active, favorite, numeric_code)
+// and /currencies
 // (code_iso, label, unicode) serve a fixed part of the ERP's own rows: 10
 // payment types (the payment modes' ids), 12 countries (names in fr_FR and
 // de_DE besides English), 7 currencies; read-only, in no snapshot. Each

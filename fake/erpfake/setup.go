@@ -69,56 +69,60 @@ type paymentTypeJSON struct {
 	Module *string `json:"module"`
 }
 
-// country is a row of the ERP's countries (llx_c_country), with the names
+// country is a row of the ERP's countries (llx_c_country; shown as its
+// Ccountry object: the row's columns, rowid as id), with the names
 // the ERP's translation files give it in two languages besides English.
 type country struct {
-	id                    int64
-	code, iso, label      string
-	active, eec, favorite bool
-	names                 map[string]string // by language: fr_FR, de_DE
+	id                               int64
+	code, iso, phone, numeric, label string
+	active, eec, favorite            bool
+	names                            map[string]string // by language: fr_FR, de_DE
 }
 
 func (c *country) recID() int64 { return c.id }
 
 // countries are some of the ERP's countries, with its ids.
 var countries = []*country{
-	{1, "FR", "FRA", "France", true, true, true, map[string]string{"fr_FR": "France", "de_DE": "Frankreich"}},
-	{2, "BE", "BEL", "Belgium", true, true, false, map[string]string{"fr_FR": "Belgique", "de_DE": "Belgien"}},
-	{3, "IT", "ITA", "Italy", true, true, false, map[string]string{"fr_FR": "Italie", "de_DE": "Italien"}},
-	{4, "ES", "ESP", "Spain", true, true, false, map[string]string{"fr_FR": "Espagne", "de_DE": "Spanien"}},
-	{5, "DE", "DEU", "Germany", true, true, false, map[string]string{"fr_FR": "Allemagne", "de_DE": "Deutschland"}},
-	{6, "CH", "CHE", "Switzerland", true, false, false, map[string]string{"fr_FR": "Suisse", "de_DE": "Schweiz"}},
-	{7, "GB", "GBR", "United Kingdom", true, false, false, map[string]string{"fr_FR": "Royaume-Uni", "de_DE": "Vereinigtes Königreich"}},
-	{8, "IE", "IRL", "Ireland", true, true, false, map[string]string{"fr_FR": "Irlande", "de_DE": "Irland"}},
-	{11, "US", "USA", "United States", true, false, false, map[string]string{"fr_FR": "États-Unis", "de_DE": "Vereinigte Staaten"}},
-	{14, "CA", "CAN", "Canada", true, false, false, map[string]string{"fr_FR": "Canada", "de_DE": "Kanada"}},
-	{17, "NL", "NLD", "Netherlands", true, true, false, map[string]string{"fr_FR": "Pays-Bas", "de_DE": "Niederlande"}},
-	{25, "PT", "PRT", "Portugal", true, true, false, map[string]string{"fr_FR": "Portugal", "de_DE": "Portugal"}},
+	{1, "FR", "FRA", "33", "250", "France", true, true, true, map[string]string{"fr_FR": "France", "de_DE": "Frankreich"}},
+	{2, "BE", "BEL", "32", "056", "Belgium", true, true, false, map[string]string{"fr_FR": "Belgique", "de_DE": "Belgien"}},
+	{3, "IT", "ITA", "39", "380", "Italy", true, true, false, map[string]string{"fr_FR": "Italie", "de_DE": "Italien"}},
+	{4, "ES", "ESP", "34", "724", "Spain", true, true, false, map[string]string{"fr_FR": "Espagne", "de_DE": "Spanien"}},
+	{5, "DE", "DEU", "49", "276", "Germany", true, true, false, map[string]string{"fr_FR": "Allemagne", "de_DE": "Deutschland"}},
+	{6, "CH", "CHE", "41", "756", "Switzerland", true, false, false, map[string]string{"fr_FR": "Suisse", "de_DE": "Schweiz"}},
+	{7, "GB", "GBR", "44", "826", "United Kingdom", true, false, false, map[string]string{"fr_FR": "Royaume-Uni", "de_DE": "Vereinigtes Königreich"}},
+	{8, "IE", "IRL", "353", "372", "Ireland", true, true, false, map[string]string{"fr_FR": "Irlande", "de_DE": "Irland"}},
+	{11, "US", "USA", "1", "840", "United States", true, false, false, map[string]string{"fr_FR": "États-Unis", "de_DE": "Vereinigte Staaten"}},
+	{14, "CA", "CAN", "1", "124", "Canada", true, false, false, map[string]string{"fr_FR": "Canada", "de_DE": "Kanada"}},
+	{17, "NL", "NLD", "31", "528", "Netherlands", true, true, false, map[string]string{"fr_FR": "Pays-Bas", "de_DE": "Niederlande"}},
+	{25, "PT", "PRT", "351", "620", "Portugal", true, true, false, map[string]string{"fr_FR": "Portugal", "de_DE": "Portugal"}},
 }
 
 var countryColumns = &collection[*country]{
 	noun: "country", defaultSort: "code",
 	fields: map[string]fieldDef[*country]{
-		"rowid":    idField(func(c *country) int64 { return c.id }),
-		"id":       idField(func(c *country) int64 { return c.id }),
-		"code":     textField(func(c *country) string { return c.code }),
-		"code_iso": textField(func(c *country) string { return c.iso }),
-		"label":    textField(func(c *country) string { return c.label }),
-		"active":   boolField(func(c *country) bool { return c.active }),
-		"eec":      boolField(func(c *country) bool { return c.eec }),
-		"favorite": boolField(func(c *country) bool { return c.favorite }),
+		"rowid":        idField(func(c *country) int64 { return c.id }),
+		"id":           idField(func(c *country) int64 { return c.id }),
+		"code":         textField(func(c *country) string { return c.code }),
+		"code_iso":     textField(func(c *country) string { return c.iso }),
+		"label":        textField(func(c *country) string { return c.label }),
+		"phone_code":   textField(func(c *country) string { return c.phone }),
+		"numeric_code": textField(func(c *country) string { return c.numeric }),
+		"active":       boolField(func(c *country) bool { return c.active }),
+		"eec":          boolField(func(c *country) bool { return c.eec }),
+		"favorite":     boolField(func(c *country) bool { return c.favorite }),
 	},
 }
 
 type countryJSON struct {
-	ID       num    `json:"id"`
-	Rowid    num    `json:"rowid"`
-	Code     string `json:"code"`
-	CodeISO  string `json:"code_iso"`
-	Label    string `json:"label"`
-	Active   flag   `json:"active"`
-	EEC      flag   `json:"eec"`
-	Favorite flag   `json:"favorite"`
+	ID          num    `json:"id"`
+	Code        string `json:"code"`
+	CodeISO     string `json:"code_iso"`
+	Label       string `json:"label"`
+	PhoneCode   string `json:"phone_code"`
+	EEC         flag   `json:"eec"`
+	Active      flag   `json:"active"`
+	Favorite    flag   `json:"favorite"`
+	NumericCode string `json:"numeric_code"`
 }
 
 // label is the country's name in lang, as the ERP's translations give it:
@@ -132,8 +136,8 @@ func (c *country) name(lang string) string {
 
 func (c *call) countryJSON(k *country, lang string) countryJSON {
 	n := c.num
-	return countryJSON{ID: n.id(k.id), Rowid: n.id(k.id), Code: k.code, CodeISO: k.iso, Label: k.name(lang),
-		Active: n.flag(k.active), EEC: n.flag(k.eec), Favorite: n.flag(k.favorite)}
+	return countryJSON{ID: n.id(k.id), Code: k.code, CodeISO: k.iso, Label: k.name(lang), PhoneCode: k.phone,
+		EEC: n.flag(k.eec), Active: n.flag(k.active), Favorite: n.flag(k.favorite), NumericCode: k.numeric}
 }
 
 // currency is a row of the ERP's currencies (llx_c_currencies), which has
