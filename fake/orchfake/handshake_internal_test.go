@@ -137,6 +137,14 @@ func grpcDialers() map[string]func(*testing.T, ...Option) (*Server, dialFunc) {
 			if n := inHandshake(s); n != 0 { // the client's connection is done with it
 				t.Fatalf("%d connections tracked after a call", n)
 			}
+			// The tests dial a listener of their own, opened after the
+			// call: the client's connection, closed on return, frees its
+			// slot of the first listener only when the server has read
+			// its end, which may come after a test's first dials (a
+			// per-listener cap of 2 then refused the second).
+			if err := s.Listen("127.0.0.1:0", ""); err != nil {
+				t.Fatal(err)
+			}
 			return s, grpcDial(s)
 		},
 	}

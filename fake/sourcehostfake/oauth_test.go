@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -17,8 +18,24 @@ import (
 
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
+	"github.com/apitwin/apitwin/internal/fakekit"
 	"github.com/apitwin/apitwin/sourcehost"
 )
+
+// web reaches the fakes whichever way they serve: on their ports, or in
+// memory (a run with -fakes.inmemory), where their ".invalid" hosts are
+// dialled without any network, as their own clients do.
+var web = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if c, ok, err := fakekit.DialInMemory(ctx, addr); ok {
+		return c, err
+	}
+	return (&net.Dialer{}).DialContext(ctx, network, addr)
+}}}
+
+// viaWeb is ctx with web as the client oauth2 makes its requests with.
+func viaWeb(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, web)
+}
 
 // oauthClient is a public client registered at srv, and what it needs
 // for one authorization.
@@ -33,7 +50,7 @@ type oauthClient struct {
 // register registers a public client as an MCP client does (RFC 7591).
 func register(t *testing.T, srv *sourcehostfake.Server, body string) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.Post(srv.URL()+"/oauth/register", "application/json", strings.NewReader(body))
+	resp, err := web.Post(srv.URL()+"/oauth/register", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +92,7 @@ func (c *oauthClient) login(t *testing.T, user, resource string) *oauth2.Token {
 	if got := u.Query().Get("state"); got != "st4te" || u.Query().Get("code") == "" {
 		t.Fatalf("redirect %s: want a code and the state", back)
 	}
-	tok, err := c.cfg.Exchange(context.Background(), u.Query().Get("code"), oauth2.VerifierOption(c.verifier), oauth2.SetAuthURLParam("resource", resource))
+	tok, err := c.cfg.Exchange(viaWeb(context.Background()), u.Query().Get("code"), oauth2.VerifierOption(c.verifier), oauth2.SetAuthURLParam("resource", resource))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +105,7 @@ func getJSON(t *testing.T, rawURL, bearer string) (int, map[string]any) {
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := web.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +117,7 @@ func getJSON(t *testing.T, rawURL, bearer string) (int, map[string]any) {
 
 func postForm(t *testing.T, rawURL string, form url.Values) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.PostForm(rawURL, form)
+	resp, err := web.PostForm(rawURL, form)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +145,7 @@ func TestOAuthCodeFlow(t *testing.T) {
 		t.Fatalf("token %+v", tok)
 	}
 	// The token is a token of the whole API, with its scopes.
-	api, err := sourcehost.New(srv.URL(), sourcehost.WithToken(tok.AccessToken))
+	api, err := sourcehost.New(srv.URL(), sourcehost.WithToken(tok.AccessToken), sourcehost.WithHTTPClient(web))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +367,7 @@ func TestOAuthLoginPage(t *testing.T) {
 	}
 	c := newOAuthClient(t, srv)
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	browser := &http.Client{Transport: web.Transport, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	open := func() map[string]string {
 		resp, err := browser.Get(c.authURL("xyz", "https://mcp.example.com/mcp"))
 		if err != nil {
@@ -383,7 +400,7 @@ func TestOAuthLoginPage(t *testing.T) {
 		return resp, string(b)
 	}
 	fields := open()
-	noCookies := &http.Client{CheckRedirect: browser.CheckRedirect}
+	noCookies := &http.Client{Transport: web.Transport, CheckRedirect: browser.CheckRedirect}
 	if resp, _ := submit(noCookies, fields, "username", "jane", "password", pat, "decision", "approve"); resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("a form without its cookie: %d, want 422", resp.StatusCode)
 	}
@@ -395,7 +412,7 @@ func TestOAuthLoginPage(t *testing.T) {
 	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(loc, c.redirect+"?") || mustQuery(t, loc, "state") != "xyz" {
 		t.Fatalf("approve: %d %s", resp.StatusCode, loc)
 	}
-	tok, err := c.cfg.Exchange(context.Background(), mustQuery(t, loc, "code"), oauth2.VerifierOption(c.verifier))
+	tok, err := c.cfg.Exchange(viaWeb(context.Background()), mustQuery(t, loc, "code"), oauth2.VerifierOption(c.verifier))
 	if err != nil {
 		t.Fatal(err)
 	}
