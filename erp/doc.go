@@ -156,8 +156,9 @@
 //     reads GET /status; its version field carries the ERP's brand in real
 //     deployments ("…_version"), any such field is read.
 //   - Setup dictionaries: [Client.ListPaymentTypes], [Client.ListCountries],
-//     [Client.GetCountry] and [Client.ListCurrencies] (and their All…)
-//     read /setup/dictionary/…, sorted by code (currencies by code_iso),
+//     [Client.ListCurrencies] (and their All…), [Client.GetCountry],
+//     [Client.GetCountryByCode] and [Client.GetCountryByISO] read
+//     /setup/dictionary/…, sorted by code (currencies by code_iso),
 //     filtered on the dictionary's own columns (t.code, t.code_iso,
 //     t.label, t.active). Payment types and currencies list the active
 //     rows, or only the rows switched off ([DictionaryOptions].Inactive);

@@ -57,7 +57,7 @@ func TestDescribeAPI(t *testing.T) {
 	if tg.fake == nil {
 		return
 	}
-	if d.Swagger != "2.0" || d.BasePath != "/api/index.php" || len(d.Endpoints()) != 67 || len(d.Raw) == 0 {
+	if d.Swagger != "2.0" || d.BasePath != "/api/index.php" || len(d.Endpoints()) != 69 || len(d.Raw) == 0 {
 		t.Fatalf("description %s %s %d", d.Swagger, d.BasePath, len(d.Endpoints()))
 	}
 	if first := d.Endpoints()[0]; first.Method != "GET" || first.Path != "/contacts" || first.Summary == "" {

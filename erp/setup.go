@@ -2,6 +2,7 @@ package erp
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
@@ -205,6 +206,34 @@ func (c *Client) GetCountry(ctx context.Context, id ID, lang string) (*Country, 
 		q = url.Values{"lang": {lang}}
 	}
 	return do[Country](ctx, c, http.MethodGet, "/setup/dictionary/countries/"+id.String(), q, nil)
+}
+
+// GetCountryByCode returns a country by its two-letter code ("FR", any
+// case), its name in lang as GetCountry.
+//
+// ERP API: GET /setup/dictionary/countries/byCode/{code}
+func (c *Client) GetCountryByCode(ctx context.Context, code, lang string) (*Country, error) {
+	return c.countryBy(ctx, "byCode", code, lang)
+}
+
+// GetCountryByISO returns a country by its three-letter code ("FRA", any
+// case), its name in lang as GetCountry.
+//
+// ERP API: GET /setup/dictionary/countries/byISO/{iso}
+func (c *Client) GetCountryByISO(ctx context.Context, iso, lang string) (*Country, error) {
+	return c.countryBy(ctx, "byISO", iso, lang)
+}
+
+func (c *Client) countryBy(ctx context.Context, by, code, lang string) (*Country, error) {
+	if code == "" || strings.ContainsAny(code, "/?#") {
+		// The path would name another endpoint, or none.
+		return nil, fmt.Errorf("erp: country code %q is empty or not a code", code)
+	}
+	var q url.Values
+	if lang != "" {
+		q = url.Values{"lang": {lang}}
+	}
+	return do[Country](ctx, c, http.MethodGet, "/setup/dictionary/countries/"+by+"/"+url.PathEscape(code), q, nil)
 }
 
 // Currency is a row of the currencies dictionary, keyed by its ISO code.

@@ -105,6 +105,20 @@ func TestCountries(t *testing.T) {
 	if err != nil || k.Label != "France" {
 		t.Fatalf("France: %+v %v", k, err)
 	}
+	for _, by := range []func() (*erp.Country, error){
+		func() (*erp.Country, error) { return tg.c.GetCountryByCode(ctx, "fr", "de_DE") },
+		func() (*erp.Country, error) { return tg.c.GetCountryByISO(ctx, "FRA", "de_DE") },
+	} {
+		if k, err := by(); err != nil || k.ID != france.ID || k.Label != "Frankreich" {
+			t.Fatalf("France by code, in German: %+v %v", k, err)
+		}
+	}
+	if _, err := tg.c.GetCountryByISO(ctx, "ZZZ", ""); !errors.Is(err, erp.ErrNotFound) {
+		t.Fatalf("no such ISO code: %v", err)
+	}
+	if _, err := tg.c.GetCountryByCode(ctx, "../1", ""); err == nil || errors.Is(err, erp.ErrNotFound) {
+		t.Fatalf("a code that is a path: %v", err)
+	}
 	_, err = tg.c.GetCountry(ctx, 999999, "")
 	var e *erp.Error
 	if !errors.Is(err, erp.ErrNotFound) || !errors.As(err, &e) || e.Message != "Not Found: Country not found" {

@@ -138,8 +138,10 @@
 // countries take filter (a part of the shown name, any case, applied to
 // the page after the limit, as the ERP does) and lang. They answer a plain
 // array, [] when empty even with WithEmptyListNotFound (the Setup class
-// has no 404 for a list and no pagination_data); an unknown country is
-// 404 "Country not found".
+// has no 404 for a list and no pagination_data).
+// /countries/byCode/{code} and /countries/byISO/{iso} read one by its
+// two- or three-letter code, any case; an unknown country is 404 "Country
+// not found".
 //
 // /api/index.php/explorer/swagger.json serves a Swagger 2.0 description of
 // the fake's own API, and /api/index.php/explorer/ a small page listing

@@ -206,7 +206,11 @@ var apiHandlers = func() map[string]endpoint {
 		"listPaymentTypes": {summary: "The payment types (dictionary; active 1 or 0)", params: dictionaryParams(activeDictParam), op: listPaymentTypes},
 		"listCountries": {summary: "The countries (dictionary; filter: part of the name; lang: the names' language)",
 			params: dictionaryParams(countryFilterParam, langParam), op: listCountries},
-		"getCountry":     {summary: "A country by id (lang: the name's language)", params: []param{idParam, langParam}, op: getCountry},
+		"getCountry": {summary: "A country by id (lang: the name's language)", params: []param{idParam, langParam}, op: getCountry},
+		"getCountryByCode": {summary: "A country by its two-letter code, any case (lang: the name's language)",
+			params: []param{{name: "code", in: "path", typ: "string", required: true, description: "ISO 3166 code, two letters"}, langParam}, op: getCountryBy("code")},
+		"getCountryByISO": {summary: "A country by its three-letter code, any case (lang: the name's language)",
+			params: []param{{name: "iso", in: "path", typ: "string", required: true, description: "ISO 3166 code, three letters"}, langParam}, op: getCountryBy("iso")},
 		"listCurrencies": {summary: "The currencies (dictionary; active 1 or 0; multicurrency 0, 1 or 2)", params: dictionaryParams(activeDictParam, multicurrencyParam), op: listCurrencies},
 
 		"explorerSpec":      {explorer: true},

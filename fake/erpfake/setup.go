@@ -248,10 +248,27 @@ func getCountry(in *input) step {
 	if fail != nil {
 		return fails(*fail)
 	}
+	return countryWhere(in, func(k *country) bool { return k.id == id })
+}
+
+// getCountryBy reads a country by its code or its ISO code, the path's
+// {code} or {iso}: upper-cased, as the ERP's Ccountry::fetch does.
+func getCountryBy(param string) operation {
+	return func(in *input) step {
+		v := strings.ToUpper(in.r.PathValue(param))
+		if param == "iso" {
+			return countryWhere(in, func(k *country) bool { return k.iso == v })
+		}
+		return countryWhere(in, func(k *country) bool { return k.code == v })
+	}
+}
+
+// countryWhere answers the country match picks, named in the query's lang.
+func countryWhere(in *input, match func(*country) bool) step {
 	lang := query(in.r).Get("lang")
 	return func(c *call) fakekit.Answer {
 		for _, k := range countries {
-			if k.id == id {
+			if match(k) {
 				b, _ := json.Marshal(c.countryJSON(k, lang))
 				return okJSON(b)
 			}

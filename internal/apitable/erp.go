@@ -94,6 +94,8 @@ var erpAPI = sync.OnceValue(func() *Table {
 			{"GET", "/setup/dictionary/payment_types", "listPaymentTypes", []string{"ListPaymentTypes", "AllPaymentTypes"}, "", ""},
 			{"GET", "/setup/dictionary/countries", "listCountries", []string{"ListCountries", "AllCountries"}, "", ""},
 			{"GET", "/setup/dictionary/countries/{id}", "getCountry", []string{"GetCountry"}, "", ""},
+			{"GET", "/setup/dictionary/countries/byCode/{code}", "getCountryByCode", []string{"GetCountryByCode"}, "", ""},
+			{"GET", "/setup/dictionary/countries/byISO/{iso}", "getCountryByISO", []string{"GetCountryByISO"}, "", ""},
 			{"GET", "/setup/dictionary/currencies", "listCurrencies", []string{"ListCurrencies", "AllCurrencies"}, "", ""},
 
 			{"GET", "/explorer/swagger.json", "explorerSpec", []string{"DescribeAPI"}, "", ""},
