@@ -165,13 +165,14 @@
 // entry names the caller), [Server.Reset], and [Server.Clock]. Seeding and
 // reading back: [Server.Load] with a [Seed], AddUser, IssueAPIKey, RevokeAPIKey,
 // SetUserEnabled, AddThirdparty, AddContact, AddProduct, AddInvoice (a
-// paid one paid by one transfer of its total), AddOrder; User, Users,
-// Thirdparty, Thirdparties, Contact, Contacts, Product, Products, Invoice,
-// Invoices, Order, Orders, in the client's types, as the API would show
+// paid one paid by one transfer of its total), AddOrder, AddProposal
+// (a draft, validated, signed or not signed); User, Users, Thirdparty,
+// Thirdparties, Contact, Contacts, Product, Products, Invoice, Invoices,
+// Order, Orders, Proposal, Proposals, in the client's types, as the API would show
 // them to admin. [Server.EndSessions] ends every web session.
 //
 // A [Seed] holds every kind of record the fake keeps, with the same field
-// names in JSON and YAML; invoices and orders name their third party by
+// names in JSON and YAML; invoices, orders and proposals name their third party by
 // name and their products by ref (or either by id). Load stops at the first
 // refusal and names the entry: `products[1]: ref "X" already exists`.
 //
@@ -269,7 +270,7 @@
 // changing a validated proposal's line is 304 where the ERP answers 200
 // false, and adding one 400 "Bad Request" (the ERP's addline sets no
 // message); there is no settodraft, setinvoiced, update or delete of a
-// proposal, and no proposal seeds; document dates are days
+// proposal; document dates are days
 // in UTC; the login form's token does not change at each page (the ERP
 // makes a new one per page and takes the one before), and lasts as long
 // as its session cookie, which the fake keeps nothing for until a login;

@@ -34,6 +34,7 @@ import (
 //	products:     [{ref: WIDGET-1, label: Widget, price: "12.50", vat_rate: "20"}]
 //	invoices:     [{thirdparty: Acme Corp, validated: true, lines: [{product: WIDGET-1, qty: "4"}]}]
 //	orders:       [{thirdparty: Acme Corp, lines: [{description: Setup, qty: "1", subprice: "90"}]}]
+//	proposals:    [{thirdparty: Acme Corp, signed: true, lines: [{product: WIDGET-1, qty: "10"}]}]
 type Seed struct {
 	Users        []UserSeed       `json:"users,omitempty" yaml:"users,omitempty"`
 	Thirdparties []ThirdpartySeed `json:"thirdparties,omitempty" yaml:"thirdparties,omitempty"`
@@ -41,6 +42,7 @@ type Seed struct {
 	Products     []ProductSeed    `json:"products,omitempty" yaml:"products,omitempty"`
 	Invoices     []InvoiceSeed    `json:"invoices,omitempty" yaml:"invoices,omitempty"`
 	Orders       []OrderSeed      `json:"orders,omitempty" yaml:"orders,omitempty"`
+	Proposals    []ProposalSeed   `json:"proposals,omitempty" yaml:"proposals,omitempty"`
 }
 
 // Load adds what seed holds, in order. The first refusal stops it (what
@@ -75,6 +77,11 @@ func (s *Server) Load(seed Seed) error {
 	for i, o := range seed.Orders {
 		if _, err := s.addOrder(o); err != nil {
 			return fmt.Errorf("orders[%d]: %w", i, err)
+		}
+	}
+	for i, p := range seed.Proposals {
+		if _, err := s.addProposal(p); err != nil {
+			return fmt.Errorf("proposals[%d]: %w", i, err)
 		}
 	}
 	return nil
@@ -129,7 +136,8 @@ const redacted = credential.Redacted
 // passwords and API keys stay out of logs, whichever handler writes them.
 func (s Seed) LogValue() slog.Value {
 	return slog.GroupValue(slog.Int("users", len(s.Users)), slog.Int("thirdparties", len(s.Thirdparties)),
-		slog.Int("products", len(s.Products)), slog.Int("invoices", len(s.Invoices)), slog.Int("orders", len(s.Orders)))
+		slog.Int("products", len(s.Products)), slog.Int("invoices", len(s.Invoices)), slog.Int("orders", len(s.Orders)),
+		slog.Int("proposals", len(s.Proposals)))
 }
 
 // AddUser adds a user and returns its id.
@@ -412,6 +420,62 @@ func (s *Server) addOrder(seed OrderSeed) (int64, error) {
 	return id, nil
 }
 
+// ProposalSeed describes a commercial proposal to add: a draft, validated
+// (with its final ref), or closed signed or not signed.
+type ProposalSeed struct {
+	// Thirdparty is an existing third party's name; SocID its id. One of
+	// them is required.
+	Thirdparty string `json:"thirdparty,omitempty" yaml:"thirdparty,omitempty"`
+	SocID      int64  `json:"socid,omitempty" yaml:"socid,omitempty"`
+	RefClient  string `json:"ref_client,omitempty" yaml:"ref_client,omitempty"`
+	// Date is the proposal's date (a day); zero: today on the fake's clock.
+	// It is valid 15 days from it.
+	Date  time.Time  `json:"date,omitzero" yaml:"date,omitempty"`
+	Lines []LineSeed `json:"lines,omitempty" yaml:"lines,omitempty"`
+	// Validated validates it (it gets its final ref); else it is a draft.
+	// A validated proposal needs lines.
+	Validated bool `json:"validated,omitempty" yaml:"validated,omitempty"`
+	// Signed makes it validated and closed signed; NotSigned validated and
+	// closed not signed. At most one of them.
+	Signed    bool `json:"signed,omitempty" yaml:"signed,omitempty"`
+	NotSigned bool `json:"not_signed,omitempty" yaml:"not_signed,omitempty"`
+}
+
+// AddProposal adds a commercial proposal, computing its totals, and
+// returns its id.
+func (s *Server) AddProposal(seed ProposalSeed) (int64, error) { return seedErr(s.addProposal(seed)) }
+
+func (s *Server) addProposal(seed ProposalSeed) (int64, error) {
+	switch {
+	case seed.Signed && seed.NotSigned:
+		return 0, errors.New("a proposal is signed or not signed, not both")
+	case (seed.Validated || seed.Signed || seed.NotSigned) && len(seed.Lines) == 0:
+		return 0, errors.New("a validated proposal needs lines")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fields, err := s.st.documentFields(seed.Thirdparty, seed.SocID, seed.Date, seed.Lines)
+	if err != nil {
+		return 0, err
+	}
+	fields["ref_client"] = seed.RefClient
+	id, err := s.seedLocked(createProposal, "proposal", fields)
+	if err != nil {
+		return 0, err
+	}
+	p, _ := byID(s.st.proposals, id)
+	if seed.Validated || seed.Signed || seed.NotSigned {
+		s.seedCall().validate(&p.document, "PR", "Commercial Proposal")
+	}
+	switch {
+	case seed.Signed:
+		p.status, p.closedAt = propalSigned, s.st.now()
+	case seed.NotSigned:
+		p.status, p.closedAt = propalNotSigned, s.st.now()
+	}
+	return id, nil
+}
+
 // documentFields is the body of a seeded invoice or order, its third party
 // and products found by name and ref.
 func (st *state) documentFields(name string, socid int64, date time.Time, lines []LineSeed) (map[string]any, error) {
@@ -584,6 +648,16 @@ func (s *Server) Order(id int64) *erp.Order {
 // Orders returns every order in id order.
 func (s *Server) Orders() []*erp.Order {
 	return readAll[erp.Order](s, func(st *state) []*order { return st.orders }, (*call).appendOrder)
+}
+
+// Proposal returns a commercial proposal.
+func (s *Server) Proposal(id int64) *erp.Proposal {
+	return readOne[erp.Proposal](s, func(st *state) (*proposal, bool) { return byID(st.proposals, id) }, (*call).appendProposal)
+}
+
+// Proposals returns every commercial proposal in id order.
+func (s *Server) Proposals() []*erp.Proposal {
+	return readAll[erp.Proposal](s, func(st *state) []*proposal { return st.proposals }, (*call).appendProposal)
 }
 
 // Contact returns a contact.

@@ -29,6 +29,7 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 		Products:     []erpfake.ProductSeed{{Ref: "W-1", Label: "Widget", Price: "12.50", VATRate: "20"}},
 		Invoices:     []erpfake.InvoiceSeed{{Thirdparty: "Acme", Validated: true, Lines: []erpfake.LineSeed{{Product: "W-1", Qty: "4"}}}},
 		Orders:       []erpfake.OrderSeed{{Thirdparty: "Acme", Lines: []erpfake.LineSeed{{Description: "Setup", Qty: "1", Subprice: "90"}}}},
+		Proposals:    []erpfake.ProposalSeed{{Thirdparty: "Acme", Signed: true, Lines: []erpfake.LineSeed{{Product: "W-1", Qty: "2"}}}},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestSnapshotRestoreAnswersAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func(s *erpfake.Server) []any {
-		return []any{s.Users(), s.Thirdparties(), s.Contacts(), s.Products(), s.Invoices(), s.Orders()}
+		return []any{s.Users(), s.Thirdparties(), s.Contacts(), s.Products(), s.Invoices(), s.Orders(), s.Proposals()}
 	}
 	if diff := cmp.Diff(read(src), read(dst)); diff != "" {
 		t.Errorf("records after the restore (-before +after):\n%s", diff)
