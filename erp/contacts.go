@@ -64,11 +64,7 @@ func (o *ListContactsOptions) split() (*ListOptions, url.Values) {
 	if o == nil {
 		return nil, nil
 	}
-	q := url.Values{}
-	if len(o.ThirdpartyIDs) > 0 {
-		q.Set("thirdparty_ids", idList(o.ThirdpartyIDs))
-	}
-	return &o.ListOptions, q
+	return &o.ListOptions, thirdpartyQuery(o.ThirdpartyIDs)
 }
 
 // ListContacts returns one page of contacts.

@@ -170,12 +170,9 @@ func (o *ListInvoicesOptions) split() (*ListOptions, url.Values) {
 	if o == nil {
 		return nil, nil
 	}
-	q := url.Values{}
+	q := thirdpartyQuery(o.ThirdpartyIDs)
 	if o.Status != "" {
 		q.Set("status", o.Status)
-	}
-	if len(o.ThirdpartyIDs) > 0 {
-		q.Set("thirdparty_ids", idList(o.ThirdpartyIDs))
 	}
 	return &o.ListOptions, q
 }

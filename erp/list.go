@@ -106,6 +106,16 @@ func modeQuery(mode int) url.Values {
 	return url.Values{"mode": {strconv.Itoa(mode)}}
 }
 
+// thirdpartyQuery is the thirdparty_ids parameter of the collections of
+// documents and contacts that take one; no ids send none.
+func thirdpartyQuery(ids []ID) url.Values {
+	q := url.Values{}
+	if len(ids) > 0 {
+		q.Set("thirdparty_ids", idList(ids))
+	}
+	return q
+}
+
 // Page is one page of a collection.
 type Page[T any] struct {
 	Items []*T

@@ -115,11 +115,7 @@ func (o *ListOrdersOptions) split() (*ListOptions, url.Values) {
 	if o == nil {
 		return nil, nil
 	}
-	q := url.Values{}
-	if len(o.ThirdpartyIDs) > 0 {
-		q.Set("thirdparty_ids", idList(o.ThirdpartyIDs))
-	}
-	return &o.ListOptions, q
+	return &o.ListOptions, thirdpartyQuery(o.ThirdpartyIDs)
 }
 
 // ListOrders returns one page of orders, with their lines.

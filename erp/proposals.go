@@ -114,11 +114,7 @@ func (o *ListProposalsOptions) split() (*ListOptions, url.Values) {
 	if o == nil {
 		return nil, nil
 	}
-	q := url.Values{}
-	if len(o.ThirdpartyIDs) > 0 {
-		q.Set("thirdparty_ids", idList(o.ThirdpartyIDs))
-	}
-	return &o.ListOptions, q
+	return &o.ListOptions, thirdpartyQuery(o.ThirdpartyIDs)
 }
 
 // ListProposals returns one page of proposals, with their lines.
