@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/apitwin/apitwin/apicall"
@@ -25,6 +27,10 @@ const APIPath = "/api/index.php"
 
 // APIKeyHeader is the header that carries an API key.
 const APIKeyHeader = "ERPAPIKEY"
+
+// EntityHeader is the header that names the entity (the company, in a
+// multi-company ERP) an API call works in; see [WithEntity].
+const EntityHeader = "ERPAPIENTITY"
 
 // Client talks to one ERP. It is safe for concurrent use.
 type Client struct {
@@ -65,7 +71,8 @@ type options struct {
 	user     string
 	password string
 	login    bool
-	bearer   bool // the key goes in Authorization: Bearer
+	bearer   bool   // the key goes in Authorization: Bearer
+	entity   string // the EntityHeader of every API call, if any
 }
 
 func restOption(o rest.Option) Option { return func(s *options) error { return o(&s.rest) } }
@@ -114,6 +121,21 @@ func WithLogin(username, password string) Option {
 			return errors.New("empty password")
 		}
 		o.user, o.password, o.login = username, password, true
+		return nil
+	}
+}
+
+// WithEntity makes every API call work in entity n (a company of a
+// multi-company ERP) by sending n in the [EntityHeader] header: the third
+// parties, products, invoices and other records the call lists, reads and
+// makes are that entity's. Without it the ERP works in the entity of the
+// key's user (entity 1 when there is one company). n must be positive.
+func WithEntity(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > math.MaxInt32 {
+			return fmt.Errorf("entity %d: not a company's id (1 to %d)", n, math.MaxInt32)
+		}
+		o.entity = strconv.Itoa(n)
 		return nil
 	}
 }
@@ -204,6 +226,15 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		api.Authorize = func(h http.Header) { h[APIKeyHeader] = []string{o.key} }
 	case o.login:
 		api.Authorize = c.sess.authorize
+	}
+	if o.entity != "" {
+		auth := api.Authorize
+		api.Authorize = func(h http.Header) {
+			if auth != nil {
+				auth(h)
+			}
+			h[EntityHeader] = []string{o.entity}
+		}
 	}
 	ac, err := rest.New(api)
 	if err != nil {

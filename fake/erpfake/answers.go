@@ -88,7 +88,7 @@ type thirdpartyJSON struct {
 // appendThirdparty appends t as the API shows it.
 func (c *call) appendThirdparty(b []byte, t *thirdparty) []byte {
 	n := c.num
-	v := thirdpartyJSON{ID: n.id(t.id), Entity: n.id(1), Name: t.name, NameAlias: t.alias, Client: n.id(t.client),
+	v := thirdpartyJSON{ID: n.id(t.id), Entity: n.id(c.inEntity()), Name: t.name, NameAlias: t.alias, Client: n.id(t.client),
 		Prospect: n.flag(t.client == 2 || t.client == 3), Fournisseur: n.flag(t.supplier), CodeClient: t.codeClient,
 		CodeFournisseur: t.codeSupplier, Email: t.email, Phone: t.phone, Address: t.address, Zip: t.zip, Town: t.town,
 		CountryCode: t.country, TvaIntra: t.vat, Status: n.flag(t.active), NotePublic: t.notePublic, NotePrivate: t.notePrivate,
@@ -124,7 +124,7 @@ type contactJSON struct {
 func (c *call) appendContact(b []byte, ct *contact) []byte {
 	n := c.num
 	soc := n.optID(contactSoc(ct), ct.soc != nil)
-	v := contactJSON{ID: n.id(ct.id), Entity: n.id(1), Socid: soc, FkSoc: soc, Lastname: ct.lastname, Firstname: ct.firstname,
+	v := contactJSON{ID: n.id(ct.id), Entity: n.id(c.inEntity()), Socid: soc, FkSoc: soc, Lastname: ct.lastname, Firstname: ct.firstname,
 		CivilityCode: ct.civility, Email: ct.email, PhonePro: ct.phonePro, PhoneMobile: ct.phoneMobile, Poste: ct.poste,
 		Address: ct.address, Zip: ct.zip, Town: ct.town, CountryCode: ct.country, Statut: n.flag(ct.active),
 		NotePublic: ct.notePublic, NotePrivate: ct.notePrivate, DateCreation: n.time(ct.datec), DateModification: n.time(ct.datem)}
@@ -159,7 +159,7 @@ type productJSON struct {
 // appendProduct appends p as the API shows it.
 func (c *call) appendProduct(b []byte, p *product) []byte {
 	n := c.num
-	v := productJSON{ID: n.id(p.id), Entity: n.id(1), Ref: p.ref, Label: p.label, Description: p.description, Type: n.id(p.typ),
+	v := productJSON{ID: n.id(p.id), Entity: n.id(c.inEntity()), Ref: p.ref, Label: p.label, Description: p.description, Type: n.id(p.typ),
 		Price: n.dec(p.price), PriceTTC: n.dec(p.priceTTC), PriceMin: n.dec(p.priceMin), PriceBaseType: p.baseType,
 		TvaTx: n.dec(p.vat), Status: n.flag(p.onSale), StatusBuy: n.flag(p.onPurchase), Barcode: p.barcode,
 		StockReel: n.dec(p.stock), Weight: n.dec(p.weight), NotePublic: p.notePublic, NotePrivate: p.notePrivate,
@@ -250,7 +250,7 @@ type invoiceJSON struct {
 // appendInvoice appends inv as the API shows it, with its lines.
 func (c *call) appendInvoice(b []byte, inv *invoice) []byte {
 	n := c.num
-	v := invoiceJSON{ID: n.id(inv.id), Entity: n.id(1), Ref: inv.ref, RefClient: inv.refClient, Socid: n.id(inv.soc.id),
+	v := invoiceJSON{ID: n.id(inv.id), Entity: n.id(c.inEntity()), Ref: inv.ref, RefClient: inv.refClient, Socid: n.id(inv.soc.id),
 		Type: n.id(inv.typ), Statut: n.id(inv.status), Status: n.id(inv.status), Brouillon: n.flag(inv.status == statusDraft),
 		Paye: n.flag(inv.paid), Date: n.time(inv.date), DateLimReglement: n.time(inv.due), DateCreation: n.time(inv.datec),
 		DateValidation: n.time(inv.dateValidation), TotalHT: n.dec(inv.ht), TotalTVA: n.dec(inv.tva), TotalTTC: n.dec(inv.ttc),
@@ -295,7 +295,7 @@ type orderJSON struct {
 // appendOrder appends o as the API shows it, with its lines.
 func (c *call) appendOrder(b []byte, o *order) []byte {
 	n := c.num
-	v := orderJSON{ID: n.id(o.id), Entity: n.id(1), Ref: o.ref, RefClient: o.refClient, Socid: n.id(o.soc.id),
+	v := orderJSON{ID: n.id(o.id), Entity: n.id(c.inEntity()), Ref: o.ref, RefClient: o.refClient, Socid: n.id(o.soc.id),
 		Statut: n.id(o.status), Status: n.id(o.status), Brouillon: n.flag(o.status == statusDraft), Billed: n.flag(o.billed),
 		Date: n.time(o.date), DateCommande: n.time(o.date), DeliveryDate: n.time(o.delivery), DateCreation: n.time(o.datec),
 		DateValidation: n.time(o.dateValidation), DateCloture: n.time(o.closedAt), TotalHT: n.dec(o.ht), TotalTVA: n.dec(o.tva),
@@ -336,7 +336,7 @@ type proposalJSON struct {
 // appendProposal appends p as the API shows it, with its lines.
 func (c *call) appendProposal(b []byte, p *proposal) []byte {
 	n := c.num
-	v := proposalJSON{ID: n.id(p.id), Entity: n.id(1), Ref: p.ref, RefClient: p.refClient, Socid: n.id(p.soc.id),
+	v := proposalJSON{ID: n.id(p.id), Entity: n.id(c.inEntity()), Ref: p.ref, RefClient: p.refClient, Socid: n.id(p.soc.id),
 		Statut: n.id(p.status), Status: n.id(p.status), Brouillon: n.flag(p.status == statusDraft),
 		Date: n.time(p.date), Datep: n.time(p.date), FinValidite: n.time(p.endValidity), DateCreation: n.time(p.datec),
 		DateValidation: n.time(p.dateValidation), DateCloture: n.time(p.closedAt), TotalHT: n.dec(p.ht), TotalTVA: n.dec(p.tva),

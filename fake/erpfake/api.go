@@ -43,6 +43,9 @@ type call struct {
 	r    *http.Request
 	user *user
 	num  numbers
+	// entity is the entity the call works in (erp.EntityHeader); 0 for
+	// the default one, 1.
+	entity int64
 	// buf is the pooled buffer the answer is written in, if any; it goes
 	// back to the pool once the answer is written.
 	buf *[]byte
@@ -145,7 +148,7 @@ func errorAnswer(_ *http.Request, status int, msg string) fakekit.Answer {
 // The messages of the authentication stage, as the ERP words them.
 const (
 	msgNoCredential = "Failed to login to API. Neither parameter 'HTTP_ERPAPIKEY' nor 'Authentication: Bearer' found on HTTP header (and no parameter ERPAPIKEY in URL)."
-	msgBadKey       = "Error user not valid (not found with api key or bad status or bad validity dates) (conf->entity=1)"
+	msgBadKey       = "Error user not valid (not found with api key or bad status or bad validity dates) (conf->entity=" // + the entity + ")"
 )
 
 // moduleOffPage is what the ERP prints, with status 200, for any API call
@@ -201,6 +204,16 @@ func (s *Server) runLocked(r *http.Request, run step, c *call, public bool) (fak
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	*c = call{s: s, st: s.st, r: r, num: numbers{native: s.nativeNumbers.Load()}}
+	entity, ok := requestEntity(r)
+	if !ok {
+		return badEntity(), "", nil
+	}
+	leave, ok := s.st.inEntity(entity)
+	if !ok {
+		return badEntity(), "", nil
+	}
+	defer leave()
+	c.entity = entity
 	if !public {
 		if fail := s.authenticate(c); fail != nil {
 			return *fail, "", nil
@@ -232,7 +245,7 @@ func (s *Server) authenticate(c *call) *fakekit.Answer {
 	if key != "" {
 		u := c.st.keys[key]
 		if u == nil || !u.enabled {
-			a := apiError(http.StatusUnauthorized, msgBadKey)
+			a := apiError(http.StatusUnauthorized, msgBadKey+strconv.FormatInt(c.inEntity(), 10)+")")
 			return &a
 		}
 		c.user = u

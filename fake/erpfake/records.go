@@ -39,16 +39,18 @@ type stateRecords struct {
 func (s *Server) records() *fakekit.Records {
 	if st := s.st; s.recs.st != st {
 		s.recs = stateRecords{st, fakekit.NewRecords(s.maxRecords(), func(add func(string, int)) {
-			for _, inv := range st.invoices {
-				add("line", len(inv.lines))
-				add("payment", len(inv.payments))
-			}
-			for _, o := range st.orders {
-				add("line", len(o.lines))
-			}
-			for _, p := range st.proposals {
-				add("line", len(p.lines))
-			}
+			st.eachEntity(func(r *entityRecords) {
+				for _, inv := range r.invoices {
+					add("line", len(inv.lines))
+					add("payment", len(inv.payments))
+				}
+				for _, o := range r.orders {
+					add("line", len(o.lines))
+				}
+				for _, p := range r.proposals {
+					add("line", len(p.lines))
+				}
+			})
 		})}
 	}
 	return s.recs.recs
@@ -61,17 +63,17 @@ func (c *call) room(kind string, n int) bool {
 	case "user":
 		return len(c.st.users)+n <= max
 	case "thirdparty":
-		return len(c.st.thirdparties)+n <= max
+		return c.st.count(func(r *entityRecords) int { return len(r.thirdparties) })+n <= max
 	case "contact":
-		return len(c.st.contacts)+n <= max
+		return c.st.count(func(r *entityRecords) int { return len(r.contacts) })+n <= max
 	case "product":
-		return len(c.st.products)+n <= max
+		return c.st.count(func(r *entityRecords) int { return len(r.products) })+n <= max
 	case "invoice":
-		return len(c.st.invoices)+n <= max
+		return c.st.count(func(r *entityRecords) int { return len(r.invoices) })+n <= max
 	case "order":
-		return len(c.st.orders)+n <= max
+		return c.st.count(func(r *entityRecords) int { return len(r.orders) })+n <= max
 	case "proposal":
-		return len(c.st.proposals)+n <= max
+		return c.st.count(func(r *entityRecords) int { return len(r.proposals) })+n <= max
 	}
 	return c.s.records().Room(kind, n)
 }

@@ -207,8 +207,16 @@ type snapProposal struct {
 // one another by id; amounts are written exactly, as decimals ("12.5"),
 // or as a fraction ("1/3") for one that is not a decimal. A snapshot holds
 // every user's password and API key: keep it private.
+//
+// A snapshot holds the default entity's records only: while another
+// entity (erp.EntityHeader) holds records, Snapshot fails rather than
+// leave them out.
 func (s *Server) Snapshot() ([]byte, error) {
 	s.mu.Lock()
+	if n := len(s.st.entities); n > 0 {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("erpfake: snapshot: %d entities besides entity 1 hold records, which snapshots do not keep", n)
+	}
 	snap := s.snapshotLocked()
 	s.mu.Unlock()
 	return fakekit.EncodeSnapshot(snap)

@@ -16,10 +16,24 @@ type state struct {
 	seq   map[string]int64 // last id given per kind
 	refs  map[string]int   // last counter of final refs per prefix ("FA", "CO")
 
-	users        []*user // in id order
-	keys         map[string]*user
-	sessions     map[string]*session
-	pruneAt      int // open sessions at which a login next sweeps the expired
+	users    []*user // in id order
+	keys     map[string]*user
+	sessions map[string]*session
+	pruneAt  int // open sessions at which a login next sweeps the expired
+
+	// *entityRecords is the records of the entity (company) being worked
+	// in: home, the default entity 1, except while an API call that names
+	// another one in its ERPAPIENTITY header runs (Server.inEntity). The
+	// other entities that hold records are in entities; users, sessions,
+	// ids and ref counters are shared by all.
+	*entityRecords
+	home     *entityRecords
+	entities map[int64]*entityRecords // besides home (entity 1); none empty
+}
+
+// entityRecords is what one entity holds: third parties and the records
+// that hang on them.
+type entityRecords struct {
 	thirdparties []*thirdparty
 	products     []*product
 	invoices     []*invoice
@@ -28,8 +42,14 @@ type state struct {
 	contacts     []*contact
 }
 
+func (r *entityRecords) empty() bool {
+	return len(r.thirdparties)+len(r.products)+len(r.invoices)+len(r.orders)+len(r.proposals)+len(r.contacts) == 0
+}
+
 func newState(clk *clock.Fake) *state {
-	return &state{clock: clk, seq: map[string]int64{}, refs: map[string]int{}, keys: map[string]*user{}, sessions: map[string]*session{}}
+	home := &entityRecords{}
+	return &state{clock: clk, seq: map[string]int64{}, refs: map[string]int{}, keys: map[string]*user{}, sessions: map[string]*session{},
+		entityRecords: home, home: home, entities: map[int64]*entityRecords{}}
 }
 
 func (st *state) next(kind string) int64 {
