@@ -33,6 +33,18 @@
 // session. [NewFromSettings] builds a client from the deployment's settings,
 // logged in as admin.
 //
+// # Entities
+//
+// In an ERP with several companies (its multi-company module), each API
+// call works in one entity: [WithEntity] names it in the [EntityHeader]
+// header of every API call, and the records listed, read and made are that
+// entity's; without it the ERP works in the entity of the key's user (1 in
+// a single-company ERP). Users and dictionaries such as countries and
+// currencies are shared by the entities. The ERP reads the header as a
+// number; the client accepts 1 to 2147483647 only, so that a mistake is
+// an error at New rather than calls quietly made in entity 0. Use one
+// client per entity.
+//
 // # Numbers, dates and unknown fields
 //
 // Depending on the PHP database driver, the ERP sends numbers as JSON

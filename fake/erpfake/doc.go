@@ -149,6 +149,40 @@
 // as the ERP's explorer does); the web root answers 200 with the
 // login page; other paths outside the API answer the web server's 404 page.
 //
+// # Entities
+//
+// The ERPAPIENTITY request header ([erp.EntityHeader], the ERP's
+// DOLAPIENTITY, which its multi-company module reads) names the entity
+// (company) an API call works in; without it the call works in entity 1.
+// Third parties, their contacts, products, invoices, orders and proposals
+// belong to the entity they were made in (their "entity" field): a call
+// lists, reads, changes and bills only its entity's (another entity's is
+// 404 "… not found"), and third party codes and product refs are unique
+// within an entity. Users and their API keys, web sessions, the
+// dictionaries, ids and the counters of final refs are shared by all
+// entities. A value that is not a positive decimal int32 ("abc", "0",
+// "+2", "2147483648") is refused with 403 "Bad value for entity, must be
+// the numeric ID of company." before anything is read. An entity the fake
+// has no records of answers empty lists and keeps nothing; at most 100
+// entities besides entity 1 hold records at once, and a call naming one
+// more is refused with the same 403 (a bound of the fake's own). The
+// bound of records per kind holds across all entities together. The Go
+// side (AddThirdparty, Thirdparties and the like), the web pages and
+// snapshots see entity 1 only, and Snapshot (so apitwin-fake's state
+// directory) fails while another entity holds records, rather than leave
+// them out.
+//
+// Where this differs from the ERP: the ERP casts the header to a number,
+// so "abc" works in entity 0 and "2x" in entity 2, where the fake refuses
+// both; it answers a record of another entity 403 "Access not allowed for
+// login …" (it finds the row, then its access check refuses it), the fake
+// 404; it ties each user but a superadmin to one entity (a key used with
+// another entity's header is 401 "Error user not valid … (conf->entity=N)")
+// unless users are shared, where every user of the fake works in every
+// entity; it numbers final refs per entity and keeps payment types per
+// entity (countries and currencies are global there too); it knows its
+// entities and their settings, where the fake makes one of any id.
+//
 // # Serving and controls
 //
 // Like every apitwin fake: [New] builds one that serves nothing yet (it is
