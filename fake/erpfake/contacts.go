@@ -57,18 +57,7 @@ var contacts = &collection[*contact]{
 }
 
 func listContacts(in *input) step {
-	q := query(in.r)
-	lq, fail := parseList(q, contacts)
-	if fail != nil {
-		return fails(*fail)
-	}
-	socs, fail := idsParam(q.Get("thirdparty_ids"), "thirdparty_ids")
-	if fail != nil {
-		return fails(*fail)
-	}
-	return func(c *call) fakekit.Answer {
-		return lq.answer(c, c.st.contacts, func(ct *contact) bool { return socs == nil || ct.soc != nil && socs[ct.soc.id] })
-	}
+	return listOfThirdparties(in, contacts, func(st *state) []*contact { return st.contacts }, func(ct *contact) *thirdparty { return ct.soc })
 }
 
 func getContact(c *call, id int64) fakekit.Answer {

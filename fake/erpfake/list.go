@@ -299,6 +299,28 @@ func queryInt(v, name string, def int64) (int64, *fakekit.Answer) {
 	return n, nil
 }
 
+// listOfThirdparties answers a list of records that belong to third
+// parties (contacts, orders, proposals), kept to the request's
+// thirdparty_ids when it names some: records reads them from the state,
+// soc is a record's third party (nil: none).
+func listOfThirdparties[T interface{ recID() int64 }](in *input, coll *collection[T], records func(*state) []T, soc func(T) *thirdparty) step {
+	q := query(in.r)
+	lq, fail := parseList(q, coll)
+	if fail != nil {
+		return fails(*fail)
+	}
+	socs, fail := idsParam(q.Get("thirdparty_ids"), "thirdparty_ids")
+	if fail != nil {
+		return fails(*fail)
+	}
+	return func(c *call) fakekit.Answer {
+		return lq.answer(c, records(c.st), func(r T) bool {
+			s := soc(r)
+			return socs == nil || s != nil && socs[s.id]
+		})
+	}
+}
+
 // idsParam reads a comma-separated list of ids ("thirdparty_ids").
 func idsParam(v, name string) (map[int64]bool, *fakekit.Answer) {
 	if strings.TrimSpace(v) == "" {

@@ -16,18 +16,7 @@ var orders = func() *collection[*order] {
 }()
 
 func listOrders(in *input) step {
-	q := query(in.r)
-	lq, fail := parseList(q, orders)
-	if fail != nil {
-		return fails(*fail)
-	}
-	socs, fail := idsParam(q.Get("thirdparty_ids"), "thirdparty_ids")
-	if fail != nil {
-		return fails(*fail)
-	}
-	return func(c *call) fakekit.Answer {
-		return lq.answer(c, c.st.orders, func(o *order) bool { return socs == nil || socs[o.soc.id] })
-	}
+	return listOfThirdparties(in, orders, func(st *state) []*order { return st.orders }, func(o *order) *thirdparty { return o.soc })
 }
 
 func getOrder(c *call, id int64) fakekit.Answer {

@@ -35,18 +35,7 @@ func findProposalDoc(c *call, id int64) (lineDoc, *fakekit.Answer) {
 }
 
 func listProposals(in *input) step {
-	q := query(in.r)
-	lq, fail := parseList(q, proposals)
-	if fail != nil {
-		return fails(*fail)
-	}
-	socs, fail := idsParam(q.Get("thirdparty_ids"), "thirdparty_ids")
-	if fail != nil {
-		return fails(*fail)
-	}
-	return func(c *call) fakekit.Answer {
-		return lq.answer(c, c.st.proposals, func(p *proposal) bool { return socs == nil || socs[p.soc.id] })
-	}
+	return listOfThirdparties(in, proposals, func(st *state) []*proposal { return st.proposals }, func(p *proposal) *thirdparty { return p.soc })
 }
 
 func getProposal(c *call, id int64) fakekit.Answer {
