@@ -113,6 +113,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func
 	}
 	a, out := s.answer(w, r, n, p, perr, fn)
 	if job, ok := a.Body.(*archiveJob); ok { // streamed, not encoded (archive.go)
+		out.release()
 		writeArchive(w, job)
 		return
 	}

@@ -73,7 +73,7 @@ func (c *call) markProject(pr *project) {
 	pr.name, pr.path = pr.name+suffix, pr.path+suffix
 	c.st.projByPath[strings.ToLower(pr.fullPath())] = pr
 	pr.markedForDeletion, pr.archived, pr.lastActivity = &now, true, now
-	c.st.marked++
+	c.st.marked, c.st.nextDue = c.st.marked+1, time.Time{}
 }
 
 // restoreProject is POST /projects/:id/restore, by an owner: a project
@@ -135,7 +135,7 @@ func (c *call) deleteGroup() fakekit.Answer {
 		suffix := deletionSuffix + strconv.FormatInt(g.id, 10)
 		g.name, g.path, g.markedForDeletion = g.name+suffix, g.path+suffix, &now
 		c.st.reindexPaths()
-		c.st.marked++
+		c.st.marked, c.st.nextDue = c.st.marked+1, time.Time{}
 		return message(http.StatusAccepted, "202 Accepted")
 	}
 	c.s.dropGroup(g)
@@ -171,21 +171,28 @@ func (c *call) restoreGroup() fakekit.Answer {
 // deleteDue deletes the projects and groups whose deletion adjourned period has
 // passed on the fake clock. It runs before each request, at the cost of
 // one comparison while nothing is marked (st.marked counts them, or more
-// after a marked project went another way). s.mu must be held.
+// after a marked project went another way) and of two until the first
+// marked one falls due (st.nextDue). s.mu must be held.
 func (s *Server) deleteDue() {
-	if s.st.marked == 0 {
+	now, period := s.st.clock.Now(), s.cfg.deletionPeriod
+	if s.st.marked == 0 || now.Before(s.st.nextDue) {
 		return
 	}
-	now, period := s.st.clock.Now(), s.cfg.deletionPeriod
 	var due []*project
-	s.st.marked = 0
+	s.st.marked, s.st.nextDue = 0, time.Time{}
+	later := func(at time.Time) { // a mark not yet due
+		s.st.marked++
+		if s.st.nextDue.IsZero() || at.Before(s.st.nextDue) {
+			s.st.nextDue = at
+		}
+	}
 	for _, pr := range s.st.projects {
 		switch {
 		case pr.markedForDeletion == nil:
 		case !now.Before(pr.markedForDeletion.Add(period)):
 			due = append(due, pr)
 		default:
-			s.st.marked++
+			later(pr.markedForDeletion.Add(period))
 		}
 	}
 	for _, pr := range due {
@@ -198,7 +205,7 @@ func (s *Server) deleteDue() {
 		case !now.Before(ns.markedForDeletion.Add(period)):
 			dueGroups = append(dueGroups, ns)
 		default:
-			s.st.marked++
+			later(ns.markedForDeletion.Add(period))
 		}
 	}
 	for _, g := range dueGroups {

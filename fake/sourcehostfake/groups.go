@@ -535,10 +535,6 @@ func (st *state) reindexPaths() {
 	}
 }
 
-// deleteGroup is DELETE /groups/:id, by an owner: the group, its
-// subgroups and all their projects are gone at once, answered 202
-// {"message":"202 Accepted"} as the real service answers.
-
 // dropGroup removes g, its subgroups and their projects, each project let
 // go as DELETE /projects/:id lets it go (releaseProject). The records are
 // counted again from the state. s.mu must be held.

@@ -43,6 +43,9 @@ type state struct {
 	// marked counts the projects marked for deletion (deletion.go), or
 	// more: deleteDue counts them again as it looks.
 	marked int
+	// nextDue is when the first marked project or group falls due, as
+	// deleteDue last saw them; zero: look at them on the next request.
+	nextDue time.Time
 	// jobTokens are the CI/CD job tokens handed out (Server.JobToken), by
 	// secret; a token works while its job runs.
 	jobTokens map[string]*ciJob

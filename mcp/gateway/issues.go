@@ -80,7 +80,7 @@ var createIssueTool = define(tool{
 	},
 }, calls[mcp.CreateIssueParams, *mcp.CreatedIssue]{
 	// A new issue changes the cross-project searches too.
-	tags:  func(p *mcp.CreateIssueParams) []string { return []string{projectTag(p.ProjectID), tagIssues} },
+	tags:  func(p *mcp.CreateIssueParams) []string { return issueWriteTags(p.ProjectID) },
 	check: func(p *mcp.CreateIssueParams) *mcp.Error { return checkLabels(p.Labels) },
 	run: func(ctx context.Context, up *sourcehost.Client, p *mcp.CreateIssueParams) (*mcp.CreatedIssue, error) {
 		i, err := up.CreateIssue(ctx, sourcehost.ProjectID(p.ProjectID), &sourcehost.CreateIssueRequest{
