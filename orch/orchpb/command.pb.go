@@ -1148,7 +1148,7 @@ var File_apitwin_orch_v1_command_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dapitwin/orch/v1/command.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1egoogle/protobuf/duration.proto\"\xb5\x0f\n" +
+	"\x1dapitwin/orch/v1/command.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\"\xb5\x0f\n" +
 	"\aCommand\x12?\n" +
 	"\fcommand_type\x18\x01 \x01(\x0e2\x1c.apitwin.orch.v1.CommandTypeR\vcommandType\x12\x92\x01\n" +
 	")schedule_activity_task_command_attributes\x18\x02 \x01(\v26.apitwin.orch.v1.ScheduleActivityTaskCommandAttributesH\x00R%scheduleActivityTaskCommandAttributes\x12\xa2\x01\n" +
@@ -1349,6 +1349,9 @@ func file_apitwin_orch_v1_command_proto_init() {
 	}
 	file_apitwin_orch_v1_common_proto_init()
 	file_apitwin_orch_v1_enums_proto_init()
+	file_apitwin_orch_v1_external_proto_init()
+	file_apitwin_orch_v1_operations_proto_init()
+	file_apitwin_orch_v1_update_proto_init()
 	file_apitwin_orch_v1_command_proto_msgTypes[0].OneofWrappers = []any{
 		(*Command_ScheduleActivityTaskCommandAttributes)(nil),
 		(*Command_RequestCancelActivityTaskCommandAttributes)(nil),

@@ -3649,7 +3649,7 @@ var File_apitwin_orch_v1_history_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"\n" +
-	"\x1dapitwin/orch/v1/history.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc9/\n" +
+	"\x1dapitwin/orch/v1/history.proto\x12\x0fapitwin.orch.v1\x1a\x1eapitwin/orch/v1/activity.proto\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc9/\n" +
 	"\fHistoryEvent\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\x03R\aeventId\x129\n" +
 	"\n" +
@@ -4181,8 +4181,12 @@ func file_apitwin_orch_v1_history_proto_init() {
 	if File_apitwin_orch_v1_history_proto != nil {
 		return
 	}
+	file_apitwin_orch_v1_activity_proto_init()
 	file_apitwin_orch_v1_common_proto_init()
 	file_apitwin_orch_v1_enums_proto_init()
+	file_apitwin_orch_v1_external_proto_init()
+	file_apitwin_orch_v1_operations_proto_init()
+	file_apitwin_orch_v1_update_proto_init()
 	file_apitwin_orch_v1_history_proto_msgTypes[0].OneofWrappers = []any{
 		(*HistoryEvent_WorkflowExecutionStartedEventAttributes)(nil),
 		(*HistoryEvent_WorkflowExecutionCompletedEventAttributes)(nil),

@@ -3603,7 +3603,7 @@ var File_apitwin_orch_v1_workflow_service_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\n" +
-	"&apitwin/orch/v1/workflow_service.proto\x12\x0fapitwin.orch.v1\x1a\x1dapitwin/orch/v1/command.proto\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1dapitwin/orch/v1/history.proto\x1a\x1fapitwin/orch/v1/namespace.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc6\x05\n" +
+	"&apitwin/orch/v1/workflow_service.proto\x12\x0fapitwin.orch.v1\x1a\x1eapitwin/orch/v1/activity.proto\x1a\x1dapitwin/orch/v1/command.proto\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a\x1dapitwin/orch/v1/history.proto\x1a\x1fapitwin/orch/v1/namespace.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1eapitwin/orch/v1/schedule.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc6\x05\n" +
 	"\x18RegisterNamespaceRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1f\n" +
@@ -4213,11 +4213,16 @@ func file_apitwin_orch_v1_workflow_service_proto_init() {
 	if File_apitwin_orch_v1_workflow_service_proto != nil {
 		return
 	}
+	file_apitwin_orch_v1_activity_proto_init()
 	file_apitwin_orch_v1_command_proto_init()
 	file_apitwin_orch_v1_common_proto_init()
 	file_apitwin_orch_v1_enums_proto_init()
+	file_apitwin_orch_v1_external_proto_init()
 	file_apitwin_orch_v1_history_proto_init()
 	file_apitwin_orch_v1_namespace_proto_init()
+	file_apitwin_orch_v1_operations_proto_init()
+	file_apitwin_orch_v1_schedule_proto_init()
+	file_apitwin_orch_v1_update_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
