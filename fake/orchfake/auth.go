@@ -38,6 +38,9 @@ const (
 	// PermWorkflowWorker is the fake's addition: polling task queues and
 	// answering tasks, what a worker does.
 	PermWorkflowWorker = "orch:workflow:worker"
+	// PermWorkflowUpdate is the fake's addition too: sending updates
+	// (UpdateWorkflowExecution), which the specification's list predates.
+	PermWorkflowUpdate = "orch:workflow:update"
 
 	PermWorkflowTerminate = PermWorkflowTerm
 )

@@ -238,6 +238,11 @@ var commandRules = map[orchpb.CommandType]commandRule{
 		func(s *Server, e *execution, a *orchpb.RequestCancelExternalWorkflowExecutionCommandAttributes, doneID int64, _ string) {
 			s.requestCancelExternal(e, a, doneID)
 		}),
+
+	// The message it names was checked with the task's messages
+	// (checkMessages); applying it writes the update's event.
+	orchpb.CommandType_PROTOCOL_MESSAGE: rule((*orchpb.Command).GetProtocolMessageCommandAttributes, false, nil,
+		(*Server).applyProtocolMessage),
 }
 
 // checkCommands validates every command before any is applied.
@@ -260,6 +265,9 @@ func (s *Server) checkCommands(e *execution, cmds []*orchpb.Command) *cmdError {
 		}
 		if r.closes && e.eng.newEvents {
 			return badCmd(orchpb.WorkflowTaskFailedCause_UNHANDLED_COMMAND, "new events arrived while the workflow task ran; handle them before closing the workflow")
+		}
+		if r.closes && e.eng.updatesMissed {
+			return badCmd(orchpb.WorkflowTaskFailedCause_UNHANDLED_UPDATE, "updates arrived while the workflow task ran; handle them before closing the workflow")
 		}
 		if ce := r.check(c, cmd); ce != nil {
 			return ce

@@ -259,6 +259,8 @@
 //	SignalWithStartWorkflowExecution          orch:workflow:start
 //	Add/RemoveSearchAttributes                orch:namespace:update
 //	ListSearchAttributes                      orch:namespace:read
+//	UpdateWorkflowExecution                   orch:workflow:update (the fake's addition; under orch:workflow:*)
+//	ExecuteMultiOperation (update-with-start) orch:workflow:start
 //
 // orch:namespace:update and :delete exist in the hierarchy; no operation
 // of the contract needs them.

@@ -33,6 +33,12 @@ type engineState struct {
 	// pendingChildren are initiated by the task being completed, started
 	// once its commands are applied.
 	pendingChildren []int64
+	// admitted are the updates waiting for a task to carry them;
+	// updatesMissed says some arrived while the started task ran;
+	// messages are the protocol messages of the task being completed.
+	admitted      []*update
+	updatesMissed bool
+	messages      *taskMessages
 }
 
 // engineTimer is a pending clock timer with its due time (for time
@@ -94,6 +100,8 @@ type workflowTask struct {
 	onSticky      *taskQueue
 	stickyTimeout *engineTimer
 	delay         *engineTimer // the retry backoff before it is queued
+	// updates are the updates the task carries (delivered when it started).
+	updates []*update
 	// transient: a retry (attempt 2 on) whose WorkflowTaskScheduled and
 	// WorkflowTaskStarted events are not in the history, as the real
 	// service does: a poll shows them at the end of the history it hands
@@ -259,6 +267,7 @@ func (s *Server) engineClosed(e *execution) {
 	e.eng.userTimers = nil
 	e.eng.children = nil
 	e.eng.pendingChildren = nil
+	s.abortUpdates(e)
 	// Pending queries stay: a closed execution can still be queried.
 }
 
@@ -312,6 +321,7 @@ func (s *Server) startWorkflowTask(t *workflowTask, identity, key string) *orchp
 		q = t.onSticky
 	}
 	return &orchpb.PollWorkflowTaskQueueResponse{
+		ProtocolMessages:           s.deliverUpdates(t),
 		TaskToken:                  t.token,
 		WorkflowExecution:          &orchpb.WorkflowExecution{WorkflowId: e.id, RunId: e.runID},
 		WorkflowType:               &orchpb.WorkflowType{Name: e.typ},
@@ -344,6 +354,7 @@ func (s *Server) workflowTaskTimedOut(t *workflowTask) {
 	e.eng.wft = nil
 	e.eng.wftAttempt = t.attempt + 1
 	e.eng.sticky = nil // as the service: the next attempt goes to the run's task queue
+	s.undeliver(t)
 	s.scheduleWorkflowTask(e)
 }
 

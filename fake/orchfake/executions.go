@@ -44,10 +44,11 @@ type execution struct {
 	search      *orchpb.SearchAttributes
 	searchVals  map[string]visibility.Value
 	history     []*orchpb.HistoryEvent
-	signals     map[string]bool // request ids of recorded signals
-	cancels     map[string]bool // request ids of recorded cancel requests
-	wake        chan struct{}   // closed and replaced when an event is added
-	timers      []*clock.Timer  // execution and run timeouts
+	signals     map[string]bool    // request ids of recorded signals
+	cancels     map[string]bool    // request ids of recorded cancel requests
+	updates     map[string]*update // by update id, for the run's life (updates.go)
+	wake        chan struct{}      // closed and replaced when an event is added
+	timers      []*clock.Timer     // execution and run timeouts
 	taskTimeout time.Duration
 	// parent is the run that started this one as its child (nil for none),
 	// with the parent's initiated event and the close policy it chose.

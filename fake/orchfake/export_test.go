@@ -9,6 +9,10 @@ import (
 // state lock held: tests use it to make a handler panic there.
 func SetStartHook(s *Server, hook func()) { s.startHook.Store(&hook) }
 
+// SetUpdateHook makes s call hook when it admits an update, with the
+// state lock held: tests use it to know an update is in.
+func SetUpdateHook(s *Server, hook func()) { s.updateHook.Store(&hook) }
+
 // WorkflowTaskRetryDelay is the backoff before a failed workflow task's
 // attempt.
 func WorkflowTaskRetryDelay(attempt int32) time.Duration { return workflowTaskRetryDelay(attempt) }

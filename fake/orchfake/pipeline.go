@@ -77,6 +77,8 @@ var (
 	opListMembers             = opOf("ListClusterMembers")
 	opDescribeShard           = opOf("DescribeShard")
 	opCloseShard              = opOf("CloseShard")
+	opUpdateWorkflow          = opOf("UpdateWorkflowExecution")
+	opExecuteMultiOperation   = opOf("ExecuteMultiOperation")
 )
 
 // httpCall is what the HTTP side knows of a call, carried in its context

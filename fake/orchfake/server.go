@@ -77,6 +77,8 @@ type Server struct {
 
 	// startHook, for tests, runs inside every start, under mu.
 	startHook atomic.Pointer[func()]
+	// updateHook, for tests, runs when an update is admitted, under mu.
+	updateHook atomic.Pointer[func()]
 }
 
 // config is what the options set: orchfake's own, and of the options

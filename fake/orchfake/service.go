@@ -166,6 +166,16 @@ func (w workflowService) ListTaskQueuePartitions(ctx context.Context, req *orchp
 	return call(s, ctx, opListPartitions, req, s.listPartitions)
 }
 
+func (w workflowService) UpdateWorkflowExecution(ctx context.Context, req *orchpb.UpdateWorkflowExecutionRequest) (*orchpb.UpdateWorkflowExecutionResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opUpdateWorkflow, req, s.updateWorkflow)
+}
+
+func (w workflowService) ExecuteMultiOperation(ctx context.Context, req *orchpb.ExecuteMultiOperationRequest) (*orchpb.ExecuteMultiOperationResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opExecuteMultiOperation, req, s.executeMultiOperation)
+}
+
 func (a adminService) DescribeCluster(ctx context.Context, req *orchpb.DescribeClusterRequest) (*orchpb.DescribeClusterResponse, error) {
 	s := a.server(ctx)
 	return call(s, ctx, opDescribeCluster, req, s.describeCluster)

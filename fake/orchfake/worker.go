@@ -33,7 +33,11 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	}
 	e := t.e
 	s.answerQueries(e, req.GetQueryResults(), req.GetQueryFailures())
-	if ce := s.checkCommands(e, req.GetCommands()); ce != nil {
+	tm, ce := s.checkMessages(t, req.GetMessages(), req.GetCommands())
+	if ce == nil {
+		ce = s.checkCommands(e, req.GetCommands())
+	}
+	if ce != nil {
 		s.failWorkflowTask(t, ce.cause, &orchpb.Failure{Message: ce.msg, Source: "orchfake"}, req.GetIdentity(), req.GetBinaryChecksum())
 		return nil, &apiError{code: orchwire.InvalidArgument, msg: "workflow task failed: " + ce.cause.String() + ": " + ce.msg,
 			details: []*orchpb.ErrorDetail{{Type: "FieldViolation", Field: "commands", Description: ce.msg}}}
@@ -56,6 +60,10 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	}
 	missed := e.eng.newEvents
 	e.eng.newEvents = false
+	updatesArrived := len(e.eng.admitted) > 0
+	e.eng.updatesMissed = false
+	tm.applied = map[string]bool{}
+	e.eng.messages = tm
 	if m := req.GetMemoUpdate(); m != nil {
 		e.infoEdits++
 		// A copy: the old memo is the started event's (and the start
@@ -77,13 +85,15 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 		s.applyCommand(e, c, done.GetEventId(), req.GetIdentity())
 		askedToCancel = askedToCancel || c.GetCommandType() == orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION
 	}
+	s.applyRestOfMessages(e, req.GetMessages())
+	s.undeliver(t) // updates the worker did not answer wait for the next task
 	s.startChildren(e)
 	if e.open() && (len(e.history) > MaxHistoryEvents || s.eventCount() > s.maxEvents()) {
 		// As the service ends a run whose history passed its count limit.
 		s.terminateLocked(e, "Workflow history count exceeds limit.", nil, "orchfake")
 	}
 	resp := &orchpb.RespondWorkflowTaskCompletedResponse{}
-	if e.open() && (missed || askedToCancel || req.GetForceCreateNewWorkflowTask()) && e.eng.wft == nil {
+	if e.open() && (missed || updatesArrived || askedToCancel || req.GetForceCreateNewWorkflowTask()) && e.eng.wft == nil {
 		s.scheduleWorkflowTask(e)
 	}
 	if nt := e.eng.wft; req.GetReturnNewWorkflowTask() && e.open() && nt != nil && nt.live() {
@@ -115,6 +125,7 @@ func (s *Server) failWorkflowTask(t *workflowTask, cause orchpb.WorkflowTaskFail
 	e.eng.wft = nil
 	e.eng.wftAttempt = t.attempt + 1
 	e.eng.sticky = nil // as the service: the next attempt goes to the run's task queue
+	s.undeliver(t)
 	if cause == orchpb.WorkflowTaskFailedCause_UNHANDLED_COMMAND {
 		// new events, not the worker's code, failed it: the next task is a
 		// first attempt, at once

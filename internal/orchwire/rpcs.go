@@ -82,6 +82,7 @@ const (
 	PermWorkflowTerminate = "orch:workflow:terminate"
 	PermWorkflowCancel    = "orch:workflow:cancel"
 	PermWorkflowWorker    = "orch:workflow:worker"
+	PermWorkflowUpdate    = "orch:workflow:update"
 )
 
 var rpcs = sync.OnceValues(func() ([]RPC, map[string]*RPC) {
@@ -118,6 +119,11 @@ var rpcs = sync.OnceValues(func() ([]RPC, map[string]*RPC) {
 		{orchpb.WorkflowService_ShutdownWorker_FullMethodName, Always, KindNormal, PermWorkflowWorker, LimitNone},
 		{orchpb.WorkflowService_DescribeTaskQueue_FullMethodName, Always, KindNormal, PermWorkflowRead, LimitTaskQueue},
 		{orchpb.WorkflowService_ListTaskQueuePartitions_FullMethodName, Always, KindNormal, PermWorkflowRead, LimitTaskQueue},
+		// An update is sent again only under its update id, which the
+		// service deduplicates by (the client always sets one).
+		{orchpb.WorkflowService_UpdateWorkflowExecution_FullMethodName, Always, KindNormal, PermWorkflowUpdate, LimitNone},
+		// Update-with-start counts as a start, as signal-with-start does.
+		{orchpb.WorkflowService_ExecuteMultiOperation_FullMethodName, Never, KindNormal, PermWorkflowStart, LimitStart},
 		{orchpb.AdminService_DescribeCluster_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},
 		{orchpb.AdminService_ListClusterMembers_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},
 		{orchpb.AdminService_DescribeShard_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},

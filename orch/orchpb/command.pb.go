@@ -45,6 +45,7 @@ type Command struct {
 	//	*Command_UpsertWorkflowSearchAttributesCommandAttributes
 	//	*Command_StartChildWorkflowExecutionCommandAttributes
 	//	*Command_RequestCancelExternalWorkflowExecutionCommandAttributes
+	//	*Command_ProtocolMessageCommandAttributes
 	Attributes    isCommand_Attributes `protobuf_oneof:"attributes"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -202,6 +203,15 @@ func (x *Command) GetRequestCancelExternalWorkflowExecutionCommandAttributes() *
 	return nil
 }
 
+func (x *Command) GetProtocolMessageCommandAttributes() *ProtocolMessageCommandAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*Command_ProtocolMessageCommandAttributes); ok {
+			return x.ProtocolMessageCommandAttributes
+		}
+	}
+	return nil
+}
+
 type isCommand_Attributes interface {
 	isCommand_Attributes()
 }
@@ -254,6 +264,11 @@ type Command_RequestCancelExternalWorkflowExecutionCommandAttributes struct {
 	RequestCancelExternalWorkflowExecutionCommandAttributes *RequestCancelExternalWorkflowExecutionCommandAttributes `protobuf:"bytes,13,opt,name=request_cancel_external_workflow_execution_command_attributes,json=requestCancelExternalWorkflowExecutionCommandAttributes,proto3,oneof"`
 }
 
+type Command_ProtocolMessageCommandAttributes struct {
+	// Workflow updates: 14-15 (command type + 1).
+	ProtocolMessageCommandAttributes *ProtocolMessageCommandAttributes `protobuf:"bytes,14,opt,name=protocol_message_command_attributes,json=protocolMessageCommandAttributes,proto3,oneof"`
+}
+
 func (*Command_ScheduleActivityTaskCommandAttributes) isCommand_Attributes() {}
 
 func (*Command_RequestCancelActivityTaskCommandAttributes) isCommand_Attributes() {}
@@ -277,6 +292,8 @@ func (*Command_UpsertWorkflowSearchAttributesCommandAttributes) isCommand_Attrib
 func (*Command_StartChildWorkflowExecutionCommandAttributes) isCommand_Attributes() {}
 
 func (*Command_RequestCancelExternalWorkflowExecutionCommandAttributes) isCommand_Attributes() {}
+
+func (*Command_ProtocolMessageCommandAttributes) isCommand_Attributes() {}
 
 type ScheduleActivityTaskCommandAttributes struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1148,7 +1165,7 @@ var File_apitwin_orch_v1_command_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dapitwin/orch/v1/command.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\"\xb5\x0f\n" +
+	"\x1dapitwin/orch/v1/command.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\"\xba\x10\n" +
 	"\aCommand\x12?\n" +
 	"\fcommand_type\x18\x01 \x01(\x0e2\x1c.apitwin.orch.v1.CommandTypeR\vcommandType\x12\x92\x01\n" +
 	")schedule_activity_task_command_attributes\x18\x02 \x01(\v26.apitwin.orch.v1.ScheduleActivityTaskCommandAttributesH\x00R%scheduleActivityTaskCommandAttributes\x12\xa2\x01\n" +
@@ -1163,7 +1180,8 @@ const file_apitwin_orch_v1_command_proto_rawDesc = "" +
 	" \x01(\v2@.apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributesH\x00R/continueAsNewWorkflowExecutionCommandAttributes\x12\xb1\x01\n" +
 	"4upsert_workflow_search_attributes_command_attributes\x18\v \x01(\v2@.apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributesH\x00R/upsertWorkflowSearchAttributesCommandAttributes\x12\xa8\x01\n" +
 	"1start_child_workflow_execution_command_attributes\x18\f \x01(\v2=.apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributesH\x00R,startChildWorkflowExecutionCommandAttributes\x12\xca\x01\n" +
-	"=request_cancel_external_workflow_execution_command_attributes\x18\r \x01(\v2H.apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributesH\x00R7requestCancelExternalWorkflowExecutionCommandAttributesB\f\n" +
+	"=request_cancel_external_workflow_execution_command_attributes\x18\r \x01(\v2H.apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributesH\x00R7requestCancelExternalWorkflowExecutionCommandAttributes\x12\x82\x01\n" +
+	"#protocol_message_command_attributes\x18\x0e \x01(\v21.apitwin.orch.v1.ProtocolMessageCommandAttributesH\x00R protocolMessageCommandAttributesB\f\n" +
 	"\n" +
 	"attributes\"\x92\x05\n" +
 	"%ScheduleActivityTaskCommandAttributes\x12\x1f\n" +
@@ -1271,19 +1289,20 @@ var file_apitwin_orch_v1_command_proto_goTypes = []any{
 	(*UpsertWorkflowSearchAttributesCommandAttributes)(nil),         // 10: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes
 	(*StartChildWorkflowExecutionCommandAttributes)(nil),            // 11: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes
 	(*RequestCancelExternalWorkflowExecutionCommandAttributes)(nil), // 12: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributes
-	nil,                         // 13: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
-	(CommandType)(0),            // 14: apitwin.orch.v1.CommandType
-	(*ActivityType)(nil),        // 15: apitwin.orch.v1.ActivityType
-	(*Header)(nil),              // 16: apitwin.orch.v1.Header
-	(*Payloads)(nil),            // 17: apitwin.orch.v1.Payloads
-	(*durationpb.Duration)(nil), // 18: google.protobuf.Duration
-	(*RetryPolicy)(nil),         // 19: apitwin.orch.v1.RetryPolicy
-	(*Failure)(nil),             // 20: apitwin.orch.v1.Failure
-	(*WorkflowType)(nil),        // 21: apitwin.orch.v1.WorkflowType
-	(*Memo)(nil),                // 22: apitwin.orch.v1.Memo
-	(*SearchAttributes)(nil),    // 23: apitwin.orch.v1.SearchAttributes
-	(ParentClosePolicy)(0),      // 24: apitwin.orch.v1.ParentClosePolicy
-	(WorkflowIdReusePolicy)(0),  // 25: apitwin.orch.v1.WorkflowIdReusePolicy
+	nil,                                      // 13: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
+	(CommandType)(0),                         // 14: apitwin.orch.v1.CommandType
+	(*ProtocolMessageCommandAttributes)(nil), // 15: apitwin.orch.v1.ProtocolMessageCommandAttributes
+	(*ActivityType)(nil),                     // 16: apitwin.orch.v1.ActivityType
+	(*Header)(nil),                           // 17: apitwin.orch.v1.Header
+	(*Payloads)(nil),                         // 18: apitwin.orch.v1.Payloads
+	(*durationpb.Duration)(nil),              // 19: google.protobuf.Duration
+	(*RetryPolicy)(nil),                      // 20: apitwin.orch.v1.RetryPolicy
+	(*Failure)(nil),                          // 21: apitwin.orch.v1.Failure
+	(*WorkflowType)(nil),                     // 22: apitwin.orch.v1.WorkflowType
+	(*Memo)(nil),                             // 23: apitwin.orch.v1.Memo
+	(*SearchAttributes)(nil),                 // 24: apitwin.orch.v1.SearchAttributes
+	(ParentClosePolicy)(0),                   // 25: apitwin.orch.v1.ParentClosePolicy
+	(WorkflowIdReusePolicy)(0),               // 26: apitwin.orch.v1.WorkflowIdReusePolicy
 }
 var file_apitwin_orch_v1_command_proto_depIdxs = []int32{
 	14, // 0: apitwin.orch.v1.Command.command_type:type_name -> apitwin.orch.v1.CommandType
@@ -1299,47 +1318,48 @@ var file_apitwin_orch_v1_command_proto_depIdxs = []int32{
 	10, // 10: apitwin.orch.v1.Command.upsert_workflow_search_attributes_command_attributes:type_name -> apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes
 	11, // 11: apitwin.orch.v1.Command.start_child_workflow_execution_command_attributes:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes
 	12, // 12: apitwin.orch.v1.Command.request_cancel_external_workflow_execution_command_attributes:type_name -> apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributes
-	15, // 13: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	16, // 14: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	17, // 15: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	18, // 16: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	18, // 17: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
-	18, // 18: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	18, // 19: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
-	19, // 20: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	18, // 21: apitwin.orch.v1.StartTimerCommandAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
-	17, // 22: apitwin.orch.v1.CompleteWorkflowExecutionCommandAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	20, // 23: apitwin.orch.v1.FailWorkflowExecutionCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	17, // 24: apitwin.orch.v1.CancelWorkflowExecutionCommandAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	13, // 25: apitwin.orch.v1.RecordMarkerCommandAttributes.details:type_name -> apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
-	16, // 26: apitwin.orch.v1.RecordMarkerCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	20, // 27: apitwin.orch.v1.RecordMarkerCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	21, // 28: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	17, // 29: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	18, // 30: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	18, // 31: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	16, // 32: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	22, // 33: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	23, // 34: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	19, // 35: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	23, // 36: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	21, // 37: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	17, // 38: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	18, // 39: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	18, // 40: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	18, // 41: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	24, // 42: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
-	25, // 43: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	19, // 44: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	16, // 45: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	22, // 46: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	23, // 47: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	17, // 48: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	49, // [49:49] is the sub-list for method output_type
-	49, // [49:49] is the sub-list for method input_type
-	49, // [49:49] is the sub-list for extension type_name
-	49, // [49:49] is the sub-list for extension extendee
-	0,  // [0:49] is the sub-list for field type_name
+	15, // 13: apitwin.orch.v1.Command.protocol_message_command_attributes:type_name -> apitwin.orch.v1.ProtocolMessageCommandAttributes
+	16, // 14: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	17, // 15: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	18, // 16: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	19, // 17: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	19, // 18: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
+	19, // 19: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	19, // 20: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
+	20, // 21: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	19, // 22: apitwin.orch.v1.StartTimerCommandAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
+	18, // 23: apitwin.orch.v1.CompleteWorkflowExecutionCommandAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	21, // 24: apitwin.orch.v1.FailWorkflowExecutionCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	18, // 25: apitwin.orch.v1.CancelWorkflowExecutionCommandAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	13, // 26: apitwin.orch.v1.RecordMarkerCommandAttributes.details:type_name -> apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
+	17, // 27: apitwin.orch.v1.RecordMarkerCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	21, // 28: apitwin.orch.v1.RecordMarkerCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	22, // 29: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	18, // 30: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	19, // 31: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	19, // 32: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	17, // 33: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	23, // 34: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	24, // 35: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	20, // 36: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	24, // 37: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	22, // 38: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	18, // 39: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	19, // 40: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	19, // 41: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	19, // 42: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	25, // 43: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
+	26, // 44: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	20, // 45: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	17, // 46: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	23, // 47: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	24, // 48: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	18, // 49: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	50, // [50:50] is the sub-list for method output_type
+	50, // [50:50] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_command_proto_init() }
@@ -1365,6 +1385,7 @@ func file_apitwin_orch_v1_command_proto_init() {
 		(*Command_UpsertWorkflowSearchAttributesCommandAttributes)(nil),
 		(*Command_StartChildWorkflowExecutionCommandAttributes)(nil),
 		(*Command_RequestCancelExternalWorkflowExecutionCommandAttributes)(nil),
+		(*Command_ProtocolMessageCommandAttributes)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -623,6 +623,13 @@ const (
 	EventType_RequestCancelExternalWorkflowExecutionInitiated EventType = 35
 	EventType_RequestCancelExternalWorkflowExecutionFailed    EventType = 36
 	EventType_ExternalWorkflowExecutionCancelRequested        EventType = 37
+	// Workflow updates: 38-41.
+	EventType_WorkflowExecutionUpdateAccepted EventType = 38
+	// In the contract as in Temporal's; never written (a rejection leaves no event).
+	EventType_WorkflowExecutionUpdateRejected  EventType = 39
+	EventType_WorkflowExecutionUpdateCompleted EventType = 40
+	// In the contract as in Temporal's (an update reapplied by a reset); the fake writes none.
+	EventType_WorkflowExecutionUpdateAdmitted EventType = 41
 )
 
 // Enum value maps for EventType.
@@ -666,6 +673,10 @@ var (
 		35: "RequestCancelExternalWorkflowExecutionInitiated",
 		36: "RequestCancelExternalWorkflowExecutionFailed",
 		37: "ExternalWorkflowExecutionCancelRequested",
+		38: "WorkflowExecutionUpdateAccepted",
+		39: "WorkflowExecutionUpdateRejected",
+		40: "WorkflowExecutionUpdateCompleted",
+		41: "WorkflowExecutionUpdateAdmitted",
 	}
 	EventType_value = map[string]int32{
 		"EVENT_TYPE_UNSPECIFIED":                          0,
@@ -706,6 +717,10 @@ var (
 		"RequestCancelExternalWorkflowExecutionInitiated": 35,
 		"RequestCancelExternalWorkflowExecutionFailed":    36,
 		"ExternalWorkflowExecutionCancelRequested":        37,
+		"WorkflowExecutionUpdateAccepted":                 38,
+		"WorkflowExecutionUpdateRejected":                 39,
+		"WorkflowExecutionUpdateCompleted":                40,
+		"WorkflowExecutionUpdateAdmitted":                 41,
 	}
 )
 
@@ -752,6 +767,9 @@ const (
 	CommandType_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES          CommandType = 10
 	CommandType_START_CHILD_WORKFLOW_EXECUTION             CommandType = 11
 	CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION CommandType = 12
+	// Workflow updates: 13-14.
+	// Places an update acceptance or response message among the task's events.
+	CommandType_PROTOCOL_MESSAGE CommandType = 13
 )
 
 // Enum value maps for CommandType.
@@ -770,6 +788,7 @@ var (
 		10: "UPSERT_WORKFLOW_SEARCH_ATTRIBUTES",
 		11: "START_CHILD_WORKFLOW_EXECUTION",
 		12: "REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION",
+		13: "PROTOCOL_MESSAGE",
 	}
 	CommandType_value = map[string]int32{
 		"COMMAND_TYPE_UNSPECIFIED":                   0,
@@ -785,6 +804,7 @@ var (
 		"UPSERT_WORKFLOW_SEARCH_ATTRIBUTES":          10,
 		"START_CHILD_WORKFLOW_EXECUTION":             11,
 		"REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION": 12,
+		"PROTOCOL_MESSAGE":                           13,
 	}
 )
 
@@ -841,6 +861,13 @@ const (
 	WorkflowTaskFailedCause_WORKFLOW_WORKER_UNHANDLED_FAILURE                         WorkflowTaskFailedCause = 14
 	WorkflowTaskFailedCause_BAD_START_CHILD_EXECUTION_ATTRIBUTES                      WorkflowTaskFailedCause = 15
 	WorkflowTaskFailedCause_BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES WorkflowTaskFailedCause = 16
+	// Workflow updates: 17-18.
+	// A protocol message or PROTOCOL_MESSAGE command that names no update
+	// the task may answer, or answers one twice.
+	WorkflowTaskFailedCause_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE WorkflowTaskFailedCause = 17
+	// Updates arrived while the task ran and its commands would have closed
+	// the workflow without them.
+	WorkflowTaskFailedCause_UNHANDLED_UPDATE WorkflowTaskFailedCause = 18
 )
 
 // Enum value maps for WorkflowTaskFailedCause.
@@ -863,6 +890,8 @@ var (
 		14: "WORKFLOW_WORKER_UNHANDLED_FAILURE",
 		15: "BAD_START_CHILD_EXECUTION_ATTRIBUTES",
 		16: "BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES",
+		17: "BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE",
+		18: "UNHANDLED_UPDATE",
 	}
 	WorkflowTaskFailedCause_value = map[string]int32{
 		"WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED":                    0,
@@ -882,6 +911,8 @@ var (
 		"WORKFLOW_WORKER_UNHANDLED_FAILURE":                         14,
 		"BAD_START_CHILD_EXECUTION_ATTRIBUTES":                      15,
 		"BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES": 16,
+		"BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE":                     17,
+		"UNHANDLED_UPDATE":                                          18,
 	}
 )
 
@@ -1303,7 +1334,8 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\x18MAXIMUM_ATTEMPTS_REACHED\x10\x04\x12\x18\n" +
 	"\x14RETRY_POLICY_NOT_SET\x10\x05\x12\x19\n" +
 	"\x15INTERNAL_SERVER_ERROR\x10\x06\x12\x14\n" +
-	"\x10CANCEL_REQUESTED\x10\a*\xb3\t\n" +
+	"\x10CANCEL_REQUESTED\x10\a*\xc8\n" +
+	"\n" +
 	"\tEventType\x12\x1a\n" +
 	"\x16EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18WorkflowExecutionStarted\x10\x01\x12\x1e\n" +
@@ -1344,7 +1376,11 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	" ChildWorkflowExecutionTerminated\x10\"\x123\n" +
 	"/RequestCancelExternalWorkflowExecutionInitiated\x10#\x120\n" +
 	",RequestCancelExternalWorkflowExecutionFailed\x10$\x12,\n" +
-	"(ExternalWorkflowExecutionCancelRequested\x10%*\x9f\x03\n" +
+	"(ExternalWorkflowExecutionCancelRequested\x10%\x12#\n" +
+	"\x1fWorkflowExecutionUpdateAccepted\x10&\x12#\n" +
+	"\x1fWorkflowExecutionUpdateRejected\x10'\x12$\n" +
+	" WorkflowExecutionUpdateCompleted\x10(\x12#\n" +
+	"\x1fWorkflowExecutionUpdateAdmitted\x10)*\xb5\x03\n" +
 	"\vCommandType\x12\x1c\n" +
 	"\x18COMMAND_TYPE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16SCHEDULE_ACTIVITY_TASK\x10\x01\x12 \n" +
@@ -1359,7 +1395,8 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"!UPSERT_WORKFLOW_SEARCH_ATTRIBUTES\x10\n" +
 	"\x12\"\n" +
 	"\x1eSTART_CHILD_WORKFLOW_EXECUTION\x10\v\x12.\n" +
-	"*REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION\x10\f*\x8b\x05\n" +
+	"*REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION\x10\f\x12\x14\n" +
+	"\x10PROTOCOL_MESSAGE\x10\r*\xcc\x05\n" +
 	"\x17WorkflowTaskFailedCause\x12*\n" +
 	"&WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11UNHANDLED_COMMAND\x10\x01\x12$\n" +
@@ -1379,7 +1416,9 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"BAD_BINARY\x10\r\x12%\n" +
 	"!WORKFLOW_WORKER_UNHANDLED_FAILURE\x10\x0e\x12(\n" +
 	"$BAD_START_CHILD_EXECUTION_ATTRIBUTES\x10\x0f\x12=\n" +
-	"9BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES\x10\x10*m\n" +
+	"9BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES\x10\x10\x12)\n" +
+	"%BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE\x10\x11\x12\x14\n" +
+	"\x10UNHANDLED_UPDATE\x10\x12*m\n" +
 	"\x11ClusterMemberRole\x12#\n" +
 	"\x1fCLUSTER_MEMBER_ROLE_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bFRONTEND\x10\x01\x12\v\n" +

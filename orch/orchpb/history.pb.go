@@ -71,6 +71,10 @@ type HistoryEvent struct {
 	//	*HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes
 	//	*HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes
 	//	*HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes
+	//	*HistoryEvent_WorkflowExecutionUpdateAcceptedEventAttributes
+	//	*HistoryEvent_WorkflowExecutionUpdateRejectedEventAttributes
+	//	*HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes
+	//	*HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes
 	Attributes    isHistoryEvent_Attributes `protobuf_oneof:"attributes"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -467,6 +471,42 @@ func (x *HistoryEvent) GetExternalWorkflowExecutionCancelRequestedEventAttribute
 	return nil
 }
 
+func (x *HistoryEvent) GetWorkflowExecutionUpdateAcceptedEventAttributes() *WorkflowExecutionUpdateAcceptedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_WorkflowExecutionUpdateAcceptedEventAttributes); ok {
+			return x.WorkflowExecutionUpdateAcceptedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetWorkflowExecutionUpdateRejectedEventAttributes() *WorkflowExecutionUpdateRejectedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_WorkflowExecutionUpdateRejectedEventAttributes); ok {
+			return x.WorkflowExecutionUpdateRejectedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetWorkflowExecutionUpdateCompletedEventAttributes() *WorkflowExecutionUpdateCompletedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes); ok {
+			return x.WorkflowExecutionUpdateCompletedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetWorkflowExecutionUpdateAdmittedEventAttributes() *WorkflowExecutionUpdateAdmittedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes); ok {
+			return x.WorkflowExecutionUpdateAdmittedEventAttributes
+		}
+	}
+	return nil
+}
+
 type isHistoryEvent_Attributes interface {
 	isHistoryEvent_Attributes()
 }
@@ -619,6 +659,23 @@ type HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes struct
 	ExternalWorkflowExecutionCancelRequestedEventAttributes *ExternalWorkflowExecutionCancelRequestedEventAttributes `protobuf:"bytes,46,opt,name=external_workflow_execution_cancel_requested_event_attributes,json=externalWorkflowExecutionCancelRequestedEventAttributes,proto3,oneof"`
 }
 
+type HistoryEvent_WorkflowExecutionUpdateAcceptedEventAttributes struct {
+	// Workflow updates: 47-50 (event type + 9).
+	WorkflowExecutionUpdateAcceptedEventAttributes *WorkflowExecutionUpdateAcceptedEventAttributes `protobuf:"bytes,47,opt,name=workflow_execution_update_accepted_event_attributes,json=workflowExecutionUpdateAcceptedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_WorkflowExecutionUpdateRejectedEventAttributes struct {
+	WorkflowExecutionUpdateRejectedEventAttributes *WorkflowExecutionUpdateRejectedEventAttributes `protobuf:"bytes,48,opt,name=workflow_execution_update_rejected_event_attributes,json=workflowExecutionUpdateRejectedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes struct {
+	WorkflowExecutionUpdateCompletedEventAttributes *WorkflowExecutionUpdateCompletedEventAttributes `protobuf:"bytes,49,opt,name=workflow_execution_update_completed_event_attributes,json=workflowExecutionUpdateCompletedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes struct {
+	WorkflowExecutionUpdateAdmittedEventAttributes *WorkflowExecutionUpdateAdmittedEventAttributes `protobuf:"bytes,50,opt,name=workflow_execution_update_admitted_event_attributes,json=workflowExecutionUpdateAdmittedEventAttributes,proto3,oneof"`
+}
+
 func (*HistoryEvent_WorkflowExecutionStartedEventAttributes) isHistoryEvent_Attributes() {}
 
 func (*HistoryEvent_WorkflowExecutionCompletedEventAttributes) isHistoryEvent_Attributes() {}
@@ -696,6 +753,14 @@ func (*HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes)
 
 func (*HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes) isHistoryEvent_Attributes() {
 }
+
+func (*HistoryEvent_WorkflowExecutionUpdateAcceptedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_WorkflowExecutionUpdateRejectedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes) isHistoryEvent_Attributes() {}
 
 type WorkflowExecutionStartedEventAttributes struct {
 	state                    protoimpl.MessageState `protogen:"open.v1"`
@@ -3649,7 +3714,7 @@ var File_apitwin_orch_v1_history_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"\n" +
-	"\x1dapitwin/orch/v1/history.proto\x12\x0fapitwin.orch.v1\x1a\x1eapitwin/orch/v1/activity.proto\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc9/\n" +
+	"\x1dapitwin/orch/v1/history.proto\x12\x0fapitwin.orch.v1\x1a\x1eapitwin/orch/v1/activity.proto\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x905\n" +
 	"\fHistoryEvent\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\x03R\aeventId\x129\n" +
 	"\n" +
@@ -3693,7 +3758,11 @@ const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"4child_workflow_execution_terminated_event_attributes\x18+ \x01(\v2@.apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributesH\x00R/childWorkflowExecutionTerminatedEventAttributes\x12\xe0\x01\n" +
 	"Erequest_cancel_external_workflow_execution_initiated_event_attributes\x18, \x01(\v2O.apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributesH\x00R>requestCancelExternalWorkflowExecutionInitiatedEventAttributes\x12\xd7\x01\n" +
 	"Brequest_cancel_external_workflow_execution_failed_event_attributes\x18- \x01(\v2L.apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributesH\x00R;requestCancelExternalWorkflowExecutionFailedEventAttributes\x12\xca\x01\n" +
-	"=external_workflow_execution_cancel_requested_event_attributes\x18. \x01(\v2H.apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributesH\x00R7externalWorkflowExecutionCancelRequestedEventAttributesB\f\n" +
+	"=external_workflow_execution_cancel_requested_event_attributes\x18. \x01(\v2H.apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributesH\x00R7externalWorkflowExecutionCancelRequestedEventAttributes\x12\xae\x01\n" +
+	"3workflow_execution_update_accepted_event_attributes\x18/ \x01(\v2?.apitwin.orch.v1.WorkflowExecutionUpdateAcceptedEventAttributesH\x00R.workflowExecutionUpdateAcceptedEventAttributes\x12\xae\x01\n" +
+	"3workflow_execution_update_rejected_event_attributes\x180 \x01(\v2?.apitwin.orch.v1.WorkflowExecutionUpdateRejectedEventAttributesH\x00R.workflowExecutionUpdateRejectedEventAttributes\x12\xb1\x01\n" +
+	"4workflow_execution_update_completed_event_attributes\x181 \x01(\v2@.apitwin.orch.v1.WorkflowExecutionUpdateCompletedEventAttributesH\x00R/workflowExecutionUpdateCompletedEventAttributes\x12\xae\x01\n" +
+	"3workflow_execution_update_admitted_event_attributes\x182 \x01(\v2?.apitwin.orch.v1.WorkflowExecutionUpdateAdmittedEventAttributesH\x00R.workflowExecutionUpdateAdmittedEventAttributesB\f\n" +
 	"\n" +
 	"attributes\"\x9e\v\n" +
 	"'WorkflowExecutionStartedEventAttributes\x12B\n" +
@@ -4012,28 +4081,32 @@ var file_apitwin_orch_v1_history_proto_goTypes = []any{
 	(*RequestCancelExternalWorkflowExecutionInitiatedEventAttributes)(nil), // 35: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes
 	(*RequestCancelExternalWorkflowExecutionFailedEventAttributes)(nil),    // 36: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes
 	(*ExternalWorkflowExecutionCancelRequestedEventAttributes)(nil),        // 37: apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes
-	nil,                                             // 38: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
-	(*timestamppb.Timestamp)(nil),                   // 39: google.protobuf.Timestamp
-	(EventType)(0),                                  // 40: apitwin.orch.v1.EventType
-	(*WorkflowType)(nil),                            // 41: apitwin.orch.v1.WorkflowType
-	(*Payloads)(nil),                                // 42: apitwin.orch.v1.Payloads
-	(*durationpb.Duration)(nil),                     // 43: google.protobuf.Duration
-	(*RetryPolicy)(nil),                             // 44: apitwin.orch.v1.RetryPolicy
-	(*Memo)(nil),                                    // 45: apitwin.orch.v1.Memo
-	(*SearchAttributes)(nil),                        // 46: apitwin.orch.v1.SearchAttributes
-	(*Header)(nil),                                  // 47: apitwin.orch.v1.Header
-	(*Failure)(nil),                                 // 48: apitwin.orch.v1.Failure
-	(*WorkflowExecution)(nil),                       // 49: apitwin.orch.v1.WorkflowExecution
-	(RetryState)(0),                                 // 50: apitwin.orch.v1.RetryState
-	(*TaskQueue)(nil),                               // 51: apitwin.orch.v1.TaskQueue
-	(*WorkflowTaskCompletedMetadata)(nil),           // 52: apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	(TimeoutType)(0),                                // 53: apitwin.orch.v1.TimeoutType
-	(WorkflowTaskFailedCause)(0),                    // 54: apitwin.orch.v1.WorkflowTaskFailedCause
-	(*ActivityType)(nil),                            // 55: apitwin.orch.v1.ActivityType
-	(ParentClosePolicy)(0),                          // 56: apitwin.orch.v1.ParentClosePolicy
-	(WorkflowIdReusePolicy)(0),                      // 57: apitwin.orch.v1.WorkflowIdReusePolicy
-	(StartChildWorkflowExecutionFailedCause)(0),     // 58: apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
-	(CancelExternalWorkflowExecutionFailedCause)(0), // 59: apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
+	nil,                           // 38: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
+	(*timestamppb.Timestamp)(nil), // 39: google.protobuf.Timestamp
+	(EventType)(0),                // 40: apitwin.orch.v1.EventType
+	(*WorkflowExecutionUpdateAcceptedEventAttributes)(nil),  // 41: apitwin.orch.v1.WorkflowExecutionUpdateAcceptedEventAttributes
+	(*WorkflowExecutionUpdateRejectedEventAttributes)(nil),  // 42: apitwin.orch.v1.WorkflowExecutionUpdateRejectedEventAttributes
+	(*WorkflowExecutionUpdateCompletedEventAttributes)(nil), // 43: apitwin.orch.v1.WorkflowExecutionUpdateCompletedEventAttributes
+	(*WorkflowExecutionUpdateAdmittedEventAttributes)(nil),  // 44: apitwin.orch.v1.WorkflowExecutionUpdateAdmittedEventAttributes
+	(*WorkflowType)(nil),                            // 45: apitwin.orch.v1.WorkflowType
+	(*Payloads)(nil),                                // 46: apitwin.orch.v1.Payloads
+	(*durationpb.Duration)(nil),                     // 47: google.protobuf.Duration
+	(*RetryPolicy)(nil),                             // 48: apitwin.orch.v1.RetryPolicy
+	(*Memo)(nil),                                    // 49: apitwin.orch.v1.Memo
+	(*SearchAttributes)(nil),                        // 50: apitwin.orch.v1.SearchAttributes
+	(*Header)(nil),                                  // 51: apitwin.orch.v1.Header
+	(*Failure)(nil),                                 // 52: apitwin.orch.v1.Failure
+	(*WorkflowExecution)(nil),                       // 53: apitwin.orch.v1.WorkflowExecution
+	(RetryState)(0),                                 // 54: apitwin.orch.v1.RetryState
+	(*TaskQueue)(nil),                               // 55: apitwin.orch.v1.TaskQueue
+	(*WorkflowTaskCompletedMetadata)(nil),           // 56: apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	(TimeoutType)(0),                                // 57: apitwin.orch.v1.TimeoutType
+	(WorkflowTaskFailedCause)(0),                    // 58: apitwin.orch.v1.WorkflowTaskFailedCause
+	(*ActivityType)(nil),                            // 59: apitwin.orch.v1.ActivityType
+	(ParentClosePolicy)(0),                          // 60: apitwin.orch.v1.ParentClosePolicy
+	(WorkflowIdReusePolicy)(0),                      // 61: apitwin.orch.v1.WorkflowIdReusePolicy
+	(StartChildWorkflowExecutionFailedCause)(0),     // 62: apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
+	(CancelExternalWorkflowExecutionFailedCause)(0), // 63: apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
 }
 var file_apitwin_orch_v1_history_proto_depIdxs = []int32{
 	39,  // 0: apitwin.orch.v1.HistoryEvent.event_time:type_name -> google.protobuf.Timestamp
@@ -4075,105 +4148,109 @@ var file_apitwin_orch_v1_history_proto_depIdxs = []int32{
 	35,  // 36: apitwin.orch.v1.HistoryEvent.request_cancel_external_workflow_execution_initiated_event_attributes:type_name -> apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes
 	36,  // 37: apitwin.orch.v1.HistoryEvent.request_cancel_external_workflow_execution_failed_event_attributes:type_name -> apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes
 	37,  // 38: apitwin.orch.v1.HistoryEvent.external_workflow_execution_cancel_requested_event_attributes:type_name -> apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes
-	41,  // 39: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	42,  // 40: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	43,  // 41: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	43,  // 42: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	43,  // 43: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	44,  // 44: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	43,  // 45: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.first_workflow_task_backoff:type_name -> google.protobuf.Duration
-	45,  // 46: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	46,  // 47: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	47,  // 48: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	48,  // 49: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.continued_failure:type_name -> apitwin.orch.v1.Failure
-	42,  // 50: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.last_completion_result:type_name -> apitwin.orch.v1.Payloads
-	39,  // 51: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_expiration_time:type_name -> google.protobuf.Timestamp
-	49,  // 52: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.parent_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	42,  // 53: apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	48,  // 54: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	50,  // 55: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	50,  // 56: apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	51,  // 57: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	43,  // 58: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	52,  // 59: apitwin.orch.v1.WorkflowTaskCompletedEventAttributes.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	53,  // 60: apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes.timeout_type:type_name -> apitwin.orch.v1.TimeoutType
-	54,  // 61: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
-	48,  // 62: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	55,  // 63: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	51,  // 64: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	47,  // 65: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	42,  // 66: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	43,  // 67: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	43,  // 68: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
-	43,  // 69: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	43,  // 70: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
-	44,  // 71: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	48,  // 72: apitwin.orch.v1.ActivityTaskStartedEventAttributes.last_failure:type_name -> apitwin.orch.v1.Failure
-	42,  // 73: apitwin.orch.v1.ActivityTaskCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	48,  // 74: apitwin.orch.v1.ActivityTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	50,  // 75: apitwin.orch.v1.ActivityTaskFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	48,  // 76: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	50,  // 77: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	42,  // 78: apitwin.orch.v1.ActivityTaskCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	43,  // 79: apitwin.orch.v1.TimerStartedEventAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
-	49,  // 80: apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes.external_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	42,  // 81: apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	38,  // 82: apitwin.orch.v1.MarkerRecordedEventAttributes.details:type_name -> apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
-	47,  // 83: apitwin.orch.v1.MarkerRecordedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	48,  // 84: apitwin.orch.v1.MarkerRecordedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	42,  // 85: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	47,  // 86: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	42,  // 87: apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	41,  // 88: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	42,  // 89: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	43,  // 90: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	43,  // 91: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	47,  // 92: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	45,  // 93: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	46,  // 94: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	46,  // 95: apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	41,  // 96: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	51,  // 97: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	42,  // 98: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	43,  // 99: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	43,  // 100: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	43,  // 101: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	56,  // 102: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
-	57,  // 103: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	44,  // 104: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	47,  // 105: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	45,  // 106: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	46,  // 107: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	41,  // 108: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	58,  // 109: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
-	49,  // 110: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	41,  // 111: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	47,  // 112: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	42,  // 113: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	49,  // 114: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	41,  // 115: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	48,  // 116: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	49,  // 117: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	41,  // 118: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	50,  // 119: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	42,  // 120: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	49,  // 121: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	41,  // 122: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	49,  // 123: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	41,  // 124: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	50,  // 125: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	49,  // 126: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	41,  // 127: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	49,  // 128: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	59,  // 129: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
-	49,  // 130: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	49,  // 131: apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	42,  // 132: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	133, // [133:133] is the sub-list for method output_type
-	133, // [133:133] is the sub-list for method input_type
-	133, // [133:133] is the sub-list for extension type_name
-	133, // [133:133] is the sub-list for extension extendee
-	0,   // [0:133] is the sub-list for field type_name
+	41,  // 39: apitwin.orch.v1.HistoryEvent.workflow_execution_update_accepted_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionUpdateAcceptedEventAttributes
+	42,  // 40: apitwin.orch.v1.HistoryEvent.workflow_execution_update_rejected_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionUpdateRejectedEventAttributes
+	43,  // 41: apitwin.orch.v1.HistoryEvent.workflow_execution_update_completed_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionUpdateCompletedEventAttributes
+	44,  // 42: apitwin.orch.v1.HistoryEvent.workflow_execution_update_admitted_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionUpdateAdmittedEventAttributes
+	45,  // 43: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	46,  // 44: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	47,  // 45: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	47,  // 46: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	47,  // 47: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	48,  // 48: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	47,  // 49: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.first_workflow_task_backoff:type_name -> google.protobuf.Duration
+	49,  // 50: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	50,  // 51: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	51,  // 52: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	52,  // 53: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.continued_failure:type_name -> apitwin.orch.v1.Failure
+	46,  // 54: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.last_completion_result:type_name -> apitwin.orch.v1.Payloads
+	39,  // 55: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_expiration_time:type_name -> google.protobuf.Timestamp
+	53,  // 56: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.parent_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	46,  // 57: apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	52,  // 58: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	54,  // 59: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	54,  // 60: apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	55,  // 61: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	47,  // 62: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	56,  // 63: apitwin.orch.v1.WorkflowTaskCompletedEventAttributes.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	57,  // 64: apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes.timeout_type:type_name -> apitwin.orch.v1.TimeoutType
+	58,  // 65: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
+	52,  // 66: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	59,  // 67: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	55,  // 68: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	51,  // 69: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	46,  // 70: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	47,  // 71: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	47,  // 72: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
+	47,  // 73: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	47,  // 74: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
+	48,  // 75: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	52,  // 76: apitwin.orch.v1.ActivityTaskStartedEventAttributes.last_failure:type_name -> apitwin.orch.v1.Failure
+	46,  // 77: apitwin.orch.v1.ActivityTaskCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	52,  // 78: apitwin.orch.v1.ActivityTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	54,  // 79: apitwin.orch.v1.ActivityTaskFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	52,  // 80: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	54,  // 81: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	46,  // 82: apitwin.orch.v1.ActivityTaskCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	47,  // 83: apitwin.orch.v1.TimerStartedEventAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
+	53,  // 84: apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes.external_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	46,  // 85: apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	38,  // 86: apitwin.orch.v1.MarkerRecordedEventAttributes.details:type_name -> apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
+	51,  // 87: apitwin.orch.v1.MarkerRecordedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	52,  // 88: apitwin.orch.v1.MarkerRecordedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	46,  // 89: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	51,  // 90: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	46,  // 91: apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	45,  // 92: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	46,  // 93: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	47,  // 94: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	47,  // 95: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	51,  // 96: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	49,  // 97: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	50,  // 98: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	50,  // 99: apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	45,  // 100: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	55,  // 101: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	46,  // 102: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	47,  // 103: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	47,  // 104: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	47,  // 105: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	60,  // 106: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
+	61,  // 107: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	48,  // 108: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	51,  // 109: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	49,  // 110: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	50,  // 111: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	45,  // 112: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	62,  // 113: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
+	53,  // 114: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	45,  // 115: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	51,  // 116: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	46,  // 117: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	53,  // 118: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	45,  // 119: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	52,  // 120: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	53,  // 121: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	45,  // 122: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	54,  // 123: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	46,  // 124: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	53,  // 125: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	45,  // 126: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	53,  // 127: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	45,  // 128: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	54,  // 129: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	53,  // 130: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	45,  // 131: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	53,  // 132: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	63,  // 133: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
+	53,  // 134: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	53,  // 135: apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	46,  // 136: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	137, // [137:137] is the sub-list for method output_type
+	137, // [137:137] is the sub-list for method input_type
+	137, // [137:137] is the sub-list for extension type_name
+	137, // [137:137] is the sub-list for extension extendee
+	0,   // [0:137] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_history_proto_init() }
@@ -4225,6 +4302,10 @@ func file_apitwin_orch_v1_history_proto_init() {
 		(*HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes)(nil),
 		(*HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes)(nil),
 		(*HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes)(nil),
+		(*HistoryEvent_WorkflowExecutionUpdateAcceptedEventAttributes)(nil),
+		(*HistoryEvent_WorkflowExecutionUpdateRejectedEventAttributes)(nil),
+		(*HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes)(nil),
+		(*HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

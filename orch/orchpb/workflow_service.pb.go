@@ -1857,9 +1857,12 @@ type PollWorkflowTaskQueueResponse struct {
 	Messages                   []*WorkflowTaskCompletedMetadata `protobuf:"bytes,15,rep,name=messages,proto3" json:"messages,omitempty"`
 	// Every pending query by its id; answers go in query_results under the
 	// same id.
-	Queries       map[string]*WorkflowQuery `protobuf:"bytes,16,rep,name=queries,proto3" json:"queries,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Queries map[string]*WorkflowQuery `protobuf:"bytes,16,rep,name=queries,proto3" json:"queries,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The update requests the task carries (Temporal's messages; ours is
+	// named apart because the specification gives messages another type).
+	ProtocolMessages []*ProtocolMessage `protobuf:"bytes,17,rep,name=protocol_messages,json=protocolMessages,proto3" json:"protocol_messages,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *PollWorkflowTaskQueueResponse) Reset() {
@@ -2000,6 +2003,13 @@ func (x *PollWorkflowTaskQueueResponse) GetMessages() []*WorkflowTaskCompletedMe
 func (x *PollWorkflowTaskQueueResponse) GetQueries() map[string]*WorkflowQuery {
 	if x != nil {
 		return x.Queries
+	}
+	return nil
+}
+
+func (x *PollWorkflowTaskQueueResponse) GetProtocolMessages() []*ProtocolMessage {
+	if x != nil {
+		return x.ProtocolMessages
 	}
 	return nil
 }
@@ -2285,6 +2295,9 @@ type RespondWorkflowTaskCompletedRequest struct {
 	// Queries the worker could not answer, by query id; the caller gets the
 	// failure's message as an error.
 	QueryFailures map[string]*Failure `protobuf:"bytes,12,rep,name=query_failures,json=queryFailures,proto3" json:"query_failures,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The worker's answers to the task's update requests: acceptances,
+	// rejections and responses (see ProtocolMessage).
+	Messages      []*ProtocolMessage `protobuf:"bytes,13,rep,name=messages,proto3" json:"messages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2399,6 +2412,13 @@ func (x *RespondWorkflowTaskCompletedRequest) GetMemoUpdate() *Memo {
 func (x *RespondWorkflowTaskCompletedRequest) GetQueryFailures() map[string]*Failure {
 	if x != nil {
 		return x.QueryFailures
+	}
+	return nil
+}
+
+func (x *RespondWorkflowTaskCompletedRequest) GetMessages() []*ProtocolMessage {
+	if x != nil {
+		return x.Messages
 	}
 	return nil
 }
@@ -3599,6 +3619,276 @@ func (x *ListTaskQueuePartitionsResponse) GetWorkflowTaskQueuePartitions() []*Ta
 	return nil
 }
 
+// Update-with-start (Temporal's shape). operations holds exactly two: a
+// start_workflow, then an update_workflow of the same workflow id (its
+// run_id empty). When a run of that id is open the update goes to it and
+// nothing starts; otherwise the run starts (its reuse policy applies) and
+// its first workflow task carries the update.
+type ExecuteMultiOperationRequest struct {
+	state         protoimpl.MessageState                    `protogen:"open.v1"`
+	Namespace     string                                    `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Operations    []*ExecuteMultiOperationRequest_Operation `protobuf:"bytes,2,rep,name=operations,proto3" json:"operations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecuteMultiOperationRequest) Reset() {
+	*x = ExecuteMultiOperationRequest{}
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecuteMultiOperationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecuteMultiOperationRequest) ProtoMessage() {}
+
+func (x *ExecuteMultiOperationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecuteMultiOperationRequest.ProtoReflect.Descriptor instead.
+func (*ExecuteMultiOperationRequest) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *ExecuteMultiOperationRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ExecuteMultiOperationRequest) GetOperations() []*ExecuteMultiOperationRequest_Operation {
+	if x != nil {
+		return x.Operations
+	}
+	return nil
+}
+
+// One response per operation, in the request's order.
+type ExecuteMultiOperationResponse struct {
+	state         protoimpl.MessageState                    `protogen:"open.v1"`
+	Responses     []*ExecuteMultiOperationResponse_Response `protobuf:"bytes,1,rep,name=responses,proto3" json:"responses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecuteMultiOperationResponse) Reset() {
+	*x = ExecuteMultiOperationResponse{}
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecuteMultiOperationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecuteMultiOperationResponse) ProtoMessage() {}
+
+func (x *ExecuteMultiOperationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecuteMultiOperationResponse.ProtoReflect.Descriptor instead.
+func (*ExecuteMultiOperationResponse) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ExecuteMultiOperationResponse) GetResponses() []*ExecuteMultiOperationResponse_Response {
+	if x != nil {
+		return x.Responses
+	}
+	return nil
+}
+
+type ExecuteMultiOperationRequest_Operation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Operation:
+	//
+	//	*ExecuteMultiOperationRequest_Operation_StartWorkflow
+	//	*ExecuteMultiOperationRequest_Operation_UpdateWorkflow
+	Operation     isExecuteMultiOperationRequest_Operation_Operation `protobuf_oneof:"operation"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecuteMultiOperationRequest_Operation) Reset() {
+	*x = ExecuteMultiOperationRequest_Operation{}
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecuteMultiOperationRequest_Operation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecuteMultiOperationRequest_Operation) ProtoMessage() {}
+
+func (x *ExecuteMultiOperationRequest_Operation) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecuteMultiOperationRequest_Operation.ProtoReflect.Descriptor instead.
+func (*ExecuteMultiOperationRequest_Operation) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{50, 0}
+}
+
+func (x *ExecuteMultiOperationRequest_Operation) GetOperation() isExecuteMultiOperationRequest_Operation_Operation {
+	if x != nil {
+		return x.Operation
+	}
+	return nil
+}
+
+func (x *ExecuteMultiOperationRequest_Operation) GetStartWorkflow() *StartWorkflowExecutionRequest {
+	if x != nil {
+		if x, ok := x.Operation.(*ExecuteMultiOperationRequest_Operation_StartWorkflow); ok {
+			return x.StartWorkflow
+		}
+	}
+	return nil
+}
+
+func (x *ExecuteMultiOperationRequest_Operation) GetUpdateWorkflow() *UpdateWorkflowExecutionRequest {
+	if x != nil {
+		if x, ok := x.Operation.(*ExecuteMultiOperationRequest_Operation_UpdateWorkflow); ok {
+			return x.UpdateWorkflow
+		}
+	}
+	return nil
+}
+
+type isExecuteMultiOperationRequest_Operation_Operation interface {
+	isExecuteMultiOperationRequest_Operation_Operation()
+}
+
+type ExecuteMultiOperationRequest_Operation_StartWorkflow struct {
+	StartWorkflow *StartWorkflowExecutionRequest `protobuf:"bytes,1,opt,name=start_workflow,json=startWorkflow,proto3,oneof"`
+}
+
+type ExecuteMultiOperationRequest_Operation_UpdateWorkflow struct {
+	UpdateWorkflow *UpdateWorkflowExecutionRequest `protobuf:"bytes,2,opt,name=update_workflow,json=updateWorkflow,proto3,oneof"`
+}
+
+func (*ExecuteMultiOperationRequest_Operation_StartWorkflow) isExecuteMultiOperationRequest_Operation_Operation() {
+}
+
+func (*ExecuteMultiOperationRequest_Operation_UpdateWorkflow) isExecuteMultiOperationRequest_Operation_Operation() {
+}
+
+type ExecuteMultiOperationResponse_Response struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Response:
+	//
+	//	*ExecuteMultiOperationResponse_Response_StartWorkflow
+	//	*ExecuteMultiOperationResponse_Response_UpdateWorkflow
+	Response      isExecuteMultiOperationResponse_Response_Response `protobuf_oneof:"response"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecuteMultiOperationResponse_Response) Reset() {
+	*x = ExecuteMultiOperationResponse_Response{}
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecuteMultiOperationResponse_Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecuteMultiOperationResponse_Response) ProtoMessage() {}
+
+func (x *ExecuteMultiOperationResponse_Response) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_workflow_service_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecuteMultiOperationResponse_Response.ProtoReflect.Descriptor instead.
+func (*ExecuteMultiOperationResponse_Response) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP(), []int{51, 0}
+}
+
+func (x *ExecuteMultiOperationResponse_Response) GetResponse() isExecuteMultiOperationResponse_Response_Response {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *ExecuteMultiOperationResponse_Response) GetStartWorkflow() *StartWorkflowExecutionResponse {
+	if x != nil {
+		if x, ok := x.Response.(*ExecuteMultiOperationResponse_Response_StartWorkflow); ok {
+			return x.StartWorkflow
+		}
+	}
+	return nil
+}
+
+func (x *ExecuteMultiOperationResponse_Response) GetUpdateWorkflow() *UpdateWorkflowExecutionResponse {
+	if x != nil {
+		if x, ok := x.Response.(*ExecuteMultiOperationResponse_Response_UpdateWorkflow); ok {
+			return x.UpdateWorkflow
+		}
+	}
+	return nil
+}
+
+type isExecuteMultiOperationResponse_Response_Response interface {
+	isExecuteMultiOperationResponse_Response_Response()
+}
+
+type ExecuteMultiOperationResponse_Response_StartWorkflow struct {
+	StartWorkflow *StartWorkflowExecutionResponse `protobuf:"bytes,1,opt,name=start_workflow,json=startWorkflow,proto3,oneof"`
+}
+
+type ExecuteMultiOperationResponse_Response_UpdateWorkflow struct {
+	UpdateWorkflow *UpdateWorkflowExecutionResponse `protobuf:"bytes,2,opt,name=update_workflow,json=updateWorkflow,proto3,oneof"`
+}
+
+func (*ExecuteMultiOperationResponse_Response_StartWorkflow) isExecuteMultiOperationResponse_Response_Response() {
+}
+
+func (*ExecuteMultiOperationResponse_Response_UpdateWorkflow) isExecuteMultiOperationResponse_Response_Response() {
+}
+
 var File_apitwin_orch_v1_workflow_service_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
@@ -3751,7 +4041,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x13task_queue_metadata\x18\x05 \x01(\v2\".apitwin.orch.v1.TaskQueueMetadataR\x11taskQueueMetadata\x12j\n" +
 	"\x1bworker_version_capabilities\x18\x06 \x01(\v2*.apitwin.orch.v1.WorkerVersionCapabilitiesR\x19workerVersionCapabilities\x12.\n" +
 	"\x13worker_instance_key\x18\a \x01(\tR\x11workerInstanceKey\x12F\n" +
-	"\x0ftask_queue_kind\x18\b \x01(\x0e2\x1e.apitwin.orch.v1.TaskQueueKindR\rtaskQueueKind\"\xc8\b\n" +
+	"\x0ftask_queue_kind\x18\b \x01(\x0e2\x1e.apitwin.orch.v1.TaskQueueKindR\rtaskQueueKind\"\x97\t\n" +
 	"\x1dPollWorkflowTaskQueueResponse\x12\x1d\n" +
 	"\n" +
 	"task_token\x18\x01 \x01(\fR\ttaskToken\x12Q\n" +
@@ -3770,7 +4060,8 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x1dworkflow_execution_task_queue\x18\r \x01(\v2\x1a.apitwin.orch.v1.TaskQueueR\x1aworkflowExecutionTaskQueue\x12M\n" +
 	"\x15workflow_task_timeout\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\x13workflowTaskTimeout\x12J\n" +
 	"\bmessages\x18\x0f \x03(\v2..apitwin.orch.v1.WorkflowTaskCompletedMetadataR\bmessages\x12U\n" +
-	"\aqueries\x18\x10 \x03(\v2;.apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntryR\aqueries\x1aZ\n" +
+	"\aqueries\x18\x10 \x03(\v2;.apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntryR\aqueries\x12M\n" +
+	"\x11protocol_messages\x18\x11 \x03(\v2 .apitwin.orch.v1.ProtocolMessageR\x10protocolMessages\x1aZ\n" +
 	"\fQueriesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x124\n" +
 	"\x05value\x18\x02 \x01(\v2\x1e.apitwin.orch.v1.WorkflowQueryR\x05value:\x028\x01\"\xe7\x02\n" +
@@ -3802,7 +4093,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x19schedule_to_close_timeout\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\x16scheduleToCloseTimeout\x12N\n" +
 	"\x16start_to_close_timeout\x18\x0f \x01(\v2\x19.google.protobuf.DurationR\x13startToCloseTimeout\x12F\n" +
 	"\x11heartbeat_timeout\x18\x10 \x01(\v2\x19.google.protobuf.DurationR\x10heartbeatTimeout\x12?\n" +
-	"\fretry_policy\x18\x11 \x01(\v2\x1c.apitwin.orch.v1.RetryPolicyR\vretryPolicy\"\xa7\a\n" +
+	"\fretry_policy\x18\x11 \x01(\v2\x1c.apitwin.orch.v1.RetryPolicyR\vretryPolicy\"\xe5\a\n" +
 	"#RespondWorkflowTaskCompletedRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1d\n" +
 	"\n" +
@@ -3818,7 +4109,8 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	" \x03(\v2F.apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntryR\fqueryResults\x126\n" +
 	"\vmemo_update\x18\v \x01(\v2\x15.apitwin.orch.v1.MemoR\n" +
 	"memoUpdate\x12n\n" +
-	"\x0equery_failures\x18\f \x03(\v2G.apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntryR\rqueryFailures\x1aZ\n" +
+	"\x0equery_failures\x18\f \x03(\v2G.apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntryR\rqueryFailures\x12<\n" +
+	"\bmessages\x18\r \x03(\v2 .apitwin.orch.v1.ProtocolMessageR\bmessages\x1aZ\n" +
 	"\x11QueryResultsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
 	"\x05value\x18\x02 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05value:\x028\x01\x1aZ\n" +
@@ -3919,7 +4211,23 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"task_queue\x18\x02 \x01(\tR\ttaskQueue\"\x85\x02\n" +
 	"\x1fListTaskQueuePartitionsResponse\x12p\n" +
 	"\x1eactivity_task_queue_partitions\x18\x01 \x03(\v2+.apitwin.orch.v1.TaskQueuePartitionMetadataR\x1bactivityTaskQueuePartitions\x12p\n" +
-	"\x1eworkflow_task_queue_partitions\x18\x02 \x03(\v2+.apitwin.orch.v1.TaskQueuePartitionMetadataR\x1bworkflowTaskQueuePartitions2\xea&\n" +
+	"\x1eworkflow_task_queue_partitions\x18\x02 \x03(\v2+.apitwin.orch.v1.TaskQueuePartitionMetadataR\x1bworkflowTaskQueuePartitions\"\xe5\x02\n" +
+	"\x1cExecuteMultiOperationRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12W\n" +
+	"\n" +
+	"operations\x18\x02 \x03(\v27.apitwin.orch.v1.ExecuteMultiOperationRequest.OperationR\n" +
+	"operations\x1a\xcd\x01\n" +
+	"\tOperation\x12W\n" +
+	"\x0estart_workflow\x18\x01 \x01(\v2..apitwin.orch.v1.StartWorkflowExecutionRequestH\x00R\rstartWorkflow\x12Z\n" +
+	"\x0fupdate_workflow\x18\x02 \x01(\v2/.apitwin.orch.v1.UpdateWorkflowExecutionRequestH\x00R\x0eupdateWorkflowB\v\n" +
+	"\toperation\"\xc6\x02\n" +
+	"\x1dExecuteMultiOperationResponse\x12U\n" +
+	"\tresponses\x18\x01 \x03(\v27.apitwin.orch.v1.ExecuteMultiOperationResponse.ResponseR\tresponses\x1a\xcd\x01\n" +
+	"\bResponse\x12X\n" +
+	"\x0estart_workflow\x18\x01 \x01(\v2/.apitwin.orch.v1.StartWorkflowExecutionResponseH\x00R\rstartWorkflow\x12[\n" +
+	"\x0fupdate_workflow\x18\x02 \x01(\v20.apitwin.orch.v1.UpdateWorkflowExecutionResponseH\x00R\x0eupdateWorkflowB\n" +
+	"\n" +
+	"\bresponse2\xad*\n" +
 	"\x0fWorkflowService\x12\x89\x01\n" +
 	"\x11RegisterNamespace\x12).apitwin.orch.v1.RegisterNamespaceRequest\x1a*.apitwin.orch.v1.RegisterNamespaceResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/v1/namespaces\x12\x92\x01\n" +
 	"\x11DescribeNamespace\x12).apitwin.orch.v1.DescribeNamespaceRequest\x1a*.apitwin.orch.v1.DescribeNamespaceResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/api/v1/namespaces/{namespace}\x12}\n" +
@@ -3945,7 +4253,9 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x0eRegisterWorker\x12&.apitwin.orch.v1.RegisterWorkerRequest\x1a'.apitwin.orch.v1.RegisterWorkerResponse\"1\x82\xd3\xe4\x93\x02+:\x01*\"&/api/v1/namespaces/{namespace}/workers\x12\x9d\x01\n" +
 	"\x0eShutdownWorker\x12&.apitwin.orch.v1.ShutdownWorkerRequest\x1a'.apitwin.orch.v1.ShutdownWorkerResponse\":\x82\xd3\xe4\x93\x024:\x01*\"//api/v1/namespaces/{namespace}/workers/shutdown\x12\xab\x01\n" +
 	"\x11DescribeTaskQueue\x12).apitwin.orch.v1.DescribeTaskQueueRequest\x1a*.apitwin.orch.v1.DescribeTaskQueueResponse\"?\x82\xd3\xe4\x93\x029\x127/api/v1/namespaces/{namespace}/task-queues/{task_queue}\x12\xc8\x01\n" +
-	"\x17ListTaskQueuePartitions\x12/.apitwin.orch.v1.ListTaskQueuePartitionsRequest\x1a0.apitwin.orch.v1.ListTaskQueuePartitionsResponse\"J\x82\xd3\xe4\x93\x02D\x12B/api/v1/namespaces/{namespace}/task-queues/{task_queue}/partitionsB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
+	"\x17ListTaskQueuePartitions\x12/.apitwin.orch.v1.ListTaskQueuePartitionsRequest\x1a0.apitwin.orch.v1.ListTaskQueuePartitionsResponse\"J\x82\xd3\xe4\x93\x02D\x12B/api/v1/namespaces/{namespace}/task-queues/{task_queue}/partitions\x12\xfa\x01\n" +
+	"\x17UpdateWorkflowExecution\x12/.apitwin.orch.v1.UpdateWorkflowExecutionRequest\x1a0.apitwin.orch.v1.UpdateWorkflowExecutionResponse\"|\x82\xd3\xe4\x93\x02v:\x01*\"q/api/v1/namespaces/{namespace}/workflows/{workflow_execution.workflow_id}/runs/{workflow_execution.run_id}/update\x12\xc3\x01\n" +
+	"\x15ExecuteMultiOperation\x12-.apitwin.orch.v1.ExecuteMultiOperationRequest\x1a..apitwin.orch.v1.ExecuteMultiOperationResponse\"K\x82\xd3\xe4\x93\x02E:\x01*\"@/api/v1/namespaces/{namespace}/workflows/execute-multi-operationB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
 var (
 	file_apitwin_orch_v1_workflow_service_proto_rawDescOnce sync.Once
@@ -3959,7 +4269,7 @@ func file_apitwin_orch_v1_workflow_service_proto_rawDescGZIP() []byte {
 	return file_apitwin_orch_v1_workflow_service_proto_rawDescData
 }
 
-var file_apitwin_orch_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_apitwin_orch_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_apitwin_orch_v1_workflow_service_proto_goTypes = []any{
 	(*RegisterNamespaceRequest)(nil),                 // 0: apitwin.orch.v1.RegisterNamespaceRequest
 	(*RegisterNamespaceResponse)(nil),                // 1: apitwin.orch.v1.RegisterNamespaceResponse
@@ -4011,201 +4321,220 @@ var file_apitwin_orch_v1_workflow_service_proto_goTypes = []any{
 	(*DescribeTaskQueueResponse)(nil),                // 47: apitwin.orch.v1.DescribeTaskQueueResponse
 	(*ListTaskQueuePartitionsRequest)(nil),           // 48: apitwin.orch.v1.ListTaskQueuePartitionsRequest
 	(*ListTaskQueuePartitionsResponse)(nil),          // 49: apitwin.orch.v1.ListTaskQueuePartitionsResponse
-	nil,                                              // 50: apitwin.orch.v1.RegisterNamespaceRequest.DataEntry
-	nil,                                              // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
-	nil,                                              // 52: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
-	nil,                                              // 53: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
-	(*durationpb.Duration)(nil),                      // 54: google.protobuf.Duration
-	(*ClusterReplicationConfig)(nil),                 // 55: apitwin.orch.v1.ClusterReplicationConfig
-	(*ArchivalConfig)(nil),                           // 56: apitwin.orch.v1.ArchivalConfig
-	(*NamespaceInfo)(nil),                            // 57: apitwin.orch.v1.NamespaceInfo
-	(*NamespaceConfig)(nil),                          // 58: apitwin.orch.v1.NamespaceConfig
-	(*NamespaceReplicationConfig)(nil),               // 59: apitwin.orch.v1.NamespaceReplicationConfig
-	(*WorkflowType)(nil),                             // 60: apitwin.orch.v1.WorkflowType
-	(*Payloads)(nil),                                 // 61: apitwin.orch.v1.Payloads
-	(WorkflowIdReusePolicy)(0),                       // 62: apitwin.orch.v1.WorkflowIdReusePolicy
-	(*RetryPolicy)(nil),                              // 63: apitwin.orch.v1.RetryPolicy
-	(*Memo)(nil),                                     // 64: apitwin.orch.v1.Memo
-	(*SearchAttributes)(nil),                         // 65: apitwin.orch.v1.SearchAttributes
-	(*Header)(nil),                                   // 66: apitwin.orch.v1.Header
-	(*WorkflowExecution)(nil),                        // 67: apitwin.orch.v1.WorkflowExecution
-	(*WorkflowExecutionInfo)(nil),                    // 68: apitwin.orch.v1.WorkflowExecutionInfo
-	(*HistoryEvent)(nil),                             // 69: apitwin.orch.v1.HistoryEvent
-	(*PendingActivityInfo)(nil),                      // 70: apitwin.orch.v1.PendingActivityInfo
-	(*WorkflowQuery)(nil),                            // 71: apitwin.orch.v1.WorkflowQuery
-	(QueryRejectCondition)(0),                        // 72: apitwin.orch.v1.QueryRejectCondition
-	(*QueryRejected)(nil),                            // 73: apitwin.orch.v1.QueryRejected
-	(HistoryEventFilterType)(0),                      // 74: apitwin.orch.v1.HistoryEventFilterType
-	(*TaskQueueMetadata)(nil),                        // 75: apitwin.orch.v1.TaskQueueMetadata
-	(*WorkerVersionCapabilities)(nil),                // 76: apitwin.orch.v1.WorkerVersionCapabilities
-	(TaskQueueKind)(0),                               // 77: apitwin.orch.v1.TaskQueueKind
-	(*timestamppb.Timestamp)(nil),                    // 78: google.protobuf.Timestamp
-	(*TaskQueue)(nil),                                // 79: apitwin.orch.v1.TaskQueue
-	(*WorkflowTaskCompletedMetadata)(nil),            // 80: apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	(*ActivityType)(nil),                             // 81: apitwin.orch.v1.ActivityType
-	(*Command)(nil),                                  // 82: apitwin.orch.v1.Command
-	(WorkflowTaskFailedCause)(0),                     // 83: apitwin.orch.v1.WorkflowTaskFailedCause
-	(*Failure)(nil),                                  // 84: apitwin.orch.v1.Failure
-	(TaskQueueType)(0),                               // 85: apitwin.orch.v1.TaskQueueType
-	(*PollerInfo)(nil),                               // 86: apitwin.orch.v1.PollerInfo
-	(*TaskQueueStatus)(nil),                          // 87: apitwin.orch.v1.TaskQueueStatus
-	(*TaskQueuePartitionMetadata)(nil),               // 88: apitwin.orch.v1.TaskQueuePartitionMetadata
+	(*ExecuteMultiOperationRequest)(nil),             // 50: apitwin.orch.v1.ExecuteMultiOperationRequest
+	(*ExecuteMultiOperationResponse)(nil),            // 51: apitwin.orch.v1.ExecuteMultiOperationResponse
+	nil,                                              // 52: apitwin.orch.v1.RegisterNamespaceRequest.DataEntry
+	nil,                                              // 53: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
+	nil,                                              // 54: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
+	nil,                                              // 55: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
+	(*ExecuteMultiOperationRequest_Operation)(nil),   // 56: apitwin.orch.v1.ExecuteMultiOperationRequest.Operation
+	(*ExecuteMultiOperationResponse_Response)(nil),   // 57: apitwin.orch.v1.ExecuteMultiOperationResponse.Response
+	(*durationpb.Duration)(nil),                      // 58: google.protobuf.Duration
+	(*ClusterReplicationConfig)(nil),                 // 59: apitwin.orch.v1.ClusterReplicationConfig
+	(*ArchivalConfig)(nil),                           // 60: apitwin.orch.v1.ArchivalConfig
+	(*NamespaceInfo)(nil),                            // 61: apitwin.orch.v1.NamespaceInfo
+	(*NamespaceConfig)(nil),                          // 62: apitwin.orch.v1.NamespaceConfig
+	(*NamespaceReplicationConfig)(nil),               // 63: apitwin.orch.v1.NamespaceReplicationConfig
+	(*WorkflowType)(nil),                             // 64: apitwin.orch.v1.WorkflowType
+	(*Payloads)(nil),                                 // 65: apitwin.orch.v1.Payloads
+	(WorkflowIdReusePolicy)(0),                       // 66: apitwin.orch.v1.WorkflowIdReusePolicy
+	(*RetryPolicy)(nil),                              // 67: apitwin.orch.v1.RetryPolicy
+	(*Memo)(nil),                                     // 68: apitwin.orch.v1.Memo
+	(*SearchAttributes)(nil),                         // 69: apitwin.orch.v1.SearchAttributes
+	(*Header)(nil),                                   // 70: apitwin.orch.v1.Header
+	(*WorkflowExecution)(nil),                        // 71: apitwin.orch.v1.WorkflowExecution
+	(*WorkflowExecutionInfo)(nil),                    // 72: apitwin.orch.v1.WorkflowExecutionInfo
+	(*HistoryEvent)(nil),                             // 73: apitwin.orch.v1.HistoryEvent
+	(*PendingActivityInfo)(nil),                      // 74: apitwin.orch.v1.PendingActivityInfo
+	(*WorkflowQuery)(nil),                            // 75: apitwin.orch.v1.WorkflowQuery
+	(QueryRejectCondition)(0),                        // 76: apitwin.orch.v1.QueryRejectCondition
+	(*QueryRejected)(nil),                            // 77: apitwin.orch.v1.QueryRejected
+	(HistoryEventFilterType)(0),                      // 78: apitwin.orch.v1.HistoryEventFilterType
+	(*TaskQueueMetadata)(nil),                        // 79: apitwin.orch.v1.TaskQueueMetadata
+	(*WorkerVersionCapabilities)(nil),                // 80: apitwin.orch.v1.WorkerVersionCapabilities
+	(TaskQueueKind)(0),                               // 81: apitwin.orch.v1.TaskQueueKind
+	(*timestamppb.Timestamp)(nil),                    // 82: google.protobuf.Timestamp
+	(*TaskQueue)(nil),                                // 83: apitwin.orch.v1.TaskQueue
+	(*WorkflowTaskCompletedMetadata)(nil),            // 84: apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	(*ProtocolMessage)(nil),                          // 85: apitwin.orch.v1.ProtocolMessage
+	(*ActivityType)(nil),                             // 86: apitwin.orch.v1.ActivityType
+	(*Command)(nil),                                  // 87: apitwin.orch.v1.Command
+	(WorkflowTaskFailedCause)(0),                     // 88: apitwin.orch.v1.WorkflowTaskFailedCause
+	(*Failure)(nil),                                  // 89: apitwin.orch.v1.Failure
+	(TaskQueueType)(0),                               // 90: apitwin.orch.v1.TaskQueueType
+	(*PollerInfo)(nil),                               // 91: apitwin.orch.v1.PollerInfo
+	(*TaskQueueStatus)(nil),                          // 92: apitwin.orch.v1.TaskQueueStatus
+	(*TaskQueuePartitionMetadata)(nil),               // 93: apitwin.orch.v1.TaskQueuePartitionMetadata
+	(*UpdateWorkflowExecutionRequest)(nil),           // 94: apitwin.orch.v1.UpdateWorkflowExecutionRequest
+	(*UpdateWorkflowExecutionResponse)(nil),          // 95: apitwin.orch.v1.UpdateWorkflowExecutionResponse
 }
 var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
-	54,  // 0: apitwin.orch.v1.RegisterNamespaceRequest.workflow_execution_retention_period:type_name -> google.protobuf.Duration
-	50,  // 1: apitwin.orch.v1.RegisterNamespaceRequest.data:type_name -> apitwin.orch.v1.RegisterNamespaceRequest.DataEntry
-	55,  // 2: apitwin.orch.v1.RegisterNamespaceRequest.clusters:type_name -> apitwin.orch.v1.ClusterReplicationConfig
-	56,  // 3: apitwin.orch.v1.RegisterNamespaceRequest.history_archival_config:type_name -> apitwin.orch.v1.ArchivalConfig
-	56,  // 4: apitwin.orch.v1.RegisterNamespaceRequest.visibility_archival_config:type_name -> apitwin.orch.v1.ArchivalConfig
-	57,  // 5: apitwin.orch.v1.DescribeNamespaceResponse.namespace_info:type_name -> apitwin.orch.v1.NamespaceInfo
-	58,  // 6: apitwin.orch.v1.DescribeNamespaceResponse.config:type_name -> apitwin.orch.v1.NamespaceConfig
-	59,  // 7: apitwin.orch.v1.DescribeNamespaceResponse.replication_config:type_name -> apitwin.orch.v1.NamespaceReplicationConfig
+	58,  // 0: apitwin.orch.v1.RegisterNamespaceRequest.workflow_execution_retention_period:type_name -> google.protobuf.Duration
+	52,  // 1: apitwin.orch.v1.RegisterNamespaceRequest.data:type_name -> apitwin.orch.v1.RegisterNamespaceRequest.DataEntry
+	59,  // 2: apitwin.orch.v1.RegisterNamespaceRequest.clusters:type_name -> apitwin.orch.v1.ClusterReplicationConfig
+	60,  // 3: apitwin.orch.v1.RegisterNamespaceRequest.history_archival_config:type_name -> apitwin.orch.v1.ArchivalConfig
+	60,  // 4: apitwin.orch.v1.RegisterNamespaceRequest.visibility_archival_config:type_name -> apitwin.orch.v1.ArchivalConfig
+	61,  // 5: apitwin.orch.v1.DescribeNamespaceResponse.namespace_info:type_name -> apitwin.orch.v1.NamespaceInfo
+	62,  // 6: apitwin.orch.v1.DescribeNamespaceResponse.config:type_name -> apitwin.orch.v1.NamespaceConfig
+	63,  // 7: apitwin.orch.v1.DescribeNamespaceResponse.replication_config:type_name -> apitwin.orch.v1.NamespaceReplicationConfig
 	3,   // 8: apitwin.orch.v1.ListNamespacesResponse.namespaces:type_name -> apitwin.orch.v1.DescribeNamespaceResponse
-	60,  // 9: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	61,  // 10: apitwin.orch.v1.StartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
-	54,  // 11: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	54,  // 12: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
-	54,  // 13: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
-	62,  // 14: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	63,  // 15: apitwin.orch.v1.StartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	64,  // 16: apitwin.orch.v1.StartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
-	65,  // 17: apitwin.orch.v1.StartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	66,  // 18: apitwin.orch.v1.StartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	67,  // 19: apitwin.orch.v1.GetWorkflowExecutionRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	68,  // 20: apitwin.orch.v1.GetWorkflowExecutionResponse.execution_info:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	69,  // 21: apitwin.orch.v1.GetWorkflowExecutionResponse.workflow_execution_history:type_name -> apitwin.orch.v1.HistoryEvent
-	70,  // 22: apitwin.orch.v1.GetWorkflowExecutionResponse.pending_activities:type_name -> apitwin.orch.v1.PendingActivityInfo
-	67,  // 23: apitwin.orch.v1.TerminateWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	61,  // 24: apitwin.orch.v1.TerminateWorkflowExecutionRequest.details:type_name -> apitwin.orch.v1.Payloads
-	67,  // 25: apitwin.orch.v1.SignalWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	61,  // 26: apitwin.orch.v1.SignalWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
-	66,  // 27: apitwin.orch.v1.SignalWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	67,  // 28: apitwin.orch.v1.RequestCancelWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	67,  // 29: apitwin.orch.v1.QueryWorkflowRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	71,  // 30: apitwin.orch.v1.QueryWorkflowRequest.query:type_name -> apitwin.orch.v1.WorkflowQuery
-	72,  // 31: apitwin.orch.v1.QueryWorkflowRequest.query_reject_condition:type_name -> apitwin.orch.v1.QueryRejectCondition
-	66,  // 32: apitwin.orch.v1.QueryWorkflowRequest.header:type_name -> apitwin.orch.v1.Header
-	61,  // 33: apitwin.orch.v1.QueryWorkflowResponse.query_result:type_name -> apitwin.orch.v1.Payloads
-	73,  // 34: apitwin.orch.v1.QueryWorkflowResponse.query_rejected:type_name -> apitwin.orch.v1.QueryRejected
-	67,  // 35: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	74,  // 36: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.history_event_filter_type:type_name -> apitwin.orch.v1.HistoryEventFilterType
-	69,  // 37: apitwin.orch.v1.GetWorkflowExecutionHistoryResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
-	68,  // 38: apitwin.orch.v1.ListWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	68,  // 39: apitwin.orch.v1.ScanWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	75,  // 40: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
-	76,  // 41: apitwin.orch.v1.PollWorkflowTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	77,  // 42: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_kind:type_name -> apitwin.orch.v1.TaskQueueKind
-	67,  // 43: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	60,  // 44: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	78,  // 45: apitwin.orch.v1.PollWorkflowTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
-	78,  // 46: apitwin.orch.v1.PollWorkflowTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
-	69,  // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
-	71,  // 48: apitwin.orch.v1.PollWorkflowTaskQueueResponse.query:type_name -> apitwin.orch.v1.WorkflowQuery
-	79,  // 49: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution_task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	54,  // 50: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_task_timeout:type_name -> google.protobuf.Duration
-	80,  // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.messages:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	51,  // 52: apitwin.orch.v1.PollWorkflowTaskQueueResponse.queries:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
-	75,  // 53: apitwin.orch.v1.PollActivityTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
-	76,  // 54: apitwin.orch.v1.PollActivityTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	60,  // 55: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	67,  // 56: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	81,  // 57: apitwin.orch.v1.PollActivityTaskQueueResponse.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	66,  // 58: apitwin.orch.v1.PollActivityTaskQueueResponse.header:type_name -> apitwin.orch.v1.Header
-	61,  // 59: apitwin.orch.v1.PollActivityTaskQueueResponse.input:type_name -> apitwin.orch.v1.Payloads
-	61,  // 60: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
-	78,  // 61: apitwin.orch.v1.PollActivityTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
-	78,  // 62: apitwin.orch.v1.PollActivityTaskQueueResponse.current_attempt_scheduled_time:type_name -> google.protobuf.Timestamp
-	78,  // 63: apitwin.orch.v1.PollActivityTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
-	54,  // 64: apitwin.orch.v1.PollActivityTaskQueueResponse.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	54,  // 65: apitwin.orch.v1.PollActivityTaskQueueResponse.start_to_close_timeout:type_name -> google.protobuf.Duration
-	54,  // 66: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
-	63,  // 67: apitwin.orch.v1.PollActivityTaskQueueResponse.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	82,  // 68: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.commands:type_name -> apitwin.orch.v1.Command
-	80,  // 69: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	52,  // 70: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_results:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
-	64,  // 71: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.memo_update:type_name -> apitwin.orch.v1.Memo
-	53,  // 72: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_failures:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
-	27,  // 73: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse.workflow_task:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	83,  // 74: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
-	84,  // 75: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
-	61,  // 76: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest.details:type_name -> apitwin.orch.v1.Payloads
-	61,  // 77: apitwin.orch.v1.RespondActivityTaskCompletedRequest.result:type_name -> apitwin.orch.v1.Payloads
-	84,  // 78: apitwin.orch.v1.RespondActivityTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
-	76,  // 79: apitwin.orch.v1.RegisterWorkerRequest.version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	60,  // 80: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	61,  // 81: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
-	54,  // 82: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	54,  // 83: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
-	54,  // 84: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
-	62,  // 85: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	61,  // 86: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.signal_input:type_name -> apitwin.orch.v1.Payloads
-	63,  // 87: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	64,  // 88: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
-	65,  // 89: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	66,  // 90: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	85,  // 91: apitwin.orch.v1.DescribeTaskQueueRequest.task_queue_type:type_name -> apitwin.orch.v1.TaskQueueType
-	86,  // 92: apitwin.orch.v1.DescribeTaskQueueResponse.pollers:type_name -> apitwin.orch.v1.PollerInfo
-	87,  // 93: apitwin.orch.v1.DescribeTaskQueueResponse.task_queue_status:type_name -> apitwin.orch.v1.TaskQueueStatus
-	88,  // 94: apitwin.orch.v1.ListTaskQueuePartitionsResponse.activity_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
-	88,  // 95: apitwin.orch.v1.ListTaskQueuePartitionsResponse.workflow_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
-	71,  // 96: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry.value:type_name -> apitwin.orch.v1.WorkflowQuery
-	61,  // 97: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	84,  // 98: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry.value:type_name -> apitwin.orch.v1.Failure
-	0,   // 99: apitwin.orch.v1.WorkflowService.RegisterNamespace:input_type -> apitwin.orch.v1.RegisterNamespaceRequest
-	2,   // 100: apitwin.orch.v1.WorkflowService.DescribeNamespace:input_type -> apitwin.orch.v1.DescribeNamespaceRequest
-	4,   // 101: apitwin.orch.v1.WorkflowService.ListNamespaces:input_type -> apitwin.orch.v1.ListNamespacesRequest
-	6,   // 102: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:input_type -> apitwin.orch.v1.StartWorkflowExecutionRequest
-	44,  // 103: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:input_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest
-	8,   // 104: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:input_type -> apitwin.orch.v1.GetWorkflowExecutionRequest
-	10,  // 105: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:input_type -> apitwin.orch.v1.TerminateWorkflowExecutionRequest
-	12,  // 106: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:input_type -> apitwin.orch.v1.SignalWorkflowExecutionRequest
-	14,  // 107: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:input_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
-	16,  // 108: apitwin.orch.v1.WorkflowService.QueryWorkflow:input_type -> apitwin.orch.v1.QueryWorkflowRequest
-	18,  // 109: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:input_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
-	20,  // 110: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:input_type -> apitwin.orch.v1.ListWorkflowExecutionsRequest
-	22,  // 111: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:input_type -> apitwin.orch.v1.ScanWorkflowExecutionsRequest
-	24,  // 112: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:input_type -> apitwin.orch.v1.CountWorkflowExecutionsRequest
-	26,  // 113: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:input_type -> apitwin.orch.v1.PollWorkflowTaskQueueRequest
-	28,  // 114: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:input_type -> apitwin.orch.v1.PollActivityTaskQueueRequest
-	30,  // 115: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:input_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
-	32,  // 116: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:input_type -> apitwin.orch.v1.RespondWorkflowTaskFailedRequest
-	34,  // 117: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
-	36,  // 118: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedRequest
-	38,  // 119: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:input_type -> apitwin.orch.v1.RespondActivityTaskFailedRequest
-	40,  // 120: apitwin.orch.v1.WorkflowService.RegisterWorker:input_type -> apitwin.orch.v1.RegisterWorkerRequest
-	42,  // 121: apitwin.orch.v1.WorkflowService.ShutdownWorker:input_type -> apitwin.orch.v1.ShutdownWorkerRequest
-	46,  // 122: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:input_type -> apitwin.orch.v1.DescribeTaskQueueRequest
-	48,  // 123: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
-	1,   // 124: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
-	3,   // 125: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
-	5,   // 126: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
-	7,   // 127: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
-	45,  // 128: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
-	9,   // 129: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
-	11,  // 130: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
-	13,  // 131: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
-	15,  // 132: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
-	17,  // 133: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
-	19,  // 134: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
-	21,  // 135: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
-	23,  // 136: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
-	25,  // 137: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
-	27,  // 138: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	29,  // 139: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
-	31,  // 140: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
-	33,  // 141: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
-	35,  // 142: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
-	37,  // 143: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
-	39,  // 144: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
-	41,  // 145: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
-	43,  // 146: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
-	47,  // 147: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
-	49,  // 148: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
-	124, // [124:149] is the sub-list for method output_type
-	99,  // [99:124] is the sub-list for method input_type
-	99,  // [99:99] is the sub-list for extension type_name
-	99,  // [99:99] is the sub-list for extension extendee
-	0,   // [0:99] is the sub-list for field type_name
+	64,  // 9: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	65,  // 10: apitwin.orch.v1.StartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	58,  // 11: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	58,  // 12: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
+	58,  // 13: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
+	66,  // 14: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	67,  // 15: apitwin.orch.v1.StartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	68,  // 16: apitwin.orch.v1.StartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
+	69,  // 17: apitwin.orch.v1.StartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	70,  // 18: apitwin.orch.v1.StartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	71,  // 19: apitwin.orch.v1.GetWorkflowExecutionRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	72,  // 20: apitwin.orch.v1.GetWorkflowExecutionResponse.execution_info:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	73,  // 21: apitwin.orch.v1.GetWorkflowExecutionResponse.workflow_execution_history:type_name -> apitwin.orch.v1.HistoryEvent
+	74,  // 22: apitwin.orch.v1.GetWorkflowExecutionResponse.pending_activities:type_name -> apitwin.orch.v1.PendingActivityInfo
+	71,  // 23: apitwin.orch.v1.TerminateWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	65,  // 24: apitwin.orch.v1.TerminateWorkflowExecutionRequest.details:type_name -> apitwin.orch.v1.Payloads
+	71,  // 25: apitwin.orch.v1.SignalWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	65,  // 26: apitwin.orch.v1.SignalWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	70,  // 27: apitwin.orch.v1.SignalWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	71,  // 28: apitwin.orch.v1.RequestCancelWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	71,  // 29: apitwin.orch.v1.QueryWorkflowRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	75,  // 30: apitwin.orch.v1.QueryWorkflowRequest.query:type_name -> apitwin.orch.v1.WorkflowQuery
+	76,  // 31: apitwin.orch.v1.QueryWorkflowRequest.query_reject_condition:type_name -> apitwin.orch.v1.QueryRejectCondition
+	70,  // 32: apitwin.orch.v1.QueryWorkflowRequest.header:type_name -> apitwin.orch.v1.Header
+	65,  // 33: apitwin.orch.v1.QueryWorkflowResponse.query_result:type_name -> apitwin.orch.v1.Payloads
+	77,  // 34: apitwin.orch.v1.QueryWorkflowResponse.query_rejected:type_name -> apitwin.orch.v1.QueryRejected
+	71,  // 35: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	78,  // 36: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.history_event_filter_type:type_name -> apitwin.orch.v1.HistoryEventFilterType
+	73,  // 37: apitwin.orch.v1.GetWorkflowExecutionHistoryResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
+	72,  // 38: apitwin.orch.v1.ListWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	72,  // 39: apitwin.orch.v1.ScanWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	79,  // 40: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
+	80,  // 41: apitwin.orch.v1.PollWorkflowTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	81,  // 42: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_kind:type_name -> apitwin.orch.v1.TaskQueueKind
+	71,  // 43: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	64,  // 44: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	82,  // 45: apitwin.orch.v1.PollWorkflowTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
+	82,  // 46: apitwin.orch.v1.PollWorkflowTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
+	73,  // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
+	75,  // 48: apitwin.orch.v1.PollWorkflowTaskQueueResponse.query:type_name -> apitwin.orch.v1.WorkflowQuery
+	83,  // 49: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution_task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	58,  // 50: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_task_timeout:type_name -> google.protobuf.Duration
+	84,  // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.messages:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	53,  // 52: apitwin.orch.v1.PollWorkflowTaskQueueResponse.queries:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
+	85,  // 53: apitwin.orch.v1.PollWorkflowTaskQueueResponse.protocol_messages:type_name -> apitwin.orch.v1.ProtocolMessage
+	79,  // 54: apitwin.orch.v1.PollActivityTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
+	80,  // 55: apitwin.orch.v1.PollActivityTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	64,  // 56: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	71,  // 57: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	86,  // 58: apitwin.orch.v1.PollActivityTaskQueueResponse.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	70,  // 59: apitwin.orch.v1.PollActivityTaskQueueResponse.header:type_name -> apitwin.orch.v1.Header
+	65,  // 60: apitwin.orch.v1.PollActivityTaskQueueResponse.input:type_name -> apitwin.orch.v1.Payloads
+	65,  // 61: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
+	82,  // 62: apitwin.orch.v1.PollActivityTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
+	82,  // 63: apitwin.orch.v1.PollActivityTaskQueueResponse.current_attempt_scheduled_time:type_name -> google.protobuf.Timestamp
+	82,  // 64: apitwin.orch.v1.PollActivityTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
+	58,  // 65: apitwin.orch.v1.PollActivityTaskQueueResponse.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	58,  // 66: apitwin.orch.v1.PollActivityTaskQueueResponse.start_to_close_timeout:type_name -> google.protobuf.Duration
+	58,  // 67: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
+	67,  // 68: apitwin.orch.v1.PollActivityTaskQueueResponse.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	87,  // 69: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.commands:type_name -> apitwin.orch.v1.Command
+	84,  // 70: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	54,  // 71: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_results:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
+	68,  // 72: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.memo_update:type_name -> apitwin.orch.v1.Memo
+	55,  // 73: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_failures:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
+	85,  // 74: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.messages:type_name -> apitwin.orch.v1.ProtocolMessage
+	27,  // 75: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse.workflow_task:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	88,  // 76: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
+	89,  // 77: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
+	65,  // 78: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest.details:type_name -> apitwin.orch.v1.Payloads
+	65,  // 79: apitwin.orch.v1.RespondActivityTaskCompletedRequest.result:type_name -> apitwin.orch.v1.Payloads
+	89,  // 80: apitwin.orch.v1.RespondActivityTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
+	80,  // 81: apitwin.orch.v1.RegisterWorkerRequest.version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	64,  // 82: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	65,  // 83: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	58,  // 84: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	58,  // 85: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
+	58,  // 86: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
+	66,  // 87: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	65,  // 88: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.signal_input:type_name -> apitwin.orch.v1.Payloads
+	67,  // 89: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	68,  // 90: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
+	69,  // 91: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	70,  // 92: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	90,  // 93: apitwin.orch.v1.DescribeTaskQueueRequest.task_queue_type:type_name -> apitwin.orch.v1.TaskQueueType
+	91,  // 94: apitwin.orch.v1.DescribeTaskQueueResponse.pollers:type_name -> apitwin.orch.v1.PollerInfo
+	92,  // 95: apitwin.orch.v1.DescribeTaskQueueResponse.task_queue_status:type_name -> apitwin.orch.v1.TaskQueueStatus
+	93,  // 96: apitwin.orch.v1.ListTaskQueuePartitionsResponse.activity_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
+	93,  // 97: apitwin.orch.v1.ListTaskQueuePartitionsResponse.workflow_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
+	56,  // 98: apitwin.orch.v1.ExecuteMultiOperationRequest.operations:type_name -> apitwin.orch.v1.ExecuteMultiOperationRequest.Operation
+	57,  // 99: apitwin.orch.v1.ExecuteMultiOperationResponse.responses:type_name -> apitwin.orch.v1.ExecuteMultiOperationResponse.Response
+	75,  // 100: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry.value:type_name -> apitwin.orch.v1.WorkflowQuery
+	65,  // 101: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	89,  // 102: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry.value:type_name -> apitwin.orch.v1.Failure
+	6,   // 103: apitwin.orch.v1.ExecuteMultiOperationRequest.Operation.start_workflow:type_name -> apitwin.orch.v1.StartWorkflowExecutionRequest
+	94,  // 104: apitwin.orch.v1.ExecuteMultiOperationRequest.Operation.update_workflow:type_name -> apitwin.orch.v1.UpdateWorkflowExecutionRequest
+	7,   // 105: apitwin.orch.v1.ExecuteMultiOperationResponse.Response.start_workflow:type_name -> apitwin.orch.v1.StartWorkflowExecutionResponse
+	95,  // 106: apitwin.orch.v1.ExecuteMultiOperationResponse.Response.update_workflow:type_name -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
+	0,   // 107: apitwin.orch.v1.WorkflowService.RegisterNamespace:input_type -> apitwin.orch.v1.RegisterNamespaceRequest
+	2,   // 108: apitwin.orch.v1.WorkflowService.DescribeNamespace:input_type -> apitwin.orch.v1.DescribeNamespaceRequest
+	4,   // 109: apitwin.orch.v1.WorkflowService.ListNamespaces:input_type -> apitwin.orch.v1.ListNamespacesRequest
+	6,   // 110: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:input_type -> apitwin.orch.v1.StartWorkflowExecutionRequest
+	44,  // 111: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:input_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest
+	8,   // 112: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:input_type -> apitwin.orch.v1.GetWorkflowExecutionRequest
+	10,  // 113: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:input_type -> apitwin.orch.v1.TerminateWorkflowExecutionRequest
+	12,  // 114: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:input_type -> apitwin.orch.v1.SignalWorkflowExecutionRequest
+	14,  // 115: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:input_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
+	16,  // 116: apitwin.orch.v1.WorkflowService.QueryWorkflow:input_type -> apitwin.orch.v1.QueryWorkflowRequest
+	18,  // 117: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:input_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
+	20,  // 118: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:input_type -> apitwin.orch.v1.ListWorkflowExecutionsRequest
+	22,  // 119: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:input_type -> apitwin.orch.v1.ScanWorkflowExecutionsRequest
+	24,  // 120: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:input_type -> apitwin.orch.v1.CountWorkflowExecutionsRequest
+	26,  // 121: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:input_type -> apitwin.orch.v1.PollWorkflowTaskQueueRequest
+	28,  // 122: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:input_type -> apitwin.orch.v1.PollActivityTaskQueueRequest
+	30,  // 123: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:input_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
+	32,  // 124: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:input_type -> apitwin.orch.v1.RespondWorkflowTaskFailedRequest
+	34,  // 125: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
+	36,  // 126: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedRequest
+	38,  // 127: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:input_type -> apitwin.orch.v1.RespondActivityTaskFailedRequest
+	40,  // 128: apitwin.orch.v1.WorkflowService.RegisterWorker:input_type -> apitwin.orch.v1.RegisterWorkerRequest
+	42,  // 129: apitwin.orch.v1.WorkflowService.ShutdownWorker:input_type -> apitwin.orch.v1.ShutdownWorkerRequest
+	46,  // 130: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:input_type -> apitwin.orch.v1.DescribeTaskQueueRequest
+	48,  // 131: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
+	94,  // 132: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:input_type -> apitwin.orch.v1.UpdateWorkflowExecutionRequest
+	50,  // 133: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:input_type -> apitwin.orch.v1.ExecuteMultiOperationRequest
+	1,   // 134: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
+	3,   // 135: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
+	5,   // 136: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
+	7,   // 137: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
+	45,  // 138: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
+	9,   // 139: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
+	11,  // 140: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
+	13,  // 141: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
+	15,  // 142: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
+	17,  // 143: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
+	19,  // 144: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
+	21,  // 145: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
+	23,  // 146: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
+	25,  // 147: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
+	27,  // 148: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	29,  // 149: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
+	31,  // 150: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
+	33,  // 151: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
+	35,  // 152: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
+	37,  // 153: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
+	39,  // 154: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
+	41,  // 155: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
+	43,  // 156: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
+	47,  // 157: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
+	49,  // 158: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
+	95,  // 159: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:output_type -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
+	51,  // 160: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:output_type -> apitwin.orch.v1.ExecuteMultiOperationResponse
+	134, // [134:161] is the sub-list for method output_type
+	107, // [107:134] is the sub-list for method input_type
+	107, // [107:107] is the sub-list for extension type_name
+	107, // [107:107] is the sub-list for extension extendee
+	0,   // [0:107] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_workflow_service_proto_init() }
@@ -4223,13 +4552,21 @@ func file_apitwin_orch_v1_workflow_service_proto_init() {
 	file_apitwin_orch_v1_operations_proto_init()
 	file_apitwin_orch_v1_schedule_proto_init()
 	file_apitwin_orch_v1_update_proto_init()
+	file_apitwin_orch_v1_workflow_service_proto_msgTypes[56].OneofWrappers = []any{
+		(*ExecuteMultiOperationRequest_Operation_StartWorkflow)(nil),
+		(*ExecuteMultiOperationRequest_Operation_UpdateWorkflow)(nil),
+	}
+	file_apitwin_orch_v1_workflow_service_proto_msgTypes[57].OneofWrappers = []any{
+		(*ExecuteMultiOperationResponse_Response_StartWorkflow)(nil),
+		(*ExecuteMultiOperationResponse_Response_UpdateWorkflow)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_apitwin_orch_v1_workflow_service_proto_rawDesc), len(file_apitwin_orch_v1_workflow_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   54,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

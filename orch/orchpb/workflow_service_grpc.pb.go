@@ -48,6 +48,8 @@ const (
 	WorkflowService_ShutdownWorker_FullMethodName                   = "/apitwin.orch.v1.WorkflowService/ShutdownWorker"
 	WorkflowService_DescribeTaskQueue_FullMethodName                = "/apitwin.orch.v1.WorkflowService/DescribeTaskQueue"
 	WorkflowService_ListTaskQueuePartitions_FullMethodName          = "/apitwin.orch.v1.WorkflowService/ListTaskQueuePartitions"
+	WorkflowService_UpdateWorkflowExecution_FullMethodName          = "/apitwin.orch.v1.WorkflowService/UpdateWorkflowExecution"
+	WorkflowService_ExecuteMultiOperation_FullMethodName            = "/apitwin.orch.v1.WorkflowService/ExecuteMultiOperation"
 )
 
 // WorkflowServiceClient is the client API for WorkflowService service.
@@ -87,6 +89,14 @@ type WorkflowServiceClient interface {
 	ShutdownWorker(ctx context.Context, in *ShutdownWorkerRequest, opts ...grpc.CallOption) (*ShutdownWorkerResponse, error)
 	DescribeTaskQueue(ctx context.Context, in *DescribeTaskQueueRequest, opts ...grpc.CallOption) (*DescribeTaskQueueResponse, error)
 	ListTaskQueuePartitions(ctx context.Context, in *ListTaskQueuePartitionsRequest, opts ...grpc.CallOption) (*ListTaskQueuePartitionsResponse, error)
+	// Sends an update to a run and waits for the stage the wait policy names
+	// (ACCEPTED by default). The workflow's validator may reject it before
+	// anything is written; a retried update (the same update id) is the
+	// first one again.
+	UpdateWorkflowExecution(ctx context.Context, in *UpdateWorkflowExecutionRequest, opts ...grpc.CallOption) (*UpdateWorkflowExecutionResponse, error)
+	// Update-with-start: a start and an update of the same workflow id, as
+	// one call (see ExecuteMultiOperationRequest).
+	ExecuteMultiOperation(ctx context.Context, in *ExecuteMultiOperationRequest, opts ...grpc.CallOption) (*ExecuteMultiOperationResponse, error)
 }
 
 type workflowServiceClient struct {
@@ -347,6 +357,26 @@ func (c *workflowServiceClient) ListTaskQueuePartitions(ctx context.Context, in 
 	return out, nil
 }
 
+func (c *workflowServiceClient) UpdateWorkflowExecution(ctx context.Context, in *UpdateWorkflowExecutionRequest, opts ...grpc.CallOption) (*UpdateWorkflowExecutionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateWorkflowExecutionResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_UpdateWorkflowExecution_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) ExecuteMultiOperation(ctx context.Context, in *ExecuteMultiOperationRequest, opts ...grpc.CallOption) (*ExecuteMultiOperationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExecuteMultiOperationResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_ExecuteMultiOperation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkflowServiceServer is the server API for WorkflowService service.
 // All implementations must embed UnimplementedWorkflowServiceServer
 // for forward compatibility.
@@ -384,6 +414,14 @@ type WorkflowServiceServer interface {
 	ShutdownWorker(context.Context, *ShutdownWorkerRequest) (*ShutdownWorkerResponse, error)
 	DescribeTaskQueue(context.Context, *DescribeTaskQueueRequest) (*DescribeTaskQueueResponse, error)
 	ListTaskQueuePartitions(context.Context, *ListTaskQueuePartitionsRequest) (*ListTaskQueuePartitionsResponse, error)
+	// Sends an update to a run and waits for the stage the wait policy names
+	// (ACCEPTED by default). The workflow's validator may reject it before
+	// anything is written; a retried update (the same update id) is the
+	// first one again.
+	UpdateWorkflowExecution(context.Context, *UpdateWorkflowExecutionRequest) (*UpdateWorkflowExecutionResponse, error)
+	// Update-with-start: a start and an update of the same workflow id, as
+	// one call (see ExecuteMultiOperationRequest).
+	ExecuteMultiOperation(context.Context, *ExecuteMultiOperationRequest) (*ExecuteMultiOperationResponse, error)
 	mustEmbedUnimplementedWorkflowServiceServer()
 }
 
@@ -468,6 +506,12 @@ func (UnimplementedWorkflowServiceServer) DescribeTaskQueue(context.Context, *De
 }
 func (UnimplementedWorkflowServiceServer) ListTaskQueuePartitions(context.Context, *ListTaskQueuePartitionsRequest) (*ListTaskQueuePartitionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTaskQueuePartitions not implemented")
+}
+func (UnimplementedWorkflowServiceServer) UpdateWorkflowExecution(context.Context, *UpdateWorkflowExecutionRequest) (*UpdateWorkflowExecutionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateWorkflowExecution not implemented")
+}
+func (UnimplementedWorkflowServiceServer) ExecuteMultiOperation(context.Context, *ExecuteMultiOperationRequest) (*ExecuteMultiOperationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExecuteMultiOperation not implemented")
 }
 func (UnimplementedWorkflowServiceServer) mustEmbedUnimplementedWorkflowServiceServer() {}
 func (UnimplementedWorkflowServiceServer) testEmbeddedByValue()                         {}
@@ -940,6 +984,42 @@ func _WorkflowService_ListTaskQueuePartitions_Handler(srv interface{}, ctx conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkflowService_UpdateWorkflowExecution_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateWorkflowExecutionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).UpdateWorkflowExecution(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_UpdateWorkflowExecution_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).UpdateWorkflowExecution(ctx, req.(*UpdateWorkflowExecutionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_ExecuteMultiOperation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExecuteMultiOperationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).ExecuteMultiOperation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_ExecuteMultiOperation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).ExecuteMultiOperation(ctx, req.(*ExecuteMultiOperationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkflowService_ServiceDesc is the grpc.ServiceDesc for WorkflowService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1046,6 +1126,14 @@ var WorkflowService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTaskQueuePartitions",
 			Handler:    _WorkflowService_ListTaskQueuePartitions_Handler,
+		},
+		{
+			MethodName: "UpdateWorkflowExecution",
+			Handler:    _WorkflowService_UpdateWorkflowExecution_Handler,
+		},
+		{
+			MethodName: "ExecuteMultiOperation",
+			Handler:    _WorkflowService_ExecuteMultiOperation_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
