@@ -28,6 +28,7 @@ import (
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -73,6 +74,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	sshPort := fs.Int("sourcehost-ssh-port", 22, "the port the source-hosting fake's projects say SSH is on, in ssh_url_to_repo (ssh://git@host:port/… when not 22); the fake serves no SSH")
 	erpNative := fs.Bool("erp-native-numbers", false, "the ERP answers numbers as JSON numbers (\"id\":12) instead of strings (\"id\":\"12\"); the control API switches it too (POST /api/erp/settings)")
 	erpBareLogin := fs.Bool("erp-bare-login", false, "the ERP's login form takes username and password alone, as the specification shows it, instead of checking the login page's CSRF token and actionlogin=login as the ERP does")
+	orchAuth := fs.Bool("orch-auth", false, "turn the orchestration service's authentication on: every call then needs \"Authorization: Bearer <api_key>\", the key printed on its line (it grants orch:* in every namespace)")
 	stateDirArg := fs.String("state-dir", "", "keep the credentials, and every fake's data at shutdown and on POST /api/snapshot, in `DIR` (made 0700), and restore them at start")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apitwin-fake [flags]\n\nServes every apitwin fake on local ports until interrupted.\n\nFlags:")
@@ -160,6 +162,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	case controlToken == "":
 		controlToken = randomToken()
 	}
+	orchKey := randomToken()
+	if kept != nil && kept.Orch.APIKey != "" {
+		orchKey = kept.Orch.APIKey
+	}
+	if *orchAuth {
+		opts = append(opts, fake.WithOrch(orchfake.WithAuth()))
+	}
 	// Restored, the fakes start at the snapshot's time; the clock goes on
 	// from there once they hold their data (see resumeAt).
 	start, taken := time.Now(), time.Time{}
@@ -182,11 +191,17 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			return fmt.Errorf("%s: %w (remove it to start with empty fakes)", filepath.Join(sd.dir, stateFile), err)
 		}
 	}
+	if *orchAuth {
+		if err := f.Orch.AddAPIKey(orchKey, "", orchfake.PermAll); err != nil {
+			return err
+		}
+	}
 	if sd != nil && kept == nil {
 		c := &credentials{key: signingKey}
 		c.ERP.APIKey, c.ERP.AdminPassword = f.ERP.APIKey(), f.ERP.AdminPassword()
 		c.CloudAuth.AdminPassword = *cloudauthPassword
 		c.SourceHost.Token, c.Control.Token = f.SourceHost.Token(), controlToken
+		c.Orch.APIKey = orchKey
 		if err := sd.saveCredentials(c); err != nil {
 			return err
 		}
@@ -218,7 +233,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		f.ERP.URL(), f.ERP.APIKey(), f.ERP.AdminPassword())
 	fmt.Fprintf(stdout, "cloudauth   url=%s username=admin password=%s tenant=%s\n",
 		f.CloudAuth.URL(), *cloudauthPassword, f.CloudAuth.DefaultTenant())
-	fmt.Fprintf(stdout, "orch        grpc=%s url=%s namespace=default auth=off\n", f.Orch.GRPCAddr(), f.Orch.URL())
+	if *orchAuth {
+		fmt.Fprintf(stdout, "orch        grpc=%s url=%s namespace=default auth=on api_key=%s\n", f.Orch.GRPCAddr(), f.Orch.URL(), orchKey)
+	} else {
+		fmt.Fprintf(stdout, "orch        grpc=%s url=%s namespace=default auth=off\n", f.Orch.GRPCAddr(), f.Orch.URL())
+	}
 	fmt.Fprintf(stdout, "sourcehost  url=%s/api/v4 token=%s\n", f.SourceHost.URL(), f.SourceHost.Token())
 	fmt.Fprintf(stdout, "mcp         url=%s/mcp token=%s\n", f.MCP.URL(), f.MCP.Token())
 	if controlURL != "" {

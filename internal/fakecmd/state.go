@@ -61,6 +61,13 @@ type credentials struct {
 	Control struct {
 		Token string `json:"token"`
 	} `json:"control"`
+	Orch struct {
+		// APIKey is what --orch-auth prints (orch:* in every namespace);
+		// made at the first start whether or not auth is on, so that the
+		// key is the same whenever it is turned on. Absent from files of
+		// earlier versions: a new one each start then.
+		APIKey string `json:"api_key,omitempty"`
+	} `json:"orch"`
 
 	key *rsa.PrivateKey // SigningKey, read
 }

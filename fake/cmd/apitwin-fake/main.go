@@ -27,6 +27,13 @@
 // alone, as the specification shows it; by default it checks the login
 // page's CSRF token and actionlogin=login, as the ERP does.
 //
+// --orch-auth turns the orchestration service's authentication on: every
+// call then needs "Authorization: Bearer <key>" (orchctl: ORCH_TOKEN), the
+// API key printed on the orch line as api_key=<key> (auth=on), which holds
+// orch:* in every namespace; without the flag the line says auth=off and
+// any call is served. Go programs that need narrower credentials use
+// orchfake.WithAuth and Server.IssueToken instead.
+//
 // It prints one line per service, "<service> url=<url> <credential>=<value>
 // …", then "ready", and serves until SIGINT or SIGTERM, when it shuts down
 // cleanly. The fakes' shared clock follows the wall clock, so tokens expire
@@ -78,7 +85,8 @@
 //	                  admin's password and the RSA key its tokens are
 //	                  signed with (so a token issued before a restart
 //	                  verifies after it), root's sourcehost token (the mcp
-//	                  token too), the control token. A credential given at
+//	                  token too), the control token, the orch API key
+//	                  --orch-auth prints (the same key whenever it is on). A credential given at
 //	                  a later start (ERP_ADMIN_PASSWORD,
 //	                  --cloudauth-admin-password, APITWIN_CONTROL_TOKEN)
 //	                  wins for that start; the file keeps the first.
@@ -103,8 +111,8 @@
 // not apitwin-fake's, of another version, or does not hold together is an
 // error naming the file (remove it to start afresh), and the program
 // stops before it prints "ready". Not kept: faults, request logs, webhook deliveries still queued,
-// rate-limit windows, the mcp gateway's cache, and orch's auth (off in
-// this program). Both files hold secrets: keep DIR private, and use one
+// rate-limit windows, the mcp gateway's cache, and orch's auth setting
+// (--orch-auth, given at each start). Both files hold secrets: keep DIR private, and use one
 // DIR per running program.
 package main
 
