@@ -29,12 +29,12 @@ func TestMain(m *testing.M) {
 }
 
 // startApitwinFake runs apitwin-fake as its own process on free ports
-// until the test ends and returns what it printed of each service
-// ("orch" → {"grpc": …, "url": …}).
-func startApitwinFake(t *testing.T, bin string) map[string]map[string]string {
+// (with the flags of extra) until the test ends and returns what it
+// printed of each service ("orch" → {"grpc": …, "url": …}).
+func startApitwinFake(t *testing.T, bin string, extra ...string) map[string]map[string]string {
 	t.Helper()
-	cmd := exec.Command(bin, "--erp-port", "0", "--cloudauth-port", "0", "--orch-grpc-port", "0",
-		"--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0")
+	cmd := exec.Command(bin, append([]string{"--erp-port", "0", "--cloudauth-port", "0", "--orch-grpc-port", "0",
+		"--orch-http-port", "0", "--sourcehost-port", "0", "--mcp-port", "0", "--control-port", "0"}, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
