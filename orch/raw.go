@@ -288,3 +288,19 @@ func (r Raw) ListSearchAttributes(ctx context.Context, req *orchpb.ListSearchAtt
 
 // protoMessage is proto.Message, named here so call's constraint reads well.
 type protoMessage = proto.Message
+
+// UpdateWorkflowExecution calls WorkflowService.UpdateWorkflowExecution.
+func (r Raw) UpdateWorkflowExecution(ctx context.Context, req *orchpb.UpdateWorkflowExecutionRequest) (*orchpb.UpdateWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.UpdateWorkflowExecutionRequest{}
+	}
+	return call[orchpb.UpdateWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_UpdateWorkflowExecution_FullMethodName, req)
+}
+
+// ExecuteMultiOperation calls WorkflowService.ExecuteMultiOperation.
+func (r Raw) ExecuteMultiOperation(ctx context.Context, req *orchpb.ExecuteMultiOperationRequest) (*orchpb.ExecuteMultiOperationResponse, error) {
+	if req == nil {
+		req = &orchpb.ExecuteMultiOperationRequest{}
+	}
+	return call[orchpb.ExecuteMultiOperationResponse](ctx, r.c, orchpb.WorkflowService_ExecuteMultiOperation_FullMethodName, req)
+}

@@ -224,6 +224,55 @@ type WorkflowTask struct {
 	Attempt                int32
 	// Raw is the poll's answer as the service sent it.
 	Raw *orchpb.PollWorkflowTaskQueueResponse
+
+	replies *[]*orchpb.ProtocolMessage // shared by the task's copies
+}
+
+// UpdateRequests returns the update requests the task carries (protocol
+// messages whose body is a request). The task answers each with an
+// acceptance (AcceptUpdate) or a rejection (RejectUpdate) through Reply;
+// the worker rejects a request the workflow leaves unanswered, as a
+// workflow with no handler for it.
+func (t *WorkflowTask) UpdateRequests() []*orchpb.ProtocolMessage {
+	var out []*orchpb.ProtocolMessage
+	for _, m := range t.Raw.GetProtocolMessages() {
+		if m.GetRequest() != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Reply adds protocol messages (update acceptances, rejections and
+// responses) to the task's answer; the PROTOCOL_MESSAGE commands among
+// the task's commands place acceptances and responses among its events.
+func (t *WorkflowTask) Reply(msgs ...*orchpb.ProtocolMessage) {
+	if t.replies == nil {
+		t.replies = new([]*orchpb.ProtocolMessage)
+	}
+	*t.replies = append(*t.replies, msgs...)
+}
+
+// answers are the task's replies, with a rejection for every update
+// request the workflow neither accepted nor rejected.
+func (t *WorkflowTask) answers() []*orchpb.ProtocolMessage {
+	var out []*orchpb.ProtocolMessage
+	if t.replies != nil {
+		out = *t.replies
+	}
+	answered := map[string]bool{}
+	for _, m := range out {
+		if m.GetAcceptance() != nil || m.GetRejection() != nil {
+			answered[m.GetProtocolInstanceId()] = true
+		}
+	}
+	for _, req := range t.UpdateRequests() {
+		if !answered[req.GetProtocolInstanceId()] {
+			out = append(out, RejectUpdate(req, &ApplicationError{Type: "UpdateNotHandled",
+				Message: fmt.Sprintf("workflow %s has no handler for update %q", t.WorkflowType, req.GetRequest().GetInput().GetName())}))
+		}
+	}
+	return out
 }
 
 // CancelRequested reports whether someone asked the workflow to cancel
@@ -503,6 +552,7 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 		PreviousStartedEventID: task.GetPreviousStartedEventId(),
 		Attempt:                task.GetAttempt(),
 		Raw:                    task,
+		replies:                new([]*orchpb.ProtocolMessage),
 	}
 	if err := w.restOfHistory(ctx, task, wt); err != nil {
 		w.failWorkflowTask(ctx, task, fmt.Errorf("reading the history: %w", err))
@@ -597,7 +647,7 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 	}
 	_, err = w.c.Raw().RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{
 		Namespace: w.c.namespace, TaskToken: task.GetTaskToken(), Identity: w.c.identity, Commands: commands,
-		QueryResults: results, QueryFailures: failures, StickyAttributes: k != nil && w.stickyQueue != "",
+		Messages: wt.answers(), QueryResults: results, QueryFailures: failures, StickyAttributes: k != nil && w.stickyQueue != "",
 		SdkMetadata: &orchpb.WorkflowTaskCompletedMetadata{SdkName: sdkName},
 	})
 	w.logError("completing a workflow task failed", err, slog.String("workflow_id", wt.WorkflowID))

@@ -103,6 +103,20 @@ func (c *Client) Workflow(workflowID, runID string) *WorkflowRun {
 // (JSON-encoded; nil for none, a *orchpb.Payloads as it is) and returns its
 // run. A workflow id in use fails with *WorkflowExecutionAlreadyStartedError.
 func (c *Client) StartWorkflow(ctx context.Context, workflowType, taskQueue string, input any, opts *StartWorkflowOptions) (*WorkflowRun, error) {
+	req, err := c.startRequest(workflowType, taskQueue, input, opts)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Raw().StartWorkflowExecution(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &WorkflowRun{ID: req.GetWorkflowId(), RunID: resp.GetRunId(), Started: resp.GetStarted(), c: c}, nil
+}
+
+// startRequest is the request StartWorkflow sends (and
+// UpdateWithStartWorkflow's start), random ids filled in.
+func (c *Client) startRequest(workflowType, taskQueue string, input any, opts *StartWorkflowOptions) (*orchpb.StartWorkflowExecutionRequest, error) {
 	var o StartWorkflowOptions
 	if opts != nil {
 		o = *opts
@@ -136,11 +150,7 @@ func (c *Client) StartWorkflow(ctx context.Context, workflowType, taskQueue stri
 	if err := fillMaps(req, o.Memo, o.SearchAttributes, o.Header); err != nil {
 		return nil, err
 	}
-	resp, err := c.Raw().StartWorkflowExecution(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return &WorkflowRun{ID: o.ID, RunID: resp.GetRunId(), Started: resp.GetStarted(), c: c}, nil
+	return req, nil
 }
 
 func fillMaps(req *orchpb.StartWorkflowExecutionRequest, memo, attrs, header map[string]any) error {

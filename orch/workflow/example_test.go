@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"strings"
@@ -169,4 +170,74 @@ func ExampleReplayWithOptions() {
 	// ran:               workflow id "invoice-7", run id "<run id>"
 	// Replay:            workflow id "", run id "<run id>"
 	// ReplayWithOptions: workflow id "invoice-7", run id "<run id>"
+}
+
+// A workflow that takes updates: a validator refuses bad ones before
+// anything is recorded, the handler answers the others, and the caller
+// gets the answer (or the refusal) back.
+func ExampleSetUpdateHandlerWithArg() {
+	srv, err := orchfake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	c := srv.Client()
+	defer c.Close()
+	ctx := context.Background()
+
+	counter := func(ctx workflow.Context, _ struct{}) (int, error) {
+		count := 0
+		workflow.SetUpdateHandlerWithArg(ctx, "add", func(ctx workflow.Context, n int) (any, error) {
+			count += n
+			return count, nil
+		}, func(n int) error {
+			if n <= 0 {
+				return fmt.Errorf("%d is not positive", n)
+			}
+			return nil
+		})
+		err := workflow.Await(ctx, func() bool { return count >= 5 })
+		return count, err
+	}
+	w, err := orch.NewWorker(c, "counters", nil)
+	if err != nil {
+		panic(err)
+	}
+	if err := workflow.Register(w, "Counter", counter); err != nil {
+		panic(err)
+	}
+	if err := w.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer w.Stop()
+
+	run, err := c.StartWorkflow(ctx, "Counter", "counters", nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	for _, n := range []int{2, -1, 3} {
+		u, err := run.Update(ctx, "add", n, nil) // waits for the update to complete
+		if err != nil {
+			panic(err)
+		}
+		var count int
+		var refused *orch.UpdateFailedError
+		if err := u.Get(ctx, &count); errors.As(err, &refused) {
+			fmt.Println("add", n, "refused:", refused.Failure.GetMessage())
+			continue
+		} else if err != nil {
+			panic(err)
+		}
+		fmt.Println("add", n, "count", count)
+	}
+	var final int
+	if err := run.Get(ctx, &final); err != nil {
+		panic(err)
+	}
+	fmt.Println("final", final)
+	// Output:
+	// add 2 count 2
+	// add -1 refused: -1 is not positive
+	// add 3 count 5
+	// final 5
 }

@@ -26,6 +26,7 @@ type command struct {
 	cmd     *orchpb.Command
 	dropped bool                          // canceled in the same task: never sent
 	matched func(ev *orchpb.HistoryEvent) // learns the event that recorded it
+	msg     *orchpb.ProtocolMessage       // the message a PROTOCOL_MESSAGE command places
 }
 
 // execution is one replay of one workflow run: the coroutines of its code,
@@ -80,6 +81,14 @@ type execution struct {
 	timers     map[string]*timer
 	signals    map[string]*channel
 	queries    map[string]func(args *orchpb.Payloads) (any, error)
+	updates    map[string]*updateHandler
+	// live are the update requests of the task being answered; incoming
+	// the updates the next step takes (update.go); replies the
+	// rejections of the step, msgs every message of the last step.
+	live     []*orchpb.ProtocolMessage
+	incoming []incomingUpdate
+	replies  []*orchpb.ProtocolMessage
+	msgs     []*orchpb.ProtocolMessage
 }
 
 func newExecution(b body, o Options) *execution {
@@ -101,6 +110,7 @@ func newExecution(b body, o Options) *execution {
 		timers:     map[string]*timer{},
 		signals:    map[string]*channel{},
 		queries:    map[string]func(*orchpb.Payloads) (any, error){},
+		updates:    map[string]*updateHandler{},
 	}
 	e.root = &cancelScope{e: e}
 	return e
@@ -169,14 +179,37 @@ func (e *execution) step() ([]*command, error) {
 	if err := e.dispatch(); err != nil {
 		return nil, err
 	}
+	// Updates are taken once the code ran until it blocked, so that the
+	// handlers the workflow function registers first are there.
+	if in := e.incoming; len(in) > 0 {
+		e.incoming = nil
+		if err := e.takeUpdates(in); err != nil {
+			return nil, err
+		}
+		if err := e.dispatch(); err != nil {
+			return nil, err
+		}
+	}
 	if e.closeErr != nil {
 		return nil, e.closeErr
 	}
 	out := make([]*command, 0, len(e.pending))
+	var closing *command
+	e.msgs, e.replies = e.replies, nil
 	for _, c := range e.pending {
-		if !c.dropped {
+		switch {
+		case c.dropped:
+		case c.cmd == e.closing && e.closing != nil:
+			closing = c // last, after what update handlers sent
+		default:
 			out = append(out, c)
+			if c.msg != nil {
+				e.msgs = append(e.msgs, c.msg)
+			}
 		}
+	}
+	if closing != nil {
+		out = append(out, closing)
 	}
 	e.pending = nil
 	return out, nil
@@ -187,6 +220,10 @@ type wfTask struct {
 	startedID, completedID int64
 	time                   time.Time
 	commands               []*orchpb.HistoryEvent
+	// accepted are the updates the task accepted: their
+	// WorkflowExecutionUpdateAccepted events follow its
+	// WorkflowTaskCompleted.
+	accepted []incomingUpdate
 }
 
 // commandTask returns the WorkflowTaskCompleted event whose commands ev
@@ -265,6 +302,12 @@ func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
 			t.time = startedAt[t.startedID]
 			tasks = append(tasks, t)
 			byCompleted[t.completedID] = t
+		case *orchpb.HistoryEvent_WorkflowExecutionUpdateAcceptedEventAttributes:
+			if len(tasks) == 0 {
+				return nil, fmt.Errorf("workflow: event %d accepts an update before any workflow task completed", ev.GetEventId())
+			}
+			t := tasks[len(tasks)-1]
+			t.accepted = append(t.accepted, acceptedUpdate(a.WorkflowExecutionUpdateAcceptedEventAttributes))
 		}
 		if m := ev.GetMarkerRecordedEventAttributes(); m != nil {
 			e.markers[markerKey{m.GetMarkerName(), markerIDOf(m.GetDetails())}] = m.GetDetails()[markerData]
@@ -303,6 +346,7 @@ func (e *execution) run(history []*orchpb.HistoryEvent, upTo int64) ([]*orchpb.C
 		}
 		feed(t.startedID)
 		e.now = t.time
+		e.incoming = t.accepted
 		cmds, err := e.step()
 		if err != nil {
 			return nil, err
@@ -327,6 +371,9 @@ func (e *execution) run(history []*orchpb.HistoryEvent, upTo int64) ([]*orchpb.C
 				e.now = ev.GetEventTime().AsTime()
 			}
 		}
+	}
+	if upTo > 0 {
+		e.incoming = liveUpdates(e.live)
 	}
 	cmds, err := e.step()
 	if err != nil || upTo < 0 {
@@ -405,6 +452,7 @@ func (e *execution) advance(events []*orchpb.HistoryEvent, upTo int64) ([]*orchp
 			e.now = ev.GetEventTime().AsTime()
 		}
 	}
+	e.incoming = liveUpdates(e.live)
 	cmds, err := e.step()
 	if err != nil {
 		return nil, err
@@ -415,6 +463,7 @@ func (e *execution) advance(events []*orchpb.HistoryEvent, upTo int64) ([]*orchp
 // match checks the commands the code issued in a replayed task against
 // the events that recorded the task's commands, in order.
 func match(cmds []*command, t *wfTask) error {
+	cmds = slices.DeleteFunc(slices.Clone(cmds), isProtocolCommand)
 	for i := range max(len(cmds), len(t.commands)) {
 		if i >= len(t.commands) {
 			return &NonDeterminismError{EventID: t.completedID, EventType: orchpb.EventType_WorkflowTaskCompleted,
@@ -626,6 +675,7 @@ func NewWithOptions[In, Out any](fn func(ctx Context, in In) (Out, error), o Opt
 	start := func(ctx context.Context, t *orch.WorkflowTask) (*execution, []*orchpb.Command, error) {
 		e := newExecution(b, o)
 		e.info.WorkflowID, e.info.RunID = t.WorkflowID, t.RunID
+		e.live = t.UpdateRequests()
 		upTo := taskStarted(t)
 		if upTo <= 0 {
 			e.stop()
@@ -637,6 +687,7 @@ func NewWithOptions[In, Out any](fn func(ctx Context, in In) (Out, error), o Opt
 			e.stop()
 			return nil, nil, err
 		}
+		t.Reply(e.msgs...)
 		return e, cmds, nil
 	}
 	return orch.Workflow{
@@ -700,7 +751,7 @@ func (e *execution) answer(queryType string, h func(*orchpb.Payloads) (any, erro
 // whose query handlers may not schedule anything either).
 func (e *execution) readOnly(call string) {
 	if e.answering {
-		panic(fmt.Errorf("%s called from a query handler: a query is read-only and may not issue commands, run side effects or start coroutines", call))
+		panic(fmt.Errorf("%s called from a query handler or an update validator: they are read-only and may not issue commands, run side effects or start coroutines", call))
 	}
 }
 
@@ -718,7 +769,12 @@ func (c *cachedRun) Continue(_ context.Context, t *orch.WorkflowTask, events []*
 	if e.abandoned {
 		return nil, errStale
 	}
-	return e.advance(events, upTo)
+	e.live = t.UpdateRequests()
+	cmds, err := e.advance(events, upTo)
+	if err == nil {
+		t.Reply(e.msgs...)
+	}
+	return cmds, err
 }
 
 func (c *cachedRun) Close() { (*execution)(c).stop() }
