@@ -19,6 +19,13 @@ type Answer struct {
 	ContentType string
 	// Header is added to the answer.
 	Header http.Header
+	// SecretFree says the body holds none of the fields
+	// Config.SecretAnswerFields names: it was written from types whose
+	// keys are all known and none of them is one. The request log then
+	// keeps it without searching it for them (it still masks the userinfo
+	// of URLs, which any string may hold): on a page of 20 records that
+	// search was a tenth of the fake's time.
+	SecretFree bool
 }
 
 // WriteAnswer writes a: its headers, its status, and its body (none for
@@ -48,8 +55,28 @@ func WriteAnswer(w http.ResponseWriter, a Answer) {
 	vals := []string{ct, strconv.Itoa(len(body))} // one allocation for both headers
 	h["Content-Type"] = vals[0:1:1]
 	h["Content-Length"] = vals[1:2:2]
+	if a.SecretFree {
+		markSecretFree(w)
+	}
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(body)
+}
+
+// markSecretFree tells the request log that the answer going out on w
+// holds no secret answer field (Answer.SecretFree), when w is the kit's
+// writer or wraps it.
+func markSecretFree(w http.ResponseWriter) {
+	for {
+		switch v := w.(type) {
+		case *statusRecorder:
+			v.secretFree = true
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return
+		}
+	}
 }
 
 // WriteJSON answers with v as JSON and the given status.

@@ -188,7 +188,7 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				k.writeError(rec, r, http.StatusInternalServerError, "")
 			}
 		}
-		x.keepResponse(rec.body, rec.written, rec.Header().Get("Content-Type"))
+		x.keepResponse(rec.body, rec.written, rec.Header().Get("Content-Type"), rec.secretFree)
 		x.Finish(rec.status)
 	}()
 
@@ -469,11 +469,12 @@ func (x *Exchange) commit() {
 // (its first keep bytes) for the log.
 type statusRecorder struct {
 	http.ResponseWriter
-	x       *Exchange
-	status  int
-	keep    int
-	body    []byte
-	written int64
+	x          *Exchange
+	status     int
+	keep       int
+	body       []byte
+	written    int64
+	secretFree bool // the answer holds no secret answer field (Answer.SecretFree)
 }
 
 func (s *statusRecorder) WriteHeader(code int) {

@@ -71,14 +71,22 @@ func (x *Exchange) keepBody(body []byte, contentType string) {
 
 // keepResponse keeps the start of the answer's body (already a copy, at
 // most the log's body limit), its secrets masked, and its full size, and
-// counts them in the log's byte budget.
-func (x *Exchange) keepResponse(body []byte, size int64, contentType string) {
+// counts them in the log's byte budget. A secretFree answer
+// (Answer.SecretFree) is not searched for the secret answer fields, only
+// for URLs' userinfo.
+func (x *Exchange) keepResponse(body []byte, size int64, contentType string, secretFree bool) {
 	if size == 0 {
 		return
 	}
 	k := x.kit
 	cut := int64(len(body)) < size
-	kept := bound(k.answers.MaskAnswer(body, contentType), k.limits.LogBodyBytes, cut)
+	var masked []byte
+	if secretFree {
+		masked = credential.MaskUserinfo(body)
+	} else {
+		masked = k.answers.MaskAnswer(body, contentType)
+	}
+	kept := bound(masked, k.limits.LogBodyBytes, cut)
 	k.logMu.Lock()
 	defer k.logMu.Unlock()
 	x.req.ResponseBody, x.req.ResponseSize, x.req.ResponseBodyTruncated = kept, size, cut

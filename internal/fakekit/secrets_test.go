@@ -210,3 +210,36 @@ func TestRequestLogCountsWhatItHolds(t *testing.T) {
 	}
 	runtime.KeepAlive(k)
 }
+
+// An answer its handler says is secret-free (Answer.SecretFree) is kept
+// without a search for the secret answer fields, but the userinfo of its
+// URLs is masked all the same; an answer that does not say so is searched.
+func TestRequestLogMasksSecretFreeAnswersUserinfo(t *testing.T) {
+	t.Parallel()
+	const body = `{"description":"see https://bob:s3cret@hooks.example/x","token_name":"ci"}`
+	rt := fakekit.NewRoutes[string]()
+	rt.Handle("/free", func(_ string, w http.ResponseWriter, _ *http.Request) {
+		fakekit.WriteAnswer(w, fakekit.Answer{Status: http.StatusOK, Raw: []byte(body), SecretFree: true})
+	})
+	rt.Handle("/searched", func(_ string, w http.ResponseWriter, _ *http.Request) {
+		fakekit.WriteAnswer(w, fakekit.Answer{Status: http.StatusOK, Raw: []byte(`{"token":"answered-secret"}`)})
+	})
+	k := fakekit.New(fakekit.Config{Routes: rt.Bind(""), SecretAnswerFields: []string{"token"}})
+	for _, path := range []string{"/free", "/searched"} {
+		rec := httptest.NewRecorder()
+		k.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+		}
+	}
+	reqs := k.Requests()
+	want := []string{
+		`{"description":"see https://%5BREDACTED%5D@hooks.example/x","token_name":"ci"}`,
+		`{"token":"[REDACTED]"}`,
+	}
+	for i, r := range reqs {
+		if got := string(r.ResponseBody); got != want[i] {
+			t.Errorf("%s: the log kept %s, want %s", r.Path, got, want[i])
+		}
+	}
+}
