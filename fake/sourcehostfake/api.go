@@ -321,12 +321,20 @@ func sortedPage[T any](c *call, items []T, accepted func(T) bool, cmp func(a, b 
 		}
 		return pageOf(c, kept, page, perPage), nil
 	}
+	return orderedPage(c, items, descending && !ascending, kind)
+}
+
+// orderedPage is sortedPage of items already in the order asked for
+// (desc: in its exact reverse), with nothing filtered out: the page is cut
+// from items, reversed when desc, in the time of a page, whatever the
+// length of the list.
+func orderedPage[T any](c *call, items []T, desc bool, kind string) ([]T, *fakekit.Answer) {
 	page, perPage, fail := c.pageParamsUpTo(kind)
 	if fail != nil {
 		return nil, fail
 	}
 	start, end := pageBounds(c, int64(len(items)), page, perPage)
-	if ascending {
+	if !desc {
 		return items[start:end], nil
 	}
 	n := int64(len(items))

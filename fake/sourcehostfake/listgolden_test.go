@@ -52,6 +52,7 @@ func TestListAnswersAreUnchanged(t *testing.T) {
 		{"pipelines_filtered", p + "/pipelines?status=failed&ref=main&per_page=5&page=2"},
 		{"merge_requests_filtered", p + "/merge_requests?state=opened&labels=feature&per_page=5"},
 		{"notes_updated", p + "/issues/2/notes?order_by=updated_at&per_page=5&page=40"},
+		{"pipelines_ascending", p + "/pipelines?sort=asc&per_page=7&page=3"},
 		{"jobs", p + "/pipelines/200/jobs"},
 		{"members_all", p + "/members/all"},
 		{"group_project_members", "/api/v4/projects/3/members/all"},

@@ -43,7 +43,21 @@ func (c *call) listPipelines() fakekit.Answer {
 				(source == "" || pl.source == source)
 		}
 	}
-	page, fail := sortedPage(c, pr.pipelines, accepted, func(a, b *pipeline) int {
+	var page []*pipeline
+	if accepted == nil && orderBy == "id" { // the default: the list is in id order already
+		page, fail = orderedPage(c, pr.pipelines, desc, "")
+	} else {
+		page, fail = sortedPage(c, pr.pipelines, accepted, pipelineOrder(orderBy, desc), "")
+	}
+	if fail != nil {
+		return *fail
+	}
+	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendPipelineSummary))
+}
+
+// pipelineOrder compares pipelines by orderBy, then id, reversed when desc.
+func pipelineOrder(orderBy string, desc bool) func(a, b *pipeline) int {
+	return func(a, b *pipeline) int {
 		var r int
 		switch orderBy {
 		case "status":
@@ -56,11 +70,7 @@ func (c *call) listPipelines() fakekit.Answer {
 			r = cmp.Compare(userID(a.user), userID(b.user))
 		}
 		return ordered(r, a.id, b.id, desc)
-	}, "")
-	if fail != nil {
-		return *fail
 	}
-	return c.doc(http.StatusOK, jsonw.AppendArray(c.buf(), page, c.appendPipelineSummary))
 }
 
 func userID(u *user) int64 {

@@ -163,7 +163,7 @@ type project struct {
 	protected  []*protectedBranch
 	releases   []*release
 	hooks      []*hook
-	pipelines  []*pipeline
+	pipelines  []*pipeline   // in id order: listPipelines cuts its default page from it
 	variables  []*ciVariable // CI/CD variables, in id order
 	triggers   []*pipelineTrigger
 	schedules  []*pipelineSchedule
