@@ -58,8 +58,7 @@ type call struct {
 	events []event  // webhook deliveries to queue
 	via    *trigger // the hook chain of the fake's own calls (a request's is read when it has events to queue)
 	date   string   // today's date, once read (see today)
-	pooled bool     // buf has handed out out's buffer
-	out    *outBuf  // the pooled buffer the answer is written into
+	pooled bool     // buf has handed out a pooled buffer
 	// The users and milestones records show, made once for the records
 	// of an answer to share (see userRef, milestoneRef).
 	users      []writtenRecord
@@ -100,7 +99,7 @@ func errAnswer(a fakekit.Answer) *fakekit.Answer { return &a }
 // serve answers a request with fn. The body is parsed (and prep run on
 // it) before the state is locked, and the answer written out after it is
 // unlocked (records written straight from the state are in a pooled
-// buffer, released then; see answerbuf.go); webhook deliveries fn triggers are
+// buffer; see answerbuf.go); webhook deliveries fn triggers are
 // queued in the order the state changed, and sent in the background (see
 // deliveries.go).
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func(*params), fn func(c *call) fakekit.Answer) {
@@ -111,46 +110,43 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, n need, prep func
 	if prep != nil && perr == "" {
 		prep(p)
 	}
-	a, out := s.answer(w, r, n, p, perr, fn)
+	a := s.answer(w, r, n, p, perr, fn)
 	if job, ok := a.Body.(*archiveJob); ok { // streamed, not encoded (archive.go)
-		out.release()
 		writeArchive(w, job)
 		return
 	}
 	fakekit.WriteAnswer(w, a)
-	out.release()
 }
 
-// answer runs fn with the state locked. The answer's body may be in out,
-// a pooled buffer to release once it is written.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *params, perr string, fn func(c *call) fakekit.Answer) (_ fakekit.Answer, out *outBuf) {
+// answer runs fn with the state locked.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, n need, p *params, perr string, fn func(c *call) fakekit.Answer) fakekit.Answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &call{s: s, st: s.st, r: r, header: w.Header(), p: p}
 	c.base = s.externalFor(r)
 	s.deleteDue()
 	if auth, failed := s.authenticate(c, n); failed {
-		return auth, nil
+		return auth
 	}
 	if auth, failed := s.sudo(c); failed {
-		return auth, nil
+		return auth
 	}
 	if c.user != nil {
 		fakekit.ExchangeFrom(r.Context()).SetCaller(c.user.username)
 	}
 	if perr != "" {
-		return badRequest(perr), nil
+		return badRequest(perr)
 	}
 	if needs := recordNeeds[r.Pattern]; needs != nil {
 		if fail := s.roomFor(needs(c)); fail != nil {
-			return *fail, nil
+			return *fail
 		}
 	}
 	a := fn(c)
 	if len(c.events) > 0 {
 		s.hooks.enqueue(chainOf(r), c.events)
 	}
-	return a, c.out
+	return a
 }
 
 // admit counts the request against its caller's rate limit and sets the

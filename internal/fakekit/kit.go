@@ -149,6 +149,7 @@ func New(cfg Config) *Kit {
 		k.cfg.Routes = NewRoutes[struct{}]().Bind(struct{}{})
 	}
 	k.log = newRing[*logEntry](k.limits.LogEntries, k.limits.LogBytes)
+	k.log.onDrop = (*logEntry).dropped
 	k.secrets = credential.NewFields(cfg.SecretFields...)
 	k.answers = credential.NewFields(cfg.SecretAnswerFields...)
 	return k
@@ -188,7 +189,7 @@ func (k *Kit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				k.writeError(rec, r, http.StatusInternalServerError, "")
 			}
 		}
-		x.keepResponse(rec.body, rec.written, rec.Header().Get("Content-Type"), rec.secretFree)
+		x.keepResponse(rec.body, rec.written, rec.Header().Get("Content-Type"), rec.secretFree, rec.keptPooled)
 		x.Finish(rec.status)
 	}()
 
@@ -475,6 +476,8 @@ type statusRecorder struct {
 	body       []byte
 	written    int64
 	secretFree bool // the answer holds no secret answer field (Answer.SecretFree)
+	pooled     bool // the next Write's bytes are a pooled answer's (Answer.Pooled)
+	keptPooled bool // body is that pooled buffer, kept without a copy
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -489,9 +492,13 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.WriteHeader(http.StatusOK)
 	}
-	if room := s.keep - len(s.body); room > 0 {
+	switch room := s.keep - len(s.body); {
+	case s.pooled && s.body == nil && len(b) <= room:
+		s.body, s.keptPooled = b, true
+	case room > 0:
 		s.body = append(s.body, b[:min(len(b), room)]...)
 	}
+	s.pooled = false
 	n, err := s.ResponseWriter.Write(b)
 	s.written += int64(n)
 	return n, err

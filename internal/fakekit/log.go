@@ -27,11 +27,27 @@ type logEntry struct {
 	// header is the request's header, rebuilt into req.Header when the log
 	// is read.
 	header flatHeader
+	// pooled says req.ResponseBody is a pooled answer's buffer
+	// (Answer.Pooled): copied when the log is read, given back for reuse
+	// when the entry is dropped.
+	pooled bool
+}
+
+// dropped gives a pooled answer's buffer back once nothing can read it.
+func (e *logEntry) dropped() {
+	if e.pooled {
+		e.pooled = false
+		putAnswerBuffer(e.req.ResponseBody)
+		e.req.ResponseBody = nil
+	}
 }
 
 // request is the logged request, its query parsed and its header rebuilt.
 func (e *logEntry) request() control.Request {
 	r := e.req
+	if e.pooled {
+		r.ResponseBody = bytes.Clone(r.ResponseBody)
+	}
 	r.Header = e.header.header()
 	if r.Query == nil && e.rawQuery != "" {
 		r.Query, _ = url.ParseQuery(e.rawQuery) // what URL.Query keeps of a malformed query
@@ -73,9 +89,13 @@ func (x *Exchange) keepBody(body []byte, contentType string) {
 // most the log's body limit), its secrets masked, and its full size, and
 // counts them in the log's byte budget. A secretFree answer
 // (Answer.SecretFree) is not searched for the secret answer fields, only
-// for URLs' userinfo.
-func (x *Exchange) keepResponse(body []byte, size int64, contentType string, secretFree bool) {
+// for URLs' userinfo. A pooled body (Answer.Pooled) is kept itself when
+// masking leaves it as it is, else given back.
+func (x *Exchange) keepResponse(body []byte, size int64, contentType string, secretFree, pooled bool) {
 	if size == 0 {
+		if pooled {
+			putAnswerBuffer(body)
+		}
 		return
 	}
 	k := x.kit
@@ -87,13 +107,29 @@ func (x *Exchange) keepResponse(body []byte, size int64, contentType string, sec
 		masked = k.answers.MaskAnswer(body, contentType)
 	}
 	kept := bound(masked, k.limits.LogBodyBytes, cut)
+	if pooled && (len(kept) == 0 || &kept[0] != &body[0]) { // masked into a copy
+		putAnswerBuffer(body)
+		pooled = false
+	}
 	k.logMu.Lock()
 	defer k.logMu.Unlock()
 	x.req.ResponseBody, x.req.ResponseSize, x.req.ResponseBodyTruncated = kept, size, cut
 	if x.entry != nil && !x.settled {
 		x.entry.req.ResponseBody, x.entry.req.ResponseSize, x.entry.req.ResponseBodyTruncated = kept, size, cut
 		entry := x.entry
-		k.log.resize(func(e *logEntry) bool { return e == entry }, int64(cap(kept)))
+		if k.log.resize(func(e *logEntry) bool { return e == entry }, int64(cap(kept))) {
+			entry.pooled = pooled
+			return
+		}
+	}
+	// No entry in the log keeps it: nothing will read the Exchange's copy
+	// once the request ends (it is cleared so that nothing can).
+	if pooled {
+		x.req.ResponseBody = nil
+		if x.entry != nil {
+			x.entry.req.ResponseBody = nil
+		}
+		putAnswerBuffer(body)
 	}
 }
 

@@ -11,6 +11,7 @@ type ring[T any] struct {
 	bytes    int64
 	maxItems int
 	maxBytes int64
+	onDrop   func(T) // called with each item dropped for the budget, if set
 }
 
 func newRing[T any](maxItems int, maxBytes int64) ring[T] {
@@ -51,6 +52,9 @@ func (r *ring[T]) resize(is func(T) bool, delta int64) bool {
 
 func (r *ring[T]) dropOldest() {
 	var zero T
+	if r.onDrop != nil {
+		r.onDrop(r.items[r.head])
+	}
 	r.bytes -= r.sizes[r.head]
 	r.items[r.head] = zero // let it go now, not at the next compaction
 	r.head++

@@ -243,3 +243,58 @@ func TestRequestLogMasksSecretFreeAnswersUserinfo(t *testing.T) {
 		}
 	}
 }
+
+// A pooled answer (Answer.Pooled) is kept by the log as it was written,
+// and stays so, in the log and in what was read of it, while its buffer
+// goes back for reuse as the log lets older answers go; so do answers too
+// large to keep whole, and answers masked into a copy.
+func TestRequestLogKeepsPooledAnswers(t *testing.T) {
+	t.Parallel()
+	rt := fakekit.NewRoutes[string]()
+	rt.Handle("/", func(_ string, w http.ResponseWriter, r *http.Request) {
+		b := fakekit.AnswerBuffer()
+		b = fmt.Appendf(b, `{"n":%q,"pad":"%s"}`, r.URL.Query().Get("n"), strings.Repeat("p", len(r.URL.Query().Get("pad"))))
+		if r.URL.Query().Has("secret") {
+			b = fmt.Appendf(b[:0], `{"n":%q,"token":"answered-secret"}`, r.URL.Query().Get("n"))
+		}
+		fakekit.WriteAnswer(w, fakekit.Answer{Status: http.StatusOK, Raw: b, Pooled: true})
+	})
+	k := fakekit.New(fakekit.Config{Routes: rt.Bind(""), Limits: fakekit.Limits{LogEntries: 3, LogBodyBytes: 64},
+		SecretAnswerFields: []string{"token"}})
+	want := func(n int, query string) string {
+		switch {
+		case strings.Contains(query, "secret"):
+			return fmt.Sprintf(`{"n":"%d","token":"[REDACTED]"}`, n)
+		case strings.Contains(query, "pad="):
+			return fmt.Sprintf(`{"n":"%d","pad":"%s`, n, strings.Repeat("p", 64-len(fmt.Sprintf(`{"n":"%d","pad":"`, n))))
+		}
+		return fmt.Sprintf(`{"n":"%d","pad":""}`, n)
+	}
+	queries := []string{"", "&secret", "&pad=" + strings.Repeat("x", 100)}
+	var read []control.Request
+	for n := range 30 {
+		q := queries[n%len(queries)]
+		rec := httptest.NewRecorder()
+		k.ServeHTTP(rec, httptest.NewRequest("GET", "/?n="+strconv.Itoa(n)+q, nil))
+		if got := rec.Body.String(); !strings.Contains(got, `"n":"`+strconv.Itoa(n)+`"`) {
+			t.Fatalf("answer %d: %s", n, got)
+		}
+		if n == 3 {
+			read = k.Requests() // answers 1 to 3, read before their buffers are reused
+		}
+	}
+	check := func(what string, reqs []control.Request, first int) {
+		t.Helper()
+		if len(reqs) != 3 {
+			t.Fatalf("%s: %d requests, want 3", what, len(reqs))
+		}
+		for i, r := range reqs {
+			n := first + i
+			if got, w := string(r.ResponseBody), want(n, queries[n%len(queries)]); got != w {
+				t.Errorf("%s: answer %d kept as %s, want %s", what, n, got, w)
+			}
+		}
+	}
+	check("read early", read, 1)
+	check("read last", k.Requests(), 27)
+}
