@@ -243,6 +243,12 @@ var commandRules = map[orchpb.CommandType]commandRule{
 	// (checkMessages); applying it writes the update's event.
 	orchpb.CommandType_PROTOCOL_MESSAGE: rule((*orchpb.Command).GetProtocolMessageCommandAttributes, false, nil,
 		(*Server).applyProtocolMessage),
+
+	orchpb.CommandType_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetSignalExternalWorkflowExecutionCommandAttributes, false,
+		checkSignalExternal, (*Server).initiateSignal),
+
+	orchpb.CommandType_UPSERT_WORKFLOW_PROPERTIES: rule((*orchpb.Command).GetUpsertWorkflowPropertiesCommandAttributes, false,
+		checkUpsertProperties, (*Server).upsertProperties),
 }
 
 // checkCommands validates every command before any is applied.

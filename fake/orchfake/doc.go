@@ -106,8 +106,11 @@
 // continue-as-new command gives, none when it gives none, as the real
 // service takes them (it inherits only the type, task queue and timeouts):
 // an SDK that carries the run's own (Temporal's Go SDK, orch/workflow)
-// puts them in the command. memo_update changes the run's memo, never the
-// one its WorkflowExecutionStarted event recorded.
+// puts them in the command. memo_update and the UPSERT_WORKFLOW_PROPERTIES
+// command (which writes WorkflowPropertiesModified) change the run's memo,
+// which describe and list show, never the one its WorkflowExecutionStarted
+// event recorded: a field replaces the one of its name, a null payload
+// (encoding binary/null) removes it, as Temporal merges memos.
 //
 // A workflow task that fails or times out is retried with its attempt
 // counted. Only the first failure is written: a retry's
@@ -170,6 +173,18 @@
 // ExternalWorkflowExecutionCancelRequested (the target gets
 // WorkflowExecutionCancelRequested) or
 // RequestCancelExternalWorkflowExecutionFailed, and a workflow task for it.
+// SIGNAL_EXTERNAL_WORKFLOW_EXECUTION writes
+// SignalExternalWorkflowExecutionInitiated; once the task's commands are
+// applied the signal goes out (none if the task closed the run, as the
+// service drops the transfer of a closed run): the target gets
+// WorkflowExecutionSignaled naming the sender in external_workflow_execution
+// and a workflow task, the sender ExternalWorkflowExecutionSignaled; or the
+// sender gets SignalExternalWorkflowExecutionFailed with its cause
+// (EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND for an id with no open run, a
+// closed one or a non-child under child_workflow_only; NAMESPACE_NOT_FOUND;
+// SIGNAL_COUNT_LIMIT_EXCEEDED when the target's history is full), and a
+// workflow task. A signal's input is at most MaxSignalInputSize (2 MiB,
+// BAD_SIGNAL_INPUT_SIZE past it).
 //
 // History pages hold up to 1,000 events (maximum_page_size); page tokens
 // are opaque (a tag, the position, a CRC-32) and a foreign or damaged one
@@ -297,7 +312,9 @@
 // RequestCancelActivityTask, StartTimer, CancelTimer,
 // CompleteWorkflowExecution, FailWorkflowExecution,
 // CancelWorkflowExecution, RecordMarker, ContinueAsNewWorkflowExecution,
-// UpsertWorkflowSearchAttributes; all are checked before any applies; a
+// UpsertWorkflowSearchAttributes, StartChildWorkflowExecution,
+// RequestCancelExternalWorkflowExecution, SignalExternalWorkflowExecution,
+// UpsertWorkflowProperties; all are checked before any applies; a
 // bad one fails the task (WorkflowTaskFailed with its BAD_* cause, the
 // call answers INVALID_ARGUMENT) and a new attempt is scheduled; a closing
 // command must be last, and is refused with UNHANDLED_COMMAND when events

@@ -39,6 +39,9 @@ type engineState struct {
 	admitted      []*update
 	updatesMissed bool
 	messages      *taskMessages
+	// pendingSignals are initiated by the task being completed, sent once
+	// its commands are applied.
+	pendingSignals []pendingSignal
 }
 
 // engineTimer is a pending clock timer with its due time (for time
@@ -267,6 +270,7 @@ func (s *Server) engineClosed(e *execution) {
 	e.eng.userTimers = nil
 	e.eng.children = nil
 	e.eng.pendingChildren = nil
+	e.eng.pendingSignals = nil
 	s.abortUpdates(e)
 	// Pending queries stay: a closed execution can still be queried.
 }

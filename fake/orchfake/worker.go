@@ -65,20 +65,7 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	tm.applied = map[string]bool{}
 	e.eng.messages = tm
 	if m := req.GetMemoUpdate(); m != nil {
-		e.infoEdits++
-		// A copy: the old memo is the started event's (and the start
-		// request's), which must not change.
-		if e.memo == nil {
-			e.memo = &orchpb.Memo{}
-		} else {
-			e.memo = proto.Clone(e.memo).(*orchpb.Memo)
-		}
-		if e.memo.Fields == nil {
-			e.memo.Fields = map[string]*orchpb.Payload{}
-		}
-		for k, v := range m.GetFields() {
-			e.memo.Fields[k] = v
-		}
+		s.upsertMemo(e, m)
 	}
 	askedToCancel := false // the outcome of a cancel request is written at once: the workflow must see it
 	for _, c := range req.GetCommands() {
@@ -88,6 +75,7 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	s.applyRestOfMessages(e, req.GetMessages())
 	s.undeliver(t) // updates the worker did not answer wait for the next task
 	s.startChildren(e)
+	s.sendSignals(e)
 	if e.open() && (len(e.history) > MaxHistoryEvents || s.eventCount() > s.maxEvents()) {
 		// As the service ends a run whose history passed its count limit.
 		s.terminateLocked(e, "Workflow history count exceeds limit.", nil, "orchfake")

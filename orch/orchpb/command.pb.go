@@ -46,6 +46,8 @@ type Command struct {
 	//	*Command_StartChildWorkflowExecutionCommandAttributes
 	//	*Command_RequestCancelExternalWorkflowExecutionCommandAttributes
 	//	*Command_ProtocolMessageCommandAttributes
+	//	*Command_SignalExternalWorkflowExecutionCommandAttributes
+	//	*Command_UpsertWorkflowPropertiesCommandAttributes
 	Attributes    isCommand_Attributes `protobuf_oneof:"attributes"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -212,6 +214,24 @@ func (x *Command) GetProtocolMessageCommandAttributes() *ProtocolMessageCommandA
 	return nil
 }
 
+func (x *Command) GetSignalExternalWorkflowExecutionCommandAttributes() *SignalExternalWorkflowExecutionCommandAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*Command_SignalExternalWorkflowExecutionCommandAttributes); ok {
+			return x.SignalExternalWorkflowExecutionCommandAttributes
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetUpsertWorkflowPropertiesCommandAttributes() *UpsertWorkflowPropertiesCommandAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*Command_UpsertWorkflowPropertiesCommandAttributes); ok {
+			return x.UpsertWorkflowPropertiesCommandAttributes
+		}
+	}
+	return nil
+}
+
 type isCommand_Attributes interface {
 	isCommand_Attributes()
 }
@@ -269,6 +289,15 @@ type Command_ProtocolMessageCommandAttributes struct {
 	ProtocolMessageCommandAttributes *ProtocolMessageCommandAttributes `protobuf:"bytes,14,opt,name=protocol_message_command_attributes,json=protocolMessageCommandAttributes,proto3,oneof"`
 }
 
+type Command_SignalExternalWorkflowExecutionCommandAttributes struct {
+	// Signals between workflows, memo upserts: 16-18.
+	SignalExternalWorkflowExecutionCommandAttributes *SignalExternalWorkflowExecutionCommandAttributes `protobuf:"bytes,16,opt,name=signal_external_workflow_execution_command_attributes,json=signalExternalWorkflowExecutionCommandAttributes,proto3,oneof"`
+}
+
+type Command_UpsertWorkflowPropertiesCommandAttributes struct {
+	UpsertWorkflowPropertiesCommandAttributes *UpsertWorkflowPropertiesCommandAttributes `protobuf:"bytes,17,opt,name=upsert_workflow_properties_command_attributes,json=upsertWorkflowPropertiesCommandAttributes,proto3,oneof"`
+}
+
 func (*Command_ScheduleActivityTaskCommandAttributes) isCommand_Attributes() {}
 
 func (*Command_RequestCancelActivityTaskCommandAttributes) isCommand_Attributes() {}
@@ -294,6 +323,10 @@ func (*Command_StartChildWorkflowExecutionCommandAttributes) isCommand_Attribute
 func (*Command_RequestCancelExternalWorkflowExecutionCommandAttributes) isCommand_Attributes() {}
 
 func (*Command_ProtocolMessageCommandAttributes) isCommand_Attributes() {}
+
+func (*Command_SignalExternalWorkflowExecutionCommandAttributes) isCommand_Attributes() {}
+
+func (*Command_UpsertWorkflowPropertiesCommandAttributes) isCommand_Attributes() {}
 
 type ScheduleActivityTaskCommandAttributes struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1165,7 +1198,7 @@ var File_apitwin_orch_v1_command_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dapitwin/orch/v1/command.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\"\xba\x10\n" +
+	"\x1dapitwin/orch/v1/command.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\"\x92\x13\n" +
 	"\aCommand\x12?\n" +
 	"\fcommand_type\x18\x01 \x01(\x0e2\x1c.apitwin.orch.v1.CommandTypeR\vcommandType\x12\x92\x01\n" +
 	")schedule_activity_task_command_attributes\x18\x02 \x01(\v26.apitwin.orch.v1.ScheduleActivityTaskCommandAttributesH\x00R%scheduleActivityTaskCommandAttributes\x12\xa2\x01\n" +
@@ -1181,7 +1214,9 @@ const file_apitwin_orch_v1_command_proto_rawDesc = "" +
 	"4upsert_workflow_search_attributes_command_attributes\x18\v \x01(\v2@.apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributesH\x00R/upsertWorkflowSearchAttributesCommandAttributes\x12\xa8\x01\n" +
 	"1start_child_workflow_execution_command_attributes\x18\f \x01(\v2=.apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributesH\x00R,startChildWorkflowExecutionCommandAttributes\x12\xca\x01\n" +
 	"=request_cancel_external_workflow_execution_command_attributes\x18\r \x01(\v2H.apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributesH\x00R7requestCancelExternalWorkflowExecutionCommandAttributes\x12\x82\x01\n" +
-	"#protocol_message_command_attributes\x18\x0e \x01(\v21.apitwin.orch.v1.ProtocolMessageCommandAttributesH\x00R protocolMessageCommandAttributesB\f\n" +
+	"#protocol_message_command_attributes\x18\x0e \x01(\v21.apitwin.orch.v1.ProtocolMessageCommandAttributesH\x00R protocolMessageCommandAttributes\x12\xb4\x01\n" +
+	"5signal_external_workflow_execution_command_attributes\x18\x10 \x01(\v2A.apitwin.orch.v1.SignalExternalWorkflowExecutionCommandAttributesH\x00R0signalExternalWorkflowExecutionCommandAttributes\x12\x9e\x01\n" +
+	"-upsert_workflow_properties_command_attributes\x18\x11 \x01(\v2:.apitwin.orch.v1.UpsertWorkflowPropertiesCommandAttributesH\x00R)upsertWorkflowPropertiesCommandAttributesB\f\n" +
 	"\n" +
 	"attributes\"\x92\x05\n" +
 	"%ScheduleActivityTaskCommandAttributes\x12\x1f\n" +
@@ -1292,17 +1327,19 @@ var file_apitwin_orch_v1_command_proto_goTypes = []any{
 	nil,                                      // 13: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
 	(CommandType)(0),                         // 14: apitwin.orch.v1.CommandType
 	(*ProtocolMessageCommandAttributes)(nil), // 15: apitwin.orch.v1.ProtocolMessageCommandAttributes
-	(*ActivityType)(nil),                     // 16: apitwin.orch.v1.ActivityType
-	(*Header)(nil),                           // 17: apitwin.orch.v1.Header
-	(*Payloads)(nil),                         // 18: apitwin.orch.v1.Payloads
-	(*durationpb.Duration)(nil),              // 19: google.protobuf.Duration
-	(*RetryPolicy)(nil),                      // 20: apitwin.orch.v1.RetryPolicy
-	(*Failure)(nil),                          // 21: apitwin.orch.v1.Failure
-	(*WorkflowType)(nil),                     // 22: apitwin.orch.v1.WorkflowType
-	(*Memo)(nil),                             // 23: apitwin.orch.v1.Memo
-	(*SearchAttributes)(nil),                 // 24: apitwin.orch.v1.SearchAttributes
-	(ParentClosePolicy)(0),                   // 25: apitwin.orch.v1.ParentClosePolicy
-	(WorkflowIdReusePolicy)(0),               // 26: apitwin.orch.v1.WorkflowIdReusePolicy
+	(*SignalExternalWorkflowExecutionCommandAttributes)(nil), // 16: apitwin.orch.v1.SignalExternalWorkflowExecutionCommandAttributes
+	(*UpsertWorkflowPropertiesCommandAttributes)(nil),        // 17: apitwin.orch.v1.UpsertWorkflowPropertiesCommandAttributes
+	(*ActivityType)(nil),        // 18: apitwin.orch.v1.ActivityType
+	(*Header)(nil),              // 19: apitwin.orch.v1.Header
+	(*Payloads)(nil),            // 20: apitwin.orch.v1.Payloads
+	(*durationpb.Duration)(nil), // 21: google.protobuf.Duration
+	(*RetryPolicy)(nil),         // 22: apitwin.orch.v1.RetryPolicy
+	(*Failure)(nil),             // 23: apitwin.orch.v1.Failure
+	(*WorkflowType)(nil),        // 24: apitwin.orch.v1.WorkflowType
+	(*Memo)(nil),                // 25: apitwin.orch.v1.Memo
+	(*SearchAttributes)(nil),    // 26: apitwin.orch.v1.SearchAttributes
+	(ParentClosePolicy)(0),      // 27: apitwin.orch.v1.ParentClosePolicy
+	(WorkflowIdReusePolicy)(0),  // 28: apitwin.orch.v1.WorkflowIdReusePolicy
 }
 var file_apitwin_orch_v1_command_proto_depIdxs = []int32{
 	14, // 0: apitwin.orch.v1.Command.command_type:type_name -> apitwin.orch.v1.CommandType
@@ -1319,47 +1356,49 @@ var file_apitwin_orch_v1_command_proto_depIdxs = []int32{
 	11, // 11: apitwin.orch.v1.Command.start_child_workflow_execution_command_attributes:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes
 	12, // 12: apitwin.orch.v1.Command.request_cancel_external_workflow_execution_command_attributes:type_name -> apitwin.orch.v1.RequestCancelExternalWorkflowExecutionCommandAttributes
 	15, // 13: apitwin.orch.v1.Command.protocol_message_command_attributes:type_name -> apitwin.orch.v1.ProtocolMessageCommandAttributes
-	16, // 14: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	17, // 15: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	18, // 16: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	19, // 17: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	19, // 18: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
-	19, // 19: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	19, // 20: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
-	20, // 21: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	19, // 22: apitwin.orch.v1.StartTimerCommandAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
-	18, // 23: apitwin.orch.v1.CompleteWorkflowExecutionCommandAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	21, // 24: apitwin.orch.v1.FailWorkflowExecutionCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	18, // 25: apitwin.orch.v1.CancelWorkflowExecutionCommandAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	13, // 26: apitwin.orch.v1.RecordMarkerCommandAttributes.details:type_name -> apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
-	17, // 27: apitwin.orch.v1.RecordMarkerCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	21, // 28: apitwin.orch.v1.RecordMarkerCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	22, // 29: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	18, // 30: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	19, // 31: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	19, // 32: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	17, // 33: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	23, // 34: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	24, // 35: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	20, // 36: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	24, // 37: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	22, // 38: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	18, // 39: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	19, // 40: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	19, // 41: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	19, // 42: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	25, // 43: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
-	26, // 44: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	20, // 45: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	17, // 46: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
-	23, // 47: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	24, // 48: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	18, // 49: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	50, // [50:50] is the sub-list for method output_type
-	50, // [50:50] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	16, // 14: apitwin.orch.v1.Command.signal_external_workflow_execution_command_attributes:type_name -> apitwin.orch.v1.SignalExternalWorkflowExecutionCommandAttributes
+	17, // 15: apitwin.orch.v1.Command.upsert_workflow_properties_command_attributes:type_name -> apitwin.orch.v1.UpsertWorkflowPropertiesCommandAttributes
+	18, // 16: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	19, // 17: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	20, // 18: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	21, // 19: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	21, // 20: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
+	21, // 21: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	21, // 22: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
+	22, // 23: apitwin.orch.v1.ScheduleActivityTaskCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	21, // 24: apitwin.orch.v1.StartTimerCommandAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
+	20, // 25: apitwin.orch.v1.CompleteWorkflowExecutionCommandAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	23, // 26: apitwin.orch.v1.FailWorkflowExecutionCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	20, // 27: apitwin.orch.v1.CancelWorkflowExecutionCommandAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	13, // 28: apitwin.orch.v1.RecordMarkerCommandAttributes.details:type_name -> apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry
+	19, // 29: apitwin.orch.v1.RecordMarkerCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	23, // 30: apitwin.orch.v1.RecordMarkerCommandAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	24, // 31: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	20, // 32: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	21, // 33: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	21, // 34: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	19, // 35: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	25, // 36: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	26, // 37: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	22, // 38: apitwin.orch.v1.ContinueAsNewWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	26, // 39: apitwin.orch.v1.UpsertWorkflowSearchAttributesCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	24, // 40: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	20, // 41: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	21, // 42: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	21, // 43: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	21, // 44: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	27, // 45: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
+	28, // 46: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	22, // 47: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	19, // 48: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	25, // 49: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	26, // 50: apitwin.orch.v1.StartChildWorkflowExecutionCommandAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	20, // 51: apitwin.orch.v1.RecordMarkerCommandAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	52, // [52:52] is the sub-list for method output_type
+	52, // [52:52] is the sub-list for method input_type
+	52, // [52:52] is the sub-list for extension type_name
+	52, // [52:52] is the sub-list for extension extendee
+	0,  // [0:52] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_command_proto_init() }
@@ -1386,6 +1425,8 @@ func file_apitwin_orch_v1_command_proto_init() {
 		(*Command_StartChildWorkflowExecutionCommandAttributes)(nil),
 		(*Command_RequestCancelExternalWorkflowExecutionCommandAttributes)(nil),
 		(*Command_ProtocolMessageCommandAttributes)(nil),
+		(*Command_SignalExternalWorkflowExecutionCommandAttributes)(nil),
+		(*Command_UpsertWorkflowPropertiesCommandAttributes)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -630,6 +630,11 @@ const (
 	EventType_WorkflowExecutionUpdateCompleted EventType = 40
 	// In the contract as in Temporal's (an update reapplied by a reset); the fake writes none.
 	EventType_WorkflowExecutionUpdateAdmitted EventType = 41
+	// Signals between workflows, memo upserts: 42-45.
+	EventType_SignalExternalWorkflowExecutionInitiated EventType = 42
+	EventType_SignalExternalWorkflowExecutionFailed    EventType = 43
+	EventType_ExternalWorkflowExecutionSignaled        EventType = 44
+	EventType_WorkflowPropertiesModified               EventType = 45
 )
 
 // Enum value maps for EventType.
@@ -677,6 +682,10 @@ var (
 		39: "WorkflowExecutionUpdateRejected",
 		40: "WorkflowExecutionUpdateCompleted",
 		41: "WorkflowExecutionUpdateAdmitted",
+		42: "SignalExternalWorkflowExecutionInitiated",
+		43: "SignalExternalWorkflowExecutionFailed",
+		44: "ExternalWorkflowExecutionSignaled",
+		45: "WorkflowPropertiesModified",
 	}
 	EventType_value = map[string]int32{
 		"EVENT_TYPE_UNSPECIFIED":                          0,
@@ -721,6 +730,10 @@ var (
 		"WorkflowExecutionUpdateRejected":                 39,
 		"WorkflowExecutionUpdateCompleted":                40,
 		"WorkflowExecutionUpdateAdmitted":                 41,
+		"SignalExternalWorkflowExecutionInitiated":        42,
+		"SignalExternalWorkflowExecutionFailed":           43,
+		"ExternalWorkflowExecutionSignaled":               44,
+		"WorkflowPropertiesModified":                      45,
 	}
 )
 
@@ -770,6 +783,9 @@ const (
 	// Workflow updates: 13-14.
 	// Places an update acceptance or response message among the task's events.
 	CommandType_PROTOCOL_MESSAGE CommandType = 13
+	// Signals between workflows, memo upserts: 15-17.
+	CommandType_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION CommandType = 15
+	CommandType_UPSERT_WORKFLOW_PROPERTIES         CommandType = 16
 )
 
 // Enum value maps for CommandType.
@@ -789,6 +805,8 @@ var (
 		11: "START_CHILD_WORKFLOW_EXECUTION",
 		12: "REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION",
 		13: "PROTOCOL_MESSAGE",
+		15: "SIGNAL_EXTERNAL_WORKFLOW_EXECUTION",
+		16: "UPSERT_WORKFLOW_PROPERTIES",
 	}
 	CommandType_value = map[string]int32{
 		"COMMAND_TYPE_UNSPECIFIED":                   0,
@@ -805,6 +823,8 @@ var (
 		"START_CHILD_WORKFLOW_EXECUTION":             11,
 		"REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION": 12,
 		"PROTOCOL_MESSAGE":                           13,
+		"SIGNAL_EXTERNAL_WORKFLOW_EXECUTION":         15,
+		"UPSERT_WORKFLOW_PROPERTIES":                 16,
 	}
 )
 
@@ -868,6 +888,10 @@ const (
 	// Updates arrived while the task ran and its commands would have closed
 	// the workflow without them.
 	WorkflowTaskFailedCause_UNHANDLED_UPDATE WorkflowTaskFailedCause = 18
+	// Signals between workflows, memo upserts: 19-21.
+	WorkflowTaskFailedCause_BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES  WorkflowTaskFailedCause = 19
+	WorkflowTaskFailedCause_BAD_SIGNAL_INPUT_SIZE                     WorkflowTaskFailedCause = 20
+	WorkflowTaskFailedCause_BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES WorkflowTaskFailedCause = 21
 )
 
 // Enum value maps for WorkflowTaskFailedCause.
@@ -892,6 +916,9 @@ var (
 		16: "BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES",
 		17: "BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE",
 		18: "UNHANDLED_UPDATE",
+		19: "BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES",
+		20: "BAD_SIGNAL_INPUT_SIZE",
+		21: "BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES",
 	}
 	WorkflowTaskFailedCause_value = map[string]int32{
 		"WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED":                    0,
@@ -913,6 +940,9 @@ var (
 		"BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES": 16,
 		"BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE":                     17,
 		"UNHANDLED_UPDATE":                                          18,
+		"BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES":                  19,
+		"BAD_SIGNAL_INPUT_SIZE":                                     20,
+		"BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES":                 21,
 	}
 )
 
@@ -1334,8 +1364,7 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\x18MAXIMUM_ATTEMPTS_REACHED\x10\x04\x12\x18\n" +
 	"\x14RETRY_POLICY_NOT_SET\x10\x05\x12\x19\n" +
 	"\x15INTERNAL_SERVER_ERROR\x10\x06\x12\x14\n" +
-	"\x10CANCEL_REQUESTED\x10\a*\xc8\n" +
-	"\n" +
+	"\x10CANCEL_REQUESTED\x10\a*\xe8\v\n" +
 	"\tEventType\x12\x1a\n" +
 	"\x16EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18WorkflowExecutionStarted\x10\x01\x12\x1e\n" +
@@ -1380,7 +1409,11 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\x1fWorkflowExecutionUpdateAccepted\x10&\x12#\n" +
 	"\x1fWorkflowExecutionUpdateRejected\x10'\x12$\n" +
 	" WorkflowExecutionUpdateCompleted\x10(\x12#\n" +
-	"\x1fWorkflowExecutionUpdateAdmitted\x10)*\xb5\x03\n" +
+	"\x1fWorkflowExecutionUpdateAdmitted\x10)\x12,\n" +
+	"(SignalExternalWorkflowExecutionInitiated\x10*\x12)\n" +
+	"%SignalExternalWorkflowExecutionFailed\x10+\x12%\n" +
+	"!ExternalWorkflowExecutionSignaled\x10,\x12\x1e\n" +
+	"\x1aWorkflowPropertiesModified\x10-*\xfd\x03\n" +
 	"\vCommandType\x12\x1c\n" +
 	"\x18COMMAND_TYPE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16SCHEDULE_ACTIVITY_TASK\x10\x01\x12 \n" +
@@ -1396,7 +1429,9 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\x12\"\n" +
 	"\x1eSTART_CHILD_WORKFLOW_EXECUTION\x10\v\x12.\n" +
 	"*REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION\x10\f\x12\x14\n" +
-	"\x10PROTOCOL_MESSAGE\x10\r*\xcc\x05\n" +
+	"\x10PROTOCOL_MESSAGE\x10\r\x12&\n" +
+	"\"SIGNAL_EXTERNAL_WORKFLOW_EXECUTION\x10\x0f\x12\x1e\n" +
+	"\x1aUPSERT_WORKFLOW_PROPERTIES\x10\x10*\xc4\x06\n" +
 	"\x17WorkflowTaskFailedCause\x12*\n" +
 	"&WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11UNHANDLED_COMMAND\x10\x01\x12$\n" +
@@ -1418,7 +1453,10 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"$BAD_START_CHILD_EXECUTION_ATTRIBUTES\x10\x0f\x12=\n" +
 	"9BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES\x10\x10\x12)\n" +
 	"%BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE\x10\x11\x12\x14\n" +
-	"\x10UNHANDLED_UPDATE\x10\x12*m\n" +
+	"\x10UNHANDLED_UPDATE\x10\x12\x12,\n" +
+	"(BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES\x10\x13\x12\x19\n" +
+	"\x15BAD_SIGNAL_INPUT_SIZE\x10\x14\x12-\n" +
+	")BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES\x10\x15*m\n" +
 	"\x11ClusterMemberRole\x12#\n" +
 	"\x1fCLUSTER_MEMBER_ROLE_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bFRONTEND\x10\x01\x12\v\n" +

@@ -12,6 +12,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
+	sync "sync"
 	unsafe "unsafe"
 )
 
@@ -22,19 +23,606 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Why the signal of a SignalExternalWorkflowExecution command was not
+// delivered. Values carry the enum's name in full: protobuf scopes value
+// names package-wide, and CancelExternalWorkflowExecutionFailedCause has
+// the short ones.
+type SignalExternalWorkflowExecutionFailedCause int32
+
+const (
+	SignalExternalWorkflowExecutionFailedCause_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED SignalExternalWorkflowExecutionFailedCause = 0
+	// No open execution has the workflow id (and run id) named: there never
+	// was one, it closed, or it is not a child when child_workflow_only.
+	SignalExternalWorkflowExecutionFailedCause_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND SignalExternalWorkflowExecutionFailedCause = 1
+	SignalExternalWorkflowExecutionFailedCause_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_NAMESPACE_NOT_FOUND                   SignalExternalWorkflowExecutionFailedCause = 2
+	// The target's history is at its bound: it takes no more signals.
+	SignalExternalWorkflowExecutionFailedCause_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_SIGNAL_COUNT_LIMIT_EXCEEDED SignalExternalWorkflowExecutionFailedCause = 3
+)
+
+// Enum value maps for SignalExternalWorkflowExecutionFailedCause.
+var (
+	SignalExternalWorkflowExecutionFailedCause_name = map[int32]string{
+		0: "SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED",
+		1: "SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND",
+		2: "SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_NAMESPACE_NOT_FOUND",
+		3: "SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_SIGNAL_COUNT_LIMIT_EXCEEDED",
+	}
+	SignalExternalWorkflowExecutionFailedCause_value = map[string]int32{
+		"SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED":                           0,
+		"SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND": 1,
+		"SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_NAMESPACE_NOT_FOUND":                   2,
+		"SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_SIGNAL_COUNT_LIMIT_EXCEEDED":           3,
+	}
+)
+
+func (x SignalExternalWorkflowExecutionFailedCause) Enum() *SignalExternalWorkflowExecutionFailedCause {
+	p := new(SignalExternalWorkflowExecutionFailedCause)
+	*p = x
+	return p
+}
+
+func (x SignalExternalWorkflowExecutionFailedCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SignalExternalWorkflowExecutionFailedCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_apitwin_orch_v1_external_proto_enumTypes[0].Descriptor()
+}
+
+func (SignalExternalWorkflowExecutionFailedCause) Type() protoreflect.EnumType {
+	return &file_apitwin_orch_v1_external_proto_enumTypes[0]
+}
+
+func (x SignalExternalWorkflowExecutionFailedCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SignalExternalWorkflowExecutionFailedCause.Descriptor instead.
+func (SignalExternalWorkflowExecutionFailedCause) EnumDescriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_external_proto_rawDescGZIP(), []int{0}
+}
+
+// Signal another workflow execution (SIGNAL_EXTERNAL_WORKFLOW_EXECUTION).
+type SignalExternalWorkflowExecutionCommandAttributes struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Empty means the workflow's own namespace.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// workflow_id is required; an empty run_id means the latest run.
+	Execution  *WorkflowExecution `protobuf:"bytes,2,opt,name=execution,proto3" json:"execution,omitempty"`
+	SignalName string             `protobuf:"bytes,3,opt,name=signal_name,json=signalName,proto3" json:"signal_name,omitempty"`
+	Input      *Payloads          `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
+	// Echoed in the command's events, for the workflow to tell its signals apart.
+	Control string `protobuf:"bytes,5,opt,name=control,proto3" json:"control,omitempty"`
+	// Only a child of this workflow may be named.
+	ChildWorkflowOnly bool    `protobuf:"varint,6,opt,name=child_workflow_only,json=childWorkflowOnly,proto3" json:"child_workflow_only,omitempty"`
+	Header            *Header `protobuf:"bytes,7,opt,name=header,proto3" json:"header,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) Reset() {
+	*x = SignalExternalWorkflowExecutionCommandAttributes{}
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignalExternalWorkflowExecutionCommandAttributes) ProtoMessage() {}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignalExternalWorkflowExecutionCommandAttributes.ProtoReflect.Descriptor instead.
+func (*SignalExternalWorkflowExecutionCommandAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_external_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) GetExecution() *WorkflowExecution {
+	if x != nil {
+		return x.Execution
+	}
+	return nil
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) GetSignalName() string {
+	if x != nil {
+		return x.SignalName
+	}
+	return ""
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) GetInput() *Payloads {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) GetChildWorkflowOnly() bool {
+	if x != nil {
+		return x.ChildWorkflowOnly
+	}
+	return false
+}
+
+func (x *SignalExternalWorkflowExecutionCommandAttributes) GetHeader() *Header {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+// Change the execution's memo (UPSERT_WORKFLOW_PROPERTIES): each field
+// given replaces the one of that name; a field whose payload is null
+// (encoding "binary/null", as a nil value encodes) or empty is removed.
+type UpsertWorkflowPropertiesCommandAttributes struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UpsertedMemo  *Memo                  `protobuf:"bytes,1,opt,name=upserted_memo,json=upsertedMemo,proto3" json:"upserted_memo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpsertWorkflowPropertiesCommandAttributes) Reset() {
+	*x = UpsertWorkflowPropertiesCommandAttributes{}
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpsertWorkflowPropertiesCommandAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpsertWorkflowPropertiesCommandAttributes) ProtoMessage() {}
+
+func (x *UpsertWorkflowPropertiesCommandAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpsertWorkflowPropertiesCommandAttributes.ProtoReflect.Descriptor instead.
+func (*UpsertWorkflowPropertiesCommandAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_external_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *UpsertWorkflowPropertiesCommandAttributes) GetUpsertedMemo() *Memo {
+	if x != nil {
+		return x.UpsertedMemo
+	}
+	return nil
+}
+
+type SignalExternalWorkflowExecutionInitiatedEventAttributes struct {
+	state                        protoimpl.MessageState `protogen:"open.v1"`
+	WorkflowTaskCompletedEventId int64                  `protobuf:"varint,1,opt,name=workflow_task_completed_event_id,json=workflowTaskCompletedEventId,proto3" json:"workflow_task_completed_event_id,omitempty"`
+	Namespace                    string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution            *WorkflowExecution     `protobuf:"bytes,3,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	SignalName                   string                 `protobuf:"bytes,4,opt,name=signal_name,json=signalName,proto3" json:"signal_name,omitempty"`
+	Input                        *Payloads              `protobuf:"bytes,5,opt,name=input,proto3" json:"input,omitempty"`
+	Control                      string                 `protobuf:"bytes,6,opt,name=control,proto3" json:"control,omitempty"`
+	ChildWorkflowOnly            bool                   `protobuf:"varint,7,opt,name=child_workflow_only,json=childWorkflowOnly,proto3" json:"child_workflow_only,omitempty"`
+	Header                       *Header                `protobuf:"bytes,8,opt,name=header,proto3" json:"header,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) Reset() {
+	*x = SignalExternalWorkflowExecutionInitiatedEventAttributes{}
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignalExternalWorkflowExecutionInitiatedEventAttributes) ProtoMessage() {}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignalExternalWorkflowExecutionInitiatedEventAttributes.ProtoReflect.Descriptor instead.
+func (*SignalExternalWorkflowExecutionInitiatedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_external_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) GetWorkflowTaskCompletedEventId() int64 {
+	if x != nil {
+		return x.WorkflowTaskCompletedEventId
+	}
+	return 0
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) GetSignalName() string {
+	if x != nil {
+		return x.SignalName
+	}
+	return ""
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) GetInput() *Payloads {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) GetChildWorkflowOnly() bool {
+	if x != nil {
+		return x.ChildWorkflowOnly
+	}
+	return false
+}
+
+func (x *SignalExternalWorkflowExecutionInitiatedEventAttributes) GetHeader() *Header {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+type SignalExternalWorkflowExecutionFailedEventAttributes struct {
+	state                        protoimpl.MessageState                     `protogen:"open.v1"`
+	Cause                        SignalExternalWorkflowExecutionFailedCause `protobuf:"varint,1,opt,name=cause,proto3,enum=apitwin.orch.v1.SignalExternalWorkflowExecutionFailedCause" json:"cause,omitempty"`
+	WorkflowTaskCompletedEventId int64                                      `protobuf:"varint,2,opt,name=workflow_task_completed_event_id,json=workflowTaskCompletedEventId,proto3" json:"workflow_task_completed_event_id,omitempty"`
+	Namespace                    string                                     `protobuf:"bytes,3,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	WorkflowExecution            *WorkflowExecution                         `protobuf:"bytes,4,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	InitiatedEventId             int64                                      `protobuf:"varint,5,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	Control                      string                                     `protobuf:"bytes,6,opt,name=control,proto3" json:"control,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) Reset() {
+	*x = SignalExternalWorkflowExecutionFailedEventAttributes{}
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignalExternalWorkflowExecutionFailedEventAttributes) ProtoMessage() {}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignalExternalWorkflowExecutionFailedEventAttributes.ProtoReflect.Descriptor instead.
+func (*SignalExternalWorkflowExecutionFailedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_external_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) GetCause() SignalExternalWorkflowExecutionFailedCause {
+	if x != nil {
+		return x.Cause
+	}
+	return SignalExternalWorkflowExecutionFailedCause_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED
+}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) GetWorkflowTaskCompletedEventId() int64 {
+	if x != nil {
+		return x.WorkflowTaskCompletedEventId
+	}
+	return 0
+}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *SignalExternalWorkflowExecutionFailedEventAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+type ExternalWorkflowExecutionSignaledEventAttributes struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	InitiatedEventId int64                  `protobuf:"varint,1,opt,name=initiated_event_id,json=initiatedEventId,proto3" json:"initiated_event_id,omitempty"`
+	Namespace        string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The run that got the signal (its run id filled in).
+	WorkflowExecution *WorkflowExecution `protobuf:"bytes,3,opt,name=workflow_execution,json=workflowExecution,proto3" json:"workflow_execution,omitempty"`
+	Control           string             `protobuf:"bytes,4,opt,name=control,proto3" json:"control,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ExternalWorkflowExecutionSignaledEventAttributes) Reset() {
+	*x = ExternalWorkflowExecutionSignaledEventAttributes{}
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExternalWorkflowExecutionSignaledEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExternalWorkflowExecutionSignaledEventAttributes) ProtoMessage() {}
+
+func (x *ExternalWorkflowExecutionSignaledEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExternalWorkflowExecutionSignaledEventAttributes.ProtoReflect.Descriptor instead.
+func (*ExternalWorkflowExecutionSignaledEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_external_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ExternalWorkflowExecutionSignaledEventAttributes) GetInitiatedEventId() int64 {
+	if x != nil {
+		return x.InitiatedEventId
+	}
+	return 0
+}
+
+func (x *ExternalWorkflowExecutionSignaledEventAttributes) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ExternalWorkflowExecutionSignaledEventAttributes) GetWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.WorkflowExecution
+	}
+	return nil
+}
+
+func (x *ExternalWorkflowExecutionSignaledEventAttributes) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+type WorkflowPropertiesModifiedEventAttributes struct {
+	state                        protoimpl.MessageState `protogen:"open.v1"`
+	WorkflowTaskCompletedEventId int64                  `protobuf:"varint,1,opt,name=workflow_task_completed_event_id,json=workflowTaskCompletedEventId,proto3" json:"workflow_task_completed_event_id,omitempty"`
+	// The fields as the command gave them (a null payload: removed).
+	UpsertedMemo  *Memo `protobuf:"bytes,2,opt,name=upserted_memo,json=upsertedMemo,proto3" json:"upserted_memo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorkflowPropertiesModifiedEventAttributes) Reset() {
+	*x = WorkflowPropertiesModifiedEventAttributes{}
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorkflowPropertiesModifiedEventAttributes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorkflowPropertiesModifiedEventAttributes) ProtoMessage() {}
+
+func (x *WorkflowPropertiesModifiedEventAttributes) ProtoReflect() protoreflect.Message {
+	mi := &file_apitwin_orch_v1_external_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorkflowPropertiesModifiedEventAttributes.ProtoReflect.Descriptor instead.
+func (*WorkflowPropertiesModifiedEventAttributes) Descriptor() ([]byte, []int) {
+	return file_apitwin_orch_v1_external_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *WorkflowPropertiesModifiedEventAttributes) GetWorkflowTaskCompletedEventId() int64 {
+	if x != nil {
+		return x.WorkflowTaskCompletedEventId
+	}
+	return 0
+}
+
+func (x *WorkflowPropertiesModifiedEventAttributes) GetUpsertedMemo() *Memo {
+	if x != nil {
+		return x.UpsertedMemo
+	}
+	return nil
+}
+
 var File_apitwin_orch_v1_external_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_external_proto_rawDesc = "" +
 	"\n" +
-	"\x1eapitwin/orch/v1/external.proto\x12\x0fapitwin.orch.v1B/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
+	"\x1eapitwin/orch/v1/external.proto\x12\x0fapitwin.orch.v1\x1a\x1capitwin/orch/v1/common.proto\"\xdf\x02\n" +
+	"0SignalExternalWorkflowExecutionCommandAttributes\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12@\n" +
+	"\texecution\x18\x02 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\texecution\x12\x1f\n" +
+	"\vsignal_name\x18\x03 \x01(\tR\n" +
+	"signalName\x12/\n" +
+	"\x05input\x18\x04 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05input\x12\x18\n" +
+	"\acontrol\x18\x05 \x01(\tR\acontrol\x12.\n" +
+	"\x13child_workflow_only\x18\x06 \x01(\bR\x11childWorkflowOnly\x12/\n" +
+	"\x06header\x18\a \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\"g\n" +
+	")UpsertWorkflowPropertiesCommandAttributes\x12:\n" +
+	"\rupserted_memo\x18\x01 \x01(\v2\x15.apitwin.orch.v1.MemoR\fupsertedMemo\"\xbf\x03\n" +
+	"7SignalExternalWorkflowExecutionInitiatedEventAttributes\x12F\n" +
+	" workflow_task_completed_event_id\x18\x01 \x01(\x03R\x1cworkflowTaskCompletedEventId\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x03 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12\x1f\n" +
+	"\vsignal_name\x18\x04 \x01(\tR\n" +
+	"signalName\x12/\n" +
+	"\x05input\x18\x05 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05input\x12\x18\n" +
+	"\acontrol\x18\x06 \x01(\tR\acontrol\x12.\n" +
+	"\x13child_workflow_only\x18\a \x01(\bR\x11childWorkflowOnly\x12/\n" +
+	"\x06header\x18\b \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\"\x8a\x03\n" +
+	"4SignalExternalWorkflowExecutionFailedEventAttributes\x12Q\n" +
+	"\x05cause\x18\x01 \x01(\x0e2;.apitwin.orch.v1.SignalExternalWorkflowExecutionFailedCauseR\x05cause\x12F\n" +
+	" workflow_task_completed_event_id\x18\x02 \x01(\x03R\x1cworkflowTaskCompletedEventId\x12\x1c\n" +
+	"\tnamespace\x18\x03 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x04 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12,\n" +
+	"\x12initiated_event_id\x18\x05 \x01(\x03R\x10initiatedEventId\x12\x18\n" +
+	"\acontrol\x18\x06 \x01(\tR\acontrol\"\xeb\x01\n" +
+	"0ExternalWorkflowExecutionSignaledEventAttributes\x12,\n" +
+	"\x12initiated_event_id\x18\x01 \x01(\x03R\x10initiatedEventId\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12Q\n" +
+	"\x12workflow_execution\x18\x03 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12\x18\n" +
+	"\acontrol\x18\x04 \x01(\tR\acontrol\"\xaf\x01\n" +
+	")WorkflowPropertiesModifiedEventAttributes\x12F\n" +
+	" workflow_task_completed_event_id\x18\x01 \x01(\x03R\x1cworkflowTaskCompletedEventId\x12:\n" +
+	"\rupserted_memo\x18\x02 \x01(\v2\x15.apitwin.orch.v1.MemoR\fupsertedMemo*\xe2\x02\n" +
+	"*SignalExternalWorkflowExecutionFailedCause\x12?\n" +
+	";SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_UNSPECIFIED\x10\x00\x12Y\n" +
+	"USIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND\x10\x01\x12G\n" +
+	"CSIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_NAMESPACE_NOT_FOUND\x10\x02\x12O\n" +
+	"KSIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_SIGNAL_COUNT_LIMIT_EXCEEDED\x10\x03B/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
-var file_apitwin_orch_v1_external_proto_goTypes = []any{}
+var (
+	file_apitwin_orch_v1_external_proto_rawDescOnce sync.Once
+	file_apitwin_orch_v1_external_proto_rawDescData []byte
+)
+
+func file_apitwin_orch_v1_external_proto_rawDescGZIP() []byte {
+	file_apitwin_orch_v1_external_proto_rawDescOnce.Do(func() {
+		file_apitwin_orch_v1_external_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_apitwin_orch_v1_external_proto_rawDesc), len(file_apitwin_orch_v1_external_proto_rawDesc)))
+	})
+	return file_apitwin_orch_v1_external_proto_rawDescData
+}
+
+var file_apitwin_orch_v1_external_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_apitwin_orch_v1_external_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_apitwin_orch_v1_external_proto_goTypes = []any{
+	(SignalExternalWorkflowExecutionFailedCause)(0),                 // 0: apitwin.orch.v1.SignalExternalWorkflowExecutionFailedCause
+	(*SignalExternalWorkflowExecutionCommandAttributes)(nil),        // 1: apitwin.orch.v1.SignalExternalWorkflowExecutionCommandAttributes
+	(*UpsertWorkflowPropertiesCommandAttributes)(nil),               // 2: apitwin.orch.v1.UpsertWorkflowPropertiesCommandAttributes
+	(*SignalExternalWorkflowExecutionInitiatedEventAttributes)(nil), // 3: apitwin.orch.v1.SignalExternalWorkflowExecutionInitiatedEventAttributes
+	(*SignalExternalWorkflowExecutionFailedEventAttributes)(nil),    // 4: apitwin.orch.v1.SignalExternalWorkflowExecutionFailedEventAttributes
+	(*ExternalWorkflowExecutionSignaledEventAttributes)(nil),        // 5: apitwin.orch.v1.ExternalWorkflowExecutionSignaledEventAttributes
+	(*WorkflowPropertiesModifiedEventAttributes)(nil),               // 6: apitwin.orch.v1.WorkflowPropertiesModifiedEventAttributes
+	(*WorkflowExecution)(nil),                                       // 7: apitwin.orch.v1.WorkflowExecution
+	(*Payloads)(nil),                                                // 8: apitwin.orch.v1.Payloads
+	(*Header)(nil),                                                  // 9: apitwin.orch.v1.Header
+	(*Memo)(nil),                                                    // 10: apitwin.orch.v1.Memo
+}
 var file_apitwin_orch_v1_external_proto_depIdxs = []int32{
-	0, // [0:0] is the sub-list for method output_type
-	0, // [0:0] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	7,  // 0: apitwin.orch.v1.SignalExternalWorkflowExecutionCommandAttributes.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	8,  // 1: apitwin.orch.v1.SignalExternalWorkflowExecutionCommandAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	9,  // 2: apitwin.orch.v1.SignalExternalWorkflowExecutionCommandAttributes.header:type_name -> apitwin.orch.v1.Header
+	10, // 3: apitwin.orch.v1.UpsertWorkflowPropertiesCommandAttributes.upserted_memo:type_name -> apitwin.orch.v1.Memo
+	7,  // 4: apitwin.orch.v1.SignalExternalWorkflowExecutionInitiatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	8,  // 5: apitwin.orch.v1.SignalExternalWorkflowExecutionInitiatedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	9,  // 6: apitwin.orch.v1.SignalExternalWorkflowExecutionInitiatedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	0,  // 7: apitwin.orch.v1.SignalExternalWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.SignalExternalWorkflowExecutionFailedCause
+	7,  // 8: apitwin.orch.v1.SignalExternalWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	7,  // 9: apitwin.orch.v1.ExternalWorkflowExecutionSignaledEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	10, // 10: apitwin.orch.v1.WorkflowPropertiesModifiedEventAttributes.upserted_memo:type_name -> apitwin.orch.v1.Memo
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_external_proto_init() }
@@ -42,18 +630,21 @@ func file_apitwin_orch_v1_external_proto_init() {
 	if File_apitwin_orch_v1_external_proto != nil {
 		return
 	}
+	file_apitwin_orch_v1_common_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_apitwin_orch_v1_external_proto_rawDesc), len(file_apitwin_orch_v1_external_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   0,
+			NumEnums:      1,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_apitwin_orch_v1_external_proto_goTypes,
 		DependencyIndexes: file_apitwin_orch_v1_external_proto_depIdxs,
+		EnumInfos:         file_apitwin_orch_v1_external_proto_enumTypes,
+		MessageInfos:      file_apitwin_orch_v1_external_proto_msgTypes,
 	}.Build()
 	File_apitwin_orch_v1_external_proto = out.File
 	file_apitwin_orch_v1_external_proto_goTypes = nil

@@ -75,6 +75,10 @@ type HistoryEvent struct {
 	//	*HistoryEvent_WorkflowExecutionUpdateRejectedEventAttributes
 	//	*HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes
 	//	*HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes
+	//	*HistoryEvent_SignalExternalWorkflowExecutionInitiatedEventAttributes
+	//	*HistoryEvent_SignalExternalWorkflowExecutionFailedEventAttributes
+	//	*HistoryEvent_ExternalWorkflowExecutionSignaledEventAttributes
+	//	*HistoryEvent_WorkflowPropertiesModifiedEventAttributes
 	Attributes    isHistoryEvent_Attributes `protobuf_oneof:"attributes"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -507,6 +511,42 @@ func (x *HistoryEvent) GetWorkflowExecutionUpdateAdmittedEventAttributes() *Work
 	return nil
 }
 
+func (x *HistoryEvent) GetSignalExternalWorkflowExecutionInitiatedEventAttributes() *SignalExternalWorkflowExecutionInitiatedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_SignalExternalWorkflowExecutionInitiatedEventAttributes); ok {
+			return x.SignalExternalWorkflowExecutionInitiatedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetSignalExternalWorkflowExecutionFailedEventAttributes() *SignalExternalWorkflowExecutionFailedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_SignalExternalWorkflowExecutionFailedEventAttributes); ok {
+			return x.SignalExternalWorkflowExecutionFailedEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetExternalWorkflowExecutionSignaledEventAttributes() *ExternalWorkflowExecutionSignaledEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_ExternalWorkflowExecutionSignaledEventAttributes); ok {
+			return x.ExternalWorkflowExecutionSignaledEventAttributes
+		}
+	}
+	return nil
+}
+
+func (x *HistoryEvent) GetWorkflowPropertiesModifiedEventAttributes() *WorkflowPropertiesModifiedEventAttributes {
+	if x != nil {
+		if x, ok := x.Attributes.(*HistoryEvent_WorkflowPropertiesModifiedEventAttributes); ok {
+			return x.WorkflowPropertiesModifiedEventAttributes
+		}
+	}
+	return nil
+}
+
 type isHistoryEvent_Attributes interface {
 	isHistoryEvent_Attributes()
 }
@@ -676,6 +716,23 @@ type HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes struct {
 	WorkflowExecutionUpdateAdmittedEventAttributes *WorkflowExecutionUpdateAdmittedEventAttributes `protobuf:"bytes,50,opt,name=workflow_execution_update_admitted_event_attributes,json=workflowExecutionUpdateAdmittedEventAttributes,proto3,oneof"`
 }
 
+type HistoryEvent_SignalExternalWorkflowExecutionInitiatedEventAttributes struct {
+	// Signals between workflows, memo upserts: 51-54.
+	SignalExternalWorkflowExecutionInitiatedEventAttributes *SignalExternalWorkflowExecutionInitiatedEventAttributes `protobuf:"bytes,51,opt,name=signal_external_workflow_execution_initiated_event_attributes,json=signalExternalWorkflowExecutionInitiatedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_SignalExternalWorkflowExecutionFailedEventAttributes struct {
+	SignalExternalWorkflowExecutionFailedEventAttributes *SignalExternalWorkflowExecutionFailedEventAttributes `protobuf:"bytes,52,opt,name=signal_external_workflow_execution_failed_event_attributes,json=signalExternalWorkflowExecutionFailedEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_ExternalWorkflowExecutionSignaledEventAttributes struct {
+	ExternalWorkflowExecutionSignaledEventAttributes *ExternalWorkflowExecutionSignaledEventAttributes `protobuf:"bytes,53,opt,name=external_workflow_execution_signaled_event_attributes,json=externalWorkflowExecutionSignaledEventAttributes,proto3,oneof"`
+}
+
+type HistoryEvent_WorkflowPropertiesModifiedEventAttributes struct {
+	WorkflowPropertiesModifiedEventAttributes *WorkflowPropertiesModifiedEventAttributes `protobuf:"bytes,54,opt,name=workflow_properties_modified_event_attributes,json=workflowPropertiesModifiedEventAttributes,proto3,oneof"`
+}
+
 func (*HistoryEvent_WorkflowExecutionStartedEventAttributes) isHistoryEvent_Attributes() {}
 
 func (*HistoryEvent_WorkflowExecutionCompletedEventAttributes) isHistoryEvent_Attributes() {}
@@ -761,6 +818,16 @@ func (*HistoryEvent_WorkflowExecutionUpdateRejectedEventAttributes) isHistoryEve
 func (*HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes) isHistoryEvent_Attributes() {}
 
 func (*HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_SignalExternalWorkflowExecutionInitiatedEventAttributes) isHistoryEvent_Attributes() {
+}
+
+func (*HistoryEvent_SignalExternalWorkflowExecutionFailedEventAttributes) isHistoryEvent_Attributes() {
+}
+
+func (*HistoryEvent_ExternalWorkflowExecutionSignaledEventAttributes) isHistoryEvent_Attributes() {}
+
+func (*HistoryEvent_WorkflowPropertiesModifiedEventAttributes) isHistoryEvent_Attributes() {}
 
 type WorkflowExecutionStartedEventAttributes struct {
 	state                    protoimpl.MessageState `protogen:"open.v1"`
@@ -2427,13 +2494,15 @@ func (x *MarkerRecordedEventAttributes) GetFailure() *Failure {
 }
 
 type WorkflowExecutionSignaledEventAttributes struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SignalName    string                 `protobuf:"bytes,1,opt,name=signal_name,json=signalName,proto3" json:"signal_name,omitempty"`
-	Input         *Payloads              `protobuf:"bytes,2,opt,name=input,proto3" json:"input,omitempty"`
-	Identity      string                 `protobuf:"bytes,3,opt,name=identity,proto3" json:"identity,omitempty"`
-	Header        *Header                `protobuf:"bytes,4,opt,name=header,proto3" json:"header,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	SignalName string                 `protobuf:"bytes,1,opt,name=signal_name,json=signalName,proto3" json:"signal_name,omitempty"`
+	Input      *Payloads              `protobuf:"bytes,2,opt,name=input,proto3" json:"input,omitempty"`
+	Identity   string                 `protobuf:"bytes,3,opt,name=identity,proto3" json:"identity,omitempty"`
+	Header     *Header                `protobuf:"bytes,4,opt,name=header,proto3" json:"header,omitempty"`
+	// The sender, when another workflow signalled (SignalExternalWorkflowExecution).
+	ExternalWorkflowExecution *WorkflowExecution `protobuf:"bytes,5,opt,name=external_workflow_execution,json=externalWorkflowExecution,proto3" json:"external_workflow_execution,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *WorkflowExecutionSignaledEventAttributes) Reset() {
@@ -2490,6 +2559,13 @@ func (x *WorkflowExecutionSignaledEventAttributes) GetIdentity() string {
 func (x *WorkflowExecutionSignaledEventAttributes) GetHeader() *Header {
 	if x != nil {
 		return x.Header
+	}
+	return nil
+}
+
+func (x *WorkflowExecutionSignaledEventAttributes) GetExternalWorkflowExecution() *WorkflowExecution {
+	if x != nil {
+		return x.ExternalWorkflowExecution
 	}
 	return nil
 }
@@ -3714,7 +3790,7 @@ var File_apitwin_orch_v1_history_proto protoreflect.FileDescriptor
 
 const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"\n" +
-	"\x1dapitwin/orch/v1/history.proto\x12\x0fapitwin.orch.v1\x1a\x1eapitwin/orch/v1/activity.proto\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x905\n" +
+	"\x1dapitwin/orch/v1/history.proto\x12\x0fapitwin.orch.v1\x1a\x1eapitwin/orch/v1/activity.proto\x1a\x1capitwin/orch/v1/common.proto\x1a\x1bapitwin/orch/v1/enums.proto\x1a\x1eapitwin/orch/v1/external.proto\x1a apitwin/orch/v1/operations.proto\x1a\x1capitwin/orch/v1/update.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf9:\n" +
 	"\fHistoryEvent\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\x03R\aeventId\x129\n" +
 	"\n" +
@@ -3762,7 +3838,11 @@ const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"3workflow_execution_update_accepted_event_attributes\x18/ \x01(\v2?.apitwin.orch.v1.WorkflowExecutionUpdateAcceptedEventAttributesH\x00R.workflowExecutionUpdateAcceptedEventAttributes\x12\xae\x01\n" +
 	"3workflow_execution_update_rejected_event_attributes\x180 \x01(\v2?.apitwin.orch.v1.WorkflowExecutionUpdateRejectedEventAttributesH\x00R.workflowExecutionUpdateRejectedEventAttributes\x12\xb1\x01\n" +
 	"4workflow_execution_update_completed_event_attributes\x181 \x01(\v2@.apitwin.orch.v1.WorkflowExecutionUpdateCompletedEventAttributesH\x00R/workflowExecutionUpdateCompletedEventAttributes\x12\xae\x01\n" +
-	"3workflow_execution_update_admitted_event_attributes\x182 \x01(\v2?.apitwin.orch.v1.WorkflowExecutionUpdateAdmittedEventAttributesH\x00R.workflowExecutionUpdateAdmittedEventAttributesB\f\n" +
+	"3workflow_execution_update_admitted_event_attributes\x182 \x01(\v2?.apitwin.orch.v1.WorkflowExecutionUpdateAdmittedEventAttributesH\x00R.workflowExecutionUpdateAdmittedEventAttributes\x12\xca\x01\n" +
+	"=signal_external_workflow_execution_initiated_event_attributes\x183 \x01(\v2H.apitwin.orch.v1.SignalExternalWorkflowExecutionInitiatedEventAttributesH\x00R7signalExternalWorkflowExecutionInitiatedEventAttributes\x12\xc1\x01\n" +
+	":signal_external_workflow_execution_failed_event_attributes\x184 \x01(\v2E.apitwin.orch.v1.SignalExternalWorkflowExecutionFailedEventAttributesH\x00R4signalExternalWorkflowExecutionFailedEventAttributes\x12\xb4\x01\n" +
+	"5external_workflow_execution_signaled_event_attributes\x185 \x01(\v2A.apitwin.orch.v1.ExternalWorkflowExecutionSignaledEventAttributesH\x00R0externalWorkflowExecutionSignaledEventAttributes\x12\x9e\x01\n" +
+	"-workflow_properties_modified_event_attributes\x186 \x01(\v2:.apitwin.orch.v1.WorkflowPropertiesModifiedEventAttributesH\x00R)workflowPropertiesModifiedEventAttributesB\f\n" +
 	"\n" +
 	"attributes\"\x9e\v\n" +
 	"'WorkflowExecutionStartedEventAttributes\x12B\n" +
@@ -3910,13 +3990,14 @@ const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"\afailure\x18\x05 \x01(\v2\x18.apitwin.orch.v1.FailureR\afailure\x1aU\n" +
 	"\fDetailsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
-	"\x05value\x18\x02 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05value:\x028\x01\"\xc9\x01\n" +
+	"\x05value\x18\x02 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05value:\x028\x01\"\xad\x02\n" +
 	"(WorkflowExecutionSignaledEventAttributes\x12\x1f\n" +
 	"\vsignal_name\x18\x01 \x01(\tR\n" +
 	"signalName\x12/\n" +
 	"\x05input\x18\x02 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\x05input\x12\x1a\n" +
 	"\bidentity\x18\x03 \x01(\tR\bidentity\x12/\n" +
-	"\x06header\x18\x04 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\"\x95\x01\n" +
+	"\x06header\x18\x04 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\x12b\n" +
+	"\x1bexternal_workflow_execution\x18\x05 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x19externalWorkflowExecution\"\x95\x01\n" +
 	"*WorkflowExecutionTerminatedEventAttributes\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\x123\n" +
 	"\adetails\x18\x02 \x01(\v2\x19.apitwin.orch.v1.PayloadsR\adetails\x12\x1a\n" +
@@ -4084,29 +4165,33 @@ var file_apitwin_orch_v1_history_proto_goTypes = []any{
 	nil,                           // 38: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
 	(*timestamppb.Timestamp)(nil), // 39: google.protobuf.Timestamp
 	(EventType)(0),                // 40: apitwin.orch.v1.EventType
-	(*WorkflowExecutionUpdateAcceptedEventAttributes)(nil),  // 41: apitwin.orch.v1.WorkflowExecutionUpdateAcceptedEventAttributes
-	(*WorkflowExecutionUpdateRejectedEventAttributes)(nil),  // 42: apitwin.orch.v1.WorkflowExecutionUpdateRejectedEventAttributes
-	(*WorkflowExecutionUpdateCompletedEventAttributes)(nil), // 43: apitwin.orch.v1.WorkflowExecutionUpdateCompletedEventAttributes
-	(*WorkflowExecutionUpdateAdmittedEventAttributes)(nil),  // 44: apitwin.orch.v1.WorkflowExecutionUpdateAdmittedEventAttributes
-	(*WorkflowType)(nil),                            // 45: apitwin.orch.v1.WorkflowType
-	(*Payloads)(nil),                                // 46: apitwin.orch.v1.Payloads
-	(*durationpb.Duration)(nil),                     // 47: google.protobuf.Duration
-	(*RetryPolicy)(nil),                             // 48: apitwin.orch.v1.RetryPolicy
-	(*Memo)(nil),                                    // 49: apitwin.orch.v1.Memo
-	(*SearchAttributes)(nil),                        // 50: apitwin.orch.v1.SearchAttributes
-	(*Header)(nil),                                  // 51: apitwin.orch.v1.Header
-	(*Failure)(nil),                                 // 52: apitwin.orch.v1.Failure
-	(*WorkflowExecution)(nil),                       // 53: apitwin.orch.v1.WorkflowExecution
-	(RetryState)(0),                                 // 54: apitwin.orch.v1.RetryState
-	(*TaskQueue)(nil),                               // 55: apitwin.orch.v1.TaskQueue
-	(*WorkflowTaskCompletedMetadata)(nil),           // 56: apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	(TimeoutType)(0),                                // 57: apitwin.orch.v1.TimeoutType
-	(WorkflowTaskFailedCause)(0),                    // 58: apitwin.orch.v1.WorkflowTaskFailedCause
-	(*ActivityType)(nil),                            // 59: apitwin.orch.v1.ActivityType
-	(ParentClosePolicy)(0),                          // 60: apitwin.orch.v1.ParentClosePolicy
-	(WorkflowIdReusePolicy)(0),                      // 61: apitwin.orch.v1.WorkflowIdReusePolicy
-	(StartChildWorkflowExecutionFailedCause)(0),     // 62: apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
-	(CancelExternalWorkflowExecutionFailedCause)(0), // 63: apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
+	(*WorkflowExecutionUpdateAcceptedEventAttributes)(nil),          // 41: apitwin.orch.v1.WorkflowExecutionUpdateAcceptedEventAttributes
+	(*WorkflowExecutionUpdateRejectedEventAttributes)(nil),          // 42: apitwin.orch.v1.WorkflowExecutionUpdateRejectedEventAttributes
+	(*WorkflowExecutionUpdateCompletedEventAttributes)(nil),         // 43: apitwin.orch.v1.WorkflowExecutionUpdateCompletedEventAttributes
+	(*WorkflowExecutionUpdateAdmittedEventAttributes)(nil),          // 44: apitwin.orch.v1.WorkflowExecutionUpdateAdmittedEventAttributes
+	(*SignalExternalWorkflowExecutionInitiatedEventAttributes)(nil), // 45: apitwin.orch.v1.SignalExternalWorkflowExecutionInitiatedEventAttributes
+	(*SignalExternalWorkflowExecutionFailedEventAttributes)(nil),    // 46: apitwin.orch.v1.SignalExternalWorkflowExecutionFailedEventAttributes
+	(*ExternalWorkflowExecutionSignaledEventAttributes)(nil),        // 47: apitwin.orch.v1.ExternalWorkflowExecutionSignaledEventAttributes
+	(*WorkflowPropertiesModifiedEventAttributes)(nil),               // 48: apitwin.orch.v1.WorkflowPropertiesModifiedEventAttributes
+	(*WorkflowType)(nil),                            // 49: apitwin.orch.v1.WorkflowType
+	(*Payloads)(nil),                                // 50: apitwin.orch.v1.Payloads
+	(*durationpb.Duration)(nil),                     // 51: google.protobuf.Duration
+	(*RetryPolicy)(nil),                             // 52: apitwin.orch.v1.RetryPolicy
+	(*Memo)(nil),                                    // 53: apitwin.orch.v1.Memo
+	(*SearchAttributes)(nil),                        // 54: apitwin.orch.v1.SearchAttributes
+	(*Header)(nil),                                  // 55: apitwin.orch.v1.Header
+	(*Failure)(nil),                                 // 56: apitwin.orch.v1.Failure
+	(*WorkflowExecution)(nil),                       // 57: apitwin.orch.v1.WorkflowExecution
+	(RetryState)(0),                                 // 58: apitwin.orch.v1.RetryState
+	(*TaskQueue)(nil),                               // 59: apitwin.orch.v1.TaskQueue
+	(*WorkflowTaskCompletedMetadata)(nil),           // 60: apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	(TimeoutType)(0),                                // 61: apitwin.orch.v1.TimeoutType
+	(WorkflowTaskFailedCause)(0),                    // 62: apitwin.orch.v1.WorkflowTaskFailedCause
+	(*ActivityType)(nil),                            // 63: apitwin.orch.v1.ActivityType
+	(ParentClosePolicy)(0),                          // 64: apitwin.orch.v1.ParentClosePolicy
+	(WorkflowIdReusePolicy)(0),                      // 65: apitwin.orch.v1.WorkflowIdReusePolicy
+	(StartChildWorkflowExecutionFailedCause)(0),     // 66: apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
+	(CancelExternalWorkflowExecutionFailedCause)(0), // 67: apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
 }
 var file_apitwin_orch_v1_history_proto_depIdxs = []int32{
 	39,  // 0: apitwin.orch.v1.HistoryEvent.event_time:type_name -> google.protobuf.Timestamp
@@ -4152,105 +4237,110 @@ var file_apitwin_orch_v1_history_proto_depIdxs = []int32{
 	42,  // 40: apitwin.orch.v1.HistoryEvent.workflow_execution_update_rejected_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionUpdateRejectedEventAttributes
 	43,  // 41: apitwin.orch.v1.HistoryEvent.workflow_execution_update_completed_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionUpdateCompletedEventAttributes
 	44,  // 42: apitwin.orch.v1.HistoryEvent.workflow_execution_update_admitted_event_attributes:type_name -> apitwin.orch.v1.WorkflowExecutionUpdateAdmittedEventAttributes
-	45,  // 43: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	46,  // 44: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	47,  // 45: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	47,  // 46: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	47,  // 47: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	48,  // 48: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	47,  // 49: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.first_workflow_task_backoff:type_name -> google.protobuf.Duration
-	49,  // 50: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	50,  // 51: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	51,  // 52: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	52,  // 53: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.continued_failure:type_name -> apitwin.orch.v1.Failure
-	46,  // 54: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.last_completion_result:type_name -> apitwin.orch.v1.Payloads
-	39,  // 55: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_expiration_time:type_name -> google.protobuf.Timestamp
-	53,  // 56: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.parent_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	46,  // 57: apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	52,  // 58: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	54,  // 59: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	54,  // 60: apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	55,  // 61: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	47,  // 62: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	56,  // 63: apitwin.orch.v1.WorkflowTaskCompletedEventAttributes.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	57,  // 64: apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes.timeout_type:type_name -> apitwin.orch.v1.TimeoutType
-	58,  // 65: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
-	52,  // 66: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	59,  // 67: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	55,  // 68: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	51,  // 69: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	46,  // 70: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	47,  // 71: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	47,  // 72: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
-	47,  // 73: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
-	47,  // 74: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
-	48,  // 75: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	52,  // 76: apitwin.orch.v1.ActivityTaskStartedEventAttributes.last_failure:type_name -> apitwin.orch.v1.Failure
-	46,  // 77: apitwin.orch.v1.ActivityTaskCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	52,  // 78: apitwin.orch.v1.ActivityTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	54,  // 79: apitwin.orch.v1.ActivityTaskFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	52,  // 80: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	54,  // 81: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	46,  // 82: apitwin.orch.v1.ActivityTaskCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	47,  // 83: apitwin.orch.v1.TimerStartedEventAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
-	53,  // 84: apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes.external_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	46,  // 85: apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	38,  // 86: apitwin.orch.v1.MarkerRecordedEventAttributes.details:type_name -> apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
-	51,  // 87: apitwin.orch.v1.MarkerRecordedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	52,  // 88: apitwin.orch.v1.MarkerRecordedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	46,  // 89: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	51,  // 90: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	46,  // 91: apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	45,  // 92: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	46,  // 93: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	47,  // 94: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	47,  // 95: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	51,  // 96: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	49,  // 97: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	50,  // 98: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	50,  // 99: apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	45,  // 100: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	55,  // 101: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	46,  // 102: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
-	47,  // 103: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	47,  // 104: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
-	47,  // 105: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
-	60,  // 106: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
-	61,  // 107: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	48,  // 108: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	51,  // 109: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	49,  // 110: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
-	50,  // 111: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	45,  // 112: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	62,  // 113: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
-	53,  // 114: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	45,  // 115: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	51,  // 116: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
-	46,  // 117: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
-	53,  // 118: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	45,  // 119: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	52,  // 120: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
-	53,  // 121: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	45,  // 122: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	54,  // 123: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	46,  // 124: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
-	53,  // 125: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	45,  // 126: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	53,  // 127: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	45,  // 128: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	54,  // 129: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
-	53,  // 130: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	45,  // 131: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	53,  // 132: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	63,  // 133: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
-	53,  // 134: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	53,  // 135: apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	46,  // 136: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	137, // [137:137] is the sub-list for method output_type
-	137, // [137:137] is the sub-list for method input_type
-	137, // [137:137] is the sub-list for extension type_name
-	137, // [137:137] is the sub-list for extension extendee
-	0,   // [0:137] is the sub-list for field type_name
+	45,  // 43: apitwin.orch.v1.HistoryEvent.signal_external_workflow_execution_initiated_event_attributes:type_name -> apitwin.orch.v1.SignalExternalWorkflowExecutionInitiatedEventAttributes
+	46,  // 44: apitwin.orch.v1.HistoryEvent.signal_external_workflow_execution_failed_event_attributes:type_name -> apitwin.orch.v1.SignalExternalWorkflowExecutionFailedEventAttributes
+	47,  // 45: apitwin.orch.v1.HistoryEvent.external_workflow_execution_signaled_event_attributes:type_name -> apitwin.orch.v1.ExternalWorkflowExecutionSignaledEventAttributes
+	48,  // 46: apitwin.orch.v1.HistoryEvent.workflow_properties_modified_event_attributes:type_name -> apitwin.orch.v1.WorkflowPropertiesModifiedEventAttributes
+	49,  // 47: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	50,  // 48: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	51,  // 49: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	51,  // 50: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	51,  // 51: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	52,  // 52: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	51,  // 53: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.first_workflow_task_backoff:type_name -> google.protobuf.Duration
+	53,  // 54: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	54,  // 55: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	55,  // 56: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	56,  // 57: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.continued_failure:type_name -> apitwin.orch.v1.Failure
+	50,  // 58: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.last_completion_result:type_name -> apitwin.orch.v1.Payloads
+	39,  // 59: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.workflow_execution_expiration_time:type_name -> google.protobuf.Timestamp
+	57,  // 60: apitwin.orch.v1.WorkflowExecutionStartedEventAttributes.parent_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	50,  // 61: apitwin.orch.v1.WorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	56,  // 62: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	58,  // 63: apitwin.orch.v1.WorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	58,  // 64: apitwin.orch.v1.WorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	59,  // 65: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	51,  // 66: apitwin.orch.v1.WorkflowTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	60,  // 67: apitwin.orch.v1.WorkflowTaskCompletedEventAttributes.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	61,  // 68: apitwin.orch.v1.WorkflowTaskTimedOutEventAttributes.timeout_type:type_name -> apitwin.orch.v1.TimeoutType
+	62,  // 69: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
+	56,  // 70: apitwin.orch.v1.WorkflowTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	63,  // 71: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	59,  // 72: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	55,  // 73: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	50,  // 74: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	51,  // 75: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	51,  // 76: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.schedule_to_start_timeout:type_name -> google.protobuf.Duration
+	51,  // 77: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.start_to_close_timeout:type_name -> google.protobuf.Duration
+	51,  // 78: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.heartbeat_timeout:type_name -> google.protobuf.Duration
+	52,  // 79: apitwin.orch.v1.ActivityTaskScheduledEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	56,  // 80: apitwin.orch.v1.ActivityTaskStartedEventAttributes.last_failure:type_name -> apitwin.orch.v1.Failure
+	50,  // 81: apitwin.orch.v1.ActivityTaskCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	56,  // 82: apitwin.orch.v1.ActivityTaskFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	58,  // 83: apitwin.orch.v1.ActivityTaskFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	56,  // 84: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	58,  // 85: apitwin.orch.v1.ActivityTaskTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	50,  // 86: apitwin.orch.v1.ActivityTaskCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	51,  // 87: apitwin.orch.v1.TimerStartedEventAttributes.start_to_fire_timeout:type_name -> google.protobuf.Duration
+	57,  // 88: apitwin.orch.v1.WorkflowExecutionCancelRequestedEventAttributes.external_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	50,  // 89: apitwin.orch.v1.WorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	38,  // 90: apitwin.orch.v1.MarkerRecordedEventAttributes.details:type_name -> apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry
+	55,  // 91: apitwin.orch.v1.MarkerRecordedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	56,  // 92: apitwin.orch.v1.MarkerRecordedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	50,  // 93: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	55,  // 94: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	57,  // 95: apitwin.orch.v1.WorkflowExecutionSignaledEventAttributes.external_workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	50,  // 96: apitwin.orch.v1.WorkflowExecutionTerminatedEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	49,  // 97: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	50,  // 98: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	51,  // 99: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	51,  // 100: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	55,  // 101: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	53,  // 102: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	54,  // 103: apitwin.orch.v1.WorkflowExecutionContinuedAsNewEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	54,  // 104: apitwin.orch.v1.UpsertWorkflowSearchAttributesEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	49,  // 105: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	59,  // 106: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	50,  // 107: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.input:type_name -> apitwin.orch.v1.Payloads
+	51,  // 108: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	51,  // 109: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_run_timeout:type_name -> google.protobuf.Duration
+	51,  // 110: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_task_timeout:type_name -> google.protobuf.Duration
+	64,  // 111: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.parent_close_policy:type_name -> apitwin.orch.v1.ParentClosePolicy
+	65,  // 112: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	52,  // 113: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	55,  // 114: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	53,  // 115: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.memo:type_name -> apitwin.orch.v1.Memo
+	54,  // 116: apitwin.orch.v1.StartChildWorkflowExecutionInitiatedEventAttributes.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	49,  // 117: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	66,  // 118: apitwin.orch.v1.StartChildWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.StartChildWorkflowExecutionFailedCause
+	57,  // 119: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	49,  // 120: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	55,  // 121: apitwin.orch.v1.ChildWorkflowExecutionStartedEventAttributes.header:type_name -> apitwin.orch.v1.Header
+	50,  // 122: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.result:type_name -> apitwin.orch.v1.Payloads
+	57,  // 123: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	49,  // 124: apitwin.orch.v1.ChildWorkflowExecutionCompletedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	56,  // 125: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.failure:type_name -> apitwin.orch.v1.Failure
+	57,  // 126: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	49,  // 127: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	58,  // 128: apitwin.orch.v1.ChildWorkflowExecutionFailedEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	50,  // 129: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.details:type_name -> apitwin.orch.v1.Payloads
+	57,  // 130: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	49,  // 131: apitwin.orch.v1.ChildWorkflowExecutionCanceledEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	57,  // 132: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	49,  // 133: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	58,  // 134: apitwin.orch.v1.ChildWorkflowExecutionTimedOutEventAttributes.retry_state:type_name -> apitwin.orch.v1.RetryState
+	57,  // 135: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	49,  // 136: apitwin.orch.v1.ChildWorkflowExecutionTerminatedEventAttributes.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	57,  // 137: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	67,  // 138: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.cause:type_name -> apitwin.orch.v1.CancelExternalWorkflowExecutionFailedCause
+	57,  // 139: apitwin.orch.v1.RequestCancelExternalWorkflowExecutionFailedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	57,  // 140: apitwin.orch.v1.ExternalWorkflowExecutionCancelRequestedEventAttributes.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	50,  // 141: apitwin.orch.v1.MarkerRecordedEventAttributes.DetailsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	142, // [142:142] is the sub-list for method output_type
+	142, // [142:142] is the sub-list for method input_type
+	142, // [142:142] is the sub-list for extension type_name
+	142, // [142:142] is the sub-list for extension extendee
+	0,   // [0:142] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_history_proto_init() }
@@ -4306,6 +4396,10 @@ func file_apitwin_orch_v1_history_proto_init() {
 		(*HistoryEvent_WorkflowExecutionUpdateRejectedEventAttributes)(nil),
 		(*HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes)(nil),
 		(*HistoryEvent_WorkflowExecutionUpdateAdmittedEventAttributes)(nil),
+		(*HistoryEvent_SignalExternalWorkflowExecutionInitiatedEventAttributes)(nil),
+		(*HistoryEvent_SignalExternalWorkflowExecutionFailedEventAttributes)(nil),
+		(*HistoryEvent_ExternalWorkflowExecutionSignaledEventAttributes)(nil),
+		(*HistoryEvent_WorkflowPropertiesModifiedEventAttributes)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
