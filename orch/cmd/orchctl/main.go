@@ -1,6 +1,6 @@
 // Command orchctl is a command-line client of the workflow-orchestration
-// service: start, list, describe, follow, signal, query, cancel and
-// terminate workflows; list, describe and create namespaces; describe task
+// service: start, list, describe, follow, signal, query, update, cancel
+// and terminate workflows; list, describe and create namespaces; describe task
 // queues. It speaks gRPC to host:port addresses and HTTP/JSON to http(s)
 // URLs, against a real service or apitwin-fake.
 //
@@ -11,6 +11,7 @@
 //	orchctl workflow signal order-1 --name approve --input '{"by":"alice"}'
 //	orchctl workflow start -t OrderFulfilment -q orders -w order-2 --signal add-item --signal-input '"lamp"'
 //	orchctl workflow query order-1 --type progress
+//	orchctl workflow update order-1 --name add-item --input '"lamp"'   # prints the handler's result
 //	orchctl workflow result order-1                  # waits, prints the result
 //	orchctl workflow cancel order-1 --reason "customer asked"
 //	orchctl workflow terminate order-1 --reason stuck

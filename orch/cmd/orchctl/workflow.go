@@ -19,12 +19,13 @@ func (a *app) workflowCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "workflow",
 		Aliases: []string{"wf"},
-		Short:   "Start, list, describe, follow, signal, query, cancel and terminate workflows",
+		Short:   "Start, list, describe, follow, signal, query, update, cancel and terminate workflows",
 		Args:    noArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.startCommand(), a.listCommand(), a.countCommand(), a.describeCommand(), a.showCommand(),
-		a.resultCommand(), a.signalCommand(), a.queryCommand(), a.cancelCommand(), a.terminateCommand())
+		a.resultCommand(), a.signalCommand(), a.queryCommand(), a.cancelCommand(), a.terminateCommand(),
+		a.updateCommand())
 	return cmd
 }
 
@@ -409,6 +410,15 @@ func eventDetails(ev *orchpb.HistoryEvent) string {
 		return fmt.Sprintf("name=%s input=%s", a.GetSignalName(), payloadsText(a.GetInput()))
 	case *orchpb.HistoryEvent_MarkerRecordedEventAttributes:
 		return "name=" + x.MarkerRecordedEventAttributes.GetMarkerName()
+	case *orchpb.HistoryEvent_WorkflowExecutionUpdateAcceptedEventAttributes:
+		a := x.WorkflowExecutionUpdateAcceptedEventAttributes
+		return fmt.Sprintf("id=%s name=%s input=%s", a.GetProtocolInstanceId(), a.GetAcceptedRequest().GetInput().GetName(), payloadsText(a.GetAcceptedRequest().GetInput().GetArgs()))
+	case *orchpb.HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes:
+		a := x.WorkflowExecutionUpdateCompletedEventAttributes
+		if f := a.GetOutcome().GetFailure(); f != nil {
+			return fmt.Sprintf("id=%s accepted=%d failure=%q", a.GetMeta().GetUpdateId(), a.GetAcceptedEventId(), f.GetMessage())
+		}
+		return fmt.Sprintf("id=%s accepted=%d result=%s", a.GetMeta().GetUpdateId(), a.GetAcceptedEventId(), payloadsText(a.GetOutcome().GetSuccess()))
 	case *orchpb.HistoryEvent_StartChildWorkflowExecutionInitiatedEventAttributes:
 		a := x.StartChildWorkflowExecutionInitiatedEventAttributes
 		return fmt.Sprintf("type=%s id=%s input=%s", a.GetWorkflowType().GetName(), a.GetWorkflowId(), payloadsText(a.GetInput()))
@@ -627,5 +637,69 @@ func (a *app) terminateCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&runID, "run-id", "r", "", "run id (default: the latest run)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded in the history")
+	return cmd
+}
+
+func (a *app) updateCommand() *cobra.Command {
+	var runID, name, input, inputFile, updateID, wait string
+	cmd := &cobra.Command{
+		Use:   "update WORKFLOW_ID --name UPDATE [--input JSON]",
+		Short: "Send an update to a workflow and print its result",
+		Long: `Send an update to a workflow (a request its code handles and answers) and
+print the result as JSON once the update completed. The workflow's validator
+may reject the update: nothing is then recorded, and the command fails with
+the rejection. --wait accepted returns as soon as the workflow accepted it.
+--update-id names the update: sent again with the same id, an update is the
+same update (the same result; it never runs twice).`,
+		Args: exactArgs("a workflow id"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			in, err := a.inputValue(input, inputFile)
+			if err != nil {
+				return err
+			}
+			opts := &orch.UpdateOptions{UpdateID: updateID, WaitForStage: orch.UpdateCompleted}
+			switch strings.ToLower(wait) {
+			case "completed":
+			case "accepted":
+				opts.WaitForStage = orch.UpdateAccepted
+			default:
+				return usagef("--wait %q: want accepted or completed", wait)
+			}
+			c, err := a.connect()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.call(cmd)
+			defer cancel()
+			u, err := c.UpdateWorkflow(ctx, argv[0], runID, name, in, opts)
+			if err != nil {
+				return err
+			}
+			if u.Stage < orch.UpdateCompleted {
+				return a.done(map[string]any{"workflow_id": argv[0], "run_id": u.RunID, "update_id": u.UpdateID, "stage": "accepted"},
+					"Update %s of workflow %s accepted", u.UpdateID, argv[0])
+			}
+			var result json.RawMessage
+			err = u.Get(ctx, &result)
+			if errors.Is(err, orch.ErrNoPayload) {
+				result, err = json.RawMessage("null"), nil
+			}
+			if err != nil {
+				return err
+			}
+			if result == nil {
+				result = json.RawMessage("null")
+			}
+			return a.printJSON(result)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&runID, "run-id", "r", "", "run id (default: the latest run)")
+	f.StringVar(&name, "name", "", "update name (required)")
+	f.StringVarP(&input, "input", "i", "", "the update's argument, one JSON value")
+	f.StringVar(&inputFile, "input-file", "", `file holding the argument ("-": standard input)`)
+	f.StringVar(&updateID, "update-id", "", "the update's id (default: a random one)")
+	f.StringVar(&wait, "wait", "completed", "accepted or completed")
+	_ = cmd.MarkFlagRequired("name")
 	return cmd
 }
