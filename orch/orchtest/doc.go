@@ -42,8 +42,11 @@
 // child of neither kind fails the test and fails in the parent. Parent
 // close policies, cancel requests to children (RequestCancelExternal),
 // continue-as-new, markers (SideEffect, GetVersion), search attribute
-// upserts (SearchAttributes gives the latest values), run and execution
-// timeouts are handled as the service (and orchfake) handles them.
+// upserts (SearchAttributes gives the latest values), memo upserts (Memo),
+// signals between the env's workflows (SignalExternalWorkflow: the target
+// gets the signal, the sender its outcome; a mocked child takes it), run
+// and execution timeouts are handled as the service (and orchfake)
+// handles them.
 //
 // From callbacks (After) a test signals (SignalWorkflow,
 // SignalWorkflowByID), asks for cancellation (CancelWorkflow,

@@ -120,6 +120,7 @@ type run struct {
 	history    []*orchpb.HistoryEvent
 	started    *orchpb.WorkflowExecutionStartedEventAttributes
 	search     *orchpb.SearchAttributes
+	memo       *orchpb.Memo
 
 	closed bool
 	status orchpb.WorkflowExecutionStatus
@@ -133,6 +134,7 @@ type run struct {
 	timers     map[string]*userTimer
 	children   map[int64]*childRef // open children, by initiated event id
 	pending    []int64             // children initiated by the task being completed
+	signalsOut []signalOut         // signals initiated by the task being completed
 
 	// signals are the signal channels the code waits on, as its last
 	// task left them (see orch/workflow's probe).
@@ -163,7 +165,7 @@ type childRef struct {
 func (e *Env) startRun(id string, attrs *orchpb.WorkflowExecutionStartedEventAttributes, parent *run) *run {
 	e.runSeq++
 	r := &run{env: e, id: id, runID: fmt.Sprintf("orchtest-run-%d", e.runSeq), typ: attrs.GetWorkflowType().GetName(),
-		started: attrs, search: attrs.GetSearchAttributes(), status: orchpb.WorkflowExecutionStatus_RUNNING,
+		started: attrs, search: attrs.GetSearchAttributes(), memo: attrs.GetMemo(), status: orchpb.WorkflowExecutionStatus_RUNNING,
 		activities: map[int64]*activity{}, timers: map[string]*userTimer{}, children: map[int64]*childRef{}}
 	r.firstRunID = r.runID
 	if cont := attrs.GetContinuedExecutionRunId(); cont != "" {
@@ -284,6 +286,7 @@ func (r *run) runTask() {
 		askedToCancel = askedToCancel || c.GetCommandType() == orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION
 	}
 	r.startChildren()
+	r.sendSignals()
 	if askedToCancel {
 		r.newEvents()
 	}
@@ -378,6 +381,15 @@ func checkCommands(r *run, cmds []*orchpb.Command) error {
 			if c.GetRequestCancelExternalWorkflowExecutionCommandAttributes().GetWorkflowId() == "" {
 				return fmt.Errorf("command %d: BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES: workflow_id is required", i)
 			}
+		case orchpb.CommandType_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
+			a := c.GetSignalExternalWorkflowExecutionCommandAttributes()
+			if a.GetExecution().GetWorkflowId() == "" || a.GetSignalName() == "" {
+				return fmt.Errorf("command %d: BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES: execution.workflow_id and signal_name are required", i)
+			}
+		case orchpb.CommandType_UPSERT_WORKFLOW_PROPERTIES:
+			if len(c.GetUpsertWorkflowPropertiesCommandAttributes().GetUpsertedMemo().GetFields()) == 0 {
+				return fmt.Errorf("command %d: BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES: upserted_memo has no fields", i)
+			}
 		default:
 			return fmt.Errorf("command %d: BAD_COMMAND: unknown command_type %d", i, c.GetCommandType())
 		}
@@ -464,6 +476,10 @@ func (r *run) apply(c *orchpb.Command, done int64) {
 		r.initiateChild(a.StartChildWorkflowExecutionCommandAttributes, done)
 	case *orchpb.Command_RequestCancelExternalWorkflowExecutionCommandAttributes:
 		r.requestCancelExternal(a.RequestCancelExternalWorkflowExecutionCommandAttributes, done)
+	case *orchpb.Command_SignalExternalWorkflowExecutionCommandAttributes:
+		r.initiateSignal(a.SignalExternalWorkflowExecutionCommandAttributes, done)
+	case *orchpb.Command_UpsertWorkflowPropertiesCommandAttributes:
+		r.upsertProperties(a.UpsertWorkflowPropertiesCommandAttributes, done)
 	}
 }
 

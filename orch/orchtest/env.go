@@ -411,6 +411,15 @@ func (e *Env) SearchAttributes() *orchpb.SearchAttributes {
 	return e.root.search
 }
 
+// Memo returns the memo of the executed workflow's latest run: the one it
+// started with, then its upserts (workflow.UpsertMemo).
+func (e *Env) Memo() *orchpb.Memo {
+	if e.root == nil {
+		return nil
+	}
+	return e.root.memo
+}
+
 // SignalWorkflow sends a signal to the executed workflow's latest run (from
 // a callback of After, or before ExecuteWorkflow's first task with a
 // callback at 0).

@@ -91,6 +91,7 @@ type outcome struct {
 	Failure string // the failure's message, for a failed run
 	Queries []string
 	Search  map[string]string
+	Memo    map[string]string
 	Events  []string
 	Times   []string // each event's time since the run's start
 }
@@ -230,7 +231,20 @@ func onFake(t *testing.T, sc scenario) outcome {
 	}
 	o := outcomeOf(t, func(out any) error { return c.GetResult(ctx, parityID, "", out) }, info.GetSearchAttributes(), history)
 	o.Queries = answers
+	o.Memo = memoOf(info.GetMemo())
 	return o
+}
+
+// memoOf is a memo's fields as their JSON; nil for none.
+func memoOf(m *orchpb.Memo) map[string]string {
+	if len(m.GetFields()) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for k, p := range m.GetFields() {
+		out[k] = string(p.GetData())
+	}
+	return out
 }
 
 type driverInput struct {
@@ -287,6 +301,7 @@ func onEnv(t *testing.T, sc scenario) (outcome, *orchtest.Env) {
 	}
 	o := outcomeOf(t, env.Result, env.SearchAttributes(), env.History())
 	o.Queries = answers
+	o.Memo = memoOf(env.Memo())
 	return o, env
 }
 
@@ -637,4 +652,63 @@ func TestParityParentClosePolicy(t *testing.T) {
 	if !slices.Equal(fakeChild, envChild) || envChild[len(envChild)-1] != "WorkflowExecutionTerminated" {
 		t.Errorf("the child's history\norchfake: %v\nenv:      %v", fakeChild, envChild)
 	}
+}
+
+// messenger signals a child and reads its answer, asks another child to
+// cancel, signals a workflow that does not exist, and records its
+// progress in its memo.
+func messenger(ctx workflow.Context, _ int) (string, error) {
+	var out []string
+	listener := workflow.ExecuteChildWorkflow(ctx, "Listener", nil, &workflow.ChildWorkflowOptions{WorkflowID: "listener"})
+	if err := listener.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		return "", err
+	}
+	if err := workflow.SignalExternalWorkflow(ctx, "listener", "", "ping", "hi").Get(ctx, nil); err != nil {
+		return "", err
+	}
+	var heard string
+	if err := listener.Get(ctx, &heard); err != nil {
+		return "", err
+	}
+	out = append(out, heard)
+	sleeper := workflow.ExecuteChildWorkflow(ctx, "Sleeper", nil, &workflow.ChildWorkflowOptions{WorkflowID: "sleeper"})
+	if err := sleeper.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		return "", err
+	}
+	if err := workflow.RequestCancelExternalWorkflow(ctx, "sleeper", "").Get(ctx, nil); err != nil {
+		return "", err
+	}
+	out = append(out, fmt.Sprint(errors.Is(sleeper.Get(ctx, nil), workflow.ErrCanceled)))
+	err := workflow.SignalExternalWorkflow(ctx, "nobody", "", "ping", "hi").Get(ctx, nil)
+	out = append(out, fmt.Sprint(errors.Is(err, workflow.ErrUnknownExternalWorkflowExecution)))
+	if err := workflow.UpsertMemo(ctx, map[string]any{"heard": heard, "draft": nil}); err != nil {
+		return "", err
+	}
+	return strings.Join(out, " "), nil
+}
+
+func TestParitySignalsBetweenWorkflows(t *testing.T) {
+	runParity(t, scenario{
+		workflow: "Messenger", input: 0,
+		setup: func(s side) {
+			regWorkflow(s, "Messenger", messenger)
+			regWorkflow(s, "Listener", func(ctx workflow.Context, _ any) (string, error) {
+				var got string
+				workflow.GetSignalChannel(ctx, "ping").Receive(ctx, &got)
+				return "heard " + got, nil
+			})
+			regWorkflow(s, "Sleeper", func(ctx workflow.Context, _ any) (string, error) {
+				return "", workflow.Sleep(ctx, 24*time.Hour)
+			})
+		},
+		check: func(t *testing.T, o outcome) {
+			events := strings.Join(o.Events, " ")
+			if o.Result != `"heard hi true true"` || o.Memo["heard"] != `"heard hi"` || len(o.Memo) != 1 ||
+				!strings.Contains(events, "SignalExternalWorkflowExecutionInitiated ExternalWorkflowExecutionSignaled") ||
+				!strings.Contains(events, "SignalExternalWorkflowExecutionInitiated SignalExternalWorkflowExecutionFailed") ||
+				!strings.Contains(events, "ExternalWorkflowExecutionCancelRequested") || !strings.Contains(events, "WorkflowPropertiesModified") {
+				t.Errorf("outcome %v", o)
+			}
+		},
+	})
 }

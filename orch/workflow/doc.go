@@ -73,7 +73,11 @@
 // waiting for the cancellation's outcome; a child workflow is asked to
 // cancel the same way); a command canceled in the task that issued it is
 // never sent. A signal whose payload does not decode into the value asked
-// for is skipped. Queries replay the whole history known, then call the
+// for is skipped. SignalExternalWorkflow and RequestCancelExternalWorkflow
+// reach other workflows (their futures settle when the service delivered
+// the request, or fail with an *ExternalWorkflowError); UpsertMemo and
+// UpsertSearchAttributes change the run's, and a continue-as-new carries
+// the changed ones. Queries replay the whole history known, then call the
 // handler, which may only read: calls that would issue commands, run a
 // side effect or block fail the query. A panic in workflow code (or
 // runtime.Goexit, which t.Fatal calls) fails the workflow task, never the

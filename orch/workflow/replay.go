@@ -73,9 +73,15 @@ type execution struct {
 	baseLogger *slog.Logger // Options.Logger
 	logger     *slog.Logger // GetLogger's
 
+	// memo and search are the run's, with the code's upserts: what a
+	// continue-as-new carries.
+	memo   *orchpb.Memo
+	search *orchpb.SearchAttributes
+
 	root       *cancelScope
 	activities map[int64]*activity // by scheduled event id
 	children   map[int64]*child    // by initiated event id
+	externals  map[int64]*external // signals and cancel requests sent, by initiated event id
 	markers    map[markerKey]*orchpb.Payloads
 	versions   map[string]Version
 	timers     map[string]*timer
@@ -105,6 +111,7 @@ func newExecution(b body, o Options) *execution {
 		baseLogger: o.Logger,
 		activities: map[int64]*activity{},
 		children:   map[int64]*child{},
+		externals:  map[int64]*external{},
 		markers:    map[markerKey]*orchpb.Payloads{},
 		versions:   map[string]Version{},
 		timers:     map[string]*timer{},
@@ -139,6 +146,9 @@ func (e *execution) applyInput(ev *orchpb.HistoryEvent) {
 		*orchpb.HistoryEvent_ChildWorkflowExecutionCanceledEventAttributes, *orchpb.HistoryEvent_ChildWorkflowExecutionTimedOutEventAttributes,
 		*orchpb.HistoryEvent_ChildWorkflowExecutionTerminatedEventAttributes:
 		e.childEvent(ev)
+	case *orchpb.HistoryEvent_ExternalWorkflowExecutionSignaledEventAttributes, *orchpb.HistoryEvent_SignalExternalWorkflowExecutionFailedEventAttributes,
+		*orchpb.HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes, *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionFailedEventAttributes:
+		e.externalEvent(ev)
 	case *orchpb.HistoryEvent_TimerFiredEventAttributes:
 		if t := e.timers[a.TimerFiredEventAttributes.GetTimerId()]; t != nil {
 			t.f.settle(nil, nil)
@@ -254,10 +264,15 @@ func commandTask(ev *orchpb.HistoryEvent) int64 {
 		return a.StartChildWorkflowExecutionInitiatedEventAttributes.GetWorkflowTaskCompletedEventId()
 	case *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes:
 		return a.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_SignalExternalWorkflowExecutionInitiatedEventAttributes:
+		return a.SignalExternalWorkflowExecutionInitiatedEventAttributes.GetWorkflowTaskCompletedEventId()
+	case *orchpb.HistoryEvent_WorkflowPropertiesModifiedEventAttributes:
+		return a.WorkflowPropertiesModifiedEventAttributes.GetWorkflowTaskCompletedEventId()
 	}
-	// StartChildWorkflowExecutionFailed and
-	// RequestCancelExternalWorkflowExecutionFailed name the task too, but
-	// they are outcomes, not the record of a command.
+	// StartChildWorkflowExecutionFailed,
+	// RequestCancelExternalWorkflowExecutionFailed and
+	// SignalExternalWorkflowExecutionFailed name the task too, but they are
+	// outcomes, not the record of a command.
 	return 0
 }
 
@@ -284,6 +299,7 @@ func (e *execution) index(history []*orchpb.HistoryEvent) ([]*wfTask, error) {
 	e.input = st.GetInput()
 	e.lastResult = st.GetLastCompletionResult()
 	e.startedAttrs = st
+	e.memo, e.search = st.GetMemo(), st.GetSearchAttributes()
 
 	startedAt := map[int64]time.Time{}
 	byCompleted := map[int64]*wfTask{}
@@ -538,6 +554,11 @@ func sameCommand(c *orchpb.Command, ev *orchpb.HistoryEvent) bool {
 	case orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
 		b := ev.GetRequestCancelExternalWorkflowExecutionInitiatedEventAttributes()
 		return b != nil && c.GetRequestCancelExternalWorkflowExecutionCommandAttributes().GetWorkflowId() == b.GetWorkflowExecution().GetWorkflowId()
+	case orchpb.CommandType_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
+		a, b := c.GetSignalExternalWorkflowExecutionCommandAttributes(), ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes()
+		return b != nil && a.GetExecution().GetWorkflowId() == b.GetWorkflowExecution().GetWorkflowId() && a.GetSignalName() == b.GetSignalName()
+	case orchpb.CommandType_UPSERT_WORKFLOW_PROPERTIES:
+		return ev.GetEventType() == orchpb.EventType_WorkflowPropertiesModified
 	}
 	return false
 }
@@ -559,6 +580,8 @@ func describeCommand(c *orchpb.Command) string {
 		return fmt.Sprintf("%s %s (workflow id %s)", name, a.StartChildWorkflowExecutionCommandAttributes.GetWorkflowType().GetName(), a.StartChildWorkflowExecutionCommandAttributes.GetWorkflowId())
 	case *orchpb.Command_RequestCancelExternalWorkflowExecutionCommandAttributes:
 		return fmt.Sprintf("%s (workflow id %s)", name, a.RequestCancelExternalWorkflowExecutionCommandAttributes.GetWorkflowId())
+	case *orchpb.Command_SignalExternalWorkflowExecutionCommandAttributes:
+		return fmt.Sprintf("%s %s (workflow id %s)", name, a.SignalExternalWorkflowExecutionCommandAttributes.GetSignalName(), a.SignalExternalWorkflowExecutionCommandAttributes.GetExecution().GetWorkflowId())
 	}
 	return name
 }
@@ -592,6 +615,8 @@ func describeEvent(ev *orchpb.HistoryEvent) string {
 		return fmt.Sprintf("%s %s (workflow id %s)", name, a.StartChildWorkflowExecutionInitiatedEventAttributes.GetWorkflowType().GetName(), a.StartChildWorkflowExecutionInitiatedEventAttributes.GetWorkflowId())
 	case *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes:
 		return fmt.Sprintf("%s (workflow id %s)", name, a.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.GetWorkflowExecution().GetWorkflowId())
+	case *orchpb.HistoryEvent_SignalExternalWorkflowExecutionInitiatedEventAttributes:
+		return fmt.Sprintf("%s %s (workflow id %s)", name, a.SignalExternalWorkflowExecutionInitiatedEventAttributes.GetSignalName(), a.SignalExternalWorkflowExecutionInitiatedEventAttributes.GetWorkflowExecution().GetWorkflowId())
 	}
 	return name
 }
@@ -611,9 +636,10 @@ func bodyOf[In, Out any](fn func(Context, In) (Out, error)) body {
 		case err == nil:
 			return orch.CompleteWorkflowCommand(out)
 		case errors.As(err, &can):
-			st := must(ctx).e.startedAttrs
-			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue, Memo: st.GetMemo(),
-				SearchAttributes: st.GetSearchAttributes(), RetryPolicy: st.GetRetryPolicy(), Header: st.GetHeader()}
+			e := must(ctx).e
+			st := e.startedAttrs
+			attrs := &orchpb.ContinueAsNewWorkflowExecutionCommandAttributes{TaskQueue: can.TaskQueue, Memo: e.memo,
+				SearchAttributes: e.search, RetryPolicy: st.GetRetryPolicy(), Header: st.GetHeader()}
 			if can.WorkflowType != "" {
 				attrs.WorkflowType = &orchpb.WorkflowType{Name: can.WorkflowType}
 			}
