@@ -16,6 +16,15 @@ import (
 // workflow asked for the activity to be canceled (a heartbeat said so).
 var ErrActivityCanceled = errors.New("orch: activity cancellation requested")
 
+// ErrActivityResultPending, returned by an activity function (alone or
+// wrapped), says the activity is not done and someone else will answer it:
+// the worker reports nothing, frees the activity's slot, and the activity
+// stays started on the service until [Client.CompleteActivity] (with the
+// task token of [GetActivityInfo]) or [Client.CompleteActivityByID]
+// answers it, or one of its timeouts ends the attempt. It is Temporal's
+// activity.ErrResultPending.
+var ErrActivityResultPending = errors.New("orch: activity result pending (completed from outside the worker)")
+
 // ActivityInfo describes the activity task a function is running.
 type ActivityInfo struct {
 	ActivityID   string
@@ -72,6 +81,19 @@ func HeartbeatDetails(ctx context.Context, out any) error {
 		return errors.New("orch: HeartbeatDetails outside an activity")
 	}
 	return DecodePayloads(st.task.GetHeartbeatDetails(), out)
+}
+
+// HasHeartbeatDetails reports whether an earlier attempt of the activity
+// running in ctx left heartbeat details for HeartbeatDetails to read.
+func HasHeartbeatDetails(ctx context.Context) bool {
+	st, ok := ctx.Value(activityKey{}).(*activityState)
+	if !ok {
+		if a := orchact.From(ctx); a != nil {
+			return len(a.Details.GetPayloads()) > 0
+		}
+		return false
+	}
+	return len(st.task.GetHeartbeatDetails().GetPayloads()) > 0
 }
 
 // RecordHeartbeat tells the service the activity running in ctx is alive,
@@ -161,6 +183,9 @@ func (w *Worker) runActivity(task *orchpb.PollActivityTaskQueueResponse) {
 		result, err = safeActivity(ctx, fn, task.GetInput(), st.info.ActivityType)
 	}
 
+	if errors.Is(err, ErrActivityResultPending) {
+		return // answered from outside the worker
+	}
 	rctx, rcancel := reportCtx()
 	defer rcancel()
 	if err == nil {
@@ -170,9 +195,19 @@ func (w *Worker) runActivity(task *orchpb.PollActivityTaskQueueResponse) {
 		w.logError("completing an activity failed", rerr)
 		return
 	}
+	if errors.Is(context.Cause(ctx), ErrActivityCanceled) {
+		// Canceled at the workflow's request: the activity ends canceled
+		// (ActivityTaskCanceled), not failed.
+		_, rerr := w.c.Raw().RespondActivityTaskCanceled(rctx, &orchpb.RespondActivityTaskCanceledRequest{
+			Namespace: w.c.namespace, TaskToken: task.GetTaskToken(), Identity: w.c.identity,
+		})
+		w.logError("reporting a canceled activity failed", rerr)
+		return
+	}
 	failure := failureFrom(err)
-	if cause := context.Cause(ctx); errors.Is(cause, ErrActivityCanceled) || w.taskCtx.Err() != nil {
-		// Canceled at the workflow's request (or by a worker stop): say so.
+	if w.taskCtx.Err() != nil {
+		// Canceled by the worker's stop, which the service did not ask
+		// for: a failed attempt, retried per the activity's policy.
 		failure.FailureInfo = &orchpb.Failure_CanceledFailureInfo{CanceledFailureInfo: &orchpb.CanceledFailureInfo{}}
 	}
 	req := &orchpb.RespondActivityTaskFailedRequest{

@@ -20,7 +20,9 @@
 // ScanWorkflows/ScanAllWorkflows, CountWorkflows, the namespaces
 // (Register/Describe/List/AllNamespaces) and administration (DescribeCluster,
 // List/AllClusterMembers, DescribeShard, CloseShard, DescribeTaskQueue,
-// ListTaskQueuePartitions). ListX returns one page; AllX iterates lazily, one
+// ListTaskQueuePartitions), and the answers to activities from outside
+// their worker (CompleteActivity, CompleteActivityByID,
+// RecordActivityHeartbeat, RecordActivityHeartbeatByID). ListX returns one page; AllX iterates lazily, one
 // page in memory, stopping at the first error and on break. A [Worker] runs
 // workflows and activities (see Workers below).
 //
@@ -145,11 +147,28 @@
 // [*ApplicationError] with NonRetryable stops that. A panic is a failed
 // attempt. Cancellation arrives through the context: when a heartbeat
 // answers that the workflow asked for cancellation the context ends with
-// [ErrActivityCanceled] as its cause, and the failure the activity then
-// returns is reported as canceled; when a heartbeat finds the task gone
+// [ErrActivityCanceled] as its cause, and the activity's return with an
+// error is reported with RespondActivityTaskCanceled (the history records
+// ActivityTaskCanceled; a failure the service would record as failed with
+// retry state CANCEL_REQUESTED); when a heartbeat finds the task gone
 // (timed out, execution closed) the context ends with that error. The
 // service enforces the activity's timeouts; the worker sets no deadline of
-// its own on the context.
+// its own on the context. [HasHeartbeatDetails] tells whether an earlier
+// attempt left details.
+//
+// Asynchronous completion: an activity that returns
+// [ErrActivityResultPending] is not answered by its worker; whoever holds
+// its task token ([ActivityInfo].TaskToken) or its workflow id and
+// activity id answers it later with [Client.CompleteActivity] or
+// [Client.CompleteActivityByID] (completed with a result; failed, retried
+// per the activity's policy, with an error; canceled with an error
+// matching ErrActivityCanceled, once the workflow asked) and heartbeats it
+// with [Client.RecordActivityHeartbeat] or
+// [Client.RecordActivityHeartbeatByID], which return ErrActivityCanceled
+// when the workflow asked for cancellation. These are the contract's
+// RespondActivityTaskCompletedById, RespondActivityTaskFailedById,
+// RecordActivityTaskHeartbeatById, RespondActivityTaskCanceled and
+// RespondActivityTaskCanceledById, Temporal's names and shapes.
 //
 // Workflow tasks are honest: a [Workflow]'s Decide gets the execution's whole
 // history (pages beyond the poll's are fetched first) and returns commands

@@ -304,3 +304,43 @@ func (r Raw) ExecuteMultiOperation(ctx context.Context, req *orchpb.ExecuteMulti
 	}
 	return call[orchpb.ExecuteMultiOperationResponse](ctx, r.c, orchpb.WorkflowService_ExecuteMultiOperation_FullMethodName, req)
 }
+
+// RespondActivityTaskCanceled calls WorkflowService.RespondActivityTaskCanceled.
+func (r Raw) RespondActivityTaskCanceled(ctx context.Context, req *orchpb.RespondActivityTaskCanceledRequest) (*orchpb.RespondActivityTaskCanceledResponse, error) {
+	if req == nil {
+		req = &orchpb.RespondActivityTaskCanceledRequest{}
+	}
+	return call[orchpb.RespondActivityTaskCanceledResponse](ctx, r.c, orchpb.WorkflowService_RespondActivityTaskCanceled_FullMethodName, req)
+}
+
+// RespondActivityTaskCompletedById calls WorkflowService.RespondActivityTaskCompletedById.
+func (r Raw) RespondActivityTaskCompletedById(ctx context.Context, req *orchpb.RespondActivityTaskCompletedByIdRequest) (*orchpb.RespondActivityTaskCompletedByIdResponse, error) {
+	if req == nil {
+		req = &orchpb.RespondActivityTaskCompletedByIdRequest{}
+	}
+	return call[orchpb.RespondActivityTaskCompletedByIdResponse](ctx, r.c, orchpb.WorkflowService_RespondActivityTaskCompletedById_FullMethodName, req)
+}
+
+// RespondActivityTaskFailedById calls WorkflowService.RespondActivityTaskFailedById.
+func (r Raw) RespondActivityTaskFailedById(ctx context.Context, req *orchpb.RespondActivityTaskFailedByIdRequest) (*orchpb.RespondActivityTaskFailedByIdResponse, error) {
+	if req == nil {
+		req = &orchpb.RespondActivityTaskFailedByIdRequest{}
+	}
+	return call[orchpb.RespondActivityTaskFailedByIdResponse](ctx, r.c, orchpb.WorkflowService_RespondActivityTaskFailedById_FullMethodName, req)
+}
+
+// RecordActivityTaskHeartbeatById calls WorkflowService.RecordActivityTaskHeartbeatById.
+func (r Raw) RecordActivityTaskHeartbeatById(ctx context.Context, req *orchpb.RecordActivityTaskHeartbeatByIdRequest) (*orchpb.RecordActivityTaskHeartbeatByIdResponse, error) {
+	if req == nil {
+		req = &orchpb.RecordActivityTaskHeartbeatByIdRequest{}
+	}
+	return call[orchpb.RecordActivityTaskHeartbeatByIdResponse](ctx, r.c, orchpb.WorkflowService_RecordActivityTaskHeartbeatById_FullMethodName, req)
+}
+
+// RespondActivityTaskCanceledById calls WorkflowService.RespondActivityTaskCanceledById.
+func (r Raw) RespondActivityTaskCanceledById(ctx context.Context, req *orchpb.RespondActivityTaskCanceledByIdRequest) (*orchpb.RespondActivityTaskCanceledByIdResponse, error) {
+	if req == nil {
+		req = &orchpb.RespondActivityTaskCanceledByIdRequest{}
+	}
+	return call[orchpb.RespondActivityTaskCanceledByIdResponse](ctx, r.c, orchpb.WorkflowService_RespondActivityTaskCanceledById_FullMethodName, req)
+}

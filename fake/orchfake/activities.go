@@ -147,16 +147,32 @@ func (s *Server) currentActivity(nsName string, tok []byte) (*activity, error) {
 	return a, nil
 }
 
-func (s *Server) recordHeartbeat(ctx context.Context, req *orchpb.RecordActivityTaskHeartbeatRequest) (*orchpb.RecordActivityTaskHeartbeatResponse, error) {
+// answerByToken runs act, with s.mu held, on the started attempt a task
+// token names.
+func (s *Server) answerByToken(nsName string, tok []byte, act func(a *activity) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a, err := s.currentActivity(req.GetNamespace(), req.GetTaskToken())
+	a, err := s.currentActivity(nsName, tok)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	a.details, a.lastBeat = req.GetDetails(), s.clk.Now()
+	return act(a)
+}
+
+func (s *Server) recordHeartbeat(ctx context.Context, req *orchpb.RecordActivityTaskHeartbeatRequest) (*orchpb.RecordActivityTaskHeartbeatResponse, error) {
+	resp := &orchpb.RecordActivityTaskHeartbeatResponse{}
+	return resp, s.answerByToken(req.GetNamespace(), req.GetTaskToken(), func(a *activity) error {
+		resp.CancelRequested = s.heartbeat(a, req.GetDetails())
+		return nil
+	})
+}
+
+// heartbeat records an attempt's heartbeat and says whether cancellation
+// was requested. s.mu must be held.
+func (s *Server) heartbeat(a *activity, details *orchpb.Payloads) bool {
+	a.details, a.lastBeat = details, s.clk.Now()
 	s.resetHeartbeat(a)
-	return &orchpb.RecordActivityTaskHeartbeatResponse{CancelRequested: a.cancelReq}, nil
+	return a.cancelReq
 }
 
 // writeStarted writes ActivityTaskStarted for the attempt that closes the
@@ -184,19 +200,20 @@ func (s *Server) finish(a *activity) {
 
 func (s *Server) respondActivityCompleted(ctx context.Context, req *orchpb.RespondActivityTaskCompletedRequest) (*orchpb.RespondActivityTaskCompletedResponse, error) {
 	defer s.kickSkip()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, err := s.currentActivity(req.GetNamespace(), req.GetTaskToken())
-	if err != nil {
-		return nil, err
-	}
+	return &orchpb.RespondActivityTaskCompletedResponse{}, s.answerByToken(req.GetNamespace(), req.GetTaskToken(), func(a *activity) error {
+		s.activityCompleted(a, req.GetResult(), req.GetIdentity())
+		return nil
+	})
+}
+
+// activityCompleted ends a started attempt completed. s.mu must be held.
+func (s *Server) activityCompleted(a *activity, result *orchpb.Payloads, identity string) {
 	startedID := s.writeStarted(a)
 	s.add(a.e, orchpb.EventType_ActivityTaskCompleted, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskCompletedEventAttributes{ActivityTaskCompletedEventAttributes: &orchpb.ActivityTaskCompletedEventAttributes{
-			Result: req.GetResult(), ScheduledEventId: a.scheduledID, StartedEventId: startedID, Identity: req.GetIdentity()}}
+			Result: result, ScheduledEventId: a.scheduledID, StartedEventId: startedID, Identity: identity}}
 	})
 	s.finish(a)
-	return &orchpb.RespondActivityTaskCompletedResponse{}, nil
 }
 
 func (s *Server) respondActivityFailed(ctx context.Context, req *orchpb.RespondActivityTaskFailedRequest) (*orchpb.RespondActivityTaskFailedResponse, error) {
@@ -204,33 +221,53 @@ func (s *Server) respondActivityFailed(ctx context.Context, req *orchpb.RespondA
 		return nil, badField("failure", "required")
 	}
 	defer s.kickSkip()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, err := s.currentActivity(req.GetNamespace(), req.GetTaskToken())
-	if err != nil {
-		return nil, err
-	}
-	if a.cancelReq { // the workflow asked for cancellation: the failure ends it as canceled
-		s.activityCanceled(a, req.GetFailure().GetCanceledFailureInfo().GetDetails(), req.GetIdentity())
-		return &orchpb.RespondActivityTaskFailedResponse{}, nil
-	}
-	f := req.GetFailure()
+	return &orchpb.RespondActivityTaskFailedResponse{}, s.answerByToken(req.GetNamespace(), req.GetTaskToken(), func(a *activity) error {
+		s.attemptFailed(a, req.GetFailure(), req.GetIdentity())
+		return nil
+	})
+}
+
+// attemptFailed ends a started attempt failed: retried per the retry
+// policy, or the activity fails. A failure after the workflow asked for
+// cancellation is not retried (retry state CANCEL_REQUESTED), as
+// Temporal's service records it: the way to end canceled is
+// RespondActivityTaskCanceled. s.mu must be held.
+func (s *Server) attemptFailed(a *activity, f *orchpb.Failure, identity string) {
 	if state := s.retryState(a, f); state != orchpb.RetryState_IN_PROGRESS {
 		startedID := s.writeStarted(a)
 		s.add(a.e, orchpb.EventType_ActivityTaskFailed, func(ev *orchpb.HistoryEvent) {
 			ev.Attributes = &orchpb.HistoryEvent_ActivityTaskFailedEventAttributes{ActivityTaskFailedEventAttributes: &orchpb.ActivityTaskFailedEventAttributes{
-				Failure: f, ScheduledEventId: a.scheduledID, StartedEventId: startedID, Identity: req.GetIdentity(), RetryState: state}}
+				Failure: f, ScheduledEventId: a.scheduledID, StartedEventId: startedID, Identity: identity, RetryState: state}}
 		})
 		s.finish(a)
-		return &orchpb.RespondActivityTaskFailedResponse{}, nil
+		return
 	}
 	s.retry(a, f)
-	return &orchpb.RespondActivityTaskFailedResponse{}, nil
+}
+
+func (s *Server) respondActivityCanceled(ctx context.Context, req *orchpb.RespondActivityTaskCanceledRequest) (*orchpb.RespondActivityTaskCanceledResponse, error) {
+	defer s.kickSkip()
+	return &orchpb.RespondActivityTaskCanceledResponse{}, s.answerByToken(req.GetNamespace(), req.GetTaskToken(), func(a *activity) error {
+		return s.reportCanceled(a, req.GetDetails(), req.GetIdentity())
+	})
+}
+
+// reportCanceled ends a started attempt canceled, which only an activity
+// the workflow asked to cancel may be. s.mu must be held.
+func (s *Server) reportCanceled(a *activity, details *orchpb.Payloads, identity string) error {
+	if !a.cancelReq {
+		return errorf(orchwire.InvalidArgument, "unable to mark activity as canceled without activity being request canceled first (activity_id %q)", a.id)
+	}
+	s.activityCanceled(a, details, identity)
+	return nil
 }
 
 // retryState says whether a failed attempt is retried (IN_PROGRESS) or
 // why not.
 func (s *Server) retryState(a *activity, f *orchpb.Failure) orchpb.RetryState {
+	if a.cancelReq {
+		return orchpb.RetryState_CANCEL_REQUESTED
+	}
 	return orchsem.ActivityRetryState(a.attrs, f, a.attempt, a.scheduled, s.clk.Now())
 }
 
@@ -252,7 +289,9 @@ func (s *Server) retry(a *activity, f *orchpb.Failure) {
 // attemptDue queues an activity's next attempt once its backoff is over.
 // s.mu must be held.
 func (s *Server) attemptDue(a *activity) {
-	if !a.closed && a.e.eng.activities[a.scheduledID] == a {
+	// A timer of an attempt that ended meanwhile (answered by id during
+	// its backoff) finds a later retryAt, or the activity no longer waiting.
+	if !a.closed && a.waiting && !s.clk.Now().Before(a.retryAt) && a.e.eng.activities[a.scheduledID] == a {
 		s.queueAttempt(a)
 	}
 }
@@ -338,4 +377,109 @@ func (s *Server) pendingActivities(e *execution) []*orchpb.PendingActivityInfo {
 		out = append(out, p)
 	}
 	return out
+}
+
+// activityByID finds the open activity activityID of an execution's open
+// run (runID "" for the latest), for the ...ById operations. An activity
+// that closed, or an id never scheduled, is NOT_FOUND, as Temporal answers.
+// s.mu must be held.
+func (s *Server) activityByID(nsName, workflowID, runID, activityID string) (*activity, error) {
+	var v violations
+	v.check(workflowID != "", "workflow_id", "required")
+	v.check(activityID != "", "activity_id", "required")
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	e, err := s.lookupOpen(nsName, &orchpb.WorkflowExecution{WorkflowId: workflowID, RunId: runID}, "workflow_execution")
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range e.eng.activities {
+		if a.id == activityID {
+			return a, nil
+		}
+	}
+	return nil, errorf(orchwire.NotFound, "cannot find pending activity with activity_id %q (workflow_id %q, run_id %q): check the execution's history", activityID, e.id, e.runID)
+}
+
+// startOutside makes the current attempt of an activity no worker took
+// (queued, or waiting out its retry backoff) started by whoever answers
+// it by id, as Temporal lets CompleteActivityByID and FailActivityByID
+// answer such an activity. s.mu must be held.
+func (s *Server) startOutside(a *activity, identity string) {
+	if a.started {
+		return
+	}
+	if !a.waiting {
+		a.e.ns.queue(a.queue).withdraw(sideActivity, a)
+	}
+	s.cancelTimer(a.e, a.s2s)
+	a.s2s = nil
+	a.started, a.waiting = true, false
+	a.startedTime, a.identity, a.requestID = s.clk.Now(), identity, newID()
+}
+
+// byIDRequest is what the ...ById requests share.
+type byIDRequest interface {
+	GetNamespace() string
+	GetWorkflowId() string
+	GetRunId() string
+	GetActivityId() string
+	GetIdentity() string
+}
+
+// answerByID runs act, with s.mu held, on the activity a ...ById request
+// names. started says the operation needs an attempt a worker took (a
+// heartbeat, a canceled report): an activity still queued or between
+// attempts is then NOT_FOUND, as Temporal answers; otherwise such an
+// activity is started by the caller (startOutside).
+func (s *Server) answerByID(req byIDRequest, started bool, act func(a *activity) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, err := s.activityByID(req.GetNamespace(), req.GetWorkflowId(), req.GetRunId(), req.GetActivityId())
+	switch {
+	case err != nil:
+		return err
+	case started && !a.started:
+		return errorf(orchwire.NotFound, "activity %q of workflow_id %q has no started attempt (it waits for a worker)", a.id, a.e.id)
+	}
+	s.startOutside(a, req.GetIdentity())
+	return act(a)
+}
+
+func (s *Server) respondActivityCompletedByID(ctx context.Context, req *orchpb.RespondActivityTaskCompletedByIdRequest) (*orchpb.RespondActivityTaskCompletedByIdResponse, error) {
+	defer s.kickSkip()
+	return &orchpb.RespondActivityTaskCompletedByIdResponse{}, s.answerByID(req, false, func(a *activity) error {
+		s.activityCompleted(a, req.GetResult(), req.GetIdentity())
+		return nil
+	})
+}
+
+func (s *Server) respondActivityFailedByID(ctx context.Context, req *orchpb.RespondActivityTaskFailedByIdRequest) (*orchpb.RespondActivityTaskFailedByIdResponse, error) {
+	if req.GetFailure() == nil {
+		return nil, badField("failure", "required")
+	}
+	defer s.kickSkip()
+	return &orchpb.RespondActivityTaskFailedByIdResponse{}, s.answerByID(req, false, func(a *activity) error {
+		if d := req.GetLastHeartbeatDetails(); d != nil {
+			a.details = d
+		}
+		s.attemptFailed(a, req.GetFailure(), req.GetIdentity())
+		return nil
+	})
+}
+
+func (s *Server) recordHeartbeatByID(ctx context.Context, req *orchpb.RecordActivityTaskHeartbeatByIdRequest) (*orchpb.RecordActivityTaskHeartbeatByIdResponse, error) {
+	resp := &orchpb.RecordActivityTaskHeartbeatByIdResponse{}
+	return resp, s.answerByID(req, true, func(a *activity) error {
+		resp.CancelRequested = s.heartbeat(a, req.GetDetails())
+		return nil
+	})
+}
+
+func (s *Server) respondActivityCanceledByID(ctx context.Context, req *orchpb.RespondActivityTaskCanceledByIdRequest) (*orchpb.RespondActivityTaskCanceledByIdResponse, error) {
+	defer s.kickSkip()
+	return &orchpb.RespondActivityTaskCanceledByIdResponse{}, s.answerByID(req, true, func(a *activity) error {
+		return s.reportCanceled(a, req.GetDetails(), req.GetIdentity())
+	})
 }

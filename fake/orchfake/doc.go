@@ -266,7 +266,8 @@
 //	TerminateWorkflowExecution                orch:workflow:terminate
 //	RequestCancelWorkflowExecution            orch:workflow:cancel
 //	List/Scan/CountWorkflowExecutions         orch:workflow:list
-//	Poll*, Respond*, RecordActivityTaskHeartbeat,
+//	Poll*, Respond* (the ...ById ones too),
+//	RecordActivityTaskHeartbeat(ById),
 //	RegisterWorker, ShutdownWorker            orch:workflow:worker (the fake's addition; under orch:workflow:*)
 //	DescribeCluster, ListClusterMembers,
 //	DescribeShard                             orch:cluster:read
@@ -325,7 +326,22 @@
 // schedule_to_close stop them; ActivityTaskStarted is written when the
 // closing attempt ends; start-to-close and heartbeat timeouts are retried
 // like failures, schedule-to-start and schedule-to-close are final; a
-// stale token is ACTIVITY_TASK_TIMEOUT. Queries go to a worker as query
+// stale token is ACTIVITY_TASK_TIMEOUT. Once the workflow asked for an
+// activity's cancellation, heartbeats answer cancel_requested,
+// RespondActivityTaskCanceled ends it ActivityTaskCanceled (refused with
+// INVALID_ARGUMENT, Temporal's "unable to mark activity as canceled
+// without activity being request canceled first", before the request),
+// and a failure or timeout is not retried (retry state CANCEL_REQUESTED).
+// Activities are also answered by workflow id (run id empty for the
+// latest run) and activity id (RespondActivityTaskCompletedById,
+// ...FailedById, ...CanceledById, RecordActivityTaskHeartbeatById), as
+// Temporal answers them: completed or failed by id, an activity no worker
+// took (queued, or between attempts) gets its ActivityTaskStarted from
+// the caller; a heartbeat or canceled report needs a started attempt; an
+// activity id with no open activity is NOT_FOUND ("cannot find pending
+// activity ..."); a failure by id may carry last_heartbeat_details, which
+// the next attempt's poll answer carries as heartbeat_details (as it
+// carries the last heartbeat's). Queries go to a worker as query
 // tasks (a workflow task with query and queries, no history event),
 // answered in query_results under their id; NOT_OPEN and
 // NOT_COMPLETED_CLEANLY are honoured; unanswered, the caller gets its

@@ -79,6 +79,11 @@ var (
 	opCloseShard              = opOf("CloseShard")
 	opUpdateWorkflow          = opOf("UpdateWorkflowExecution")
 	opExecuteMultiOperation   = opOf("ExecuteMultiOperation")
+	opRespondActivityCancel   = opOf("RespondActivityTaskCanceled")
+	opRespondActivityDoneByID = opOf("RespondActivityTaskCompletedById")
+	opRespondActivityFailByID = opOf("RespondActivityTaskFailedById")
+	opHeartbeatByID           = opOf("RecordActivityTaskHeartbeatById")
+	opRespondActivityCancelID = opOf("RespondActivityTaskCanceledById")
 )
 
 // httpCall is what the HTTP side knows of a call, carried in its context

@@ -146,6 +146,31 @@ func (w workflowService) RespondActivityTaskFailed(ctx context.Context, req *orc
 	return call(s, ctx, opRespondActivityFail, req, s.respondActivityFailed)
 }
 
+func (w workflowService) RespondActivityTaskCanceled(ctx context.Context, req *orchpb.RespondActivityTaskCanceledRequest) (*orchpb.RespondActivityTaskCanceledResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opRespondActivityCancel, req, s.respondActivityCanceled)
+}
+
+func (w workflowService) RespondActivityTaskCompletedById(ctx context.Context, req *orchpb.RespondActivityTaskCompletedByIdRequest) (*orchpb.RespondActivityTaskCompletedByIdResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opRespondActivityDoneByID, req, s.respondActivityCompletedByID)
+}
+
+func (w workflowService) RespondActivityTaskFailedById(ctx context.Context, req *orchpb.RespondActivityTaskFailedByIdRequest) (*orchpb.RespondActivityTaskFailedByIdResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opRespondActivityFailByID, req, s.respondActivityFailedByID)
+}
+
+func (w workflowService) RecordActivityTaskHeartbeatById(ctx context.Context, req *orchpb.RecordActivityTaskHeartbeatByIdRequest) (*orchpb.RecordActivityTaskHeartbeatByIdResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opHeartbeatByID, req, s.recordHeartbeatByID)
+}
+
+func (w workflowService) RespondActivityTaskCanceledById(ctx context.Context, req *orchpb.RespondActivityTaskCanceledByIdRequest) (*orchpb.RespondActivityTaskCanceledByIdResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opRespondActivityCancelID, req, s.respondActivityCanceledByID)
+}
+
 func (w workflowService) RegisterWorker(ctx context.Context, req *orchpb.RegisterWorkerRequest) (*orchpb.RegisterWorkerResponse, error) {
 	s := w.server(ctx)
 	return call(s, ctx, opRegisterWorker, req, s.registerWorker)

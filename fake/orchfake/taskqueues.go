@@ -197,6 +197,13 @@ func (q *taskQueue) pop(side int) task {
 	return nil
 }
 
+// withdraw takes t out of the backlog (a task answered before any poll
+// took it). s.mu must be held.
+func (q *taskQueue) withdraw(side int, t task) {
+	sd := &q.sides[side]
+	sd.backlog = slices.DeleteFunc(sd.backlog, func(x task) bool { return x == t })
+}
+
 // backlogCount counts the live tasks waiting. s.mu must be held.
 func (q *taskQueue) backlogCount(side int) int64 {
 	n := int64(0)

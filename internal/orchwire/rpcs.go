@@ -124,6 +124,11 @@ var rpcs = sync.OnceValues(func() ([]RPC, map[string]*RPC) {
 		{orchpb.WorkflowService_UpdateWorkflowExecution_FullMethodName, Always, KindNormal, PermWorkflowUpdate, LimitNone},
 		// Update-with-start counts as a start, as signal-with-start does.
 		{orchpb.WorkflowService_ExecuteMultiOperation_FullMethodName, Never, KindNormal, PermWorkflowStart, LimitStart},
+		{orchpb.WorkflowService_RespondActivityTaskCanceled_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},
+		{orchpb.WorkflowService_RespondActivityTaskCompletedById_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},
+		{orchpb.WorkflowService_RespondActivityTaskFailedById_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},
+		{orchpb.WorkflowService_RecordActivityTaskHeartbeatById_FullMethodName, Always, KindHeartbeat, PermWorkflowWorker, LimitNone},
+		{orchpb.WorkflowService_RespondActivityTaskCanceledById_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},
 		{orchpb.AdminService_DescribeCluster_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},
 		{orchpb.AdminService_ListClusterMembers_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},
 		{orchpb.AdminService_DescribeShard_FullMethodName, Always, KindNormal, PermClusterRead, LimitNone},

@@ -4227,7 +4227,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x0estart_workflow\x18\x01 \x01(\v2/.apitwin.orch.v1.StartWorkflowExecutionResponseH\x00R\rstartWorkflow\x12[\n" +
 	"\x0fupdate_workflow\x18\x02 \x01(\v20.apitwin.orch.v1.UpdateWorkflowExecutionResponseH\x00R\x0eupdateWorkflowB\n" +
 	"\n" +
-	"\bresponse2\xad*\n" +
+	"\bresponse2\xdd2\n" +
 	"\x0fWorkflowService\x12\x89\x01\n" +
 	"\x11RegisterNamespace\x12).apitwin.orch.v1.RegisterNamespaceRequest\x1a*.apitwin.orch.v1.RegisterNamespaceResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/v1/namespaces\x12\x92\x01\n" +
 	"\x11DescribeNamespace\x12).apitwin.orch.v1.DescribeNamespaceRequest\x1a*.apitwin.orch.v1.DescribeNamespaceResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/api/v1/namespaces/{namespace}\x12}\n" +
@@ -4255,7 +4255,12 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x11DescribeTaskQueue\x12).apitwin.orch.v1.DescribeTaskQueueRequest\x1a*.apitwin.orch.v1.DescribeTaskQueueResponse\"?\x82\xd3\xe4\x93\x029\x127/api/v1/namespaces/{namespace}/task-queues/{task_queue}\x12\xc8\x01\n" +
 	"\x17ListTaskQueuePartitions\x12/.apitwin.orch.v1.ListTaskQueuePartitionsRequest\x1a0.apitwin.orch.v1.ListTaskQueuePartitionsResponse\"J\x82\xd3\xe4\x93\x02D\x12B/api/v1/namespaces/{namespace}/task-queues/{task_queue}/partitions\x12\xfa\x01\n" +
 	"\x17UpdateWorkflowExecution\x12/.apitwin.orch.v1.UpdateWorkflowExecutionRequest\x1a0.apitwin.orch.v1.UpdateWorkflowExecutionResponse\"|\x82\xd3\xe4\x93\x02v:\x01*\"q/api/v1/namespaces/{namespace}/workflows/{workflow_execution.workflow_id}/runs/{workflow_execution.run_id}/update\x12\xc3\x01\n" +
-	"\x15ExecuteMultiOperation\x12-.apitwin.orch.v1.ExecuteMultiOperationRequest\x1a..apitwin.orch.v1.ExecuteMultiOperationResponse\"K\x82\xd3\xe4\x93\x02E:\x01*\"@/api/v1/namespaces/{namespace}/workflows/execute-multi-operationB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
+	"\x15ExecuteMultiOperation\x12-.apitwin.orch.v1.ExecuteMultiOperationRequest\x1a..apitwin.orch.v1.ExecuteMultiOperationResponse\"K\x82\xd3\xe4\x93\x02E:\x01*\"@/api/v1/namespaces/{namespace}/workflows/execute-multi-operation\x12\xc5\x01\n" +
+	"\x1bRespondActivityTaskCanceled\x123.apitwin.orch.v1.RespondActivityTaskCanceledRequest\x1a4.apitwin.orch.v1.RespondActivityTaskCanceledResponse\";\x82\xd3\xe4\x93\x025:\x01*\"0/api/v1/namespaces/{namespace}/activities/cancel\x12\xdc\x01\n" +
+	" RespondActivityTaskCompletedById\x128.apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest\x1a9.apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse\"C\x82\xd3\xe4\x93\x02=:\x01*\"8/api/v1/namespaces/{namespace}/activities/complete-by-id\x12\xcf\x01\n" +
+	"\x1dRespondActivityTaskFailedById\x125.apitwin.orch.v1.RespondActivityTaskFailedByIdRequest\x1a6.apitwin.orch.v1.RespondActivityTaskFailedByIdResponse\"?\x82\xd3\xe4\x93\x029:\x01*\"4/api/v1/namespaces/{namespace}/activities/fail-by-id\x12\xda\x01\n" +
+	"\x1fRecordActivityTaskHeartbeatById\x127.apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest\x1a8.apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse\"D\x82\xd3\xe4\x93\x02>:\x01*\"9/api/v1/namespaces/{namespace}/activities/heartbeat-by-id\x12\xd7\x01\n" +
+	"\x1fRespondActivityTaskCanceledById\x127.apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest\x1a8.apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/api/v1/namespaces/{namespace}/activities/cancel-by-idB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
 var (
 	file_apitwin_orch_v1_workflow_service_proto_rawDescOnce sync.Once
@@ -4367,6 +4372,16 @@ var file_apitwin_orch_v1_workflow_service_proto_goTypes = []any{
 	(*TaskQueuePartitionMetadata)(nil),               // 93: apitwin.orch.v1.TaskQueuePartitionMetadata
 	(*UpdateWorkflowExecutionRequest)(nil),           // 94: apitwin.orch.v1.UpdateWorkflowExecutionRequest
 	(*UpdateWorkflowExecutionResponse)(nil),          // 95: apitwin.orch.v1.UpdateWorkflowExecutionResponse
+	(*RespondActivityTaskCanceledRequest)(nil),       // 96: apitwin.orch.v1.RespondActivityTaskCanceledRequest
+	(*RespondActivityTaskCompletedByIdRequest)(nil),  // 97: apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
+	(*RespondActivityTaskFailedByIdRequest)(nil),     // 98: apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
+	(*RecordActivityTaskHeartbeatByIdRequest)(nil),   // 99: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
+	(*RespondActivityTaskCanceledByIdRequest)(nil),   // 100: apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
+	(*RespondActivityTaskCanceledResponse)(nil),      // 101: apitwin.orch.v1.RespondActivityTaskCanceledResponse
+	(*RespondActivityTaskCompletedByIdResponse)(nil), // 102: apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
+	(*RespondActivityTaskFailedByIdResponse)(nil),    // 103: apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
+	(*RecordActivityTaskHeartbeatByIdResponse)(nil),  // 104: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
+	(*RespondActivityTaskCanceledByIdResponse)(nil),  // 105: apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
 }
 var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
 	58,  // 0: apitwin.orch.v1.RegisterNamespaceRequest.workflow_execution_retention_period:type_name -> google.protobuf.Duration
@@ -4503,35 +4518,45 @@ var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
 	48,  // 131: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
 	94,  // 132: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:input_type -> apitwin.orch.v1.UpdateWorkflowExecutionRequest
 	50,  // 133: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:input_type -> apitwin.orch.v1.ExecuteMultiOperationRequest
-	1,   // 134: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
-	3,   // 135: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
-	5,   // 136: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
-	7,   // 137: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
-	45,  // 138: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
-	9,   // 139: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
-	11,  // 140: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
-	13,  // 141: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
-	15,  // 142: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
-	17,  // 143: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
-	19,  // 144: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
-	21,  // 145: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
-	23,  // 146: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
-	25,  // 147: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
-	27,  // 148: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	29,  // 149: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
-	31,  // 150: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
-	33,  // 151: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
-	35,  // 152: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
-	37,  // 153: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
-	39,  // 154: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
-	41,  // 155: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
-	43,  // 156: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
-	47,  // 157: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
-	49,  // 158: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
-	95,  // 159: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:output_type -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
-	51,  // 160: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:output_type -> apitwin.orch.v1.ExecuteMultiOperationResponse
-	134, // [134:161] is the sub-list for method output_type
-	107, // [107:134] is the sub-list for method input_type
+	96,  // 134: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledRequest
+	97,  // 135: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
+	98,  // 136: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:input_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
+	99,  // 137: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
+	100, // 138: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
+	1,   // 139: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
+	3,   // 140: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
+	5,   // 141: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
+	7,   // 142: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
+	45,  // 143: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
+	9,   // 144: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
+	11,  // 145: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
+	13,  // 146: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
+	15,  // 147: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
+	17,  // 148: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
+	19,  // 149: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
+	21,  // 150: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
+	23,  // 151: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
+	25,  // 152: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
+	27,  // 153: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	29,  // 154: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
+	31,  // 155: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
+	33,  // 156: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
+	35,  // 157: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
+	37,  // 158: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
+	39,  // 159: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
+	41,  // 160: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
+	43,  // 161: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
+	47,  // 162: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
+	49,  // 163: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
+	95,  // 164: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:output_type -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
+	51,  // 165: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:output_type -> apitwin.orch.v1.ExecuteMultiOperationResponse
+	101, // 166: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledResponse
+	102, // 167: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
+	103, // 168: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:output_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
+	104, // 169: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
+	105, // 170: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
+	139, // [139:171] is the sub-list for method output_type
+	107, // [107:139] is the sub-list for method input_type
 	107, // [107:107] is the sub-list for extension type_name
 	107, // [107:107] is the sub-list for extension extendee
 	0,   // [0:107] is the sub-list for field type_name
