@@ -349,11 +349,16 @@ func isJSON(contentType string) bool {
 
 // readAll is io.ReadAll of r into a buffer made for size bytes (a body's
 // Content-Length, -1 when it is not known), so that a body of known size is
-// read without growing its buffer. The buffer made before anything is read
-// is at most maxReadHint: a Content-Length is only what the caller says,
-// and the bytes behind a larger one are paid for as they come.
+// read without growing its buffer, nor a buffer larger than it made. The
+// buffer made before anything is read is at most maxReadHint: a
+// Content-Length is only what the caller says, and the bytes behind a
+// larger one are paid for as they come.
 func readAll(r io.Reader, size int64) ([]byte, error) {
-	return mcpwire.AppendRead(make([]byte, 0, min(max(size+1, 512), maxReadHint)), r) // +1: room for the read that meets the end
+	n := int64(512) // a guess, for a body of unknown size
+	if size >= 0 {
+		n = size + 1 // +1: room for the read that meets the end
+	}
+	return mcpwire.AppendRead(make([]byte, 0, min(n, maxReadHint)), r)
 }
 
 const maxReadHint = 64 << 10
@@ -433,9 +438,10 @@ func (g *Gateway) admit(w http.ResponseWriter, ctx context.Context, c *caller, m
 		}
 	}
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+	// What Header.Set would write (X-RateLimit-Limit and so on, in
+	// canonical form), the values from one array rather than one each.
+	vs := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.FormatInt(d.Reset.Unix(), 10)}
+	h["X-Ratelimit-Limit"], h["X-Ratelimit-Remaining"], h["X-Ratelimit-Reset"] = vs[0:1:1], vs[1:2:2], vs[2:3:3]
 	if d.Allowed {
 		return true
 	}
