@@ -52,6 +52,8 @@ type Gateway struct {
 	ips *ipFilter
 	// origins decides which browser pages may call (origin.go).
 	origins *originPolicy
+	// metadata is where the protected-resource metadata is (resource.go).
+	metadata resourceMetadata
 	// hooks decides where configure_webhook may send hooks.
 	hooks *hookGuard
 	// secret returns the signing secret, which only it holds (a function
@@ -110,6 +112,7 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	g := &Gateway{
 		cfg: cfg, clk: cfg.Clock, ips: newIPFilter(cfg.Security), origins: newOriginPolicy(cfg.AllowedOrigins), hooks: newHookGuard(cfg), log: cfg.Logger, callers: make(map[string]*caller),
+		metadata: newResourceMetadata(cfg.Resource.URL),
 	}
 	secret := []byte(cfg.Security.SigningSecret)
 	g.secret = func() []byte { return secret }

@@ -68,6 +68,13 @@ func canonicalOrigin(origin string) (string, error) {
 	case u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(origin, "/"):
 		return "", fmt.Errorf("%q is not an origin: only scheme://host[:port], no user, path, query or fragment", origin)
 	}
+	return originOf(u), nil
+}
+
+// originOf is u's scheme://host[:port], lower case, without the scheme's
+// default port: the one form every URL the gateway compares is put in
+// (origins, resource.url, a token's resource).
+func originOf(u *url.URL) string {
 	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
 	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
 		port = ""
@@ -76,9 +83,9 @@ func canonicalOrigin(origin string) (string, error) {
 		host = "[" + host + "]"
 	}
 	if port != "" {
-		return scheme + "://" + host + ":" + port, nil
+		return scheme + "://" + host + ":" + port
 	}
-	return scheme + "://" + host, nil
+	return scheme + "://" + host
 }
 
 // allowed reports whether a request from origin may be served: by the

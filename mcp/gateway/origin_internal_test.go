@@ -42,3 +42,32 @@ func TestOriginDefaultFollowsTheListener(t *testing.T) {
 		}
 	}
 }
+
+// Origins, resource.url and a token's resource are put in one canonical
+// form, so that they compare equal however they are spelt. Review of issue
+// 34: resource.url kept a :443 that the token's resource, written without
+// it, did not have, while the origins dropped it.
+func TestOneCanonicalForm(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, url, origin string }{
+		{"https://gw.example", "https://gw.example", "https://gw.example"},
+		{"HTTPS://GW.Example:443", "https://gw.example", "https://gw.example"},
+		{"https://gw.example:443/mcp/", "https://gw.example/mcp", ""},
+		{"http://gw.example:80/mcp", "http://gw.example/mcp", ""},
+		{"http://gw.example:443/mcp", "http://gw.example:443/mcp", ""},
+		{"http://[::1]:8930/a%2Fb", "http://[::1]:8930/a%2Fb", ""},
+	} {
+		if got, ok := absoluteURL(c.in); !ok || got != c.url {
+			t.Errorf("absoluteURL(%q) = %q %v, want %q", c.in, got, ok, c.url)
+		}
+		if c.origin == "" {
+			continue
+		}
+		if got, err := canonicalOrigin(c.in); err != nil || got != c.origin {
+			t.Errorf("canonicalOrigin(%q) = %q %v, want %q", c.in, got, err, c.origin)
+		}
+	}
+	if got := metadataURL("https://gw.example:443/mcp"); got != "https://gw.example/.well-known/oauth-protected-resource/mcp" {
+		t.Errorf("metadataURL: %q", got)
+	}
+}

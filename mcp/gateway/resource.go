@@ -65,17 +65,17 @@ func upstreamRoot(upstream string) (string, bool) {
 	return absoluteURL(strings.TrimSuffix(strings.TrimSuffix(upstream, "/"), "/api/v4"))
 }
 
-// absoluteURL is raw canonical (scheme and host lower case, no trailing
+// absoluteURL is raw canonical (its origin as originOf writes it: scheme
+// and host lower case, no default port; then its path without a trailing
 // slash), when it is an http or https URL with a host and without
 // credentials, query or fragment.
 func absoluteURL(raw string) (string, bool) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil ||
 		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return "", false
 	}
-	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	return strings.TrimSuffix(u.String(), "/"), true
+	return originOf(u) + strings.TrimSuffix(u.EscapedPath(), "/"), true
 }
 
 // resourceURL is the gateway's canonical URL: the configured one, else
@@ -91,6 +91,28 @@ func (g *Gateway) resourceURL(r *http.Request) string {
 	return scheme + "://" + strings.ToLower(r.Host) + g.cfg.Path
 }
 
+// resourceMetadata is where the protected-resource metadata is served
+// and named, worked out once from the configuration.
+type resourceMetadata struct {
+	// path is the configured resource URL's path, without a trailing
+	// slash ("" when none is configured).
+	path string
+	// url is the metadata's URL for the configured resource URL, "" when
+	// none is configured (then it follows each request, see resourceURL).
+	url string
+}
+
+func newResourceMetadata(resource string) resourceMetadata {
+	if resource == "" {
+		return resourceMetadata{}
+	}
+	u, err := url.Parse(resource)
+	if err != nil { // checked by withDefaults
+		return resourceMetadata{}
+	}
+	return resourceMetadata{path: strings.TrimSuffix(u.EscapedPath(), "/"), url: metadataURL(resource)}
+}
+
 // metadataURL is where the metadata of the resource at resource is: its
 // origin, the well-known path, then its own path (RFC 9728 §3.1).
 func metadataURL(resource string) string {
@@ -98,9 +120,7 @@ func metadataURL(resource string) string {
 	if err != nil { // checked by withDefaults, or made by resourceURL
 		return wellKnownResource
 	}
-	path := strings.TrimSuffix(u.EscapedPath(), "/")
-	u.Path, u.RawPath = "", ""
-	return u.String() + wellKnownResource + path
+	return originOf(u) + wellKnownResource + strings.TrimSuffix(u.EscapedPath(), "/")
 }
 
 // isMetadataPath reports whether path is one the metadata is served at:
@@ -109,18 +129,16 @@ func metadataURL(resource string) string {
 // prefix).
 func (g *Gateway) isMetadataPath(path string) bool {
 	rest, ok := strings.CutPrefix(path, wellKnownResource)
-	if !ok {
-		return false
+	return ok && (rest == "" || rest == g.cfg.Path || (g.metadata.url != "" && rest == g.metadata.path))
+}
+
+// metadataURLFor is the metadata's URL for a request r refused: the
+// configured resource's, else the one of the URL r was sent to.
+func (g *Gateway) metadataURLFor(r *http.Request) string {
+	if g.metadata.url != "" {
+		return g.metadata.url
 	}
-	if rest == "" || rest == g.cfg.Path {
-		return true
-	}
-	if g.cfg.Resource.URL != "" {
-		if u, err := url.Parse(g.cfg.Resource.URL); err == nil && rest == strings.TrimSuffix(u.EscapedPath(), "/") {
-			return true
-		}
-	}
-	return false
+	return metadataURL(g.resourceURL(r))
 }
 
 // serveMetadata answers GET (or HEAD) of the protected-resource metadata.
@@ -169,5 +187,5 @@ func (g *Gateway) challenge(rf *refusal, r *http.Request) {
 	if rf.authHeader == "" {
 		rf.authHeader = `Bearer realm="mcp"`
 	}
-	rf.authHeader += `, resource_metadata="` + metadataURL(g.resourceURL(r)) + `"`
+	rf.authHeader += `, resource_metadata="` + g.metadataURLFor(r) + `"`
 }
