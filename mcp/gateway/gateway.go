@@ -237,20 +237,11 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 		return rf
 	}
 	digest := tokenDigest(token)
-	// A body that is not an array costs one request of the rate limit
-	// (one message, or none that could be read), known before it is
-	// decoded; a batch as many as it holds, known once verify decodes it
-	// (takeBatch): either is taken with the verdict's read when it can be,
-	// so that a call costs one round trip to Redis, batch or not.
-	takeWith := 0
-	if !g.cfg.RateLimit.Disabled {
-		takeWith = 1
-		if isBatchBody(body) {
-			takeWith = takeBatch
-		}
-	}
+	// The request's rate limit (one request per message of a batch) is
+	// taken with the verdict's read when it can be, so that a call costs
+	// one round trip to Redis, batch or not; else admit takes it.
 	early := earlyRead{body: body, maxBatch: g.cfg.Batch.MaxSize}
-	vd, rf := g.verify(ctx, token, digest, addr, takeWith, &early)
+	vd, rf := g.verify(ctx, token, digest, addr, !g.cfg.RateLimit.Disabled, &early)
 	if rf != nil {
 		return rf
 	}
@@ -262,8 +253,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) *refusal {
 	if !early.decoded {
 		msgs, batch, fatal = decodeBody(body, g.cfg.Batch.MaxSize)
 	}
-	takeWith = vd.n // what was taken with the verdict, 0 if nothing
-	if !g.admit(w, ctx, c, msgs, batch, vd.taken, takeWith) {
+	if !g.admit(w, ctx, c, msgs, batch, vd.taken, vd.n) {
 		return nil
 	}
 	if fatal != nil {

@@ -92,16 +92,11 @@ type verified struct {
 	// when this request asked it (nil otherwise), for the caller to keep
 	// rather than make another just like it.
 	up *sourcehost.Client
-	// took says the request's n rate-limit tokens were taken with the
-	// verdict's read (GetTaker), and taken is the bucket's answer.
+	// n is the rate-limit tokens taken with the verdict's read (GetTaker),
+	// 0 when none were, and taken the bucket's answer.
+	n     int
 	taken RateDecision
-	took  bool
-	n     int // the tokens taken with the verdict's read, 0 unless took
 }
-
-// takeBatch is verify's n for a batch: as many rate-limit tokens as its
-// messages (one when none can be read), counted once the body is decoded.
-const takeBatch = -1
 
 // verify returns the verdict on token, from the store while it is fresh,
 // else from the source-hosting API (at most one call per token at a time
@@ -110,23 +105,24 @@ const takeBatch = -1
 // WWW-Authenticate for a token the API does not accept, 403 for one
 // lacking scopes.
 //
-// With n > 0 (or takeBatch: as many as the batch in early holds), a token
-// whose good verdict this gateway has seen, still fresh, has its verdict
-// read and n requests of its rate limit taken in one step of the store
-// (GetTaker), which takes only when the store still
-// holds that very verdict (verified's took and taken, for admit). A verdict
+// With take (the rate limit applies), a token whose good verdict this
+// gateway has seen, still fresh, has its verdict read and the request's
+// count of its rate limit taken (one a message of the body in early, one
+// for a body with none) in one step of the store (GetTaker), which takes
+// only when the store still holds that very verdict (verified's n and
+// taken, for admit). A verdict
 // the store no longer holds (forgotten after a 401, re-verified, expired)
 // takes nothing, and is read and judged as before.
 //
 // early, when not nil, is the request's body, whose call's cached answer is
 // read in that same step when the call asks for one (see earlyRead).
-func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, n int, early *earlyRead) (verified, *refusal) {
+func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.Addr, take bool, early *earlyRead) (verified, *refusal) {
 	var (
 		v     *verdict
 		raw   []byte
 		up    *sourcehost.Client
 		taken RateDecision
-		took  bool
+		n     int // the rate-limit tokens to take, then taken
 		r     *refusal
 	)
 	key := "tok:" + digest
@@ -148,13 +144,11 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	var b []byte
 	var ok bool
 	also := ""
-	if seen != nil && n != 0 && early != nil {
-		also = early.key(digest)
-		if n == takeBatch {
-			n = max(1, len(early.msgs)) // what admit asks of a batch
-		}
+	if seen != nil && take && early != nil {
+		also = early.key(digest)    // decodes the body
+		n = max(1, len(early.msgs)) // what admit asks
 	}
-	n = max(n, 0) // a batch, not decoded: taken by admit
+	took := false
 	switch {
 	case seen != nil && n > 0:
 		res, err := getTake(ctx, g.store, GetTakeRequest{Key: key, Want: seen.raw, Bucket: identityOf(digest, seen.v), N: n, Rate: g.rate(), Now: now, Also: also})
@@ -217,7 +211,7 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	if !took {
 		n = 0
 	}
-	return verified{who: v, raw: raw, up: up, taken: taken, took: took, n: n}, nil
+	return verified{who: v, raw: raw, up: up, taken: taken, n: n}, nil
 }
 
 // verifyUpstream asks the source-hosting API about token
