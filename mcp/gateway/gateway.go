@@ -550,13 +550,16 @@ type methodCall struct {
 	e      *mcp.Error // why the call is refused (unknown method, params), or nil
 	ttl    time.Duration
 	cached bool
-	key    string // the cached answer's key, when cached
+	key    string   // the cached answer's key, when cached
+	tags   []string // t's tags of p, when cached
+	marks  []string // the keys of the marks writes to tags leave, when cached
 	// read is set when the cached answer was read already, with the
 	// caller's verdict (serve's earlyRead): found and hit are what was
-	// there.
-	read  bool
-	found bool
-	hit   []byte
+	// there, and marked the marks when it was not found.
+	read   bool
+	found  bool
+	hit    []byte
+	marked [][]byte
 }
 
 // prepareCall checks and decodes the params of method for the caller with
@@ -584,6 +587,8 @@ func prepareCall(digest, method string, raw json.RawMessage) methodCall {
 	if t.cache != nil {
 		if mc.ttl, mc.cached = cacheTTL(t.cache(p)); mc.cached {
 			mc.key = cacheKey(digest, method, t.cache(p), p)
+			mc.tags = t.tags(p)
+			mc.marks = markKeys(mc.tags)
 		}
 	}
 	return mc
@@ -606,7 +611,7 @@ func (g *Gateway) invokeCall(ctx context.Context, c *caller, method string, raw 
 	if mc.e != nil {
 		return nil, mc.e
 	}
-	t, p, ttl, cached, key := mc.t, mc.p, mc.ttl, mc.cached, mc.key
+	t, p, ttl, cached, key, tags := mc.t, mc.p, mc.ttl, mc.cached, mc.key, mc.tags
 	if t.hookURL != nil {
 		// A call that has the source-hosting API send requests of its own
 		// goes only where the configuration allows.
@@ -615,11 +620,15 @@ func (g *Gateway) invokeCall(ctx context.Context, c *caller, method string, raw 
 			return nil, e
 		}
 	}
-	var marks string
+	// marked is what the marks of the writes to tags were before the
+	// upstream was asked (see markWrite); keep says they could be read,
+	// so that the answer may be stored if they are the same after.
+	var marked [][]byte
+	keep := false
 	if cached {
-		b, ok, err := mc.hit, mc.found, error(nil)
+		b, ok, marks, err := mc.hit, mc.found, mc.marked, error(nil)
 		if !mc.read {
-			b, ok, err = g.store.Get(ctx, key)
+			b, ok, marks, err = getMarked(ctx, g.store, key, mc.marks)
 		}
 		if err != nil {
 			g.log.WarnContext(ctx, "cache read failed", "error", err)
@@ -627,7 +636,7 @@ func (g *Gateway) invokeCall(ctx context.Context, c *caller, method string, raw 
 			g.metrics.cacheHits.Add(1)
 			return b, nil
 		}
-		marks = g.writeMarks(ctx, t.tags(p))
+		marked, keep = marks, err == nil
 	}
 	g.metrics.upstreamCalls.Add(1)
 	res, err := t.run(ctx, c.up, p)
@@ -636,8 +645,9 @@ func (g *Gateway) invokeCall(ctx context.Context, c *caller, method string, raw 
 		// upstream acted), so the reads it could have changed go. The
 		// marks first: a read storing its answer after the Invalidate
 		// then sees them.
-		g.markWrite(ctx, t.tags(p))
-		if err := g.store.Invalidate(ctx, t.tags(p)...); err != nil {
+		tags = t.tags(p) // a write: not cached, so not prepared
+		g.markWrite(ctx, tags)
+		if err := g.store.Invalidate(ctx, tags...); err != nil {
 			g.log.WarnContext(ctx, "cache invalidation failed", "error", err)
 		}
 	}
@@ -652,16 +662,13 @@ func (g *Gateway) invokeCall(ctx context.Context, c *caller, method string, raw 
 		g.log.ErrorContext(ctx, "encoding a result failed", "method", method, "error", err)
 		return nil, newError(mcp.CodeInternalError, nil)
 	}
-	if cached {
-		if err := g.store.Set(ctx, key, b, ttl, t.tags(p)...); err != nil {
+	if keep {
+		// Stored only while the marks are those read before the upstream
+		// was asked: a write to the same tags since may have dropped the
+		// cached reads before this answer, read before the write, was
+		// stored, and it must not stay.
+		if _, err := setMarked(ctx, g.store, key, b, ttl, tags, mc.marks, marked); err != nil {
 			g.log.WarnContext(ctx, "cache write failed", "error", err)
-		} else if now := g.writeMarks(ctx, t.tags(p)); now == "" || now != marks {
-			// A write to the same tags since this read began may have
-			// dropped the cached reads before this answer, read before
-			// the write, was stored: it must not stay.
-			if err := g.store.Delete(ctx, key); err != nil {
-				g.log.WarnContext(ctx, "cache write failed", "error", err)
-			}
 		}
 	}
 	return b, nil
@@ -675,27 +682,23 @@ const writeMarkTTL = maxCacheTTL * time.Second
 // read running meanwhile finds changed.
 func (g *Gateway) markWrite(ctx context.Context, tags []string) {
 	for _, t := range tags {
-		if err := g.store.Set(ctx, "wr:"+t, []byte(mcp.NewNonce()), writeMarkTTL); err != nil {
+		if err := g.store.Set(ctx, markKey(t), []byte(mcp.NewNonce()), writeMarkTTL); err != nil {
 			g.log.WarnContext(ctx, "recording a write failed", "error", err)
 		}
 	}
 }
 
-// writeMarks are the marks of the last writes to tags, "" when they cannot
-// be read.
-func (g *Gateway) writeMarks(ctx context.Context, tags []string) string {
-	var b strings.Builder
-	b.WriteByte('m') // never "": none written yet reads as "m,,"
-	for _, t := range tags {
-		v, _, err := g.store.Get(ctx, "wr:"+t)
-		if err != nil {
-			return ""
-		}
-		b.WriteByte(',')
-		b.Write(v)
+// markKeys are the keys of the marks of the writes to tags.
+func markKeys(tags []string) []string {
+	keys := make([]string, len(tags))
+	for i, t := range tags {
+		keys[i] = markKey(t)
 	}
-	return b.String()
+	return keys
 }
+
+// markKey is the key of the mark of the writes to tag.
+func markKey(tag string) string { return "wr:" + tag }
 
 // cacheKey is the digest of the caller, the method and the params p other
 // than the cache options themselves, co (which p holds).

@@ -187,12 +187,45 @@ func (s *MemoryStore) GetTake(_ context.Context, q GetTakeRequest) (GetTakeResul
 		res.Taken, res.Decision = true, takeTokens(&b.tokens, &b.at, q.N, q.Rate, q.Now)
 		if q.Also != "" {
 			res.Also, res.AlsoFound = s.get(q.Also)
+			res.Marks = s.marks(q.Marks)
 		}
 	}
 	return res, nil
 }
 
 var _ GetTaker = (*MemoryStore)(nil)
+
+// GetMarked is Get of key, and the values under marks, in one step.
+func (s *MemoryStore) GetMarked(_ context.Context, key string, marks []string) ([]byte, bool, [][]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.get(key)
+	return v, ok, s.marks(marks), nil
+}
+
+// SetMarked is Set, in one step with the check that the values under marks
+// are want.
+func (s *MemoryStore) SetMarked(_ context.Context, key string, value []byte, ttl time.Duration, tags, marks []string, want [][]byte) (bool, error) {
+	v := s.newValue(key, value, ttl, tags)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !sameMarks(s.marks(marks), want) {
+		return false, nil
+	}
+	s.set(v, ttl)
+	return true, nil
+}
+
+var _ MarkedCache = (*MemoryStore)(nil)
+
+// marks is the values under keys, nil for one absent, with s.mu held.
+func (s *MemoryStore) marks(keys []string) [][]byte {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i], _ = s.get(k)
+	}
+	return out
+}
 
 // get is Get with s.mu held.
 func (s *MemoryStore) get(key string) ([]byte, bool) {
@@ -212,25 +245,38 @@ func (s *MemoryStore) get(key string) ([]byte, bool) {
 // Set stores value under key for ttl, filed under tags. A value larger than
 // the whole store is not kept.
 func (s *MemoryStore) Set(_ context.Context, key string, value []byte, ttl time.Duration, tags ...string) error {
+	v := s.newValue(key, value, ttl, tags)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.set(v, ttl)
+	return nil
+}
+
+// newValue is the entry Set stores.
+func (s *MemoryStore) newValue(key string, value []byte, ttl time.Duration, tags []string) *memValue {
 	v := &memValue{key: key, value: value, expires: s.clk.Now().Add(ttl), tags: tags,
 		size: int64(len(key)+len(value)) + entryOverhead}
 	for _, t := range tags {
 		v.size += int64(len(t))
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	return v
+}
+
+// set is Set of v with s.mu held.
+func (s *MemoryStore) set(v *memValue, ttl time.Duration) {
+	key := v.key
 	if old := s.values[key]; old != nil {
 		s.remove(old)
 	}
 	if v.size > s.limits.MaxBytes || ttl <= 0 {
-		return nil
+		return
 	}
 	for s.bytes+v.size > s.limits.MaxBytes {
 		s.remove(s.lru.Back())
 	}
 	s.values[key] = s.lru.PushFront(v)
 	s.bytes += v.size
-	for _, t := range tags {
+	for _, t := range v.tags {
 		keys := s.byTag[t]
 		if keys == nil {
 			keys = make(map[string]struct{})
@@ -238,7 +284,6 @@ func (s *MemoryStore) Set(_ context.Context, key string, value []byte, ttl time.
 		}
 		keys[key] = struct{}{}
 	}
-	return nil
 }
 
 // Delete drops keys.

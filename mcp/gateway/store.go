@@ -86,6 +86,10 @@ type GetTakeRequest struct {
 	Rate   Rate
 	Now    time.Time
 	Also   string // the value read as well once the bucket was asked, "" for none
+	// Marks are keys read as well with Also (for the gateway: the marks of
+	// the writes to the cached answer's tags, see MarkedCache), only when
+	// Also is not "".
+	Marks []string
 }
 
 // GetTakeResult is GetTaker's answer.
@@ -97,6 +101,27 @@ type GetTakeResult struct {
 	// Also and AlsoFound are Get(also), when Taken and also is not "".
 	Also      []byte
 	AlsoFound bool
+	// Marks are the values under q.Marks, nil for one absent, when Also
+	// was read; the slice is nil when they were not read.
+	Marks [][]byte
+}
+
+// MarkedCache is a Store that reads a cached answer with the marks the
+// writes to its tags left, and stores an answer only while those marks are
+// the ones read before it was fetched, each in one step: for a store across
+// the network, one round trip where a Get per mark, a Set, and a Get per
+// mark again were three and more. A mark is a value under a key of its own,
+// which a write replaces; an answer read before a write and stored after it
+// would otherwise outlive the write's Invalidate. A Store without it is
+// asked with Get, Set and Delete.
+type MarkedCache interface {
+	// GetMarked returns what Get(key) would and, at least when nothing is
+	// found, the values under marks (nil for one absent).
+	GetMarked(ctx context.Context, key string, marks []string) (value []byte, found bool, marked [][]byte, err error)
+	// SetMarked does what Set(key, value, ttl, tags...) would, only when
+	// the values under marks are still want (an absent one is nil), and
+	// reports whether it stored.
+	SetMarked(ctx context.Context, key string, value []byte, ttl time.Duration, tags, marks []string, want [][]byte) (bool, error)
 }
 
 // Rate is a token bucket's shape.
@@ -246,6 +271,90 @@ func (f *fallbackStore) GetTake(ctx context.Context, q GetTakeRequest) (GetTakeR
 	return f.memory.GetTake(ctx, q)
 }
 
+// GetMarked is the shared store's while it answers (made of Get when it is
+// no MarkedCache), memory's while it does not.
+func (f *fallbackStore) GetMarked(ctx context.Context, key string, marks []string) ([]byte, bool, [][]byte, error) {
+	if s := f.pick(); s == f.shared {
+		v, found, marked, err := getMarked(ctx, f.shared, key, marks)
+		if !f.failed(ctx, err) {
+			return v, found, marked, err
+		}
+	}
+	return f.memory.GetMarked(ctx, key, marks)
+}
+
+// SetMarked is the shared store's while it answers (made of Set, Get and
+// Delete when it is no MarkedCache), memory's while it does not.
+func (f *fallbackStore) SetMarked(ctx context.Context, key string, value []byte, ttl time.Duration, tags, marks []string, want [][]byte) (bool, error) {
+	if s := f.pick(); s == f.shared {
+		stored, err := setMarked(ctx, f.shared, key, value, ttl, tags, marks, want)
+		if !f.failed(ctx, err) {
+			return stored, err
+		}
+	}
+	return f.memory.SetMarked(ctx, key, value, ttl, tags, marks, want)
+}
+
+// getMarked is s's GetMarked, or Get and a Get of each mark, on a miss,
+// for a store without one.
+func getMarked(ctx context.Context, s Store, key string, marks []string) ([]byte, bool, [][]byte, error) {
+	if mc, ok := s.(MarkedCache); ok {
+		return mc.GetMarked(ctx, key, marks)
+	}
+	v, found, err := s.Get(ctx, key)
+	if err != nil || found {
+		return v, found, nil, err
+	}
+	marked, err := readMarks(ctx, s, marks)
+	return nil, false, marked, err
+}
+
+// setMarked is s's SetMarked, or for a store without one Set, then a Get
+// of each mark, and Delete when one changed meanwhile.
+func setMarked(ctx context.Context, s Store, key string, value []byte, ttl time.Duration, tags, marks []string, want [][]byte) (bool, error) {
+	if mc, ok := s.(MarkedCache); ok {
+		return mc.SetMarked(ctx, key, value, ttl, tags, marks, want)
+	}
+	if err := s.Set(ctx, key, value, ttl, tags...); err != nil {
+		return false, err
+	}
+	now, err := readMarks(ctx, s, marks)
+	if err == nil && sameMarks(now, want) {
+		return true, nil
+	}
+	if derr := s.Delete(ctx, key); derr != nil && err == nil {
+		err = derr
+	}
+	return false, err
+}
+
+// readMarks is the values under marks, nil for one absent.
+func readMarks(ctx context.Context, s Store, marks []string) ([][]byte, error) {
+	out := make([][]byte, len(marks))
+	for i, k := range marks {
+		v, _, err := s.Get(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// sameMarks reports whether two readings of the marks agree (absent and
+// empty alike: a mark is never empty).
+func sameMarks(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // getTake is s's GetTake, or Get and Take for a store without one.
 func getTake(ctx context.Context, s Store, q GetTakeRequest) (GetTakeResult, error) {
 	if gt, ok := s.(GetTaker); ok {
@@ -276,6 +385,8 @@ func getThenTake(ctx context.Context, s Store, q GetTakeRequest) (GetTakeResult,
 		// gateway take again.
 		if res.Also, res.AlsoFound, err = s.Get(ctx, q.Also); err != nil {
 			res.Also, res.AlsoFound = nil, false
+		} else if !res.AlsoFound {
+			res.Marks, _ = readMarks(ctx, s, q.Marks) // nil when they could not be read
 		}
 	}
 	return res, nil

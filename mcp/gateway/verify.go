@@ -151,12 +151,16 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	took := false
 	switch {
 	case seen != nil && n > 0:
-		res, err := getTake(ctx, g.store, GetTakeRequest{Key: key, Want: seen.raw, Bucket: identityOf(digest, seen.v), N: n, Rate: g.rate(), Now: now, Also: also})
+		q := GetTakeRequest{Key: key, Want: seen.raw, Bucket: identityOf(digest, seen.v), N: n, Rate: g.rate(), Now: now, Also: also}
+		if also != "" {
+			q.Marks = early.mc.marks
+		}
+		res, err := getTake(ctx, g.store, q)
 		b, ok = res.Value, res.Found // a verdict read is a verdict, even if the take then failed
 		if err == nil && res.Taken {
 			taken, took = res.Decision, true
-			if also != "" {
-				early.mc.read, early.mc.hit, early.mc.found = true, res.Also, res.AlsoFound
+			if also != "" && (res.AlsoFound || res.Marks != nil) {
+				early.mc.read, early.mc.hit, early.mc.found, early.mc.marked = true, res.Also, res.AlsoFound, res.Marks
 			}
 		}
 	default:

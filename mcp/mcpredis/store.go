@@ -325,13 +325,14 @@ var takeScript = redis.NewScript(takeLua + `return done(KEYS[2]) or take(KEYS[1]
 
 // getTakeScript is GetTake: the value under KEYS[1] and, when it is
 // ARGV[1] byte for byte, take on the bucket KEYS[2] as the operation
-// KEYS[3] with ARGV[2:] as takeLua says, and the value under KEYS[4] when
-// there is a KEYS[4]. Returns {0} when there is no value, {1, value} when
-// it is another, {2, allowed, tokens left, KEYS[4]'s value or nil} when it
-// was ARGV[1] and the bucket was asked, or when the operation already
-// asked it (whatever the value is now: the take happened). Every key is
-// declared, as Redis Cluster requires; there they must share a slot (a
-// Prefix with a hash tag, as for Set and Invalidate).
+// KEYS[3] with ARGV[2:] as takeLua says, and the values under KEYS[4:]
+// (Also, then the Marks) when there are any. Returns {0} when there is no
+// value, {1, value} when it is another, {2, allowed, tokens left, then
+// KEYS[4:]'s values, false (nil) for one absent} when it was ARGV[1] and
+// the bucket was asked, or when the operation already asked it (whatever
+// the value is now: the take happened). Every key is declared, as Redis
+// Cluster requires; there they must share a slot (a Prefix with a hash
+// tag, as for Set and Invalidate).
 var getTakeScript = redis.NewScript(takeLua + `
 local r = done(KEYS[3])
 if not r then
@@ -344,11 +345,11 @@ if not r then
   end
   r = take(KEYS[2], KEYS[3], ARGV, 1)
 end
-local also = false
-if #KEYS >= 4 then
-  also = redis.call('GET', KEYS[4])
+local out = {2, r[1], r[2]}
+for i = 4, #KEYS do
+  out[#out+1] = redis.call('GET', KEYS[i])
 end
-return {2, r[1], r[2], also}
+return out
 `)
 
 // Take spends n requests of key's bucket if it holds them, with the
@@ -382,9 +383,13 @@ func (s *Store) Take(ctx context.Context, key string, n int, r gateway.Rate, now
 func (s *Store) GetTake(ctx context.Context, q gateway.GetTakeRequest) (gateway.GetTakeResult, error) {
 	sec, nsec := q.Now.Unix(), int64(q.Now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
-	keys := []string{s.key(q.Key), s.key(q.Bucket), s.newOp(s.opKeys)}
+	keys := make([]string, 3, 4+len(q.Marks))
+	keys[0], keys[1], keys[2] = s.key(q.Key), s.key(q.Bucket), s.newOp(s.opKeys)
 	if q.Also != "" {
 		keys = append(keys, s.key(q.Also))
+		for _, m := range q.Marks {
+			keys = append(keys, s.key(m))
+		}
 	}
 	res, err := getTakeScript.Run(ctx, s.rdb, keys,
 		q.Want, q.N, q.Rate.PerMinute, q.Rate.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds(), s.opLife).Slice()
@@ -402,19 +407,20 @@ func (s *Store) GetTake(ctx context.Context, q gateway.GetTakeRequest) (gateway.
 		if v, ok := res[1].(string); ok {
 			return gateway.GetTakeResult{Value: []byte(v), Found: true}, nil
 		}
-	case what == 2 && (len(res) == 3 || len(res) == 4):
+	case what == 2 && len(res) == len(keys):
 		allowed, left, err := parseTake(res[1:3])
 		if err != nil {
 			return gateway.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: %w", err)
 		}
 		out := gateway.GetTakeResult{Value: q.Want, Found: true, Taken: true, Decision: q.Rate.Decision(allowed, left, q.N, q.Now)}
-		if len(res) == 4 && res[3] != nil {
-			a, ok := res[3].(string)
-			if !ok {
-				break
-			}
-			out.Also, out.AlsoFound = []byte(a), true
+		if q.Also == "" {
+			return out, nil
 		}
+		vals, ok := values(res[3:])
+		if !ok {
+			break
+		}
+		out.Also, out.AlsoFound, out.Marks = vals[0], vals[0] != nil, vals[1:]
 		return out, nil
 	}
 	return gateway.GetTakeResult{}, fmt.Errorf("mcpredis: get and take: script answered %v", res)
@@ -450,22 +456,39 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	return b, true, nil
 }
 
-// setScript stores a value and files it under its tags in one step, so
+// setLua defines store(last): the value ARGV[1] under KEYS[1] for ARGV[2]
+// milliseconds, filed under the tags' sets KEYS[2:last], in one step, so
 // that an Invalidate never finds the value stored but not yet filed. A
 // tag's set lives at least as long as the longest value filed in it.
-//
-// KEYS[1] the value, KEYS[2:] the tags' sets. ARGV: the value, its time to
-// live in milliseconds.
-var setScript = redis.NewScript(`
-local ttl = tonumber(ARGV[2])
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-for i = 2, #KEYS do
-  redis.call('SADD', KEYS[i], KEYS[1])
-  if redis.call('PTTL', KEYS[i]) < ttl then
-    redis.call('PEXPIRE', KEYS[i], ARGV[2])
+const setLua = `
+local function store(last)
+  local ttl = tonumber(ARGV[2])
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  for i = 2, last do
+    redis.call('SADD', KEYS[i], KEYS[1])
+    if redis.call('PTTL', KEYS[i]) < ttl then
+      redis.call('PEXPIRE', KEYS[i], ARGV[2])
+    end
+  end
+  return 1
+end
+`
+
+// setScript is Set with tags: store, KEYS[2:] all tags' sets.
+var setScript = redis.NewScript(setLua + `return store(#KEYS)`)
+
+// setMarkedScript is SetMarked: store, with ARGV[3] tags' sets after the
+// value's key, only when the keys after them (the marks) hold the values
+// ARGV[4:] (an absent one as ""). Returns 1 when it stored, 0 when a mark
+// had changed.
+var setMarkedScript = redis.NewScript(setLua + `
+local tags = tonumber(ARGV[3])
+for i = 2 + tags, #KEYS do
+  if (redis.call('GET', KEYS[i]) or '') ~= ARGV[i + 2 - tags] then
+    return 0
   end
 end
-return 1
+return store(1 + tags)
 `)
 
 // Set stores value under key for ttl (rounded up to a millisecond), filed
@@ -498,6 +521,73 @@ func (s *Store) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 		return fmt.Errorf("mcpredis: set: %w", full(err))
 	}
 	return nil
+}
+
+// GetMarked returns the value under key and the values under marks (nil
+// for one absent) in one MGET: one round trip. On Redis Cluster the keys
+// share the prefix's slot.
+func (s *Store) GetMarked(ctx context.Context, key string, marks []string) ([]byte, bool, [][]byte, error) {
+	keys := make([]string, 1+len(marks))
+	keys[0] = s.key(key)
+	for i, m := range marks {
+		keys[1+i] = s.key(m)
+	}
+	res, err := s.rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, false, nil, fmt.Errorf("mcpredis: get: %w", err)
+	}
+	vals, ok := values(res)
+	if !ok || len(vals) != len(keys) {
+		return nil, false, nil, fmt.Errorf("mcpredis: get: MGET answered %d values for %d keys", len(res), len(keys))
+	}
+	return vals[0], vals[0] != nil, vals[1:], nil
+}
+
+// SetMarked stores value under key for ttl, filed under tags, as Set does,
+// only when the values under marks are want (an absent one nil): one
+// script, one round trip. It reports whether it stored.
+func (s *Store) SetMarked(ctx context.Context, key string, value []byte, ttl time.Duration, tags, marks []string, want [][]byte) (bool, error) {
+	if len(marks) != len(want) {
+		return false, fmt.Errorf("mcpredis: set: %d marks, %d values wanted", len(marks), len(want))
+	}
+	if ttl <= 0 {
+		return true, s.Set(ctx, key, value, ttl) // stores nothing: drops what was there
+	}
+	keys := make([]string, 0, 1+len(tags)+len(marks))
+	keys = append(keys, s.key(key))
+	for _, t := range tags {
+		keys = append(keys, s.tagKey(t))
+	}
+	for _, m := range marks {
+		keys = append(keys, s.key(m))
+	}
+	args := make([]any, 0, 3+len(want))
+	args = append(args, value, millis(ttl), len(tags))
+	for _, w := range want {
+		args = append(args, w)
+	}
+	stored, err := setMarkedScript.Run(ctx, s.rdb, keys, args...).Int()
+	if err != nil {
+		return false, fmt.Errorf("mcpredis: set: %w", full(err))
+	}
+	return stored == 1, nil
+}
+
+var _ gateway.MarkedCache = (*Store)(nil)
+
+// values reads the strings (or nils) of a script's or MGET's answer.
+func values(res []any) ([][]byte, bool) {
+	out := make([][]byte, len(res))
+	for i, r := range res {
+		switch v := r.(type) {
+		case nil:
+		case string:
+			out[i] = []byte(v)
+		default:
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // millis is d in whole milliseconds, rounded up: Redis's PX unit.

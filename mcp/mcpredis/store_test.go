@@ -487,6 +487,16 @@ func TestRoundTripsPerCall(t *testing.T) {
 			}
 		}
 	}
+	// A cache miss: a cached call no one made before. Issue 34: it cost a
+	// GET of its tag's write mark before the upstream call, a SET and the
+	// mark's GET again after (four round trips with the verdict's); now the
+	// mark is read with the verdict, and the answer stored only while the
+	// mark is unchanged, in one script.
+	page := 0
+	miss := func() string {
+		page++
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"list_issues","params":{"project_id":%d,"page":%d,"cache":true},"id":1}`, pid, page)
+	}
 	remaining := 100 - 4
 	for _, tc := range []struct {
 		body string
@@ -504,6 +514,27 @@ func TestRoundTripsPerCall(t *testing.T) {
 			}
 			if n, by := counters[i].take(); n != tc.want {
 				t.Errorf("gateway %d, %s: %d commands %v, want %d", i, tc.body, n, by, tc.want)
+			}
+		}
+	}
+
+	call(gws[0], tok, miss()) // loads the script (EVALSHA, then EVAL) into a Redis that may not have it
+	for range 2 {
+		for i, gw := range gws {
+			counters[i].take()
+			body := miss()
+			if rec := call(gw, tok, body); rec.Code != 200 || strings.Contains(rec.Body.String(), `"error"`) {
+				t.Fatalf("gateway %d: %d %s", i, rec.Code, rec.Body)
+			}
+			if n, by := counters[i].take(); n != 2 {
+				t.Errorf("gateway %d, a cache miss: %d commands %v, want 2", i, n, by)
+			}
+			counters[1-i].take()
+			if rec := call(gws[1-i], tok, body); rec.Code != 200 || strings.Contains(rec.Body.String(), `"error"`) {
+				t.Fatalf("gateway %d: %d %s", 1-i, rec.Code, rec.Body)
+			}
+			if n, by := counters[1-i].take(); n != 1 {
+				t.Errorf("gateway %d, the answer the other stored: %d commands %v, want 1", 1-i, n, by)
 			}
 		}
 	}

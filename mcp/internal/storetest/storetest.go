@@ -39,6 +39,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/apitwin/apitwin/mcp/gateway"
 )
 
@@ -74,6 +76,8 @@ func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
 		{"TakeKeysApart", testTakeKeysApart},
 		{"TakeConcurrent", testTakeConcurrent},
 		{"GetTake", testGetTake},
+		{"GetTakeMarks", testGetTakeMarks},
+		{"Marked", testMarked},
 		{"GetSet", testGetSet},
 		{"Expiry", testExpiry},
 		{"Delete", testDelete},
@@ -314,6 +318,104 @@ func testGetTake(t *testing.T, s gateway.Store) {
 	} else if exp, _ := ref.Take(ctx, "rl:gt", 0, r, now); !sameDecision(d, exp) {
 		t.Fatalf("after a GetTake of a forgotten value: got %s, MemoryStore %s", show(d, now), show(exp, now))
 	}
+}
+
+// GetTake reads the marks with Also, absent ones as nil, only once the
+// bucket was asked.
+func testGetTakeMarks(t *testing.T, s gateway.Store) {
+	gt, ok := s.(gateway.GetTaker)
+	if !ok {
+		t.Skip("not a GetTaker")
+	}
+	ctx := context.Background()
+	r := gateway.Rate{PerMinute: 60, Burst: 10}
+	good := []byte(`{"ok":true}`)
+	for k, v := range map[string][]byte{"tok:gm": good, "wr:gm:a": []byte("mark-a")} {
+		if err := s.Set(ctx, k, v, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := gateway.GetTakeRequest{Key: "tok:gm", Want: good, Bucket: "rl:gm", N: 1, Rate: r, Now: t0,
+		Also: "ans:gm", Marks: []string{"wr:gm:a", "wr:gm:b"}}
+	res, err := gt.GetTake(ctx, q)
+	if err != nil || !res.Taken {
+		t.Fatalf("GetTake: %+v %v", res, err)
+	}
+	if diff := cmp.Diff([][]byte{[]byte("mark-a"), nil}, res.Marks); res.AlsoFound || diff != "" {
+		t.Fatalf("also found %v, marks (-want +got):\n%s", res.AlsoFound, diff)
+	}
+	q.Want = []byte(`{"ok":false}`)
+	if res, err := gt.GetTake(ctx, q); err != nil || res.Taken || res.Marks != nil {
+		t.Fatalf("GetTake of another value read the marks: %+v %v", res, err)
+	}
+}
+
+// SetMarked stores only while the marks are the ones wanted, filed under
+// its tags as Set files; GetMarked reads the value and the marks.
+func testMarked(t *testing.T, s gateway.Store) {
+	mc, ok := s.(gateway.MarkedCache)
+	if !ok {
+		t.Skip("not a MarkedCache")
+	}
+	ctx := context.Background()
+	marks := []string{"wr:mk:a", "wr:mk:b"}
+	v, found, marked, err := mc.GetMarked(ctx, "ans:mk", marks)
+	if err != nil || found || v != nil {
+		t.Fatalf("GetMarked of nothing: %q %v %v", v, found, err)
+	}
+	if diff := cmp.Diff([][]byte{nil, nil}, marked); diff != "" {
+		t.Fatalf("marks of none written (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name   string
+		want   [][]byte
+		stored bool
+	}{
+		{"one mark too few", [][]byte{nil}, false},
+		{"a mark changed", [][]byte{[]byte("old"), nil}, false},
+		{"marks as read", [][]byte{nil, nil}, true},
+	} {
+		if err := s.Delete(ctx, "ans:mk"); err != nil {
+			t.Fatal(err)
+		}
+		stored, err := mc.SetMarked(ctx, "ans:mk", []byte("answer"), time.Hour, []string{"mk"}, marks, tc.want)
+		if tc.name == "one mark too few" {
+			// A store may refuse the call or store nothing; it must not store.
+			err = nil
+		}
+		if err != nil || stored != tc.stored {
+			t.Fatalf("%s: stored %v %v, want %v", tc.name, stored, err, tc.stored)
+		}
+		if tc.stored {
+			mustGet(t, s, "ans:mk", []byte("answer"))
+		} else {
+			mustMiss(t, s, "ans:mk")
+		}
+	}
+	if err := s.Set(ctx, "wr:mk:b", []byte("mark-b"), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if stored, err := mc.SetMarked(ctx, "ans:mk", []byte("answer 2"), time.Hour, []string{"mk"}, marks, [][]byte{nil, nil}); err != nil || stored {
+		t.Fatalf("stored %v %v after a write marked b", stored, err)
+	}
+	mustGet(t, s, "ans:mk", []byte("answer")) // left as it was
+	if stored, err := mc.SetMarked(ctx, "ans:mk", []byte("answer 3"), time.Hour, []string{"mk"}, marks, [][]byte{nil, []byte("mark-b")}); err != nil || !stored {
+		t.Fatalf("stored %v %v with the marks as they are", stored, err)
+	}
+	v, found, marked, err = mc.GetMarked(ctx, "ans:mk", marks)
+	if err != nil || !found || string(v) != "answer 3" {
+		t.Fatalf("GetMarked: %q %v %v", v, found, err)
+	}
+	if found && marked != nil {
+		if diff := cmp.Diff([][]byte{nil, []byte("mark-b")}, marked); diff != "" {
+			t.Fatalf("marks (-want +got):\n%s", diff)
+		}
+	}
+	// Filed under its tag: an Invalidate drops it.
+	if err := s.Invalidate(ctx, "mk"); err != nil {
+		t.Fatal(err)
+	}
+	mustMiss(t, s, "ans:mk")
 }
 
 // Buckets are per key.
