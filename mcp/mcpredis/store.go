@@ -172,26 +172,7 @@ func (s *Store) newOp(pre string) string {
 // every command is safe to run twice, see the package documentation).
 // Nothing is connected until the first command; Ping to check the address.
 func Open(addr string, o Options) *Store {
-	dial, read := o.DialTimeout, o.ReadTimeout
-	if dial <= 0 {
-		dial = DefaultDialTimeout
-	}
-	if read <= 0 {
-		read = DefaultReadTimeout
-	}
-	rdb := redis.NewClient(&redis.Options{
-		Addr:          addr,
-		Password:      o.Password,
-		DB:            o.DB,
-		DialTimeout:   dial,
-		DialerRetries: 1, // attempts, not retries: go-redis's default is 5, 100 ms apart
-		ReadTimeout:   read,
-		WriteTimeout:  read,
-		MaxRetries:    1, // go-redis reads 0 as its default, 3
-		PoolTimeout:   dial + read,
-		// PoolSize: go-redis's default, 10 connections per GOMAXPROCS.
-	})
-	return New(rdb, o)
+	return New(redis.NewClient(failFast([]string{addr}, o).Simple()), o)
 }
 
 // OpenCluster returns a Store on the Redis Cluster one of whose nodes
@@ -207,6 +188,16 @@ func OpenCluster(addrs []string, o Options) (*Store, error) {
 	if o.DB != 0 {
 		return nil, fmt.Errorf("mcpredis: Redis Cluster has only database 0, not %d", o.DB)
 	}
+	return New(redis.NewClusterClient(failFast(addrs, o).Cluster()), o), nil
+}
+
+// failFast is the client settings of Open and OpenCluster: o's timeouts
+// (or the defaults) for dialing and for each command, one dial attempt
+// (go-redis's default is 5, 100 ms apart), one retry of a failed command
+// (go-redis reads 0 as its default, 3), a free connection awaited as long
+// as a dial and a command take, and go-redis's default pool (10
+// connections per GOMAXPROCS).
+func failFast(addrs []string, o Options) *redis.UniversalOptions {
 	dial, read := o.DialTimeout, o.ReadTimeout
 	if dial <= 0 {
 		dial = DefaultDialTimeout
@@ -214,17 +205,17 @@ func OpenCluster(addrs []string, o Options) (*Store, error) {
 	if read <= 0 {
 		read = DefaultReadTimeout
 	}
-	rdb := redis.NewClusterClient(&redis.ClusterOptions{
+	return &redis.UniversalOptions{
 		Addrs:         addrs,
 		Password:      o.Password,
+		DB:            o.DB,
 		DialTimeout:   dial,
 		DialerRetries: 1,
 		ReadTimeout:   read,
 		WriteTimeout:  read,
 		MaxRetries:    1,
 		PoolTimeout:   dial + read,
-	})
-	return New(rdb, o), nil
+	}
 }
 
 // hasHashTag reports whether every key beginning with p has p's hash tag:
