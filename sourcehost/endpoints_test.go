@@ -59,6 +59,9 @@ func TestEndpointTable(t *testing.T) {
 			"GetRepositoryArchive": func(ctx context.Context) error {
 				return c.GetRepositoryArchive(ctx, sourcehost.ProjectID(1), io.Discard, nil)
 			},
+			"WriteJobTrace": func(ctx context.Context) error {
+				return c.WriteJobTrace(ctx, sourcehost.ProjectID(1), 1, io.Discard)
+			},
 			"GetFileBlame": func(ctx context.Context) error {
 				_, err := c.GetFileBlame(ctx, sourcehost.ProjectID(1), "README.md", "main")
 				return err

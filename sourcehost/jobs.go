@@ -3,7 +3,9 @@ package sourcehost
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"time"
@@ -101,15 +103,31 @@ func (c *Client) GetJob(ctx context.Context, pid ProjectRef, jobID int64) (*Job,
 //
 // [GET /projects/{id}/jobs/{job_id}/trace]: https://docs.gitlab.com/api/jobs/#get-a-log-file
 func (c *Client) JobTrace(ctx context.Context, pid ProjectRef, jobID int64) ([]byte, error) {
-	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d/trace", jobID))
-	if err != nil {
-		return nil, err
-	}
 	var buf bytes.Buffer
-	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &buf); err != nil {
+	if err := c.WriteJobTrace(ctx, pid, jobID, &buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// WriteJobTrace writes a job's log, as far as it has run, to w as it
+// arrives: a log of any length costs the caller only what w keeps (the
+// last part of it, say). A failure part way through is returned, not
+// retried: w may then hold part of the log.
+//
+// GitLab API: [GET /projects/{id}/jobs/{job_id}/trace]
+//
+// [GET /projects/{id}/jobs/{job_id}/trace]: https://docs.gitlab.com/api/jobs/#get-a-log-file
+func (c *Client) WriteJobTrace(ctx context.Context, pid ProjectRef, jobID int64, w io.Writer) error {
+	if w == nil {
+		return errors.New("sourcehost: WriteJobTrace needs a writer")
+	}
+	path, err := projectPath(pid, fmt.Sprintf("/jobs/%d/trace", jobID))
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, http.MethodGet, path, nil, nil, w)
+	return err
 }
 
 // CancelJob cancels a job that has not finished (a finished one is

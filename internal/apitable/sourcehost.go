@@ -202,7 +202,7 @@ var sourcehost = sync.OnceValue(func() *Table {
 			{"GET", "/projects/{id}/pipelines/{pipeline_id}/jobs", "listPipelineJobs", []string{"ListPipelineJobs", "AllPipelineJobs"}, "", gl + "jobs/#list-pipeline-jobs"},
 			{"GET", "/projects/{id}/jobs", "listProjectJobs", []string{"ListJobs", "AllJobs"}, "", gl + "jobs/#list-project-jobs"},
 			{"GET", "/projects/{id}/jobs/{job_id}", "getJob", []string{"GetJob"}, "", gl + "jobs/#get-a-single-job"},
-			{"GET", "/projects/{id}/jobs/{job_id}/trace", "jobTrace", []string{"JobTrace"}, "", gl + "jobs/#get-a-log-file"},
+			{"GET", "/projects/{id}/jobs/{job_id}/trace", "jobTrace", []string{"JobTrace", "WriteJobTrace"}, "", gl + "jobs/#get-a-log-file"},
 			{"POST", "/projects/{id}/jobs/{job_id}/cancel", "cancelJob", []string{"CancelJob"}, "", gl + "jobs/#cancel-a-job"},
 			{"POST", "/projects/{id}/jobs/{job_id}/retry", "retryJob", []string{"RetryJob"}, "", gl + "jobs/#retry-a-job"},
 

@@ -36,6 +36,26 @@ func TestTailWriter(t *testing.T) {
 	if got, truncated := w.text(); !truncated || !utf8.ValidString(got) || len(got) < max-1 {
 		t.Errorf("one long write: truncated %v, %d bytes, valid UTF-8 %v", truncated, len(got), utf8.ValidString(got))
 	}
+	// Full, it is a ring: writes go into the one buffer, and what it keeps
+	// is still the last max bytes in order, however the writes fall.
+	w = &tailWriter{max: max}
+	all.Reset()
+	for i := range 3 * max / 7 {
+		piece := []byte("abcdefghijklmnopq"[:1+i%17])
+		all.Write(piece)
+		w.Write(piece)
+	}
+	ring := &w.buf[0]
+	for range 101 {
+		w.Write([]byte("0123456"))
+		all.WriteString("0123456")
+	}
+	if &w.buf[0] != ring || len(w.buf) != max {
+		t.Errorf("the full window was moved or grown: %d bytes", len(w.buf))
+	}
+	if got, want := string(w.kept()), all.String()[all.Len()-max:]; got != want {
+		t.Errorf("kept %q, want the last %d bytes %q", got[:20], max, want[:20])
+	}
 	// A short log is all there.
 	w = &tailWriter{max: max}
 	w.Write([]byte("ok\n"))

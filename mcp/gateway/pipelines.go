@@ -3,8 +3,6 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net/http"
 	"regexp"
 	"strconv"
 	"unicode/utf8"
@@ -129,8 +127,7 @@ var getJobLogTool = define(tool{
 		// The log streams through a window of its last MaxJobLog bytes:
 		// a log of any length costs the gateway that much memory.
 		tail := &tailWriter{max: mcp.MaxJobLog}
-		path := fmt.Sprintf("/projects/%d/jobs/%d/trace", p.ProjectID, p.JobID)
-		if err := up.Do(ctx, http.MethodGet, path, nil, nil, tail); err != nil {
+		if err := up.WriteJobTrace(ctx, sourcehost.ProjectID(p.ProjectID), p.JobID, tail); err != nil {
 			return nil, err
 		}
 		content, truncated := tail.text()
@@ -139,31 +136,45 @@ var getJobLogTool = define(tool{
 })
 
 // tailWriter keeps the last max bytes written to it, and counts them all.
+// Once it holds max bytes it is a ring: each write costs what it writes,
+// never a shift of what is kept.
 type tailWriter struct {
 	max   int
-	buf   []byte
+	buf   []byte // the bytes kept: filled up to max, then a ring
+	next  int    // where the ring's next byte goes, once buf is full
 	total int64
 }
 
 func (w *tailWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	w.total += int64(n)
-	if len(p) >= w.max {
-		w.buf = append(w.buf[:0], p[len(p)-w.max:]...)
-		return n, nil
+	if len(p) > w.max { // only its last max bytes can stay
+		p = p[len(p)-w.max:]
 	}
-	if over := len(w.buf) + len(p) - w.max; over > 0 {
-		w.buf = append(w.buf[:0], w.buf[over:]...)
+	if room := w.max - len(w.buf); room > 0 {
+		k := min(room, len(p))
+		w.buf, p = append(w.buf, p[:k]...), p[k:]
 	}
-	w.buf = append(w.buf, p...)
+	for len(p) > 0 {
+		k := copy(w.buf[w.next:], p)
+		p, w.next = p[k:], (w.next+k)%w.max
+	}
 	return n, nil
+}
+
+// kept is the bytes kept, oldest first.
+func (w *tailWriter) kept() []byte {
+	if w.next == 0 {
+		return w.buf
+	}
+	return append(append(make([]byte, 0, len(w.buf)), w.buf[w.next:]...), w.buf[:w.next]...)
 }
 
 // text is what was kept, and whether it is not all that was written. Cut
 // short, it starts at the first whole line kept (when one starts in the
 // window's first quarter) or at least on a whole UTF-8 character.
 func (w *tailWriter) text() (string, bool) {
-	b := w.buf
+	b := w.kept()
 	truncated := w.total > int64(len(b))
 	if truncated {
 		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < w.max/4 {
