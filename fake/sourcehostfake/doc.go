@@ -274,7 +274,11 @@
 //   - GET /.well-known/oauth-authorization-server (RFC 8414): issuer (the
 //     fake's URL), the endpoints below, scopes_supported,
 //     code_challenge_methods_supported ["S256"], grant types
-//     authorization_code and refresh_token.
+//     authorization_code and refresh_token. GET
+//     /.well-known/openid-configuration answers the same document, as
+//     GitLab does, without GitLab's OpenID Connect members (jwks_uri,
+//     userinfo_endpoint, ID token algorithms, claims): the fake issues no
+//     ID tokens.
 //   - POST /oauth/register (RFC 7591), public clients only
 //     (token_endpoint_auth_method none, 201 with client_id): redirect_uris
 //     (an array, or a lone string as GitLab takes it; 1 to 10, each at

@@ -158,6 +158,7 @@ func oauthDetail(status int, code, description string) fakekit.Answer {
 func registerOAuth(rt *fakekit.Routes[*Server]) {
 	for pattern, h := range map[string]func(s *Server, w http.ResponseWriter, r *http.Request){
 		"GET /.well-known/oauth-authorization-server": (*Server).oauthMetadata,
+		"GET /.well-known/openid-configuration":       (*Server).oauthMetadata,
 		"POST /oauth/register":                        (*Server).oauthRegister,
 		"GET /oauth/authorize":                        (*Server).oauthAuthorizePage,
 		"POST /oauth/authorize":                       (*Server).oauthAuthorizeSubmit,
@@ -190,7 +191,12 @@ type authorizationServerMetadata struct {
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
 }
 
-// oauthMetadata is GET /.well-known/oauth-authorization-server.
+// oauthMetadata is GET /.well-known/oauth-authorization-server, and GET
+// /.well-known/openid-configuration, where GitLab serves the same document
+// (OpenID Connect discovery, which MCP clients try after RFC 8414's path).
+// The OpenID Connect members of GitLab's (jwks_uri, userinfo_endpoint,
+// id_token_signing_alg_values_supported, subject_types_supported, claims)
+// are left out: the fake issues no ID tokens.
 func (s *Server) oauthMetadata(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	base := s.externalFor(r)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/oauth2"
 
 	"github.com/apitwin/apitwin/fake/control"
@@ -137,6 +138,13 @@ func TestOAuthCodeFlow(t *testing.T) {
 	if status != http.StatusOK || md["issuer"] != srv.URL() || md["registration_endpoint"] != srv.URL()+"/oauth/register" ||
 		md["token_endpoint"] != srv.URL()+"/oauth/token" || !contains(md["code_challenge_methods_supported"], "S256") || contains(md["code_challenge_methods_supported"], "plain") {
 		t.Fatalf("metadata: %d %v", status, md)
+	}
+	// MCP clients try OpenID Connect discovery after RFC 8414's path:
+	// GitLab answers the same document there (404 before).
+	if status, oidc := getJSON(t, srv.URL()+"/.well-known/openid-configuration", ""); status != http.StatusOK {
+		t.Errorf("openid-configuration: %d", status)
+	} else if diff := cmp.Diff(md, oidc); diff != "" {
+		t.Errorf("openid-configuration differs from the RFC 8414 metadata (-8414 +oidc):\n%s", diff)
 	}
 	c := newOAuthClient(t, srv)
 	const resource = "https://mcp.example.com/mcp"
