@@ -43,14 +43,7 @@ var (
 func ClusterAddrs(t testing.TB) []string {
 	t.Helper()
 	clusterOnce.Do(setupCluster)
-	switch {
-	case clusterFailure != nil:
-		t.Fatalf("redistest: %v", clusterFailure)
-	case clusterSkip != "" && os.Getenv(EnvRequire) == "1":
-		t.Fatalf("redistest: %s, and %s=1 requires one", clusterSkip, EnvRequire)
-	case clusterSkip != "":
-		t.Skipf("redistest: %s (set %s or install redis-server)", clusterSkip, EnvClusterAddrs)
-	}
+	endUnlessThere(t, clusterFailure, clusterSkip, EnvClusterAddrs)
 	return clusterAddrs
 }
 
@@ -95,14 +88,7 @@ type Cluster struct {
 // when APITWIN_REQUIRE_REDIS is 1.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	switch {
-	case err != nil && os.Getenv(EnvRequire) == "1":
-		t.Fatalf("redistest: a cluster of the test's own needs redis-server on PATH, and %s=1 requires one", EnvRequire)
-	case err != nil:
-		t.Skip("redistest: a cluster of the test's own needs redis-server on PATH")
-	}
-	addrs, nodes, err := startCluster(bin)
+	addrs, nodes, err := startCluster(serverBin(t, "a cluster of the test's own"))
 	if err != nil {
 		t.Fatalf("redistest: %v", err)
 	}

@@ -37,7 +37,6 @@
 package redistest
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -97,21 +96,45 @@ func Main(m *testing.M) {
 func Addr(t testing.TB) string {
 	t.Helper()
 	once.Do(setup)
+	endUnlessThere(t, failure, skip, EnvAddr)
+	return addr
+}
+
+// endUnlessThere ends t when what Addr or ClusterAddrs gives is not there:
+// failed when setting it up failed, or when it is missing (skip says why)
+// and APITWIN_REQUIRE_REDIS is 1; else skipped, naming env, the variable
+// that would have given it.
+func endUnlessThere(t testing.TB, failure error, skip, env string) {
+	t.Helper()
 	switch {
 	case failure != nil:
 		t.Fatalf("redistest: %v", failure)
 	case skip != "" && os.Getenv(EnvRequire) == "1":
 		t.Fatalf("redistest: %s, and %s=1 requires one", skip, EnvRequire)
 	case skip != "":
-		t.Skipf("redistest: %s (set %s or install redis-server)", skip, EnvAddr)
+		t.Skipf("redistest: %s (set %s or install redis-server)", skip, env)
 	}
-	return addr
+}
+
+// serverBin is redis-server's path for a test that starts a server of its
+// own (what: "a test of its own Redis"), or ends t: skipped without one,
+// failed when APITWIN_REQUIRE_REDIS is 1.
+func serverBin(t testing.TB, what string) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	switch {
+	case err != nil && os.Getenv(EnvRequire) == "1":
+		t.Fatalf("redistest: %s needs redis-server on PATH, and %s=1 requires one", what, EnvRequire)
+	case err != nil:
+		t.Skipf("redistest: %s needs redis-server on PATH", what)
+	}
+	return bin
 }
 
 // setup finds or starts the server, once per test binary.
 func setup() {
 	if a := os.Getenv(EnvAddr); a != "" {
-		if err := ping(a, 2*time.Second); err != nil {
+		if err := ping(a); err != nil {
 			failure = fmt.Errorf("%s=%s does not answer PING: %w", EnvAddr, a, err)
 			return
 		}
@@ -170,7 +193,7 @@ func startOn(bin string, port int, extra ...string) (string, *child, error) {
 	deadline := time.Now().Add(startTimeout)
 	wait := 5 * time.Millisecond
 	for {
-		err := ping(a, time.Second)
+		err := ping(a)
 		if err == nil {
 			return a, c, nil
 		}
@@ -205,25 +228,13 @@ func (c *child) stop() {
 	os.RemoveAll(c.dir)
 }
 
-// ping sends PING over a plain connection and expects +PONG.
-func ping(addr string, timeout time.Duration) error {
-	conn, err := net.DialTimeout("tcp", addr, timeout)
-	if err != nil {
-		return err
+// ping sends PING (see command) and expects PONG.
+func ping(addr string) error {
+	reply, err := command(addr, "PING")
+	if err == nil && reply != "PONG" {
+		err = fmt.Errorf("PING answered %q", reply)
 	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(timeout))
-	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if line = strings.TrimSpace(line); line != "+PONG" {
-		return fmt.Errorf("PING answered %q", line)
-	}
-	return nil
+	return err
 }
 
 // freePort returns a loopback port nobody listened on a moment ago.
@@ -265,20 +276,14 @@ type Server struct {
 // or failed when APITWIN_REQUIRE_REDIS is 1.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	switch {
-	case err != nil && os.Getenv(EnvRequire) == "1":
-		t.Fatalf("redistest: a test of its own Redis needs redis-server on PATH, and %s=1 requires one", EnvRequire)
-	case err != nil:
-		t.Skip("redistest: a test of its own Redis needs redis-server on PATH")
-	}
-	s := &Server{t: t, bin: bin}
+	s := &Server{t: t, bin: serverBin(t, "a test of its own Redis")}
+	var err error
 	for range 3 { // a free port can be taken between the probe and the bind
-		port, err := freePort()
-		if err != nil {
+		var port int
+		if port, err = freePort(); err != nil {
 			t.Fatalf("redistest: %v", err)
 		}
-		s.addr, s.c, err = startOn(bin, port)
+		s.addr, s.c, err = startOn(s.bin, port)
 		if err == nil {
 			s.port = port
 			t.Cleanup(s.Stop)
