@@ -133,7 +133,7 @@ func (s *Server) JobToken(projectID, jobID int64) (string, error) {
 			return secret, nil
 		}
 	}
-	secret := "shjob-" + newSecret()[len("shpat-"):]
+	secret := randomSecret(jobTokenPrefix, 15)
 	if s.st.jobTokens == nil {
 		s.st.jobTokens = map[string]*ciJob{}
 	}

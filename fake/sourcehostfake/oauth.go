@@ -1,11 +1,9 @@
 package sourcehostfake
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -312,7 +310,7 @@ func (s *Server) register(r *http.Request) fakekit.Answer {
 		return *fail
 	}
 	st := s.st
-	app := &oauthApp{id: st.next("oauth_application"), clientID: randomHex(32), name: dynamicPrefix + name, redirectURIs: uris,
+	app := &oauthApp{id: st.next("oauth_application"), clientID: randomSecret("", 32), name: dynamicPrefix + name, redirectURIs: uris,
 		scopes: slices.Clone(scopes), dynamic: true, createdAt: st.clock.Now()}
 	st.oauth.apps[app.clientID] = app
 	return created(registrationJSON{ClientID: app.clientID, ClientIDIssuedAt: app.createdAt.Unix(), ClientName: app.name,
@@ -481,7 +479,7 @@ func (o *oauthState) remember(key string, now time.Time) {
 // issueCode approves req as u: a code, and the redirect that carries it.
 // s.mu must be held.
 func (st *state) issueCode(req oauthRequest, u *user) string {
-	code := randomHex(32)
+	code := randomSecret("", 32)
 	now := st.clock.Now()
 	st.oauth.codes[code] = &oauthCode{req: req, user: u, expires: now.Add(oauthCodeLifetime)}
 	st.oauth.remember(code, now)
@@ -675,11 +673,11 @@ func (s *Server) newOAuthToken(app *oauthApp, u *user, scopes []string, resource
 	st := s.st
 	now := st.clock.Now()
 	expires := now.Add(OAuthTokenLifetime)
-	access, err := st.addToken(u, "oauth:"+app.clientID[:8], "shoat-"+randomHex(32), scopes, &expires)
+	access, err := st.addToken(u, "oauth:"+app.clientID[:8], randomSecret("shoat-", 32), scopes, &expires)
 	if err != nil { // a random secret that clashes: not in this universe
 		return message(http.StatusInternalServerError, "500 Internal Server Error")
 	}
-	row := &oauthToken{access: access, refresh: "short-" + randomHex(32), app: app, resource: resource, previous: prev}
+	row := &oauthToken{access: access, refresh: randomSecret("short-", 32), app: app, resource: resource, previous: prev}
 	access.oauth = row
 	st.oauth.refresh[row.refresh] = row
 	if prev != nil {
@@ -879,18 +877,11 @@ func (s *Server) AddOAuthApplication(seed OAuthApplicationSeed) (clientID, secre
 		return "", "", err
 	}
 	st := s.st
-	app := &oauthApp{id: st.next("oauth_application"), clientID: randomHex(32), name: firstNonEmpty(seed.Name, "application"),
+	app := &oauthApp{id: st.next("oauth_application"), clientID: randomSecret("", 32), name: firstNonEmpty(seed.Name, "application"),
 		redirectURIs: slices.Clone(seed.RedirectURIs), scopes: slices.Clone(scopes), createdAt: st.clock.Now()}
 	if seed.Confidential {
-		app.secret = "gloas-" + randomHex(32)
+		app.secret = randomSecret("gloas-", 32)
 	}
 	st.oauth.apps[app.clientID] = app
 	return app.clientID, app.secret, nil
-}
-
-// randomHex is n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

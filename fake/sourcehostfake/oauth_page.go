@@ -98,7 +98,7 @@ func (s *Server) oauthAuthorizePage(w http.ResponseWriter, r *http.Request) {
 	var d oauthPageData
 	if fail == nil && redirect == "" {
 		now := st.clock.Now()
-		id, csrf := randomHex(16), randomHex(32)
+		id, csrf := randomSecret("", 16), randomSecret("", 32)
 		st.oauth.pending[id] = &oauthPending{req: req, csrf: csrf, expires: now.Add(oauthCodeLifetime)}
 		st.oauth.remember(id, now)
 		d = oauthPageData{App: req.app.name, Resource: req.resource, Pending: id, CSRF: csrf, Scopes: slices.Clone(req.scopes)}

@@ -321,7 +321,7 @@ func newServer(opts []Option, start bool) (*Server, control.Settings, error) {
 	s.external = cfg.externalURL
 	s.rootT = cfg.rootToken
 	if s.rootT == "" {
-		s.rootT = newSecret()
+		s.rootT = randomSecret(patPrefix, 15)
 	}
 	s.mu.Lock()
 	s.resetState()

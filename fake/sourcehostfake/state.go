@@ -391,7 +391,7 @@ func (st *state) addNamespace(name, path, kind string, owner *user) *namespace {
 
 func (st *state) addToken(u *user, name, secret string, scopes []string, expires *time.Time) (*token, error) {
 	if secret == "" {
-		secret = newSecret()
+		secret = randomSecret(patPrefix, 15)
 	}
 	if _, dup := st.tokens[secret]; dup {
 		return nil, errors.New("sourcehostfake: that token secret is already in use")
@@ -402,11 +402,20 @@ func (st *state) addToken(u *user, name, secret string, scopes []string, expires
 	return t, nil
 }
 
-// newSecret makes a token secret in the style of the real service.
-func newSecret() string {
-	b := make([]byte, 15)
+// The prefixes of the tokens the fake makes, as the real service's tokens
+// carry their kind.
+const (
+	patPrefix          = "shpat-" // personal access tokens
+	jobTokenPrefix     = "shjob-" // CI job tokens
+	triggerTokenPrefix = "shptt-" // pipeline trigger tokens
+)
+
+// randomSecret is prefix, then n random bytes in hex: every secret,
+// token, code and client id the fake makes.
+func randomSecret(prefix string, n int) string {
+	b := make([]byte, n)
 	_, _ = rand.Read(b)
-	return "shpat-" + hex.EncodeToString(b)
+	return prefix + hex.EncodeToString(b)
 }
 
 // tokenState says why a token does not work, or "" when it does.

@@ -1,8 +1,6 @@
 package sourcehostfake
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 	"slices"
 	"strings"
@@ -21,16 +19,6 @@ type pipelineTrigger struct {
 	createdAt   time.Time
 	updatedAt   time.Time
 	lastUsed    *time.Time
-}
-
-// triggerTokenPrefix starts every trigger token, as the real service's
-// tokens carry their kind ("shpat-" for personal access tokens).
-const triggerTokenPrefix = "shptt-"
-
-func newTriggerToken() string {
-	b := make([]byte, 20)
-	_, _ = rand.Read(b)
-	return triggerTokenPrefix + hex.EncodeToString(b)
 }
 
 // triggerJSON is a trigger as the API answers it. Its token is whole for
@@ -129,7 +117,7 @@ func (c *call) createTrigger() fakekit.Answer {
 		return badRequest(msg)
 	}
 	now := c.st.clock.Now()
-	t := &pipelineTrigger{id: c.st.next("trigger"), token: newTriggerToken(), description: d, owner: c.user, createdAt: now, updatedAt: now}
+	t := &pipelineTrigger{id: c.st.next("trigger"), token: randomSecret(triggerTokenPrefix, 20), description: d, owner: c.user, createdAt: now, updatedAt: now}
 	pr.triggers = append(pr.triggers, t)
 	return created(c.renderTrigger(t))
 }
