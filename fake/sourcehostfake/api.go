@@ -339,50 +339,35 @@ func orderedPage[T any](c *call, items []T, desc bool, kind string) ([]T, *fakek
 	return out, nil
 }
 
-// keysetPage is the page of projects (sorted by id, descending when desc)
-// after id_after (or before id_before, descending), per_page of them, with
-// a Link to the next page while there is one, as GitLab's keyset
-// pagination answers: no page numbers, no totals, and no offset limit.
-func keysetPage(c *call, items []*project, desc bool) ([]*project, *fakekit.Answer) {
-	_, perPage, fail := c.pageParams()
-	if fail != nil {
-		return nil, fail
-	}
+// idBound walks projects (sorted by id, descending when desc) by id_after
+// (or id_before, descending), as GitLab's keyset pagination of projects
+// does: no page numbers, no totals, and no offset limit.
+func idBound(c *call, items []*project, desc bool) keyset[*project] {
 	bound := "id_after"
 	if desc {
 		bound = "id_before"
 	}
-	from, given := c.p.int(bound)
-	if msg := c.p.problem(); msg != "" {
-		return nil, errAnswer(badRequest(msg))
-	}
-	start := 0
-	if given {
-		start = len(items)
-		for i, pr := range items {
-			if desc && pr.id < from || !desc && pr.id > from {
-				start = i
-				break
+	return keyset[*project]{param: bound,
+		next: func(last *project) string { return strconv.FormatInt(last.id, 10) },
+		link: func(q url.Values) {
+			q.Del(map[string]string{"id_after": "id_before", "id_before": "id_after"}[bound])
+			q.Set("order_by", "id")
+		},
+		start: func(string) (int, *fakekit.Answer) {
+			from, given := c.p.int(bound)
+			if msg := c.p.problem(); msg != "" {
+				return 0, errAnswer(badRequest(msg))
 			}
-		}
-	}
-	end := start + int(min(perPage, int64(len(items)-start)))
-	page := items[start:end]
-	h := c.header
-	h.Set("X-Per-Page", strconv.FormatInt(perPage, 10))
-	if end < len(items) && len(page) > 0 {
-		q := c.r.URL.Query()
-		q.Del("page")
-		q.Del("id_after")
-		q.Del("id_before")
-		q.Set("pagination", "keyset")
-		q.Set("order_by", "id")
-		q.Set("per_page", strconv.FormatInt(perPage, 10))
-		q.Set(bound, strconv.FormatInt(page[len(page)-1].id, 10))
-		u := url.URL{Path: c.r.URL.Path, RawQuery: q.Encode()}
-		h.Set("Link", "<"+c.base+u.String()+`>; rel="next"`)
-	}
-	return page, nil
+			if !given {
+				return 0, nil
+			}
+			for i, pr := range items {
+				if desc && pr.id < from || !desc && pr.id > from {
+					return i, nil
+				}
+			}
+			return len(items), nil
+		}}
 }
 
 func offsetRefused(kind string) *fakekit.Answer {

@@ -259,7 +259,7 @@ func (c *call) listProjectJobs() fakekit.Answer {
 		// Newest first by id: a retried job is newer than the later
 		// pipelines' jobs made before it.
 		sortStable(items, func(a, b *ciJob) int { return cmp.Compare(b.id, a.id) })
-		page, fail = cursorPage(c, items, func(j *ciJob) int64 { return j.id }, true)
+		page, fail = keyedPage(c, items, idCursor(items, func(j *ciJob) int64 { return j.id }, true))
 	} else {
 		page, fail = paginate(c, items)
 	}

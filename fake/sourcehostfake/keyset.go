@@ -19,9 +19,9 @@ import (
 // users (by id, name, username, created_at or updated_at, either way) and
 // groups (by name) carry a cursor, what the real service writes: base64
 // (URL alphabet) of {"id":"<last id>","_kd":"n"}, with the order's column
-// beside the id in an order other than id (keyedPage); a repository's
-// tree, a page_token (the last entry's id); projects, id_after or
-// id_before (see keysetPage).
+// beside the id in an order other than id (idCursor, keyCursor); a
+// repository's tree, a page_token (the last entry's id, pageToken);
+// projects, id_after or id_before (idBound). keyedPage serves them all.
 
 // keysetRefused is the real service's answer to keyset pagination in an
 // order it cannot walk.
@@ -100,36 +100,60 @@ func readCursor(s string) (cursor, bool) {
 	return cur, json.Unmarshal(b, &cur) == nil && cur.Direction == "n"
 }
 
-// cursorPage is the page of items (in id order, descending when desc)
-// after the request's cursor, per_page of them, with a Link to the next
-// page while there is one.
-func cursorPage[T any](c *call, items []T, id func(T) int64, desc bool) ([]T, *fakekit.Answer) {
+// keyset is how a list walks its keyset pages: the parameter that
+// carries the position (cursor, page_token, id_after, id_before), where
+// a page starts for the value given (or the answer refusing it), the value
+// that names the position after a page's last item, and what else the
+// next page's query sets (link, if any).
+type keyset[T any] struct {
+	param string
+	start func(value string) (int, *fakekit.Answer)
+	next  func(last T) string
+	link  func(q url.Values)
+}
+
+// keyedPage is the page of items (sorted in the walk's order) after the
+// position the request gives in k.param, per_page of them, with a Link to
+// the next page while there is one: every keyset pagination the fake
+// serves (see the top of this file).
+func keyedPage[T any](c *call, items []T, k keyset[T]) ([]T, *fakekit.Answer) {
 	_, perPage, fail := c.pageParams()
 	if fail != nil {
 		return nil, fail
 	}
 	start := 0
-	if s, given := c.p.str("cursor"); given && s != "" {
-		after, ok := decodeCursor(s)
-		if !ok {
-			return nil, errAnswer(badRequest("cursor is invalid"))
-		}
-		start = len(items)
-		for i, it := range items {
-			if desc && id(it) < after || !desc && id(it) > after {
-				start = i
-				break
-			}
+	if s, given := c.p.str(k.param); given {
+		if start, fail = k.start(s); fail != nil {
+			return nil, fail
 		}
 	}
 	end := start + int(min(perPage, int64(len(items)-start)))
 	page := items[start:end]
 	if end < len(items) && len(page) > 0 {
-		c.linkNext(perPage, "cursor", encodeCursor(id(page[len(page)-1])))
+		c.linkNext(perPage, k.param, k.next(page[len(page)-1]), k.link)
 	} else {
-		c.linkNext(perPage, "", "")
+		c.linkNext(perPage, "", "", nil)
 	}
 	return page, nil
+}
+
+// idCursor walks items (in id order, descending when desc) by a cursor of
+// the id alone: project jobs.
+func idCursor[T any](items []T, id func(T) int64, desc bool) keyset[T] {
+	return keyset[T]{param: "cursor", next: func(last T) string { return encodeCursor(id(last)) },
+		start: func(s string) (int, *fakekit.Answer) {
+			if s == "" {
+				return 0, nil
+			}
+			after, ok := decodeCursor(s)
+			if !ok {
+				return 0, errAnswer(badRequest("cursor is invalid"))
+			}
+			if i := slices.IndexFunc(items, func(it T) bool { return desc && id(it) < after || !desc && id(it) > after }); i >= 0 {
+				return i, nil
+			}
+			return len(items), nil
+		}}
 }
 
 // groupKeysetPage is the page of groups (in name order, ascending), for an
@@ -146,7 +170,7 @@ func groupKeysetPage(c *call, items []*namespace) ([]*namespace, *fakekit.Answer
 		return nil, keysetRefused()
 	}
 	key := func(g *namespace) cursor { return cursor{Name: g.name, ID: strconv.FormatInt(g.id, 10)} }
-	return keyedPage(c, items, key, func(cur cursor) (func(*namespace) bool, bool) {
+	return keyedPage(c, items, keyCursor(items, key, func(cur cursor) (func(*namespace) bool, bool) {
 		id, err := strconv.ParseInt(cur.ID, 10, 64)
 		if err != nil || cur.Name == "" {
 			return nil, false
@@ -156,82 +180,65 @@ func groupKeysetPage(c *call, items []*namespace) ([]*namespace, *fakekit.Answer
 			n := strings.ToLower(g.name)
 			return n > name || n == name && g.id > id
 		}, true
-	})
+	}))
 }
 
-// keyedPage is the page of items (sorted in the walk's order) after the
-// request's cursor, per_page of them, with a Link to the next page while
-// there is one, its cursor key of the page's last item: the real
-// service's cursor-based keyset pagination in an order other than id
-// alone, the cursor holding the order's column and the id that breaks
-// its ties. after reads a cursor into "comes after it in the walk" (false
-// for a cursor the order cannot use: 400 "cursor is invalid", as for one
-// the fake did not write).
-func keyedPage[T any](c *call, items []T, key func(T) cursor, after func(cursor) (func(T) bool, bool)) ([]T, *fakekit.Answer) {
-	_, perPage, fail := c.pageParams()
-	if fail != nil {
-		return nil, fail
-	}
-	start := 0
-	if s, given := c.p.str("cursor"); given && s != "" {
-		cur, ok := readCursor(s)
-		var past func(T) bool
-		if ok {
-			past, ok = after(cur)
-		}
-		if !ok {
-			return nil, errAnswer(badRequest("cursor is invalid"))
-		}
-		start = len(items)
-		if i := slices.IndexFunc(items, past); i >= 0 {
-			start = i
-		}
-	}
-	end := start + int(min(perPage, int64(len(items)-start)))
-	page := items[start:end]
-	if end < len(items) && len(page) > 0 {
-		cur := key(page[len(page)-1])
-		cur.Direction = "n"
-		b, _ := json.Marshal(cur)
-		c.linkNext(perPage, "cursor", base64.URLEncoding.EncodeToString(b))
-	} else {
-		c.linkNext(perPage, "", "")
-	}
-	return page, nil
+// keyCursor walks items (sorted in the walk's order) by a cursor of
+// the order's column beside the id that breaks its ties, key of an
+// item: the real service's cursor-based keyset pagination in an order
+// other than id alone. after reads a cursor into "comes after it in the
+// walk" (false for a cursor the order cannot use: 400 "cursor is
+// invalid", as for one the fake did not write).
+func keyCursor[T any](items []T, key func(T) cursor, after func(cursor) (func(T) bool, bool)) keyset[T] {
+	return keyset[T]{param: "cursor",
+		next: func(last T) string {
+			cur := key(last)
+			cur.Direction = "n"
+			b, _ := json.Marshal(cur)
+			return base64.URLEncoding.EncodeToString(b)
+		},
+		start: func(s string) (int, *fakekit.Answer) {
+			if s == "" {
+				return 0, nil
+			}
+			cur, ok := readCursor(s)
+			var past func(T) bool
+			if ok {
+				past, ok = after(cur)
+			}
+			if !ok {
+				return 0, errAnswer(badRequest("cursor is invalid"))
+			}
+			if i := slices.IndexFunc(items, past); i >= 0 {
+				return i, nil
+			}
+			return len(items), nil
+		}}
 }
 
-// tokenPage is the page of items after the one whose token is the
-// request's page_token, per_page of them, with a Link to the next page
-// (page_token the page's last token) while there is one: the keyset
-// pagination the real service serves for a repository's tree, whose
-// token is an entry's id. A token no item has is 400.
-func tokenPage[T any](c *call, items []T, token func(T) string) ([]T, *fakekit.Answer) {
-	_, perPage, fail := c.pageParams()
-	if fail != nil {
-		return nil, fail
-	}
-	start := 0
-	if s, given := c.p.str("page_token"); given && s != "" {
-		i := slices.IndexFunc(items, func(it T) bool { return token(it) == s })
-		if i < 0 {
-			return nil, errAnswer(badRequest("page_token is invalid"))
-		}
-		start = i + 1
-	}
-	end := start + int(min(perPage, int64(len(items)-start)))
-	page := items[start:end]
-	if end < len(items) && len(page) > 0 {
-		c.linkNext(perPage, "page_token", token(page[len(page)-1]))
-	} else {
-		c.linkNext(perPage, "", "")
-	}
-	return page, nil
+// pageToken walks items by the token of the item a page starts after
+// (page_token): the keyset pagination the real service serves for a
+// repository's tree, whose token is an entry's id. A token no item has is
+// 400.
+func pageToken[T any](items []T, token func(T) string) keyset[T] {
+	return keyset[T]{param: "page_token", next: token,
+		start: func(s string) (int, *fakekit.Answer) {
+			if s == "" {
+				return 0, nil
+			}
+			i := slices.IndexFunc(items, func(it T) bool { return token(it) == s })
+			if i < 0 {
+				return 0, errAnswer(badRequest("page_token is invalid"))
+			}
+			return i + 1, nil
+		}}
 }
 
 // linkNext sets a keyset page's headers: X-Per-Page, and when name is
 // given a Link, rel="next" only, to the request's path and query without
-// page, with pagination=keyset, per_page, and name set to value.
-func (c *call) linkNext(perPage int64, name, value string) {
+// page, with pagination=keyset, per_page, and name set to value, and what
+// more sets (if not nil).
+func (c *call) linkNext(perPage int64, name, value string, more func(q url.Values)) {
 	h := c.header
 	h.Set("X-Per-Page", strconv.FormatInt(perPage, 10))
 	if name == "" {
@@ -242,6 +249,9 @@ func (c *call) linkNext(perPage int64, name, value string) {
 	q.Set("pagination", "keyset")
 	q.Set("per_page", strconv.FormatInt(perPage, 10))
 	q.Set(name, value)
+	if more != nil {
+		more(q)
+	}
 	u := url.URL{Path: c.r.URL.Path, RawQuery: q.Encode()}
 	h.Set("Link", "<"+c.base+u.String()+`>; rel="next"`)
 }

@@ -64,7 +64,7 @@ func (c *call) projectList(of func(*project) bool) fakekit.Answer {
 	if keyset {
 		items := keep(c.st.projects, visible)
 		sortStable(items, order)
-		page, fail = keysetPage(c, items, desc)
+		page, fail = keyedPage(c, items, idBound(c, items, desc))
 	} else {
 		page, fail = sortedPage(c, c.st.projects, visible, order, "Project")
 	}

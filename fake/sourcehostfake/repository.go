@@ -182,7 +182,7 @@ func (c *call) listTree() fakekit.Answer {
 	}
 	var page []treeJSON
 	if mode, _ := c.p.oneOf("pagination", "offset", "keyset"); mode == "keyset" {
-		page, fail = tokenPage(c, entries, func(e treeJSON) string { return e.ID }) // keyset.go
+		page, fail = keyedPage(c, entries, pageToken(entries, func(e treeJSON) string { return e.ID })) // keyset.go
 	} else {
 		page, fail = paginate(c, entries)
 	}

@@ -216,7 +216,7 @@ func (c *call) userKeysetPage(ids []int64, by string, asc bool) ([]int64, *fakek
 		}
 		return cur
 	}
-	return keyedPage(c, ids, key, func(cur cursor) (func(int64) bool, bool) {
+	return keyedPage(c, ids, keyCursor(ids, key, func(cur cursor) (func(int64) bool, bool) {
 		after, err := strconv.ParseInt(cur.ID, 10, 64)
 		if err != nil || after <= 0 {
 			return nil, false
@@ -237,5 +237,5 @@ func (c *call) userKeysetPage(ids []int64, by string, asc bool) ([]int64, *fakek
 			}
 		}
 		return func(id int64) bool { return compare(userKey(c.st.users[id], by), id, k, after) > 0 }, true
-	})
+	}))
 }
