@@ -198,12 +198,16 @@ func (c *call) userKeysetPage(ids []int64, by string, asc bool) ([]int64, *fakek
 		}
 		return r
 	}
-	slices.SortFunc(ids, func(a, b int64) int {
-		return compare(userKey(c.st.users[a], by), a, userKey(c.st.users[b], by), b)
-	})
-	key := func(id int64) cursor {
-		u := c.st.users[id]
-		cur := cursor{ID: strconv.FormatInt(id, 10)}
+	// Each user's key is made once, not at each comparison (a name
+	// lowered, a time formatted).
+	keyed := make([]keyedUser, len(ids))
+	for i, id := range ids {
+		keyed[i] = keyedUser{id, userKey(c.st.users[id], by)}
+	}
+	slices.SortFunc(keyed, func(a, b keyedUser) int { return compare(a.key, a.id, b.key, b.id) })
+	key := func(k keyedUser) cursor {
+		u := c.st.users[k.id]
+		cur := cursor{ID: strconv.FormatInt(k.id, 10)}
 		switch by {
 		case "name":
 			cur.Name = u.name
@@ -216,7 +220,7 @@ func (c *call) userKeysetPage(ids []int64, by string, asc bool) ([]int64, *fakek
 		}
 		return cur
 	}
-	return keyedPage(c, ids, keyCursor(ids, key, func(cur cursor) (func(int64) bool, bool) {
+	page, fail := keyedPage(c, keyed, keyCursor(keyed, key, func(cur cursor) (func(keyedUser) bool, bool) {
 		after, err := strconv.ParseInt(cur.ID, 10, 64)
 		if err != nil || after <= 0 {
 			return nil, false
@@ -236,6 +240,20 @@ func (c *call) userKeysetPage(ids []int64, by string, asc bool) ([]int64, *fakek
 				return nil, false
 			}
 		}
-		return func(id int64) bool { return compare(userKey(c.st.users[id], by), id, k, after) > 0 }, true
+		return func(u keyedUser) bool { return compare(u.key, u.id, k, after) > 0 }, true
 	}))
+	if fail != nil {
+		return nil, fail
+	}
+	out := make([]int64, len(page))
+	for i, u := range page {
+		out[i] = u.id
+	}
+	return out, nil
+}
+
+// keyedUser is a user's id with its key in a keyset order (userKey).
+type keyedUser struct {
+	id  int64
+	key string
 }
