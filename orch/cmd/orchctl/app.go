@@ -169,7 +169,8 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "orchctl",
 		Short: "Run and inspect workflows of a workflow-orchestration service",
 		Long: `orchctl starts, lists, describes, follows, signals, queries, cancels and
-terminates workflows, manages namespaces and task queues, and administers
+terminates workflows, completes or fails their activities from outside
+(activity), manages namespaces and task queues, and administers
 search attributes (operator search-attribute), of a
 workflow-orchestration service: over gRPC to a host:port address, over
 HTTP/JSON to an http:// or https:// URL.
@@ -223,6 +224,7 @@ Exit status:
 	_ = root.RegisterFlagCompletionFunc("tls", cobra.FixedCompletions([]string{"auto", "on", "off"}, cobra.ShellCompDirectiveNoFileComp))
 	root.AddCommand(a.workflowCommand(), a.namespaceCommand(), a.taskQueueCommand(), a.completionCommand())
 	root.AddCommand(a.operatorCommand())
+	root.AddCommand(a.activityCommand())
 	return root
 }
 
