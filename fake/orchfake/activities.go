@@ -60,7 +60,6 @@ func (a *activity) token() []byte {
 func (s *Server) scheduleActivity(e *execution, c *orchpb.ScheduleActivityTaskCommandAttributes, doneID int64) {
 	c = orchsem.ScheduledActivity(c, e.queue) // the task queue, timeouts and retry policy the service fills in
 	retry := c.GetRetryPolicy()
-	s.limits.takeActivity(e.ns.info.Name)
 	ev := s.add(e, orchpb.EventType_ActivityTaskScheduled, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &orchpb.ActivityTaskScheduledEventAttributes{
 			ActivityId: c.GetActivityId(), ActivityType: c.GetActivityType(), TaskQueue: &orchpb.TaskQueue{Name: c.GetTaskQueue(), Kind: orchpb.TaskQueueKind_NORMAL},

@@ -291,9 +291,20 @@
 // DescribeTaskQueue and ListTaskQueuePartitions against their task queue
 // (1,000/min, scope "task-queue:<namespace>/<queue>"). A namespace may
 // hold 100 running executions (window "concurrent" in the error). History
-// events are counted per namespace (100,000/min): they are always written,
-// but a start is refused while the namespace's window is full. Scheduled
-// activities are counted (10,000/min per namespace) but never refused.
+// events are counted per namespace (100,000/min): every request that
+// writes them (start, signal, signal-with-start, cancel request,
+// terminate, a workflow or activity task's answer) is refused while the
+// namespace's window is full; the events of a request let in are all
+// written, and the events the fake writes by itself (timers, timeouts, a
+// poll's WorkflowTaskStarted) are never refused, as a run cannot stop half
+// way. Activity executions are counted when a workflow task schedules them
+// (10,000/min per namespace): a RespondWorkflowTaskCompleted whose
+// commands would pass the limit is refused whole, RESOURCE_EXHAUSTED with
+// nothing written or answered, and its task stays started, to time out
+// and be retried as an unanswered task is (Temporal answers a task whose
+// writes its limits refuse the same way: the call fails, the task is
+// retried; failing the task instead would write history the limit
+// refused).
 // Every answer carries
 // X-RateLimit-Limit, -Remaining, -Reset (epoch seconds) and -Scope, as
 // HTTP headers or gRPC header metadata (lower case), for the narrowest

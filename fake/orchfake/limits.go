@@ -145,9 +145,35 @@ func (l *limitsState) eventsFull(ns string) decision {
 	return d
 }
 
-// takeActivity counts one scheduled activity against ns.
-func (l *limitsState) takeActivity(ns string) decision {
-	return takeScoped(l.activities, ns, scopeNamespace(ns), 1)
+// takeActivities counts n activities a workflow task schedules against
+// ns, all or none: refused when they would pass the limit.
+func (l *limitsState) takeActivities(ns string, n int) decision {
+	if n == 0 {
+		return decision{Allowed: true}
+	}
+	return takeScoped(l.activities, ns, scopeNamespace(ns), n)
+}
+
+// scheduledActivities counts the SCHEDULE_ACTIVITY_TASK commands of cmds.
+func scheduledActivities(cmds []*orchpb.Command) int {
+	n := 0
+	for _, c := range cmds {
+		if c.GetCommandType() == orchpb.CommandType_SCHEDULE_ACTIVITY_TASK {
+			n++
+		}
+	}
+	return n
+}
+
+// historyWrites are the operations whose request writes history events
+// (starts aside: a start checks the window where the run is made): each
+// is refused while its namespace's window of history events is full.
+// Events the fake writes by itself (timers, timeouts, a poll's
+// WorkflowTaskStarted) are never refused: a run cannot stop half way.
+var historyWrites = map[string]bool{
+	"SignalWorkflowExecution": true, "SignalWithStartWorkflowExecution": true, "RequestCancelWorkflowExecution": true,
+	"TerminateWorkflowExecution": true, "RespondWorkflowTaskCompleted": true, "RespondWorkflowTaskFailed": true,
+	"RespondActivityTaskCompleted": true, "RespondActivityTaskFailed": true,
 }
 
 // peekCluster is the cluster window as it stands, for answers that never

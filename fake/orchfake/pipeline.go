@@ -247,6 +247,11 @@ func (s *Server) run(ctx context.Context, o op, ns string, req proto.Message, hc
 		return nil, hdr, err
 	}
 	d := s.limits.admit(o, ns, tq)
+	if d.Allowed && ns != "" && historyWrites[o.name] {
+		if full := s.limits.eventsFull(ns); !full.Allowed {
+			d = full
+		}
+	}
 	rateHeader(d, hdr)
 	if !d.Allowed {
 		return nil, hdr, rateErr(d)

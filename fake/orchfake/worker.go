@@ -32,11 +32,20 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 		return nil, err
 	}
 	e := t.e
-	s.answerQueries(e, req.GetQueryResults(), req.GetQueryFailures())
 	tm, ce := s.checkMessages(t, req.GetMessages(), req.GetCommands())
 	if ce == nil {
 		ce = s.checkCommands(e, req.GetCommands())
 	}
+	if ce == nil {
+		// The namespace's activity executions a minute: a task that
+		// would pass them is refused whole, before anything is written
+		// or answered; the task stays started, and times out and is
+		// retried as any unanswered task (see the package doc).
+		if d := s.limits.takeActivities(e.ns.info.Name, scheduledActivities(req.GetCommands())); !d.Allowed {
+			return nil, rateErr(d)
+		}
+	}
+	s.answerQueries(e, req.GetQueryResults(), req.GetQueryFailures())
 	if ce != nil {
 		s.failWorkflowTask(t, ce.cause, &orchpb.Failure{Message: ce.msg, Source: "orchfake"}, req.GetIdentity(), req.GetBinaryChecksum())
 		return nil, &apiError{code: orchwire.InvalidArgument, msg: "workflow task failed: " + ce.cause.String() + ": " + ce.msg,
