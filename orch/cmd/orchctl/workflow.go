@@ -407,6 +407,9 @@ func eventDetails(ev *orchpb.HistoryEvent) string {
 		return "id=" + x.TimerCanceledEventAttributes.GetTimerId()
 	case *orchpb.HistoryEvent_WorkflowExecutionSignaledEventAttributes:
 		a := x.WorkflowExecutionSignaledEventAttributes
+		if from := a.GetExternalWorkflowExecution(); from != nil {
+			return fmt.Sprintf("name=%s input=%s from=%s", a.GetSignalName(), payloadsText(a.GetInput()), from.GetWorkflowId())
+		}
 		return fmt.Sprintf("name=%s input=%s", a.GetSignalName(), payloadsText(a.GetInput()))
 	case *orchpb.HistoryEvent_MarkerRecordedEventAttributes:
 		return "name=" + x.MarkerRecordedEventAttributes.GetMarkerName()
@@ -442,6 +445,22 @@ func eventDetails(ev *orchpb.HistoryEvent) string {
 		return fmt.Sprintf("initiated=%d", x.ChildWorkflowExecutionTerminatedEventAttributes.GetInitiatedEventId())
 	case *orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes:
 		return "id=" + x.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes.GetWorkflowExecution().GetWorkflowId()
+	case *orchpb.HistoryEvent_SignalExternalWorkflowExecutionInitiatedEventAttributes:
+		a := x.SignalExternalWorkflowExecutionInitiatedEventAttributes
+		return fmt.Sprintf("id=%s name=%s input=%s", a.GetWorkflowExecution().GetWorkflowId(), a.GetSignalName(), payloadsText(a.GetInput()))
+	case *orchpb.HistoryEvent_SignalExternalWorkflowExecutionFailedEventAttributes:
+		a := x.SignalExternalWorkflowExecutionFailedEventAttributes
+		return fmt.Sprintf("initiated=%d id=%s cause=%s", a.GetInitiatedEventId(), a.GetWorkflowExecution().GetWorkflowId(), a.GetCause())
+	case *orchpb.HistoryEvent_ExternalWorkflowExecutionSignaledEventAttributes:
+		a := x.ExternalWorkflowExecutionSignaledEventAttributes
+		return fmt.Sprintf("initiated=%d id=%s run=%s", a.GetInitiatedEventId(), a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId())
+	case *orchpb.HistoryEvent_WorkflowPropertiesModifiedEventAttributes:
+		m := x.WorkflowPropertiesModifiedEventAttributes.GetUpsertedMemo().GetFields()
+		parts := make([]string, 0, len(m))
+		for _, k := range sortedKeys(m) {
+			parts = append(parts, "memo."+k+"="+payloadText(m[k]))
+		}
+		return strings.Join(parts, " ")
 	}
 	return ""
 }
