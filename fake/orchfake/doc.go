@@ -379,10 +379,12 @@
 // next attempt always goes to the run's task queue. A snapshot keeps no
 // sticky queue: a restored fake schedules every run's next task on its
 // task queue. Time skipping waits for a sticky task while its worker
-// instance has a poll waiting on any queue or began a sticky poll within
-// the last second of real time (it is between two polls); otherwise (gone
-// without ShutdownWorker) it may jump to the task's schedule-to-start
-// timeout.
+// instance is alive: a poll of it waits on any queue, or it owes one (it
+// took a workflow task, or a poll of it ended empty at its deadline, and it
+// has not polled since). A worker whose poll ended because its caller went
+// away (a stopped or dead process) owes none: skipping may then jump to the
+// task's schedule-to-start timeout. Only a worker that dies between two
+// polls, which ends no poll, is waited for up to a second of real time.
 //
 // # Bounds
 //

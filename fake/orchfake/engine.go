@@ -141,6 +141,7 @@ func (s *Server) scheduleWorkflowTask(e *execution) {
 	if q := t.onSticky; q != nil {
 		q.push(sideWorkflow, t)
 		t.stickyTimeout = s.after(e, StickyScheduleToStartTimeout, func() { s.stickyTimedOut(t) })
+		s.kickSkip() // its worker may be gone: skipping may move to the timeout
 		return
 	}
 	e.ns.queue(e.queue).push(sideWorkflow, t)
@@ -157,7 +158,7 @@ func (s *Server) stickyTarget(e *execution) *taskQueue {
 	if q == nil {
 		return nil
 	}
-	if max(e.eng.wftAttempt, 1) > 1 || q.stickyGone ||
+	if max(e.eng.wftAttempt, 1) > 1 ||
 		(len(q.sides[sideWorkflow].waiters) == 0 && s.clk.Now().Sub(q.lastPoll) > StickyPollerUnavailable) {
 		e.eng.sticky = nil
 		return nil
@@ -301,6 +302,7 @@ func (s *Server) pollWorkflowTask(ctx context.Context, req *orchpb.PollWorkflowT
 func (s *Server) startWorkflowTask(t *workflowTask, identity, key string) *orchpb.PollWorkflowTaskQueueResponse {
 	e := t.e
 	t.identity, t.requestID, t.started, t.key = identity, newID(), s.clk.Now(), key
+	e.ns.owesPoll(key) // it will answer this task and poll again
 	s.cancelTimer(e, t.stickyTimeout)
 	t.stickyTimeout = nil
 	var history []*orchpb.HistoryEvent

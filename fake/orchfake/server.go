@@ -70,6 +70,9 @@ type Server struct {
 
 	skipping  atomic.Bool
 	skipAgain atomic.Bool
+	// skipRecheck, under mu, is the pending real-time recheck of skipping
+	// (see recheckSkipAfter).
+	skipRecheck *time.Timer
 
 	// gatewayOnly turns off the direct List and Scan path over HTTP
 	// (listhttp.go): tests hold that path to the gateway's answers with it.

@@ -32,6 +32,21 @@ func (s *Server) skipLoop() {
 	}
 }
 
+// recheckSkipAfter makes skipping look again after d of real time, once:
+// the one wait on the real clock, for a sticky worker that owes a poll
+// (see stickyAlive). s.mu must be held.
+func (s *Server) recheckSkipAfter(d time.Duration) {
+	if s.skipRecheck != nil {
+		return
+	}
+	s.skipRecheck = time.AfterFunc(d, func() {
+		s.mu.Lock()
+		s.skipRecheck = nil
+		s.mu.Unlock()
+		s.kickSkip()
+	})
+}
+
 // nextSkip is the time to move to, if the engine is idle and has a timer.
 func (s *Server) nextSkip() (time.Time, bool) {
 	s.mu.Lock()
@@ -39,16 +54,26 @@ func (s *Server) nextSkip() (time.Time, bool) {
 	var next time.Time
 	for _, ns := range s.st.namespaces {
 		for _, q := range ns.queues {
-			if q.stickyKey != "" && !ns.stickyAlive(q) {
-				// A task on the sticky queue of a worker that is gone
-				// waits for its schedule-to-start timer: a jump may take
-				// it there.
+			busy := q.backlogCount(sideWorkflow) > 0 || q.backlogCount(sideActivity) > 0 ||
+				q.sides[sideWorkflow].inFlight > 0 || q.sides[sideActivity].inFlight > 0
+			if !busy {
 				continue
 			}
-			if q.backlogCount(sideWorkflow) > 0 || q.backlogCount(sideActivity) > 0 ||
-				q.sides[sideWorkflow].inFlight > 0 || q.sides[sideActivity].inFlight > 0 {
-				return time.Time{}, false
+			if q.stickyKey != "" {
+				alive, owedFor := ns.stickyAlive(q)
+				if !alive {
+					// A task on the sticky queue of a worker that is gone
+					// waits for its schedule-to-start timer: a jump may
+					// take it there.
+					continue
+				}
+				if owedFor > 0 {
+					// Alive only by the poll it owes: look again when
+					// that runs out, should no poll come.
+					s.recheckSkipAfter(owedFor)
+				}
 			}
+			return time.Time{}, false
 		}
 		for _, e := range ns.runs {
 			if !e.open() && len(e.eng.queries) == 0 {

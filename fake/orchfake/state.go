@@ -38,7 +38,11 @@ type namespace struct {
 	starts    map[string]*execution // by the request_id that started it
 	queues    map[string]*taskQueue // by name
 	sticky    map[string]*taskQueue // workers' sticky queues, by worker_instance_key
-	running   int                   // open executions
+	// owed holds the sticky workers that will poll again: each took a
+	// workflow task, or had a poll end empty at its deadline, and has not
+	// polled since; with when, on the real clock (see stickyAlive).
+	owed    map[string]time.Time
+	running int // open executions
 	// byStart is the runs in the reverse of the default list order (start
 	// time, then run id descending), each filed under its start time;
 	// unfiled holds the runs started since, filed at the next list (see

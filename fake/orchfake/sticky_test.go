@@ -1,8 +1,10 @@
 package orchfake_test
 
 import (
+	"bytes"
 	"context"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,59 +31,26 @@ func TestStickyQueueDispatchAndFallback(t *testing.T) {
 			ctx := t.Context()
 			const id = "sticky-run"
 			poll := func(ctx context.Context, queue, key string, kind orchpb.TaskQueueKind) (*orchpb.PollWorkflowTaskQueueResponse, error) {
-				resp := &orchpb.PollWorkflowTaskQueueResponse{}
-				iv := *iv // its own: an invoker keeps the last answer's headers
-				err := iv.call(ctx, "PollWorkflowTaskQueue", &orchpb.PollWorkflowTaskQueueRequest{Namespace: "default", TaskQueue: queue,
-					Identity: key, WorkerInstanceKey: key, TaskQueueKind: kind}, resp)
-				return resp, err
+				return pollKind(ctx, iv, queue, key, kind)
 			}
-			// stickyPoll starts a STICKY poll and returns once the fake
-			// lists it as the queue's poller.
 			stickyPoll := func(ctx context.Context, key string) <-chan *orchpb.PollWorkflowTaskQueueResponse {
-				ch := make(chan *orchpb.PollWorkflowTaskQueueResponse, 1)
-				go func() {
-					resp, err := poll(ctx, "sticky-"+key, key, orchpb.TaskQueueKind_STICKY)
-					if err != nil && ctx.Err() == nil {
-						t.Errorf("sticky poll: %v", err)
-					}
-					ch <- resp
-				}()
-				for {
-					var d orchpb.DescribeTaskQueueResponse
-					err := iv.call(ctx, "DescribeTaskQueue", &orchpb.DescribeTaskQueueRequest{Namespace: "default", TaskQueue: "sticky-" + key}, &d)
-					if err == nil && len(d.GetPollers()) > 0 {
-						return ch
-					}
-					runtime.Gosched()
-				}
+				return startStickyPoll(t, ctx, iv, key)
 			}
 			normalTask := func(key string) *orchpb.PollWorkflowTaskQueueResponse {
 				t.Helper()
-				resp, err := poll(ctx, "orders", key, orchpb.TaskQueueKind_NORMAL)
-				if err != nil || len(resp.GetTaskToken()) == 0 {
-					t.Fatalf("normal poll: %v, no task: %v", err, len(resp.GetTaskToken()) == 0)
-				}
-				return resp
+				return normalTask(t, ctx, iv, key)
 			}
 			complete := func(task *orchpb.PollWorkflowTaskQueueResponse) {
 				t.Helper()
-				mustCall(t, iv, "RespondWorkflowTaskCompleted", &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default",
-					TaskToken: task.GetTaskToken(), Identity: "w", StickyAttributes: true}, &orchpb.RespondWorkflowTaskCompletedResponse{})
+				completeSticky(t, iv, task)
 			}
 			signal := func() {
 				t.Helper()
-				mustCall(t, iv, "SignalWorkflowExecution", &orchpb.SignalWorkflowExecutionRequest{Namespace: "default",
-					WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: id}, SignalName: "go"}, &orchpb.SignalWorkflowExecutionResponse{})
+				signalRun(t, iv, id)
 			}
 			scheduledOn := func(task *orchpb.PollWorkflowTaskQueueResponse) *orchpb.TaskQueue {
-				h := task.GetHistory()
-				for i := len(h) - 1; i >= 0; i-- {
-					if a := h[i].GetWorkflowTaskScheduledEventAttributes(); a != nil {
-						return a.GetTaskQueue()
-					}
-				}
-				t.Fatalf("no WorkflowTaskScheduled in the task's history")
-				return nil
+				t.Helper()
+				return scheduledOn(t, task)
 			}
 
 			// Wrong kinds are refused.
@@ -159,6 +128,167 @@ func TestStickyQueueDispatchAndFallback(t *testing.T) {
 			t5 := normalTask("w2")
 			if t5.GetHistory()[0].GetEventId() != 1 || scheduledOn(t5).GetKind() != orchpb.TaskQueueKind_NORMAL {
 				t.Fatalf("sticky worker gone: history from event %d, scheduled on %v", t5.GetHistory()[0].GetEventId(), scheduledOn(t5))
+			}
+		})
+	}
+}
+
+// pollKind polls queue for a workflow task as worker instance key.
+func pollKind(ctx context.Context, iv *invoker, queue, key string, kind orchpb.TaskQueueKind) (*orchpb.PollWorkflowTaskQueueResponse, error) {
+	resp := &orchpb.PollWorkflowTaskQueueResponse{}
+	own := *iv // its own: an invoker keeps the last answer's headers
+	err := own.call(ctx, "PollWorkflowTaskQueue", &orchpb.PollWorkflowTaskQueueRequest{Namespace: "default", TaskQueue: queue,
+		Identity: key, WorkerInstanceKey: key, TaskQueueKind: kind}, resp)
+	return resp, err
+}
+
+// startStickyPoll starts a STICKY poll of worker instance key's sticky
+// queue and returns once the fake lists it as the queue's poller; the
+// answer comes on the channel (nil fields if ctx ended it).
+func startStickyPoll(t *testing.T, ctx context.Context, iv *invoker, key string) <-chan *orchpb.PollWorkflowTaskQueueResponse {
+	ch := make(chan *orchpb.PollWorkflowTaskQueueResponse, 1)
+	go func() {
+		resp, err := pollKind(ctx, iv, "sticky-"+key, key, orchpb.TaskQueueKind_STICKY)
+		if err != nil && ctx.Err() == nil {
+			t.Errorf("sticky poll: %v", err)
+		}
+		ch <- resp
+	}()
+	for {
+		var d orchpb.DescribeTaskQueueResponse
+		err := iv.call(ctx, "DescribeTaskQueue", &orchpb.DescribeTaskQueueRequest{Namespace: "default", TaskQueue: "sticky-" + key}, &d)
+		if err == nil && len(d.GetPollers()) > 0 {
+			return ch
+		}
+		runtime.Gosched()
+	}
+}
+
+// normalTask polls the "orders" queue as worker instance key and fails
+// the test without a task.
+func normalTask(t *testing.T, ctx context.Context, iv *invoker, key string) *orchpb.PollWorkflowTaskQueueResponse {
+	t.Helper()
+	resp, err := pollKind(ctx, iv, "orders", key, orchpb.TaskQueueKind_NORMAL)
+	if err != nil || len(resp.GetTaskToken()) == 0 {
+		t.Fatalf("normal poll: %v, no task: %v", err, len(resp.GetTaskToken()) == 0)
+	}
+	return resp
+}
+
+// completeSticky completes a workflow task with no commands, asking for
+// the run's next task on the worker's sticky queue.
+func completeSticky(t *testing.T, iv *invoker, task *orchpb.PollWorkflowTaskQueueResponse) {
+	t.Helper()
+	mustCall(t, iv, "RespondWorkflowTaskCompleted", &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default",
+		TaskToken: task.GetTaskToken(), Identity: "w", StickyAttributes: true}, &orchpb.RespondWorkflowTaskCompletedResponse{})
+}
+
+func signalRun(t *testing.T, iv *invoker, id string) {
+	t.Helper()
+	mustCall(t, iv, "SignalWorkflowExecution", &orchpb.SignalWorkflowExecutionRequest{Namespace: "default",
+		WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: id}, SignalName: "go"}, &orchpb.SignalWorkflowExecutionResponse{})
+}
+
+// scheduledOn is the queue the task's last WorkflowTaskScheduled names.
+func scheduledOn(t *testing.T, task *orchpb.PollWorkflowTaskQueueResponse) *orchpb.TaskQueue {
+	t.Helper()
+	h := task.GetHistory()
+	for i := len(h) - 1; i >= 0; i-- {
+		if a := h[i].GetWorkflowTaskScheduledEventAttributes(); a != nil {
+			return a.GetTaskQueue()
+		}
+	}
+	t.Fatalf("no WorkflowTaskScheduled in the task's history")
+	return nil
+}
+
+// TestSkippingGoesOnWhenAStickyWorkerDies: with time skipping, a run
+// sticky to a worker whose poll ended (its caller went away, as when the
+// worker's process dies) without ShutdownWorker gets its next task on the
+// run's task queue once StickyScheduleToStartTimeout passes, and skipping
+// moves the clock there itself: another worker polling the task queue gets
+// the task with the whole history. (Before, skipping took the dead worker
+// for alive for a second of real time after its poll began and nothing
+// made it look again: the clock stayed and the task waited on the sticky
+// queue for ever.)
+func TestSkippingGoesOnWhenAStickyWorkerDies(t *testing.T) {
+	t.Parallel()
+	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
+			s := newFake(t, orchfake.WithTimeSkipping())
+			iv := &invoker{name: tr, s: s}
+			ctx := t.Context()
+			const id = "orphaned"
+			start := s.Clock().Now()
+			dying, die := context.WithCancel(ctx)
+			first := startStickyPoll(t, dying, iv, "w1")
+			mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
+			completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
+			die()
+			if got := <-first; len(got.GetTaskToken()) != 0 {
+				t.Fatal("the dying worker's sticky poll got a task")
+			}
+			// The worker is dead once the fake saw its poll's caller leave
+			// and ended the poll. Before that, a task could still be
+			// handed to the poll, as to a live one.
+			for !pollEnded(s, "sticky-w1") {
+				runtime.Gosched()
+			}
+			signalRun(t, iv, id)
+			task := normalTask(t, ctx, iv, "w2")
+			if task.GetHistory()[0].GetEventId() != 1 || scheduledOn(t, task).GetKind() != orchpb.TaskQueueKind_NORMAL {
+				t.Fatalf("history from event %d, scheduled on %v", task.GetHistory()[0].GetEventId(), scheduledOn(t, task))
+			}
+			if moved := s.Clock().Now().Sub(start); moved < orchfake.StickyScheduleToStartTimeout {
+				t.Fatalf("the clock moved %v, want at least the sticky schedule-to-start timeout", moved)
+			}
+		})
+	}
+}
+
+// pollEnded reports whether the fake answered a workflow task poll of
+// queue: a poll is logged when it ends, on either transport.
+func pollEnded(s *orchfake.Server, queue string) bool {
+	for _, r := range s.RequestsTo("PollWorkflowTaskQueue") {
+		if strings.Contains(r.Path, "/"+queue+"/") || bytes.Contains(r.Body, []byte(`"`+queue+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSkippingWaitsForAStickyWorkerBetweenPolls: with time skipping, a
+// run's task on the sticky queue of a worker that took a task and has not
+// polled again since (it is working on its answer) waits for that worker:
+// skipping does not jump to the sticky schedule-to-start timeout, and the
+// worker's next sticky poll gets the task with only the new events.
+func TestSkippingWaitsForAStickyWorkerBetweenPolls(t *testing.T) {
+	t.Parallel()
+	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
+			s := newFake(t, orchfake.WithTimeSkipping())
+			iv := &invoker{name: tr, s: s}
+			ctx := t.Context()
+			const id = "busy"
+			start := s.Clock().Now()
+			first := startStickyPoll(t, ctx, iv, "w1")
+			mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
+			completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
+			signalRun(t, iv, id)
+			t2 := <-first        // w1 took it and is now between polls
+			signalRun(t, iv, id) // the run's next task waits on w1's sticky queue
+			completeSticky(t, iv, t2)
+			t3, err := pollKind(ctx, iv, "sticky-w1", "w1", orchpb.TaskQueueKind_STICKY)
+			if err != nil || len(t3.GetTaskToken()) == 0 {
+				t.Fatalf("w1's next sticky poll: %v, no task: %v", err, len(t3.GetTaskToken()) == 0)
+			}
+			if q := scheduledOn(t, t3); q.GetKind() != orchpb.TaskQueueKind_STICKY || t3.GetHistory()[0].GetEventId() == 1 {
+				t.Fatalf("history from event %d, scheduled on %v", t3.GetHistory()[0].GetEventId(), q)
+			}
+			if now := s.Clock().Now(); !now.Equal(start) {
+				t.Fatalf("the clock moved %v while the sticky worker was between polls", now.Sub(start))
 			}
 		})
 	}

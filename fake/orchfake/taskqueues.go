@@ -56,13 +56,9 @@ type taskQueue struct {
 	shutdown map[string]time.Time
 
 	// stickyKey is set on a worker's sticky queue: the worker instance
-	// whose STICKY polls created it. stickyGone: that worker shut down.
-	stickyKey  string
-	stickyGone bool
-	lastPoll   time.Time // the last poll's start, on the fake clock
-	// lastPollWall is the same on the real clock: time skipping waits
-	// for a sticky poller that is between two polls (see nextSkip).
-	lastPollWall time.Time
+	// whose STICKY polls created it.
+	stickyKey string
+	lastPoll  time.Time // the last poll's start, on the fake clock
 }
 
 type queueSide struct {
@@ -231,10 +227,11 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity, key stri
 	if err := v.err(); err != nil {
 		return false, err
 	}
-	w, sd, gone, got, err := s.enterPoll(nsName, queueName, identity, key, side, meta, start)
+	w, q, gone, got, err := s.enterPoll(nsName, queueName, identity, key, side, meta, start)
 	if err != nil || w == nil {
 		return got, err
 	}
+	sd := &q.sides[side]
 
 	pollCtx, cancel := pollContext(ctx)
 	defer cancel()
@@ -253,14 +250,14 @@ func (s *Server) poll(ctx context.Context, nsName, queueName, identity, key stri
 		case <-s.done:
 		case <-gone:
 		}
-		return s.leavePoll(ctx, sd, w, start), nil
+		return s.leavePoll(ctx, q, sd, w, start), nil
 	}
 }
 
 // enterPoll records the poller and hands it a task of the backlog at once
 // (got), or queues it as a waiter; a poll of a worker instance that was
 // shut down gets neither (w nil, got false).
-func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, meta *orchpb.TaskQueueMetadata, start func(task)) (w *waiter, sd *queueSide, gone chan struct{}, got bool, err error) {
+func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, meta *orchpb.TaskQueueMetadata, start func(task)) (w *waiter, q *taskQueue, gone chan struct{}, got bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns, err := s.st.namespace(nsName)
@@ -270,13 +267,14 @@ func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, me
 	if err := s.roomForQueue(ns, queueName); err != nil {
 		return nil, nil, nil, false, err
 	}
-	q := ns.queue(queueName)
+	q = ns.queue(queueName)
 	q.known = true
-	if _, down := q.shutdown[key]; (down && key != "") || q.stickyGone {
+	if _, down := q.shutdown[key]; down && key != "" {
 		return nil, nil, nil, false, nil
 	}
-	q.lastPoll, q.lastPollWall = s.clk.Now(), time.Now()
-	sd = &q.sides[side]
+	q.lastPoll = s.clk.Now()
+	delete(ns.owed, key) // a poll waits now, or takes a task and owes the next
+	sd := &q.sides[side]
 	sd.pollers[identity] = &orchpb.PollerInfo{LastAccessTime: timestamppb.New(s.clk.Now()), Identity: identity, RatePerSecond: DefaultDispatchRate}
 	if r := meta.GetMaxTasksPerSecond(); r != nil {
 		sd.rate = r.GetValue()
@@ -288,7 +286,7 @@ func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, me
 	}
 	w = &waiter{ch: make(chan task, 1), key: key, end: make(chan struct{})}
 	sd.waiters = append(sd.waiters, w)
-	return w, sd, s.st.gone, false, nil
+	return w, q, s.st.gone, false, nil
 }
 
 // maxShutdownKeys bounds the worker instance keys a queue remembers.
@@ -344,18 +342,42 @@ func (q *taskQueue) endPolls(side int, key string) {
 	})
 }
 
-// stickyBetweenPolls is how long, in real time, time skipping takes a
-// sticky queue's worker for alive after its last poll began though no poll
-// of it waits: the worker is between two polls (handing a task over, or
-// slowed by a loaded machine). A worker gone without ShutdownWorker holds
-// skipping up this long.
-const stickyBetweenPolls = time.Second
+// stickyOwedPoll bounds, in real time, how long time skipping waits for
+// a sticky worker that owes a poll (see stickyAlive) and makes none: a
+// worker whose process died between two polls ends no poll, so no event
+// says it is gone. Only that case waits this long; a worker whose poll
+// ended because its caller went away is gone at once.
+const stickyOwedPoll = time.Second
 
 // stickyAlive reports whether the worker of sticky queue q is alive, for
-// time skipping: a poll of it waits on one of ns's queues, or its sticky
-// poll began within stickyBetweenPolls of real time. s.mu must be held.
-func (ns *namespace) stickyAlive(q *taskQueue) bool {
-	return time.Since(q.lastPollWall) < stickyBetweenPolls || ns.polling(q.stickyKey)
+// time skipping, and if only because it owes a poll, for how much longer
+// of real time: a poll of it waits on one of ns's queues, or it owes one
+// (it took a workflow task or a poll of it ended empty at its deadline,
+// and it has not polled since) and owed it for less than stickyOwedPoll.
+// s.mu must be held.
+func (ns *namespace) stickyAlive(q *taskQueue) (alive bool, owedFor time.Duration) {
+	if ns.polling(q.stickyKey) {
+		return true, 0
+	}
+	since, ok := ns.owed[q.stickyKey]
+	if left := stickyOwedPoll - time.Since(since); ok && left > 0 {
+		return true, left
+	}
+	return false, 0
+}
+
+// owesPoll records that worker instance key will poll again: it took a
+// workflow task, or its poll ended empty at the deadline. Only sticky
+// workers are recorded, so the set is bounded by the sticky queues. s.mu
+// must be held.
+func (ns *namespace) owesPoll(key string) {
+	if ns.sticky[key] == nil {
+		return
+	}
+	if ns.owed == nil {
+		ns.owed = map[string]time.Time{}
+	}
+	ns.owed[key] = time.Now()
 }
 
 // polling reports whether worker instance key has a poll waiting on one of
@@ -436,8 +458,8 @@ func (s *Server) stickyWorkerGone(ns *namespace, key string) {
 		return
 	}
 	delete(ns.sticky, key)
+	delete(ns.owed, key)
 	delete(ns.queues, q.name) // a restarted worker polls a new one: no queue record piles up
-	q.stickyGone = true
 	q.endPolls(sideWorkflow, key)
 	sd := &q.sides[sideWorkflow]
 	backlog := sd.backlog
@@ -475,12 +497,20 @@ func (s *Server) takeHanded(sd *queueSide, w *waiter, t task, start func(task)) 
 
 // leavePoll ends a poll that stopped waiting. A task handed over as it
 // ended is started after all, unless the caller is gone: then it goes back
-// to the queue's front.
-func (s *Server) leavePoll(ctx context.Context, sd *queueSide, w *waiter, start func(task)) bool {
+// to the queue's front. A poll that ends empty tells time skipping about
+// its worker (see stickyAlive): one whose caller went away is gone, one
+// that reached its deadline polls again.
+func (s *Server) leavePoll(ctx context.Context, q *taskQueue, sd *queueSide, w *waiter, start func(task)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i := slices.Index(sd.waiters, w); i >= 0 {
 		sd.waiters = slices.Delete(sd.waiters, i, i+1)
+		if context.Cause(ctx) != nil {
+			delete(q.ns.owed, w.key)
+			s.kickSkip() // nobody may be left to take a sticky task: look again
+		} else {
+			q.ns.owesPoll(w.key)
+		}
 		return false
 	}
 	var t task
@@ -496,6 +526,8 @@ func (s *Server) leavePoll(ctx context.Context, sd *queueSide, w *waiter, start 
 	}
 	sd.handed--
 	sd.backlog = append([]task{t}, sd.backlog...)
+	delete(q.ns.owed, w.key)
+	s.kickSkip()
 	return false
 }
 
