@@ -253,9 +253,10 @@ func (t *WorkflowTask) Reply(msgs ...*orchpb.ProtocolMessage) {
 	*t.replies = append(*t.replies, msgs...)
 }
 
-// answers are the task's replies, with a rejection for every update
-// request the workflow neither accepted nor rejected.
-func (t *WorkflowTask) answers() []*orchpb.ProtocolMessage {
+// Answers are the protocol messages the task answers with: its replies,
+// and a rejection of every update request the workflow neither accepted
+// nor rejected (what the worker sends; orch/orchtest reads them too).
+func (t *WorkflowTask) Answers() []*orchpb.ProtocolMessage {
 	var out []*orchpb.ProtocolMessage
 	if t.replies != nil {
 		out = *t.replies
@@ -647,7 +648,7 @@ func (w *Worker) handleWorkflowTask(task *orchpb.PollWorkflowTaskQueueResponse) 
 	}
 	_, err = w.c.Raw().RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{
 		Namespace: w.c.namespace, TaskToken: task.GetTaskToken(), Identity: w.c.identity, Commands: commands,
-		Messages: wt.answers(), QueryResults: results, QueryFailures: failures, StickyAttributes: k != nil && w.stickyQueue != "",
+		Messages: wt.Answers(), QueryResults: results, QueryFailures: failures, StickyAttributes: k != nil && w.stickyQueue != "",
 		SdkMetadata: &orchpb.WorkflowTaskCompletedMetadata{SdkName: sdkName},
 	})
 	w.logError("completing a workflow task failed", err, slog.String("workflow_id", wt.WorkflowID))

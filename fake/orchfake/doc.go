@@ -359,6 +359,40 @@
 // deadline. WithTimeSkipping moves the clock to the engine's next timer
 // whenever no task waits for or is held by a worker.
 //
+// Updates, as Temporal's: UpdateWorkflowExecution admits an update (its
+// update_id and input.name required; a run keeps at most
+// MaxInFlightUpdates open and MaxUpdatesPerRun in all, RESOURCE_EXHAUSTED
+// past either) and schedules a workflow task unless one is outstanding;
+// the next task to start carries it in protocol_messages (a request
+// sequenced after the event before its WorkflowTaskStarted). The worker
+// answers in the task's messages: a rejection (the validator's) writes no
+// event; an acceptance writes WorkflowExecutionUpdateAccepted and a
+// response WorkflowExecutionUpdateCompleted, each where its
+// PROTOCOL_MESSAGE command stands among the task's commands (after them
+// when no command names it). Messages that name no update the task may
+// answer, or answer out of order, fail the task
+// (BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE); a closing command while updates
+// arrived during the task fails it with UNHANDLED_UPDATE. The caller waits
+// for the stage asked (ACCEPTED by default, or COMPLETED; ADMITTED is
+// refused) or MaxPollWait, then gets the stage reached: sent again with
+// the same update id, the update is the same one (same outcome, never run
+// twice, also once the run closed). A failed or timed-out task, or one
+// that leaves an update unanswered, hands it to the next task. A run that
+// closes ends its open updates with WORKFLOW_EXECUTION_COMPLETED, the
+// error of a new update to a closed run. ExecuteMultiOperation
+// (update-with-start) takes a start and an update of the same workflow
+// id: the update goes to the open run of the id, or to a run it starts,
+// whose first task carries it. Where Temporal differs: it runs an update's
+// task as a speculative task, whose events vanish when all it carried was
+// a rejection (the fake writes the task's events; no update event in
+// either); it answers a wait that runs out through
+// PollWorkflowExecutionUpdate (the fake's callers send the update again,
+// which the update id makes safe); it keeps a rejection only until the
+// validator runs again on a retry (the fake keeps its outcome for the
+// run); and it reports a refused update-with-start as a
+// MultiOperationExecutionFailure with one status per operation (the fake
+// answers the one error).
+//
 // Sticky execution, as Temporal's: a workflow task poll with
 // task_queue_kind STICKY (and a worker_instance_key) polls that worker
 // instance's own sticky queue, named by the worker. When a task that

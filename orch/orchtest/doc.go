@@ -50,8 +50,11 @@
 //
 // From callbacks (After) a test signals (SignalWorkflow,
 // SignalWorkflowByID), asks for cancellation (CancelWorkflow,
-// CancelWorkflowByID) and queries (QueryWorkflow, QueryWorkflowByID; any
-// time, also after the run closed).
+// CancelWorkflowByID), queries (QueryWorkflow, QueryWorkflowByID; any
+// time, also after the run closed) and sends updates (UpdateWorkflow,
+// UpdateWorkflowByID: the run's next task takes them, as a worker takes
+// them from the service; the *Update returned tells, once the env ran,
+// whether it was accepted and its result or rejection).
 //
 // The outcome: Err is nil when the run completed; an
 // *orch.WorkflowExecutionError, as orch.Client.GetResult returns it, when

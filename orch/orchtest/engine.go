@@ -143,6 +143,11 @@ type run struct {
 	parent       *run
 	parentInit   int64
 	parentPolicy orchpb.ParentClosePolicy
+
+	// updates are the run's updates by id (update.go); admitted those
+	// waiting for its next task.
+	updates  map[string]*Update
+	admitted []*Update
 }
 
 type userTimer struct {
@@ -255,10 +260,16 @@ func (r *run) runTask() {
 			ScheduledEventId: sched, Identity: Identity}}
 	}).GetEventId()
 	probe := &wfprobe.Probe{}
-	cmds, err := safeDecide(wfprobe.With(context.Background(), probe), r.wf, r.task(started))
+	t := r.task(started)
+	t.Raw.ProtocolMessages = r.deliverUpdates(started)
+	cmds, err := safeDecide(wfprobe.With(context.Background(), probe), r.wf, t)
 	r.signals = slices.Clone(probe.Signals)
+	msgs := t.Answers()
 	if err == nil {
 		err = checkCommands(r, cmds)
+	}
+	if err == nil {
+		err = checkMessages(r, msgs, cmds)
 	}
 	if err != nil {
 		// The service would retry the task; the same code over the same
@@ -278,12 +289,27 @@ func (r *run) runTask() {
 	r.taskScheduled = 0
 	r.lastStarted = started
 	askedToCancel := false
+	applied := map[string]bool{}
 	for _, c := range cmds {
 		if r.closed {
 			break
 		}
+		if id := c.GetProtocolMessageCommandAttributes().GetMessageId(); c.GetCommandType() == orchpb.CommandType_PROTOCOL_MESSAGE {
+			for _, m := range msgs {
+				if m.GetId() == id && !applied[id] {
+					applied[id] = true
+					r.applyMessage(m)
+				}
+			}
+			continue
+		}
 		r.apply(c, done)
 		askedToCancel = askedToCancel || c.GetCommandType() == orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION
+	}
+	for _, m := range msgs { // the messages no command placed come after the commands
+		if !applied[m.GetId()] {
+			r.applyMessage(m)
+		}
 	}
 	r.startChildren()
 	r.sendSignals()
@@ -377,6 +403,8 @@ func checkCommands(r *run, cmds []*orchpb.Command) error {
 			if a.GetWorkflowId() == "" || a.GetWorkflowType().GetName() == "" {
 				return fmt.Errorf("command %d: BAD_START_CHILD_EXECUTION_ATTRIBUTES: workflow_id and workflow_type are required", i)
 			}
+		case orchpb.CommandType_PROTOCOL_MESSAGE:
+			// checked with the task's messages (checkMessages)
 		case orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
 			if c.GetRequestCancelExternalWorkflowExecutionCommandAttributes().GetWorkflowId() == "" {
 				return fmt.Errorf("command %d: BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES: workflow_id is required", i)
@@ -489,6 +517,7 @@ func (r *run) close(status orchpb.WorkflowExecutionStatus) {
 	e := r.env
 	r.closed, r.status = true, status
 	r.taskScheduled = 0
+	r.abortUpdates()
 	if e.open[r.id] == r {
 		delete(e.open, r.id)
 	}

@@ -68,14 +68,15 @@ type Env struct {
 
 	calls map[string][]Call // every activity attempt, by type
 
-	runs   []*run          // every run, in the order started
-	open   map[string]*run // the open run of each workflow id
-	root   *run            // the executed workflow's latest run
-	ready  []*activity     // attempts to run, in the order queued
-	dues   []*due          // pending timers and callbacks
-	dueSeq int64
-	runSeq int
-	tasks  int
+	runs      []*run          // every run, in the order started
+	open      map[string]*run // the open run of each workflow id
+	root      *run            // the executed workflow's latest run
+	ready     []*activity     // attempts to run, in the order queued
+	dues      []*due          // pending timers and callbacks
+	dueSeq    int64
+	runSeq    int
+	updateSeq int // ids of updates sent without one
+	tasks     int
 
 	executing, executed bool
 	setupErr            error // a registration or mock the test got wrong

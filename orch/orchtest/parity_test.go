@@ -73,6 +73,7 @@ type action struct {
 	arg    any
 	cancel bool
 	query  string // a query of that type, its answer kept in the outcome
+	update string // an update of that name with arg, its outcome kept with the answers
 }
 
 type scenario struct {
@@ -167,6 +168,16 @@ func onFake(t *testing.T, sc scenario) outcome {
 			return i, c.SignalWorkflow(ctx, parityID, "", a.signal, a.arg, nil)
 		case a.cancel:
 			return i, c.RequestCancelWorkflow(ctx, parityID, "", nil)
+		case a.update != "":
+			var raw json.RawMessage
+			u, err := c.UpdateWorkflow(ctx, parityID, "", a.update, a.arg, nil)
+			if err == nil {
+				err = u.Get(ctx, &raw)
+			}
+			mu.Lock()
+			answers = append(answers, updateAnswerOf(raw, err))
+			mu.Unlock()
+			return i, nil
 		default:
 			var raw json.RawMessage
 			err := c.QueryWorkflow(ctx, parityID, "", a.query, a.arg, &raw, nil)
@@ -253,6 +264,19 @@ type driverInput struct {
 	At    []time.Duration `json:"at"`
 }
 
+// updateAnswerOf is an update's result or its failure's message (the
+// same words on both sides: the workflow's code wrote them).
+func updateAnswerOf(raw json.RawMessage, err error) string {
+	var failed *orch.UpdateFailedError
+	switch {
+	case errors.As(err, &failed):
+		return "update failed: " + failed.Failure.GetMessage()
+	case err != nil:
+		return "update error"
+	}
+	return string(raw)
+}
+
 // answerOf is a query's answer or, for a failed query, that it failed
 // (the two sides word the failure differently: the service's status
 // against the handler's error).
@@ -268,10 +292,20 @@ func onEnv(t *testing.T, sc scenario) (outcome, *orchtest.Env) {
 	t.Helper()
 	env := orchtest.NewWithOptions(t, orchtest.Options{TaskQueue: parityQueue})
 	sc.setup(side{env: env})
-	var answers []string
+	var answers []func() string // updates are answered once the env ran
 	for _, a := range sc.actions {
 		env.After(a.at, func() {
 			switch {
+			case a.update != "":
+				u, err := env.UpdateWorkflow(a.update, "", a.arg)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				answers = append(answers, func() string {
+					var raw json.RawMessage
+					return updateAnswerOf(raw, u.Get(&raw))
+				})
 			case a.signal != "":
 				if err := env.SignalWorkflow(a.signal, a.arg); err != nil {
 					t.Error(err)
@@ -283,7 +317,8 @@ func onEnv(t *testing.T, sc scenario) (outcome, *orchtest.Env) {
 			default:
 				var raw json.RawMessage
 				err := env.QueryWorkflow(a.query, a.arg, &raw)
-				answers = append(answers, answerOf(raw, err))
+				answer := answerOf(raw, err)
+				answers = append(answers, func() string { return answer })
 			}
 		})
 	}
@@ -297,10 +332,13 @@ func onEnv(t *testing.T, sc scenario) (outcome, *orchtest.Env) {
 	for _, q := range sc.after {
 		var raw json.RawMessage
 		err := env.QueryWorkflow(q, nil, &raw)
-		answers = append(answers, answerOf(raw, err))
+		answer := answerOf(raw, err)
+		answers = append(answers, func() string { return answer })
 	}
 	o := outcomeOf(t, env.Result, env.SearchAttributes(), env.History())
-	o.Queries = answers
+	for _, a := range answers {
+		o.Queries = append(o.Queries, a())
+	}
 	o.Memo = memoOf(env.Memo())
 	return o, env
 }
@@ -708,6 +746,51 @@ func TestParitySignalsBetweenWorkflows(t *testing.T) {
 				!strings.Contains(events, "SignalExternalWorkflowExecutionInitiated SignalExternalWorkflowExecutionFailed") ||
 				!strings.Contains(events, "ExternalWorkflowExecutionCancelRequested") || !strings.Contains(events, "WorkflowPropertiesModified") {
 				t.Errorf("outcome %v", o)
+			}
+		},
+	})
+}
+
+// tally takes "add" updates (a validator refuses amounts that are not
+// positive) until its total reaches 5.
+func tally(ctx workflow.Context, _ struct{}) (int, error) {
+	total := 0
+	workflow.SetUpdateHandlerWithArg(ctx, "add", func(_ workflow.Context, n int) (any, error) {
+		// No timer here: on the fake the update is sent from an
+		// activity, during which time does not skip.
+		total += n
+		return total, nil
+	}, func(n int) error {
+		if n <= 0 {
+			return fmt.Errorf("%d is not positive", n)
+		}
+		return nil
+	})
+	err := workflow.Await(ctx, func() bool { return total >= 5 })
+	return total, err
+}
+
+func TestParityUpdates(t *testing.T) {
+	runParity(t, scenario{
+		workflow: "Tally", input: struct{}{},
+		setup: func(s side) { regWorkflow(s, "Tally", tally) },
+		actions: []action{
+			{at: time.Hour, update: "add", arg: 2},
+			{at: 2 * time.Hour, update: "add", arg: -1},
+			{at: 3 * time.Hour, update: "add", arg: 3},
+		},
+		check: func(t *testing.T, o outcome) {
+			if o.Result != "5" || !reflect.DeepEqual(o.Queries, []string{"2", "update failed: -1 is not positive", "5"}) {
+				t.Errorf("outcome %v", o)
+			}
+			n := 0
+			for _, ev := range o.Events {
+				if strings.HasPrefix(ev, "WorkflowExecutionUpdate") {
+					n++
+				}
+			}
+			if n != 4 { // two accepted, two completed; the rejection leaves none
+				t.Errorf("update events %d in %v", n, o.Events)
 			}
 		},
 	})

@@ -87,4 +87,11 @@
 // exits when it next blocks in this package or returns, and only then are
 // the other coroutines ended (their deferred calls run), so two never run
 // at once. The same bound holds for deferred calls while a task ends.
+// Updates (SetUpdateHandler) are taken once the code of the task ran until
+// it blocked, so handlers set at the top of the function are there for
+// an update that comes with the run's first task; a validator runs
+// read-only as a query handler does; an update with no handler, or one
+// that comes while the function has returned, is rejected. A replay runs
+// the handlers of the updates the history records as accepted in the
+// task that accepted them, without their validators.
 package workflow

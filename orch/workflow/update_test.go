@@ -208,3 +208,47 @@ func TestUpdateOfAWorkflowWithoutHandlers(t *testing.T) {
 		t.Fatalf("update: %v", err)
 	}
 }
+
+// BenchmarkUpdateWorkflow is one update's round trip, through the client,
+// the fake (in memory) and a worker running the workflow's handler, waiting
+// for its result.
+func BenchmarkUpdateWorkflow(b *testing.B) {
+	srv, err := orchfake.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	c := srv.Client(orch.WithClientLimits(orch.ClientLimits{RequestsPerSecond: orch.Unlimited}))
+	defer c.Close()
+	w, err := orch.NewWorker(c, "bench-updates", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	count := func(ctx workflow.Context, _ struct{}) (int, error) {
+		n := 0
+		workflow.SetUpdateHandler(ctx, "inc", func(workflow.Context) (any, error) { n++; return n, nil }, nil)
+		err := workflow.Await(ctx, func() bool { return false })
+		return n, err
+	}
+	if err := workflow.Register(w, "Count", count); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Start(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	run, err := c.StartWorkflow(b.Context(), "Count", "bench-updates", nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		u, err := run.Update(b.Context(), "inc", nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := u.Get(b.Context(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
