@@ -116,8 +116,12 @@
 //     they were scheduled; a registered implementation takes no workflow
 //     time. In their context orch.GetActivityInfo answers (the task token
 //     is the env's own), orch.RecordHeartbeat records details that the
-//     next attempt reads with orch.HeartbeatDetails, and never reports a
-//     cancellation. Heartbeat and schedule-to-start timeouts never fire.
+//     next attempt reads with orch.HeartbeatDetails (orch.HasHeartbeatDetails
+//     tells), as on the service, and never reports a cancellation.
+//     Heartbeat and schedule-to-start timeouts never fire. An activity
+//     that returns orch.ErrActivityResultPending (completed from outside
+//     on the service) fails the test and fails non-retryably: mock it
+//     with the answer its completer would give.
 //   - Workflow tasks of several runs (a parent and its children) run one
 //     at a time, the runs in the order they started; a worker runs them at
 //     once, so on the service a child's events may fall before or after

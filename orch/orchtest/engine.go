@@ -949,6 +949,13 @@ func (e *Env) runAttempt(a *activity) {
 		}
 	}
 	result, err := safeCall(fn, a.context(), a.attrs.GetInput(), "activity "+name)
+	if errors.Is(err, orch.ErrActivityResultPending) {
+		// Nobody outside the env can answer it: say so rather than retry
+		// it for ever.
+		msg := fmt.Sprintf("orchtest: activity %s (activity id %s) returned orch.ErrActivityResultPending, which the env cannot complete from outside: mock it (OnActivity) with the answer its completer would give", name, call.ID)
+		e.report(msg)
+		err = &orch.ApplicationError{Message: msg, Type: "ActivityResultPending", NonRetryable: true}
+	}
 	if after <= 0 {
 		a.started = true
 		a.ended(result, err)

@@ -127,6 +127,29 @@ func TestUnknownActivityFailsTheTestByName(t *testing.T) {
 	}
 }
 
+// An activity that returns orch.ErrActivityResultPending, which only an
+// outside party completes on the service, fails the test naming it and
+// fails the workflow instead of being retried for ever.
+func TestPendingActivityResultFailsTheTest(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	env := orchtest.NewWithOptions(rec, orchtest.Options{StartTime: start})
+	orchtest.RegisterWorkflow(env, "Charge", charge)
+	orchtest.RegisterActivity(env, "Charge", func(context.Context, int) (string, error) { return "", orch.ErrActivityResultPending })
+	env.ExecuteWorkflow("Charge", 1, nil)
+	var werr *orch.WorkflowExecutionError
+	if err := env.Err(); !errors.As(err, &werr) || werr.Status != orchpb.WorkflowExecutionStatus_FAILED {
+		t.Fatalf("Err = %v", err)
+	}
+	if calls := env.ActivityCalls("Charge"); len(calls) != 1 {
+		t.Errorf("%d attempts, want 1", len(calls))
+	}
+	errs := rec.end()
+	if len(errs) != 1 || !strings.Contains(errs[0], "activity Charge (activity id 1) returned orch.ErrActivityResultPending") {
+		t.Fatalf("reported %q", errs)
+	}
+}
+
 func TestUnmetExpectationsFailTheTest(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}

@@ -795,3 +795,34 @@ func TestParityUpdates(t *testing.T) {
 		},
 	})
 }
+
+// resumable heartbeats its progress, then fails on its first attempt; the
+// retry reads the details the first left (HasHeartbeatDetails,
+// HeartbeatDetails) and resumes from them, on both sides.
+func TestParityHeartbeatDetails(t *testing.T) {
+	runParity(t, scenario{
+		workflow: "Charge", input: 9,
+		setup: func(s side) {
+			regWorkflow(s, "Charge", charge)
+			regActivity(s, "Charge", func(ctx context.Context, n int) (string, error) {
+				info, _ := orch.GetActivityInfo(ctx)
+				if !orch.HasHeartbeatDetails(ctx) {
+					if err := orch.RecordHeartbeat(ctx, map[string]int{"page": n}); err != nil {
+						return "", err
+					}
+					return "", fmt.Errorf("interrupted on attempt %d", info.Attempt)
+				}
+				var progress map[string]int
+				if err := orch.HeartbeatDetails(ctx, &progress); err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("resumed at page %d on attempt %d", progress["page"], info.Attempt), nil
+			})
+		},
+		check: func(t *testing.T, o outcome) {
+			if o.Result != `"resumed at page 9 on attempt 2"` {
+				t.Errorf("result %s", o.Result)
+			}
+		},
+	})
+}
