@@ -59,17 +59,23 @@ func (a *activity) token() []byte {
 // attempt. s.mu must be held.
 func (s *Server) scheduleActivity(e *execution, c *orchpb.ScheduleActivityTaskCommandAttributes, doneID int64) {
 	c = orchsem.ScheduledActivity(c, e.queue) // the task queue, timeouts and retry policy the service fills in
-	retry := c.GetRetryPolicy()
 	ev := s.add(e, orchpb.EventType_ActivityTaskScheduled, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &orchpb.ActivityTaskScheduledEventAttributes{
 			ActivityId: c.GetActivityId(), ActivityType: c.GetActivityType(), TaskQueue: &orchpb.TaskQueue{Name: c.GetTaskQueue(), Kind: orchpb.TaskQueueKind_NORMAL},
 			Header: c.GetHeader(), Input: c.GetInput(), ScheduleToCloseTimeout: c.GetScheduleToCloseTimeout(),
 			ScheduleToStartTimeout: c.GetScheduleToStartTimeout(), StartToCloseTimeout: c.GetStartToCloseTimeout(),
-			HeartbeatTimeout: c.GetHeartbeatTimeout(), WorkflowTaskCompletedEventId: doneID, RetryPolicy: retry}}
+			HeartbeatTimeout: c.GetHeartbeatTimeout(), WorkflowTaskCompletedEventId: doneID, RetryPolicy: c.GetRetryPolicy()}}
 	})
+	s.openActivity(e, c, ev.GetEventId())
+}
+
+// openActivity makes the activity its ActivityTaskScheduled event (at
+// scheduledID, written already) says and queues its first attempt: for a
+// new activity, and for one a reset's new run carries. s.mu must be held.
+func (s *Server) openActivity(e *execution, c *orchpb.ScheduleActivityTaskCommandAttributes, scheduledID int64) {
 	now := s.clk.Now()
-	a := &activity{e: e, scheduledID: ev.GetEventId(), id: c.GetActivityId(), typ: c.GetActivityType().GetName(), queue: c.GetTaskQueue(),
-		attrs: c, retry: retry, attempt: 1, scheduled: now}
+	a := &activity{e: e, scheduledID: scheduledID, id: c.GetActivityId(), typ: c.GetActivityType().GetName(), queue: c.GetTaskQueue(),
+		attrs: c, retry: c.GetRetryPolicy(), attempt: 1, scheduled: now}
 	if e.eng.activities == nil {
 		e.eng.activities = map[int64]*activity{}
 	}

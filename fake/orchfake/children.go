@@ -1,6 +1,9 @@
 package orchfake
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -193,4 +196,20 @@ func (s *Server) requestCancelExternal(e *execution, a *orchpb.RequestCancelExte
 		ev.Attributes = &orchpb.HistoryEvent_ExternalWorkflowExecutionCancelRequestedEventAttributes{ExternalWorkflowExecutionCancelRequestedEventAttributes: &orchpb.ExternalWorkflowExecutionCancelRequestedEventAttributes{
 			InitiatedEventId: init, Namespace: nsName, WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: t.id, RunId: t.runID}}}
 	})
+}
+
+// pendingChildren are e's children initiated and not yet closed, in the
+// order they were initiated, as describe shows them. s.mu must be held.
+func pendingChildren(e *execution) []*orchpb.PendingChildExecutionInfo {
+	var out []*orchpb.PendingChildExecutionInfo
+	for _, id := range slices.Sorted(maps.Keys(e.eng.children)) {
+		ref := e.eng.children[id]
+		p := &orchpb.PendingChildExecutionInfo{WorkflowId: ref.attrs.GetWorkflowId(), WorkflowTypeName: ref.attrs.GetWorkflowType().GetName(),
+			InitiatedId: id, ParentClosePolicy: ref.attrs.GetParentClosePolicy(), Namespace: ref.attrs.GetNamespace()}
+		if ref.child != nil {
+			p.WorkflowId, p.RunId = ref.child.id, ref.child.runID
+		}
+		out = append(out, p)
+	}
+	return out
 }

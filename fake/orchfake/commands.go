@@ -1,6 +1,8 @@
 package orchfake
 
 import (
+	"time"
+
 	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
@@ -297,12 +299,19 @@ func (s *Server) startTimer(e *execution, a *orchpb.StartTimerCommandAttributes,
 		ev.Attributes = &orchpb.HistoryEvent_TimerStartedEventAttributes{TimerStartedEventAttributes: &orchpb.TimerStartedEventAttributes{
 			TimerId: a.GetTimerId(), StartToFireTimeout: a.GetStartToFireTimeout(), WorkflowTaskCompletedEventId: doneID}}
 	})
-	ut := &userTimer{id: a.GetTimerId(), startedID: ev.GetEventId()}
+	s.openTimer(e, a.GetTimerId(), ev.GetEventId(), a.GetStartToFireTimeout().AsDuration())
+}
+
+// openTimer starts the user timer its TimerStarted event (at startedID,
+// written already) says, to fire in d: for a new timer, and for one a
+// reset's new run carries. s.mu must be held.
+func (s *Server) openTimer(e *execution, id string, startedID int64, d time.Duration) {
+	ut := &userTimer{id: id, startedID: startedID}
 	if e.eng.userTimers == nil {
 		e.eng.userTimers = map[string]*userTimer{}
 	}
 	e.eng.userTimers[ut.id] = ut
-	ut.timer = s.after(e, a.GetStartToFireTimeout().AsDuration(), func() { s.timerFired(e, ut) })
+	ut.timer = s.after(e, d, func() { s.timerFired(e, ut) })
 }
 
 // cancelUserTimer cancels a user timer (CANCEL_TIMER). s.mu must be held.

@@ -83,6 +83,19 @@
 // registered. Closed executions disappear once their namespace's
 // retention has passed since they closed, on the fake clock.
 //
+// UpdateNamespace changes what update_info and config give (description,
+// owner_email, retention, archival; data is merged key by key) and keeps
+// the rest, validated as a registration; its state may go from REGISTERED
+// to DEPRECATED (as DeprecateNamespace does), never back, and never to
+// DELETED (DeleteNamespace's). A DEPRECATED namespace refuses new starts
+// (StartWorkflowExecution, SignalWithStartWorkflowExecution) with
+// FAILED_PRECONDITION; its runs go on (signals, tasks, children, cron and
+// retry runs). DeleteNamespace terminates the namespace's open runs, ends
+// its waiting polls, and removes it with its runs, task queues and search
+// attributes at once (the real service renames it and deletes in the
+// background); the name is free again. The namespaces have no search
+// attribute aliases: UpdateNamespace has none to change.
+//
 // # Executions
 //
 // A start writes WorkflowExecutionStarted and WorkflowTaskScheduled (task
@@ -152,6 +165,38 @@
 // starts one (validated and limited as a start, the reuse policy applying
 // to a closed run) whose first event after WorkflowExecutionStarted is the
 // signal; a repeated request_id records the signal once.
+//
+// workflow_id_conflict_policy decides when a run of the id is running (the
+// reuse policy decides for a closed one): FAIL (the default of a start)
+// is WORKFLOW_EXECUTION_ALREADY_STARTED, USE_EXISTING answers the running
+// run with started=false, TERMINATE_EXISTING terminates it and starts a
+// new run. Any policy together with the reuse policy TERMINATE_IF_RUNNING
+// is INVALID_ARGUMENT. Signal-with-start signals the running run under
+// USE_EXISTING (its default), refuses FAIL (INVALID_ARGUMENT), and under
+// TERMINATE_EXISTING starts a new run whose first event is the signal.
+//
+// ResetWorkflowExecution starts a new run from a workflow task of a run
+// (open or closed): workflow_task_finish_event_id names the event just
+// after the task's WorkflowTaskStarted (its WorkflowTaskCompleted,
+// -Failed or -TimedOut); an id outside the history, one not following a
+// WorkflowTaskStarted, or a point where a child workflow is pending is
+// INVALID_ARGUMENT and changes nothing. The workflow id's current run, if
+// running, is terminated with the reason; the new run becomes current
+// with the history up to that WorkflowTaskStarted, then WorkflowTaskFailed
+// (cause RESET_WORKFLOW, the reason as failure message, base_run_id and
+// new_run_id), then the signals recorded after the point (unless
+// reset_reapply_type is NONE), then a new workflow task. What the kept
+// history leaves open goes on: its activities are queued again from their
+// first attempt, its timers fire when they were due, its search
+// attributes are those upserted up to the point. A reset repeated with the
+// same request_id answers the run it made. DeleteWorkflowExecution
+// terminates a running run, then removes it from describe, history, list
+// and count; later calls naming it are WORKFLOW_EXECUTION_NOT_FOUND.
+//
+// GetWorkflowExecution describes, besides the pending activities, the
+// children initiated and not closed (pending_children) and the
+// outstanding workflow task (pending_workflow_task: SCHEDULED or STARTED,
+// its attempt and times).
 //
 // RequestCancelWorkflowExecution writes WorkflowExecutionCancelRequested
 // and schedules a workflow task: the workflow decides (a
@@ -277,9 +322,10 @@
 //	ListSearchAttributes                      orch:namespace:read
 //	UpdateWorkflowExecution                   orch:workflow:update (the fake's addition; under orch:workflow:*)
 //	ExecuteMultiOperation (update-with-start) orch:workflow:start
-//
-// orch:namespace:update and :delete exist in the hierarchy; no operation
-// of the contract needs them.
+//	UpdateNamespace, DeprecateNamespace       orch:namespace:update
+//	DeleteNamespace                           orch:namespace:delete
+//	ResetWorkflowExecution,
+//	DeleteWorkflowExecution                   orch:workflow:terminate (each ends a run)
 //
 // # Rate limits
 //

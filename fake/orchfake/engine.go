@@ -415,3 +415,38 @@ func workflowTaskRetryDelay(attempt int32) time.Duration {
 	}
 	return min(time.Second<<min(attempt-3, 20), 10*time.Minute)
 }
+
+// pendingWorkflowTask is e's outstanding workflow task as describe shows
+// it; nil when none is (a delayed first task is not scheduled yet). s.mu
+// must be held.
+func pendingWorkflowTask(e *execution) *orchpb.PendingWorkflowTaskInfo {
+	t := e.eng.wft
+	if t == nil || !e.open() {
+		return nil
+	}
+	p := &orchpb.PendingWorkflowTaskInfo{State: orchpb.PendingWorkflowTaskState_PENDING_WORKFLOW_TASK_STATE_SCHEDULED,
+		ScheduledTime: timestamppb.New(t.scheduled), OriginalScheduledTime: timestamppb.New(firstAttemptScheduled(t)),
+		Attempt: t.attempt, StartToCloseTimeout: durationpb.New(e.taskTimeout)}
+	if t.startedID != 0 {
+		p.State = orchpb.PendingWorkflowTaskState_PENDING_WORKFLOW_TASK_STATE_STARTED
+		p.StartedTime = timestamppb.New(t.started)
+	}
+	return p
+}
+
+// firstAttemptScheduled is when the first attempt of t's chain of
+// attempts was scheduled: t's own time for a first attempt; for a retry,
+// the time of the last WorkflowTaskScheduled written with attempt 1 (a
+// retry's own events are written late, if ever).
+func firstAttemptScheduled(t *workflowTask) time.Time {
+	if t.attempt <= 1 {
+		return t.scheduled
+	}
+	h := t.e.history
+	for i := len(h) - 1; i >= 0; i-- {
+		if a := h[i].GetWorkflowTaskScheduledEventAttributes(); a != nil && a.GetAttempt() <= 1 {
+			return h[i].GetEventTime().AsTime()
+		}
+	}
+	return t.scheduled
+}

@@ -55,6 +55,8 @@ type execution struct {
 	parent          *execution
 	parentInitiated int64
 	parentPolicy    orchpb.ParentClosePolicy
+	// resetBy is the request_id of the reset that made this run, if any.
+	resetBy string
 	// attempt counts the runs of a retry chain (1 for the first).
 	attempt int32
 	// expiry is when the whole execution times out (its first run's start
@@ -350,6 +352,14 @@ func validateStart(req *orchpb.StartWorkflowExecutionRequest, ns *namespace) (ma
 	if _, ok := orchpb.WorkflowIdReusePolicy_name[int32(req.GetWorkflowIdReusePolicy())]; !ok {
 		v.add("workflow_id_reuse_policy", "unknown policy %d", req.GetWorkflowIdReusePolicy())
 	}
+	if _, ok := orchpb.WorkflowIdConflictPolicy_name[int32(req.GetWorkflowIdConflictPolicy())]; !ok {
+		v.add("workflow_id_conflict_policy", "unknown policy %d", req.GetWorkflowIdConflictPolicy())
+	} else if req.GetWorkflowIdConflictPolicy() != orchpb.WorkflowIdConflictPolicy_WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED &&
+		req.GetWorkflowIdReusePolicy() == orchpb.WorkflowIdReusePolicy_TERMINATE_IF_RUNNING {
+		// As the service: the reuse policy's TERMINATE_IF_RUNNING is the
+		// old way to say TERMINATE_EXISTING; both at once is refused.
+		v.add("workflow_id_reuse_policy", "TERMINATE_IF_RUNNING cannot be used together with a workflow_id_conflict_policy")
+	}
 	checkRetryPolicy(&v, "retry_policy", req.GetRetryPolicy())
 	if c := req.GetCronSchedule(); c != "" {
 		if err := checkCron(c); err != nil {
@@ -432,6 +442,11 @@ func (s *Server) startWith(req *orchpb.StartWorkflowExecutionRequest, limited bo
 	if err != nil {
 		return nil, false, err
 	}
+	if limited {
+		if err := ns.registered(); err != nil {
+			return nil, false, err
+		}
+	}
 	id := req.GetWorkflowId()
 	if rid := req.GetRequestId(); rid != "" {
 		if e := ns.starts[id+"\x00"+rid]; e != nil && !s.expired(e) {
@@ -442,7 +457,12 @@ func (s *Server) startWith(req *orchpb.StartWorkflowExecutionRequest, limited bo
 	if wf != nil && !s.expired(wf.latest()) {
 		prev := wf.latest()
 		policy := req.GetWorkflowIdReusePolicy()
+		conflict := req.GetWorkflowIdConflictPolicy()
 		switch {
+		case prev.open() && conflict == orchpb.WorkflowIdConflictPolicy_WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING:
+			return prev, false, nil
+		case prev.open() && conflict == orchpb.WorkflowIdConflictPolicy_WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING:
+			s.terminateLocked(prev, "terminated by a new start with WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING", nil, req.GetIdentity())
 		case prev.open() && policy == orchpb.WorkflowIdReusePolicy_TERMINATE_IF_RUNNING:
 			s.terminateLocked(prev, "terminated by a new start with TERMINATE_IF_RUNNING", nil, req.GetIdentity())
 		case prev.open():
@@ -634,7 +654,8 @@ func (s *Server) getWorkflow(ctx context.Context, req *orchpb.GetWorkflowExecuti
 	if err != nil {
 		return nil, err
 	}
-	resp := &orchpb.GetWorkflowExecutionResponse{ExecutionInfo: e.info(), PendingActivities: s.pendingActivities(e)}
+	resp := &orchpb.GetWorkflowExecutionResponse{ExecutionInfo: e.info(), PendingActivities: s.pendingActivities(e),
+		PendingChildren: pendingChildren(e), PendingWorkflowTask: pendingWorkflowTask(e)}
 	end := min(size, len(e.history))
 	resp.WorkflowExecutionHistory = cloneEvents(e.history[:end])
 	if end < len(e.history) {
@@ -765,6 +786,11 @@ func (s *Server) signalWithStart(ctx context.Context, req *orchpb.SignalWithStar
 		WorkflowTaskTimeout: req.GetWorkflowTaskTimeout(), Identity: req.GetIdentity(), RequestId: req.GetRequestId(),
 		WorkflowIdReusePolicy: req.GetWorkflowIdReusePolicy(), RetryPolicy: req.GetRetryPolicy(), CronSchedule: req.GetCronSchedule(),
 		Memo: req.GetMemo(), SearchAttributes: req.GetSearchAttributes(), Header: req.GetHeader(),
+		WorkflowIdConflictPolicy: req.GetWorkflowIdConflictPolicy(),
+	}
+	if req.GetWorkflowIdConflictPolicy() == orchpb.WorkflowIdConflictPolicy_WORKFLOW_ID_CONFLICT_POLICY_FAIL {
+		// As the service: signal-with-start exists to reach the running run.
+		return nil, badField("workflow_id_conflict_policy", "signal-with-start does not support WORKFLOW_ID_CONFLICT_POLICY_FAIL")
 	}
 	signal := func(e *execution) {
 		if rid := req.GetRequestId(); rid != "" {
@@ -784,7 +810,8 @@ func (s *Server) signalWithStart(ctx context.Context, req *orchpb.SignalWithStar
 	if err != nil {
 		return nil, err
 	}
-	if wf := ns.workflows[req.GetWorkflowId()]; wf != nil && wf.latest().open() {
+	if wf := ns.workflows[req.GetWorkflowId()]; wf != nil && wf.latest().open() &&
+		start.GetWorkflowIdConflictPolicy() != orchpb.WorkflowIdConflictPolicy_WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING {
 		// Running: validate as a start would, then only signal.
 		if _, err := validateStart(start, ns); err != nil {
 			return nil, err

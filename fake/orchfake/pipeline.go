@@ -84,6 +84,11 @@ var (
 	opRespondActivityFailByID = opOf("RespondActivityTaskFailedById")
 	opHeartbeatByID           = opOf("RecordActivityTaskHeartbeatById")
 	opRespondActivityCancelID = opOf("RespondActivityTaskCanceledById")
+	opResetWorkflow           = opOf("ResetWorkflowExecution")
+	opDeleteWorkflow          = opOf("DeleteWorkflowExecution")
+	opUpdateNamespace         = opOf("UpdateNamespace")
+	opDeprecateNamespace      = opOf("DeprecateNamespace")
+	opDeleteNamespace         = opOf("DeleteNamespace")
 )
 
 // httpCall is what the HTTP side knows of a call, carried in its context

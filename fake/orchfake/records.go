@@ -78,30 +78,45 @@ func (s *Server) roomForRun() bool {
 func (s *Server) dropExpired() {
 	for _, ns := range s.st.namespaces {
 		dropped := false
-		for id, e := range ns.runs {
-			if !s.expired(e) {
-				continue
+		for _, e := range ns.runs {
+			if s.expired(e) {
+				s.forgetRun(e)
+				dropped = true
 			}
-			delete(ns.runs, id)
-			s.countEvents(-len(e.history))
-			if rid := e.startReq.GetRequestId(); rid != "" && ns.starts[e.id+"\x00"+rid] == e {
-				delete(ns.starts, e.id+"\x00"+rid)
-			}
-			if wf := e.wf; wf != nil {
-				wf.runs = slices.DeleteFunc(wf.runs, func(x *execution) bool { return x == e })
-				if len(wf.runs) == 0 && ns.workflows[wf.id] == wf {
-					delete(ns.workflows, wf.id)
-				}
-			}
-			if sh := s.st.shardFor(ns, e.id); sh.executions > 0 {
-				sh.executions--
-			}
-			dropped = true
 		}
 		if dropped {
 			ns.byStart, ns.unfiled = nil, slices.Collect(maps.Values(ns.runs))
 		}
 	}
+}
+
+// forgetRun removes a closed run from its namespace: from the runs, its
+// workflow's runs, the request ids that started it and the event and shard
+// counts; the caller rebuilds the start index. s.mu must be held.
+func (s *Server) forgetRun(e *execution) {
+	ns := e.ns
+	delete(ns.runs, e.runID)
+	s.countEvents(-len(e.history))
+	if rid := e.startReq.GetRequestId(); rid != "" && ns.starts[e.id+"\x00"+rid] == e {
+		delete(ns.starts, e.id+"\x00"+rid)
+	}
+	if wf := e.wf; wf != nil {
+		wf.runs = slices.DeleteFunc(wf.runs, func(x *execution) bool { return x == e })
+		if len(wf.runs) == 0 && ns.workflows[wf.id] == wf {
+			delete(ns.workflows, wf.id)
+		}
+	}
+	if sh := s.st.shardFor(ns, e.id); sh.executions > 0 {
+		sh.executions--
+	}
+}
+
+// dropRun is forgetRun of one run, with the start index rebuilt. s.mu
+// must be held.
+func (s *Server) dropRun(e *execution) {
+	s.forgetRun(e)
+	ns := e.ns
+	ns.byStart, ns.unfiled = nil, slices.Collect(maps.Values(ns.runs))
 }
 
 // queues counts the task queues of every namespace. s.mu must be held.

@@ -201,6 +201,31 @@ func (w workflowService) ExecuteMultiOperation(ctx context.Context, req *orchpb.
 	return call(s, ctx, opExecuteMultiOperation, req, s.executeMultiOperation)
 }
 
+func (w workflowService) ResetWorkflowExecution(ctx context.Context, req *orchpb.ResetWorkflowExecutionRequest) (*orchpb.ResetWorkflowExecutionResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opResetWorkflow, req, s.resetWorkflow)
+}
+
+func (w workflowService) DeleteWorkflowExecution(ctx context.Context, req *orchpb.DeleteWorkflowExecutionRequest) (*orchpb.DeleteWorkflowExecutionResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opDeleteWorkflow, req, s.deleteWorkflow)
+}
+
+func (w workflowService) UpdateNamespace(ctx context.Context, req *orchpb.UpdateNamespaceRequest) (*orchpb.UpdateNamespaceResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opUpdateNamespace, req, s.updateNamespace)
+}
+
+func (w workflowService) DeprecateNamespace(ctx context.Context, req *orchpb.DeprecateNamespaceRequest) (*orchpb.DeprecateNamespaceResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opDeprecateNamespace, req, s.deprecateNamespace)
+}
+
+func (w workflowService) DeleteNamespace(ctx context.Context, req *orchpb.DeleteNamespaceRequest) (*orchpb.DeleteNamespaceResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opDeleteNamespace, req, s.deleteNamespace)
+}
+
 func (a adminService) DescribeCluster(ctx context.Context, req *orchpb.DescribeClusterRequest) (*orchpb.DescribeClusterResponse, error) {
 	s := a.server(ctx)
 	return call(s, ctx, opDescribeCluster, req, s.describeCluster)

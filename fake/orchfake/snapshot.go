@@ -81,6 +81,7 @@ type snapRun struct {
 	ParentPolicy    string            `json:"parent_close_policy,omitempty"`
 	Attempt         int32             `json:"attempt"`
 	Expiry          snapTime          `json:"expiry"`
+	ResetBy         string            `json:"reset_request_id,omitempty"`
 	Engine          *snapEngine       `json:"engine,omitempty"` // open runs only
 }
 
@@ -285,7 +286,7 @@ func snapRunOf(w *pbWriter, e *execution) snapRun {
 		StartRequest: w.json(e.startReq), Memo: w.json(e.memo), Search: w.json(e.search), History: []json.RawMessage{},
 		Signals: slices.Sorted(maps.Keys(e.signals)), Cancels: slices.Sorted(maps.Keys(e.cancels)),
 		TaskTimeout: e.taskTimeout.String(), Parent: refOf(e.parent), ParentInitiated: e.parentInitiated,
-		Attempt: e.attempt, Expiry: snapTime(e.expiry)}
+		Attempt: e.attempt, Expiry: snapTime(e.expiry), ResetBy: e.resetBy}
 	if e.parent != nil {
 		r.ParentPolicy = e.parentPolicy.String()
 	}
@@ -530,7 +531,7 @@ func (r *restorer) runOf(where string, ns *namespace, sr *snapRun) error {
 		status: orchpb.WorkflowExecutionStatus(status), start: sr.Start.Time(), execTime: sr.ExecutionTime.Time(),
 		closeTime: sr.CloseTime.Time(), startReq: &orchpb.StartWorkflowExecutionRequest{}, signals: map[string]bool{},
 		cancels: map[string]bool{}, wake: make(chan struct{}), taskTimeout: taskTimeout, parentInitiated: sr.ParentInitiated,
-		attempt: max(sr.Attempt, 1), expiry: sr.Expiry.Time()}
+		attempt: max(sr.Attempt, 1), expiry: sr.Expiry.Time(), resetBy: sr.ResetBy}
 	if err := readPB(sr.StartRequest, e.startReq, where+".start_request"); err != nil {
 		return err
 	}

@@ -342,6 +342,18 @@ func (q *taskQueue) endPolls(side int, key string) {
 	})
 }
 
+// endAllPolls ends every waiting poll of q: they answer empty (its
+// namespace is gone). s.mu must be held.
+func (q *taskQueue) endAllPolls() {
+	for i := range q.sides {
+		sd := &q.sides[i]
+		for _, w := range sd.waiters {
+			close(w.end)
+		}
+		sd.waiters = nil
+	}
+}
+
 // stickyOwedPoll bounds, in real time, how long time skipping waits for
 // a sticky worker that owes a poll (see stickyAlive) and makes none: a
 // worker whose process died between two polls ends no poll, so no event

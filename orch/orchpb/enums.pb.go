@@ -892,6 +892,9 @@ const (
 	WorkflowTaskFailedCause_BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES  WorkflowTaskFailedCause = 19
 	WorkflowTaskFailedCause_BAD_SIGNAL_INPUT_SIZE                     WorkflowTaskFailedCause = 20
 	WorkflowTaskFailedCause_BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES WorkflowTaskFailedCause = 21
+	// The service failed the task a reset went back to: the new run goes on
+	// from there.
+	WorkflowTaskFailedCause_RESET_WORKFLOW WorkflowTaskFailedCause = 22
 )
 
 // Enum value maps for WorkflowTaskFailedCause.
@@ -919,6 +922,7 @@ var (
 		19: "BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES",
 		20: "BAD_SIGNAL_INPUT_SIZE",
 		21: "BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES",
+		22: "RESET_WORKFLOW",
 	}
 	WorkflowTaskFailedCause_value = map[string]int32{
 		"WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED":                    0,
@@ -943,6 +947,7 @@ var (
 		"BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES":                  19,
 		"BAD_SIGNAL_INPUT_SIZE":                                     20,
 		"BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES":                 21,
+		"RESET_WORKFLOW":                                            22,
 	}
 )
 
@@ -1431,7 +1436,7 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"*REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION\x10\f\x12\x14\n" +
 	"\x10PROTOCOL_MESSAGE\x10\r\x12&\n" +
 	"\"SIGNAL_EXTERNAL_WORKFLOW_EXECUTION\x10\x0f\x12\x1e\n" +
-	"\x1aUPSERT_WORKFLOW_PROPERTIES\x10\x10*\xc4\x06\n" +
+	"\x1aUPSERT_WORKFLOW_PROPERTIES\x10\x10*\xd8\x06\n" +
 	"\x17WorkflowTaskFailedCause\x12*\n" +
 	"&WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11UNHANDLED_COMMAND\x10\x01\x12$\n" +
@@ -1456,7 +1461,8 @@ const file_apitwin_orch_v1_enums_proto_rawDesc = "" +
 	"\x10UNHANDLED_UPDATE\x10\x12\x12,\n" +
 	"(BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES\x10\x13\x12\x19\n" +
 	"\x15BAD_SIGNAL_INPUT_SIZE\x10\x14\x12-\n" +
-	")BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES\x10\x15*m\n" +
+	")BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES\x10\x15\x12\x12\n" +
+	"\x0eRESET_WORKFLOW\x10\x16*m\n" +
 	"\x11ClusterMemberRole\x12#\n" +
 	"\x1fCLUSTER_MEMBER_ROLE_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bFRONTEND\x10\x01\x12\v\n" +

@@ -1489,8 +1489,12 @@ type WorkflowTaskFailedEventAttributes struct {
 	Failure          *Failure                `protobuf:"bytes,4,opt,name=failure,proto3" json:"failure,omitempty"`
 	Identity         string                  `protobuf:"bytes,5,opt,name=identity,proto3" json:"identity,omitempty"`
 	BinaryChecksum   string                  `protobuf:"bytes,6,opt,name=binary_checksum,json=binaryChecksum,proto3" json:"binary_checksum,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// For cause RESET_WORKFLOW: the run reset and the run this history is
+	// of.
+	BaseRunId     string `protobuf:"bytes,7,opt,name=base_run_id,json=baseRunId,proto3" json:"base_run_id,omitempty"`
+	NewRunId      string `protobuf:"bytes,8,opt,name=new_run_id,json=newRunId,proto3" json:"new_run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WorkflowTaskFailedEventAttributes) Reset() {
@@ -1561,6 +1565,20 @@ func (x *WorkflowTaskFailedEventAttributes) GetIdentity() string {
 func (x *WorkflowTaskFailedEventAttributes) GetBinaryChecksum() string {
 	if x != nil {
 		return x.BinaryChecksum
+	}
+	return ""
+}
+
+func (x *WorkflowTaskFailedEventAttributes) GetBaseRunId() string {
+	if x != nil {
+		return x.BaseRunId
+	}
+	return ""
+}
+
+func (x *WorkflowTaskFailedEventAttributes) GetNewRunId() string {
+	if x != nil {
+		return x.NewRunId
 	}
 	return ""
 }
@@ -3903,14 +3921,17 @@ const file_apitwin_orch_v1_history_proto_rawDesc = "" +
 	"#WorkflowTaskTimedOutEventAttributes\x12,\n" +
 	"\x12scheduled_event_id\x18\x01 \x01(\x03R\x10scheduledEventId\x12(\n" +
 	"\x10started_event_id\x18\x02 \x01(\x03R\x0estartedEventId\x12?\n" +
-	"\ftimeout_type\x18\x03 \x01(\x0e2\x1c.apitwin.orch.v1.TimeoutTypeR\vtimeoutType\"\xb4\x02\n" +
+	"\ftimeout_type\x18\x03 \x01(\x0e2\x1c.apitwin.orch.v1.TimeoutTypeR\vtimeoutType\"\xf2\x02\n" +
 	"!WorkflowTaskFailedEventAttributes\x12,\n" +
 	"\x12scheduled_event_id\x18\x01 \x01(\x03R\x10scheduledEventId\x12(\n" +
 	"\x10started_event_id\x18\x02 \x01(\x03R\x0estartedEventId\x12>\n" +
 	"\x05cause\x18\x03 \x01(\x0e2(.apitwin.orch.v1.WorkflowTaskFailedCauseR\x05cause\x122\n" +
 	"\afailure\x18\x04 \x01(\v2\x18.apitwin.orch.v1.FailureR\afailure\x12\x1a\n" +
 	"\bidentity\x18\x05 \x01(\tR\bidentity\x12'\n" +
-	"\x0fbinary_checksum\x18\x06 \x01(\tR\x0ebinaryChecksum\"\xf5\x05\n" +
+	"\x0fbinary_checksum\x18\x06 \x01(\tR\x0ebinaryChecksum\x12\x1e\n" +
+	"\vbase_run_id\x18\a \x01(\tR\tbaseRunId\x12\x1c\n" +
+	"\n" +
+	"new_run_id\x18\b \x01(\tR\bnewRunId\"\xf5\x05\n" +
 	"$ActivityTaskScheduledEventAttributes\x12\x1f\n" +
 	"\vactivity_id\x18\x01 \x01(\tR\n" +
 	"activityId\x12B\n" +

@@ -424,8 +424,10 @@ type StartWorkflowExecutionRequest struct {
 	Memo                  *Memo                 `protobuf:"bytes,14,opt,name=memo,proto3" json:"memo,omitempty"`
 	SearchAttributes      *SearchAttributes     `protobuf:"bytes,15,opt,name=search_attributes,json=searchAttributes,proto3" json:"search_attributes,omitempty"`
 	Header                *Header               `protobuf:"bytes,16,opt,name=header,proto3" json:"header,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// What to do when a run of workflow_id is running (default FAIL).
+	WorkflowIdConflictPolicy WorkflowIdConflictPolicy `protobuf:"varint,17,opt,name=workflow_id_conflict_policy,json=workflowIdConflictPolicy,proto3,enum=apitwin.orch.v1.WorkflowIdConflictPolicy" json:"workflow_id_conflict_policy,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *StartWorkflowExecutionRequest) Reset() {
@@ -570,6 +572,13 @@ func (x *StartWorkflowExecutionRequest) GetHeader() *Header {
 	return nil
 }
 
+func (x *StartWorkflowExecutionRequest) GetWorkflowIdConflictPolicy() WorkflowIdConflictPolicy {
+	if x != nil {
+		return x.WorkflowIdConflictPolicy
+	}
+	return WorkflowIdConflictPolicy_WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
+}
+
 type StartWorkflowExecutionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	RunId string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
@@ -692,8 +701,12 @@ type GetWorkflowExecutionResponse struct {
 	WorkflowExecutionHistory []*HistoryEvent        `protobuf:"bytes,2,rep,name=workflow_execution_history,json=workflowExecutionHistory,proto3" json:"workflow_execution_history,omitempty"`
 	NextPageToken            []byte                 `protobuf:"bytes,3,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	PendingActivities        []*PendingActivityInfo `protobuf:"bytes,4,rep,name=pending_activities,json=pendingActivities,proto3" json:"pending_activities,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	// The children initiated and not yet closed.
+	PendingChildren []*PendingChildExecutionInfo `protobuf:"bytes,5,rep,name=pending_children,json=pendingChildren,proto3" json:"pending_children,omitempty"`
+	// The outstanding workflow task, if any.
+	PendingWorkflowTask *PendingWorkflowTaskInfo `protobuf:"bytes,6,opt,name=pending_workflow_task,json=pendingWorkflowTask,proto3" json:"pending_workflow_task,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *GetWorkflowExecutionResponse) Reset() {
@@ -750,6 +763,20 @@ func (x *GetWorkflowExecutionResponse) GetNextPageToken() []byte {
 func (x *GetWorkflowExecutionResponse) GetPendingActivities() []*PendingActivityInfo {
 	if x != nil {
 		return x.PendingActivities
+	}
+	return nil
+}
+
+func (x *GetWorkflowExecutionResponse) GetPendingChildren() []*PendingChildExecutionInfo {
+	if x != nil {
+		return x.PendingChildren
+	}
+	return nil
+}
+
+func (x *GetWorkflowExecutionResponse) GetPendingWorkflowTask() *PendingWorkflowTaskInfo {
+	if x != nil {
+		return x.PendingWorkflowTask
 	}
 	return nil
 }
@@ -3173,8 +3200,11 @@ type SignalWithStartWorkflowExecutionRequest struct {
 	Memo                  *Memo                 `protobuf:"bytes,17,opt,name=memo,proto3" json:"memo,omitempty"`
 	SearchAttributes      *SearchAttributes     `protobuf:"bytes,18,opt,name=search_attributes,json=searchAttributes,proto3" json:"search_attributes,omitempty"`
 	Header                *Header               `protobuf:"bytes,19,opt,name=header,proto3" json:"header,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// What to do when a run of workflow_id is running (default
+	// USE_EXISTING: signal it; FAIL is refused).
+	WorkflowIdConflictPolicy WorkflowIdConflictPolicy `protobuf:"varint,20,opt,name=workflow_id_conflict_policy,json=workflowIdConflictPolicy,proto3,enum=apitwin.orch.v1.WorkflowIdConflictPolicy" json:"workflow_id_conflict_policy,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *SignalWithStartWorkflowExecutionRequest) Reset() {
@@ -3338,6 +3368,13 @@ func (x *SignalWithStartWorkflowExecutionRequest) GetHeader() *Header {
 		return x.Header
 	}
 	return nil
+}
+
+func (x *SignalWithStartWorkflowExecutionRequest) GetWorkflowIdConflictPolicy() WorkflowIdConflictPolicy {
+	if x != nil {
+		return x.WorkflowIdConflictPolicy
+	}
+	return WorkflowIdConflictPolicy_WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
 }
 
 type SignalWithStartWorkflowExecutionResponse struct {
@@ -3926,7 +3963,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\n" +
 	"namespaces\x18\x01 \x03(\v2*.apitwin.orch.v1.DescribeNamespaceResponseR\n" +
 	"namespaces\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\fR\rnextPageToken\"\x95\a\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\fR\rnextPageToken\"\xff\a\n" +
 	"\x1dStartWorkflowExecutionRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1f\n" +
 	"\vworkflow_id\x18\x02 \x01(\tR\n" +
@@ -3947,19 +3984,22 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\rcron_schedule\x18\r \x01(\tR\fcronSchedule\x12)\n" +
 	"\x04memo\x18\x0e \x01(\v2\x15.apitwin.orch.v1.MemoR\x04memo\x12N\n" +
 	"\x11search_attributes\x18\x0f \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\x12/\n" +
-	"\x06header\x18\x10 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\"Q\n" +
+	"\x06header\x18\x10 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\x12h\n" +
+	"\x1bworkflow_id_conflict_policy\x18\x11 \x01(\x0e2).apitwin.orch.v1.WorkflowIdConflictPolicyR\x18workflowIdConflictPolicy\"Q\n" +
 	"\x1eStartWorkflowExecutionResponse\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x18\n" +
 	"\astarted\x18\x02 \x01(\bR\astarted\"\xa9\x01\n" +
 	"\x1bGetWorkflowExecutionRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12@\n" +
 	"\texecution\x18\x02 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\texecution\x12*\n" +
-	"\x11maximum_page_size\x18\x03 \x01(\x05R\x0fmaximumPageSize\"\xc7\x02\n" +
+	"\x11maximum_page_size\x18\x03 \x01(\x05R\x0fmaximumPageSize\"\xfc\x03\n" +
 	"\x1cGetWorkflowExecutionResponse\x12M\n" +
 	"\x0eexecution_info\x18\x01 \x01(\v2&.apitwin.orch.v1.WorkflowExecutionInfoR\rexecutionInfo\x12[\n" +
 	"\x1aworkflow_execution_history\x18\x02 \x03(\v2\x1d.apitwin.orch.v1.HistoryEventR\x18workflowExecutionHistory\x12&\n" +
 	"\x0fnext_page_token\x18\x03 \x01(\fR\rnextPageToken\x12S\n" +
-	"\x12pending_activities\x18\x04 \x03(\v2$.apitwin.orch.v1.PendingActivityInfoR\x11pendingActivities\"\xfd\x01\n" +
+	"\x12pending_activities\x18\x04 \x03(\v2$.apitwin.orch.v1.PendingActivityInfoR\x11pendingActivities\x12U\n" +
+	"\x10pending_children\x18\x05 \x03(\v2*.apitwin.orch.v1.PendingChildExecutionInfoR\x0fpendingChildren\x12\\\n" +
+	"\x15pending_workflow_task\x18\x06 \x01(\v2(.apitwin.orch.v1.PendingWorkflowTaskInfoR\x13pendingWorkflowTask\"\xfd\x01\n" +
 	"!TerminateWorkflowExecutionRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12Q\n" +
 	"\x12workflow_execution\x18\x02 \x01(\v2\".apitwin.orch.v1.WorkflowExecutionR\x11workflowExecution\x12\x16\n" +
@@ -4167,7 +4207,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\bidentity\x18\x03 \x01(\tR\bidentity\x12.\n" +
 	"\x13worker_instance_key\x18\x04 \x01(\tR\x11workerInstanceKey\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\"\x18\n" +
-	"\x16ShutdownWorkerResponse\"\x98\b\n" +
+	"\x16ShutdownWorkerResponse\"\x82\t\n" +
 	"'SignalWithStartWorkflowExecutionRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1f\n" +
 	"\vworkflow_id\x18\x02 \x01(\tR\n" +
@@ -4192,7 +4232,8 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\rcron_schedule\x18\x10 \x01(\tR\fcronSchedule\x12)\n" +
 	"\x04memo\x18\x11 \x01(\v2\x15.apitwin.orch.v1.MemoR\x04memo\x12N\n" +
 	"\x11search_attributes\x18\x12 \x01(\v2!.apitwin.orch.v1.SearchAttributesR\x10searchAttributes\x12/\n" +
-	"\x06header\x18\x13 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\"[\n" +
+	"\x06header\x18\x13 \x01(\v2\x17.apitwin.orch.v1.HeaderR\x06header\x12h\n" +
+	"\x1bworkflow_id_conflict_policy\x18\x14 \x01(\x0e2).apitwin.orch.v1.WorkflowIdConflictPolicyR\x18workflowIdConflictPolicy\"[\n" +
 	"(SignalWithStartWorkflowExecutionResponse\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x18\n" +
 	"\astarted\x18\x02 \x01(\bR\astarted\"\xda\x01\n" +
@@ -4227,7 +4268,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x0estart_workflow\x18\x01 \x01(\v2/.apitwin.orch.v1.StartWorkflowExecutionResponseH\x00R\rstartWorkflow\x12[\n" +
 	"\x0fupdate_workflow\x18\x02 \x01(\v20.apitwin.orch.v1.UpdateWorkflowExecutionResponseH\x00R\x0eupdateWorkflowB\n" +
 	"\n" +
-	"\bresponse2\xdd2\n" +
+	"\bresponse2\x89:\n" +
 	"\x0fWorkflowService\x12\x89\x01\n" +
 	"\x11RegisterNamespace\x12).apitwin.orch.v1.RegisterNamespaceRequest\x1a*.apitwin.orch.v1.RegisterNamespaceResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/v1/namespaces\x12\x92\x01\n" +
 	"\x11DescribeNamespace\x12).apitwin.orch.v1.DescribeNamespaceRequest\x1a*.apitwin.orch.v1.DescribeNamespaceResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/api/v1/namespaces/{namespace}\x12}\n" +
@@ -4260,7 +4301,12 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	" RespondActivityTaskCompletedById\x128.apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest\x1a9.apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse\"C\x82\xd3\xe4\x93\x02=:\x01*\"8/api/v1/namespaces/{namespace}/activities/complete-by-id\x12\xcf\x01\n" +
 	"\x1dRespondActivityTaskFailedById\x125.apitwin.orch.v1.RespondActivityTaskFailedByIdRequest\x1a6.apitwin.orch.v1.RespondActivityTaskFailedByIdResponse\"?\x82\xd3\xe4\x93\x029:\x01*\"4/api/v1/namespaces/{namespace}/activities/fail-by-id\x12\xda\x01\n" +
 	"\x1fRecordActivityTaskHeartbeatById\x127.apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest\x1a8.apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse\"D\x82\xd3\xe4\x93\x02>:\x01*\"9/api/v1/namespaces/{namespace}/activities/heartbeat-by-id\x12\xd7\x01\n" +
-	"\x1fRespondActivityTaskCanceledById\x127.apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest\x1a8.apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/api/v1/namespaces/{namespace}/activities/cancel-by-idB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
+	"\x1fRespondActivityTaskCanceledById\x127.apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest\x1a8.apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/api/v1/namespaces/{namespace}/activities/cancel-by-id\x12\xd5\x01\n" +
+	"\x16ResetWorkflowExecution\x12..apitwin.orch.v1.ResetWorkflowExecutionRequest\x1a/.apitwin.orch.v1.ResetWorkflowExecutionResponse\"Z\x82\xd3\xe4\x93\x02T:\x01*\"O/api/v1/namespaces/{namespace}/workflows/{workflow_execution.workflow_id}/reset\x12\xfa\x01\n" +
+	"\x17DeleteWorkflowExecution\x12/.apitwin.orch.v1.DeleteWorkflowExecutionRequest\x1a0.apitwin.orch.v1.DeleteWorkflowExecutionResponse\"|\x82\xd3\xe4\x93\x02v:\x01*\"q/api/v1/namespaces/{namespace}/workflows/{workflow_execution.workflow_id}/runs/{workflow_execution.run_id}/delete\x12\x96\x01\n" +
+	"\x0fUpdateNamespace\x12'.apitwin.orch.v1.UpdateNamespaceRequest\x1a(.apitwin.orch.v1.UpdateNamespaceResponse\"0\x82\xd3\xe4\x93\x02*:\x01*\"%/api/v1/namespaces/{namespace}/update\x12\xa2\x01\n" +
+	"\x12DeprecateNamespace\x12*.apitwin.orch.v1.DeprecateNamespaceRequest\x1a+.apitwin.orch.v1.DeprecateNamespaceResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/namespaces/{namespace}/deprecate\x12\x96\x01\n" +
+	"\x0fDeleteNamespace\x12'.apitwin.orch.v1.DeleteNamespaceRequest\x1a(.apitwin.orch.v1.DeleteNamespaceResponse\"0\x82\xd3\xe4\x93\x02*:\x01*\"%/api/v1/namespaces/{namespace}/deleteB/Z-github.com/apitwin/apitwin/orch/orchpb;orchpbb\x06proto3"
 
 var (
 	file_apitwin_orch_v1_workflow_service_proto_rawDescOnce sync.Once
@@ -4347,41 +4393,54 @@ var file_apitwin_orch_v1_workflow_service_proto_goTypes = []any{
 	(*Memo)(nil),                                     // 68: apitwin.orch.v1.Memo
 	(*SearchAttributes)(nil),                         // 69: apitwin.orch.v1.SearchAttributes
 	(*Header)(nil),                                   // 70: apitwin.orch.v1.Header
-	(*WorkflowExecution)(nil),                        // 71: apitwin.orch.v1.WorkflowExecution
-	(*WorkflowExecutionInfo)(nil),                    // 72: apitwin.orch.v1.WorkflowExecutionInfo
-	(*HistoryEvent)(nil),                             // 73: apitwin.orch.v1.HistoryEvent
-	(*PendingActivityInfo)(nil),                      // 74: apitwin.orch.v1.PendingActivityInfo
-	(*WorkflowQuery)(nil),                            // 75: apitwin.orch.v1.WorkflowQuery
-	(QueryRejectCondition)(0),                        // 76: apitwin.orch.v1.QueryRejectCondition
-	(*QueryRejected)(nil),                            // 77: apitwin.orch.v1.QueryRejected
-	(HistoryEventFilterType)(0),                      // 78: apitwin.orch.v1.HistoryEventFilterType
-	(*TaskQueueMetadata)(nil),                        // 79: apitwin.orch.v1.TaskQueueMetadata
-	(*WorkerVersionCapabilities)(nil),                // 80: apitwin.orch.v1.WorkerVersionCapabilities
-	(TaskQueueKind)(0),                               // 81: apitwin.orch.v1.TaskQueueKind
-	(*timestamppb.Timestamp)(nil),                    // 82: google.protobuf.Timestamp
-	(*TaskQueue)(nil),                                // 83: apitwin.orch.v1.TaskQueue
-	(*WorkflowTaskCompletedMetadata)(nil),            // 84: apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	(*ProtocolMessage)(nil),                          // 85: apitwin.orch.v1.ProtocolMessage
-	(*ActivityType)(nil),                             // 86: apitwin.orch.v1.ActivityType
-	(*Command)(nil),                                  // 87: apitwin.orch.v1.Command
-	(WorkflowTaskFailedCause)(0),                     // 88: apitwin.orch.v1.WorkflowTaskFailedCause
-	(*Failure)(nil),                                  // 89: apitwin.orch.v1.Failure
-	(TaskQueueType)(0),                               // 90: apitwin.orch.v1.TaskQueueType
-	(*PollerInfo)(nil),                               // 91: apitwin.orch.v1.PollerInfo
-	(*TaskQueueStatus)(nil),                          // 92: apitwin.orch.v1.TaskQueueStatus
-	(*TaskQueuePartitionMetadata)(nil),               // 93: apitwin.orch.v1.TaskQueuePartitionMetadata
-	(*UpdateWorkflowExecutionRequest)(nil),           // 94: apitwin.orch.v1.UpdateWorkflowExecutionRequest
-	(*UpdateWorkflowExecutionResponse)(nil),          // 95: apitwin.orch.v1.UpdateWorkflowExecutionResponse
-	(*RespondActivityTaskCanceledRequest)(nil),       // 96: apitwin.orch.v1.RespondActivityTaskCanceledRequest
-	(*RespondActivityTaskCompletedByIdRequest)(nil),  // 97: apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
-	(*RespondActivityTaskFailedByIdRequest)(nil),     // 98: apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
-	(*RecordActivityTaskHeartbeatByIdRequest)(nil),   // 99: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
-	(*RespondActivityTaskCanceledByIdRequest)(nil),   // 100: apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
-	(*RespondActivityTaskCanceledResponse)(nil),      // 101: apitwin.orch.v1.RespondActivityTaskCanceledResponse
-	(*RespondActivityTaskCompletedByIdResponse)(nil), // 102: apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
-	(*RespondActivityTaskFailedByIdResponse)(nil),    // 103: apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
-	(*RecordActivityTaskHeartbeatByIdResponse)(nil),  // 104: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
-	(*RespondActivityTaskCanceledByIdResponse)(nil),  // 105: apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
+	(WorkflowIdConflictPolicy)(0),                    // 71: apitwin.orch.v1.WorkflowIdConflictPolicy
+	(*WorkflowExecution)(nil),                        // 72: apitwin.orch.v1.WorkflowExecution
+	(*WorkflowExecutionInfo)(nil),                    // 73: apitwin.orch.v1.WorkflowExecutionInfo
+	(*HistoryEvent)(nil),                             // 74: apitwin.orch.v1.HistoryEvent
+	(*PendingActivityInfo)(nil),                      // 75: apitwin.orch.v1.PendingActivityInfo
+	(*PendingChildExecutionInfo)(nil),                // 76: apitwin.orch.v1.PendingChildExecutionInfo
+	(*PendingWorkflowTaskInfo)(nil),                  // 77: apitwin.orch.v1.PendingWorkflowTaskInfo
+	(*WorkflowQuery)(nil),                            // 78: apitwin.orch.v1.WorkflowQuery
+	(QueryRejectCondition)(0),                        // 79: apitwin.orch.v1.QueryRejectCondition
+	(*QueryRejected)(nil),                            // 80: apitwin.orch.v1.QueryRejected
+	(HistoryEventFilterType)(0),                      // 81: apitwin.orch.v1.HistoryEventFilterType
+	(*TaskQueueMetadata)(nil),                        // 82: apitwin.orch.v1.TaskQueueMetadata
+	(*WorkerVersionCapabilities)(nil),                // 83: apitwin.orch.v1.WorkerVersionCapabilities
+	(TaskQueueKind)(0),                               // 84: apitwin.orch.v1.TaskQueueKind
+	(*timestamppb.Timestamp)(nil),                    // 85: google.protobuf.Timestamp
+	(*TaskQueue)(nil),                                // 86: apitwin.orch.v1.TaskQueue
+	(*WorkflowTaskCompletedMetadata)(nil),            // 87: apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	(*ProtocolMessage)(nil),                          // 88: apitwin.orch.v1.ProtocolMessage
+	(*ActivityType)(nil),                             // 89: apitwin.orch.v1.ActivityType
+	(*Command)(nil),                                  // 90: apitwin.orch.v1.Command
+	(WorkflowTaskFailedCause)(0),                     // 91: apitwin.orch.v1.WorkflowTaskFailedCause
+	(*Failure)(nil),                                  // 92: apitwin.orch.v1.Failure
+	(TaskQueueType)(0),                               // 93: apitwin.orch.v1.TaskQueueType
+	(*PollerInfo)(nil),                               // 94: apitwin.orch.v1.PollerInfo
+	(*TaskQueueStatus)(nil),                          // 95: apitwin.orch.v1.TaskQueueStatus
+	(*TaskQueuePartitionMetadata)(nil),               // 96: apitwin.orch.v1.TaskQueuePartitionMetadata
+	(*UpdateWorkflowExecutionRequest)(nil),           // 97: apitwin.orch.v1.UpdateWorkflowExecutionRequest
+	(*UpdateWorkflowExecutionResponse)(nil),          // 98: apitwin.orch.v1.UpdateWorkflowExecutionResponse
+	(*RespondActivityTaskCanceledRequest)(nil),       // 99: apitwin.orch.v1.RespondActivityTaskCanceledRequest
+	(*RespondActivityTaskCompletedByIdRequest)(nil),  // 100: apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
+	(*RespondActivityTaskFailedByIdRequest)(nil),     // 101: apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
+	(*RecordActivityTaskHeartbeatByIdRequest)(nil),   // 102: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
+	(*RespondActivityTaskCanceledByIdRequest)(nil),   // 103: apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
+	(*ResetWorkflowExecutionRequest)(nil),            // 104: apitwin.orch.v1.ResetWorkflowExecutionRequest
+	(*DeleteWorkflowExecutionRequest)(nil),           // 105: apitwin.orch.v1.DeleteWorkflowExecutionRequest
+	(*UpdateNamespaceRequest)(nil),                   // 106: apitwin.orch.v1.UpdateNamespaceRequest
+	(*DeprecateNamespaceRequest)(nil),                // 107: apitwin.orch.v1.DeprecateNamespaceRequest
+	(*DeleteNamespaceRequest)(nil),                   // 108: apitwin.orch.v1.DeleteNamespaceRequest
+	(*RespondActivityTaskCanceledResponse)(nil),      // 109: apitwin.orch.v1.RespondActivityTaskCanceledResponse
+	(*RespondActivityTaskCompletedByIdResponse)(nil), // 110: apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
+	(*RespondActivityTaskFailedByIdResponse)(nil),    // 111: apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
+	(*RecordActivityTaskHeartbeatByIdResponse)(nil),  // 112: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
+	(*RespondActivityTaskCanceledByIdResponse)(nil),  // 113: apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
+	(*ResetWorkflowExecutionResponse)(nil),           // 114: apitwin.orch.v1.ResetWorkflowExecutionResponse
+	(*DeleteWorkflowExecutionResponse)(nil),          // 115: apitwin.orch.v1.DeleteWorkflowExecutionResponse
+	(*UpdateNamespaceResponse)(nil),                  // 116: apitwin.orch.v1.UpdateNamespaceResponse
+	(*DeprecateNamespaceResponse)(nil),               // 117: apitwin.orch.v1.DeprecateNamespaceResponse
+	(*DeleteNamespaceResponse)(nil),                  // 118: apitwin.orch.v1.DeleteNamespaceResponse
 }
 var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
 	58,  // 0: apitwin.orch.v1.RegisterNamespaceRequest.workflow_execution_retention_period:type_name -> google.protobuf.Duration
@@ -4403,163 +4462,177 @@ var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
 	68,  // 16: apitwin.orch.v1.StartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
 	69,  // 17: apitwin.orch.v1.StartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
 	70,  // 18: apitwin.orch.v1.StartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	71,  // 19: apitwin.orch.v1.GetWorkflowExecutionRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	72,  // 20: apitwin.orch.v1.GetWorkflowExecutionResponse.execution_info:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	73,  // 21: apitwin.orch.v1.GetWorkflowExecutionResponse.workflow_execution_history:type_name -> apitwin.orch.v1.HistoryEvent
-	74,  // 22: apitwin.orch.v1.GetWorkflowExecutionResponse.pending_activities:type_name -> apitwin.orch.v1.PendingActivityInfo
-	71,  // 23: apitwin.orch.v1.TerminateWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	65,  // 24: apitwin.orch.v1.TerminateWorkflowExecutionRequest.details:type_name -> apitwin.orch.v1.Payloads
-	71,  // 25: apitwin.orch.v1.SignalWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	65,  // 26: apitwin.orch.v1.SignalWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
-	70,  // 27: apitwin.orch.v1.SignalWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	71,  // 28: apitwin.orch.v1.RequestCancelWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	71,  // 29: apitwin.orch.v1.QueryWorkflowRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	75,  // 30: apitwin.orch.v1.QueryWorkflowRequest.query:type_name -> apitwin.orch.v1.WorkflowQuery
-	76,  // 31: apitwin.orch.v1.QueryWorkflowRequest.query_reject_condition:type_name -> apitwin.orch.v1.QueryRejectCondition
-	70,  // 32: apitwin.orch.v1.QueryWorkflowRequest.header:type_name -> apitwin.orch.v1.Header
-	65,  // 33: apitwin.orch.v1.QueryWorkflowResponse.query_result:type_name -> apitwin.orch.v1.Payloads
-	77,  // 34: apitwin.orch.v1.QueryWorkflowResponse.query_rejected:type_name -> apitwin.orch.v1.QueryRejected
-	71,  // 35: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	78,  // 36: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.history_event_filter_type:type_name -> apitwin.orch.v1.HistoryEventFilterType
-	73,  // 37: apitwin.orch.v1.GetWorkflowExecutionHistoryResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
-	72,  // 38: apitwin.orch.v1.ListWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	72,  // 39: apitwin.orch.v1.ScanWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
-	79,  // 40: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
-	80,  // 41: apitwin.orch.v1.PollWorkflowTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	81,  // 42: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_kind:type_name -> apitwin.orch.v1.TaskQueueKind
-	71,  // 43: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	64,  // 44: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	82,  // 45: apitwin.orch.v1.PollWorkflowTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
-	82,  // 46: apitwin.orch.v1.PollWorkflowTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
-	73,  // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
-	75,  // 48: apitwin.orch.v1.PollWorkflowTaskQueueResponse.query:type_name -> apitwin.orch.v1.WorkflowQuery
-	83,  // 49: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution_task_queue:type_name -> apitwin.orch.v1.TaskQueue
-	58,  // 50: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_task_timeout:type_name -> google.protobuf.Duration
-	84,  // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.messages:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	53,  // 52: apitwin.orch.v1.PollWorkflowTaskQueueResponse.queries:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
-	85,  // 53: apitwin.orch.v1.PollWorkflowTaskQueueResponse.protocol_messages:type_name -> apitwin.orch.v1.ProtocolMessage
-	79,  // 54: apitwin.orch.v1.PollActivityTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
-	80,  // 55: apitwin.orch.v1.PollActivityTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	64,  // 56: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	71,  // 57: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
-	86,  // 58: apitwin.orch.v1.PollActivityTaskQueueResponse.activity_type:type_name -> apitwin.orch.v1.ActivityType
-	70,  // 59: apitwin.orch.v1.PollActivityTaskQueueResponse.header:type_name -> apitwin.orch.v1.Header
-	65,  // 60: apitwin.orch.v1.PollActivityTaskQueueResponse.input:type_name -> apitwin.orch.v1.Payloads
-	65,  // 61: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
-	82,  // 62: apitwin.orch.v1.PollActivityTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
-	82,  // 63: apitwin.orch.v1.PollActivityTaskQueueResponse.current_attempt_scheduled_time:type_name -> google.protobuf.Timestamp
-	82,  // 64: apitwin.orch.v1.PollActivityTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
-	58,  // 65: apitwin.orch.v1.PollActivityTaskQueueResponse.schedule_to_close_timeout:type_name -> google.protobuf.Duration
-	58,  // 66: apitwin.orch.v1.PollActivityTaskQueueResponse.start_to_close_timeout:type_name -> google.protobuf.Duration
-	58,  // 67: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
-	67,  // 68: apitwin.orch.v1.PollActivityTaskQueueResponse.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	87,  // 69: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.commands:type_name -> apitwin.orch.v1.Command
-	84,  // 70: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
-	54,  // 71: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_results:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
-	68,  // 72: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.memo_update:type_name -> apitwin.orch.v1.Memo
-	55,  // 73: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_failures:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
-	85,  // 74: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.messages:type_name -> apitwin.orch.v1.ProtocolMessage
-	27,  // 75: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse.workflow_task:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	88,  // 76: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
-	89,  // 77: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
-	65,  // 78: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest.details:type_name -> apitwin.orch.v1.Payloads
-	65,  // 79: apitwin.orch.v1.RespondActivityTaskCompletedRequest.result:type_name -> apitwin.orch.v1.Payloads
-	89,  // 80: apitwin.orch.v1.RespondActivityTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
-	80,  // 81: apitwin.orch.v1.RegisterWorkerRequest.version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
-	64,  // 82: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
-	65,  // 83: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
-	58,  // 84: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
-	58,  // 85: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
-	58,  // 86: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
-	66,  // 87: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
-	65,  // 88: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.signal_input:type_name -> apitwin.orch.v1.Payloads
-	67,  // 89: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
-	68,  // 90: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
-	69,  // 91: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
-	70,  // 92: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
-	90,  // 93: apitwin.orch.v1.DescribeTaskQueueRequest.task_queue_type:type_name -> apitwin.orch.v1.TaskQueueType
-	91,  // 94: apitwin.orch.v1.DescribeTaskQueueResponse.pollers:type_name -> apitwin.orch.v1.PollerInfo
-	92,  // 95: apitwin.orch.v1.DescribeTaskQueueResponse.task_queue_status:type_name -> apitwin.orch.v1.TaskQueueStatus
-	93,  // 96: apitwin.orch.v1.ListTaskQueuePartitionsResponse.activity_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
-	93,  // 97: apitwin.orch.v1.ListTaskQueuePartitionsResponse.workflow_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
-	56,  // 98: apitwin.orch.v1.ExecuteMultiOperationRequest.operations:type_name -> apitwin.orch.v1.ExecuteMultiOperationRequest.Operation
-	57,  // 99: apitwin.orch.v1.ExecuteMultiOperationResponse.responses:type_name -> apitwin.orch.v1.ExecuteMultiOperationResponse.Response
-	75,  // 100: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry.value:type_name -> apitwin.orch.v1.WorkflowQuery
-	65,  // 101: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry.value:type_name -> apitwin.orch.v1.Payloads
-	89,  // 102: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry.value:type_name -> apitwin.orch.v1.Failure
-	6,   // 103: apitwin.orch.v1.ExecuteMultiOperationRequest.Operation.start_workflow:type_name -> apitwin.orch.v1.StartWorkflowExecutionRequest
-	94,  // 104: apitwin.orch.v1.ExecuteMultiOperationRequest.Operation.update_workflow:type_name -> apitwin.orch.v1.UpdateWorkflowExecutionRequest
-	7,   // 105: apitwin.orch.v1.ExecuteMultiOperationResponse.Response.start_workflow:type_name -> apitwin.orch.v1.StartWorkflowExecutionResponse
-	95,  // 106: apitwin.orch.v1.ExecuteMultiOperationResponse.Response.update_workflow:type_name -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
-	0,   // 107: apitwin.orch.v1.WorkflowService.RegisterNamespace:input_type -> apitwin.orch.v1.RegisterNamespaceRequest
-	2,   // 108: apitwin.orch.v1.WorkflowService.DescribeNamespace:input_type -> apitwin.orch.v1.DescribeNamespaceRequest
-	4,   // 109: apitwin.orch.v1.WorkflowService.ListNamespaces:input_type -> apitwin.orch.v1.ListNamespacesRequest
-	6,   // 110: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:input_type -> apitwin.orch.v1.StartWorkflowExecutionRequest
-	44,  // 111: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:input_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest
-	8,   // 112: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:input_type -> apitwin.orch.v1.GetWorkflowExecutionRequest
-	10,  // 113: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:input_type -> apitwin.orch.v1.TerminateWorkflowExecutionRequest
-	12,  // 114: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:input_type -> apitwin.orch.v1.SignalWorkflowExecutionRequest
-	14,  // 115: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:input_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
-	16,  // 116: apitwin.orch.v1.WorkflowService.QueryWorkflow:input_type -> apitwin.orch.v1.QueryWorkflowRequest
-	18,  // 117: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:input_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
-	20,  // 118: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:input_type -> apitwin.orch.v1.ListWorkflowExecutionsRequest
-	22,  // 119: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:input_type -> apitwin.orch.v1.ScanWorkflowExecutionsRequest
-	24,  // 120: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:input_type -> apitwin.orch.v1.CountWorkflowExecutionsRequest
-	26,  // 121: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:input_type -> apitwin.orch.v1.PollWorkflowTaskQueueRequest
-	28,  // 122: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:input_type -> apitwin.orch.v1.PollActivityTaskQueueRequest
-	30,  // 123: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:input_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
-	32,  // 124: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:input_type -> apitwin.orch.v1.RespondWorkflowTaskFailedRequest
-	34,  // 125: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
-	36,  // 126: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedRequest
-	38,  // 127: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:input_type -> apitwin.orch.v1.RespondActivityTaskFailedRequest
-	40,  // 128: apitwin.orch.v1.WorkflowService.RegisterWorker:input_type -> apitwin.orch.v1.RegisterWorkerRequest
-	42,  // 129: apitwin.orch.v1.WorkflowService.ShutdownWorker:input_type -> apitwin.orch.v1.ShutdownWorkerRequest
-	46,  // 130: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:input_type -> apitwin.orch.v1.DescribeTaskQueueRequest
-	48,  // 131: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
-	94,  // 132: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:input_type -> apitwin.orch.v1.UpdateWorkflowExecutionRequest
-	50,  // 133: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:input_type -> apitwin.orch.v1.ExecuteMultiOperationRequest
-	96,  // 134: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledRequest
-	97,  // 135: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
-	98,  // 136: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:input_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
-	99,  // 137: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
-	100, // 138: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
-	1,   // 139: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
-	3,   // 140: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
-	5,   // 141: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
-	7,   // 142: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
-	45,  // 143: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
-	9,   // 144: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
-	11,  // 145: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
-	13,  // 146: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
-	15,  // 147: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
-	17,  // 148: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
-	19,  // 149: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
-	21,  // 150: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
-	23,  // 151: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
-	25,  // 152: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
-	27,  // 153: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	29,  // 154: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
-	31,  // 155: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
-	33,  // 156: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
-	35,  // 157: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
-	37,  // 158: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
-	39,  // 159: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
-	41,  // 160: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
-	43,  // 161: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
-	47,  // 162: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
-	49,  // 163: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
-	95,  // 164: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:output_type -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
-	51,  // 165: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:output_type -> apitwin.orch.v1.ExecuteMultiOperationResponse
-	101, // 166: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledResponse
-	102, // 167: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
-	103, // 168: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:output_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
-	104, // 169: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
-	105, // 170: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
-	139, // [139:171] is the sub-list for method output_type
-	107, // [107:139] is the sub-list for method input_type
-	107, // [107:107] is the sub-list for extension type_name
-	107, // [107:107] is the sub-list for extension extendee
-	0,   // [0:107] is the sub-list for field type_name
+	71,  // 19: apitwin.orch.v1.StartWorkflowExecutionRequest.workflow_id_conflict_policy:type_name -> apitwin.orch.v1.WorkflowIdConflictPolicy
+	72,  // 20: apitwin.orch.v1.GetWorkflowExecutionRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	73,  // 21: apitwin.orch.v1.GetWorkflowExecutionResponse.execution_info:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	74,  // 22: apitwin.orch.v1.GetWorkflowExecutionResponse.workflow_execution_history:type_name -> apitwin.orch.v1.HistoryEvent
+	75,  // 23: apitwin.orch.v1.GetWorkflowExecutionResponse.pending_activities:type_name -> apitwin.orch.v1.PendingActivityInfo
+	76,  // 24: apitwin.orch.v1.GetWorkflowExecutionResponse.pending_children:type_name -> apitwin.orch.v1.PendingChildExecutionInfo
+	77,  // 25: apitwin.orch.v1.GetWorkflowExecutionResponse.pending_workflow_task:type_name -> apitwin.orch.v1.PendingWorkflowTaskInfo
+	72,  // 26: apitwin.orch.v1.TerminateWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	65,  // 27: apitwin.orch.v1.TerminateWorkflowExecutionRequest.details:type_name -> apitwin.orch.v1.Payloads
+	72,  // 28: apitwin.orch.v1.SignalWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	65,  // 29: apitwin.orch.v1.SignalWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	70,  // 30: apitwin.orch.v1.SignalWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	72,  // 31: apitwin.orch.v1.RequestCancelWorkflowExecutionRequest.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	72,  // 32: apitwin.orch.v1.QueryWorkflowRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	78,  // 33: apitwin.orch.v1.QueryWorkflowRequest.query:type_name -> apitwin.orch.v1.WorkflowQuery
+	79,  // 34: apitwin.orch.v1.QueryWorkflowRequest.query_reject_condition:type_name -> apitwin.orch.v1.QueryRejectCondition
+	70,  // 35: apitwin.orch.v1.QueryWorkflowRequest.header:type_name -> apitwin.orch.v1.Header
+	65,  // 36: apitwin.orch.v1.QueryWorkflowResponse.query_result:type_name -> apitwin.orch.v1.Payloads
+	80,  // 37: apitwin.orch.v1.QueryWorkflowResponse.query_rejected:type_name -> apitwin.orch.v1.QueryRejected
+	72,  // 38: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	81,  // 39: apitwin.orch.v1.GetWorkflowExecutionHistoryRequest.history_event_filter_type:type_name -> apitwin.orch.v1.HistoryEventFilterType
+	74,  // 40: apitwin.orch.v1.GetWorkflowExecutionHistoryResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
+	73,  // 41: apitwin.orch.v1.ListWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	73,  // 42: apitwin.orch.v1.ScanWorkflowExecutionsResponse.executions:type_name -> apitwin.orch.v1.WorkflowExecutionInfo
+	82,  // 43: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
+	83,  // 44: apitwin.orch.v1.PollWorkflowTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	84,  // 45: apitwin.orch.v1.PollWorkflowTaskQueueRequest.task_queue_kind:type_name -> apitwin.orch.v1.TaskQueueKind
+	72,  // 46: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	64,  // 47: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	85,  // 48: apitwin.orch.v1.PollWorkflowTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
+	85,  // 49: apitwin.orch.v1.PollWorkflowTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
+	74,  // 50: apitwin.orch.v1.PollWorkflowTaskQueueResponse.history:type_name -> apitwin.orch.v1.HistoryEvent
+	78,  // 51: apitwin.orch.v1.PollWorkflowTaskQueueResponse.query:type_name -> apitwin.orch.v1.WorkflowQuery
+	86,  // 52: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_execution_task_queue:type_name -> apitwin.orch.v1.TaskQueue
+	58,  // 53: apitwin.orch.v1.PollWorkflowTaskQueueResponse.workflow_task_timeout:type_name -> google.protobuf.Duration
+	87,  // 54: apitwin.orch.v1.PollWorkflowTaskQueueResponse.messages:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	53,  // 55: apitwin.orch.v1.PollWorkflowTaskQueueResponse.queries:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry
+	88,  // 56: apitwin.orch.v1.PollWorkflowTaskQueueResponse.protocol_messages:type_name -> apitwin.orch.v1.ProtocolMessage
+	82,  // 57: apitwin.orch.v1.PollActivityTaskQueueRequest.task_queue_metadata:type_name -> apitwin.orch.v1.TaskQueueMetadata
+	83,  // 58: apitwin.orch.v1.PollActivityTaskQueueRequest.worker_version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	64,  // 59: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	72,  // 60: apitwin.orch.v1.PollActivityTaskQueueResponse.workflow_execution:type_name -> apitwin.orch.v1.WorkflowExecution
+	89,  // 61: apitwin.orch.v1.PollActivityTaskQueueResponse.activity_type:type_name -> apitwin.orch.v1.ActivityType
+	70,  // 62: apitwin.orch.v1.PollActivityTaskQueueResponse.header:type_name -> apitwin.orch.v1.Header
+	65,  // 63: apitwin.orch.v1.PollActivityTaskQueueResponse.input:type_name -> apitwin.orch.v1.Payloads
+	65,  // 64: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_details:type_name -> apitwin.orch.v1.Payloads
+	85,  // 65: apitwin.orch.v1.PollActivityTaskQueueResponse.scheduled_time:type_name -> google.protobuf.Timestamp
+	85,  // 66: apitwin.orch.v1.PollActivityTaskQueueResponse.current_attempt_scheduled_time:type_name -> google.protobuf.Timestamp
+	85,  // 67: apitwin.orch.v1.PollActivityTaskQueueResponse.started_time:type_name -> google.protobuf.Timestamp
+	58,  // 68: apitwin.orch.v1.PollActivityTaskQueueResponse.schedule_to_close_timeout:type_name -> google.protobuf.Duration
+	58,  // 69: apitwin.orch.v1.PollActivityTaskQueueResponse.start_to_close_timeout:type_name -> google.protobuf.Duration
+	58,  // 70: apitwin.orch.v1.PollActivityTaskQueueResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
+	67,  // 71: apitwin.orch.v1.PollActivityTaskQueueResponse.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	90,  // 72: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.commands:type_name -> apitwin.orch.v1.Command
+	87,  // 73: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.sdk_metadata:type_name -> apitwin.orch.v1.WorkflowTaskCompletedMetadata
+	54,  // 74: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_results:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry
+	68,  // 75: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.memo_update:type_name -> apitwin.orch.v1.Memo
+	55,  // 76: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.query_failures:type_name -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry
+	88,  // 77: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.messages:type_name -> apitwin.orch.v1.ProtocolMessage
+	27,  // 78: apitwin.orch.v1.RespondWorkflowTaskCompletedResponse.workflow_task:type_name -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	91,  // 79: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.cause:type_name -> apitwin.orch.v1.WorkflowTaskFailedCause
+	92,  // 80: apitwin.orch.v1.RespondWorkflowTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
+	65,  // 81: apitwin.orch.v1.RecordActivityTaskHeartbeatRequest.details:type_name -> apitwin.orch.v1.Payloads
+	65,  // 82: apitwin.orch.v1.RespondActivityTaskCompletedRequest.result:type_name -> apitwin.orch.v1.Payloads
+	92,  // 83: apitwin.orch.v1.RespondActivityTaskFailedRequest.failure:type_name -> apitwin.orch.v1.Failure
+	83,  // 84: apitwin.orch.v1.RegisterWorkerRequest.version_capabilities:type_name -> apitwin.orch.v1.WorkerVersionCapabilities
+	64,  // 85: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_type:type_name -> apitwin.orch.v1.WorkflowType
+	65,  // 86: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.input:type_name -> apitwin.orch.v1.Payloads
+	58,  // 87: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_execution_timeout:type_name -> google.protobuf.Duration
+	58,  // 88: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_run_timeout:type_name -> google.protobuf.Duration
+	58,  // 89: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_task_timeout:type_name -> google.protobuf.Duration
+	66,  // 90: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_id_reuse_policy:type_name -> apitwin.orch.v1.WorkflowIdReusePolicy
+	65,  // 91: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.signal_input:type_name -> apitwin.orch.v1.Payloads
+	67,  // 92: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.retry_policy:type_name -> apitwin.orch.v1.RetryPolicy
+	68,  // 93: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.memo:type_name -> apitwin.orch.v1.Memo
+	69,  // 94: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.search_attributes:type_name -> apitwin.orch.v1.SearchAttributes
+	70,  // 95: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.header:type_name -> apitwin.orch.v1.Header
+	71,  // 96: apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest.workflow_id_conflict_policy:type_name -> apitwin.orch.v1.WorkflowIdConflictPolicy
+	93,  // 97: apitwin.orch.v1.DescribeTaskQueueRequest.task_queue_type:type_name -> apitwin.orch.v1.TaskQueueType
+	94,  // 98: apitwin.orch.v1.DescribeTaskQueueResponse.pollers:type_name -> apitwin.orch.v1.PollerInfo
+	95,  // 99: apitwin.orch.v1.DescribeTaskQueueResponse.task_queue_status:type_name -> apitwin.orch.v1.TaskQueueStatus
+	96,  // 100: apitwin.orch.v1.ListTaskQueuePartitionsResponse.activity_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
+	96,  // 101: apitwin.orch.v1.ListTaskQueuePartitionsResponse.workflow_task_queue_partitions:type_name -> apitwin.orch.v1.TaskQueuePartitionMetadata
+	56,  // 102: apitwin.orch.v1.ExecuteMultiOperationRequest.operations:type_name -> apitwin.orch.v1.ExecuteMultiOperationRequest.Operation
+	57,  // 103: apitwin.orch.v1.ExecuteMultiOperationResponse.responses:type_name -> apitwin.orch.v1.ExecuteMultiOperationResponse.Response
+	78,  // 104: apitwin.orch.v1.PollWorkflowTaskQueueResponse.QueriesEntry.value:type_name -> apitwin.orch.v1.WorkflowQuery
+	65,  // 105: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryResultsEntry.value:type_name -> apitwin.orch.v1.Payloads
+	92,  // 106: apitwin.orch.v1.RespondWorkflowTaskCompletedRequest.QueryFailuresEntry.value:type_name -> apitwin.orch.v1.Failure
+	6,   // 107: apitwin.orch.v1.ExecuteMultiOperationRequest.Operation.start_workflow:type_name -> apitwin.orch.v1.StartWorkflowExecutionRequest
+	97,  // 108: apitwin.orch.v1.ExecuteMultiOperationRequest.Operation.update_workflow:type_name -> apitwin.orch.v1.UpdateWorkflowExecutionRequest
+	7,   // 109: apitwin.orch.v1.ExecuteMultiOperationResponse.Response.start_workflow:type_name -> apitwin.orch.v1.StartWorkflowExecutionResponse
+	98,  // 110: apitwin.orch.v1.ExecuteMultiOperationResponse.Response.update_workflow:type_name -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
+	0,   // 111: apitwin.orch.v1.WorkflowService.RegisterNamespace:input_type -> apitwin.orch.v1.RegisterNamespaceRequest
+	2,   // 112: apitwin.orch.v1.WorkflowService.DescribeNamespace:input_type -> apitwin.orch.v1.DescribeNamespaceRequest
+	4,   // 113: apitwin.orch.v1.WorkflowService.ListNamespaces:input_type -> apitwin.orch.v1.ListNamespacesRequest
+	6,   // 114: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:input_type -> apitwin.orch.v1.StartWorkflowExecutionRequest
+	44,  // 115: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:input_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionRequest
+	8,   // 116: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:input_type -> apitwin.orch.v1.GetWorkflowExecutionRequest
+	10,  // 117: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:input_type -> apitwin.orch.v1.TerminateWorkflowExecutionRequest
+	12,  // 118: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:input_type -> apitwin.orch.v1.SignalWorkflowExecutionRequest
+	14,  // 119: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:input_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionRequest
+	16,  // 120: apitwin.orch.v1.WorkflowService.QueryWorkflow:input_type -> apitwin.orch.v1.QueryWorkflowRequest
+	18,  // 121: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:input_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryRequest
+	20,  // 122: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:input_type -> apitwin.orch.v1.ListWorkflowExecutionsRequest
+	22,  // 123: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:input_type -> apitwin.orch.v1.ScanWorkflowExecutionsRequest
+	24,  // 124: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:input_type -> apitwin.orch.v1.CountWorkflowExecutionsRequest
+	26,  // 125: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:input_type -> apitwin.orch.v1.PollWorkflowTaskQueueRequest
+	28,  // 126: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:input_type -> apitwin.orch.v1.PollActivityTaskQueueRequest
+	30,  // 127: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:input_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedRequest
+	32,  // 128: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:input_type -> apitwin.orch.v1.RespondWorkflowTaskFailedRequest
+	34,  // 129: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatRequest
+	36,  // 130: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedRequest
+	38,  // 131: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:input_type -> apitwin.orch.v1.RespondActivityTaskFailedRequest
+	40,  // 132: apitwin.orch.v1.WorkflowService.RegisterWorker:input_type -> apitwin.orch.v1.RegisterWorkerRequest
+	42,  // 133: apitwin.orch.v1.WorkflowService.ShutdownWorker:input_type -> apitwin.orch.v1.ShutdownWorkerRequest
+	46,  // 134: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:input_type -> apitwin.orch.v1.DescribeTaskQueueRequest
+	48,  // 135: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
+	97,  // 136: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:input_type -> apitwin.orch.v1.UpdateWorkflowExecutionRequest
+	50,  // 137: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:input_type -> apitwin.orch.v1.ExecuteMultiOperationRequest
+	99,  // 138: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledRequest
+	100, // 139: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
+	101, // 140: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:input_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
+	102, // 141: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
+	103, // 142: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
+	104, // 143: apitwin.orch.v1.WorkflowService.ResetWorkflowExecution:input_type -> apitwin.orch.v1.ResetWorkflowExecutionRequest
+	105, // 144: apitwin.orch.v1.WorkflowService.DeleteWorkflowExecution:input_type -> apitwin.orch.v1.DeleteWorkflowExecutionRequest
+	106, // 145: apitwin.orch.v1.WorkflowService.UpdateNamespace:input_type -> apitwin.orch.v1.UpdateNamespaceRequest
+	107, // 146: apitwin.orch.v1.WorkflowService.DeprecateNamespace:input_type -> apitwin.orch.v1.DeprecateNamespaceRequest
+	108, // 147: apitwin.orch.v1.WorkflowService.DeleteNamespace:input_type -> apitwin.orch.v1.DeleteNamespaceRequest
+	1,   // 148: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
+	3,   // 149: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
+	5,   // 150: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
+	7,   // 151: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
+	45,  // 152: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
+	9,   // 153: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
+	11,  // 154: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
+	13,  // 155: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
+	15,  // 156: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
+	17,  // 157: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
+	19,  // 158: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
+	21,  // 159: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
+	23,  // 160: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
+	25,  // 161: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
+	27,  // 162: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	29,  // 163: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
+	31,  // 164: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
+	33,  // 165: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
+	35,  // 166: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
+	37,  // 167: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
+	39,  // 168: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
+	41,  // 169: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
+	43,  // 170: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
+	47,  // 171: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
+	49,  // 172: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
+	98,  // 173: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:output_type -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
+	51,  // 174: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:output_type -> apitwin.orch.v1.ExecuteMultiOperationResponse
+	109, // 175: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledResponse
+	110, // 176: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
+	111, // 177: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:output_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
+	112, // 178: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
+	113, // 179: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
+	114, // 180: apitwin.orch.v1.WorkflowService.ResetWorkflowExecution:output_type -> apitwin.orch.v1.ResetWorkflowExecutionResponse
+	115, // 181: apitwin.orch.v1.WorkflowService.DeleteWorkflowExecution:output_type -> apitwin.orch.v1.DeleteWorkflowExecutionResponse
+	116, // 182: apitwin.orch.v1.WorkflowService.UpdateNamespace:output_type -> apitwin.orch.v1.UpdateNamespaceResponse
+	117, // 183: apitwin.orch.v1.WorkflowService.DeprecateNamespace:output_type -> apitwin.orch.v1.DeprecateNamespaceResponse
+	118, // 184: apitwin.orch.v1.WorkflowService.DeleteNamespace:output_type -> apitwin.orch.v1.DeleteNamespaceResponse
+	148, // [148:185] is the sub-list for method output_type
+	111, // [111:148] is the sub-list for method input_type
+	111, // [111:111] is the sub-list for extension type_name
+	111, // [111:111] is the sub-list for extension extendee
+	0,   // [0:111] is the sub-list for field type_name
 }
 
 func init() { file_apitwin_orch_v1_workflow_service_proto_init() }
