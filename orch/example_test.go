@@ -252,3 +252,80 @@ func ExampleClient_AddSearchAttributes() {
 	// 1 <nil>
 	// true
 }
+
+// ExampleClient_ResetWorkflow goes back to a workflow's first task: the new
+// run keeps the history up to it and the signal that came after.
+func ExampleClient_ResetWorkflow() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c := srv.Client()
+
+	run, err := c.StartWorkflow(ctx, "Payment", "payments", nil, &orch.StartWorkflowOptions{ID: "payment-7"})
+	if err != nil {
+		panic(err)
+	}
+	// A worker's first task: completed with no command (events 2 to 4).
+	task, err := c.Raw().PollWorkflowTaskQueue(ctx, &orchpb.PollWorkflowTaskQueueRequest{TaskQueue: "payments"})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := c.Raw().RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{TaskToken: task.GetTaskToken()}); err != nil {
+		panic(err)
+	}
+	if err := run.Signal(ctx, "approved", true, nil); err != nil {
+		panic(err)
+	}
+
+	next, err := c.ResetWorkflow(ctx, run.ID, run.RunID, 4, &orch.ResetOptions{Reason: "the worker had a bug"})
+	if err != nil {
+		panic(err)
+	}
+	for ev, err := range next.History(ctx, nil) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(ev.GetEventId(), ev.GetEventType())
+	}
+	old, _ := run.Describe(ctx)
+	fmt.Println("old run:", old.GetStatus())
+	// Output:
+	// 1 WorkflowExecutionStarted
+	// 2 WorkflowTaskScheduled
+	// 3 WorkflowTaskStarted
+	// 4 WorkflowTaskFailed
+	// 5 WorkflowExecutionSignaled
+	// 6 WorkflowTaskScheduled
+	// old run: TERMINATED
+}
+
+func ExampleClient_UpdateNamespace() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c := srv.Client()
+
+	if err := c.RegisterNamespace(ctx, "shipping", nil); err != nil {
+		panic(err)
+	}
+	ns, err := c.UpdateNamespace(ctx, "shipping", &orch.UpdateNamespaceOptions{Description: "parcels", Retention: 14 * 24 * time.Hour})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ns.GetNamespaceInfo().GetDescription(), ns.GetConfig().GetWorkflowExecutionRetentionTtl().AsDuration())
+
+	// Deprecated: no new workflows; then deleted with its workflows.
+	if err := c.DeprecateNamespace(ctx, "shipping"); err != nil {
+		panic(err)
+	}
+	_, err = c.WithNamespace("shipping").StartWorkflow(ctx, "Parcel", "parcels", nil, nil)
+	fmt.Println(errors.Is(err, orch.ErrFailedPrecondition))
+	fmt.Println(c.DeleteNamespace(ctx, "shipping"))
+	_, err = c.DescribeNamespace(ctx, "shipping")
+	fmt.Println(errors.Is(err, orch.ErrNamespaceNotFound))
+	// Output:
+	// parcels 336h0m0s
+	// true
+	// <nil>
+	// true
+}

@@ -70,3 +70,63 @@ func (c *Client) ListNamespaces(ctx context.Context, opts *ListOptions) (*Page[*
 func (c *Client) AllNamespaces(ctx context.Context, opts *ListOptions) iter.Seq2[*orchpb.DescribeNamespaceResponse, error] {
 	return all(ctx, opts, c.ListNamespaces)
 }
+
+// UpdateNamespaceOptions are the changes UpdateNamespace makes; a zero
+// field leaves its setting as it is.
+type UpdateNamespaceOptions struct {
+	Description string
+	OwnerEmail  string
+	// Retention is how long closed executions are kept.
+	Retention time.Duration
+	// Data is merged into the namespace's data: a key given replaces its
+	// value, the others stay.
+	Data map[string]string
+	// State may be DEPRECATED (as DeprecateNamespace); a deprecated
+	// namespace never becomes REGISTERED again.
+	State              orchpb.NamespaceState
+	HistoryArchival    *orchpb.ArchivalConfig
+	VisibilityArchival *orchpb.ArchivalConfig
+}
+
+// UpdateNamespace changes a namespace (name "" for the client's own) and
+// returns it as it is now. An unknown name is NAMESPACE_NOT_FOUND
+// (ErrNamespaceNotFound); a bad value is INVALID_ARGUMENT and changes
+// nothing.
+func (c *Client) UpdateNamespace(ctx context.Context, name string, opts *UpdateNamespaceOptions) (*orchpb.UpdateNamespaceResponse, error) {
+	if name == "" {
+		name = c.namespace
+	}
+	req := &orchpb.UpdateNamespaceRequest{Namespace: name}
+	if opts != nil {
+		req.UpdateInfo = &orchpb.UpdateNamespaceInfo{Description: opts.Description, OwnerEmail: opts.OwnerEmail, Data: opts.Data, State: opts.State}
+		cfg := &orchpb.NamespaceConfig{WorkflowExecutionRetentionTtl: durationOrNil(opts.Retention)}
+		if a := opts.HistoryArchival; a != nil {
+			cfg.HistoryArchivalState, cfg.HistoryArchivalUri = a.GetState(), a.GetUri()
+		}
+		if a := opts.VisibilityArchival; a != nil {
+			cfg.VisibilityArchivalState, cfg.VisibilityArchivalUri = a.GetState(), a.GetUri()
+		}
+		req.Config = cfg
+	}
+	return c.Raw().UpdateNamespace(ctx, req)
+}
+
+// DeprecateNamespace sets a namespace's state to DEPRECATED: its
+// executions go on, new starts are refused (FAILED_PRECONDITION).
+func (c *Client) DeprecateNamespace(ctx context.Context, name string) error {
+	if name == "" {
+		name = c.namespace
+	}
+	_, err := c.Raw().DeprecateNamespace(ctx, &orchpb.DeprecateNamespaceRequest{Namespace: name})
+	return err
+}
+
+// DeleteNamespace removes a namespace and every execution in it (the open
+// ones are terminated first).
+func (c *Client) DeleteNamespace(ctx context.Context, name string) error {
+	if name == "" {
+		name = c.namespace
+	}
+	_, err := c.Raw().DeleteNamespace(ctx, &orchpb.DeleteNamespaceRequest{Namespace: name})
+	return err
+}

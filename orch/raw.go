@@ -286,6 +286,46 @@ func (r Raw) ListSearchAttributes(ctx context.Context, req *orchpb.ListSearchAtt
 	return call[orchpb.ListSearchAttributesResponse](ctx, r.c, orchpb.AdminService_ListSearchAttributes_FullMethodName, req)
 }
 
+// ResetWorkflowExecution calls WorkflowService.ResetWorkflowExecution.
+func (r Raw) ResetWorkflowExecution(ctx context.Context, req *orchpb.ResetWorkflowExecutionRequest) (*orchpb.ResetWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.ResetWorkflowExecutionRequest{}
+	}
+	return call[orchpb.ResetWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_ResetWorkflowExecution_FullMethodName, req)
+}
+
+// DeleteWorkflowExecution calls WorkflowService.DeleteWorkflowExecution.
+func (r Raw) DeleteWorkflowExecution(ctx context.Context, req *orchpb.DeleteWorkflowExecutionRequest) (*orchpb.DeleteWorkflowExecutionResponse, error) {
+	if req == nil {
+		req = &orchpb.DeleteWorkflowExecutionRequest{}
+	}
+	return call[orchpb.DeleteWorkflowExecutionResponse](ctx, r.c, orchpb.WorkflowService_DeleteWorkflowExecution_FullMethodName, req)
+}
+
+// UpdateNamespace calls WorkflowService.UpdateNamespace.
+func (r Raw) UpdateNamespace(ctx context.Context, req *orchpb.UpdateNamespaceRequest) (*orchpb.UpdateNamespaceResponse, error) {
+	if req == nil {
+		req = &orchpb.UpdateNamespaceRequest{}
+	}
+	return call[orchpb.UpdateNamespaceResponse](ctx, r.c, orchpb.WorkflowService_UpdateNamespace_FullMethodName, req)
+}
+
+// DeprecateNamespace calls WorkflowService.DeprecateNamespace.
+func (r Raw) DeprecateNamespace(ctx context.Context, req *orchpb.DeprecateNamespaceRequest) (*orchpb.DeprecateNamespaceResponse, error) {
+	if req == nil {
+		req = &orchpb.DeprecateNamespaceRequest{}
+	}
+	return call[orchpb.DeprecateNamespaceResponse](ctx, r.c, orchpb.WorkflowService_DeprecateNamespace_FullMethodName, req)
+}
+
+// DeleteNamespace calls WorkflowService.DeleteNamespace.
+func (r Raw) DeleteNamespace(ctx context.Context, req *orchpb.DeleteNamespaceRequest) (*orchpb.DeleteNamespaceResponse, error) {
+	if req == nil {
+		req = &orchpb.DeleteNamespaceRequest{}
+	}
+	return call[orchpb.DeleteNamespaceResponse](ctx, r.c, orchpb.WorkflowService_DeleteNamespace_FullMethodName, req)
+}
+
 // protoMessage is proto.Message, named here so call's constraint reads well.
 type protoMessage = proto.Message
 

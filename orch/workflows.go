@@ -67,6 +67,14 @@ type StartWorkflowOptions struct {
 	// (default ALLOW_DUPLICATE; ALLOW_DUPLICATE_FAILED_ONLY,
 	// REJECT_DUPLICATE, TERMINATE_IF_RUNNING).
 	ReusePolicy orchpb.WorkflowIdReusePolicy
+	// ConflictPolicy says what to do when a run of the id is running:
+	// WORKFLOW_ID_CONFLICT_POLICY_FAIL (StartWorkflow's default: a
+	// *WorkflowExecutionAlreadyStartedError), _USE_EXISTING (the running
+	// run, Started false; SignalWithStartWorkflow's default),
+	// _TERMINATE_EXISTING (terminate it, start a new run). It cannot be
+	// combined with ReusePolicy TERMINATE_IF_RUNNING; signal-with-start
+	// refuses FAIL.
+	ConflictPolicy orchpb.WorkflowIdConflictPolicy
 	// Memo holds values kept with the execution, JSON-encoded.
 	Memo map[string]any
 	// SearchAttributes holds indexed values for List, Scan and Count,
@@ -138,6 +146,7 @@ func (c *Client) startRequest(workflowType, taskQueue string, input any, opts *S
 		Identity:                 c.identity,
 		RequestId:                o.RequestID,
 		WorkflowIdReusePolicy:    o.ReusePolicy,
+		WorkflowIdConflictPolicy: o.ConflictPolicy,
 		RetryPolicy:              o.RetryPolicy.proto(),
 		CronSchedule:             o.CronSchedule,
 	}
@@ -216,6 +225,7 @@ func (c *Client) SignalWithStartWorkflow(ctx context.Context, workflowID, signal
 		Identity:                 c.identity,
 		RequestId:                o.RequestID,
 		WorkflowIdReusePolicy:    o.ReusePolicy,
+		WorkflowIdConflictPolicy: o.ConflictPolicy,
 		SignalName:               signalName,
 		RetryPolicy:              o.RetryPolicy.proto(),
 		CronSchedule:             o.CronSchedule,
@@ -586,4 +596,61 @@ func (r *WorkflowRun) History(ctx context.Context, opts *HistoryOptions) iter.Se
 // Query asks the run's workflow a query; see Client.QueryWorkflow.
 func (r *WorkflowRun) Query(ctx context.Context, queryType string, arg, out any, opts *QueryOptions) error {
 	return r.c.QueryWorkflow(ctx, r.ID, r.RunID, queryType, arg, out, opts)
+}
+
+// ResetOptions are the optional settings of ResetWorkflow.
+type ResetOptions struct {
+	// Reason is recorded as the failure message of the new run's
+	// WorkflowTaskFailed and as the reason the current run was terminated.
+	Reason string
+	// ReapplyType says which events after the point the new run gets again:
+	// RESET_REAPPLY_TYPE_SIGNAL (the default: the signals) or _NONE.
+	ReapplyType orchpb.ResetReapplyType
+	// RequestID makes a retried reset answer the run the first one made;
+	// empty means a random one (so the client's own retries never reset
+	// twice).
+	RequestID string
+}
+
+// ResetWorkflow starts a new run of a workflow from one of its workflow
+// tasks: finishEventID is the event just after that task's
+// WorkflowTaskStarted (its WorkflowTaskCompleted, or the
+// WorkflowTaskFailed or -TimedOut that ended it). The new run has the
+// history up to that task, the task failed with cause RESET_WORKFLOW, the
+// signals recorded after it, and a new workflow task; the workflow id's
+// current run, if running, is terminated. It returns the new run. Any
+// other event id is INVALID_ARGUMENT (ErrInvalidArgument).
+func (c *Client) ResetWorkflow(ctx context.Context, workflowID, runID string, finishEventID int64, opts *ResetOptions) (*WorkflowRun, error) {
+	var o ResetOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.RequestID == "" {
+		o.RequestID = newUUID()
+	}
+	resp, err := c.Raw().ResetWorkflowExecution(ctx, &orchpb.ResetWorkflowExecutionRequest{
+		Namespace:                 c.namespace,
+		WorkflowExecution:         execution(workflowID, runID),
+		Reason:                    o.Reason,
+		WorkflowTaskFinishEventId: finishEventID,
+		RequestId:                 o.RequestID,
+		ResetReapplyType:          o.ReapplyType,
+		Identity:                  c.identity,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &WorkflowRun{ID: workflowID, RunID: resp.GetRunId(), Started: true, c: c}, nil
+}
+
+// DeleteWorkflow removes a run (runID "" for the latest): its history and
+// its place in List, Scan and Count. A running one is terminated first.
+// Later calls naming it are WORKFLOW_EXECUTION_NOT_FOUND
+// (ErrWorkflowExecutionNotFound).
+func (c *Client) DeleteWorkflow(ctx context.Context, workflowID, runID string) error {
+	_, err := c.Raw().DeleteWorkflowExecution(ctx, &orchpb.DeleteWorkflowExecutionRequest{
+		Namespace:         c.namespace,
+		WorkflowExecution: execution(workflowID, runID),
+	})
+	return err
 }
