@@ -17,11 +17,11 @@ func (a *app) namespaceCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "namespace",
 		Aliases: []string{"ns"},
-		Short:   "List, describe and create namespaces",
+		Short:   "List, describe, create, update, deprecate and delete namespaces",
 		Args:    noArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.nsListCommand(), a.nsDescribeCommand(), a.nsCreateCommand())
+	cmd.AddCommand(a.nsListCommand(), a.nsDescribeCommand(), a.nsCreateCommand(), a.nsUpdateCommand(), a.nsDeprecateCommand(), a.nsDeleteCommand())
 	return cmd
 }
 
@@ -132,15 +132,9 @@ are kept (the service's default when not given; at least 24h).`,
 				return usagef("--retention %v: want a positive duration such as 72h", keep)
 			}
 			opts := &orch.RegisterNamespaceOptions{Description: description, OwnerEmail: owner, Retention: keep}
-			for _, kv := range data {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usagef("--data %q: want KEY=VALUE", kv)
-				}
-				if opts.Data == nil {
-					opts.Data = map[string]string{}
-				}
-				opts.Data[k] = v
+			var err error
+			if opts.Data, err = dataFlags(data); err != nil {
+				return err
 			}
 			c, err := a.connect()
 			if err != nil {
@@ -160,6 +154,107 @@ are kept (the service's default when not given; at least 24h).`,
 	f.StringVar(&owner, "owner-email", "", "who owns it")
 	f.StringArrayVar(&data, "data", nil, "KEY=VALUE kept with the namespace (repeatable)")
 	return cmd
+}
+
+// dataFlags reads --data KEY=VALUE flags.
+func dataFlags(data []string) (map[string]string, error) {
+	var out map[string]string
+	for _, kv := range data {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usagef("--data %q: want KEY=VALUE", kv)
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (a *app) nsUpdateCommand() *cobra.Command {
+	var description, owner string
+	var keep time.Duration
+	var data []string
+	cmd := &cobra.Command{
+		Use:   "update NAME [--retention 168h] [--description TEXT] [--owner-email ADDRESS] [--data KEY=VALUE]",
+		Short: "Change a namespace's description, owner, retention or data",
+		Long: `Change what the flags give and keep the rest: --data entries are merged into
+the namespace's data. Prints the namespace as it is now.`,
+		Args: exactArgs("a namespace name"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			if keep < 0 {
+				return usagef("--retention %v: want a positive duration such as 168h", keep)
+			}
+			opts := &orch.UpdateNamespaceOptions{Description: description, OwnerEmail: owner, Retention: keep}
+			var err error
+			if opts.Data, err = dataFlags(data); err != nil {
+				return err
+			}
+			c, err := a.connect()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.call(cmd)
+			defer cancel()
+			ns, err := c.UpdateNamespace(ctx, argv[0], opts)
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return a.printJSON(ns)
+			}
+			a.printf("Updated namespace %s: %s, retention %s", argv[0], nsState(ns.GetNamespaceInfo().GetState()),
+				retention(&orchpb.DescribeNamespaceResponse{Config: ns.GetConfig()}))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&keep, "retention", 0, "how long closed workflows are kept (at least 24h)")
+	f.StringVar(&description, "description", "", "what the namespace is for")
+	f.StringVar(&owner, "owner-email", "", "who owns it")
+	f.StringArrayVar(&data, "data", nil, "KEY=VALUE merged into the namespace's data (repeatable)")
+	return cmd
+}
+
+func (a *app) nsDeprecateCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "deprecate NAME",
+		Short: "Deprecate a namespace: its workflows go on, new ones are refused",
+		Args:  exactArgs("a namespace name"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, err := a.connect()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.call(cmd)
+			defer cancel()
+			if err := c.DeprecateNamespace(ctx, argv[0]); err != nil {
+				return err
+			}
+			return a.done(map[string]any{"namespace": argv[0], "deprecated": true}, "Deprecated namespace %s", argv[0])
+		},
+	}
+}
+
+func (a *app) nsDeleteCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a namespace and every workflow in it",
+		Args:  exactArgs("a namespace name"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, err := a.connect()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.call(cmd)
+			defer cancel()
+			if err := c.DeleteNamespace(ctx, argv[0]); err != nil {
+				return err
+			}
+			return a.done(map[string]any{"namespace": argv[0], "deleted": true}, "Deleted namespace %s", argv[0])
+		},
+	}
 }
 
 func (a *app) taskQueueCommand() *cobra.Command {

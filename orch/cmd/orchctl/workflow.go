@@ -19,20 +19,20 @@ func (a *app) workflowCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "workflow",
 		Aliases: []string{"wf"},
-		Short:   "Start, list, describe, follow, signal, query, update, cancel and terminate workflows",
+		Short:   "Start, list, describe, follow, signal, query, update, cancel, terminate, reset and delete workflows",
 		Args:    noArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.startCommand(), a.listCommand(), a.countCommand(), a.describeCommand(), a.showCommand(),
 		a.resultCommand(), a.signalCommand(), a.queryCommand(), a.cancelCommand(), a.terminateCommand(),
-		a.updateCommand())
+		a.updateCommand(), a.resetCommand(), a.deleteCommand())
 	return cmd
 }
 
 func (a *app) startCommand() *cobra.Command {
 	var (
 		wfType, queue, id, input, inputFile, cron, reuse string
-		signal, signalInput                              string
+		signal, signalInput, conflict                    string
 		execTimeout, runTimeout, taskTimeout             time.Duration
 		memo, search                                     []string
 		wait                                             bool
@@ -67,6 +67,13 @@ operation.`,
 					return usagef("--id-reuse-policy %q: want allow_duplicate, allow_duplicate_failed_only, reject_duplicate or terminate_if_running", reuse)
 				}
 				opts.ReusePolicy = orchpb.WorkflowIdReusePolicy(v)
+			}
+			if conflict != "" {
+				v, ok := orchpb.WorkflowIdConflictPolicy_value["WORKFLOW_ID_CONFLICT_POLICY_"+strings.ToUpper(conflict)]
+				if !ok || v == 0 {
+					return usagef("--id-conflict-policy %q: want fail, use_existing or terminate_existing", conflict)
+				}
+				opts.ConflictPolicy = orchpb.WorkflowIdConflictPolicy(v)
 			}
 			c, err := a.connect()
 			if err != nil {
@@ -116,6 +123,7 @@ operation.`,
 	f.DurationVar(&taskTimeout, "task-timeout", 0, "bound on one workflow task")
 	f.StringVar(&cron, "cron", "", `cron schedule ("0 * * * *", "@hourly", "@every 10m")`)
 	f.StringVar(&reuse, "id-reuse-policy", "", "allow_duplicate, allow_duplicate_failed_only, reject_duplicate or terminate_if_running")
+	f.StringVar(&conflict, "id-conflict-policy", "", "when the id's workflow is running: fail, use_existing or terminate_existing")
 	f.StringArrayVar(&memo, "memo", nil, "memo entry KEY=JSON (repeatable)")
 	f.StringArrayVar(&search, "search-attribute", nil, "search attribute KEY=JSON (repeatable)")
 	f.BoolVar(&wait, "wait", false, "wait for the workflow to close and print its result")
@@ -720,5 +728,76 @@ same update (the same result; it never runs twice).`,
 	f.StringVar(&updateID, "update-id", "", "the update's id (default: a random one)")
 	f.StringVar(&wait, "wait", "completed", "accepted or completed")
 	_ = cmd.MarkFlagRequired("name")
+	return cmd
+}
+
+func (a *app) resetCommand() *cobra.Command {
+	var runID, reason, reapply string
+	var eventID int64
+	cmd := &cobra.Command{
+		Use:   "reset WORKFLOW_ID --event-id N [--reason TEXT] [--reapply signal|none]",
+		Short: "Start a new run of a workflow from one of its workflow tasks",
+		Long: `Start a new run of a workflow from one of its workflow tasks: --event-id is the
+event just after that task's WorkflowTaskStarted (its WorkflowTaskCompleted,
+as "workflow show" lists them). The new run keeps the history up to the task
+and, unless --reapply none, the signals recorded after it; the workflow's
+running run, if any, is terminated with --reason.`,
+		Args: exactArgs("a workflow id"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			opts := &orch.ResetOptions{Reason: reason}
+			switch reapply {
+			case "signal":
+				opts.ReapplyType = orchpb.ResetReapplyType_RESET_REAPPLY_TYPE_SIGNAL
+			case "none":
+				opts.ReapplyType = orchpb.ResetReapplyType_RESET_REAPPLY_TYPE_NONE
+			default:
+				return usagef("--reapply %q: want signal or none", reapply)
+			}
+			if eventID <= 0 {
+				return usagef("--event-id %d: want the id of the event that finished a workflow task", eventID)
+			}
+			c, err := a.connect()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.call(cmd)
+			defer cancel()
+			run, err := c.ResetWorkflow(ctx, argv[0], runID, eventID, opts)
+			if err != nil {
+				return err
+			}
+			return a.done(map[string]any{"workflow_id": run.ID, "run_id": run.RunID}, "Reset workflow %s: new run %s", run.ID, run.RunID)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&runID, "run-id", "r", "", "the run to reset (default: the latest run)")
+	f.Int64Var(&eventID, "event-id", 0, "the event that finished the workflow task to go back to (required)")
+	f.StringVar(&reason, "reason", "", "why, recorded in both runs' histories")
+	f.StringVar(&reapply, "reapply", "signal", "the events after the point the new run gets again: signal or none")
+	_ = cmd.MarkFlagRequired("event-id")
+	_ = cmd.RegisterFlagCompletionFunc("reapply", cobra.FixedCompletions([]string{"signal", "none"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (a *app) deleteCommand() *cobra.Command {
+	var runID string
+	cmd := &cobra.Command{
+		Use:   "delete WORKFLOW_ID [--run-id RUN]",
+		Short: "Remove a workflow run and its history (a running one is terminated first)",
+		Args:  exactArgs("a workflow id"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, err := a.connect()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.call(cmd)
+			defer cancel()
+			if err := c.DeleteWorkflow(ctx, argv[0], runID); err != nil {
+				return err
+			}
+			return a.done(map[string]any{"workflow_id": argv[0], "deleted": true}, "Deleted workflow %s", argv[0])
+		},
+	}
+	cmd.Flags().StringVarP(&runID, "run-id", "r", "", "run id (default: the latest run)")
 	return cmd
 }
