@@ -115,3 +115,36 @@ func BenchmarkList3Terms10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkResetWorkflow: a reset to the first workflow task of a run (its
+// finish event 4), the run reset then deleted (so the runs kept stay two),
+// over gRPC in memory.
+func BenchmarkResetWorkflow(b *testing.B) {
+	s := newFake(b, orchfake.WithoutLimits())
+	c := orchpb.NewWorkflowServiceClient(s.Conn())
+	ctx := context.Background()
+	started, err := c.StartWorkflowExecution(ctx, startReq("default", "bench-reset"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	task, err := c.PollWorkflowTaskQueue(ctx, &orchpb.PollWorkflowTaskQueueRequest{Namespace: "default", TaskQueue: "orders"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.RespondWorkflowTaskCompleted(ctx, &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default", TaskToken: task.GetTaskToken()}); err != nil {
+		b.Fatal(err)
+	}
+	run := started.GetRunId()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r, err := c.ResetWorkflowExecution(ctx, &orchpb.ResetWorkflowExecutionRequest{Namespace: "default",
+			WorkflowExecution: we("bench-reset", run), Reason: "bench", WorkflowTaskFinishEventId: 4})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.DeleteWorkflowExecution(ctx, &orchpb.DeleteWorkflowExecutionRequest{Namespace: "default", WorkflowExecution: we("bench-reset", run)}); err != nil {
+			b.Fatal(err)
+		}
+		run = r.GetRunId()
+	}
+}

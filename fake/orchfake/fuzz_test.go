@@ -141,6 +141,9 @@ func FuzzGRPC(f *testing.F) {
 		"SignalWithStartWorkflowExecution\n{\"namespace\":\"default\",\"workflow_id\":\"w\",\"workflow_type\":{\"name\":\"W\"},\"task_queue\":\"q\",\"signal_name\":\"s\",\"cron_schedule\":\"@every 1s\",\"retry_policy\":{\"maximum_attempts\":2}}",
 		"AddSearchAttributes\n{\"namespace\":\"default\",\"search_attributes\":{\"X\":\"KEYWORD_LIST\"}}\n===\nListSearchAttributes\n{\"namespace\":\"default\"}",
 		"ShutdownWorker\n{\"namespace\":\"default\",\"task_queue\":\"q\",\"worker_instance_key\":\"k\"}",
+		"StartWorkflowExecution\n{\"namespace\":\"default\",\"workflow_id\":\"w\",\"workflow_type\":{\"name\":\"W\"},\"task_queue\":\"q\"}\n===\nResetWorkflowExecution\n{\"namespace\":\"default\",\"workflow_execution\":{\"workflow_id\":\"w\"},\"workflow_task_finish_event_id\":-9223372036854775808}\n===\nDeleteWorkflowExecution\n{\"namespace\":\"default\",\"workflow_execution\":{\"workflow_id\":\"w\"}}",
+		"UpdateNamespace\n{\"namespace\":\"default\",\"update_info\":{\"state\":99,\"data\":{\"\":\"\"}},\"config\":{\"workflow_execution_retention_ttl\":\"-1s\"}}\n===\nDeprecateNamespace\n{\"namespace\":\"default\"}\n===\nDeleteNamespace\n{\"namespace\":\"default\"}",
+		"StartWorkflowExecution\n{\"namespace\":\"default\",\"workflow_id\":\"w\",\"workflow_type\":{\"name\":\"W\"},\"task_queue\":\"q\",\"workflow_id_conflict_policy\":7}",
 	} {
 		f.Add(seed)
 	}
@@ -190,9 +193,11 @@ func fakekitFuzz(f *testing.F, seeds []string) {
 // request log, a probe over HTTP, the state's invariants.
 func grpcTarget(s *Server) *fakekit.FuzzTarget {
 	return &fakekit.FuzzTarget{
-		Handler:     s,
-		Requests:    s.Requests,
-		Probe:       func() *http.Request { return httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default", nil) },
+		Handler:  s,
+		Requests: s.Requests,
+		// ListNamespaces: it answers 200 whatever an input did (even
+		// DeleteNamespace "default").
+		Probe:       func() *http.Request { return httptest.NewRequest(http.MethodGet, "/api/v1/namespaces", nil) },
 		ProbeStatus: http.StatusOK,
 		Check:       func() error { return checkState(s) },
 		Close:       s.Close,
