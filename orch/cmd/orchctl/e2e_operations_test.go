@@ -84,7 +84,7 @@ func TestOperationsAgainstApitwinFake(t *testing.T) {
 
 	has("reset", ok(httpURL, "workflow", "reset", "pay-1", "--event-id", "4", "--reason", "fixed the worker"), "Reset workflow pay-1: new run ")
 	has("show", ok(grpcAddr, "workflow", "show", "pay-1"), "WorkflowTaskFailed", "RESET_WORKFLOW", "name=approved")
-	has("describe", ok(grpcAddr, "workflow", "describe", "pay-1"), "Status          Running\n")
+	has("describe", ok(grpcAddr, "workflow", "describe", "pay-1"), "Status          Running\n", "Workflow task   scheduled, attempt 1, scheduled ")
 	fails(grpcAddr, "workflow_task_finish_event_id", "workflow", "reset", "pay-1", "--event-id", "2")
 	has("start use_existing", ok(grpcAddr, "-o", "json", "workflow", "start", "-t", "Payment", "-q", "payments", "-w", "pay-1", "--id-conflict-policy", "use_existing"),
 		`"started": false`)

@@ -249,7 +249,7 @@ func (a *app) describeCommand() *cobra.Command {
 	var runID string
 	cmd := &cobra.Command{
 		Use:   "describe WORKFLOW_ID [--run-id RUN]",
-		Short: "Describe a workflow: status, times, pending activities",
+		Short: "Describe a workflow: status, times, pending task, children and activities",
 		Args:  exactArgs("a workflow id"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, err := a.connect()
@@ -263,7 +263,8 @@ func (a *app) describeCommand() *cobra.Command {
 				return err
 			}
 			if a.json() {
-				return a.printJSON(&orchpb.GetWorkflowExecutionResponse{ExecutionInfo: resp.GetExecutionInfo(), PendingActivities: resp.GetPendingActivities()})
+				return a.printJSON(&orchpb.GetWorkflowExecutionResponse{ExecutionInfo: resp.GetExecutionInfo(), PendingActivities: resp.GetPendingActivities(),
+					PendingChildren: resp.GetPendingChildren(), PendingWorkflowTask: resp.GetPendingWorkflowTask()})
 			}
 			i := resp.GetExecutionInfo()
 			rows := [][2]string{
@@ -293,7 +294,20 @@ func (a *app) describeCommand() *cobra.Command {
 			for _, k := range sortedKeys(i.GetSearchAttributes().GetIndexedFields()) {
 				rows = append(rows, [2]string{"Search attribute " + k, payloadText(i.GetSearchAttributes().GetIndexedFields()[k])})
 			}
+			if t := resp.GetPendingWorkflowTask(); t != nil {
+				state := strings.ToLower(strings.TrimPrefix(t.GetState().String(), "PENDING_WORKFLOW_TASK_STATE_"))
+				rows = append(rows, [2]string{"Workflow task", state + ", attempt " + strconv.Itoa(int(t.GetAttempt())) + ", scheduled " + when(t.GetScheduledTime())})
+			}
 			a.fields(rows)
+			if kids := resp.GetPendingChildren(); len(kids) > 0 {
+				a.printf("\nPending children:")
+				table := [][]string{{"WORKFLOW ID", "RUN ID", "TYPE", "INITIATED BY", "PARENT CLOSE POLICY"}}
+				for _, k := range kids {
+					table = append(table, []string{k.GetWorkflowId(), k.GetRunId(), k.GetWorkflowTypeName(), strconv.FormatInt(k.GetInitiatedId(), 10),
+						strings.ToLower(k.GetParentClosePolicy().String())})
+				}
+				a.table(table)
+			}
 			if pending := resp.GetPendingActivities(); len(pending) > 0 {
 				a.printf("\nPending activities:")
 				table := [][]string{{"ACTIVITY ID", "TYPE", "ATTEMPT", "SCHEDULED", "LAST STARTED", "LAST FAILURE"}}
