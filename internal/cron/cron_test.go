@@ -53,3 +53,57 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestCalendar(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC) // a Saturday
+	for _, tc := range []struct {
+		name string
+		cal  Calendar
+		want time.Time
+	}{
+		{"defaults: midnight", Calendar{}, time.Date(2026, 3, 29, 0, 0, 0, 0, time.UTC)},
+		{"seconds", Calendar{Second: []Range{{Start: 30}}, Minute: []Range{{Start: 0, End: 59}}, Hour: []Range{{Start: 12}}},
+			time.Date(2026, 3, 28, 12, 0, 30, 0, time.UTC)},
+		{"day of month and of week both", Calendar{DayOfMonth: []Range{{Start: 1, End: 7}}, DayOfWeek: []Range{{Start: 1}}},
+			time.Date(2026, 4, 6, 0, 0, 0, 0, time.UTC)}, // the first Monday of April
+		{"years with a step", Calendar{Year: []Range{{Start: 2026, End: 2030, Step: 2}}, Month: []Range{{Start: 1}}, DayOfMonth: []Range{{Start: 1}}},
+			time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"end below start is start", Calendar{Hour: []Range{{Start: 15, End: 3}}}, time.Date(2026, 3, 28, 15, 0, 0, 0, time.UTC)},
+	} {
+		s, err := NewCalendar(tc.cal)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := s.Next(from); !got.Equal(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+		if !s.Matches(tc.want) || s.Matches(tc.want.Add(-time.Second)) {
+			t.Errorf("%s: Matches disagrees with Next at %v", tc.name, tc.want)
+		}
+	}
+	for _, bad := range []Calendar{
+		{Second: []Range{{Start: 60}}}, {Hour: []Range{{Start: 1, End: 24}}}, {DayOfMonth: []Range{{Start: 0}}},
+		{DayOfWeek: []Range{{Start: 7}}}, {Year: []Range{{Start: 1969}}}, {Minute: []Range{{Start: 1, Step: -1}}},
+	} {
+		if _, err := NewCalendar(bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+// A cron line fires on the minute, whatever second it is asked from.
+func TestNextFromMidMinute(t *testing.T) {
+	t.Parallel()
+	s, err := Parse("*/5 * * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := time.Date(2026, 3, 28, 12, 4, 59, 500, time.UTC)
+	if got, want := s.Next(from), time.Date(2026, 3, 28, 12, 5, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+	if !s.Matches(time.Date(2026, 3, 28, 12, 5, 0, 0, time.UTC)) || s.Matches(time.Date(2026, 3, 28, 12, 5, 1, 0, time.UTC)) {
+		t.Error("Matches is not to the second")
+	}
+}
