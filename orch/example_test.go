@@ -329,3 +329,43 @@ func ExampleClient_UpdateNamespace() {
 	// <nil>
 	// true
 }
+
+// A schedule starts a workflow every hour; advancing the fake's clock
+// starts the runs, each named after its nominal time.
+func ExampleClient_CreateSchedule() {
+	srv := startFake()
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := orch.NewHTTP(srv.URL(), orch.WithClock(srv.Clock()))
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+
+	action, err := orch.ScheduleWorkflow("report", "ReportWorkflow", "reports", nil)
+	if err != nil {
+		panic(err)
+	}
+	_, err = c.CreateSchedule(ctx, "hourly-report", &orchpb.Schedule{
+		Spec:     &orchpb.ScheduleSpec{CronString: []string{"0 * * * *"}},
+		Action:   action,
+		Policies: &orchpb.SchedulePolicies{OverlapPolicy: orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_ALLOW_ALL},
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
+	srv.Clock().Advance(2 * time.Hour)
+
+	d, err := c.DescribeSchedule(ctx, "hourly-report")
+	if err != nil {
+		panic(err)
+	}
+	for _, a := range d.GetInfo().GetRecentActions() {
+		fmt.Println(a.GetStartWorkflowResult().GetWorkflowId(), a.GetStartWorkflowStatus())
+	}
+	fmt.Println("next:", d.GetInfo().GetFutureActionTimes()[0].AsTime().Format(time.RFC3339))
+	// Output:
+	// report-2026-03-01T13:00:00Z RUNNING
+	// report-2026-03-01T14:00:00Z RUNNING
+	// next: 2026-03-01T15:00:00Z
+}

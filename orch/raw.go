@@ -230,6 +230,54 @@ func (r Raw) ListTaskQueuePartitions(ctx context.Context, req *orchpb.ListTaskQu
 	return call[orchpb.ListTaskQueuePartitionsResponse](ctx, r.c, orchpb.WorkflowService_ListTaskQueuePartitions_FullMethodName, req)
 }
 
+// CreateSchedule calls WorkflowService.CreateSchedule.
+func (r Raw) CreateSchedule(ctx context.Context, req *orchpb.CreateScheduleRequest) (*orchpb.CreateScheduleResponse, error) {
+	if req == nil {
+		req = &orchpb.CreateScheduleRequest{}
+	}
+	return call[orchpb.CreateScheduleResponse](ctx, r.c, orchpb.WorkflowService_CreateSchedule_FullMethodName, req)
+}
+
+// DescribeSchedule calls WorkflowService.DescribeSchedule.
+func (r Raw) DescribeSchedule(ctx context.Context, req *orchpb.DescribeScheduleRequest) (*orchpb.DescribeScheduleResponse, error) {
+	if req == nil {
+		req = &orchpb.DescribeScheduleRequest{}
+	}
+	return call[orchpb.DescribeScheduleResponse](ctx, r.c, orchpb.WorkflowService_DescribeSchedule_FullMethodName, req)
+}
+
+// UpdateSchedule calls WorkflowService.UpdateSchedule.
+func (r Raw) UpdateSchedule(ctx context.Context, req *orchpb.UpdateScheduleRequest) (*orchpb.UpdateScheduleResponse, error) {
+	if req == nil {
+		req = &orchpb.UpdateScheduleRequest{}
+	}
+	return call[orchpb.UpdateScheduleResponse](ctx, r.c, orchpb.WorkflowService_UpdateSchedule_FullMethodName, req)
+}
+
+// PatchSchedule calls WorkflowService.PatchSchedule.
+func (r Raw) PatchSchedule(ctx context.Context, req *orchpb.PatchScheduleRequest) (*orchpb.PatchScheduleResponse, error) {
+	if req == nil {
+		req = &orchpb.PatchScheduleRequest{}
+	}
+	return call[orchpb.PatchScheduleResponse](ctx, r.c, orchpb.WorkflowService_PatchSchedule_FullMethodName, req)
+}
+
+// ListSchedules calls WorkflowService.ListSchedules.
+func (r Raw) ListSchedules(ctx context.Context, req *orchpb.ListSchedulesRequest) (*orchpb.ListSchedulesResponse, error) {
+	if req == nil {
+		req = &orchpb.ListSchedulesRequest{}
+	}
+	return call[orchpb.ListSchedulesResponse](ctx, r.c, orchpb.WorkflowService_ListSchedules_FullMethodName, req)
+}
+
+// DeleteSchedule calls WorkflowService.DeleteSchedule.
+func (r Raw) DeleteSchedule(ctx context.Context, req *orchpb.DeleteScheduleRequest) (*orchpb.DeleteScheduleResponse, error) {
+	if req == nil {
+		req = &orchpb.DeleteScheduleRequest{}
+	}
+	return call[orchpb.DeleteScheduleResponse](ctx, r.c, orchpb.WorkflowService_DeleteSchedule_FullMethodName, req)
+}
+
 // DescribeCluster calls AdminService.DescribeCluster.
 func (r Raw) DescribeCluster(ctx context.Context, req *orchpb.DescribeClusterRequest) (*orchpb.DescribeClusterResponse, error) {
 	if req == nil {

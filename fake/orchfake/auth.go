@@ -41,6 +41,10 @@ const (
 	// PermWorkflowUpdate is the fake's addition too: sending updates
 	// (UpdateWorkflowExecution), which the specification's list predates.
 	PermWorkflowUpdate = "orch:workflow:update"
+	// PermWorkflowSchedule is the fake's addition too: creating,
+	// changing and deleting schedules (reading them needs
+	// PermWorkflowRead, listing PermWorkflowList).
+	PermWorkflowSchedule = "orch:workflow:schedule"
 
 	PermWorkflowTerminate = PermWorkflowTerm
 )

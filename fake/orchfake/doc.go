@@ -231,6 +231,62 @@
 // workflow task. A signal's input is at most MaxSignalInputSize (2 MiB,
 // BAD_SIGNAL_INPUT_SIZE past it).
 //
+// # Schedules
+//
+// CreateSchedule, DescribeSchedule, UpdateSchedule, PatchSchedule,
+// ListSchedules and DeleteSchedule keep Temporal's shapes. A spec is the
+// union of its structured calendars (ranges to the second and the year,
+// in UTC; Temporal's defaults: second, minute and hour 0, the rest any),
+// cron strings (as cron_schedule takes them) and intervals (epoch + phase
+// + n × interval, at least 1 s), less its excluded calendars, between
+// start_time and end_time. Time zones and the unstructured calendar spec
+// are not in the contract. Each action is delayed by a jitter that is a
+// hash (FNV-1a) of the namespace, the schedule id and the nominal time,
+// modulo the jitter (and never past the next nominal time): the same on
+// every fake and every run, so tests are stable; Temporal's is random.
+// The schedule runs on the fake clock: advancing it takes each action at
+// its time, starting a run whose workflow id is the action's workflow_id,
+// "-" and the nominal time in RFC 3339 (UTC), with the identity
+// "orch-scheduler" and the system search attributes ScheduledById
+// (Keyword) and ScheduledStartTime (Datetime), the fake's names for
+// Temporal's TemporalScheduledById and TemporalScheduledStartTime (the
+// specification names none); a start may not set them. A start the
+// service refuses (the id in use, the concurrency limit, no room) is not
+// an action and is not retried. Overlap policies are applied as
+// Temporal's scheduler applies them to the runs the schedule started
+// (followed through retries and continue-as-new): SKIP (the default)
+// counts overlap_skipped; BUFFER_ONE keeps one waiting and skips the
+// rest; BUFFER_ALL keeps all, in order; CANCEL_OTHER asks the running
+// run to cancel (WorkflowExecutionCancelRequested, once) and starts the
+// waiting action when it has closed; TERMINATE_OTHER terminates it and
+// starts the action at once; ALLOW_ALL starts whatever runs. A trigger
+// or backfill may give its own policy. The catch-up window (default one
+// year, at least 10 s) matters only when actions are late, which on the
+// fake clock happens only across [Server.SchedulerOutage] (the
+// scheduler is down while the clock moves): when it is back, actions
+// within the window are taken at once, older ones counted in
+// missed_catchup_window. Paused, a schedule passes its times over and
+// does not catch them up; triggers and backfills are taken paused or
+// not, and do not use up limited_actions. pause_on_failure pauses it when
+// a run it started fails or times out. Describe shows the last ten
+// actions (with their runs' status now), the running runs, the counts,
+// and the next ten action times (jitter included; no more than the
+// remaining actions). UpdateSchedule replaces the schedule whole and
+// runs the new spec from the update's time; its conflict_token (from
+// create or describe; every update, pause and unpause changes it) makes
+// a stale update FAILED_PRECONDITION "mismatched conflict token", as
+// Temporal answers. A second create of an id is ALREADY_EXISTS (the same
+// request_id answers as the first did), an unknown id NOT_FOUND. Delete
+// leaves the schedule's runs running. ListSchedules pages by id (default
+// 100, at most 1,000) and has no query. Bounds: 1,000 schedules per
+// namespace (RESOURCE_EXHAUSTED past it), 100 entries per spec list and
+// ranges per calendar field, 1,000 actions per patch's backfills
+// (INVALID_ARGUMENT past it), 1,000 waiting actions (Temporal's cap; one
+// more is dropped and counted in buffer_dropped). Schedules are not in a
+// snapshot. Schedules need orch:workflow:schedule to create, update,
+// patch and delete, orch:workflow:read to describe and
+// orch:workflow:list to list.
+//
 // History pages hold up to 1,000 events (maximum_page_size); page tokens
 // are opaque (a tag, the position, a CRC-32) and a foreign or damaged one
 // is INVALID_ARGUMENT. With wait_new_event the call waits for the next
@@ -319,6 +375,9 @@
 //	CloseShard                                orch:cluster:write
 //	SignalWithStartWorkflowExecution          orch:workflow:start
 //	Add/RemoveSearchAttributes                orch:namespace:update
+//	Create/Update/Patch/DeleteSchedule        orch:workflow:schedule (the fake's addition; under orch:workflow:*)
+//	DescribeSchedule                          orch:workflow:read
+//	ListSchedules                             orch:workflow:list
 //	ListSearchAttributes                      orch:namespace:read
 //	UpdateWorkflowExecution                   orch:workflow:update (the fake's addition; under orch:workflow:*)
 //	ExecuteMultiOperation (update-with-start) orch:workflow:start

@@ -180,6 +180,9 @@ func (s *Server) closeExecution(e *execution, status orchpb.WorkflowExecutionSta
 		s.continueChain(e, status)
 		if e.wf.latest() == e { // a retry or cron run carries the chain on
 			s.childClosed(e)
+			if len(e.ns.scheduled) > 0 {
+				s.scheduledRunClosed(e)
+			}
 		} else if next := e.wf.latest(); e.parent != nil {
 			next.parent, next.parentInitiated, next.parentPolicy = e.parent, e.parentInitiated, e.parentPolicy
 		}

@@ -47,7 +47,7 @@ func buildHTTP(ctx context.Context, base string, rule orchwire.Rule, req proto.M
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
-	return http.NewRequestWithContext(ctx, "GET", u, nil)
+	return http.NewRequestWithContext(ctx, rule.Verb, u, nil)
 }
 
 // takeField reads and clears a (nested) string or integer field.

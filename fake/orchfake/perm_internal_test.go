@@ -19,7 +19,8 @@ func TestPermissionsAreTheContracts(t *testing.T) {
 		PermWorkflowSignal: orchwire.PermWorkflowSignal, PermWorkflowQuery: orchwire.PermWorkflowQuery,
 		PermWorkflowRead: orchwire.PermWorkflowRead, PermWorkflowList: orchwire.PermWorkflowList,
 		PermWorkflowTerm: orchwire.PermWorkflowTerminate, PermWorkflowCancel: orchwire.PermWorkflowCancel,
-		PermWorkflowWorker: orchwire.PermWorkflowWorker,
+		PermWorkflowWorker:   orchwire.PermWorkflowWorker,
+		PermWorkflowSchedule: orchwire.PermWorkflowSchedule,
 	} {
 		if fake != wire {
 			t.Errorf("orchfake's %q is the contract's %q", fake, wire)

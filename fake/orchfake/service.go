@@ -226,6 +226,36 @@ func (w workflowService) DeleteNamespace(ctx context.Context, req *orchpb.Delete
 	return call(s, ctx, opDeleteNamespace, req, s.deleteNamespace)
 }
 
+func (w workflowService) CreateSchedule(ctx context.Context, req *orchpb.CreateScheduleRequest) (*orchpb.CreateScheduleResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opCreateSchedule, req, s.createSchedule)
+}
+
+func (w workflowService) DescribeSchedule(ctx context.Context, req *orchpb.DescribeScheduleRequest) (*orchpb.DescribeScheduleResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opDescribeSchedule, req, s.describeSchedule)
+}
+
+func (w workflowService) UpdateSchedule(ctx context.Context, req *orchpb.UpdateScheduleRequest) (*orchpb.UpdateScheduleResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opUpdateSchedule, req, s.updateSchedule)
+}
+
+func (w workflowService) PatchSchedule(ctx context.Context, req *orchpb.PatchScheduleRequest) (*orchpb.PatchScheduleResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opPatchSchedule, req, s.patchSchedule)
+}
+
+func (w workflowService) ListSchedules(ctx context.Context, req *orchpb.ListSchedulesRequest) (*orchpb.ListSchedulesResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opListSchedules, req, s.listSchedules)
+}
+
+func (w workflowService) DeleteSchedule(ctx context.Context, req *orchpb.DeleteScheduleRequest) (*orchpb.DeleteScheduleResponse, error) {
+	s := w.server(ctx)
+	return call(s, ctx, opDeleteSchedule, req, s.deleteSchedule)
+}
+
 func (a adminService) DescribeCluster(ctx context.Context, req *orchpb.DescribeClusterRequest) (*orchpb.DescribeClusterResponse, error) {
 	s := a.server(ctx)
 	return call(s, ctx, opDescribeCluster, req, s.describeCluster)

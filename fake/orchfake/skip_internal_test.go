@@ -53,7 +53,8 @@ func TestPermissionsAreTheTables(t *testing.T) {
 	documented := map[string]bool{}
 	for _, p := range []string{PermAll, PermCluster, PermClusterRead, PermClusterWrite, PermNamespace, PermNamespaceCreate,
 		PermNamespaceRead, PermNamespaceUpdate, PermNamespaceDelete, PermWorkflow, PermWorkflowStart, PermWorkflowSignal,
-		PermWorkflowQuery, PermWorkflowRead, PermWorkflowList, PermWorkflowTerminate, PermWorkflowCancel, PermWorkflowWorker, PermWorkflowUpdate} {
+		PermWorkflowQuery, PermWorkflowRead, PermWorkflowList, PermWorkflowTerminate, PermWorkflowCancel, PermWorkflowWorker, PermWorkflowUpdate,
+		PermWorkflowSchedule} {
 		documented[p] = true
 	}
 	for _, r := range orchwire.RPCs() {

@@ -19,6 +19,8 @@ type state struct {
 	clusterID  string
 	started    time.Time
 	querySeq   int64
+	// schedulerDown stops the schedules' timers (SchedulerOutage).
+	schedulerDown bool
 	// gone is closed when Reset replaces this state: the long polls still
 	// waiting on it end empty.
 	gone chan struct{}
@@ -50,6 +52,9 @@ type namespace struct {
 	byStart []startEntry
 	unfiled []*execution
 	parsed  parsedQueries // queries parsed against schema
+
+	schedules map[string]*schedule    // by schedule id
+	scheduled map[*workflow]*schedule // the schedule that started a workflow still running
 }
 
 // workflow is every run of one workflow id, oldest first.
@@ -79,6 +84,9 @@ func (st *state) stopTimers() {
 	for _, ns := range st.namespaces {
 		for _, e := range ns.runs {
 			e.stopTimers()
+		}
+		for _, sc := range ns.schedules {
+			sc.stop()
 		}
 	}
 }

@@ -9,10 +9,11 @@ import (
 // and a CRC-32 of the rest, so that a token from another list, a truncated
 // one or random bytes are refused as INVALID_ARGUMENT instead of misread.
 const (
-	tagNames   = 'n' // ListNamespaces: the last name of the page
-	tagHistory = 'h' // history: run id and the next event id
-	tagList    = 'l' // List/Scan: the sort key of the last execution
-	tagOffset  = 'o' // ListClusterMembers: an offset
+	tagNames     = 'n' // ListNamespaces: the last name of the page
+	tagHistory   = 'h' // history: run id and the next event id
+	tagList      = 'l' // List/Scan: the sort key of the last execution
+	tagOffset    = 'o' // ListClusterMembers: an offset
+	tagSchedules = 's' // ListSchedules: the last schedule id of the page
 )
 
 func seal(tag byte, payload []byte) []byte {

@@ -36,7 +36,7 @@ type Rule struct {
 	FullMethod string
 	// Method is the RPC's descriptor.
 	Method protoreflect.MethodDescriptor
-	// Verb is the HTTP method: GET or POST.
+	// Verb is the HTTP method: GET, POST or DELETE.
 	Verb string
 	// Path is the template under /api/v1, with {field.path} variables.
 	Path string
@@ -91,6 +91,8 @@ var rules = sync.OnceValues(func() (map[string]Rule, error) {
 					r.Verb, r.Path = "GET", p.Get
 				case *annotations.HttpRule_Post:
 					r.Verb, r.Path = "POST", p.Post
+				case *annotations.HttpRule_Delete:
+					r.Verb, r.Path = "DELETE", p.Delete
 				default:
 					return nil, fmt.Errorf("orchwire: %s: unsupported HTTP verb", m.FullName())
 				}

@@ -83,6 +83,9 @@ const (
 	PermWorkflowCancel    = "orch:workflow:cancel"
 	PermWorkflowWorker    = "orch:workflow:worker"
 	PermWorkflowUpdate    = "orch:workflow:update"
+	// PermWorkflowSchedule is creating, changing and deleting schedules
+	// (reading them is PermWorkflowRead and PermWorkflowList).
+	PermWorkflowSchedule = "orch:workflow:schedule"
 )
 
 var rpcs = sync.OnceValues(func() ([]RPC, map[string]*RPC) {
@@ -124,6 +127,12 @@ var rpcs = sync.OnceValues(func() ([]RPC, map[string]*RPC) {
 		{orchpb.WorkflowService_UpdateWorkflowExecution_FullMethodName, Always, KindNormal, PermWorkflowUpdate, LimitNone},
 		// Update-with-start counts as a start, as signal-with-start does.
 		{orchpb.WorkflowService_ExecuteMultiOperation_FullMethodName, Never, KindNormal, PermWorkflowStart, LimitStart},
+		{orchpb.WorkflowService_CreateSchedule_FullMethodName, WithRequestID, KindNormal, PermWorkflowSchedule, LimitNone},
+		{orchpb.WorkflowService_DescribeSchedule_FullMethodName, Always, KindNormal, PermWorkflowRead, LimitNone},
+		{orchpb.WorkflowService_UpdateSchedule_FullMethodName, WithRequestID, KindNormal, PermWorkflowSchedule, LimitNone},
+		{orchpb.WorkflowService_PatchSchedule_FullMethodName, WithRequestID, KindNormal, PermWorkflowSchedule, LimitNone},
+		{orchpb.WorkflowService_ListSchedules_FullMethodName, Always, KindNormal, PermWorkflowList, LimitNone},
+		{orchpb.WorkflowService_DeleteSchedule_FullMethodName, Never, KindNormal, PermWorkflowSchedule, LimitNone},
 		{orchpb.WorkflowService_RespondActivityTaskCanceled_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},
 		{orchpb.WorkflowService_RespondActivityTaskCompletedById_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},
 		{orchpb.WorkflowService_RespondActivityTaskFailedById_FullMethodName, Never, KindNormal, PermWorkflowWorker, LimitNone},

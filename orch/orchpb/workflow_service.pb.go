@@ -4268,7 +4268,7 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x0estart_workflow\x18\x01 \x01(\v2/.apitwin.orch.v1.StartWorkflowExecutionResponseH\x00R\rstartWorkflow\x12[\n" +
 	"\x0fupdate_workflow\x18\x02 \x01(\v20.apitwin.orch.v1.UpdateWorkflowExecutionResponseH\x00R\x0eupdateWorkflowB\n" +
 	"\n" +
-	"\bresponse2\x89:\n" +
+	"\bresponse2\xe9A\n" +
 	"\x0fWorkflowService\x12\x89\x01\n" +
 	"\x11RegisterNamespace\x12).apitwin.orch.v1.RegisterNamespaceRequest\x1a*.apitwin.orch.v1.RegisterNamespaceResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/v1/namespaces\x12\x92\x01\n" +
 	"\x11DescribeNamespace\x12).apitwin.orch.v1.DescribeNamespaceRequest\x1a*.apitwin.orch.v1.DescribeNamespaceResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/api/v1/namespaces/{namespace}\x12}\n" +
@@ -4296,7 +4296,13 @@ const file_apitwin_orch_v1_workflow_service_proto_rawDesc = "" +
 	"\x11DescribeTaskQueue\x12).apitwin.orch.v1.DescribeTaskQueueRequest\x1a*.apitwin.orch.v1.DescribeTaskQueueResponse\"?\x82\xd3\xe4\x93\x029\x127/api/v1/namespaces/{namespace}/task-queues/{task_queue}\x12\xc8\x01\n" +
 	"\x17ListTaskQueuePartitions\x12/.apitwin.orch.v1.ListTaskQueuePartitionsRequest\x1a0.apitwin.orch.v1.ListTaskQueuePartitionsResponse\"J\x82\xd3\xe4\x93\x02D\x12B/api/v1/namespaces/{namespace}/task-queues/{task_queue}/partitions\x12\xfa\x01\n" +
 	"\x17UpdateWorkflowExecution\x12/.apitwin.orch.v1.UpdateWorkflowExecutionRequest\x1a0.apitwin.orch.v1.UpdateWorkflowExecutionResponse\"|\x82\xd3\xe4\x93\x02v:\x01*\"q/api/v1/namespaces/{namespace}/workflows/{workflow_execution.workflow_id}/runs/{workflow_execution.run_id}/update\x12\xc3\x01\n" +
-	"\x15ExecuteMultiOperation\x12-.apitwin.orch.v1.ExecuteMultiOperationRequest\x1a..apitwin.orch.v1.ExecuteMultiOperationResponse\"K\x82\xd3\xe4\x93\x02E:\x01*\"@/api/v1/namespaces/{namespace}/workflows/execute-multi-operation\x12\xc5\x01\n" +
+	"\x15ExecuteMultiOperation\x12-.apitwin.orch.v1.ExecuteMultiOperationRequest\x1a..apitwin.orch.v1.ExecuteMultiOperationResponse\"K\x82\xd3\xe4\x93\x02E:\x01*\"@/api/v1/namespaces/{namespace}/workflows/execute-multi-operation\x12\xa4\x01\n" +
+	"\x0eCreateSchedule\x12&.apitwin.orch.v1.CreateScheduleRequest\x1a'.apitwin.orch.v1.CreateScheduleResponse\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/api/v1/namespaces/{namespace}/schedules/{schedule_id}\x12\xa7\x01\n" +
+	"\x10DescribeSchedule\x12(.apitwin.orch.v1.DescribeScheduleRequest\x1a).apitwin.orch.v1.DescribeScheduleResponse\">\x82\xd3\xe4\x93\x028\x126/api/v1/namespaces/{namespace}/schedules/{schedule_id}\x12\xab\x01\n" +
+	"\x0eUpdateSchedule\x12&.apitwin.orch.v1.UpdateScheduleRequest\x1a'.apitwin.orch.v1.UpdateScheduleResponse\"H\x82\xd3\xe4\x93\x02B:\x01*\"=/api/v1/namespaces/{namespace}/schedules/{schedule_id}/update\x12\xa7\x01\n" +
+	"\rPatchSchedule\x12%.apitwin.orch.v1.PatchScheduleRequest\x1a&.apitwin.orch.v1.PatchScheduleResponse\"G\x82\xd3\xe4\x93\x02A:\x01*\"</api/v1/namespaces/{namespace}/schedules/{schedule_id}/patch\x12\x90\x01\n" +
+	"\rListSchedules\x12%.apitwin.orch.v1.ListSchedulesRequest\x1a&.apitwin.orch.v1.ListSchedulesResponse\"0\x82\xd3\xe4\x93\x02*\x12(/api/v1/namespaces/{namespace}/schedules\x12\xa1\x01\n" +
+	"\x0eDeleteSchedule\x12&.apitwin.orch.v1.DeleteScheduleRequest\x1a'.apitwin.orch.v1.DeleteScheduleResponse\">\x82\xd3\xe4\x93\x028*6/api/v1/namespaces/{namespace}/schedules/{schedule_id}\x12\xc5\x01\n" +
 	"\x1bRespondActivityTaskCanceled\x123.apitwin.orch.v1.RespondActivityTaskCanceledRequest\x1a4.apitwin.orch.v1.RespondActivityTaskCanceledResponse\";\x82\xd3\xe4\x93\x025:\x01*\"0/api/v1/namespaces/{namespace}/activities/cancel\x12\xdc\x01\n" +
 	" RespondActivityTaskCompletedById\x128.apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest\x1a9.apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse\"C\x82\xd3\xe4\x93\x02=:\x01*\"8/api/v1/namespaces/{namespace}/activities/complete-by-id\x12\xcf\x01\n" +
 	"\x1dRespondActivityTaskFailedById\x125.apitwin.orch.v1.RespondActivityTaskFailedByIdRequest\x1a6.apitwin.orch.v1.RespondActivityTaskFailedByIdResponse\"?\x82\xd3\xe4\x93\x029:\x01*\"4/api/v1/namespaces/{namespace}/activities/fail-by-id\x12\xda\x01\n" +
@@ -4421,26 +4427,38 @@ var file_apitwin_orch_v1_workflow_service_proto_goTypes = []any{
 	(*TaskQueuePartitionMetadata)(nil),               // 96: apitwin.orch.v1.TaskQueuePartitionMetadata
 	(*UpdateWorkflowExecutionRequest)(nil),           // 97: apitwin.orch.v1.UpdateWorkflowExecutionRequest
 	(*UpdateWorkflowExecutionResponse)(nil),          // 98: apitwin.orch.v1.UpdateWorkflowExecutionResponse
-	(*RespondActivityTaskCanceledRequest)(nil),       // 99: apitwin.orch.v1.RespondActivityTaskCanceledRequest
-	(*RespondActivityTaskCompletedByIdRequest)(nil),  // 100: apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
-	(*RespondActivityTaskFailedByIdRequest)(nil),     // 101: apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
-	(*RecordActivityTaskHeartbeatByIdRequest)(nil),   // 102: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
-	(*RespondActivityTaskCanceledByIdRequest)(nil),   // 103: apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
-	(*ResetWorkflowExecutionRequest)(nil),            // 104: apitwin.orch.v1.ResetWorkflowExecutionRequest
-	(*DeleteWorkflowExecutionRequest)(nil),           // 105: apitwin.orch.v1.DeleteWorkflowExecutionRequest
-	(*UpdateNamespaceRequest)(nil),                   // 106: apitwin.orch.v1.UpdateNamespaceRequest
-	(*DeprecateNamespaceRequest)(nil),                // 107: apitwin.orch.v1.DeprecateNamespaceRequest
-	(*DeleteNamespaceRequest)(nil),                   // 108: apitwin.orch.v1.DeleteNamespaceRequest
-	(*RespondActivityTaskCanceledResponse)(nil),      // 109: apitwin.orch.v1.RespondActivityTaskCanceledResponse
-	(*RespondActivityTaskCompletedByIdResponse)(nil), // 110: apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
-	(*RespondActivityTaskFailedByIdResponse)(nil),    // 111: apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
-	(*RecordActivityTaskHeartbeatByIdResponse)(nil),  // 112: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
-	(*RespondActivityTaskCanceledByIdResponse)(nil),  // 113: apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
-	(*ResetWorkflowExecutionResponse)(nil),           // 114: apitwin.orch.v1.ResetWorkflowExecutionResponse
-	(*DeleteWorkflowExecutionResponse)(nil),          // 115: apitwin.orch.v1.DeleteWorkflowExecutionResponse
-	(*UpdateNamespaceResponse)(nil),                  // 116: apitwin.orch.v1.UpdateNamespaceResponse
-	(*DeprecateNamespaceResponse)(nil),               // 117: apitwin.orch.v1.DeprecateNamespaceResponse
-	(*DeleteNamespaceResponse)(nil),                  // 118: apitwin.orch.v1.DeleteNamespaceResponse
+	(*CreateScheduleRequest)(nil),                    // 99: apitwin.orch.v1.CreateScheduleRequest
+	(*DescribeScheduleRequest)(nil),                  // 100: apitwin.orch.v1.DescribeScheduleRequest
+	(*UpdateScheduleRequest)(nil),                    // 101: apitwin.orch.v1.UpdateScheduleRequest
+	(*PatchScheduleRequest)(nil),                     // 102: apitwin.orch.v1.PatchScheduleRequest
+	(*ListSchedulesRequest)(nil),                     // 103: apitwin.orch.v1.ListSchedulesRequest
+	(*DeleteScheduleRequest)(nil),                    // 104: apitwin.orch.v1.DeleteScheduleRequest
+	(*RespondActivityTaskCanceledRequest)(nil),       // 105: apitwin.orch.v1.RespondActivityTaskCanceledRequest
+	(*RespondActivityTaskCompletedByIdRequest)(nil),  // 106: apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
+	(*RespondActivityTaskFailedByIdRequest)(nil),     // 107: apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
+	(*RecordActivityTaskHeartbeatByIdRequest)(nil),   // 108: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
+	(*RespondActivityTaskCanceledByIdRequest)(nil),   // 109: apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
+	(*ResetWorkflowExecutionRequest)(nil),            // 110: apitwin.orch.v1.ResetWorkflowExecutionRequest
+	(*DeleteWorkflowExecutionRequest)(nil),           // 111: apitwin.orch.v1.DeleteWorkflowExecutionRequest
+	(*UpdateNamespaceRequest)(nil),                   // 112: apitwin.orch.v1.UpdateNamespaceRequest
+	(*DeprecateNamespaceRequest)(nil),                // 113: apitwin.orch.v1.DeprecateNamespaceRequest
+	(*DeleteNamespaceRequest)(nil),                   // 114: apitwin.orch.v1.DeleteNamespaceRequest
+	(*CreateScheduleResponse)(nil),                   // 115: apitwin.orch.v1.CreateScheduleResponse
+	(*DescribeScheduleResponse)(nil),                 // 116: apitwin.orch.v1.DescribeScheduleResponse
+	(*UpdateScheduleResponse)(nil),                   // 117: apitwin.orch.v1.UpdateScheduleResponse
+	(*PatchScheduleResponse)(nil),                    // 118: apitwin.orch.v1.PatchScheduleResponse
+	(*ListSchedulesResponse)(nil),                    // 119: apitwin.orch.v1.ListSchedulesResponse
+	(*DeleteScheduleResponse)(nil),                   // 120: apitwin.orch.v1.DeleteScheduleResponse
+	(*RespondActivityTaskCanceledResponse)(nil),      // 121: apitwin.orch.v1.RespondActivityTaskCanceledResponse
+	(*RespondActivityTaskCompletedByIdResponse)(nil), // 122: apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
+	(*RespondActivityTaskFailedByIdResponse)(nil),    // 123: apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
+	(*RecordActivityTaskHeartbeatByIdResponse)(nil),  // 124: apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
+	(*RespondActivityTaskCanceledByIdResponse)(nil),  // 125: apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
+	(*ResetWorkflowExecutionResponse)(nil),           // 126: apitwin.orch.v1.ResetWorkflowExecutionResponse
+	(*DeleteWorkflowExecutionResponse)(nil),          // 127: apitwin.orch.v1.DeleteWorkflowExecutionResponse
+	(*UpdateNamespaceResponse)(nil),                  // 128: apitwin.orch.v1.UpdateNamespaceResponse
+	(*DeprecateNamespaceResponse)(nil),               // 129: apitwin.orch.v1.DeprecateNamespaceResponse
+	(*DeleteNamespaceResponse)(nil),                  // 130: apitwin.orch.v1.DeleteNamespaceResponse
 }
 var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
 	58,  // 0: apitwin.orch.v1.RegisterNamespaceRequest.workflow_execution_retention_period:type_name -> google.protobuf.Duration
@@ -4581,55 +4599,67 @@ var file_apitwin_orch_v1_workflow_service_proto_depIdxs = []int32{
 	48,  // 135: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:input_type -> apitwin.orch.v1.ListTaskQueuePartitionsRequest
 	97,  // 136: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:input_type -> apitwin.orch.v1.UpdateWorkflowExecutionRequest
 	50,  // 137: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:input_type -> apitwin.orch.v1.ExecuteMultiOperationRequest
-	99,  // 138: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledRequest
-	100, // 139: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
-	101, // 140: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:input_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
-	102, // 141: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
-	103, // 142: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
-	104, // 143: apitwin.orch.v1.WorkflowService.ResetWorkflowExecution:input_type -> apitwin.orch.v1.ResetWorkflowExecutionRequest
-	105, // 144: apitwin.orch.v1.WorkflowService.DeleteWorkflowExecution:input_type -> apitwin.orch.v1.DeleteWorkflowExecutionRequest
-	106, // 145: apitwin.orch.v1.WorkflowService.UpdateNamespace:input_type -> apitwin.orch.v1.UpdateNamespaceRequest
-	107, // 146: apitwin.orch.v1.WorkflowService.DeprecateNamespace:input_type -> apitwin.orch.v1.DeprecateNamespaceRequest
-	108, // 147: apitwin.orch.v1.WorkflowService.DeleteNamespace:input_type -> apitwin.orch.v1.DeleteNamespaceRequest
-	1,   // 148: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
-	3,   // 149: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
-	5,   // 150: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
-	7,   // 151: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
-	45,  // 152: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
-	9,   // 153: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
-	11,  // 154: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
-	13,  // 155: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
-	15,  // 156: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
-	17,  // 157: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
-	19,  // 158: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
-	21,  // 159: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
-	23,  // 160: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
-	25,  // 161: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
-	27,  // 162: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
-	29,  // 163: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
-	31,  // 164: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
-	33,  // 165: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
-	35,  // 166: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
-	37,  // 167: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
-	39,  // 168: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
-	41,  // 169: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
-	43,  // 170: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
-	47,  // 171: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
-	49,  // 172: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
-	98,  // 173: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:output_type -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
-	51,  // 174: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:output_type -> apitwin.orch.v1.ExecuteMultiOperationResponse
-	109, // 175: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledResponse
-	110, // 176: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
-	111, // 177: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:output_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
-	112, // 178: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
-	113, // 179: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
-	114, // 180: apitwin.orch.v1.WorkflowService.ResetWorkflowExecution:output_type -> apitwin.orch.v1.ResetWorkflowExecutionResponse
-	115, // 181: apitwin.orch.v1.WorkflowService.DeleteWorkflowExecution:output_type -> apitwin.orch.v1.DeleteWorkflowExecutionResponse
-	116, // 182: apitwin.orch.v1.WorkflowService.UpdateNamespace:output_type -> apitwin.orch.v1.UpdateNamespaceResponse
-	117, // 183: apitwin.orch.v1.WorkflowService.DeprecateNamespace:output_type -> apitwin.orch.v1.DeprecateNamespaceResponse
-	118, // 184: apitwin.orch.v1.WorkflowService.DeleteNamespace:output_type -> apitwin.orch.v1.DeleteNamespaceResponse
-	148, // [148:185] is the sub-list for method output_type
-	111, // [111:148] is the sub-list for method input_type
+	99,  // 138: apitwin.orch.v1.WorkflowService.CreateSchedule:input_type -> apitwin.orch.v1.CreateScheduleRequest
+	100, // 139: apitwin.orch.v1.WorkflowService.DescribeSchedule:input_type -> apitwin.orch.v1.DescribeScheduleRequest
+	101, // 140: apitwin.orch.v1.WorkflowService.UpdateSchedule:input_type -> apitwin.orch.v1.UpdateScheduleRequest
+	102, // 141: apitwin.orch.v1.WorkflowService.PatchSchedule:input_type -> apitwin.orch.v1.PatchScheduleRequest
+	103, // 142: apitwin.orch.v1.WorkflowService.ListSchedules:input_type -> apitwin.orch.v1.ListSchedulesRequest
+	104, // 143: apitwin.orch.v1.WorkflowService.DeleteSchedule:input_type -> apitwin.orch.v1.DeleteScheduleRequest
+	105, // 144: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledRequest
+	106, // 145: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:input_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdRequest
+	107, // 146: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:input_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdRequest
+	108, // 147: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:input_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdRequest
+	109, // 148: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:input_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdRequest
+	110, // 149: apitwin.orch.v1.WorkflowService.ResetWorkflowExecution:input_type -> apitwin.orch.v1.ResetWorkflowExecutionRequest
+	111, // 150: apitwin.orch.v1.WorkflowService.DeleteWorkflowExecution:input_type -> apitwin.orch.v1.DeleteWorkflowExecutionRequest
+	112, // 151: apitwin.orch.v1.WorkflowService.UpdateNamespace:input_type -> apitwin.orch.v1.UpdateNamespaceRequest
+	113, // 152: apitwin.orch.v1.WorkflowService.DeprecateNamespace:input_type -> apitwin.orch.v1.DeprecateNamespaceRequest
+	114, // 153: apitwin.orch.v1.WorkflowService.DeleteNamespace:input_type -> apitwin.orch.v1.DeleteNamespaceRequest
+	1,   // 154: apitwin.orch.v1.WorkflowService.RegisterNamespace:output_type -> apitwin.orch.v1.RegisterNamespaceResponse
+	3,   // 155: apitwin.orch.v1.WorkflowService.DescribeNamespace:output_type -> apitwin.orch.v1.DescribeNamespaceResponse
+	5,   // 156: apitwin.orch.v1.WorkflowService.ListNamespaces:output_type -> apitwin.orch.v1.ListNamespacesResponse
+	7,   // 157: apitwin.orch.v1.WorkflowService.StartWorkflowExecution:output_type -> apitwin.orch.v1.StartWorkflowExecutionResponse
+	45,  // 158: apitwin.orch.v1.WorkflowService.SignalWithStartWorkflowExecution:output_type -> apitwin.orch.v1.SignalWithStartWorkflowExecutionResponse
+	9,   // 159: apitwin.orch.v1.WorkflowService.GetWorkflowExecution:output_type -> apitwin.orch.v1.GetWorkflowExecutionResponse
+	11,  // 160: apitwin.orch.v1.WorkflowService.TerminateWorkflowExecution:output_type -> apitwin.orch.v1.TerminateWorkflowExecutionResponse
+	13,  // 161: apitwin.orch.v1.WorkflowService.SignalWorkflowExecution:output_type -> apitwin.orch.v1.SignalWorkflowExecutionResponse
+	15,  // 162: apitwin.orch.v1.WorkflowService.RequestCancelWorkflowExecution:output_type -> apitwin.orch.v1.RequestCancelWorkflowExecutionResponse
+	17,  // 163: apitwin.orch.v1.WorkflowService.QueryWorkflow:output_type -> apitwin.orch.v1.QueryWorkflowResponse
+	19,  // 164: apitwin.orch.v1.WorkflowService.GetWorkflowExecutionHistory:output_type -> apitwin.orch.v1.GetWorkflowExecutionHistoryResponse
+	21,  // 165: apitwin.orch.v1.WorkflowService.ListWorkflowExecutions:output_type -> apitwin.orch.v1.ListWorkflowExecutionsResponse
+	23,  // 166: apitwin.orch.v1.WorkflowService.ScanWorkflowExecutions:output_type -> apitwin.orch.v1.ScanWorkflowExecutionsResponse
+	25,  // 167: apitwin.orch.v1.WorkflowService.CountWorkflowExecutions:output_type -> apitwin.orch.v1.CountWorkflowExecutionsResponse
+	27,  // 168: apitwin.orch.v1.WorkflowService.PollWorkflowTaskQueue:output_type -> apitwin.orch.v1.PollWorkflowTaskQueueResponse
+	29,  // 169: apitwin.orch.v1.WorkflowService.PollActivityTaskQueue:output_type -> apitwin.orch.v1.PollActivityTaskQueueResponse
+	31,  // 170: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskCompleted:output_type -> apitwin.orch.v1.RespondWorkflowTaskCompletedResponse
+	33,  // 171: apitwin.orch.v1.WorkflowService.RespondWorkflowTaskFailed:output_type -> apitwin.orch.v1.RespondWorkflowTaskFailedResponse
+	35,  // 172: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeat:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatResponse
+	37,  // 173: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompleted:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedResponse
+	39,  // 174: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailed:output_type -> apitwin.orch.v1.RespondActivityTaskFailedResponse
+	41,  // 175: apitwin.orch.v1.WorkflowService.RegisterWorker:output_type -> apitwin.orch.v1.RegisterWorkerResponse
+	43,  // 176: apitwin.orch.v1.WorkflowService.ShutdownWorker:output_type -> apitwin.orch.v1.ShutdownWorkerResponse
+	47,  // 177: apitwin.orch.v1.WorkflowService.DescribeTaskQueue:output_type -> apitwin.orch.v1.DescribeTaskQueueResponse
+	49,  // 178: apitwin.orch.v1.WorkflowService.ListTaskQueuePartitions:output_type -> apitwin.orch.v1.ListTaskQueuePartitionsResponse
+	98,  // 179: apitwin.orch.v1.WorkflowService.UpdateWorkflowExecution:output_type -> apitwin.orch.v1.UpdateWorkflowExecutionResponse
+	51,  // 180: apitwin.orch.v1.WorkflowService.ExecuteMultiOperation:output_type -> apitwin.orch.v1.ExecuteMultiOperationResponse
+	115, // 181: apitwin.orch.v1.WorkflowService.CreateSchedule:output_type -> apitwin.orch.v1.CreateScheduleResponse
+	116, // 182: apitwin.orch.v1.WorkflowService.DescribeSchedule:output_type -> apitwin.orch.v1.DescribeScheduleResponse
+	117, // 183: apitwin.orch.v1.WorkflowService.UpdateSchedule:output_type -> apitwin.orch.v1.UpdateScheduleResponse
+	118, // 184: apitwin.orch.v1.WorkflowService.PatchSchedule:output_type -> apitwin.orch.v1.PatchScheduleResponse
+	119, // 185: apitwin.orch.v1.WorkflowService.ListSchedules:output_type -> apitwin.orch.v1.ListSchedulesResponse
+	120, // 186: apitwin.orch.v1.WorkflowService.DeleteSchedule:output_type -> apitwin.orch.v1.DeleteScheduleResponse
+	121, // 187: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceled:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledResponse
+	122, // 188: apitwin.orch.v1.WorkflowService.RespondActivityTaskCompletedById:output_type -> apitwin.orch.v1.RespondActivityTaskCompletedByIdResponse
+	123, // 189: apitwin.orch.v1.WorkflowService.RespondActivityTaskFailedById:output_type -> apitwin.orch.v1.RespondActivityTaskFailedByIdResponse
+	124, // 190: apitwin.orch.v1.WorkflowService.RecordActivityTaskHeartbeatById:output_type -> apitwin.orch.v1.RecordActivityTaskHeartbeatByIdResponse
+	125, // 191: apitwin.orch.v1.WorkflowService.RespondActivityTaskCanceledById:output_type -> apitwin.orch.v1.RespondActivityTaskCanceledByIdResponse
+	126, // 192: apitwin.orch.v1.WorkflowService.ResetWorkflowExecution:output_type -> apitwin.orch.v1.ResetWorkflowExecutionResponse
+	127, // 193: apitwin.orch.v1.WorkflowService.DeleteWorkflowExecution:output_type -> apitwin.orch.v1.DeleteWorkflowExecutionResponse
+	128, // 194: apitwin.orch.v1.WorkflowService.UpdateNamespace:output_type -> apitwin.orch.v1.UpdateNamespaceResponse
+	129, // 195: apitwin.orch.v1.WorkflowService.DeprecateNamespace:output_type -> apitwin.orch.v1.DeprecateNamespaceResponse
+	130, // 196: apitwin.orch.v1.WorkflowService.DeleteNamespace:output_type -> apitwin.orch.v1.DeleteNamespaceResponse
+	154, // [154:197] is the sub-list for method output_type
+	111, // [111:154] is the sub-list for method input_type
 	111, // [111:111] is the sub-list for extension type_name
 	111, // [111:111] is the sub-list for extension extendee
 	0,   // [0:111] is the sub-list for field type_name

@@ -61,6 +61,11 @@ const (
 	AttrStartTime       = "StartTime"       // Datetime
 	AttrCloseTime       = "CloseTime"       // Datetime, missing while running
 	AttrExecutionTime   = "ExecutionTime"   // Datetime
+	// The schedule that started a run and the action's nominal time,
+	// set by the service on the runs a schedule starts (Temporal's
+	// TemporalScheduledById and TemporalScheduledStartTime).
+	AttrScheduledByID      = "ScheduledById"      // Keyword
+	AttrScheduledStartTime = "ScheduledStartTime" // Datetime
 )
 
 // The values of ExecutionStatus, as a record holds them and a query writes
@@ -94,14 +99,16 @@ func canonicalStatus(s string) (string, bool) {
 }
 
 var systemAttrs = map[string]Type{
-	AttrWorkflowID:      TypeKeyword,
-	AttrRunID:           TypeKeyword,
-	AttrWorkflowType:    TypeKeyword,
-	AttrExecutionStatus: TypeKeyword,
-	AttrTaskQueue:       TypeKeyword,
-	AttrStartTime:       TypeDatetime,
-	AttrCloseTime:       TypeDatetime,
-	AttrExecutionTime:   TypeDatetime,
+	AttrWorkflowID:         TypeKeyword,
+	AttrRunID:              TypeKeyword,
+	AttrWorkflowType:       TypeKeyword,
+	AttrExecutionStatus:    TypeKeyword,
+	AttrTaskQueue:          TypeKeyword,
+	AttrStartTime:          TypeDatetime,
+	AttrCloseTime:          TypeDatetime,
+	AttrExecutionTime:      TypeDatetime,
+	AttrScheduledByID:      TypeKeyword,
+	AttrScheduledStartTime: TypeDatetime,
 }
 
 // SystemAttributes returns the system attributes and their types.

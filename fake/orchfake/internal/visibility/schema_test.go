@@ -50,7 +50,7 @@ func TestRegister(t *testing.T) {
 	if _, ok := s.Lookup("Injected"); ok {
 		t.Error("Custom() is not a copy")
 	}
-	if len(visibility.SystemAttributes()) != 8 || !visibility.IsSystem("ExecutionStatus") || visibility.IsSystem("Color") {
+	if len(visibility.SystemAttributes()) != 10 || !visibility.IsSystem("ExecutionStatus") || !visibility.IsSystem("ScheduledById") || visibility.IsSystem("Color") {
 		t.Error("system attributes")
 	}
 
