@@ -225,6 +225,7 @@ Exit status:
 	root.AddCommand(a.workflowCommand(), a.namespaceCommand(), a.taskQueueCommand(), a.completionCommand())
 	root.AddCommand(a.operatorCommand())
 	root.AddCommand(a.activityCommand())
+	root.AddCommand(a.scheduleCommand())
 	return root
 }
 
