@@ -59,6 +59,7 @@ type view struct {
 
 // table is a block of a service's state.
 type table struct {
+	ID      string // the section's id in the page, if it has one
 	Title   string
 	Columns []string
 	Rows    [][]string
@@ -153,7 +154,16 @@ func (s *Server) state(name string) []table {
 		for _, q := range f.Orch.TaskQueues() {
 			tq.Rows = append(tq.Rows, []string{q.Namespace, q.Name, strconv.Itoa(q.WorkflowBacklog), strconv.Itoa(q.ActivityBacklog), strconv.Itoa(q.WorkflowPollers), strconv.Itoa(q.ActivityPollers)})
 		}
-		return []table{tq}
+		sc := table{ID: "schedules", Title: "Schedules", Columns: []string{"namespace", "schedule id", "workflow type", "spec", "overlap", "paused", "actions", "running", "next action"}}
+		for _, x := range f.Orch.Schedules("") {
+			next := ""
+			if x.NextAction != nil {
+				next = x.NextAction.UTC().Format(time.RFC3339)
+			}
+			sc.Rows = append(sc.Rows, []string{x.Namespace, x.ScheduleID, x.WorkflowType, x.Spec, strings.ToLower(x.Overlap),
+				strconv.FormatBool(x.Paused), strconv.FormatInt(x.Actions, 10), strconv.Itoa(x.Running), next})
+		}
+		return []table{tq, sc}
 	case "sourcehost":
 		pr := table{Title: "Projects", Columns: []string{"id", "path", "visibility", "default branch"}}
 		is := table{Title: "Issues", Columns: []string{"project", "iid", "title", "state"}}

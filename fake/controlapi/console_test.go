@@ -13,6 +13,9 @@ import (
 	"github.com/apitwin/apitwin/erp"
 	"github.com/apitwin/apitwin/fake/controlapi"
 	"github.com/apitwin/apitwin/fake/erpfake"
+	"github.com/apitwin/apitwin/orch"
+	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // browser is an HTTP client that keeps cookies and does not follow
@@ -189,5 +192,32 @@ func TestWallClockFollowsAndKeepsAdvances(t *testing.T) {
 	controlapi.CatchUp(e.wc)
 	if got := e.wc.State().Now; got.Equal(wall.Add(time.Hour)) {
 		t.Fatal("a frozen clock followed the wall")
+	}
+}
+
+// The orch page lists the schedules of every namespace, with what they
+// did: the clock's advance through the form starts the due run.
+func TestConsoleListsSchedules(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	hc := browser(t)
+	check := login(t, e, hc)
+	action, err := orch.ScheduleWorkflow("report", "Report", "reports", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.f.Clients.Orch.CreateSchedule(t.Context(), "hourly-report", &orchpb.Schedule{
+		Spec: &orchpb.ScheduleSpec{Interval: []*orchpb.IntervalSpec{{Interval: durationpb.New(time.Hour)}}}, Action: action}, nil); err != nil {
+		t.Fatal(err)
+	}
+	status, h, _ := fetch(t, hc, "POST", e.url+"/console/clock/advance", url.Values{"check": {check}, "back": {"/s/orch"}, "by": {"1h"}})
+	if status != http.StatusSeeOther {
+		t.Fatalf("advance: %d", status)
+	}
+	_, _, page := fetch(t, hc, "GET", e.url+h.Get("Location"), nil)
+	for _, want := range []string{`id="schedules"`, "<td>default</td><td>hourly-report</td><td>Report</td><td>every 1h0m0s</td><td>skip</td><td>false</td><td>1</td><td>1</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the orch page lacks %q", want)
+		}
 	}
 }

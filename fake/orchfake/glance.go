@@ -2,8 +2,11 @@ package orchfake
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
 // WorkflowSummary is one workflow run at a glance, as Workflows lists it
@@ -90,4 +93,71 @@ func (s *Server) TaskQueues() []TaskQueueSummary {
 		return strings.Compare(a.Name, b.Name)
 	})
 	return out
+}
+
+// ScheduleSummary is one schedule at a glance, as Schedules lists it.
+type ScheduleSummary struct {
+	Namespace    string `json:"namespace"`
+	ScheduleID   string `json:"schedule_id"`
+	WorkflowType string `json:"workflow_type"`
+	// Spec is the spec in a line: its cron strings, intervals ("every
+	// 1h0m0s", "+15m0s" for a phase) and how many calendars.
+	Spec    string `json:"spec"`
+	Overlap string `json:"overlap_policy"` // "SKIP" (also when unspecified), "BUFFER_ONE", …
+	Paused  bool   `json:"paused"`
+	Notes   string `json:"notes,omitempty"`
+	Actions int64  `json:"actions"`
+	Running int    `json:"running"`
+	// NextAction is when the next action is due (jitter included); nil
+	// when none is.
+	NextAction *time.Time `json:"next_action,omitempty"`
+}
+
+// Schedules lists the schedules of namespace (every namespace's when it is
+// ""), by namespace and id: what apitwin-fake's console shows at a glance.
+// It reads the fake's state directly, so it adds nothing to the request
+// log.
+func (s *Server) Schedules(namespace string) []ScheduleSummary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []ScheduleSummary{}
+	for _, sc := range s.st.allSchedules() {
+		if namespace != "" && sc.ns.info.Name != namespace {
+			continue
+		}
+		sc.prune()
+		sum := ScheduleSummary{
+			Namespace: sc.ns.info.Name, ScheduleID: sc.id,
+			WorkflowType: sc.def.GetAction().GetStartWorkflow().GetWorkflowType().GetName(),
+			Spec:         specLine(sc.def.GetSpec()),
+			Overlap:      "SKIP",
+			Paused:       sc.def.GetState().GetPaused(), Notes: sc.def.GetState().GetNotes(),
+			Actions: sc.actions, Running: len(sc.running),
+		}
+		if p := sc.def.GetPolicies().GetOverlapPolicy(); p != orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_UNSPECIFIED {
+			sum.Overlap = strings.TrimPrefix(p.String(), "SCHEDULE_OVERLAP_POLICY_")
+		}
+		if next := sc.futureTimes(); len(next) > 0 {
+			t := next[0].AsTime()
+			sum.NextAction = &t
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+// specLine is a spec in a line.
+func specLine(sp *orchpb.ScheduleSpec) string {
+	parts := slices.Clone(sp.GetCronString())
+	for _, iv := range sp.GetInterval() {
+		p := "every " + iv.GetInterval().AsDuration().String()
+		if ph := iv.GetPhase().AsDuration(); ph > 0 {
+			p += " +" + ph.String()
+		}
+		parts = append(parts, p)
+	}
+	if n := len(sp.GetStructuredCalendar()); n > 0 {
+		parts = append(parts, strconv.Itoa(n)+" calendar(s)")
+	}
+	return strings.Join(parts, "; ")
 }

@@ -91,6 +91,16 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A schedule starting a run every hour, listed on the orch page.
+	report, err := orch.ScheduleWorkflow("report", "Report", "reports", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.f.Clients.Orch.CreateSchedule(ctx, "hourly-report", &orchpb.Schedule{
+		Spec: &orchpb.ScheduleSpec{CronString: []string{"@hourly"}}, Action: report}, nil); err != nil {
+		t.Fatal(err)
+	}
+
 	// The browser's profile: removed at the end, leniently, since chromium's
 	// helpers may still be writing to it as they exit (t.TempDir's own
 	// removal fails the test then).
@@ -169,7 +179,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 
 	// The clock, through the advance button: the timer fires.
-	var workflows string
+	var workflows, schedules string
 	if err := chromedp.Run(b,
 		chromedp.Navigate(e.url+"/s/orch"),
 		chromedp.WaitVisible("#workflows"),
@@ -178,12 +188,17 @@ func TestConsoleInABrowser(t *testing.T) {
 		chromedp.WaitVisible("#message"),
 		chromedp.Text("#message", &msg),
 		chromedp.OuterHTML("#workflows", &workflows),
+		chromedp.Text("#schedules", &schedules),
 		shot("orch"),
 	); err != nil {
 		t.Fatalf("the orch page: %v", err)
 	}
 	if !strings.Contains(msg, "clock advanced by 1h0m0s") || !strings.Contains(workflows, "TimerFired") {
 		t.Errorf("after the advance: %q; workflows: %s", msg, workflows)
+	}
+	// the schedule's run of the hour started, and the page lists both
+	if !strings.Contains(schedules, "hourly-report") || !strings.Contains(schedules, "@hourly") || !strings.Contains(workflows, "report-") {
+		t.Errorf("after the advance, schedules: %q; workflows: %s", schedules, workflows)
 	}
 	for _, name := range []string{"cloudauth", "sourcehost", "mcp"} {
 		if err := chromedp.Run(b, chromedp.Navigate(e.url+"/s/"+name), chromedp.WaitVisible("#requests"), shot(name)); err != nil {
