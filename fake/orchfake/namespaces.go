@@ -317,10 +317,10 @@ func (s *Server) deprecateNamespace(ctx context.Context, req *orchpb.DeprecateNa
 	return &orchpb.DeprecateNamespaceResponse{}, nil
 }
 
-// deleteNamespace removes a namespace with its runs, task queues and
-// search attributes: its open runs are terminated first (their children
-// elsewhere meet their parent close policy), and its waiting polls end
-// empty.
+// deleteNamespace removes a namespace with its runs, task queues,
+// schedules and search attributes: its open runs are terminated first
+// (their children elsewhere meet their parent close policy), its waiting
+// polls end empty, and its schedules stop.
 func (s *Server) deleteNamespace(ctx context.Context, req *orchpb.DeleteNamespaceRequest) (*orchpb.DeleteNamespaceResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -341,6 +341,9 @@ func (s *Server) deleteNamespace(ctx context.Context, req *orchpb.DeleteNamespac
 	}
 	for _, q := range ns.sticky {
 		q.endAllPolls()
+	}
+	for _, sc := range ns.schedules {
+		sc.stop() // its timer would fire on for a namespace nobody can reach
 	}
 	delete(s.st.namespaces, ns.info.GetName())
 	return &orchpb.DeleteNamespaceResponse{DeletedNamespace: ns.info.GetName()}, nil
