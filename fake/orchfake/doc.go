@@ -282,10 +282,11 @@
 // namespace (RESOURCE_EXHAUSTED past it), 100 entries per spec list and
 // ranges per calendar field, 1,000 actions per patch's backfills
 // (INVALID_ARGUMENT past it), 1,000 waiting actions (Temporal's cap; one
-// more is dropped and counted in buffer_dropped). Schedules are not in a
-// snapshot. Schedules need orch:workflow:schedule to create, update,
-// patch and delete, orch:workflow:read to describe and
-// orch:workflow:list to list.
+// more is dropped and counted in buffer_dropped). A snapshot keeps the
+// schedules whole (see Server.Snapshot): a restored fake's clock takes
+// the same actions the original's would. Schedules need
+// orch:workflow:schedule to create, update, patch and delete,
+// orch:workflow:read to describe and orch:workflow:list to list.
 //
 // History pages hold up to 1,000 events (maximum_page_size); page tokens
 // are opaque (a tag, the position, a CRC-32) and a foreign or damaged one

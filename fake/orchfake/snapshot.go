@@ -51,6 +51,9 @@ type snapNamespace struct {
 	// Runs are every run, each workflow id's oldest first.
 	Runs       []snapRun       `json:"runs"`
 	TaskQueues []snapTaskQueue `json:"task_queues"`
+	// Schedules are absent from snapshots taken before the fake kept
+	// them: such a snapshot restores with none.
+	Schedules []snapSchedule `json:"schedules,omitempty"`
 }
 
 // snapRunRef names a run: of another namespace, perhaps.
@@ -184,7 +187,17 @@ type snapQueueSide struct {
 //     restore onto a clock that has moved on fires what fell due since, in
 //     order, at the clock's next move;
 //   - child workflows, cancel requests, signals' and starts' request ids
-//     (for deduplication) are kept.
+//     (for deduplication) are kept;
+//   - every namespace's schedules are kept whole: spec, action, policies
+//     and state (paused, notes, remaining actions), memo and search
+//     attributes, create and update times, conflict token, the request
+//     ids of creates and patches, the counts, recent actions, running
+//     workflows and waiting (buffered) actions, and how far the spec is
+//     processed; each schedule's next action is armed at its time on the
+//     restored clock, so the same runs start as without the snapshot (an
+//     action that fell due meanwhile is taken, or counted missed past the
+//     catch-up window, at the clock's next move). A snapshot taken before
+//     the fake kept schedules restores with none.
 //
 // Protobuf messages (start requests, history events, payloads) are written
 // in their canonical JSON (protojson). Queries waiting for an answer, long
@@ -268,6 +281,9 @@ func (s *Server) snapshotLocked() (*snapshot, error) {
 			}
 			sn.TaskQueues = append(sn.TaskQueues, sq)
 		}
+		for _, id := range slices.Sorted(maps.Keys(ns.schedules)) {
+			sn.Schedules = append(sn.Schedules, snapScheduleOf(&w, ns.schedules[id]))
+		}
 		snap.Namespaces = append(snap.Namespaces, sn)
 	}
 	return snap, w.err
@@ -340,7 +356,8 @@ func (s *Server) Restore(data []byte) error {
 		return fmt.Errorf("orchfake: %w", err)
 	}
 	s.mu.Lock()
-	r := &restorer{s: s, st: &state{s: s, namespaces: map[string]*namespace{}, gone: make(chan struct{})}}
+	// A restore within SchedulerOutage leaves the scheduler down.
+	r := &restorer{s: s, st: &state{s: s, namespaces: map[string]*namespace{}, schedulerDown: s.st.schedulerDown, gone: make(chan struct{})}}
 	err := r.build(&snap)
 	if err == nil {
 		s.st.stopTimers()
@@ -510,6 +527,11 @@ func (r *restorer) namespace(where string, sn *snapNamespace) error {
 				}
 				sd.pollers[p.GetIdentity()] = p
 			}
+		}
+	}
+	for i := range sn.Schedules {
+		if err := r.scheduleOf(fmt.Sprintf("%s.schedules[%d]", where, i), ns, &sn.Schedules[i]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -740,6 +762,9 @@ func (r *restorer) resume() {
 			ut.timer = s.after(e, until(ut.timer.at), func() { s.timerFired(e, ut) })
 		}
 	}
+	for _, sc := range r.st.allSchedules() {
+		s.armSchedule(sc)
+	}
 	// Queued straight into the backlogs: the queues' counts are the
 	// snapshot's.
 	slices.SortFunc(waiting, func(a, b queued) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.key, b.key)) })
@@ -760,4 +785,168 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// snapSchedule is a schedule with everything its describe answer and its
+// next actions come from.
+type snapSchedule struct {
+	ID       string          `json:"id"`
+	Schedule json.RawMessage `json:"schedule"` // spec, action, policies and state as kept
+	Memo     json.RawMessage `json:"memo,omitempty"`
+	Search   json.RawMessage `json:"search_attributes,omitempty"`
+	Created  snapTime        `json:"created"`
+	Updated  snapTime        `json:"updated"`
+	Token    uint64          `json:"conflict_token"`
+	Requests []string        `json:"request_ids"`
+	// Cursor: the nominal times up to it are processed; the next action
+	// is the spec's first time after it.
+	Cursor  snapTime             `json:"cursor"`
+	Buffer  []snapBufferedAction `json:"buffer"`
+	Running []string             `json:"running_run_ids"`
+	// Owned: the workflows whose chain is still the schedule's to follow
+	// (its close may pause the schedule and start what waits).
+	Owned     []string          `json:"owned_workflow_ids"`
+	Canceling []string          `json:"canceling_run_ids,omitempty"`
+	Recent    []json.RawMessage `json:"recent_actions"`
+	Actions   int64             `json:"action_count"`
+	Missed    int64             `json:"missed_catchup_window"`
+	Skipped   int64             `json:"overlap_skipped"`
+	Dropped   int64             `json:"buffer_dropped"`
+}
+
+type snapBufferedAction struct {
+	Nominal snapTime `json:"nominal"`
+	Actual  snapTime `json:"actual"`
+	Policy  string   `json:"overlap_policy"` // unspecified: the schedule's when taken
+	Manual  bool     `json:"manual"`
+}
+
+func snapScheduleOf(w *pbWriter, sc *schedule) snapSchedule {
+	ss := snapSchedule{ID: sc.id, Schedule: w.json(sc.def), Memo: w.json(sc.memo), Search: w.json(sc.search),
+		Created: snapTime(sc.created), Updated: snapTime(sc.updated), Token: sc.token,
+		Requests: slices.Sorted(maps.Keys(sc.requests)), Cursor: snapTime(sc.cursor), Buffer: []snapBufferedAction{},
+		Running: []string{}, Owned: []string{}, Recent: []json.RawMessage{},
+		Actions: sc.actions, Missed: sc.missed, Skipped: sc.skipped, Dropped: sc.dropped}
+	for _, b := range sc.buffer {
+		ss.Buffer = append(ss.Buffer, snapBufferedAction{Nominal: snapTime(b.nominal), Actual: snapTime(b.actual),
+			Policy: b.policy.String(), Manual: b.manual})
+	}
+	for _, e := range sc.running {
+		ss.Running = append(ss.Running, e.runID)
+	}
+	for wf, owner := range sc.ns.scheduled {
+		if owner == sc {
+			ss.Owned = append(ss.Owned, wf.id)
+		}
+	}
+	slices.Sort(ss.Owned)
+	for e := range sc.canceling {
+		ss.Canceling = append(ss.Canceling, e.runID)
+	}
+	slices.Sort(ss.Canceling)
+	for _, r := range sc.recent {
+		ss.Recent = append(ss.Recent, w.json(r))
+	}
+	return ss
+}
+
+// scheduleOf rebuilds a schedule of ns, whose runs are restored already
+// (its timer is armed by resume).
+func (r *restorer) scheduleOf(where string, ns *namespace, ss *snapSchedule) error {
+	if ss.ID == "" || ns.schedules[ss.ID] != nil {
+		return fmt.Errorf("%s: id %q is empty or repeated", where, ss.ID)
+	}
+	where += " (" + ss.ID + ")"
+	if len(ns.schedules) >= MaxSchedulesPerNamespace {
+		return fmt.Errorf("%s: more than %d schedules in the namespace", where, MaxSchedulesPerNamespace)
+	}
+	// The cursor starts at the create and only moves on: one before it
+	// would have the clock's next move run through times never due.
+	if ss.Created.Time().IsZero() || ss.Cursor.Time().Before(ss.Created.Time()) {
+		return fmt.Errorf("%s: cursor %v before the create time %v", where, ss.Cursor.Time(), ss.Created.Time())
+	}
+	if ss.Token < 1 || ss.Actions < 0 || ss.Missed < 0 || ss.Skipped < 0 || ss.Dropped < 0 ||
+		len(ss.Buffer) > MaxScheduleBuffer || len(ss.Recent) > scheduleRecent {
+		return fmt.Errorf("%s: a conflict token below 1, a negative count, or more than %d buffered or %d recent actions",
+			where, MaxScheduleBuffer, scheduleRecent)
+	}
+	def := &orchpb.Schedule{}
+	if err := readPB(ss.Schedule, def, where+".schedule"); err != nil {
+		return err
+	}
+	if def.GetAction().GetStartWorkflow() == nil {
+		return fmt.Errorf("%s.schedule.action.start_workflow: missing", where)
+	}
+	var v violations
+	sp := compileSpec(&v, ns.info.Name+"\x00"+ss.ID, def.GetSpec())
+	if err := v.err(); err != nil {
+		return fmt.Errorf("%s.schedule: %v", where, err)
+	}
+	sc := &schedule{ns: ns, id: ss.ID, def: kept(def), spec: sp, created: ss.Created.Time(), updated: ss.Updated.Time(),
+		token: ss.Token, requests: map[string]bool{}, cursor: ss.Cursor.Time(),
+		actions: ss.Actions, missed: ss.Missed, skipped: ss.Skipped, dropped: ss.Dropped}
+	var err error
+	if sc.memo, err = readOptionalPB(ss.Memo, &orchpb.Memo{}, where+".memo"); err != nil {
+		return err
+	}
+	if sc.search, err = readOptionalPB(ss.Search, &orchpb.SearchAttributes{}, where+".search_attributes"); err != nil {
+		return err
+	}
+	for _, id := range ss.Requests {
+		sc.requests[id] = true
+	}
+	for i, b := range ss.Buffer {
+		p, ok := orchpb.ScheduleOverlapPolicy_value[b.Policy]
+		if !ok {
+			return fmt.Errorf("%s.buffer[%d]: overlap_policy %q", where, i, b.Policy)
+		}
+		sc.buffer = append(sc.buffer, bufferedStart{nominal: b.Nominal.Time(), actual: b.Actual.Time(),
+			policy: orchpb.ScheduleOverlapPolicy(p), manual: b.Manual})
+	}
+	runs := func(field string, ids []string) ([]*execution, error) {
+		var out []*execution
+		for i, id := range ids {
+			e := ns.runs[id]
+			if e == nil {
+				return nil, fmt.Errorf("%s.%s[%d]: run %q is not a run of the namespace", where, field, i, id)
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+	if sc.running, err = runs("running_run_ids", ss.Running); err != nil {
+		return err
+	}
+	canceling, err := runs("canceling_run_ids", ss.Canceling)
+	if err != nil {
+		return err
+	}
+	for _, e := range canceling {
+		if sc.canceling == nil {
+			sc.canceling = map[*execution]bool{}
+		}
+		sc.canceling[e] = true
+	}
+	for i, id := range ss.Owned {
+		wf := ns.workflows[id]
+		if wf == nil || ns.scheduled[wf] != nil {
+			return fmt.Errorf("%s.owned_workflow_ids[%d]: workflow %q is not one of the namespace, or owned twice", where, i, id)
+		}
+		if ns.scheduled == nil {
+			ns.scheduled = map[*workflow]*schedule{}
+		}
+		ns.scheduled[wf] = sc
+	}
+	for i, raw := range ss.Recent {
+		a := &orchpb.ScheduleActionResult{}
+		if err := readPB(raw, a, fmt.Sprintf("%s.recent_actions[%d]", where, i)); err != nil {
+			return err
+		}
+		sc.recent = append(sc.recent, a)
+	}
+	if ns.schedules == nil {
+		ns.schedules = map[string]*schedule{}
+	}
+	ns.schedules[sc.id] = sc
+	return nil
 }

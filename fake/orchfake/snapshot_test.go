@@ -1,6 +1,9 @@
 package orchfake_test
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +11,7 @@ import (
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/orchfake"
+	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
@@ -170,15 +174,7 @@ func TestRestoreOntoALaterClockFiresWhatFellDue(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(epoch)
 	src, _, _ := busyFake(t, clk)
-	data, err := src.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	resumed := clock.NewFake(clk.Now())
-	dst := orchfake.Start(t, control.WithClock(resumed))
-	if err := dst.Restore(data); err != nil {
-		t.Fatal(err)
-	}
+	dst, resumed, data := restoredCopy(t, src)
 	resumed.Set(epoch.Add(2 * time.Hour))
 	st, ok := dst.Execution("default", "W1", "")
 	if !ok || st.Info.GetStatus() != orchpb.WorkflowExecutionStatus_TIMED_OUT {
@@ -199,6 +195,22 @@ func TestRestoreOntoALaterClockFiresWhatFellDue(t *testing.T) {
 	}
 }
 
+// restoredCopy restores a snapshot of src into a new fake on its own
+// clock, set where src's is, as apitwin-fake restores at its start.
+func restoredCopy(t *testing.T, src *orchfake.Server) (*orchfake.Server, *clock.Fake, []byte) {
+	t.Helper()
+	data, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := clock.NewFake(src.Clock().Now())
+	dst := orchfake.Start(t, control.WithClock(resumed))
+	if err := dst.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+	return dst, resumed, data
+}
+
 // A snapshot that is not one, or that does not hold together, is refused
 // by name, and the fake keeps its state.
 func TestRestoreRefusesBadSnapshots(t *testing.T) {
@@ -206,6 +218,9 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 	s := newFake(t)
 	iv := &invoker{name: orchfake.TransportGRPC, s: s}
 	mustCall(t, iv, "StartWorkflowExecution", startReq("default", "kept"), &orchpb.StartWorkflowExecutionResponse{})
+	mustCall(t, iv, "CreateSchedule", &orchpb.CreateScheduleRequest{Namespace: "default", ScheduleId: "sched",
+		Schedule:     everyMinute(orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_SKIP),
+		InitialPatch: &orchpb.SchedulePatch{TriggerImmediately: &orchpb.TriggerImmediatelyRequest{}}}, &orchpb.CreateScheduleResponse{})
 	good, err := s.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -223,13 +238,17 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 		{"a history out of order", broken(`"eventId": "2"`, `"eventId": "7"`), "event id 7, want 2"},
 		{"a message that does not read", broken(`"workflowId": "kept"`, `"workflowId": 7`), "start_request"},
 		{"a task beyond the history", broken(`"scheduled_id": 2`, `"scheduled_id": 40`), "do not fit a history"},
+		{"a schedule's run that is none", broken(`"running_run_ids": [`, `"running_run_ids": ["gone",`), "is not a run of the namespace"},
+		{"a schedule's token that is none", broken(`"conflict_token": 1`, `"conflict_token": 0`), "conflict token below 1"},
+		{"a schedule's spec that is bad", broken(`"interval": "60s"`, `"interval": "0.5s"`), "must be at least 1s"},
+		{"a schedule's cursor before its create", broken(`"cursor": "2026`, `"cursor": "2025`), "before the create time"},
 	} {
 		err := s.Restore([]byte(tt.data))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error mentioning %q", tt.name, err, tt.want)
 		}
 	}
-	if _, ok := s.Execution("default", "kept", ""); !ok {
+	if _, ok := s.Execution("default", "kept", ""); !ok || len(s.Schedules("default")) != 1 {
 		t.Error("a refused snapshot changed the fake")
 	}
 }
@@ -253,6 +272,11 @@ func FuzzRestore(f *testing.F) {
 	}
 	mustStart("a", nil)
 	mustStart("b", func(r *orchpb.StartWorkflowExecutionRequest) { r.CronSchedule = "* * * * *" })
+	if _, err := src.Client().CreateSchedule(context.Background(), "s", everyMinute(orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_BUFFER_ONE),
+		&orch.CreateScheduleOptions{RequestID: "r", InitialPatch: &orchpb.SchedulePatch{TriggerImmediately: &orchpb.TriggerImmediatelyRequest{}}}); err != nil {
+		f.Fatal(err)
+	}
+	clk.Advance(90 * time.Second) // a schedule with a run and an action waiting
 	seed, err := src.Snapshot()
 	if err != nil {
 		f.Fatal(err)
@@ -285,4 +309,92 @@ func FuzzRestore(f *testing.F) {
 			t.Fatalf("snapshots differ after a restore:\n%s\n%s", first, second)
 		}
 	})
+}
+
+// A restored fake has the schedules of the one snapshotted, described
+// alike (paused with its notes; a buffered action under BUFFER_ONE and
+// limited actions; a running workflow, a memo, an update's time and
+// conflict token), and its clock starts the same runs as the original's:
+// the buffered action once its running workflow is terminated, the next
+// ones at their times, none of the paused schedule's.
+func TestSnapshotKeepsSchedules(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(epoch)
+	src := orchfake.Start(t, control.WithClock(clk))
+	srcIV := &invoker{name: orchfake.TransportGRPC, s: src}
+	named := func(prefix string, sch *orchpb.Schedule) *orchpb.Schedule {
+		sch.GetAction().GetStartWorkflow().WorkflowId = prefix
+		return sch
+	}
+	paused := named("paused", everyMinute(orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_SKIP))
+	paused.State = &orchpb.ScheduleState{Paused: true, Notes: "held for the test"}
+	createSchedule(t, srcIV, "paused", paused)
+	buffered := named("buffered", everyMinute(orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_BUFFER_ONE))
+	buffered.State = &orchpb.ScheduleState{LimitedActions: true, RemainingActions: 4}
+	createSchedule(t, srcIV, "buffered", buffered)
+	mustCall(t, srcIV, "CreateSchedule", &orchpb.CreateScheduleRequest{Namespace: "default", ScheduleId: "running", RequestId: "create-running",
+		Schedule: named("running", everyMinute(orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_ALLOW_ALL)),
+		Memo:     &orchpb.Memo{Fields: map[string]*orchpb.Payload{"team": {Data: []byte(`"ops"`)}}}}, &orchpb.CreateScheduleResponse{})
+	clk.Advance(90 * time.Second) // minute 1: buffered-1 and running-1 start
+	every2 := named("running", everyMinute(orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_ALLOW_ALL))
+	every2.Spec.Interval[0].Interval = durationpb.New(2 * time.Minute)
+	mustCall(t, srcIV, "UpdateSchedule", &orchpb.UpdateScheduleRequest{Namespace: "default", ScheduleId: "running",
+		Schedule: every2, RequestId: "update-running"}, &orchpb.UpdateScheduleResponse{})
+	clk.Advance(time.Minute) // minute 2: buffered's action waits for buffered-1
+
+	dst, resumed, data := restoredCopy(t, src)
+	dstIV := &invoker{name: orchfake.TransportGRPC, s: dst}
+	for _, id := range []string{"paused", "buffered", "running"} {
+		want, got := describeSchedule(t, srcIV, id), describeSchedule(t, dstIV, id)
+		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+			t.Errorf("schedule %s after the restore (-before +after):\n%s", id, diff)
+		}
+	}
+	if d := describeSchedule(t, dstIV, "buffered").GetInfo(); d.GetBufferSize() != 1 || len(d.GetRunningWorkflows()) != 1 {
+		t.Fatalf("buffered before the restore: %d buffered, %d running, want 1 and 1: the test sets up too little", d.GetBufferSize(), len(d.GetRunningWorkflows()))
+	}
+	again, err := dst.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(data), string(again)); diff != "" {
+		t.Errorf("a snapshot of the restored fake differs (-first +second):\n%s", diff)
+	}
+	// A repeated create is still recognised by its request id.
+	mustCall(t, dstIV, "CreateSchedule", &orchpb.CreateScheduleRequest{Namespace: "default", ScheduleId: "running", RequestId: "create-running",
+		Schedule: every2}, &orchpb.CreateScheduleResponse{})
+
+	started := func(s *orchfake.Server) []string {
+		var out []string
+		for _, w := range s.Workflows("default") {
+			out = append(out, fmt.Sprintf("%s %s %s", w.WorkflowID, w.Status, w.StartTime.Format(time.TimeOnly)))
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, side := range []struct {
+		iv  *invoker
+		clk *clock.Fake
+	}{{srcIV, clk}, {dstIV, resumed}} {
+		mustCall(t, side.iv, "TerminateWorkflowExecution", &orchpb.TerminateWorkflowExecutionRequest{Namespace: "default",
+			WorkflowExecution: &orchpb.WorkflowExecution{WorkflowId: "buffered-" + epoch.Add(time.Minute).Format(time.RFC3339)}},
+			&orchpb.TerminateWorkflowExecutionResponse{})
+		side.clk.Advance(5 * time.Minute)
+	}
+	want, got := started(src), started(dst)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("runs after five more minutes (-without the snapshot +restored):\n%s", diff)
+	}
+	// buffered: minute 1 (terminated), its buffered minute 2 started at the
+	// termination (12:02:30); running: minute 1, then the update's spec
+	// (every two minutes, from 12:01:30) minutes 2, 4 and 6.
+	if len(got) != 6 || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "buffered-2026-03-01T12:02:00Z RUNNING") }) {
+		t.Errorf("runs: %q, want buffered's minute 1 and 2 and four of running's", got)
+	}
+	for _, id := range []string{"paused", "buffered", "running"} {
+		want, got := describeSchedule(t, srcIV, id), describeSchedule(t, dstIV, id)
+		if diff := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreFields(&orchpb.WorkflowExecution{}, "run_id")); diff != "" {
+			t.Errorf("schedule %s after five more minutes (-without the snapshot +restored):\n%s", id, diff)
+		}
+	}
 }
