@@ -85,7 +85,10 @@ type snapRun struct {
 	Attempt         int32             `json:"attempt"`
 	Expiry          snapTime          `json:"expiry"`
 	ResetBy         string            `json:"reset_request_id,omitempty"`
-	Engine          *snapEngine       `json:"engine,omitempty"` // open runs only
+	// Updates are the run's updates by id, so the same id sent again after
+	// a restore is the same update; absent from older snapshots.
+	Updates []snapUpdate `json:"updates,omitempty"`
+	Engine  *snapEngine  `json:"engine,omitempty"` // open runs only
 }
 
 // snapEngine is an open run's worker side.
@@ -100,6 +103,19 @@ type snapEngine struct {
 	Activities []snapActivity  `json:"activities"`
 	Timers     []snapUserTimer `json:"timers"`
 	Children   []snapChild     `json:"children"`
+	// AdmittedUpdates wait, in order, for a workflow task to carry them;
+	// UpdatesMissed: some came while the started task ran.
+	AdmittedUpdates []string `json:"admitted_updates,omitempty"`
+	UpdatesMissed   bool     `json:"updates_missed,omitempty"`
+}
+
+type snapUpdate struct {
+	ID         string          `json:"id"`
+	Request    json.RawMessage `json:"request"`
+	Stage      string          `json:"stage"`
+	Outcome    json.RawMessage `json:"outcome,omitempty"`
+	Aborted    bool            `json:"aborted,omitempty"` // the run closed before it completed
+	AcceptedID int64           `json:"accepted_event_id,omitempty"`
 }
 
 type snapWorkflowTask struct {
@@ -114,6 +130,8 @@ type snapWorkflowTask struct {
 	// Backoff: a retry waiting out its backoff (due at Scheduled plus the
 	// attempt's delay) before it is queued.
 	Backoff bool `json:"backoff"`
+	// Updates are those handed to the started task, in order.
+	Updates []string `json:"updates,omitempty"`
 }
 
 type snapActivity struct {
@@ -188,6 +206,12 @@ type snapQueueSide struct {
 //     order, at the clock's next move;
 //   - child workflows, cancel requests, signals' and starts' request ids
 //     (for deduplication) are kept;
+//   - every run's updates are kept by id, with their stage and outcome, so
+//     the same update id sent after a restore is the same update: a
+//     completed one answers its outcome and does not run again, an
+//     accepted one takes its worker's response, one waiting for a task is
+//     carried by the next, and one handed to a started task takes that
+//     worker's answer (or goes to the next task if that one times out);
 //   - every namespace's schedules are kept whole: spec, action, policies
 //     and state (paused, notes, remaining actions), memo and search
 //     attributes, create and update times, conflict token, the request
@@ -309,15 +333,29 @@ func snapRunOf(w *pbWriter, e *execution) snapRun {
 	for _, ev := range e.history {
 		r.History = append(r.History, w.json(ev))
 	}
+	for _, id := range slices.Sorted(maps.Keys(e.updates)) {
+		u := e.updates[id]
+		r.Updates = append(r.Updates, snapUpdate{ID: u.id, Request: w.json(u.req), Stage: u.stage.String(),
+			Outcome: w.json(u.outcome), Aborted: u.aborted != nil, AcceptedID: u.acceptedID})
+	}
 	if !e.open() {
 		return r
 	}
 	eng := &snapEngine{LastStartedID: e.eng.lastStartedID, TaskAttempt: e.eng.wftAttempt, NewEvents: e.eng.newEvents,
-		Delayed: e.eng.delayed, Activities: []snapActivity{}, Timers: []snapUserTimer{}, Children: []snapChild{}}
+		Delayed: e.eng.delayed, Activities: []snapActivity{}, Timers: []snapUserTimer{}, Children: []snapChild{},
+		UpdatesMissed: e.eng.updatesMissed}
+	for _, u := range e.eng.admitted {
+		eng.AdmittedUpdates = append(eng.AdmittedUpdates, u.id)
+	}
 	if t := e.eng.wft; t != nil {
 		eng.WorkflowTask = &snapWorkflowTask{ScheduledID: t.scheduledID, StartedID: t.startedID, Attempt: t.attempt,
 			Scheduled: snapTime(t.scheduled), Started: snapTime(t.started), Identity: t.identity, RequestID: t.requestID,
 			Transient: t.transient, Backoff: t.delay != nil}
+		for _, u := range t.updates {
+			if u.task == t && u.stage == stageAdmitted && u.aborted == nil { // as undeliver takes them back
+				eng.WorkflowTask.Updates = append(eng.WorkflowTask.Updates, u.id)
+			}
+		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(e.eng.activities)) {
 		a := e.eng.activities[id]
@@ -588,6 +626,14 @@ func (r *restorer) runOf(where string, ns *namespace, sr *snapRun) error {
 		}
 		e.history = append(e.history, ev)
 	}
+	if len(sr.Updates) > MaxUpdatesPerRun {
+		return fmt.Errorf("%s: more than %d updates", where, MaxUpdatesPerRun)
+	}
+	for i, su := range sr.Updates {
+		if err := restoreUpdate(fmt.Sprintf("%s.updates[%d]", where, i), e, su); err != nil {
+			return err
+		}
+	}
 	for _, id := range sr.Signals {
 		e.signals[id] = true
 	}
@@ -622,7 +668,25 @@ func (r *restorer) runOf(where string, ns *namespace, sr *snapRun) error {
 func (r *restorer) engine(re restoredEngine) error {
 	e, se, where := re.e, re.snap, re.at+".engine"
 	last := int64(len(e.history))
-	e.eng = engineState{lastStartedID: se.LastStartedID, wftAttempt: se.TaskAttempt, newEvents: se.NewEvents, delayed: se.Delayed}
+	e.eng = engineState{lastStartedID: se.LastStartedID, wftAttempt: se.TaskAttempt, newEvents: se.NewEvents, delayed: se.Delayed,
+		updatesMissed: se.UpdatesMissed}
+	// waiting finds an update waiting for a task: admitted, once.
+	handed := map[string]bool{}
+	waiting := func(field, id string) (*update, error) {
+		u := e.updates[id]
+		if u == nil || u.stage != stageAdmitted || u.aborted != nil || handed[id] {
+			return nil, fmt.Errorf("%s.%s: update %q is not one admitted and waiting, or is named twice", where, field, id)
+		}
+		handed[id] = true
+		return u, nil
+	}
+	for _, id := range se.AdmittedUpdates {
+		u, err := waiting("admitted_updates", id)
+		if err != nil {
+			return err
+		}
+		e.eng.admitted = append(e.eng.admitted, u)
+	}
 	if t := se.WorkflowTask; t != nil {
 		wt := &workflowTask{e: e, scheduledID: t.ScheduledID, startedID: t.StartedID, attempt: max(t.Attempt, 1),
 			scheduled: t.Scheduled.Time(), started: t.Started.Time(), identity: t.Identity, requestID: t.RequestID, transient: t.Transient}
@@ -642,6 +706,17 @@ func (r *restorer) engine(re restoredEngine) error {
 		}
 		if t.Backoff {
 			wt.delay = &engineTimer{} // armed by resume
+		}
+		if len(t.Updates) > 0 && wt.startedID == 0 {
+			return fmt.Errorf("%s.workflow_task: updates handed to a task not started", where)
+		}
+		for _, id := range t.Updates {
+			u, err := waiting("workflow_task.updates", id)
+			if err != nil {
+				return err
+			}
+			u.task = wt
+			wt.updates = append(wt.updates, u)
 		}
 		e.eng.wft = wt
 	}
@@ -697,6 +772,11 @@ func (r *restorer) engine(re restoredEngine) error {
 			e.eng.children = map[int64]*childRef{}
 		}
 		e.eng.children[ref.initiatedID] = ref
+	}
+	for _, id := range slices.Sorted(maps.Keys(e.updates)) {
+		if u := e.updates[id]; u.stage == stageAdmitted && u.aborted == nil && !handed[id] {
+			return fmt.Errorf("%s: update %q is admitted but neither waiting nor handed to the task", where, id)
+		}
 	}
 	return nil
 }
@@ -948,5 +1028,44 @@ func (r *restorer) scheduleOf(where string, ns *namespace, ss *snapSchedule) err
 		ns.schedules = map[string]*schedule{}
 	}
 	ns.schedules[sc.id] = sc
+	return nil
+}
+
+// restoreUpdate rebuilds one of e's updates: a closed run's unfinished
+// ones are aborted, as when it closed.
+func restoreUpdate(where string, e *execution, su snapUpdate) error {
+	stage, ok := orchpb.UpdateWorkflowExecutionLifecycleStage_value[su.Stage]
+	if !ok || (stage != int32(stageAdmitted) && stage != int32(stageAccepted) && stage != int32(stageCompleted)) {
+		return fmt.Errorf("%s: stage %q", where, su.Stage)
+	}
+	if su.ID == "" || e.updates[su.ID] != nil {
+		return fmt.Errorf("%s: id %q is empty or repeated", where, su.ID)
+	}
+	u := &update{e: e, id: su.ID, req: &orchpb.UpdateRequest{}, stage: orchpb.UpdateWorkflowExecutionLifecycleStage(stage),
+		msgID: su.ID + "/request", acceptedID: su.AcceptedID, changed: make(chan struct{})}
+	if err := readPB(su.Request, u.req, where+".request"); err != nil {
+		return err
+	}
+	if u.req.GetMeta().GetUpdateId() != u.id {
+		return fmt.Errorf("%s: the request is of update %q", where, u.req.GetMeta().GetUpdateId())
+	}
+	if u.stage == stageCompleted {
+		u.outcome = &orchpb.UpdateOutcome{}
+		if err := readPB(su.Outcome, u.outcome, where+".outcome"); err != nil {
+			return err
+		}
+	}
+	switch {
+	case su.Aborted && (u.done() || e.open()):
+		return fmt.Errorf("%s: aborted, but completed or of an open run", where)
+	case su.Aborted:
+		u.aborted = completedError(e)
+	case !u.done() && !e.open():
+		return fmt.Errorf("%s: unfinished in a closed run, and not aborted", where)
+	}
+	if e.updates == nil {
+		e.updates = map[string]*update{}
+	}
+	e.updates[u.id] = u
 	return nil
 }

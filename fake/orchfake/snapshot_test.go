@@ -398,3 +398,69 @@ func TestSnapshotKeepsSchedules(t *testing.T) {
 		}
 	}
 }
+
+// A restored run remembers its updates by id: a completed one sent again
+// answers its outcome and does not run again; an accepted one takes its
+// worker's response; one handed to a started task takes that worker's
+// acceptance, given with the task's old token.
+func TestSnapshotKeepsUpdates(t *testing.T) {
+	t.Parallel()
+	src := newFake(t)
+	iv := &invoker{name: orchfake.TransportGRPC, s: src}
+	idleRun(t, iv, "U")
+	// u1 completes, u2 is accepted, u3 is handed to a task left started.
+	u1 := sendUpdate(iv, updateReq("U", "u1", "add", waitCompleted))
+	wt := pollWF(t, iv, "U")
+	r1 := updateRequestOf(t, wt)
+	if err := answerTask(iv, wt.GetTaskToken(), []*orchpb.ProtocolMessage{acceptMsg(r1), respondMsg(r1, success(`6`))}); err != nil {
+		t.Fatal(err)
+	}
+	first := <-u1
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	u2 := sendUpdate(iv, updateReq("U", "u2", "add", waitAccepted))
+	wt = pollWF(t, iv, "U")
+	r2 := updateRequestOf(t, wt)
+	if err := answerTask(iv, wt.GetTaskToken(), []*orchpb.ProtocolMessage{acceptMsg(r2)}); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-u2; res.err != nil {
+		t.Fatal(res.err)
+	}
+	sendUpdate(iv, updateReq("U", "u3", "add", waitAccepted)) // ends with the fake
+	held := pollWF(t, iv, "U")
+	r3 := updateRequestOf(t, held)
+
+	dst, _, _ := restoredCopy(t, src)
+	div := &invoker{name: orchfake.TransportGRPC, s: dst}
+	var again orchpb.UpdateWorkflowExecutionResponse
+	mustCall(t, div, "UpdateWorkflowExecution", updateReq("U", "u1", "add", waitCompleted), &again)
+	if diff := cmp.Diff(first.resp, &again, protocmp.Transform()); diff != "" {
+		t.Errorf("u1 sent again after the restore (-before +after):\n%s", diff)
+	}
+	// The worker of the held task accepts u3 and answers u2.
+	if err := answerTask(div, held.GetTaskToken(), []*orchpb.ProtocolMessage{acceptMsg(r3), respondMsg(r2, success(`7`))}); err != nil {
+		t.Fatalf("the held task's answer after the restore: %v", err)
+	}
+	for _, c := range []struct {
+		id    string
+		wait  orchpb.UpdateWorkflowExecutionLifecycleStage
+		stage orchpb.UpdateWorkflowExecutionLifecycleStage
+		value string
+	}{{"u1", waitCompleted, waitCompleted, "6"}, {"u2", waitCompleted, waitCompleted, "7"}, {"u3", waitAccepted, waitAccepted, ""}} {
+		var resp orchpb.UpdateWorkflowExecutionResponse
+		mustCall(t, div, "UpdateWorkflowExecution", updateReq("U", c.id, "add", c.wait), &resp)
+		got := ""
+		if p := resp.GetOutcome().GetSuccess().GetPayloads(); len(p) == 1 {
+			got = string(p[0].GetData())
+		}
+		if resp.GetStage() != c.stage || got != c.value {
+			t.Errorf("%s after the restore: %v with %q, want %v with %q", c.id, resp.GetStage(), got, c.stage, c.value)
+		}
+	}
+	st, _ := dst.Execution("default", "U", "")
+	if n := strings.Count(eventTypes(st.History), "WorkflowExecutionUpdateCompleted"); n != 2 {
+		t.Errorf("history %s: %d updates completed, want 2 (u1 once, u2)", eventTypes(st.History), n)
+	}
+}
