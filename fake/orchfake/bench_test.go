@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apitwin/apitwin/fake/orchfake"
 	"github.com/apitwin/apitwin/orch/orchpb"
@@ -147,4 +148,41 @@ func BenchmarkResetWorkflow(b *testing.B) {
 		}
 		run = r.GetRunId()
 	}
+}
+
+// BenchmarkSnapshotSchedules: Snapshot and Restore of a fake holding 100
+// schedules, each with one run started (apitwin-fake -state-dir's cost).
+func BenchmarkSnapshotSchedules(b *testing.B) {
+	s := newFake(b, orchfake.WithoutLimits())
+	c := orchpb.NewWorkflowServiceClient(s.Conn())
+	for i := range 100 {
+		sch := everyMinute(orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_SKIP)
+		sch.GetAction().GetStartWorkflow().WorkflowId = fmt.Sprintf("s%d", i)
+		if _, err := c.CreateSchedule(context.Background(), &orchpb.CreateScheduleRequest{Namespace: "default",
+			ScheduleId: fmt.Sprintf("s%d", i), Schedule: sch}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s.Clock().Advance(time.Minute)
+	data, err := s.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("snapshot", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.Snapshot(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("restore", func(b *testing.B) {
+		dst := newFake(b, orchfake.WithoutLimits())
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := dst.Restore(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
