@@ -2,10 +2,10 @@ package orchfake
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
@@ -129,7 +129,7 @@ func (s *Server) Schedules(namespace string) []ScheduleSummary {
 		sum := ScheduleSummary{
 			Namespace: sc.ns.info.Name, ScheduleID: sc.id,
 			WorkflowType: sc.def.GetAction().GetStartWorkflow().GetWorkflowType().GetName(),
-			Spec:         specLine(sc.def.GetSpec()),
+			Spec:         orchwire.ScheduleSpecText(sc.def.GetSpec()),
 			Overlap:      "SKIP",
 			Paused:       sc.def.GetState().GetPaused(), Notes: sc.def.GetState().GetNotes(),
 			Actions: sc.actions, Running: len(sc.running),
@@ -144,20 +144,4 @@ func (s *Server) Schedules(namespace string) []ScheduleSummary {
 		out = append(out, sum)
 	}
 	return out
-}
-
-// specLine is a spec in a line.
-func specLine(sp *orchpb.ScheduleSpec) string {
-	parts := slices.Clone(sp.GetCronString())
-	for _, iv := range sp.GetInterval() {
-		p := "every " + iv.GetInterval().AsDuration().String()
-		if ph := iv.GetPhase().AsDuration(); ph > 0 {
-			p += " +" + ph.String()
-		}
-		parts = append(parts, p)
-	}
-	if n := len(sp.GetStructuredCalendar()); n > 0 {
-		parts = append(parts, strconv.Itoa(n)+" calendar(s)")
-	}
-	return strings.Join(parts, "; ")
 }

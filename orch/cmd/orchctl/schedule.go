@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
@@ -197,23 +198,6 @@ func overlapName(p orchpb.ScheduleOverlapPolicy) string {
 	return strings.ToLower(strings.TrimPrefix(p.String(), "SCHEDULE_OVERLAP_POLICY_"))
 }
 
-// specText is a spec in a line: its cron strings, intervals and calendars.
-func specText(sp *orchpb.ScheduleSpec) string {
-	var parts []string
-	parts = append(parts, sp.GetCronString()...)
-	for _, iv := range sp.GetInterval() {
-		s := "every " + iv.GetInterval().AsDuration().String()
-		if p := iv.GetPhase().AsDuration(); p > 0 {
-			s += " +" + p.String()
-		}
-		parts = append(parts, s)
-	}
-	if n := len(sp.GetStructuredCalendar()); n > 0 {
-		parts = append(parts, itoa(int64(n))+" calendar(s)")
-	}
-	return strings.Join(parts, "; ")
-}
-
 func firstTime(ts []*timestamppb.Timestamp) string {
 	if len(ts) == 0 {
 		return ""
@@ -250,7 +234,7 @@ func (a *app) schedListCommand() *cobra.Command {
 			rows := [][]string{{"SCHEDULE ID", "WORKFLOW TYPE", "SPEC", "PAUSED", "NEXT"}}
 			for _, e := range list {
 				i := e.GetInfo()
-				rows = append(rows, []string{e.GetScheduleId(), i.GetWorkflowType().GetName(), specText(i.GetSpec()),
+				rows = append(rows, []string{e.GetScheduleId(), i.GetWorkflowType().GetName(), orchwire.ScheduleSpecText(i.GetSpec()),
 					map[bool]string{true: "yes", false: "no"}[i.GetPaused()], firstTime(i.GetFutureActionTimes())})
 			}
 			a.table(rows)
@@ -282,7 +266,7 @@ func (a *app) schedDescribeCommand() *cobra.Command {
 			sw := sch.GetAction().GetStartWorkflow()
 			rows := [][2]string{
 				{"Schedule ID", argv[0]},
-				{"Spec", specText(sch.GetSpec())},
+				{"Spec", orchwire.ScheduleSpecText(sch.GetSpec())},
 				{"Workflow type", sw.GetWorkflowType().GetName()},
 				{"Task queue", sw.GetTaskQueue()},
 				{"Workflow ID", sw.GetWorkflowId()},
