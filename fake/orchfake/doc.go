@@ -520,11 +520,13 @@
 // sticky queue: a restored fake schedules every run's next task on its
 // task queue. Time skipping waits for a sticky task while its worker
 // instance is alive: a poll of it waits on any queue, or it owes one (it
-// took a workflow task, or a poll of it ended empty at its deadline, and it
-// has not polled since). A worker whose poll ended because its caller went
-// away (a stopped or dead process) owes none: skipping may then jump to the
-// task's schedule-to-start timeout. Only a worker that dies between two
-// polls, which ends no poll, is waited for up to a second of real time.
+// took a workflow task, or a poll of it ended empty at its deadline, and no
+// workflow poll of it has waited since: an activity poll of the same
+// instance says nothing of its workflow pollers). A worker whose poll
+// ended because its caller went away (a stopped or dead process) owes
+// none: skipping may then jump to the task's schedule-to-start timeout.
+// Only a worker that dies between two polls, which ends no poll, is
+// waited for up to StickyPollerUnavailable (10 s) of real time.
 //
 // # Bounds
 //

@@ -3,6 +3,7 @@ package orchfake_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -291,5 +292,88 @@ func TestSkippingWaitsForAStickyWorkerBetweenPolls(t *testing.T) {
 				t.Fatalf("the clock moved %v while the sticky worker was between polls", now.Sub(start))
 			}
 		})
+	}
+}
+
+// TestSkippingWaitsForAStickyWorkerWhoseActivityPollTookATask: an
+// activity poll does not pay a worker's debt. An activity poll of the
+// sticky worker (the same worker_instance_key) took an activity, at once
+// or after waiting for it, while the worker's workflow pollers were
+// between polls; the fake took that poll for the one the worker owed, so
+// once the activity was done the worker counted as gone and skipping
+// jumped to the sticky task's schedule-to-start timeout (CI saw it as a
+// WorkflowTaskTimedOut in TestParityChildCancellation, 5 s after the
+// child's cancel request).
+func TestSkippingWaitsForAStickyWorkerWhoseActivityPollTookATask(t *testing.T) {
+	t.Parallel()
+	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
+		for _, waits := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/poll-waits=%v", tr, waits), func(t *testing.T) {
+				t.Parallel()
+				s := newFake(t, orchfake.WithTimeSkipping())
+				iv := &invoker{name: tr, s: s}
+				ctx := t.Context()
+				const id = "cleanup"
+				start := s.Clock().Now()
+				first := startStickyPoll(t, ctx, iv, "w1")
+				mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
+				completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
+				signalRun(t, iv, id)
+				t2 := <-first // w1 took it and owes its next poll
+				activity := make(chan *orchpb.PollActivityTaskQueueResponse, 1)
+				pollActivity := func() {
+					var act orchpb.PollActivityTaskQueueResponse
+					own := *iv
+					if err := own.call(ctx, "PollActivityTaskQueue", &orchpb.PollActivityTaskQueueRequest{Namespace: "default", TaskQueue: "orders",
+						Identity: "w1", WorkerInstanceKey: "w1"}, &act); err != nil {
+						t.Errorf("activity poll: %v", err)
+					}
+					activity <- &act
+				}
+				if waits {
+					go pollActivity()
+					waitForPoller(t, iv, "orders", orchpb.TaskQueueType_ACTIVITY)
+				}
+				mustCall(t, iv, "RespondWorkflowTaskCompleted", &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default",
+					TaskToken: t2.GetTaskToken(), Identity: "w1", StickyAttributes: true, Commands: []*orchpb.Command{scheduleCmd("Cleanup", nil)}},
+					&orchpb.RespondWorkflowTaskCompletedResponse{})
+				if !waits {
+					pollActivity()
+				}
+				act := <-activity
+				if len(act.GetTaskToken()) == 0 {
+					t.Fatal("the activity poll got no task")
+				}
+				signalRun(t, iv, id) // the run's next task waits on w1's sticky queue
+				mustCall(t, iv, "RespondActivityTaskCompleted", &orchpb.RespondActivityTaskCompletedRequest{Namespace: "default",
+					TaskToken: act.GetTaskToken(), Identity: "w1"}, &orchpb.RespondActivityTaskCompletedResponse{})
+				t3, err := pollKind(ctx, iv, "sticky-w1", "w1", orchpb.TaskQueueKind_STICKY)
+				if err != nil || len(t3.GetTaskToken()) == 0 {
+					t.Fatalf("w1's next sticky poll: %v, no task: %v", err, len(t3.GetTaskToken()) == 0)
+				}
+				if q := scheduledOn(t, t3); q.GetKind() != orchpb.TaskQueueKind_STICKY {
+					t.Fatalf("scheduled on %v", q)
+				}
+				if now := s.Clock().Now(); !now.Equal(start) {
+					t.Fatalf("the clock moved %v while the sticky worker was between polls", now.Sub(start))
+				}
+			})
+		}
+	}
+}
+
+// waitForPoller returns once the fake lists a poller of queue's side typ.
+func waitForPoller(t *testing.T, iv *invoker, queue string, typ orchpb.TaskQueueType) {
+	t.Helper()
+	for {
+		var d orchpb.DescribeTaskQueueResponse
+		err := iv.call(t.Context(), "DescribeTaskQueue", &orchpb.DescribeTaskQueueRequest{Namespace: "default", TaskQueue: queue, TaskQueueType: typ}, &d)
+		if err == nil && len(d.GetPollers()) > 0 {
+			return
+		}
+		if t.Context().Err() != nil {
+			t.Fatal("no poller listed")
+		}
+		runtime.Gosched()
 	}
 }

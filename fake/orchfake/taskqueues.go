@@ -273,7 +273,6 @@ func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, me
 		return nil, nil, nil, false, nil
 	}
 	q.lastPoll = s.clk.Now()
-	delete(ns.owed, key) // a poll waits now, or takes a task and owes the next
 	sd := &q.sides[side]
 	sd.pollers[identity] = &orchpb.PollerInfo{LastAccessTime: timestamppb.New(s.clk.Now()), Identity: identity, RatePerSecond: DefaultDispatchRate}
 	if r := meta.GetMaxTasksPerSecond(); r != nil {
@@ -281,8 +280,16 @@ func (s *Server) enterPoll(nsName, queueName, identity, key string, side int, me
 		sd.pollers[identity].RatePerSecond = r.GetValue()
 	}
 	if t := q.pop(side); t != nil {
+		// A workflow task makes the worker owe its next poll again; an
+		// activity taken at once leaves the debt of its workflow pollers
+		// as it was (they may be between polls).
 		start(t)
 		return nil, nil, nil, true, nil
+	}
+	if side == sideWorkflow {
+		// A workflow poll of it waits now: it owes none. An activity poll
+		// says nothing of its workflow pollers, which may be between polls.
+		delete(ns.owed, key)
 	}
 	w = &waiter{ch: make(chan task, 1), key: key, end: make(chan struct{})}
 	sd.waiters = append(sd.waiters, w)
@@ -358,14 +365,19 @@ func (q *taskQueue) endAllPolls() {
 // a sticky worker that owes a poll (see stickyAlive) and makes none: a
 // worker whose process died between two polls ends no poll, so no event
 // says it is gone. Only that case waits this long; a worker whose poll
-// ended because its caller went away is gone at once.
-const stickyOwedPoll = time.Second
+// ended because its caller went away is gone at once. It is the window
+// Temporal's matching service gives a sticky poller (StickyPollerUnavailable,
+// there in real time); a second left too little room for a worker on a
+// loaded machine (race detector, two cores) between its answer and its
+// next poll.
+const stickyOwedPoll = StickyPollerUnavailable
 
 // stickyAlive reports whether the worker of sticky queue q is alive, for
 // time skipping, and if only because it owes a poll, for how much longer
 // of real time: a poll of it waits on one of ns's queues, or it owes one
 // (it took a workflow task or a poll of it ended empty at its deadline,
-// and it has not polled since) and owed it for less than stickyOwedPoll.
+// and no workflow poll of it has waited since) and owed it for less than
+// stickyOwedPoll.
 // s.mu must be held.
 func (ns *namespace) stickyAlive(q *taskQueue) (alive bool, owedFor time.Duration) {
 	if ns.polling(q.stickyKey) {
