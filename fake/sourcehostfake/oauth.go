@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/apitable"
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
 
@@ -151,26 +152,30 @@ func oauthDetail(status int, code, description string) fakekit.Answer {
 	return a
 }
 
-// registerOAuth adds the authorization server's routes, which are not
-// under /api/v4 and so not in the endpoint table.
-func registerOAuth(rt *fakekit.Routes[*Server]) {
-	for pattern, h := range map[string]func(s *Server, w http.ResponseWriter, r *http.Request){
-		"GET /.well-known/oauth-authorization-server": (*Server).oauthMetadata,
-		"GET /.well-known/openid-configuration":       (*Server).oauthMetadata,
-		"POST /oauth/register":                        (*Server).oauthRegister,
-		"GET /oauth/authorize":                        (*Server).oauthAuthorizePage,
-		"POST /oauth/authorize":                       (*Server).oauthAuthorizeSubmit,
-		"POST /oauth/token":                           (*Server).oauthToken,
-		"POST /oauth/revoke":                          (*Server).oauthRevoke,
-		"GET /oauth/token/info":                       (*Server).oauthTokenInfo,
-		"POST /oauth/introspect":                      (*Server).oauthIntrospect,
-	} {
+// oauthHandlers binds each row of the authorization server's table
+// (apitable.SourcehostOAuth, at the server's root) to its handler, by the
+// row's Handler name, as handlers does the API's.
+var oauthHandlers = map[string]func(s *Server, w http.ResponseWriter, r *http.Request){
+	"oauthMetadata":        (*Server).oauthMetadata,
+	"openIDConfiguration":  (*Server).oauthMetadata,
+	"oauthRegister":        (*Server).oauthRegister,
+	"oauthAuthorizePage":   (*Server).oauthAuthorizePage,
+	"oauthAuthorizeSubmit": (*Server).oauthAuthorizeSubmit,
+	"oauthToken":           (*Server).oauthToken,
+	"oauthRevoke":          (*Server).oauthRevoke,
+	"oauthTokenInfo":       (*Server).oauthTokenInfo,
+	"oauthIntrospect":      (*Server).oauthIntrospect,
+}
+
+// registerOAuth adds the authorization server's routes from its table.
+func registerOAuth(rt *fakekit.Routes[*Server]) error {
+	return fakekit.RegisterTable(apitable.SourcehostOAuth(), oauthHandlers, func(_ apitable.Endpoint, pattern string, h func(*Server, http.ResponseWriter, *http.Request)) {
 		rt.Handle(pattern, func(s *Server, w http.ResponseWriter, r *http.Request) {
 			if s.admit(w, r) {
 				h(s, w, r)
 			}
 		})
-	}
+	})
 }
 
 // authorizationServerMetadata is RFC 8414's document.

@@ -221,7 +221,7 @@ func notesOf(kind string, fn func(c *call, kind string) fakekit.Answer) func(c *
 // what InjectFault and RequestsTo take.
 var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 	rt := fakekit.NewRoutes[*Server]()
-	if err := fakekit.RegisterTable(apitable.Sourcehost(), handlers, func(e apitable.Endpoint, pattern string, h route) {
+	err := fakekit.RegisterTable(apitable.Sourcehost(), handlers, func(e apitable.Endpoint, pattern string, h route) {
 		if h.need == needWrite && strings.HasPrefix(e.Path, "/projects/{id}/") && !servesArchived[e.Handler] {
 			h.fn = refuseArchived(h.fn) // an archived project's resources are read-only
 		}
@@ -232,10 +232,13 @@ var routeTable = sync.OnceValue(func() *fakekit.Routes[*Server] {
 			}
 			s.serve(w, r, h.need, prep, h.fn)
 		})
-	}); err != nil {
-		panic(fmt.Sprintf("sourcehostfake: %v", err)) // the table and the handlers are compiled in; every test catches this
+	})
+	if err == nil {
+		err = registerOAuth(rt)
 	}
-	registerOAuth(rt)
+	if err != nil {
+		panic(fmt.Sprintf("sourcehostfake: %v", err)) // the tables and the handlers are compiled in; every test catches this
+	}
 	rt.NotFound(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		if !s.admit(w, r) {
 			return

@@ -8,9 +8,12 @@ import (
 )
 
 // TestRoutesFromTable: the fake's router sends a request for each row of
-// the endpoint table to that row's handler (sourcehost's own test holds the
-// client to the same table).
+// the endpoint tables (the API's, and its authorization server's at the
+// server's root) to that row's handler (sourcehost's own test holds the
+// client to the same tables).
 func TestRoutesFromTable(t *testing.T) {
 	t.Parallel()
-	apitabletest.CheckRoutes(t, apitable.Sourcehost(), routeTable().Bind(nil).Match)
+	match := routeTable().Bind(nil).Match
+	apitabletest.CheckRoutes(t, apitable.Sourcehost(), match)
+	apitabletest.CheckRoutes(t, apitable.SourcehostOAuth(), match)
 }

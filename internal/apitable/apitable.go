@@ -131,4 +131,6 @@ func (t *Table) Problems() []string {
 }
 
 // Tables returns every table, in the README's order.
-func Tables() []*Table { return []*Table{Sourcehost(), ERP(), ERPWeb(), Cloudauth()} }
+func Tables() []*Table {
+	return []*Table{Sourcehost(), SourcehostOAuth(), ERP(), ERPWeb(), Cloudauth()}
+}
