@@ -153,6 +153,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg := s.rest
 	cfg.Service = "sourcehost"
 	cfg.BaseURL = base
+	cfg.APIPath = apiPrefix // OAuthTokenInfo's endpoint is at the server's root
 	cfg.DecodeError = decodeError
 	cfg.ScrubError = scrubError
 	if s.token != "" {

@@ -38,6 +38,15 @@
 // POST that may have reached the server is never sent twice. See
 // [WithRetry].
 //
+// # OAuth tokens
+//
+// [WithOAuthToken] calls the API with an OAuth access token of the
+// server's authorization server. A resource server that is handed such a
+// token (an MCP gateway in front of the API) asks that server what it is
+// with [Client.OAuthTokenInfo], through the same client (its transport,
+// TLS settings, retries): GET /oauth/token/info, which lives at the
+// server's root rather than under /api/v4, with the token as its bearer.
+//
 // # Webhooks
 //
 // [ParseWebhook] reads a delivery in your receiver, checking its secret

@@ -12,14 +12,15 @@ import (
 )
 
 // TestEndpointTable holds the client, the fake and the doc comments to the
-// endpoint table (internal/apitable.Sourcehost): every method calls the
+// endpoint tables (internal/apitable.Sourcehost, and SourcehostOAuth for
+// the authorization server at the server's root): every method calls the
 // endpoints its rows name, the fake serves them, and the method's doc
 // names them with their documentation links.
 func TestEndpointTable(t *testing.T) {
 	t.Parallel()
 	srv := sourcehostfake.Start(t)
 	c := srv.Client()
-	apitabletest.Check(t, []*apitable.Table{apitable.Sourcehost()}, srv, apitabletest.Setup{
+	apitabletest.Check(t, []*apitable.Table{apitable.Sourcehost(), apitable.SourcehostOAuth()}, srv, apitabletest.Setup{
 		Dir:    ".",
 		Client: c,
 		Values: []any{sourcehost.ProjectRef(sourcehost.ProjectID(1)), sourcehost.GroupRef(sourcehost.GroupID(1))},

@@ -45,6 +45,10 @@ type Config struct {
 	// request has no Authorization of its own, as net/http does, and is
 	// hidden like any secret: no URL, error or log of the client shows it.
 	BaseURL string
+	// APIPath is the end of BaseURL's path that is the API's own, below
+	// the server's root ("/api/v4"): a request marked AtServerRoot goes to
+	// BaseURL without it. Empty: the server's root is BaseURL.
+	APIPath string
 	// UserAgent is appended to "apitwin/<version>" when set.
 	UserAgent string
 	// Authorize sets the authentication headers of each request. It runs for
@@ -97,6 +101,7 @@ const MaxErrorBody = 1 << 20
 type Client struct {
 	service   string
 	base      string        // without user information: every URL and error the client makes holds none
+	root      string        // base without Config.APIPath: where AtServerRoot paths go
 	user      *url.Userinfo // the base URL's user information, sent as basic authentication
 	ua        string
 	auth      func(http.Header)
@@ -118,6 +123,9 @@ func New(cfg Config) (*Client, error) {
 	base, user, err := parseBaseURL(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Service, err)
+	}
+	if cfg.APIPath != "" && (!strings.HasPrefix(cfg.APIPath, "/") || !strings.HasSuffix(base, cfg.APIPath)) {
+		return nil, fmt.Errorf("%s: the base URL %s does not end in the API's path %q", cfg.Service, base, cfg.APIPath)
 	}
 	policy, err := cfg.Retry.WithDefaults()
 	if err != nil {
@@ -145,6 +153,7 @@ func New(cfg Config) (*Client, error) {
 		hc:        withRedirectSwitch(hc),
 		service:   cfg.Service,
 		base:      base,
+		root:      strings.TrimSuffix(base, cfg.APIPath),
 		user:      user,
 		ua:        version.UserAgent,
 		auth:      cfg.Authorize,
@@ -189,7 +198,7 @@ func (c *Client) Runner() *callrun.Runner { return &c.run }
 // own secrets (Secrets.Add) and keeps its own rate limit; c is unchanged.
 func (c *Client) WithAuth(authorize func(http.Header), secrets ...string) *Client {
 	cp := &Client{
-		service: c.service, base: c.base, user: c.user, ua: c.ua, auth: authorize, decode: c.decode, isError: c.isError,
+		service: c.service, base: c.base, root: c.root, user: c.user, ua: c.ua, auth: authorize, decode: c.decode, isError: c.isError,
 		transient: c.transient, clock: c.clock, hc: c.hc,
 		clean: Cleaner{Secrets: &Secrets{}, ScrubError: c.clean.ScrubError},
 	}
@@ -248,12 +257,18 @@ func (c *Client) RateLimit() apicall.RateLimit { return c.run.RateLimit() }
 // Request is one API call.
 type Request struct {
 	Method string
-	// Path is joined to the base URL; it must start with "/" and be escaped
-	// already (a project path "a/b" as "a%2Fb").
-	Path  string
-	Query url.Values
-	JSON  any        // encoded as the JSON body when non-nil
-	Form  url.Values // encoded as a form body when non-nil (JSON wins)
+	// Path is joined to the base URL (to the server's root when
+	// AtServerRoot); it must start with "/" and be escaped already (a
+	// project path "a/b" as "a%2Fb").
+	Path string
+	// AtServerRoot joins Path to the server's root, the base URL without
+	// Config.APIPath: for what a server keeps outside its versioned API
+	// (an OAuth authorization server's /oauth/...), sent through the same
+	// client, with its transport, retries and secrets.
+	AtServerRoot bool
+	Query        url.Values
+	JSON         any        // encoded as the JSON body when non-nil
+	Form         url.Values // encoded as a form body when non-nil (JSON wins)
 	// RawJSON is sent as the JSON body byte for byte (it wins over JSON and
 	// Form), for callers that sign the exact bytes they send.
 	RawJSON []byte
@@ -263,6 +278,10 @@ type Request struct {
 	// (its body discarded), for flows such as a login form whose redirect
 	// and cookies are the answer.
 	NoRedirect bool
+	// MaxBody, when positive, bounds the body of a successful answer: a
+	// longer one fails the call (not retried) rather than being read to
+	// its end. Zero reads it all.
+	MaxBody int64
 	// Secrets are values this request carries (a password in its body, a
 	// token in its header) that the client does not hold: they are kept out
 	// of its error, its hook's outcome and its log lines like the client's.
@@ -345,6 +364,9 @@ func (c *Client) prepare(r *Request, p *prepared) error {
 		return fmt.Errorf("%s: %s %s: encoding request: %w", c.service, r.Method, r.Path, err)
 	}
 	p.r, p.body, p.target = r, body, c.base+r.Path
+	if r.AtServerRoot {
+		p.target = c.root + r.Path
+	}
 	if len(r.Query) > 0 {
 		p.target += "?" + r.Query.Encode()
 	}
@@ -410,7 +432,7 @@ func (c *Client) send(ctx context.Context, call *callrun.Call, p *prepared, out 
 	if resp.StatusCode/100 == 3 {
 		return res, o
 	}
-	if err := decodeBody(resp, out); err != nil {
+	if err := decodeBody(resp, out, r.MaxBody); err != nil {
 		o.Err = fmt.Errorf("%s: %s %s: reading response: %w", c.service, r.Method, r.Path, err)
 	}
 	return res, o
@@ -483,23 +505,47 @@ func encodeBody(r *Request) ([]byte, string, error) {
 	return nil, "", nil
 }
 
-func decodeBody(resp *http.Response, out any) error {
+// decodeBody reads a successful answer into out, at most max bytes of it
+// when max is positive.
+func decodeBody(resp *http.Response, out any, max int64) error {
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
+	body := io.Reader(resp.Body)
+	if max > 0 {
+		body = &boundedBody{r: io.LimitReader(resp.Body, max+1), max: max}
+	}
 	if w, ok := out.(io.Writer); ok {
-		_, err := io.Copy(w, resp.Body)
+		_, err := io.Copy(w, body)
 		return err
 	}
 	buf := bodyBuffers.Get().(*bytes.Buffer)
 	defer putBodyBuffer(buf)
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
+	if _, err := buf.ReadFrom(body); err != nil {
 		return err
 	}
 	if buf.Len() == 0 {
 		return io.EOF // what json.Decoder said of an empty answer
 	}
 	return json.Unmarshal(buf.Bytes(), out)
+}
+
+// boundedBody reads an answer's body up to max bytes (Request.MaxBody),
+// and fails at the first byte past them.
+type boundedBody struct {
+	r         io.Reader // limited to max+1 bytes
+	max, read int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if b.read+int64(n) > b.max {
+		keep := int(b.max - b.read)
+		b.read = b.max
+		return keep, fmt.Errorf("the answer is longer than %d bytes", b.max)
+	}
+	b.read += int64(n)
+	return n, err
 }
 
 // bodyBuffers lend the buffers JSON answers are read into before they are

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -467,6 +468,67 @@ func TestDecodeIntoWriterAndBadJSON(t *testing.T) {
 	var se *json.SyntaxError
 	if !errors.As(err, &se) {
 		t.Fatalf("err = %v, want a JSON syntax error", err)
+	}
+}
+
+// A request marked AtServerRoot goes to the base URL without
+// Config.APIPath, through the same client (the copies of WithAuth too);
+// the others stay under the base URL. A base URL that does not end in the
+// API's path is refused.
+func TestAtServerRoot(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, rest.Config{APIPath: "/api"}, status(200))
+	for _, c := range []*rest.Client{f.c, f.c.WithAuth(nil)} {
+		for _, r := range []*rest.Request{get("/projects"), {Method: http.MethodGet, Path: "/oauth/token/info", AtServerRoot: true}} {
+			if _, err := c.Do(context.Background(), r, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var got []string
+	for _, r := range f.s.got {
+		got = append(got, r.URL.Path)
+	}
+	if want := []string{"/api/projects", "/oauth/token/info", "/api/projects", "/oauth/token/info"}; !slices.Equal(got, want) {
+		t.Errorf("paths %q, want %q", got, want)
+	}
+	for _, p := range []string{"/v4", "api"} {
+		if _, err := rest.New(rest.Config{Service: "s", BaseURL: "https://h/api", APIPath: p}); err == nil {
+			t.Errorf("APIPath %q under https://h/api accepted", p)
+		}
+	}
+}
+
+// Request.MaxBody bounds what is read of a successful answer, into a
+// value or a writer: an answer of exactly the bound is read, one byte
+// more fails the call, once (not retried), naming the bound.
+func TestMaxBody(t *testing.T) {
+	t.Parallel()
+	const max = 16
+	body := func(n int) func(http.ResponseWriter, *http.Request) {
+		return func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `"`+strings.Repeat("x", n-2)+`"`) }
+	}
+	f := newFixture(t, rest.Config{}, body(max), body(max), body(max+1), body(max+1), body(1<<20))
+	for i, tc := range []struct {
+		writer bool
+		fail   bool
+	}{{false, false}, {true, false}, {false, true}, {true, true}, {false, true}} {
+		var s string
+		var buf bytes.Buffer
+		out := any(&s)
+		if tc.writer {
+			out = &buf
+		}
+		_, err := f.c.Do(context.Background(), &rest.Request{Method: http.MethodGet, Path: "/x", MaxBody: max}, out)
+		if tc.fail != (err != nil) || tc.fail && !strings.Contains(err.Error(), "longer than 16 bytes") {
+			t.Errorf("answer %d: %v", i, err)
+		}
+		if tc.writer && buf.Len() > max {
+			t.Errorf("answer %d: %d bytes written past the bound", i, buf.Len())
+		}
+	}
+	if n := f.s.count(); n != 5 {
+		t.Errorf("%d requests for 5 calls: a body too long was retried", n)
 	}
 }
 
