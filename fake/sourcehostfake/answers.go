@@ -103,7 +103,10 @@ func (j joined) MarshalJSON() ([]byte, error) { return j.appendJSON(nil), nil }
 
 // numbered is a string that ends in a record's number: prefix, infix,
 // then n ("http://…/shop/-/issues/" 12, "shop" "#" 12). Record lists hold
-// several a record, so it is kept smaller than joined.
+// several a record, so it is kept smaller than joined. Its prefix and
+// infix are JSON string contents, escaped already: the prefix is a
+// project's (projectPathsJSON, escaped once for the records of a page),
+// the infix one of the package's constants.
 type numbered struct {
 	prefix, infix string
 	n             int64
@@ -111,8 +114,8 @@ type numbered struct {
 
 func (u *numbered) appendJSON(b []byte) []byte {
 	b = append(b, '"')
-	b = jsonw.AppendEscaped(b, u.prefix)
-	b = jsonw.AppendEscaped(b, u.infix)
+	b = append(b, u.prefix...)
+	b = append(b, u.infix...)
 	b = strconv.AppendInt(b, u.n, 10)
 	return append(b, '"')
 }
@@ -422,6 +425,26 @@ func (c *call) projectPaths(p *project) (web, path string) {
 	return c.projectWeb, c.projectPath
 }
 
+// projectPathsJSON are projectPaths as JSON string contents, escaped once
+// per call for the numbered strings of a page's records.
+func (c *call) projectPathsJSON(p *project) (web, path string) {
+	if c.pathsJSONOf != p {
+		web, path := c.projectPaths(p)
+		c.pathsJSONOf = p
+		c.projectWebJSON, c.projectPathJSON = escapedJSON(web), escapedJSON(path)
+	}
+	return c.projectWebJSON, c.projectPathJSON
+}
+
+// escapedJSON is s as JSON string contents: s itself when it needs no
+// escaping, as a project's paths mostly do not.
+func escapedJSON(s string) string {
+	if jsonw.Plain(s) {
+		return s
+	}
+	return string(jsonw.AppendEscaped(nil, s))
+}
+
 // nsPaths are a namespace's page and the start of its projects' ssh URLs.
 type nsPaths struct {
 	ns       *namespace
@@ -453,7 +476,7 @@ func (c *call) namespacePaths(ns *namespace) (web, ssh string) {
 // webURL is the web_url of a project's record: the project's page, then
 // kind ("/-/issues/") and the record's number.
 func (c *call) webURL(p *project, kind string, n int64) numbered {
-	web, _ := c.projectPaths(p)
+	web, _ := c.projectPathsJSON(p)
 	return numbered{web, kind, n}
 }
 
@@ -466,7 +489,7 @@ type referencesJSON struct {
 }
 
 func (c *call) references(p *project, sigil string, iid int64) referencesJSON {
-	_, path := c.projectPaths(p)
+	_, path := c.projectPathsJSON(p)
 	return referencesJSON{Short: numbered{"", sigil, iid}, Relative: numbered{"", sigil, iid}, Full: numbered{path, sigil, iid}}
 }
 

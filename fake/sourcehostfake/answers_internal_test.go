@@ -76,9 +76,27 @@ func (written) Generate(rng *rand.Rand, _ int) reflect.Value {
 	return reflect.ValueOf(written(v.appendJSON(nil)))
 }
 
-// Generate gives jsonwtest.Check numbered strings of random pieces.
+// Generate gives jsonwtest.Check numbered strings of random pieces,
+// escaped as a numbered's pieces are (see escapedJSON).
 func (numbered) Generate(rng *rand.Rand, _ int) reflect.Value {
-	return reflect.ValueOf(numbered{jsonwtest.String(rng), "/" + jsonwtest.String(rng), rng.Int63() - rng.Int63()})
+	return reflect.ValueOf(numbered{escapedJSON(jsonwtest.String(rng)), escapedJSON("/" + jsonwtest.String(rng)), rng.Int63() - rng.Int63()})
+}
+
+// escapedJSON writes what encoding/json writes between a string's quotes,
+// for every piece JSON escapes.
+func TestEscapedJSON(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(1))
+	for range 1000 {
+		s := jsonwtest.String(rng)
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := escapedJSON(s); `"`+got+`"` != string(want) {
+			t.Fatalf("escapedJSON(%q) = %s, want %s", s, got, want)
+		}
+	}
 }
 
 // An ssh URL names the fake's host without its HTTP port (it was

@@ -68,7 +68,10 @@ type call struct {
 	// projectPaths, namespacePaths).
 	pathsOf                 *project
 	projectWeb, projectPath string
-	namespaces              []nsPaths
+	// The same as JSON string contents (see projectPathsJSON).
+	pathsJSONOf                     *project
+	projectWebJSON, projectPathJSON string
+	namespaces                      []nsPaths
 }
 
 func ok(body any) fakekit.Answer      { return fakekit.Answer{Status: http.StatusOK, Body: body} }

@@ -32,6 +32,19 @@ var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
 	return safe
 }()
 
+// Plain reports whether s is printable ASCII that a JSON string holds as
+// it is (AppendEscaped appends s unchanged), as URLs and paths mostly are:
+// a caller that writes s often can then keep it rather than an escaped
+// copy.
+func Plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || !jsonSafe[c] {
+			return false
+		}
+	}
+	return true
+}
+
 // AppendEscaped appends the inside of s as a JSON string (encoding/json's
 // appendString with HTML escaping, without the quotes).
 //

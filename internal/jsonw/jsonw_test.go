@@ -61,3 +61,23 @@ func TestAppendStringEveryByteEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// Plain holds exactly the strings AppendEscaped leaves as they are, among
+// them each printable ASCII byte JSON does not escape; no byte of 0x80 or
+// more, even in valid UTF-8.
+func TestPlain(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		s := "ab" + string(rune(c)) + "cd"
+		if c >= 0x80 {
+			s = "ab" + string([]byte{byte(c)}) + "cd"
+		}
+		escaped := string(jsonw.AppendEscaped(nil, s)) != s
+		if got, want := jsonw.Plain(s), !escaped && c < 0x80; got != want {
+			t.Errorf("Plain(%q) = %v, want %v", s, got, want)
+		}
+	}
+	if !jsonw.Plain("") || !jsonw.Plain("http://127.0.0.1:8080/group/sub/shop") || jsonw.Plain("é") {
+		t.Error("Plain is wrong on a whole string")
+	}
+}

@@ -47,3 +47,14 @@ func TestAppendTimeMillisAcrossYears(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendTimeMillis is one time written, as a list writes each
+// record's created_at and updated_at.
+func BenchmarkAppendTimeMillis(b *testing.B) {
+	tm := time.Date(2026, 3, 4, 5, 6, 7, 89_000_000, time.UTC)
+	buf := make([]byte, 0, 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = jsonw.AppendTimeMillis(buf[:0], tm)
+	}
+}
