@@ -31,7 +31,10 @@ type params struct {
 // readParams parses r's parameters; a body that cannot be parsed is an error
 // for a 400 answer.
 func readParams(r *http.Request) (*params, string) {
-	p := &params{query: r.URL.Query()}
+	p := &params{}
+	if r.URL.RawQuery != "" { // nil reads as empty: no map for a request without a query
+		p.query = r.URL.Query()
+	}
 	if r.Body == nil || r.Body == http.NoBody {
 		return p, ""
 	}
