@@ -84,7 +84,8 @@ type Config struct {
 	// HTTPClient carries every request to the source-hosting server: its
 	// API calls and the OAuth token information (default a pooled client
 	// that waits UpstreamHeaderTimeoutSeconds for an answer). An HTTP
-	// client given in UpstreamOptions instead serves the API calls alone.
+	// client given in UpstreamOptions replaces it, for all of them too:
+	// both go through the one source-hosting client.
 	HTTPClient *http.Client `yaml:"-" json:"-"`
 	// Logger receives warnings (upstream unreachable, a shared cache
 	// failing); silent by default. Tokens never appear in it.

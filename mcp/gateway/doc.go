@@ -247,9 +247,10 @@
 //
 // OAuth tokens: a bearer token that is no personal access token (GET
 // /personal_access_tokens/self answers 404) is described by the
-// source-hosting server that issued it (GET /oauth/token/info, through
-// Config.HTTPClient): its user, its scopes, whether it still works, and the
-// resource it was issued for (RFC 8707). It is accepted only when that
+// source-hosting server that issued it (GET /oauth/token/info, asked by
+// the same source-hosting client as the API calls, so with the same HTTP
+// client, CA and timeouts): its user, its scopes, whether it still works,
+// and the resource it was issued for (RFC 8707). It is accepted only when that
 // resource is resource.url: a token issued for another service, or for
 // none, is 401 invalid_token ("the token was issued for another
 // resource"), however valid it is at the source-hosting API; without

@@ -64,12 +64,9 @@ type Gateway struct {
 	log    *slog.Logger
 	// upstream is the source-hosting client every caller's is a copy of
 	// (sourcehost.Client.WithToken), with no token of its own: its HTTP
-	// client and settings are shared by all.
+	// client and settings are shared by all, and it asks the
+	// authorization server about OAuth tokens (oauth.go).
 	upstream *sourcehost.Client
-	// http reaches the source-hosting server (Config.HTTPClient), and
-	// authorizationServer is its root, where OAuth tokens are described.
-	http                *http.Client
-	authorizationServer string
 	// mcp is the Model Context Protocol side: g's own transport in front
 	// of the server every gateway shares, which is made at the first MCP
 	// request of the process (see protocolServer).
@@ -134,13 +131,12 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	// A bad UpstreamOption (a missing CA file, say) fails here, once,
 	// rather than on every caller's first request.
-	g.authorizationServer, _ = upstreamRoot(cfg.Upstream) // checked by withDefaults
-	g.http = cfg.HTTPClient
-	if g.http == nil {
-		g.http = upstreamHTTPClient(cfg)
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = upstreamHTTPClient(cfg)
 	}
 	g.upstream, err = sourcehost.New(cfg.Upstream, append([]sourcehost.Option{
-		sourcehost.WithHTTPClient(g.http),
+		sourcehost.WithHTTPClient(hc),
 		sourcehost.WithClock(g.clk),
 		sourcehost.WithUserAgent("apitwin-mcp-gateway/" + version.Version),
 		// The caller decides about retries: a 429 reaches it as -32000

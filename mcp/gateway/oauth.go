@@ -2,9 +2,9 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
-	"io"
+	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
@@ -21,35 +21,27 @@ import (
 // (under the token's SHA-256, verify.ttl_seconds fresh, in the bounded
 // store), and the rate limit counts it by its digest.
 
-// tokenInfo is the authorization server's GET /oauth/token/info.
-type tokenInfo struct {
-	ResourceOwnerID int64    `json:"resource_owner_id"`
-	Scope           []string `json:"scope"`
-	ExpiresIn       *int64   `json:"expires_in"`
-	Resource        *string  `json:"resource"`
-}
-
-// maxTokenInfo bounds the answer read: a few hundred bytes are expected.
-const maxTokenInfo = 64 << 10
-
 // verifyOAuth fills v with the verdict on an OAuth token, or returns the
-// refusal when the authorization server could not say.
+// refusal when the authorization server could not say. The lookup goes
+// through the gateway's source-hosting client, with its transport, TLS
+// settings and timeouts: the upstream is configured in one place.
 func (g *Gateway) verifyOAuth(ctx context.Context, token string, v *verdict) *refusal {
-	info, status, err := g.tokenInfo(ctx, token)
+	info, err := g.upstream.OAuthTokenInfo(ctx, token)
+	var se *sourcehost.Error
 	switch {
-	case err != nil:
-		e := g.upstreamFailure(ctx, "token verification", err)
-		r := &refusal{status: http.StatusBadGateway, code: e.Code, reason: "the token could not be verified: " + e.Message}
-		if e.Status == http.StatusGatewayTimeout {
-			r.status = http.StatusGatewayTimeout
-		}
-		return r
-	case status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusNotFound:
+	case errors.As(err, &se) && (se.StatusCode == http.StatusUnauthorized || se.StatusCode == http.StatusForbidden || se.StatusCode == http.StatusNotFound):
 		v.Reason = "unknown, revoked or expired"
 		return nil
-	case status != http.StatusOK:
+	case errors.As(err, &se):
 		return &refusal{status: http.StatusBadGateway, code: mcp.CodeUpstreamError,
-			reason: "the token could not be verified: the authorization server answered " + http.StatusText(status)}
+			reason: "the token could not be verified: the authorization server answered " + http.StatusText(se.StatusCode)}
+	case err != nil && ctx.Err() == nil && !errors.As(err, new(*url.Error)):
+		// An answer came, but no token information (not JSON, or longer
+		// than sourcehost.MaxOAuthTokenInfo).
+		return &refusal{status: http.StatusBadGateway, code: mcp.CodeUpstreamError,
+			reason: "the token could not be verified: the authorization server's answer could not be read"}
+	case err != nil:
+		return g.unverified(ctx, err)
 	case info.ExpiresIn != nil && *info.ExpiresIn <= 0:
 		v.Reason = "revoked or expired"
 		return nil
@@ -74,29 +66,4 @@ func (g *Gateway) verifyOAuth(ctx context.Context, token string, v *verdict) *re
 		}
 	}
 	return nil
-}
-
-// tokenInfo asks the source-hosting server about token. The answer's
-// status is returned with its body decoded when it is 200.
-func (g *Gateway) tokenInfo(ctx context.Context, token string) (*tokenInfo, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.authorizationServer+"/oauth/token/info", nil)
-	if err != nil {
-		return nil, 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/json")
-	resp, err := g.http.Do(req)
-	if err != nil {
-		return nil, 0, err // a transport error names the URL, never the header
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, maxTokenInfo))
-		return nil, resp.StatusCode, nil
-	}
-	var info tokenInfo
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxTokenInfo)).Decode(&info); err != nil {
-		return nil, http.StatusBadGateway, nil
-	}
-	return &info, http.StatusOK, nil
 }

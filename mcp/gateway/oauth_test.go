@@ -19,8 +19,10 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/apitwin/apitwin/clock"
+	"github.com/apitwin/apitwin/fake/control"
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp/gateway"
+	"github.com/apitwin/apitwin/sourcehost"
 )
 
 // oauthGateway serves a gateway on a loopback port in front of a
@@ -29,6 +31,14 @@ import (
 func oauthGateway(t *testing.T) (up *sourcehostfake.Server, mcpURL string) {
 	t.Helper()
 	up = sourcehostfake.Start(t)
+	return up, serveOAuthGateway(t, up, gateway.Config{})
+}
+
+// serveOAuthGateway serves a gateway configured as cfg in front of up on a
+// loopback port, with up's clock and resource.url the URL it is served at,
+// which it returns; up gets a private project "shop".
+func serveOAuthGateway(t *testing.T, up *sourcehostfake.Server, cfg gateway.Config) string {
+	t.Helper()
 	if _, err := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "private"}); err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +46,9 @@ func oauthGateway(t *testing.T) (up *sourcehostfake.Server, mcpURL string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpURL = "http://" + l.Addr().String() + "/mcp"
-	gw, err := gateway.New(gateway.Config{Upstream: up.URL(), Clock: up.Clock(), Resource: gateway.ResourceConfig{URL: mcpURL}})
+	mcpURL := "http://" + l.Addr().String() + "/mcp"
+	cfg.Upstream, cfg.Clock, cfg.Resource.URL = up.URL(), up.Clock(), mcpURL
+	gw, err := gateway.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +57,36 @@ func oauthGateway(t *testing.T) (up *sourcehostfake.Server, mcpURL string) {
 	srv.Listener = l
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return up, mcpURL
+	return mcpURL
+}
+
+// oauthTokenFor is an access token up issued to a new application for
+// root, asked for resource ("" for none): authorization code with PKCE,
+// root's consent given by Server.Authorize.
+func oauthTokenFor(t *testing.T, up *sourcehostfake.Server, resource string) string {
+	t.Helper()
+	clientID, _, err := up.AddOAuthApplication(sourcehostfake.OAuthApplicationSeed{Name: "app", RedirectURIs: []string{"http://127.0.0.1:9/cb"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := oauth2.Config{ClientID: clientID, RedirectURL: "http://127.0.0.1:9/cb",
+		Endpoint: oauth2.Endpoint{AuthURL: up.URL() + "/oauth/authorize", TokenURL: up.URL() + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams}}
+	verifier := oauth2.GenerateVerifier()
+	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier)}
+	if resource != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("resource", resource))
+	}
+	back, err := up.Authorize("root", cfg.AuthCodeURL("s", opts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(back)
+	ctx := context.WithValue(t.Context(), oauth2.HTTPClient, up.RawClient())
+	tok, err := cfg.Exchange(ctx, u.Query().Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.AccessToken
 }
 
 // fakeClockSource is an oauth2.TokenSource that judges expiry on the
@@ -202,29 +242,7 @@ func rawPost(t *testing.T, mcpURL, token string) (int, http.Header, string) {
 func TestOAuthAudienceChecked(t *testing.T) {
 	t.Parallel()
 	up, mcpURL := oauthGateway(t)
-	clientID, _, err := up.AddOAuthApplication(sourcehostfake.OAuthApplicationSeed{Name: "app", RedirectURIs: []string{"http://127.0.0.1:9/cb"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := oauth2.Config{ClientID: clientID, RedirectURL: "http://127.0.0.1:9/cb",
-		Endpoint: oauth2.Endpoint{AuthURL: up.URL() + "/oauth/authorize", TokenURL: up.URL() + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams}}
-	tokenFor := func(resource string) string {
-		verifier := oauth2.GenerateVerifier()
-		opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier)}
-		if resource != "" {
-			opts = append(opts, oauth2.SetAuthURLParam("resource", resource))
-		}
-		back, err := up.Authorize("root", cfg.AuthCodeURL("s", opts...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, _ := url.Parse(back)
-		tok, err := cfg.Exchange(context.Background(), u.Query().Get("code"), oauth2.VerifierOption(verifier))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok.AccessToken
-	}
+	tokenFor := func(resource string) string { return oauthTokenFor(t, up, resource) }
 	for _, tc := range []struct {
 		name, resource string
 		want           int
@@ -242,5 +260,73 @@ func TestOAuthAudienceChecked(t *testing.T) {
 	}
 	if status, _, body := rawPost(t, mcpURL, up.Token()); status != http.StatusOK {
 		t.Errorf("a personal access token: %d %s", status, body)
+	}
+}
+
+// The gateway's upstream is configured in one place: a source-hosting
+// server served over TLS with a private CA, trusted by the HTTP client
+// given once (as Config.HTTPClient, or in UpstreamOptions), is reached
+// with it by an OAuth token's verification as by the tools, so a token
+// issued for the gateway is verified and its call served.
+func TestOAuthUpstreamWithPrivateCA(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  func(trusting *http.Client) gateway.Config
+	}{
+		{"Config.HTTPClient", func(hc *http.Client) gateway.Config { return gateway.Config{HTTPClient: hc} }},
+		{"UpstreamOptions", func(hc *http.Client) gateway.Config {
+			return gateway.Config{UpstreamOptions: []sourcehost.Option{sourcehost.WithHTTPClient(hc)}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			up := sourcehostfake.Start(t, control.WithTLS())
+			// RawClient trusts the fake's own certificate, and nothing
+			// else trusts it: the CA given once.
+			mcpURL := serveOAuthGateway(t, up, tc.cfg(up.RawClient()))
+			status, _, body := rawPost(t, mcpURL, oauthTokenFor(t, up, mcpURL))
+			if status != http.StatusOK || !strings.Contains(body, "shop") {
+				t.Errorf("%d %s", status, body)
+			}
+			if n := len(up.RequestsTo("GET /oauth/token/info")); n != 1 {
+				t.Errorf("the token was looked up %d times, want once", n)
+			}
+		})
+	}
+}
+
+// When the authorization server cannot say what an OAuth token is, the
+// request is refused with the status and reason of an upstream that
+// failed, and no verdict is remembered: an error answer is 502 naming its
+// status, a dropped connection 502 "could not be reached", an answer that
+// is no token information 502 "could not be read". Once the server
+// answers again, the token is served.
+func TestOAuthLookupFailures(t *testing.T) {
+	t.Parallel()
+	up, mcpURL := oauthGateway(t)
+	token := oauthTokenFor(t, up, mcpURL)
+	for _, tc := range []struct {
+		name   string
+		fault  control.Fault
+		reason string
+	}{
+		{"an error answer", control.Fault{Status: http.StatusInternalServerError}, "the authorization server answered Internal Server Error"},
+		{"a rate limit", control.Fault{Status: http.StatusTooManyRequests}, "the authorization server answered Too Many Requests"},
+		{"a dropped connection", control.Fault{Drop: true}, "could not be reached"},
+		{"not JSON", control.Fault{Status: http.StatusOK, Body: "<html>sign in</html>", Header: http.Header{"Content-Type": {"text/html"}}},
+			"the authorization server's answer could not be read"},
+	} {
+		if err := up.InjectFault("GET /oauth/token/info", tc.fault); err != nil {
+			t.Fatal(err)
+		}
+		status, _, body := rawPost(t, mcpURL, token)
+		if status != http.StatusBadGateway || !strings.Contains(body, tc.reason) || strings.Contains(body, token) {
+			t.Errorf("%s: %d %s, want 502 %q", tc.name, status, body, tc.reason)
+		}
+		up.ClearFaults()
+	}
+	if status, _, body := rawPost(t, mcpURL, token); status != http.StatusOK {
+		t.Errorf("once the server answers: %d %s", status, body)
 	}
 }

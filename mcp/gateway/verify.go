@@ -218,6 +218,27 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 	return verified{who: v, raw: raw, up: up, taken: taken, n: n}, nil
 }
 
+// unverified is the refusal of a token the source-hosting server could
+// not be asked about (down, too slow, limiting the token's rate), for its
+// personal access token and its OAuth lookups alike: 502, 504 for an
+// upstream that did not answer in time, 429 with the wait asked for.
+func (g *Gateway) unverified(ctx context.Context, err error) *refusal {
+	e := g.upstreamFailure(ctx, "token verification", err)
+	status := http.StatusBadGateway
+	var rl *sourcehost.RateLimitError
+	switch {
+	case errors.As(err, &rl):
+		status = http.StatusTooManyRequests
+	case e.Status == http.StatusGatewayTimeout:
+		status = http.StatusGatewayTimeout
+	}
+	r := &refusal{status: status, code: e.Code, reason: "the token could not be verified: " + e.Message, retryAfter: e.RetryAfter}
+	if e.Detail != "" {
+		r.reason = "the token could not be verified: " + e.Detail
+	}
+	return r
+}
+
 // verifyUpstream asks the source-hosting API about token
 // (GET /personal_access_tokens/self: its id, its user, its scopes, whether
 // it is active) and remembers the verdict, good or bad. Callers with the
@@ -306,19 +327,7 @@ func (g *Gateway) verifyUpstream(ctx context.Context, token, key string, addr ne
 	default:
 		// Not an answer about the token (the API is down, or limits this
 		// token's rate): nothing is remembered, and the caller is told.
-		e := g.upstreamFailure(ctx, "token verification", err)
-		status := http.StatusBadGateway
-		var rl *sourcehost.RateLimitError
-		switch {
-		case errors.As(err, &rl):
-			status = http.StatusTooManyRequests
-		case e.Status == http.StatusGatewayTimeout:
-			status = http.StatusGatewayTimeout
-		}
-		r := &refusal{status: status, code: e.Code, reason: "the token could not be verified: " + e.Message, retryAfter: e.RetryAfter}
-		if e.Detail != "" {
-			r.reason = "the token could not be verified: " + e.Detail
-		}
+		r := g.unverified(ctx, err)
 		call.r, call.abandoned = r, ctx.Err() != nil
 		return nil, nil, nil, r
 	}
