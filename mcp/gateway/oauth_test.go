@@ -61,15 +61,16 @@ func serveOAuthGateway(t *testing.T, up *sourcehostfake.Server, cfg gateway.Conf
 }
 
 // oauthTokenFor is an access token up issued to a new application for
-// root, asked for resource ("" for none): authorization code with PKCE,
-// root's consent given by Server.Authorize.
-func oauthTokenFor(t *testing.T, up *sourcehostfake.Server, resource string) string {
+// root, asked for resource ("" for none) and scopes (none: the
+// application's): authorization code with PKCE, root's consent given by
+// Server.Authorize.
+func oauthTokenFor(t *testing.T, up *sourcehostfake.Server, resource string, scopes ...string) string {
 	t.Helper()
 	clientID, _, err := up.AddOAuthApplication(sourcehostfake.OAuthApplicationSeed{Name: "app", RedirectURIs: []string{"http://127.0.0.1:9/cb"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := oauth2.Config{ClientID: clientID, RedirectURL: "http://127.0.0.1:9/cb",
+	cfg := oauth2.Config{ClientID: clientID, RedirectURL: "http://127.0.0.1:9/cb", Scopes: scopes,
 		Endpoint: oauth2.Endpoint{AuthURL: up.URL() + "/oauth/authorize", TokenURL: up.URL() + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams}}
 	verifier := oauth2.GenerateVerifier()
 	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier)}
@@ -328,5 +329,52 @@ func TestOAuthLookupFailures(t *testing.T) {
 	}
 	if status, _, body := rawPost(t, mcpURL, token); status != http.StatusOK {
 		t.Errorf("once the server answers: %d %s", status, body)
+	}
+}
+
+// The verdicts on OAuth tokens the authorization server describes: one it
+// calls unknown (401) is 401 "unknown, revoked or expired", and so is one
+// it says has no time left (expires_in 0); one without
+// the scopes the gateway needs is 403 naming them; and a gateway without
+// resource.url has no audience to check, so it takes no OAuth token.
+func TestOAuthVerdicts(t *testing.T) {
+	t.Parallel()
+	up, mcpURL := oauthGateway(t)
+	unknown := oauthTokenFor(t, up, mcpURL)
+	if err := up.InjectFault("GET /oauth/token/info", control.Fault{Status: http.StatusUnauthorized}); err != nil {
+		t.Fatal(err)
+	}
+	status, hdr, body := rawPost(t, mcpURL, unknown)
+	if status != http.StatusUnauthorized || !strings.Contains(body, "unknown, revoked or expired") ||
+		!strings.Contains(hdr.Get("WWW-Authenticate"), `error="invalid_token"`) {
+		t.Errorf("a token the server calls unknown: %d %s, WWW-Authenticate %q", status, body, hdr.Get("WWW-Authenticate"))
+	}
+	up.ClearFaults()
+	// An authorization server that answers for a token with no time left
+	// rather than refusing it.
+	spent := oauthTokenFor(t, up, mcpURL)
+	if err := up.InjectFault("GET /oauth/token/info", control.Fault{Status: http.StatusOK,
+		Body: `{"resource_owner_id":1,"scope":["api"],"expires_in":0,"application":{"uid":"x"},"created_at":1,"resource":"` + mcpURL + `"}`}); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, body := rawPost(t, mcpURL, spent); status != http.StatusUnauthorized || !strings.Contains(body, "revoked or expired") {
+		t.Errorf("a token with no time left: %d %s, want 401", status, body)
+	}
+	up.ClearFaults()
+
+	narrow := oauthTokenFor(t, up, mcpURL, "read_api")
+	if status, _, body := rawPost(t, mcpURL, narrow); status != http.StatusForbidden || !strings.Contains(body, "lacks the required scopes: api") {
+		t.Errorf("a token with read_api alone: %d %s, want 403 naming the scope it lacks", status, body)
+	}
+
+	gw, err := gateway.New(gateway.Config{Upstream: up.URL(), Clock: up.Clock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noAudience := httptest.NewServer(gw)
+	t.Cleanup(noAudience.Close)
+	status, _, body = rawPost(t, noAudience.URL+"/mcp", oauthTokenFor(t, up, mcpURL))
+	if status != http.StatusUnauthorized || !strings.Contains(body, "no resource.url") {
+		t.Errorf("a gateway without resource.url: %d %s, want 401", status, body)
 	}
 }
