@@ -36,6 +36,7 @@ type activity struct {
 	attemptSched time.Time // the current attempt
 	startedTime  time.Time
 	identity     string
+	key          string // worker_instance_key of the poll that started it
 	requestID    string
 	details      *orchpb.Payloads // of the last heartbeat
 	lastBeat     time.Time
@@ -100,7 +101,7 @@ func (s *Server) queueAttempt(a *activity) {
 func (s *Server) pollActivityTask(ctx context.Context, req *orchpb.PollActivityTaskQueueRequest) (*orchpb.PollActivityTaskQueueResponse, error) {
 	var resp *orchpb.PollActivityTaskQueueResponse
 	got, err := s.poll(ctx, req.GetNamespace(), req.GetTaskQueue(), req.GetIdentity(), req.GetWorkerInstanceKey(), sideActivity, req.GetTaskQueueMetadata(),
-		func(t task) { resp = s.startActivityTask(t.(*activity), req.GetIdentity()) })
+		func(t task) { resp = s.startActivityTask(t.(*activity), req.GetIdentity(), req.GetWorkerInstanceKey()) })
 	if err != nil || !got {
 		return &orchpb.PollActivityTaskQueueResponse{}, err
 	}
@@ -110,10 +111,10 @@ func (s *Server) pollActivityTask(ctx context.Context, req *orchpb.PollActivityT
 
 // startActivityTask starts an attempt of a and answers the poll that took
 // it. s.mu must be held.
-func (s *Server) startActivityTask(a *activity, identity string) *orchpb.PollActivityTaskQueueResponse {
+func (s *Server) startActivityTask(a *activity, identity, key string) *orchpb.PollActivityTaskQueueResponse {
 	e := a.e
 	now := s.clk.Now()
-	a.started, a.startedTime, a.identity, a.requestID = true, now, identity, newID()
+	a.started, a.startedTime, a.identity, a.key, a.requestID = true, now, identity, key, newID()
 	s.cancelTimer(e, a.s2s)
 	a.s2s = nil
 	if d := a.attrs.GetStartToCloseTimeout().AsDuration(); d > 0 {

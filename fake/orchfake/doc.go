@@ -463,7 +463,11 @@
 // answered in query_results under their id; NOT_OPEN and
 // NOT_COMPLETED_CLEANLY are honoured; unanswered, the caller gets its
 // deadline. WithTimeSkipping moves the clock to the engine's next timer
-// whenever no task waits for or is held by a worker.
+// whenever no task waits for or is held by a worker. A task started by a
+// worker that is gone (its sticky worker instance neither polls nor owes
+// a poll: see below) holds the clock no longer: handed over just as the
+// worker died, it is never answered, and the clock moves to its
+// start-to-close timeout as the real service's would.
 //
 // Updates, as Temporal's: UpdateWorkflowExecution admits an update (its
 // update_id and input.name required; a run keeps at most

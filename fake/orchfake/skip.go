@@ -4,7 +4,8 @@ import "time"
 
 // kickSkip, with WithTimeSkipping, moves the clock to the next timer of
 // the engine when nothing else can happen first: no task waits for a
-// worker or is on its way to one, and none is being worked on. It runs in its own goroutine, one at
+// worker or is on its way to one, and none is being worked on (by a
+// worker that is not gone: see startedByGoneWorker). It runs in its own goroutine, one at
 // a time; a kick while it runs makes it look again.
 func (s *Server) kickSkip() {
 	if !s.cfg.timeSkipping || s.isClosed() {
@@ -79,11 +80,11 @@ func (s *Server) nextSkip() (time.Time, bool) {
 			if !e.open() && len(e.eng.queries) == 0 {
 				continue
 			}
-			if t := e.eng.wft; t != nil && t.startedID != 0 {
+			if t := e.eng.wft; t != nil && t.startedID != 0 && !s.startedByGoneWorker(ns, t.key) {
 				return time.Time{}, false
 			}
 			for _, a := range e.eng.activities {
-				if a.started {
+				if a.started && !s.startedByGoneWorker(ns, a.key) {
 					return time.Time{}, false
 				}
 			}

@@ -377,3 +377,90 @@ func waitForPoller(t *testing.T, iv *invoker, queue string, typ orchpb.TaskQueue
 		runtime.Gosched()
 	}
 }
+
+// TestSkippingTimesOutATaskAGoneWorkerHeld: with time skipping, a workflow
+// task started by a worker that is then gone (its poll's caller left, as
+// when its process dies just as the task's answer was on its way) no
+// longer holds the clock for ever: skipping moves to the task's
+// start-to-close timeout, which the real service would reach too, and the
+// run's next task goes to another worker with the whole history. (Before,
+// a started task held the clock whoever held it, and the run waited.)
+func TestSkippingTimesOutATaskAGoneWorkerHeld(t *testing.T) {
+	t.Parallel()
+	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
+			s := newFake(t, orchfake.WithTimeSkipping())
+			iv := &invoker{name: tr, s: s}
+			ctx := t.Context()
+			start := s.Clock().Now()
+			dying, die := context.WithCancel(ctx)
+			first := startStickyPoll(t, dying, iv, "w1")
+			mustCall(t, iv, "StartWorkflowExecution", startReq("default", "held"), &orchpb.StartWorkflowExecutionResponse{})
+			normalTask(t, ctx, iv, "w1") // started, and never answered
+			die()
+			if got := <-first; len(got.GetTaskToken()) != 0 {
+				t.Fatal("the dying worker's sticky poll got a task")
+			}
+			for !pollEnded(s, "sticky-w1") {
+				runtime.Gosched()
+			}
+			task := normalTask(t, ctx, iv, "w2")
+			timedOut := false
+			for _, ev := range task.GetHistory() {
+				if a := ev.GetWorkflowTaskTimedOutEventAttributes(); a != nil && a.GetTimeoutType() == orchpb.TimeoutType_START_TO_CLOSE {
+					timedOut = true
+				}
+			}
+			if !timedOut || task.GetHistory()[0].GetEventId() != 1 {
+				t.Fatalf("no WorkflowTaskTimedOut (START_TO_CLOSE) in the new task's history from event %d", task.GetHistory()[0].GetEventId())
+			}
+			if moved := s.Clock().Now().Sub(start); moved < orchfake.DefaultWorkflowTaskTimeout {
+				t.Fatalf("the clock moved %v, want at least the task's start-to-close timeout", moved)
+			}
+		})
+	}
+}
+
+// TestSkippingTimesOutAnActivityAGoneWorkerHeld is the same for an
+// activity: its start-to-close timeout is reached, and its next attempt
+// goes to another worker.
+func TestSkippingTimesOutAnActivityAGoneWorkerHeld(t *testing.T) {
+	t.Parallel()
+	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
+			s := newFake(t, orchfake.WithTimeSkipping())
+			iv := &invoker{name: tr, s: s}
+			ctx := t.Context()
+			start := s.Clock().Now()
+			dying, die := context.WithCancel(ctx)
+			first := startStickyPoll(t, dying, iv, "w1")
+			mustCall(t, iv, "StartWorkflowExecution", startReq("default", "held"), &orchpb.StartWorkflowExecutionResponse{})
+			task := normalTask(t, ctx, iv, "w1")
+			mustCall(t, iv, "RespondWorkflowTaskCompleted", &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default",
+				TaskToken: task.GetTaskToken(), Identity: "w1", StickyAttributes: true, Commands: []*orchpb.Command{scheduleCmd("Charge", nil)}},
+				&orchpb.RespondWorkflowTaskCompletedResponse{})
+			pollActivity := func(key string) *orchpb.PollActivityTaskQueueResponse {
+				var act orchpb.PollActivityTaskQueueResponse
+				mustCall(t, iv, "PollActivityTaskQueue", &orchpb.PollActivityTaskQueueRequest{Namespace: "default", TaskQueue: "orders",
+					Identity: key, WorkerInstanceKey: key}, &act)
+				return &act
+			}
+			if pollActivity("w1").GetAttempt() != 1 { // started, and never answered
+				t.Fatal("w1 got no first attempt")
+			}
+			die()
+			<-first
+			for !pollEnded(s, "sticky-w1") {
+				runtime.Gosched()
+			}
+			if next := pollActivity("w2"); next.GetAttempt() != 2 {
+				t.Fatalf("w2 got attempt %d, want the second", next.GetAttempt())
+			}
+			if moved := s.Clock().Now().Sub(start); moved < time.Minute {
+				t.Fatalf("the clock moved %v, want at least the activity's start-to-close timeout", moved)
+			}
+		})
+	}
+}

@@ -380,14 +380,41 @@ const stickyOwedPoll = StickyPollerUnavailable
 // stickyOwedPoll.
 // s.mu must be held.
 func (ns *namespace) stickyAlive(q *taskQueue) (alive bool, owedFor time.Duration) {
-	if ns.polling(q.stickyKey) {
+	return ns.workerAlive(q.stickyKey)
+}
+
+// workerAlive is stickyAlive for worker instance key, whose sticky queue
+// may be gone (ShutdownWorker, or no sticky poll yet). s.mu must be held.
+func (ns *namespace) workerAlive(key string) (alive bool, owedFor time.Duration) {
+	if ns.polling(key) {
 		return true, 0
 	}
-	since, ok := ns.owed[q.stickyKey]
+	since, ok := ns.owed[key]
 	if left := stickyOwedPoll - time.Since(since); ok && left > 0 {
 		return true, left
 	}
 	return false, 0
+}
+
+// startedByGoneWorker reports, for time skipping, whether a task started
+// by worker instance key was handed to a worker that is gone: one with a
+// sticky queue (the only workers whose polls the fake follows) that
+// neither polls nor owes a poll. Such a task, handed over just as its
+// worker died (the poll's answer was on its way when its caller left),
+// is never answered; the real service times it out, and skipping must
+// let the clock reach that timeout rather than wait for it for ever. A
+// task of any other worker holds the clock while it is worked on. If the
+// worker counts as alive only by the poll it owes, skipping looks again
+// when that runs out. s.mu must be held.
+func (s *Server) startedByGoneWorker(ns *namespace, key string) bool {
+	if key == "" || ns.sticky[key] == nil {
+		return false
+	}
+	alive, owedFor := ns.workerAlive(key)
+	if alive && owedFor > 0 {
+		s.recheckSkipAfter(owedFor)
+	}
+	return !alive
 }
 
 // owesPoll records that worker instance key will poll again: it took a
