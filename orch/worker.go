@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apitwin/apitwin/internal/orchsem"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
@@ -714,14 +715,7 @@ func (w *Worker) wholeHistory(ctx context.Context, task *orchpb.PollWorkflowTask
 
 // closesRun reports whether commands end the run.
 func closesRun(commands []*orchpb.Command) bool {
-	for _, c := range commands {
-		switch c.GetCommandType() {
-		case orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION, orchpb.CommandType_FAIL_WORKFLOW_EXECUTION,
-			orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION, orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(commands, func(c *orchpb.Command) bool { return orchsem.ClosesRun(c.GetCommandType()) })
 }
 
 func safeStart(ctx context.Context, wf Workflow, wt *WorkflowTask) (state CachedRun, cmds []*orchpb.Command, err error) {

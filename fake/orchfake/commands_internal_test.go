@@ -4,14 +4,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apitwin/apitwin/internal/orchsem"
 	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
 // The table of command rules covers every command type of the contract,
 // and only those: a type added to the .proto fails here until it has a
 // rule. Each rule refuses a command whose attributes are another type's
-// (BAD_COMMAND) before its own check, and the four that end the run are
-// the ones marked so.
+// (BAD_COMMAND) before its own check, and the ones that end the run are
+// those orchsem.ClosesRun names, the rule orch's worker and orchtest
+// follow.
 func TestEveryCommandTypeHasARule(t *testing.T) {
 	t.Parallel()
 	s, err := New()
@@ -20,10 +22,6 @@ func TestEveryCommandTypeHasARule(t *testing.T) {
 	}
 	t.Cleanup(s.Close)
 	e := &execution{ns: s.st.namespaces[DefaultNamespace]}
-	closing := map[orchpb.CommandType]bool{
-		orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION: true, orchpb.CommandType_FAIL_WORKFLOW_EXECUTION: true,
-		orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION: true, orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION: true,
-	}
 	for n := range orchpb.CommandType_name {
 		typ := orchpb.CommandType(n)
 		r, ok := commandRules[typ]
@@ -37,7 +35,7 @@ func TestEveryCommandTypeHasARule(t *testing.T) {
 			t.Errorf("%s: no rule", typ)
 			continue
 		}
-		if r.closes != closing[typ] {
+		if r.closes != orchsem.ClosesRun(typ) {
 			t.Errorf("%s: closes %v", typ, r.closes)
 		}
 		// A record-marker command's attributes on every other type, and a

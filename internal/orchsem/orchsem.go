@@ -1,7 +1,8 @@
 // Package orchsem holds rules of the orchestration service that two
 // engines of this module apply, orchfake's and orch/orchtest's, so both
 // write the same history: what the service fills in when an activity is
-// scheduled, and how a failed attempt is retried.
+// scheduled, how a failed attempt is retried, and which commands end a
+// run (orch's worker too).
 package orchsem
 
 import (
@@ -87,4 +88,16 @@ func ActivityRetryState(c *orchpb.ScheduleActivityTaskCommandAttributes, f *orch
 		return orchpb.RetryState_TIMEOUT
 	}
 	return orchpb.RetryState_IN_PROGRESS
+}
+
+// ClosesRun reports whether a command of type t ends its run: complete,
+// fail, cancel, or continue as new. Such a command must be the last of
+// its workflow task's.
+func ClosesRun(t orchpb.CommandType) bool {
+	switch t {
+	case orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION, orchpb.CommandType_FAIL_WORKFLOW_EXECUTION,
+		orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION, orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
+		return true
+	}
+	return false
 }

@@ -358,11 +358,8 @@ func checkCommands(r *run, cmds []*orchpb.Command) error {
 		timers[id] = true
 	}
 	for i, c := range cmds {
-		closes := false
+		closes := orchsem.ClosesRun(c.GetCommandType())
 		switch c.GetCommandType() {
-		case orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION, orchpb.CommandType_FAIL_WORKFLOW_EXECUTION,
-			orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION, orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
-			closes = true
 		case orchpb.CommandType_SCHEDULE_ACTIVITY_TASK:
 			a := c.GetScheduleActivityTaskCommandAttributes()
 			switch {
@@ -419,7 +416,9 @@ func checkCommands(r *run, cmds []*orchpb.Command) error {
 				return fmt.Errorf("command %d: BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES: upserted_memo has no fields", i)
 			}
 		default:
-			return fmt.Errorf("command %d: BAD_COMMAND: unknown command_type %d", i, c.GetCommandType())
+			if !closes { // the commands that end the run need no check here
+				return fmt.Errorf("command %d: BAD_COMMAND: unknown command_type %d", i, c.GetCommandType())
+			}
 		}
 		if closes && i != len(cmds)-1 {
 			return fmt.Errorf("command %d: BAD_COMMAND: it closes the workflow but is not the last", i)
