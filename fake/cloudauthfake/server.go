@@ -4,13 +4,10 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -303,27 +300,13 @@ func (s *Server) Client(opts ...cloudauth.Option) *cloudauth.Client {
 
 // CertificatePEM returns the TLS certificate of a fake started with
 // control.WithTLS, PEM-encoded, for a client to trust; nil otherwise.
-func (s *Server) CertificatePEM() []byte {
-	cert := s.ep.Certificate()
-	if cert == nil {
-		return nil
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
-}
+func (s *Server) CertificatePEM() []byte { return s.ep.CertificatePEM() }
 
 // CACertFile writes CertificatePEM to a file in a temporary directory of
 // the test and returns its path, for cloudauth.WithCAFile or CLI_CA_CERT.
 func (s *Server) CACertFile(tb testing.TB) string {
 	tb.Helper()
-	pemBytes := s.CertificatePEM()
-	if pemBytes == nil {
-		tb.Fatal("cloudauthfake: CACertFile needs a fake started with control.WithTLS")
-	}
-	path := filepath.Join(tb.TempDir(), "fake-ca.pem")
-	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return s.ep.CACertFile(tb, "cloudauthfake")
 }
 
 // ServeHTTP answers one request.

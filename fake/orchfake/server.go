@@ -3,7 +3,6 @@ package orchfake
 import (
 	"context"
 	"crypto/tls"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"math"
@@ -550,13 +549,7 @@ func (s *Server) URL() string { return s.ep.URL() }
 
 // CertificatePEM returns the certificate of a fake started with control.WithTLS,
 // PEM-encoded, for a client to trust; nil otherwise.
-func (s *Server) CertificatePEM() []byte {
-	cert := s.ep.Certificate()
-	if cert == nil {
-		return nil
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
-}
+func (s *Server) CertificatePEM() []byte { return s.ep.CertificatePEM() }
 
 // Conn returns an in-memory gRPC connection to the fake (no port, no
 // network), made on first use and closed by Close. The gRPC server behind

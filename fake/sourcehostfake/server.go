@@ -377,6 +377,17 @@ func Start(tb testing.TB, opts ...Option) *Server {
 // does not make; nil before it serves.
 func (s *Server) RawClient() *http.Client { return s.ep.RawClient() }
 
+// CertificatePEM returns the TLS certificate of a fake started with
+// control.WithTLS, PEM-encoded, for a client to trust; nil otherwise.
+func (s *Server) CertificatePEM() []byte { return s.ep.CertificatePEM() }
+
+// CACertFile writes CertificatePEM to a file in a temporary directory of
+// the test and returns its path, for sourcehost.WithCAFile.
+func (s *Server) CACertFile(tb testing.TB) string {
+	tb.Helper()
+	return s.ep.CACertFile(tb, "sourcehostfake")
+}
+
 // Serve serves the fake on l until Close, for programs, and returns the URL
 // to reach it.
 func (s *Server) Serve(l net.Listener) string {

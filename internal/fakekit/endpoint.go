@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -671,6 +674,33 @@ func (e *Endpoint) Certificate() *x509.Certificate {
 		return e.test.Certificate()
 	}
 	return nil
+}
+
+// CertificatePEM returns the server's TLS certificate PEM-encoded, for a
+// client to trust; nil when it does not serve over TLS.
+func (e *Endpoint) CertificatePEM() []byte {
+	cert := e.Certificate()
+	if cert == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
+}
+
+// CACertFile writes CertificatePEM to a file in a temporary directory of
+// the test and returns its path, for a client's CA file option; the test
+// fails when the server does not serve over TLS. fake names the fake in
+// that failure.
+func (e *Endpoint) CACertFile(tb testing.TB, fake string) string {
+	tb.Helper()
+	pemBytes := e.CertificatePEM()
+	if pemBytes == nil {
+		tb.Fatal(fake + ": CACertFile needs a fake started with control.WithTLS")
+	}
+	path := filepath.Join(tb.TempDir(), "fake-ca.pem")
+	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
 }
 
 // ServerTLS returns a copy of the TLS settings the server serves with
