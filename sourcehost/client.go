@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/go-querystring/query"
 
@@ -129,6 +130,14 @@ func WithUserAgent(product string) Option { return restOption(rest.WithUserAgent
 // WithCAFile trusts the certificate authorities of a PEM file besides the
 // system's.
 func WithCAFile(path string) Option { return restOption(rest.WithCAFile(path)) }
+
+// WithResponseHeaderTimeout bounds how long a request waits for the
+// answer's headers once it is sent (0, the default: no bound), on the
+// client's own transport, which the TLS options also configure. A client
+// given WithHTTPClient keeps its own timeouts.
+func WithResponseHeaderTimeout(d time.Duration) Option {
+	return restOption(rest.WithResponseHeaderTimeout(d))
+}
 
 // WithInsecureSkipVerify turns TLS certificate verification off.
 func WithInsecureSkipVerify() Option { return restOption(rest.WithInsecureSkipVerify()) }

@@ -24,6 +24,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
 
@@ -92,6 +93,10 @@ type Config struct {
 	Logger     *slog.Logger
 	HTTPClient *http.Client
 	TLS        TLSOptions
+	// ResponseHeaderTimeout bounds the wait for an answer's headers on the
+	// client's own transport (0: no bound). A custom HTTPClient keeps its
+	// own timeouts.
+	ResponseHeaderTimeout time.Duration
 }
 
 // MaxErrorBody caps how much of an error answer is read and kept.
@@ -138,6 +143,7 @@ func New(cfg Config) (*Client, error) {
 	case hc == nil:
 		tr := cleanhttp.DefaultPooledTransport()
 		tr.TLSClientConfig = cfg.TLS.config()
+		tr.ResponseHeaderTimeout = cfg.ResponseHeaderTimeout
 		hc = &http.Client{Transport: tr}
 	}
 	if cfg.Transport != nil {

@@ -596,6 +596,34 @@ func TestTLS(t *testing.T) {
 	}
 }
 
+// WithResponseHeaderTimeout bounds the wait for an answer's headers on the
+// client's own transport: a server that takes the request and never
+// answers fails the call with the transport's timeout, rather than holding
+// it for as long as the caller waits. A negative bound is refused.
+func TestResponseHeaderTimeout(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	cfg := rest.Config{Service: "s", BaseURL: srv.URL, Clock: clock.NewFake(t0)}
+	for _, o := range []rest.Option{rest.WithoutRetries(), rest.WithResponseHeaderTimeout(time.Millisecond)} {
+		if err := o(&cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := rest.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do(context.Background(), get("/"), nil); err == nil || !strings.Contains(err.Error(), "timeout awaiting response headers") {
+		t.Fatalf("err = %v, want the response header timeout", err)
+	}
+	if err := rest.WithResponseHeaderTimeout(-time.Second)(&rest.Config{}); err == nil {
+		t.Fatal("a negative timeout was accepted")
+	}
+}
+
 // flakyTransport fails its first round trip with err, then sends through
 // http.DefaultTransport.
 type flakyTransport struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/apitwin/apitwin/apicall"
 	"github.com/apitwin/apitwin/clock"
@@ -79,6 +80,21 @@ func WithCAFile(path string) Option {
 			return err
 		}
 		c.TLS.RootCAs = pool
+		return nil
+	}
+}
+
+// WithResponseHeaderTimeout bounds how long a request waits for the
+// answer's headers once it is sent, on the client's own transport: a
+// server that takes a request and never answers then fails it rather
+// than holding its goroutine and connection for as long as the caller
+// waits. A client given WithHTTPClient keeps its own timeouts.
+func WithResponseHeaderTimeout(d time.Duration) Option {
+	return func(c *Config) error {
+		if d < 0 {
+			return errors.New("negative response header timeout")
+		}
+		c.ResponseHeaderTimeout = d
 		return nil
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/credential"
+	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -36,9 +37,16 @@ type Config struct {
 	// before it gives up on the call, whatever the caller's own deadline
 	// (default 30, at most 86400; fractions allowed). A call it gave up on
 	// is -32603 with data.status 504; a token verification, an HTTP 504
-	// refusal. It applies to the gateway's own HTTP client: one given in
-	// UpstreamOptions keeps its own timeouts.
+	// refusal. It applies to the source-hosting client's own transport
+	// (sourcehost.WithResponseHeaderTimeout): an HTTPClient, here or in
+	// UpstreamOptions, keeps its own timeouts.
 	UpstreamHeaderTimeoutSeconds float64 `yaml:"upstream_header_timeout_seconds" json:"upstream_header_timeout_seconds"`
+	// UpstreamCAFile is a PEM file of certificate authorities to trust for
+	// the source-hosting server, besides the system's: a server with a
+	// private CA. Read when the gateway is made, so a bad file fails New
+	// (sourcehost.WithCAFile). Not with HTTPClient, whose transport holds
+	// its own trust.
+	UpstreamCAFile string `yaml:"upstream_ca_file" json:"upstream_ca_file"`
 	// Path is where the gateway answers (default "/mcp").
 	Path string `yaml:"path" json:"path"`
 	// AllowedOrigins lists the browser origins (scheme://host[:port],
@@ -78,14 +86,17 @@ type Config struct {
 	// and says so in Ready.
 	Store Store `yaml:"-" json:"-"`
 	// UpstreamOptions are added to every caller's source-hosting client
-	// (after the gateway's own, before the caller's token): a CA file, a
-	// retry policy, an HTTP client.
+	// (after the gateway's own, before the caller's token): a CA file
+	// (sourcehost.WithCAFile), a retry policy, an HTTP client. Every
+	// request to the source-hosting server goes through that one client:
+	// its API calls and the OAuth token information alike.
 	UpstreamOptions []sourcehost.Option `yaml:"-" json:"-"`
-	// HTTPClient carries every request to the source-hosting server: its
-	// API calls and the OAuth token information (default a pooled client
-	// that waits UpstreamHeaderTimeoutSeconds for an answer). An HTTP
-	// client given in UpstreamOptions replaces it, for all of them too:
-	// both go through the one source-hosting client.
+	// HTTPClient, when set, carries every request to the source-hosting
+	// server, with its own transport, TLS settings and timeouts (TLS
+	// options in UpstreamOptions are then refused: configure its
+	// transport). By default the source-hosting client's own pooled
+	// transport does, waiting UpstreamHeaderTimeoutSeconds for an answer.
+	// An HTTP client given in UpstreamOptions replaces either.
 	HTTPClient *http.Client `yaml:"-" json:"-"`
 	// Logger receives warnings (upstream unreachable, a shared cache
 	// failing); silent by default. Tokens never appear in it.
@@ -373,6 +384,13 @@ func (c Config) withDefaults() (Config, error) {
 		bad("upstream_header_timeout_seconds", "must be positive")
 	case t > maxUpstreamHeaderTimeout:
 		bad("upstream_header_timeout_seconds", "must be at most %d (a day)", maxUpstreamHeaderTimeout)
+	}
+	if c.UpstreamCAFile != "" {
+		if c.HTTPClient != nil {
+			bad("upstream_ca_file", "cannot be used with an HTTPClient: configure its transport's trust instead")
+		} else if _, err := rest.LoadCAFile(c.UpstreamCAFile); err != nil {
+			bad("upstream_ca_file", "%v", err)
+		}
 	}
 	if c.Path == "" {
 		c.Path = mcp.DefaultPath

@@ -20,8 +20,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hashicorp/go-cleanhttp"
-
 	"github.com/apitwin/apitwin/clock"
 	"github.com/apitwin/apitwin/internal/mcpwire"
 	"github.com/apitwin/apitwin/internal/version"
@@ -131,32 +129,31 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	// A bad UpstreamOption (a missing CA file, say) fails here, once,
 	// rather than on every caller's first request.
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = upstreamHTTPClient(cfg)
-	}
-	g.upstream, err = sourcehost.New(cfg.Upstream, append([]sourcehost.Option{
-		sourcehost.WithHTTPClient(hc),
+	opts := []sourcehost.Option{
 		sourcehost.WithClock(g.clk),
 		sourcehost.WithUserAgent("apitwin-mcp-gateway/" + version.Version),
 		// The caller decides about retries: a 429 reaches it as -32000
 		// with data.status 429, which the client package retries.
 		sourcehost.WithoutRetries(),
-	}, cfg.UpstreamOptions...)...)
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, sourcehost.WithHTTPClient(cfg.HTTPClient))
+	} else {
+		// The client's own pooled transport, with a bound on the wait for
+		// an answer's headers, so that an upstream that takes calls and
+		// never answers cannot hold a goroutine and a connection per call
+		// for as long as callers wait. Its TLS settings stay open to
+		// UpstreamOptions (a CA file).
+		opts = append(opts, sourcehost.WithResponseHeaderTimeout(cfg.upstreamHeaderTimeout()))
+		if cfg.UpstreamCAFile != "" {
+			opts = append(opts, sourcehost.WithCAFile(cfg.UpstreamCAFile))
+		}
+	}
+	g.upstream, err = sourcehost.New(cfg.Upstream, append(opts, cfg.UpstreamOptions...)...)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: config: upstream options: %w", err)
 	}
 	return g, nil
-}
-
-// upstreamHTTPClient is the HTTP client shared by every caller's upstream
-// client: pooled connections, and a bound on the wait for response
-// headers, so that an upstream that takes calls and never answers cannot
-// hold a goroutine and a connection per call for as long as callers wait.
-func upstreamHTTPClient(cfg Config) *http.Client {
-	hc := cleanhttp.DefaultPooledClient()
-	hc.Transport.(*http.Transport).ResponseHeaderTimeout = cfg.upstreamHeaderTimeout()
-	return hc
 }
 
 // String never shows the signing secret, nor credentials in the upstream

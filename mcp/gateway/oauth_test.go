@@ -266,26 +266,39 @@ func TestOAuthAudienceChecked(t *testing.T) {
 
 // The gateway's upstream is configured in one place: a source-hosting
 // server served over TLS with a private CA, trusted by the HTTP client
-// given once (as Config.HTTPClient, or in UpstreamOptions), is reached
+// given once (as Config.HTTPClient or UpstreamCAFile, or in
+// UpstreamOptions), is reached
 // with it by an OAuth token's verification as by the tools, so a token
 // issued for the gateway is verified and its call served.
 func TestOAuthUpstreamWithPrivateCA(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		cfg  func(trusting *http.Client) gateway.Config
+		cfg  func(t *testing.T, up *sourcehostfake.Server) gateway.Config
 	}{
-		{"Config.HTTPClient", func(hc *http.Client) gateway.Config { return gateway.Config{HTTPClient: hc} }},
-		{"UpstreamOptions", func(hc *http.Client) gateway.Config {
-			return gateway.Config{UpstreamOptions: []sourcehost.Option{sourcehost.WithHTTPClient(hc)}}
+		// RawClient trusts the fake's own certificate, and nothing else
+		// trusts it: the CA given once.
+		{"Config.HTTPClient", func(_ *testing.T, up *sourcehostfake.Server) gateway.Config {
+			return gateway.Config{HTTPClient: up.RawClient()}
+		}},
+		{"UpstreamOptions HTTP client", func(_ *testing.T, up *sourcehostfake.Server) gateway.Config {
+			return gateway.Config{UpstreamOptions: []sourcehost.Option{sourcehost.WithHTTPClient(up.RawClient())}}
+		}},
+		// A CA file, as the config's docs offer: it was refused ("TLS
+		// options cannot be combined with a custom HTTP client"), the
+		// gateway always giving the client an HTTP client of its own.
+		{"UpstreamOptions CA file", func(t *testing.T, up *sourcehostfake.Server) gateway.Config {
+			return gateway.Config{UpstreamOptions: []sourcehost.Option{sourcehost.WithCAFile(up.CACertFile(t))}}
+		}},
+		// The same from mcp-gateway's YAML (upstream_ca_file).
+		{"Config.UpstreamCAFile", func(t *testing.T, up *sourcehostfake.Server) gateway.Config {
+			return gateway.Config{UpstreamCAFile: up.CACertFile(t)}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			up := sourcehostfake.Start(t, control.WithTLS())
-			// RawClient trusts the fake's own certificate, and nothing
-			// else trusts it: the CA given once.
-			mcpURL := serveOAuthGateway(t, up, tc.cfg(up.RawClient()))
+			mcpURL := serveOAuthGateway(t, up, tc.cfg(t, up))
 			status, _, body := rawPost(t, mcpURL, oauthTokenFor(t, up, mcpURL))
 			if status != http.StatusOK || !strings.Contains(body, "shop") {
 				t.Errorf("%d %s", status, body)

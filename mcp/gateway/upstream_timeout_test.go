@@ -6,6 +6,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,5 +111,27 @@ func TestUpstreamHeaderTimeoutConfig(t *testing.T) {
 	}
 	if err := (gateway.Config{Upstream: "https://git.example.com", UpstreamHeaderTimeoutSeconds: 2.5}).Validate(); err != nil {
 		t.Errorf("2.5 s: %v", err)
+	}
+}
+
+// upstream_ca_file is read when the config is checked: a missing file or
+// one with no certificate is a ConfigError naming the key, and so is the
+// key beside an HTTPClient, whose transport holds its own trust.
+func TestUpstreamCAFileConfig(t *testing.T) {
+	t.Parallel()
+	garbage := filepath.Join(t.TempDir(), "garbage.pem")
+	if err := os.WriteFile(garbage, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]gateway.Config{
+		"missing":            {UpstreamCAFile: filepath.Join(t.TempDir(), "missing.pem")},
+		"no certificate":     {UpstreamCAFile: garbage},
+		"with an HTTPClient": {UpstreamCAFile: garbage, HTTPClient: &http.Client{}},
+	} {
+		c.Upstream = "https://git.example.com"
+		var ce *gateway.ConfigError
+		if err := c.Validate(); !errors.As(err, &ce) || ce.Key != "upstream_ca_file" {
+			t.Errorf("%s: got %v, want a ConfigError for upstream_ca_file", name, err)
+		}
 	}
 }

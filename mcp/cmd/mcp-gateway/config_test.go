@@ -190,6 +190,7 @@ func TestInvalidConfigurationNamesTheKey(t *testing.T) {
 		{"signature without secret", up + "security:\n  signature: required\n", nil, nil, []string{`security.signature: "required" needs security.signing_secret`}},
 		{"bad CIDR", up + "security:\n  trusted_proxies: [10.0.0.0/33]\n", nil, nil, []string{`security.trusted_proxies: "10.0.0.0/33"`}},
 		{"negative rate", up + "rate_limit:\n  per_minute: -1\n", nil, nil, []string{"rate_limit: per_minute and burst must be positive"}},
+		{"unreadable upstream CA file", up + "upstream_ca_file: /nonexistent/ca.pem\n", nil, nil, []string{"upstream_ca_file: reading CA file: open /nonexistent/ca.pem"}},
 		{"negative upstream header timeout", up + "upstream_header_timeout_seconds: -1\n", nil, nil, []string{"upstream_header_timeout_seconds: must be positive"}},
 		{"upstream header timeout past a day", up + "upstream_header_timeout_seconds: 86401\n", nil, nil, []string{"upstream_header_timeout_seconds: must be at most 86400"}},
 		{"upstream header timeout not a number", up + "upstream_header_timeout_seconds: 30s\n", nil, nil, []string{"line 2: upstream_header_timeout_seconds: cannot unmarshal"}},
@@ -286,7 +287,8 @@ func TestDocumentedExamplesLoad(t *testing.T) {
 	}
 	cert, key := selfSigned(t)
 	for i, ex := range examples {
-		ex = strings.ReplaceAll(strings.ReplaceAll(ex, "/etc/mcp-gateway/tls.crt", cert), "/etc/mcp-gateway/tls.key", key)
+		ex = strings.NewReplacer("/etc/mcp-gateway/tls.crt", cert, "/etc/mcp-gateway/tls.key", key,
+			"/etc/mcp-gateway/upstream-ca.pem", cert).Replace(ex)
 		// The secret is in the environment, as the documentation says.
 		s, err := loadSettings([]string{"-config", writeFile(t, "gateway.yaml", ex)}, env(envSigningSecret, "shared"), io.Discard)
 		if err != nil {

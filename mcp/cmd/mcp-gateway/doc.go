@@ -94,6 +94,7 @@
 //	# The gateway's keys (package mcp/gateway).
 //	upstream: https://git.example.com
 //	upstream_header_timeout_seconds: 30  # a call the source-hosting API has not begun to answer by then: -32603, data.status 504
+//	upstream_ca_file: /etc/mcp-gateway/upstream-ca.pem # absent: the system's trust only; else also these CAs (PEM)
 //	path: /mcp
 //	max_body_bytes: 1048576
 //	allowed_origins: [https://app.example.com] # browser pages that may call; absent: loopback pages, on loopback only; []: none
