@@ -222,20 +222,10 @@ func TestSkippingGoesOnWhenAStickyWorkerDies(t *testing.T) {
 			ctx := t.Context()
 			const id = "orphaned"
 			start := s.Clock().Now()
-			dying, die := context.WithCancel(ctx)
-			first := startStickyPoll(t, dying, iv, "w1")
+			kill := stickyWorker(t, s, iv, "w1")
 			mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
 			completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
-			die()
-			if got := <-first; len(got.GetTaskToken()) != 0 {
-				t.Fatal("the dying worker's sticky poll got a task")
-			}
-			// The worker is dead once the fake saw its poll's caller leave
-			// and ended the poll. Before that, a task could still be
-			// handed to the poll, as to a live one.
-			for !pollEnded(s, "sticky-w1") {
-				runtime.Gosched()
-			}
+			kill()
 			signalRun(t, iv, id)
 			task := normalTask(t, ctx, iv, "w2")
 			if task.GetHistory()[0].GetEventId() != 1 || scheduledOn(t, task).GetKind() != orchpb.TaskQueueKind_NORMAL {
@@ -245,6 +235,28 @@ func TestSkippingGoesOnWhenAStickyWorkerDies(t *testing.T) {
 				t.Fatalf("the clock moved %v, want at least the sticky schedule-to-start timeout", moved)
 			}
 		})
+	}
+}
+
+// stickyWorker starts a STICKY poll of worker instance key's sticky queue
+// (returning once the fake lists it) and returns a function that kills
+// the worker: its poll's caller goes away, as when its process dies, and
+// the function returns once the fake saw the poll end, the event that says
+// the worker is gone. Before that, a task could still be handed to the
+// poll, as to a live one.
+func stickyWorker(t *testing.T, s *orchfake.Server, iv *invoker, key string) (kill func()) {
+	t.Helper()
+	dying, die := context.WithCancel(t.Context())
+	first := startStickyPoll(t, dying, iv, key)
+	return func() {
+		t.Helper()
+		die()
+		if got := <-first; len(got.GetTaskToken()) != 0 {
+			t.Fatal("the dying worker's sticky poll got a task")
+		}
+		for !pollEnded(s, "sticky-"+key) {
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -394,17 +406,10 @@ func TestSkippingTimesOutATaskAGoneWorkerHeld(t *testing.T) {
 			iv := &invoker{name: tr, s: s}
 			ctx := t.Context()
 			start := s.Clock().Now()
-			dying, die := context.WithCancel(ctx)
-			first := startStickyPoll(t, dying, iv, "w1")
+			kill := stickyWorker(t, s, iv, "w1")
 			mustCall(t, iv, "StartWorkflowExecution", startReq("default", "held"), &orchpb.StartWorkflowExecutionResponse{})
 			normalTask(t, ctx, iv, "w1") // started, and never answered
-			die()
-			if got := <-first; len(got.GetTaskToken()) != 0 {
-				t.Fatal("the dying worker's sticky poll got a task")
-			}
-			for !pollEnded(s, "sticky-w1") {
-				runtime.Gosched()
-			}
+			kill()
 			task := normalTask(t, ctx, iv, "w2")
 			timedOut := false
 			for _, ev := range task.GetHistory() {
@@ -434,8 +439,7 @@ func TestSkippingTimesOutAnActivityAGoneWorkerHeld(t *testing.T) {
 			iv := &invoker{name: tr, s: s}
 			ctx := t.Context()
 			start := s.Clock().Now()
-			dying, die := context.WithCancel(ctx)
-			first := startStickyPoll(t, dying, iv, "w1")
+			kill := stickyWorker(t, s, iv, "w1")
 			mustCall(t, iv, "StartWorkflowExecution", startReq("default", "held"), &orchpb.StartWorkflowExecutionResponse{})
 			task := normalTask(t, ctx, iv, "w1")
 			mustCall(t, iv, "RespondWorkflowTaskCompleted", &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default",
@@ -450,11 +454,7 @@ func TestSkippingTimesOutAnActivityAGoneWorkerHeld(t *testing.T) {
 			if pollActivity("w1").GetAttempt() != 1 { // started, and never answered
 				t.Fatal("w1 got no first attempt")
 			}
-			die()
-			<-first
-			for !pollEnded(s, "sticky-w1") {
-				runtime.Gosched()
-			}
+			kill()
 			if next := pollActivity("w2"); next.GetAttempt() != 2 {
 				t.Fatalf("w2 got attempt %d, want the second", next.GetAttempt())
 			}
