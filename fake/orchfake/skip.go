@@ -55,12 +55,15 @@ func (s *Server) nextSkip() (time.Time, bool) {
 	var next time.Time
 	for _, ns := range s.st.namespaces {
 		for _, q := range ns.queues {
-			busy := q.backlogCount(sideWorkflow) > 0 || q.backlogCount(sideActivity) > 0 ||
-				q.sides[sideWorkflow].inFlight > 0 || q.sides[sideActivity].inFlight > 0
-			if !busy {
+			inFlight := q.sides[sideWorkflow].inFlight > 0 || q.sides[sideActivity].inFlight > 0
+			if !inFlight && q.backlogCount(sideWorkflow) == 0 && q.backlogCount(sideActivity) == 0 {
 				continue
 			}
-			if q.stickyKey != "" {
+			// A task handed to a poll is on its way to a worker, which is
+			// alive (it owes no poll until the poll's goroutine starts the
+			// task); only tasks waiting on a sticky queue ask whether its
+			// worker still is.
+			if q.stickyKey != "" && !inFlight {
 				alive, owedFor := ns.stickyAlive(q)
 				if !alive {
 					// A task on the sticky queue of a worker that is gone

@@ -47,6 +47,57 @@ func TestSkipWaitsForATaskOnItsWayToAPoll(t *testing.T) {
 	}
 }
 
+// TestSkipWaitsForATaskOnItsWayToAStickyPoll is the same on a worker's
+// sticky queue, where skipping also asks whether the worker is alive: the
+// poll that was handed the task is no longer among the waiters, and the
+// worker owes no poll until the poll's goroutine starts the task, so the
+// worker looked gone and skipping jumped to the sticky task's
+// schedule-to-start timeout (CI saw it as a WorkflowTaskTimedOut in
+// TestParityChildCancellation and a run never sticky in
+// TestStickyCacheSameOutcome, after the activity-poll fix).
+func TestSkipWaitsForATaskOnItsWayToAStickyPoll(t *testing.T) {
+	t.Parallel()
+	s, err := New(WithTimeSkipping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if _, err := s.StartExecution(&orchpb.StartWorkflowExecutionRequest{
+		Namespace: "default", WorkflowId: "wf", WorkflowType: &orchpb.WorkflowType{Name: "W"}, TaskQueue: "skip-q",
+		RequestId: "r1", WorkflowExecutionTimeout: durationpb.New(time.Hour),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ns, err := s.st.namespace("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run's task leaves the task queue for worker k's sticky queue,
+	// where k's poll waits, and is handed to that poll.
+	var wt *workflowTask
+	for _, e := range ns.runs {
+		wt = e.eng.wft
+	}
+	ns.queue("skip-q").sides[sideWorkflow].backlog = nil
+	sq := ns.queue("sticky-k")
+	sq.stickyKey = "k"
+	ns.sticky = map[string]*taskQueue{"k": sq}
+	w := &waiter{ch: make(chan task, 1), key: "k"}
+	sq.sides[sideWorkflow].waiters = append(sq.sides[sideWorkflow].waiters, w)
+	sq.push(sideWorkflow, wt)
+	if len(w.ch) != 1 {
+		t.Fatal("the workflow task was not handed to the waiting sticky poll")
+	}
+	s.mu.Unlock()
+	at, ok := s.nextSkip()
+	s.mu.Lock()
+	if ok {
+		t.Fatalf("time skipping would jump to %v while a workflow task is on its way to a sticky worker", at)
+	}
+}
+
 // The permissions the fake documents are those the contract's operation
 // table asks for.
 func TestPermissionsAreTheTables(t *testing.T) {
