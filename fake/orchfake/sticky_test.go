@@ -214,28 +214,23 @@ func scheduledOn(t *testing.T, task *orchpb.PollWorkflowTaskQueueResponse) *orch
 // queue for ever.)
 func TestSkippingGoesOnWhenAStickyWorkerDies(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
-		t.Run(tr, func(t *testing.T) {
-			t.Parallel()
-			s := newFake(t, orchfake.WithTimeSkipping())
-			iv := &invoker{name: tr, s: s}
-			ctx := t.Context()
-			const id = "orphaned"
-			start := s.Clock().Now()
-			kill := stickyWorker(t, s, iv, "w1")
-			mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
-			completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
-			kill()
-			signalRun(t, iv, id)
-			task := normalTask(t, ctx, iv, "w2")
-			if task.GetHistory()[0].GetEventId() != 1 || scheduledOn(t, task).GetKind() != orchpb.TaskQueueKind_NORMAL {
-				t.Fatalf("history from event %d, scheduled on %v", task.GetHistory()[0].GetEventId(), scheduledOn(t, task))
-			}
-			if moved := s.Clock().Now().Sub(start); moved < orchfake.StickyScheduleToStartTimeout {
-				t.Fatalf("the clock moved %v, want at least the sticky schedule-to-start timeout", moved)
-			}
-		})
-	}
+	eachSkippingFake(t, func(t *testing.T, s *orchfake.Server, iv *invoker) {
+		ctx := t.Context()
+		const id = "orphaned"
+		start := s.Clock().Now()
+		kill := stickyWorker(t, s, iv, "w1")
+		mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
+		completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
+		kill()
+		signalRun(t, iv, id)
+		task := normalTask(t, ctx, iv, "w2")
+		if task.GetHistory()[0].GetEventId() != 1 || scheduledOn(t, task).GetKind() != orchpb.TaskQueueKind_NORMAL {
+			t.Fatalf("history from event %d, scheduled on %v", task.GetHistory()[0].GetEventId(), scheduledOn(t, task))
+		}
+		if moved := s.Clock().Now().Sub(start); moved < orchfake.StickyScheduleToStartTimeout {
+			t.Fatalf("the clock moved %v, want at least the sticky schedule-to-start timeout", moved)
+		}
+	})
 }
 
 // stickyWorker starts a STICKY poll of worker instance key's sticky queue
@@ -278,33 +273,28 @@ func pollEnded(s *orchfake.Server, queue string) bool {
 // worker's next sticky poll gets the task with only the new events.
 func TestSkippingWaitsForAStickyWorkerBetweenPolls(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
-		t.Run(tr, func(t *testing.T) {
-			t.Parallel()
-			s := newFake(t, orchfake.WithTimeSkipping())
-			iv := &invoker{name: tr, s: s}
-			ctx := t.Context()
-			const id = "busy"
-			start := s.Clock().Now()
-			first := startStickyPoll(t, ctx, iv, "w1")
-			mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
-			completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
-			signalRun(t, iv, id)
-			t2 := <-first        // w1 took it and is now between polls
-			signalRun(t, iv, id) // the run's next task waits on w1's sticky queue
-			completeSticky(t, iv, t2)
-			t3, err := pollKind(ctx, iv, "sticky-w1", "w1", orchpb.TaskQueueKind_STICKY)
-			if err != nil || len(t3.GetTaskToken()) == 0 {
-				t.Fatalf("w1's next sticky poll: %v, no task: %v", err, len(t3.GetTaskToken()) == 0)
-			}
-			if q := scheduledOn(t, t3); q.GetKind() != orchpb.TaskQueueKind_STICKY || t3.GetHistory()[0].GetEventId() == 1 {
-				t.Fatalf("history from event %d, scheduled on %v", t3.GetHistory()[0].GetEventId(), q)
-			}
-			if now := s.Clock().Now(); !now.Equal(start) {
-				t.Fatalf("the clock moved %v while the sticky worker was between polls", now.Sub(start))
-			}
-		})
-	}
+	eachSkippingFake(t, func(t *testing.T, s *orchfake.Server, iv *invoker) {
+		ctx := t.Context()
+		const id = "busy"
+		start := s.Clock().Now()
+		first := startStickyPoll(t, ctx, iv, "w1")
+		mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
+		completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
+		signalRun(t, iv, id)
+		t2 := <-first        // w1 took it and is now between polls
+		signalRun(t, iv, id) // the run's next task waits on w1's sticky queue
+		completeSticky(t, iv, t2)
+		t3, err := pollKind(ctx, iv, "sticky-w1", "w1", orchpb.TaskQueueKind_STICKY)
+		if err != nil || len(t3.GetTaskToken()) == 0 {
+			t.Fatalf("w1's next sticky poll: %v, no task: %v", err, len(t3.GetTaskToken()) == 0)
+		}
+		if q := scheduledOn(t, t3); q.GetKind() != orchpb.TaskQueueKind_STICKY || t3.GetHistory()[0].GetEventId() == 1 {
+			t.Fatalf("history from event %d, scheduled on %v", t3.GetHistory()[0].GetEventId(), q)
+		}
+		if now := s.Clock().Now(); !now.Equal(start) {
+			t.Fatalf("the clock moved %v while the sticky worker was between polls", now.Sub(start))
+		}
+	})
 }
 
 // TestSkippingWaitsForAStickyWorkerWhoseActivityPollTookATask: an
@@ -399,32 +389,27 @@ func waitForPoller(t *testing.T, iv *invoker, queue string, typ orchpb.TaskQueue
 // a started task held the clock whoever held it, and the run waited.)
 func TestSkippingTimesOutATaskAGoneWorkerHeld(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
-		t.Run(tr, func(t *testing.T) {
-			t.Parallel()
-			s := newFake(t, orchfake.WithTimeSkipping())
-			iv := &invoker{name: tr, s: s}
-			ctx := t.Context()
-			start := s.Clock().Now()
-			kill := stickyWorker(t, s, iv, "w1")
-			mustCall(t, iv, "StartWorkflowExecution", startReq("default", "held"), &orchpb.StartWorkflowExecutionResponse{})
-			normalTask(t, ctx, iv, "w1") // started, and never answered
-			kill()
-			task := normalTask(t, ctx, iv, "w2")
-			timedOut := false
-			for _, ev := range task.GetHistory() {
-				if a := ev.GetWorkflowTaskTimedOutEventAttributes(); a != nil && a.GetTimeoutType() == orchpb.TimeoutType_START_TO_CLOSE {
-					timedOut = true
-				}
+	eachSkippingFake(t, func(t *testing.T, s *orchfake.Server, iv *invoker) {
+		ctx := t.Context()
+		start := s.Clock().Now()
+		kill := stickyWorker(t, s, iv, "w1")
+		mustCall(t, iv, "StartWorkflowExecution", startReq("default", "held"), &orchpb.StartWorkflowExecutionResponse{})
+		normalTask(t, ctx, iv, "w1") // started, and never answered
+		kill()
+		task := normalTask(t, ctx, iv, "w2")
+		timedOut := false
+		for _, ev := range task.GetHistory() {
+			if a := ev.GetWorkflowTaskTimedOutEventAttributes(); a != nil && a.GetTimeoutType() == orchpb.TimeoutType_START_TO_CLOSE {
+				timedOut = true
 			}
-			if !timedOut || task.GetHistory()[0].GetEventId() != 1 {
-				t.Fatalf("no WorkflowTaskTimedOut (START_TO_CLOSE) in the new task's history from event %d", task.GetHistory()[0].GetEventId())
-			}
-			if moved := s.Clock().Now().Sub(start); moved < orchfake.DefaultWorkflowTaskTimeout {
-				t.Fatalf("the clock moved %v, want at least the task's start-to-close timeout", moved)
-			}
-		})
-	}
+		}
+		if !timedOut || task.GetHistory()[0].GetEventId() != 1 {
+			t.Fatalf("no WorkflowTaskTimedOut (START_TO_CLOSE) in the new task's history from event %d", task.GetHistory()[0].GetEventId())
+		}
+		if moved := s.Clock().Now().Sub(start); moved < orchfake.DefaultWorkflowTaskTimeout {
+			t.Fatalf("the clock moved %v, want at least the task's start-to-close timeout", moved)
+		}
+	})
 }
 
 // TestSkippingTimesOutAnActivityAGoneWorkerHeld is the same for an
@@ -432,35 +417,42 @@ func TestSkippingTimesOutATaskAGoneWorkerHeld(t *testing.T) {
 // goes to another worker.
 func TestSkippingTimesOutAnActivityAGoneWorkerHeld(t *testing.T) {
 	t.Parallel()
+	eachSkippingFake(t, func(t *testing.T, s *orchfake.Server, iv *invoker) {
+		ctx := t.Context()
+		start := s.Clock().Now()
+		kill := stickyWorker(t, s, iv, "w1")
+		mustCall(t, iv, "StartWorkflowExecution", startReq("default", "held"), &orchpb.StartWorkflowExecutionResponse{})
+		task := normalTask(t, ctx, iv, "w1")
+		mustCall(t, iv, "RespondWorkflowTaskCompleted", &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default",
+			TaskToken: task.GetTaskToken(), Identity: "w1", StickyAttributes: true, Commands: []*orchpb.Command{scheduleCmd("Charge", nil)}},
+			&orchpb.RespondWorkflowTaskCompletedResponse{})
+		pollActivity := func(key string) *orchpb.PollActivityTaskQueueResponse {
+			var act orchpb.PollActivityTaskQueueResponse
+			mustCall(t, iv, "PollActivityTaskQueue", &orchpb.PollActivityTaskQueueRequest{Namespace: "default", TaskQueue: "orders",
+				Identity: key, WorkerInstanceKey: key}, &act)
+			return &act
+		}
+		if pollActivity("w1").GetAttempt() != 1 { // started, and never answered
+			t.Fatal("w1 got no first attempt")
+		}
+		kill()
+		if next := pollActivity("w2"); next.GetAttempt() != 2 {
+			t.Fatalf("w2 got attempt %d, want the second", next.GetAttempt())
+		}
+		if moved := s.Clock().Now().Sub(start); moved < time.Minute {
+			t.Fatalf("the clock moved %v, want at least the activity's start-to-close timeout", moved)
+		}
+	})
+}
+
+// eachSkippingFake runs f in parallel over each transport, against a fake
+// of its own with time skipping.
+func eachSkippingFake(t *testing.T, f func(t *testing.T, s *orchfake.Server, iv *invoker)) {
 	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
 		t.Run(tr, func(t *testing.T) {
 			t.Parallel()
 			s := newFake(t, orchfake.WithTimeSkipping())
-			iv := &invoker{name: tr, s: s}
-			ctx := t.Context()
-			start := s.Clock().Now()
-			kill := stickyWorker(t, s, iv, "w1")
-			mustCall(t, iv, "StartWorkflowExecution", startReq("default", "held"), &orchpb.StartWorkflowExecutionResponse{})
-			task := normalTask(t, ctx, iv, "w1")
-			mustCall(t, iv, "RespondWorkflowTaskCompleted", &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default",
-				TaskToken: task.GetTaskToken(), Identity: "w1", StickyAttributes: true, Commands: []*orchpb.Command{scheduleCmd("Charge", nil)}},
-				&orchpb.RespondWorkflowTaskCompletedResponse{})
-			pollActivity := func(key string) *orchpb.PollActivityTaskQueueResponse {
-				var act orchpb.PollActivityTaskQueueResponse
-				mustCall(t, iv, "PollActivityTaskQueue", &orchpb.PollActivityTaskQueueRequest{Namespace: "default", TaskQueue: "orders",
-					Identity: key, WorkerInstanceKey: key}, &act)
-				return &act
-			}
-			if pollActivity("w1").GetAttempt() != 1 { // started, and never answered
-				t.Fatal("w1 got no first attempt")
-			}
-			kill()
-			if next := pollActivity("w2"); next.GetAttempt() != 2 {
-				t.Fatalf("w2 got attempt %d, want the second", next.GetAttempt())
-			}
-			if moved := s.Clock().Now().Sub(start); moved < time.Minute {
-				t.Fatalf("the clock moved %v, want at least the activity's start-to-close timeout", moved)
-			}
+			f(t, s, &invoker{name: tr, s: s})
 		})
 	}
 }
