@@ -55,6 +55,18 @@ func transports(t *testing.T, s *orchfake.Server) []*invoker {
 	return []*invoker{{name: orchfake.TransportGRPC, s: s}, {name: orchfake.TransportHTTP, s: s}}
 }
 
+// eachFake runs f in parallel over each transport, against a fake of its
+// own made with opts.
+func eachFake(t *testing.T, opts []orchfake.Option, f func(t *testing.T, s *orchfake.Server, iv *invoker)) {
+	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
+			s := newFake(t, opts...)
+			f(t, s, &invoker{name: tr, s: s})
+		})
+	}
+}
+
 func (iv *invoker) with(token string) *invoker {
 	cp := *iv
 	cp.token = token

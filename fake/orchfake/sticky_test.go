@@ -214,7 +214,7 @@ func scheduledOn(t *testing.T, task *orchpb.PollWorkflowTaskQueueResponse) *orch
 // queue for ever.)
 func TestSkippingGoesOnWhenAStickyWorkerDies(t *testing.T) {
 	t.Parallel()
-	eachSkippingFake(t, func(t *testing.T, s *orchfake.Server, iv *invoker) {
+	eachFake(t, skipping, func(t *testing.T, s *orchfake.Server, iv *invoker) {
 		ctx := t.Context()
 		const id = "orphaned"
 		start := s.Clock().Now()
@@ -232,6 +232,9 @@ func TestSkippingGoesOnWhenAStickyWorkerDies(t *testing.T) {
 		}
 	})
 }
+
+// skipping are the options of the fakes these tests run on.
+var skipping = []orchfake.Option{orchfake.WithTimeSkipping()}
 
 // stickyWorker starts a STICKY poll of worker instance key's sticky queue
 // (returning once the fake lists it) and returns a function that kills
@@ -273,7 +276,7 @@ func pollEnded(s *orchfake.Server, queue string) bool {
 // worker's next sticky poll gets the task with only the new events.
 func TestSkippingWaitsForAStickyWorkerBetweenPolls(t *testing.T) {
 	t.Parallel()
-	eachSkippingFake(t, func(t *testing.T, s *orchfake.Server, iv *invoker) {
+	eachFake(t, skipping, func(t *testing.T, s *orchfake.Server, iv *invoker) {
 		ctx := t.Context()
 		const id = "busy"
 		start := s.Clock().Now()
@@ -389,7 +392,7 @@ func waitForPoller(t *testing.T, iv *invoker, queue string, typ orchpb.TaskQueue
 // a started task held the clock whoever held it, and the run waited.)
 func TestSkippingTimesOutATaskAGoneWorkerHeld(t *testing.T) {
 	t.Parallel()
-	eachSkippingFake(t, func(t *testing.T, s *orchfake.Server, iv *invoker) {
+	eachFake(t, skipping, func(t *testing.T, s *orchfake.Server, iv *invoker) {
 		ctx := t.Context()
 		start := s.Clock().Now()
 		kill := stickyWorker(t, s, iv, "w1")
@@ -417,7 +420,7 @@ func TestSkippingTimesOutATaskAGoneWorkerHeld(t *testing.T) {
 // goes to another worker.
 func TestSkippingTimesOutAnActivityAGoneWorkerHeld(t *testing.T) {
 	t.Parallel()
-	eachSkippingFake(t, func(t *testing.T, s *orchfake.Server, iv *invoker) {
+	eachFake(t, skipping, func(t *testing.T, s *orchfake.Server, iv *invoker) {
 		ctx := t.Context()
 		start := s.Clock().Now()
 		kill := stickyWorker(t, s, iv, "w1")
@@ -443,16 +446,4 @@ func TestSkippingTimesOutAnActivityAGoneWorkerHeld(t *testing.T) {
 			t.Fatalf("the clock moved %v, want at least the activity's start-to-close timeout", moved)
 		}
 	})
-}
-
-// eachSkippingFake runs f in parallel over each transport, against a fake
-// of its own with time skipping.
-func eachSkippingFake(t *testing.T, f func(t *testing.T, s *orchfake.Server, iv *invoker)) {
-	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
-		t.Run(tr, func(t *testing.T) {
-			t.Parallel()
-			s := newFake(t, orchfake.WithTimeSkipping())
-			f(t, s, &invoker{name: tr, s: s})
-		})
-	}
 }
