@@ -5,8 +5,8 @@ import "time"
 // kickSkip, with WithTimeSkipping, moves the clock to the next timer of
 // the engine when nothing else can happen first: no task waits for a
 // worker or is on its way to one, and none is being worked on (by a
-// worker that is not gone: see startedByGoneWorker). It runs in its own goroutine, one at
-// a time; a kick while it runs makes it look again.
+// worker that is not gone: see startedByGoneWorker). It runs in its own
+// goroutine, one at a time; a kick while it runs makes it look again.
 func (s *Server) kickSkip() {
 	if !s.cfg.timeSkipping || s.isClosed() {
 		return
@@ -35,7 +35,7 @@ func (s *Server) skipLoop() {
 
 // recheckSkipAfter makes skipping look again after d of real time, once:
 // the one wait on the real clock, for a sticky worker that owes a poll
-// (see stickyAlive). s.mu must be held.
+// (see workerAlive). s.mu must be held.
 func (s *Server) recheckSkipAfter(d time.Duration) {
 	if s.skipRecheck != nil {
 		return
@@ -63,19 +63,11 @@ func (s *Server) nextSkip() (time.Time, bool) {
 			// alive (it owes no poll until the poll's goroutine starts the
 			// task); only tasks waiting on a sticky queue ask whether its
 			// worker still is.
-			if q.stickyKey != "" && !inFlight {
-				alive, owedFor := ns.stickyAlive(q)
-				if !alive {
-					// A task on the sticky queue of a worker that is gone
-					// waits for its schedule-to-start timer: a jump may
-					// take it there.
-					continue
-				}
-				if owedFor > 0 {
-					// Alive only by the poll it owes: look again when
-					// that runs out, should no poll come.
-					s.recheckSkipAfter(owedFor)
-				}
+			if q.stickyKey != "" && !inFlight && !s.workerAlive(ns, q.stickyKey) {
+				// A task on the sticky queue of a worker that is gone
+				// waits for its schedule-to-start timer: a jump may take
+				// it there.
+				continue
 			}
 			return time.Time{}, false
 		}

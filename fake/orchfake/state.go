@@ -42,7 +42,7 @@ type namespace struct {
 	sticky    map[string]*taskQueue // workers' sticky queues, by worker_instance_key
 	// owed holds the sticky workers that will poll again: each took a
 	// workflow task, or had a poll end empty at its deadline, and has not
-	// polled since; with when, on the real clock (see stickyAlive).
+	// polled since; with when, on the real clock (see workerAlive).
 	owed    map[string]time.Time
 	running int // open executions
 	// byStart is the runs in the reverse of the default list order (start

@@ -362,7 +362,7 @@ func (q *taskQueue) endAllPolls() {
 }
 
 // stickyOwedPoll bounds, in real time, how long time skipping waits for
-// a sticky worker that owes a poll (see stickyAlive) and makes none: a
+// a sticky worker that owes a poll (see workerAlive) and makes none: a
 // worker whose process died between two polls ends no poll, so no event
 // says it is gone. Only that case waits this long; a worker whose poll
 // ended because its caller went away is gone at once. It is the window
@@ -372,49 +372,35 @@ func (q *taskQueue) endAllPolls() {
 // next poll.
 const stickyOwedPoll = StickyPollerUnavailable
 
-// stickyAlive reports whether the worker of sticky queue q is alive, for
-// time skipping, and if only because it owes a poll, for how much longer
-// of real time: a poll of it waits on one of ns's queues, or it owes one
+// workerAlive reports whether sticky worker instance key is alive, for
+// time skipping: a poll of it waits on one of ns's queues, or it owes one
 // (it took a workflow task or a poll of it ended empty at its deadline,
 // and no workflow poll of it has waited since) and owed it for less than
-// stickyOwedPoll.
-// s.mu must be held.
-func (ns *namespace) stickyAlive(q *taskQueue) (alive bool, owedFor time.Duration) {
-	return ns.workerAlive(q.stickyKey)
-}
-
-// workerAlive is stickyAlive for worker instance key, whose sticky queue
-// may be gone (ShutdownWorker, or no sticky poll yet). s.mu must be held.
-func (ns *namespace) workerAlive(key string) (alive bool, owedFor time.Duration) {
+// stickyOwedPoll of real time. When it is alive only by the poll it owes,
+// skipping looks again once that runs out, should no poll come. s.mu must
+// be held.
+func (s *Server) workerAlive(ns *namespace, key string) bool {
 	if ns.polling(key) {
-		return true, 0
+		return true
 	}
 	since, ok := ns.owed[key]
 	if left := stickyOwedPoll - time.Since(since); ok && left > 0 {
-		return true, left
+		s.recheckSkipAfter(left)
+		return true
 	}
-	return false, 0
+	return false
 }
 
 // startedByGoneWorker reports, for time skipping, whether a task started
 // by worker instance key was handed to a worker that is gone: one with a
-// sticky queue (the only workers whose polls the fake follows) that
-// neither polls nor owes a poll. Such a task, handed over just as its
-// worker died (the poll's answer was on its way when its caller left),
-// is never answered; the real service times it out, and skipping must
-// let the clock reach that timeout rather than wait for it for ever. A
-// task of any other worker holds the clock while it is worked on. If the
-// worker counts as alive only by the poll it owes, skipping looks again
-// when that runs out. s.mu must be held.
+// sticky queue (the only workers whose polls the fake follows) that is not
+// alive (workerAlive). Such a task, handed over just as its worker died
+// (the poll's answer was on its way when its caller left), is never
+// answered; the real service times it out, and skipping must let the clock
+// reach that timeout rather than wait for it for ever. A task of any other
+// worker holds the clock while it is worked on. s.mu must be held.
 func (s *Server) startedByGoneWorker(ns *namespace, key string) bool {
-	if key == "" || ns.sticky[key] == nil {
-		return false
-	}
-	alive, owedFor := ns.workerAlive(key)
-	if alive && owedFor > 0 {
-		s.recheckSkipAfter(owedFor)
-	}
-	return !alive
+	return key != "" && ns.sticky[key] != nil && !s.workerAlive(ns, key)
 }
 
 // owesPoll records that worker instance key will poll again: it took a
@@ -549,7 +535,7 @@ func (s *Server) takeHanded(sd *queueSide, w *waiter, t task, start func(task)) 
 // leavePoll ends a poll that stopped waiting. A task handed over as it
 // ended is started after all, unless the caller is gone: then it goes back
 // to the queue's front. A poll that ends empty tells time skipping about
-// its worker (see stickyAlive): one whose caller went away is gone, one
+// its worker (see workerAlive): one whose caller went away is gone, one
 // that reached its deadline polls again.
 func (s *Server) leavePoll(ctx context.Context, q *taskQueue, sd *queueSide, w *waiter, start func(task)) bool {
 	s.mu.Lock()
