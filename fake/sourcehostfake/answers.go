@@ -414,26 +414,16 @@ func sshNamespace(base string, port int, path string) string {
 	return "ssh://git@" + sshHost(base) + ":" + strconv.Itoa(port) + "/" + path
 }
 
-// projectPaths are p's page and its path with its namespace, made once
-// per call for the records of a page, of one project mostly, to share.
-func (c *call) projectPaths(p *project) (web, path string) {
+// projectPathsJSON are p's page and its path with its namespace, as JSON
+// string contents, made and escaped once per call for the numbered
+// strings of a page's records, of one project mostly.
+func (c *call) projectPathsJSON(p *project) (web, path string) {
 	if c.pathsOf != p {
+		path := p.ns.fullPath + "/" + p.path
 		c.pathsOf = p
-		c.projectPath = p.ns.fullPath + "/" + p.path
-		c.projectWeb = c.base + "/" + c.projectPath
+		c.projectWeb, c.projectPath = escapedJSON(c.base+"/"+path), escapedJSON(path)
 	}
 	return c.projectWeb, c.projectPath
-}
-
-// projectPathsJSON are projectPaths as JSON string contents, escaped once
-// per call for the numbered strings of a page's records.
-func (c *call) projectPathsJSON(p *project) (web, path string) {
-	if c.pathsJSONOf != p {
-		web, path := c.projectPaths(p)
-		c.pathsJSONOf = p
-		c.projectWebJSON, c.projectPathJSON = escapedJSON(web), escapedJSON(path)
-	}
-	return c.projectWebJSON, c.projectPathJSON
 }
 
 // escapedJSON is s as JSON string contents: s itself when it needs no

@@ -63,15 +63,12 @@ type call struct {
 	// of an answer to share (see userRef, milestoneRef).
 	users      []writtenRecord
 	milestones []writtenRecord
-	// The web page and the path of the project pathsOf, and the paths of
-	// namespaces, made once for the records of an answer to share (see
-	// projectPaths, namespacePaths).
+	// The web page and the path of the project pathsOf (as JSON string
+	// contents), and the paths of namespaces, made once for the records of
+	// an answer to share (see projectPathsJSON, namespacePaths).
 	pathsOf                 *project
 	projectWeb, projectPath string
-	// The same as JSON string contents (see projectPathsJSON).
-	pathsJSONOf                     *project
-	projectWebJSON, projectPathJSON string
-	namespaces                      []nsPaths
+	namespaces              []nsPaths
 }
 
 func ok(body any) fakekit.Answer      { return fakekit.Answer{Status: http.StatusOK, Body: body} }
