@@ -3,7 +3,6 @@ package orchfake
 import (
 	"time"
 
-	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -330,23 +329,7 @@ func (s *Server) cancelUserTimer(e *execution, a *orchpb.CancelTimerCommandAttri
 // (UPSERT_WORKFLOW_SEARCH_ATTRIBUTES). s.mu must be held.
 func (s *Server) upsertSearchAttributes(e *execution, a *orchpb.UpsertWorkflowSearchAttributesCommandAttributes, doneID int64, _ string) {
 	var v violations
-	vals := searchValues(&v, e.ns, a.GetSearchAttributes())
-	e.infoEdits++ // search changes in place
-	if e.search == nil {
-		e.search = &orchpb.SearchAttributes{}
-	} else {
-		e.search = proto.Clone(e.search).(*orchpb.SearchAttributes)
-	}
-	if e.search.IndexedFields == nil {
-		e.search.IndexedFields = map[string]*orchpb.Payload{}
-	}
-	if e.searchVals == nil {
-		e.searchVals = map[string]visibility.Value{}
-	}
-	for k, p := range a.GetSearchAttributes().GetIndexedFields() {
-		e.search.IndexedFields[k] = p
-		e.searchVals[k] = vals[k]
-	}
+	e.mergeSearch(a.GetSearchAttributes().GetIndexedFields(), searchValues(&v, e.ns, a.GetSearchAttributes()))
 	s.add(e, orchpb.EventType_UpsertWorkflowSearchAttributes, func(ev *orchpb.HistoryEvent) {
 		ev.Attributes = &orchpb.HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes{UpsertWorkflowSearchAttributesEventAttributes: &orchpb.UpsertWorkflowSearchAttributesEventAttributes{
 			WorkflowTaskCompletedEventId: doneID, SearchAttributes: a.GetSearchAttributes()}}

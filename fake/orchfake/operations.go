@@ -174,8 +174,7 @@ func (s *Server) forkRun(base *execution, history []*orchpb.HistoryEvent) *execu
 			}
 		}
 	}
-	var v violations // an attribute removed since is left out of the index
-	e.search, e.searchVals = search, searchValues(&v, ns, search)
+	e.search, e.searchVals = search, runSearchValues(ns, search) // an attribute removed since is left out of the index
 
 	for id, a := range activities {
 		s.openActivity(e, &orchpb.ScheduleActivityTaskCommandAttributes{

@@ -14,6 +14,7 @@ import (
 	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
 	"github.com/apitwin/apitwin/internal/cron"
 	"github.com/apitwin/apitwin/internal/orchwire"
+	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -816,22 +817,10 @@ func (s *Server) takeAction(sc *schedule, b bufferedStart) {
 		return
 	}
 	// The run's system search attributes: who scheduled it and when.
-	if e.search == nil {
-		e.search = &orchpb.SearchAttributes{}
-	} else {
-		e.search = proto.Clone(e.search).(*orchpb.SearchAttributes)
-	}
-	if e.search.IndexedFields == nil {
-		e.search.IndexedFields = map[string]*orchpb.Payload{}
-	}
-	e.search.IndexedFields[AttrScheduledByID] = jsonPlain(strconv.Quote(sc.id))
-	e.search.IndexedFields[AttrScheduledStartTime] = jsonPlain(strconv.Quote(b.nominal.UTC().Format(time.RFC3339Nano)))
-	if e.searchVals == nil {
-		e.searchVals = map[string]visibility.Value{}
-	}
-	e.searchVals[AttrScheduledByID] = visibility.StringValue(sc.id)
-	e.searchVals[AttrScheduledStartTime] = visibility.TimeValue(b.nominal)
-	e.infoEdits++
+	byID, _ := orch.EncodePayload(sc.id)
+	startTime, _ := orch.EncodePayload(b.nominal.UTC().Format(time.RFC3339Nano))
+	e.mergeSearch(map[string]*orchpb.Payload{AttrScheduledByID: byID, AttrScheduledStartTime: startTime},
+		map[string]visibility.Value{AttrScheduledByID: visibility.StringValue(sc.id), AttrScheduledStartTime: visibility.TimeValue(b.nominal)})
 	if sc.ns.scheduled == nil {
 		sc.ns.scheduled = map[*workflow]*schedule{}
 	}
@@ -845,10 +834,6 @@ func (s *Server) takeAction(sc *schedule, b bufferedStart) {
 	if len(sc.recent) > scheduleRecent {
 		sc.recent = slices.Delete(sc.recent, 0, len(sc.recent)-scheduleRecent)
 	}
-}
-
-func jsonPlain(data string) *orchpb.Payload {
-	return &orchpb.Payload{Metadata: map[string][]byte{"encoding": []byte("json/plain")}, Data: []byte(data)}
 }
 
 // scheduledRunClosed tells the schedule that started e's chain that it

@@ -14,6 +14,7 @@ import (
 	"github.com/apitwin/apitwin/fake/orchfake/internal/visibility"
 	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
+	"google.golang.org/protobuf/proto"
 )
 
 // SearchAttributeType is the type of a custom search attribute.
@@ -50,6 +51,56 @@ func (s *Server) RegisterSearchAttribute(namespace, name string, typ SearchAttri
 		return fmt.Errorf("orchfake: %w", err)
 	}
 	return nil
+}
+
+// mergeSearch sets fields in e's search attributes, with their values
+// for visibility. The attributes are copied first (copy on write: the old
+// ones may be held by an answer or a snapshot being written).
+func (e *execution) mergeSearch(fields map[string]*orchpb.Payload, vals map[string]visibility.Value) {
+	e.infoEdits++
+	if e.search == nil {
+		e.search = &orchpb.SearchAttributes{}
+	} else {
+		e.search = proto.Clone(e.search).(*orchpb.SearchAttributes)
+	}
+	if e.search.IndexedFields == nil {
+		e.search.IndexedFields = map[string]*orchpb.Payload{}
+	}
+	if e.searchVals == nil {
+		e.searchVals = map[string]visibility.Value{}
+	}
+	for k, p := range fields {
+		e.search.IndexedFields[k] = p
+		e.searchVals[k] = vals[k]
+	}
+}
+
+// serviceSetAttributes are the system search attributes the service sets
+// on a run itself (a scheduled run's), which callers may not.
+var serviceSetAttributes = []string{AttrScheduledByID, AttrScheduledStartTime}
+
+// runSearchValues are the values of a run's stored search attributes, as
+// a restore or a reset rebuilds them: the ones callers set, read as
+// searchValues reads them (one no longer registered is left out), and the
+// ones the service set itself (serviceSetAttributes), which searchValues
+// refuses from callers.
+func runSearchValues(ns *namespace, sa *orchpb.SearchAttributes) map[string]visibility.Value {
+	var v violations
+	vals := searchValues(&v, ns, sa)
+	system := visibility.SystemAttributes()
+	for _, name := range serviceSetAttributes {
+		p := sa.GetIndexedFields()[name]
+		if p == nil {
+			continue
+		}
+		if val, err := decodeSearchValue(system[name], p.GetData()); err == nil {
+			if vals == nil {
+				vals = map[string]visibility.Value{}
+			}
+			vals[name] = val
+		}
+	}
+	return vals
 }
 
 // searchValues reads a request's search attributes against the namespace's

@@ -601,8 +601,7 @@ func (r *restorer) runOf(where string, ns *namespace, sr *snapRun) error {
 	if e.search, err = readOptionalPB(sr.Search, &orchpb.SearchAttributes{}, where+".search_attributes"); err != nil {
 		return err
 	}
-	var v violations // an attribute removed since is left out, as a new list would
-	e.searchVals = searchValues(&v, ns, e.search)
+	e.searchVals = runSearchValues(ns, e.search) // an attribute removed since is left out, as a new list would
 	if sr.Parent != nil {
 		r.parents = append(r.parents, restoredParent{e: e, ref: sr.Parent, at: where})
 	}

@@ -350,6 +350,19 @@ func TestSnapshotKeepsSchedules(t *testing.T) {
 			t.Errorf("schedule %s after the restore (-before +after):\n%s", id, diff)
 		}
 	}
+	// A scheduled run is found by the search attributes the service gave
+	// it, after the restore as before (they were lost: system attributes,
+	// which a restore read as a caller's and dropped).
+	for _, q := range []string{"ScheduledById = 'running'", "ScheduledById = 'buffered'", "ScheduledStartTime >= '2000-01-01T00:00:00Z'"} {
+		count := func(iv *invoker) int64 {
+			var r orchpb.CountWorkflowExecutionsResponse
+			mustCall(t, iv, "CountWorkflowExecutions", &orchpb.CountWorkflowExecutionsRequest{Namespace: "default", Query: q}, &r)
+			return r.GetCount()
+		}
+		if before, after := count(srcIV), count(dstIV); before == 0 || after != before {
+			t.Errorf("%s: %d runs before the restore, %d after", q, before, after)
+		}
+	}
 	if d := describeSchedule(t, dstIV, "buffered").GetInfo(); d.GetBufferSize() != 1 || len(d.GetRunningWorkflows()) != 1 {
 		t.Fatalf("buffered before the restore: %d buffered, %d running, want 1 and 1: the test sets up too little", d.GetBufferSize(), len(d.GetRunningWorkflows()))
 	}
