@@ -132,19 +132,17 @@ func (u *WorkflowUpdate) wait(ctx context.Context, stage UpdateStage) error {
 		req = cloneUpdateRequest(req)
 		req.WaitPolicy = &orchpb.UpdateWaitPolicy{LifecycleStage: stage}
 	}
-	for {
+	for u.Stage < stage {
 		resp, err := u.c.Raw().UpdateWorkflowExecution(ctx, req)
 		if err != nil {
 			return err
 		}
 		u.take(resp)
-		if u.Stage >= stage {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil && u.Stage < stage {
 			return contextError("UpdateWorkflowExecution", err)
 		}
 	}
+	return nil
 }
 
 func (u *WorkflowUpdate) take(resp *orchpb.UpdateWorkflowExecutionResponse) {
@@ -217,9 +215,8 @@ func (c *Client) UpdateWithStartWorkflow(ctx context.Context, workflowID, update
 	st := rs[0].GetStartWorkflow()
 	u := &WorkflowUpdate{WorkflowID: workflowID, UpdateID: upd.GetRequest().GetMeta().GetUpdateId(), req: upd, c: c,
 		Run: &WorkflowRun{ID: workflowID, RunID: st.GetRunId(), Started: st.GetStarted(), c: c}}
-	u.take(rs[1].GetUpdateWorkflow())
-	u.req = cloneUpdateRequest(upd)
-	u.req.WorkflowExecution = execution(workflowID, u.RunID) // the run that took it, for later waits
+	u.take(rs[1].GetUpdateWorkflow()) // the stage the start's answer reached: wait sends again only if short of it
+	upd.WorkflowExecution = execution(workflowID, u.RunID) // the run that took it, for later waits
 	return u, u.wait(ctx, upd.GetWaitPolicy().GetLifecycleStage())
 }
 

@@ -184,6 +184,13 @@ func TestUpdateWithStart(t *testing.T) {
 			if err := u.Run.Get(t.Context(), &total); err != nil || total != 10 {
 				t.Fatalf("result %d, %v", total, err)
 			}
+			// Each answer already reached the stage asked for: no update
+			// was sent again (one was, after every update-with-start).
+			for _, r := range srv.RequestsTo("UpdateWorkflowExecution") {
+				if strings.Contains(r.Path, "cart-"+tr) || strings.Contains(string(r.Body), "cart-"+tr) {
+					t.Fatalf("an update was sent again: %s %s", r.Path, r.Body)
+				}
+			}
 		})
 	}
 }
