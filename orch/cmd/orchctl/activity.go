@@ -43,7 +43,7 @@ func (a *app) activityCompleteCommand() *cobra.Command {
 its worker would. The service starts an activity no worker took yet.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := a.inputValue(result, resultFile)
+			v, err := a.inputValue("result", result, resultFile)
 			if err != nil {
 				return err
 			}
@@ -78,7 +78,7 @@ value), as its worker would: the service retries the activity per its retry
 policy unless --non-retryable.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			details, err := a.inputValue(detail, "")
+			details, err := a.inputValue("detail", detail, "")
 			if err != nil {
 				return err
 			}

@@ -429,11 +429,12 @@ func payloadsText(ps *orchpb.Payloads) string {
 	return strings.Join(parts, ", ")
 }
 
-// inputValue reads a JSON value from --input or --input-file ("-" is
-// standard input); nil when neither is given.
-func (a *app) inputValue(text, file string) (any, error) {
+// inputValue reads a JSON value from the flag --<flag> (text) or
+// --<flag>-file (file; "-" is standard input); nil when neither is given.
+// Its errors name the flags.
+func (a *app) inputValue(flag, text, file string) (any, error) {
 	if text != "" && file != "" {
-		return nil, usagef("give --input or --input-file, not both")
+		return nil, usagef("give --%s or --%s-file, not both", flag, flag)
 	}
 	var data []byte
 	switch {
@@ -455,7 +456,7 @@ func (a *app) inputValue(text, file string) (any, error) {
 		return nil, nil
 	}
 	if !json.Valid(data) {
-		return nil, usagef("the input is not JSON: %.80q (a string needs its quotes: '\"text\"')", string(data))
+		return nil, usagef("the input is not JSON (--%s): %.80q (a string needs its quotes: '\"text\"')", flag, string(data))
 	}
 	var buf bytes.Buffer
 	_ = json.Compact(&buf, data)

@@ -392,6 +392,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"workflow", "start", "-t", "T", "-q", "q", "-i", "{nope"}, "the input is not JSON"},
 		{[]string{"workflow", "start", "-t", "T", "-q", "q", "-i", "1", "--input-file", "x"}, "give --input or --input-file, not both"},
 		{[]string{"workflow", "start", "-t", "T", "-q", "q", "--memo", "k"}, "want KEY=JSON"},
+		// The activity commands' own flags are named (they were told to
+		// give --input or --input-file).
+		{[]string{"activity", "complete", "-w", "w", "--activity-id", "a", "--result", "1", "--result-file", "x"}, "give --result or --result-file, not both"},
+		{[]string{"activity", "fail", "-w", "w", "--activity-id", "a", "--detail", "oops"}, "the input is not JSON (--detail)"},
 		{[]string{"workflow", "start", "-t", "T", "-q", "q", "--id-reuse-policy", "sometimes"}, "--id-reuse-policy"},
 		{[]string{"workflow", "signal", "w"}, `required flag(s) "name" not set`},
 		{[]string{"workflow", "query", "w", "--type", "t", "--reject-condition", "never"}, "--reject-condition"},

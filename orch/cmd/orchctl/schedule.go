@@ -91,7 +91,7 @@ func timeFlag(flag, text string) (*timestamppb.Timestamp, error) {
 
 // schedule builds the schedule the flags describe.
 func (a *app) schedule(cmd *cobra.Command, id string, sf *scheduleFlags) (*orchpb.Schedule, error) {
-	in, err := a.inputValue(sf.input, sf.inputFile)
+	in, err := a.inputValue("input", sf.input, sf.inputFile)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ running workflow of --workflow-id, or start it and send the signal, as one
 operation.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := a.inputValue(input, inputFile)
+			in, err := a.inputValue("input", input, inputFile)
 			if err != nil {
 				return err
 			}
@@ -86,7 +86,7 @@ operation.`,
 				if id == "" {
 					return usagef("--signal needs --workflow-id: the workflow to signal, or to start")
 				}
-				sig, err := a.inputValue(signalInput, "")
+				sig, err := a.inputValue("signal-input", signalInput, "")
 				if err != nil {
 					return err
 				}
@@ -550,7 +550,7 @@ func (a *app) signalCommand() *cobra.Command {
 		Short: "Send a signal to a workflow",
 		Args:  exactArgs("a workflow id"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			in, err := a.inputValue(input, inputFile)
+			in, err := a.inputValue("input", input, inputFile)
 			if err != nil {
 				return err
 			}
@@ -594,7 +594,7 @@ print the answer as JSON. --reject-condition not_open or not_completed_cleanly
 refuses the query for a workflow in such a state.`,
 		Args: exactArgs("a workflow id"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			in, err := a.inputValue(input, inputFile)
+			in, err := a.inputValue("input", input, inputFile)
 			if err != nil {
 				return err
 			}
@@ -694,7 +694,7 @@ the rejection. --wait accepted returns as soon as the workflow accepted it.
 same update (the same result; it never runs twice).`,
 		Args: exactArgs("a workflow id"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			in, err := a.inputValue(input, inputFile)
+			in, err := a.inputValue("input", input, inputFile)
 			if err != nil {
 				return err
 			}
