@@ -3,6 +3,7 @@ package orchfake
 import (
 	"time"
 
+	"github.com/apitwin/apitwin/internal/orchsem"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -16,8 +17,6 @@ import (
 
 // commandRule is what the fake does with one command type.
 type commandRule struct {
-	// closes: the command ends the run, so it must be the task's last.
-	closes bool
 	// check refuses a command the service refuses.
 	check func(c *checking, cmd *orchpb.Command) *cmdError
 	// apply writes a checked command's events and does what it says.
@@ -28,11 +27,10 @@ type commandRule struct {
 // rule is the commandRule of a command whose attributes attrs reads: a
 // command without them is refused (BAD_COMMAND) before check runs, and
 // check and apply are given them.
-func rule[A proto.Message](attrs func(*orchpb.Command) A, closes bool,
+func rule[A proto.Message](attrs func(*orchpb.Command) A,
 	check func(c *checking, a A) *cmdError,
 	apply func(s *Server, e *execution, a A, doneID int64, identity string)) commandRule {
 	return commandRule{
-		closes: closes,
 		check: func(c *checking, cmd *orchpb.Command) *cmdError {
 			a := attrs(cmd)
 			if !a.ProtoReflect().IsValid() { // nil: the attributes of another type, or none
@@ -75,7 +73,7 @@ func (c *checking) firstViolation(cause orchpb.WorkflowTaskFailedCause, v *viola
 // commandRules are the rules by command type: the table both the check
 // and the apply of a workflow task read.
 var commandRules = map[orchpb.CommandType]commandRule{
-	orchpb.CommandType_SCHEDULE_ACTIVITY_TASK: rule((*orchpb.Command).GetScheduleActivityTaskCommandAttributes, false,
+	orchpb.CommandType_SCHEDULE_ACTIVITY_TASK: rule((*orchpb.Command).GetScheduleActivityTaskCommandAttributes,
 		func(c *checking, a *orchpb.ScheduleActivityTaskCommandAttributes) *cmdError {
 			const cause = orchpb.WorkflowTaskFailedCause_BAD_SCHEDULE_ACTIVITY_ATTRIBUTES
 			var v violations
@@ -103,7 +101,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 			s.scheduleActivity(e, a, doneID)
 		}),
 
-	orchpb.CommandType_REQUEST_CANCEL_ACTIVITY_TASK: rule((*orchpb.Command).GetRequestCancelActivityTaskCommandAttributes, false,
+	orchpb.CommandType_REQUEST_CANCEL_ACTIVITY_TASK: rule((*orchpb.Command).GetRequestCancelActivityTaskCommandAttributes,
 		func(c *checking, a *orchpb.RequestCancelActivityTaskCommandAttributes) *cmdError {
 			if c.e.eng.activities[a.GetScheduledEventId()] == nil {
 				return c.bad(orchpb.WorkflowTaskFailedCause_BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES, "no open activity scheduled by event %d", a.GetScheduledEventId())
@@ -114,7 +112,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 			s.requestCancelActivity(e, a.GetScheduledEventId(), doneID)
 		}),
 
-	orchpb.CommandType_START_TIMER: rule((*orchpb.Command).GetStartTimerCommandAttributes, false,
+	orchpb.CommandType_START_TIMER: rule((*orchpb.Command).GetStartTimerCommandAttributes,
 		func(c *checking, a *orchpb.StartTimerCommandAttributes) *cmdError {
 			d := a.GetStartToFireTimeout()
 			if a.GetTimerId() == "" || len(a.GetTimerId()) > MaxIDLength || d == nil || !d.IsValid() || d.AsDuration() <= 0 || c.timerIDs[a.GetTimerId()] {
@@ -125,7 +123,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 		},
 		(*Server).startTimer),
 
-	orchpb.CommandType_CANCEL_TIMER: rule((*orchpb.Command).GetCancelTimerCommandAttributes, false,
+	orchpb.CommandType_CANCEL_TIMER: rule((*orchpb.Command).GetCancelTimerCommandAttributes,
 		func(c *checking, a *orchpb.CancelTimerCommandAttributes) *cmdError {
 			if !c.timerIDs[a.GetTimerId()] {
 				return c.bad(orchpb.WorkflowTaskFailedCause_BAD_CANCEL_TIMER_ATTRIBUTES, "no open timer %q", a.GetTimerId())
@@ -135,7 +133,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 		},
 		(*Server).cancelUserTimer),
 
-	orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetCompleteWorkflowExecutionCommandAttributes, true, nil,
+	orchpb.CommandType_COMPLETE_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetCompleteWorkflowExecutionCommandAttributes, nil,
 		func(s *Server, e *execution, a *orchpb.CompleteWorkflowExecutionCommandAttributes, doneID int64, _ string) {
 			s.add(e, orchpb.EventType_WorkflowExecutionCompleted, func(ev *orchpb.HistoryEvent) {
 				ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionCompletedEventAttributes{WorkflowExecutionCompletedEventAttributes: &orchpb.WorkflowExecutionCompletedEventAttributes{
@@ -144,7 +142,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 			s.closeExecution(e, orchpb.WorkflowExecutionStatus_COMPLETED)
 		}),
 
-	orchpb.CommandType_FAIL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetFailWorkflowExecutionCommandAttributes, true,
+	orchpb.CommandType_FAIL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetFailWorkflowExecutionCommandAttributes,
 		func(c *checking, a *orchpb.FailWorkflowExecutionCommandAttributes) *cmdError {
 			if a.GetFailure() == nil {
 				return c.bad(orchpb.WorkflowTaskFailedCause_BAD_FAIL_WORKFLOW_EXECUTION_ATTRIBUTES, "failure is required")
@@ -159,7 +157,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 			s.closeExecution(e, orchpb.WorkflowExecutionStatus_FAILED)
 		}),
 
-	orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetCancelWorkflowExecutionCommandAttributes, true, nil,
+	orchpb.CommandType_CANCEL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetCancelWorkflowExecutionCommandAttributes, nil,
 		func(s *Server, e *execution, a *orchpb.CancelWorkflowExecutionCommandAttributes, doneID int64, _ string) {
 			s.add(e, orchpb.EventType_WorkflowExecutionCanceled, func(ev *orchpb.HistoryEvent) {
 				ev.Attributes = &orchpb.HistoryEvent_WorkflowExecutionCanceledEventAttributes{WorkflowExecutionCanceledEventAttributes: &orchpb.WorkflowExecutionCanceledEventAttributes{
@@ -168,7 +166,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 			s.closeExecution(e, orchpb.WorkflowExecutionStatus_CANCELED)
 		}),
 
-	orchpb.CommandType_RECORD_MARKER: rule((*orchpb.Command).GetRecordMarkerCommandAttributes, false,
+	orchpb.CommandType_RECORD_MARKER: rule((*orchpb.Command).GetRecordMarkerCommandAttributes,
 		func(c *checking, a *orchpb.RecordMarkerCommandAttributes) *cmdError {
 			if a.GetMarkerName() == "" {
 				return c.bad(orchpb.WorkflowTaskFailedCause_BAD_RECORD_MARKER_ATTRIBUTES, "marker_name is required")
@@ -182,7 +180,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 			})
 		}),
 
-	orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetContinueAsNewWorkflowExecutionCommandAttributes, true,
+	orchpb.CommandType_CONTINUE_AS_NEW_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetContinueAsNewWorkflowExecutionCommandAttributes,
 		func(c *checking, a *orchpb.ContinueAsNewWorkflowExecutionCommandAttributes) *cmdError {
 			var v violations
 			checkDuration(&v, "workflow_run_timeout", a.GetWorkflowRunTimeout())
@@ -194,7 +192,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 			s.continueAsNew(e, a, doneID)
 		}),
 
-	orchpb.CommandType_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: rule((*orchpb.Command).GetUpsertWorkflowSearchAttributesCommandAttributes, false,
+	orchpb.CommandType_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: rule((*orchpb.Command).GetUpsertWorkflowSearchAttributesCommandAttributes,
 		func(c *checking, a *orchpb.UpsertWorkflowSearchAttributesCommandAttributes) *cmdError {
 			const cause = orchpb.WorkflowTaskFailedCause_BAD_SEARCH_ATTRIBUTES
 			var v violations
@@ -209,7 +207,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 		},
 		(*Server).upsertSearchAttributes),
 
-	orchpb.CommandType_START_CHILD_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetStartChildWorkflowExecutionCommandAttributes, false,
+	orchpb.CommandType_START_CHILD_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetStartChildWorkflowExecutionCommandAttributes,
 		func(c *checking, a *orchpb.StartChildWorkflowExecutionCommandAttributes) *cmdError {
 			var v violations
 			checkName(&v, "workflow_id", a.GetWorkflowId(), true)
@@ -229,7 +227,7 @@ var commandRules = map[orchpb.CommandType]commandRule{
 			s.initiateChild(e, a, doneID)
 		}),
 
-	orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetRequestCancelExternalWorkflowExecutionCommandAttributes, false,
+	orchpb.CommandType_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetRequestCancelExternalWorkflowExecutionCommandAttributes,
 		func(c *checking, a *orchpb.RequestCancelExternalWorkflowExecutionCommandAttributes) *cmdError {
 			if a.GetWorkflowId() == "" || len(a.GetWorkflowId()) > MaxIDLength || len(a.GetReason()) > 4096 {
 				return c.bad(orchpb.WorkflowTaskFailedCause_BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES, "workflow_id is required (at most %d bytes)", MaxIDLength)
@@ -242,13 +240,13 @@ var commandRules = map[orchpb.CommandType]commandRule{
 
 	// The message it names was checked with the task's messages
 	// (checkMessages); applying it writes the update's event.
-	orchpb.CommandType_PROTOCOL_MESSAGE: rule((*orchpb.Command).GetProtocolMessageCommandAttributes, false, nil,
+	orchpb.CommandType_PROTOCOL_MESSAGE: rule((*orchpb.Command).GetProtocolMessageCommandAttributes, nil,
 		(*Server).applyProtocolMessage),
 
-	orchpb.CommandType_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetSignalExternalWorkflowExecutionCommandAttributes, false,
+	orchpb.CommandType_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION: rule((*orchpb.Command).GetSignalExternalWorkflowExecutionCommandAttributes,
 		checkSignalExternal, (*Server).initiateSignal),
 
-	orchpb.CommandType_UPSERT_WORKFLOW_PROPERTIES: rule((*orchpb.Command).GetUpsertWorkflowPropertiesCommandAttributes, false,
+	orchpb.CommandType_UPSERT_WORKFLOW_PROPERTIES: rule((*orchpb.Command).GetUpsertWorkflowPropertiesCommandAttributes,
 		checkUpsertProperties, (*Server).upsertProperties),
 }
 
@@ -267,13 +265,14 @@ func (s *Server) checkCommands(e *execution, cmds []*orchpb.Command) *cmdError {
 		if !ok {
 			return badCmd(orchpb.WorkflowTaskFailedCause_BAD_COMMAND, "command %d: unknown command_type %d", i, cmd.GetCommandType())
 		}
-		if r.closes && i != len(cmds)-1 {
+		closes := orchsem.ClosesRun(cmd.GetCommandType()) // it must be the task's last
+		if closes && i != len(cmds)-1 {
 			return badCmd(orchpb.WorkflowTaskFailedCause_BAD_COMMAND, "command %d closes the workflow but is not the last", i)
 		}
-		if r.closes && e.eng.newEvents {
+		if closes && e.eng.newEvents {
 			return badCmd(orchpb.WorkflowTaskFailedCause_UNHANDLED_COMMAND, "new events arrived while the workflow task ran; handle them before closing the workflow")
 		}
-		if r.closes && e.eng.updatesMissed {
+		if closes && e.eng.updatesMissed {
 			return badCmd(orchpb.WorkflowTaskFailedCause_UNHANDLED_UPDATE, "updates arrived while the workflow task ran; handle them before closing the workflow")
 		}
 		if ce := r.check(c, cmd); ce != nil {
