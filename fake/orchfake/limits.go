@@ -173,7 +173,8 @@ func scheduledActivities(cmds []*orchpb.Command) int {
 var historyWrites = map[string]bool{
 	"SignalWorkflowExecution": true, "SignalWithStartWorkflowExecution": true, "RequestCancelWorkflowExecution": true,
 	"TerminateWorkflowExecution": true, "RespondWorkflowTaskCompleted": true, "RespondWorkflowTaskFailed": true,
-	"RespondActivityTaskCompleted": true, "RespondActivityTaskFailed": true,
+	"RespondActivityTaskCompleted": true, "RespondActivityTaskFailed": true, "RespondActivityTaskCanceled": true,
+	"RespondActivityTaskCompletedById": true, "RespondActivityTaskFailedById": true, "RespondActivityTaskCanceledById": true,
 }
 
 // peekCluster is the cluster window as it stands, for answers that never

@@ -59,7 +59,8 @@ func TestActivityLimitRefusesTheTask(t *testing.T) {
 
 // TestHistoryEventLimitOnEveryWrite: while the namespace's history events
 // of the minute are used up, every write is refused, not only starts:
-// signal, cancel request, terminate, a workflow task's answer; reads pass;
+// signal, cancel request, terminate, a workflow or activity task's answer
+// (also by id); reads pass;
 // the next minute the writes pass again.
 func TestHistoryEventLimitOnEveryWrite(t *testing.T) {
 	t.Parallel()
@@ -77,6 +78,12 @@ func TestHistoryEventLimitOnEveryWrite(t *testing.T) {
 			{"RequestCancelWorkflowExecution", &orchpb.RequestCancelWorkflowExecutionRequest{Namespace: "default", WorkflowExecution: we}},
 			{"TerminateWorkflowExecution", &orchpb.TerminateWorkflowExecutionRequest{Namespace: "default", WorkflowExecution: we}},
 			{"RespondWorkflowTaskCompleted", &orchpb.RespondWorkflowTaskCompletedRequest{Namespace: "default", TaskToken: tok}},
+			// An activity's answers, from its worker or from outside: each
+			// writes ActivityTask* events (these four were let through).
+			{"RespondActivityTaskCanceled", &orchpb.RespondActivityTaskCanceledRequest{Namespace: "default", TaskToken: tok}},
+			{"RespondActivityTaskCompletedById", &orchpb.RespondActivityTaskCompletedByIdRequest{Namespace: "default", WorkflowId: id, ActivityId: "a"}},
+			{"RespondActivityTaskFailedById", &orchpb.RespondActivityTaskFailedByIdRequest{Namespace: "default", WorkflowId: id, ActivityId: "a"}},
+			{"RespondActivityTaskCanceledById", &orchpb.RespondActivityTaskCanceledByIdRequest{Namespace: "default", WorkflowId: id, ActivityId: "a"}},
 			{"StartWorkflowExecution", startReq("default", id+"-2")},
 		}
 		for _, w := range writes {

@@ -336,10 +336,7 @@ func (s *Server) deleteNamespace(ctx context.Context, req *orchpb.DeleteNamespac
 	for _, e := range ns.runs {
 		s.forgetRun(e)
 	}
-	for _, q := range ns.queues {
-		q.endAllPolls()
-	}
-	for _, q := range ns.sticky {
+	for _, q := range ns.queues { // sticky queues among them
 		q.endAllPolls()
 	}
 	for _, sc := range ns.schedules {
