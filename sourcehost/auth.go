@@ -101,11 +101,15 @@ func WithOAuthToken(token string) Option {
 		if err := checkToken(token); err != nil {
 			return err
 		}
-		s.token, s.auth = token, func(token string) func(http.Header) {
-			return func(h http.Header) { h["Authorization"] = []string{"Bearer " + token} }
-		}
+		s.token, s.auth = token, bearerAuth
 		return nil
 	}
+}
+
+// bearerAuth sends token as an OAuth access token: "Authorization: Bearer
+// <token>".
+func bearerAuth(token string) func(http.Header) {
+	return func(h http.Header) { h["Authorization"] = []string{"Bearer " + token} }
 }
 
 // CurrentJob returns the job whose token the client authenticates with

@@ -61,10 +61,9 @@ func (c *Client) OAuthTokenInfo(ctx context.Context, token string) (*OAuthTokenI
 	if err := checkToken(token); err != nil {
 		return nil, fmt.Errorf("sourcehost: OAuthTokenInfo: %w", err)
 	}
-	bearer := func(h http.Header) { h["Authorization"] = []string{"Bearer " + token} }
 	info := new(OAuthTokenInfo)
 	req := &rest.Request{Method: http.MethodGet, Path: "/oauth/token/info", AtServerRoot: true, MaxBody: MaxOAuthTokenInfo}
-	if _, err := c.rest.WithAuth(bearer, token).Do(ctx, req, info); err != nil {
+	if _, err := c.rest.WithAuth(bearerAuth(token), token).Do(ctx, req, info); err != nil {
 		return nil, err
 	}
 	return info, nil
