@@ -511,6 +511,18 @@ func encodeBody(r *Request) ([]byte, string, error) {
 	return nil, "", nil
 }
 
+// ErrUnreadableAnswer marks a successful answer that came but is not what
+// the call reads: empty, not JSON of the expected shape, or longer than
+// Request.MaxBody. A transport that fails while the body is read (a reset
+// connection, a timeout) is not one: its error is the transport's.
+var ErrUnreadableAnswer = errors.New("unreadable answer")
+
+// unreadable is err marked as ErrUnreadableAnswer, its text unchanged.
+type unreadable struct{ err error }
+
+func (u unreadable) Error() string   { return u.err.Error() }
+func (u unreadable) Unwrap() []error { return []error{u.err, ErrUnreadableAnswer} }
+
 // decodeBody reads a successful answer into out, at most max bytes of it
 // when max is positive.
 func decodeBody(resp *http.Response, out any, max int64) error {
@@ -519,7 +531,7 @@ func decodeBody(resp *http.Response, out any, max int64) error {
 	}
 	body := io.Reader(resp.Body)
 	if max > 0 {
-		body = &boundedBody{r: io.LimitReader(resp.Body, max+1), max: max}
+		body = &boundedBody{r: resp.Body, max: max}
 	}
 	if w, ok := out.(io.Writer); ok {
 		_, err := io.Copy(w, body)
@@ -531,15 +543,18 @@ func decodeBody(resp *http.Response, out any, max int64) error {
 		return err
 	}
 	if buf.Len() == 0 {
-		return io.EOF // what json.Decoder said of an empty answer
+		return unreadable{io.EOF} // what json.Decoder said of an empty answer
 	}
-	return json.Unmarshal(buf.Bytes(), out)
+	if err := json.Unmarshal(buf.Bytes(), out); err != nil {
+		return unreadable{err}
+	}
+	return nil
 }
 
 // boundedBody reads an answer's body up to max bytes (Request.MaxBody),
 // and fails at the first byte past them.
 type boundedBody struct {
-	r         io.Reader // limited to max+1 bytes
+	r         io.Reader
 	max, read int64
 }
 
@@ -548,7 +563,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.read+int64(n) > b.max {
 		keep := int(b.max - b.read)
 		b.read = b.max
-		return keep, fmt.Errorf("the answer is longer than %d bytes", b.max)
+		return keep, unreadable{fmt.Errorf("the answer is longer than %d bytes", b.max)}
 	}
 	b.read += int64(n)
 	return n, err

@@ -520,7 +520,7 @@ func TestMaxBody(t *testing.T) {
 			out = &buf
 		}
 		_, err := f.c.Do(context.Background(), &rest.Request{Method: http.MethodGet, Path: "/x", MaxBody: max}, out)
-		if tc.fail != (err != nil) || tc.fail && !strings.Contains(err.Error(), "longer than 16 bytes") {
+		if tc.fail != (err != nil) || tc.fail && (!strings.Contains(err.Error(), "longer than 16 bytes") || !errors.Is(err, rest.ErrUnreadableAnswer)) {
 			t.Errorf("answer %d: %v", i, err)
 		}
 		if tc.writer && buf.Len() > max {
@@ -529,6 +529,28 @@ func TestMaxBody(t *testing.T) {
 	}
 	if n := f.s.count(); n != 5 {
 		t.Errorf("%d requests for 5 calls: a body too long was retried", n)
+	}
+}
+
+// An answer that came but cannot be read (empty, not JSON of the type
+// asked for) is ErrUnreadableAnswer, its error's text as before; a
+// transport that fails while the body is read is not.
+func TestUnreadableAnswer(t *testing.T) {
+	t.Parallel()
+	answer := func(body string) func(http.ResponseWriter, *http.Request) {
+		return func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, body) }
+	}
+	cut := func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", "100")
+		io.WriteString(w, `{"a":`) // then the connection closes short of its length
+	}
+	f := newFixture(t, rest.Config{Retry: retry.Policy{Disabled: true}}, answer(""), answer("<html>"), answer(`{"n":"x"}`), cut)
+	for i, want := range []bool{true, true, true, false} {
+		var out struct{ N int }
+		_, err := f.c.Do(context.Background(), &rest.Request{Method: http.MethodGet, Path: "/x"}, &out)
+		if err == nil || errors.Is(err, rest.ErrUnreadableAnswer) != want {
+			t.Errorf("answer %d: %v, unreadable %v", i, err, want)
+		}
 	}
 }
 

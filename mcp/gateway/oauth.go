@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 
+	"github.com/apitwin/apitwin/internal/rest"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/sourcehost"
 )
@@ -35,7 +35,7 @@ func (g *Gateway) verifyOAuth(ctx context.Context, token string, v *verdict) *re
 	case errors.As(err, &se):
 		return &refusal{status: http.StatusBadGateway, code: mcp.CodeUpstreamError,
 			reason: "the token could not be verified: the authorization server answered " + http.StatusText(se.StatusCode)}
-	case err != nil && ctx.Err() == nil && !errors.As(err, new(*url.Error)):
+	case errors.Is(err, rest.ErrUnreadableAnswer):
 		// An answer came, but no token information (not JSON, or longer
 		// than sourcehost.MaxOAuthTokenInfo).
 		return &refusal{status: http.StatusBadGateway, code: mcp.CodeUpstreamError,

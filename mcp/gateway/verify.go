@@ -219,9 +219,11 @@ func (g *Gateway) verify(ctx context.Context, token, digest string, addr netip.A
 }
 
 // unverified is the refusal of a token the source-hosting server could
-// not be asked about (down, too slow, limiting the token's rate), for its
-// personal access token and its OAuth lookups alike: 502, 504 for an
-// upstream that did not answer in time, 429 with the wait asked for.
+// not be asked about (down, too slow, limiting the token's rate): 502, 504
+// for an upstream that did not answer in time, 429 with the wait asked
+// for. An OAuth lookup comes here only when no answer came: an error
+// answer of the authorization server, 429 included, is refused as 502
+// naming its status (verifyOAuth).
 func (g *Gateway) unverified(ctx context.Context, err error) *refusal {
 	e := g.upstreamFailure(ctx, "token verification", err)
 	status := http.StatusBadGateway
