@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/apitwin/apitwin/internal/orchwire"
-	"github.com/apitwin/apitwin/orch/orchpb"
 )
 
 // WorkflowSummary is one workflow run at a glance, as Workflows lists it
@@ -130,12 +129,9 @@ func (s *Server) Schedules(namespace string) []ScheduleSummary {
 			Namespace: sc.ns.info.Name, ScheduleID: sc.id,
 			WorkflowType: sc.def.GetAction().GetStartWorkflow().GetWorkflowType().GetName(),
 			Spec:         orchwire.ScheduleSpecText(sc.def.GetSpec()),
-			Overlap:      "SKIP",
+			Overlap:      orchwire.OverlapPolicyName(sc.def.GetPolicies().GetOverlapPolicy()),
 			Paused:       sc.def.GetState().GetPaused(), Notes: sc.def.GetState().GetNotes(),
 			Actions: sc.actions, Running: len(sc.running),
-		}
-		if p := sc.def.GetPolicies().GetOverlapPolicy(); p != orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_UNSPECIFIED {
-			sum.Overlap = strings.TrimPrefix(p.String(), "SCHEDULE_OVERLAP_POLICY_")
 		}
 		if next := sc.futureTimes(); len(next) > 0 {
 			t := next[0].AsTime()

@@ -161,3 +161,19 @@ func TestRPCTableCoversTheContract(t *testing.T) {
 		t.Errorf("%s has no row in the table", m)
 	}
 }
+
+// An overlap policy's name is the enum's without its prefix; the
+// unspecified policy is the service's default, SKIP.
+func TestOverlapPolicyName(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[orchpb.ScheduleOverlapPolicy]string{
+		orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_UNSPECIFIED:     "SKIP",
+		orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_SKIP:            "SKIP",
+		orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_BUFFER_ONE:      "BUFFER_ONE",
+		orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_TERMINATE_OTHER: "TERMINATE_OTHER",
+	} {
+		if got := OverlapPolicyName(p); got != want {
+			t.Errorf("%v: %q, want %q", p, got, want)
+		}
+	}
+}

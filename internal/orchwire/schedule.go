@@ -24,3 +24,13 @@ func ScheduleSpecText(sp *orchpb.ScheduleSpec) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// OverlapPolicyName is an overlap policy's name without its enum prefix
+// ("SKIP", "BUFFER_ONE", ...); the unspecified policy is SKIP, the one the
+// service applies for it.
+func OverlapPolicyName(p orchpb.ScheduleOverlapPolicy) string {
+	if p == orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_UNSPECIFIED {
+		p = orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_SKIP
+	}
+	return strings.TrimPrefix(p.String(), "SCHEDULE_OVERLAP_POLICY_")
+}

@@ -191,13 +191,6 @@ to do when an action is due while a run is still running.`,
 	return cmd
 }
 
-func overlapName(p orchpb.ScheduleOverlapPolicy) string {
-	if p == orchpb.ScheduleOverlapPolicy_SCHEDULE_OVERLAP_POLICY_UNSPECIFIED {
-		return "skip"
-	}
-	return strings.ToLower(strings.TrimPrefix(p.String(), "SCHEDULE_OVERLAP_POLICY_"))
-}
-
 func firstTime(ts []*timestamppb.Timestamp) string {
 	if len(ts) == 0 {
 		return ""
@@ -270,7 +263,7 @@ func (a *app) schedDescribeCommand() *cobra.Command {
 				{"Workflow type", sw.GetWorkflowType().GetName()},
 				{"Task queue", sw.GetTaskQueue()},
 				{"Workflow ID", sw.GetWorkflowId()},
-				{"Overlap policy", overlapName(sch.GetPolicies().GetOverlapPolicy())},
+				{"Overlap policy", strings.ToLower(orchwire.OverlapPolicyName(sch.GetPolicies().GetOverlapPolicy()))},
 				{"Paused", map[bool]string{true: "yes", false: "no"}[sch.GetState().GetPaused()]},
 				{"Notes", sch.GetState().GetNotes()},
 				{"Actions", itoa(info.GetActionCount())},
