@@ -272,7 +272,7 @@ func (s *Server) checkCommands(e *execution, cmds []*orchpb.Command) *cmdError {
 		if closes && e.eng.newEvents {
 			return badCmd(orchpb.WorkflowTaskFailedCause_UNHANDLED_COMMAND, "new events arrived while the workflow task ran; handle them before closing the workflow")
 		}
-		if closes && e.eng.updatesMissed {
+		if closes && len(e.eng.admitted) > 0 { // updates came while the task ran: every task start takes those admitted before it
 			return badCmd(orchpb.WorkflowTaskFailedCause_UNHANDLED_UPDATE, "updates arrived while the workflow task ran; handle them before closing the workflow")
 		}
 		if ce := r.check(c, cmd); ce != nil {

@@ -33,12 +33,11 @@ type engineState struct {
 	// pendingChildren are initiated by the task being completed, started
 	// once its commands are applied.
 	pendingChildren []int64
-	// admitted are the updates waiting for a task to carry them;
-	// updatesMissed says some arrived while the started task ran;
-	// messages are the protocol messages of the task being completed.
-	admitted      []*update
-	updatesMissed bool
-	messages      *taskMessages
+	// admitted are the updates waiting for a task to carry them (while a
+	// task is started, those that arrived since it started); messages are
+	// the protocol messages of the task being completed.
+	admitted []*update
+	messages *taskMessages
 	// pendingSignals are initiated by the task being completed, sent once
 	// its commands are applied.
 	pendingSignals []pendingSignal

@@ -103,10 +103,10 @@ type snapEngine struct {
 	Activities []snapActivity  `json:"activities"`
 	Timers     []snapUserTimer `json:"timers"`
 	Children   []snapChild     `json:"children"`
-	// AdmittedUpdates wait, in order, for a workflow task to carry them;
-	// UpdatesMissed: some came while the started task ran.
+	// AdmittedUpdates wait, in order, for a workflow task to carry them.
+	// (A snapshot of an earlier version may hold updates_missed, which
+	// they say now: it is ignored.)
 	AdmittedUpdates []string `json:"admitted_updates,omitempty"`
-	UpdatesMissed   bool     `json:"updates_missed,omitempty"`
 }
 
 type snapUpdate struct {
@@ -342,8 +342,7 @@ func snapRunOf(w *pbWriter, e *execution) snapRun {
 		return r
 	}
 	eng := &snapEngine{LastStartedID: e.eng.lastStartedID, TaskAttempt: e.eng.wftAttempt, NewEvents: e.eng.newEvents,
-		Delayed: e.eng.delayed, Activities: []snapActivity{}, Timers: []snapUserTimer{}, Children: []snapChild{},
-		UpdatesMissed: e.eng.updatesMissed}
+		Delayed: e.eng.delayed, Activities: []snapActivity{}, Timers: []snapUserTimer{}, Children: []snapChild{}}
 	for _, u := range e.eng.admitted {
 		eng.AdmittedUpdates = append(eng.AdmittedUpdates, u.id)
 	}
@@ -667,8 +666,7 @@ func (r *restorer) runOf(where string, ns *namespace, sr *snapRun) error {
 func (r *restorer) engine(re restoredEngine) error {
 	e, se, where := re.e, re.snap, re.at+".engine"
 	last := int64(len(e.history))
-	e.eng = engineState{lastStartedID: se.LastStartedID, wftAttempt: se.TaskAttempt, newEvents: se.NewEvents, delayed: se.Delayed,
-		updatesMissed: se.UpdatesMissed}
+	e.eng = engineState{lastStartedID: se.LastStartedID, wftAttempt: se.TaskAttempt, newEvents: se.NewEvents, delayed: se.Delayed}
 	// waiting finds an update waiting for a task: admitted, once.
 	handed := map[string]bool{}
 	waiting := func(field, id string) (*update, error) {

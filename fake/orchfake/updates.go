@@ -162,12 +162,9 @@ func (s *Server) addUpdate(e *execution, req *orchpb.UpdateRequest, wake bool) (
 // close the run (UNHANDLED_UPDATE), and the next task carries them. s.mu
 // must be held.
 func (s *Server) updatesForWorker(e *execution) {
-	switch {
-	case !e.open() || e.eng.delayed || len(e.eng.admitted) == 0:
-	case e.eng.wft == nil:
+	// (A started task is told by the admitted updates themselves.)
+	if e.open() && !e.eng.delayed && len(e.eng.admitted) > 0 && e.eng.wft == nil {
 		s.scheduleWorkflowTask(e)
-	case e.eng.wft.startedID != 0:
-		e.eng.updatesMissed = true
 	}
 }
 
@@ -221,7 +218,6 @@ func (s *Server) deliverUpdates(t *workflowTask) []*orchpb.ProtocolMessage {
 	}
 	t.updates = e.eng.admitted
 	e.eng.admitted = nil
-	e.eng.updatesMissed = false
 	return msgs
 }
 
@@ -251,7 +247,6 @@ func (s *Server) abortUpdates(e *execution) {
 		}
 	}
 	e.eng.admitted = nil
-	e.eng.updatesMissed = false
 }
 
 // taskMessages is a completed task's protocol messages in the order they
