@@ -110,7 +110,7 @@ func newResourceMetadata(resource string) resourceMetadata {
 	if err != nil { // checked by withDefaults
 		return resourceMetadata{}
 	}
-	return resourceMetadata{path: strings.TrimSuffix(u.EscapedPath(), "/"), url: metadataURL(resource)}
+	return resourceMetadata{path: strings.TrimSuffix(u.EscapedPath(), "/"), url: metadataURLOf(u)}
 }
 
 // metadataURL is where the metadata of the resource at resource is: its
@@ -120,6 +120,11 @@ func metadataURL(resource string) string {
 	if err != nil { // checked by withDefaults, or made by resourceURL
 		return wellKnownResource
 	}
+	return metadataURLOf(u)
+}
+
+// metadataURLOf is metadataURL of a parsed resource URL.
+func metadataURLOf(u *url.URL) string {
 	return originOf(u) + wellKnownResource + strings.TrimSuffix(u.EscapedPath(), "/")
 }
 
@@ -129,7 +134,8 @@ func metadataURL(resource string) string {
 // prefix).
 func (g *Gateway) isMetadataPath(path string) bool {
 	rest, ok := strings.CutPrefix(path, wellKnownResource)
-	return ok && (rest == "" || rest == g.cfg.Path || (g.metadata.url != "" && rest == g.metadata.path))
+	// (With no resource configured, metadata.path is "", already taken.)
+	return ok && (rest == "" || rest == g.cfg.Path || rest == g.metadata.path)
 }
 
 // metadataURLFor is the metadata's URL for a request r refused: the
