@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/apitwin/apitwin/internal/fakekit"
 )
@@ -46,44 +45,17 @@ type call struct {
 	// entity is the entity the call works in (erp.EntityHeader); 0 for
 	// the default one, 1.
 	entity int64
-	// buf is the pooled buffer the answer is written in, if any; it goes
-	// back to the pool once the answer is written.
-	buf *[]byte
 }
 
-// answerBuffers are the buffers answers are written in (see call.buffer),
-// kept from one request to the next as encoding/json keeps its own.
-var answerBuffers sync.Pool
+// buffer is an empty buffer for the call's answer (fakekit.AnswerBuffer):
+// written makes the answer of it, which the request log keeps without a
+// copy and gives back for reuse.
+func (c *call) buffer() []byte { return fakekit.AnswerBuffer() }
 
-// maxPooledAnswer is the largest buffer kept for another answer: a list
-// without a limit may grow one far past what the usual page needs.
-const maxPooledAnswer = 1 << 20
-
-// buffer returns the pooled buffer the call's answer is written in, empty;
-// written gives it back once the answer is made of it.
-func (c *call) buffer() []byte {
-	p, _ := answerBuffers.Get().(*[]byte)
-	if p == nil {
-		b := make([]byte, 0, 4<<10)
-		p = &b
-	}
-	c.buf = p
-	return (*p)[:0]
-}
-
-// written answers 200 with b, written in the call's buffer (see buffer);
-// the buffer goes back to the pool once the answer is written.
+// written answers 200 with b, written in a buffer from buffer. Not
+// SecretFree: a login's answer holds its token, which the log masks.
 func (c *call) written(b []byte) fakekit.Answer {
-	*c.buf = b // grown, maybe
-	return okJSON(b)
-}
-
-// releaseAnswer puts an answer's buffer back in the pool; the answer's Raw
-// must not be used after.
-func releaseAnswer(p *[]byte) {
-	if p != nil && cap(*p) <= maxPooledAnswer {
-		answerBuffers.Put(p)
-	}
+	return fakekit.Answer{Status: http.StatusOK, Raw: b, Pooled: true}
 }
 
 // fails is a step that answers a refusal found before the lock, once the
@@ -188,42 +160,40 @@ func (s *Server) serveAs(w http.ResponseWriter, r *http.Request, op operation, p
 	if hook := s.parsedHook.Load(); hook != nil {
 		(*hook)(r)
 	}
-	a, caller, buf := s.runLocked(r, run, c, public)
+	a, caller := s.runLocked(r, run, c, public)
 	if caller != "" {
 		fakekit.ExchangeFrom(r.Context()).SetCaller(caller)
 	}
-	fakekit.WriteAnswer(w, a) // a writer keeps nothing it is given
-	releaseAnswer(buf)
+	fakekit.WriteAnswer(w, a)
 }
 
 // runLocked authenticates the caller (unless the operation is public) and
-// runs the step in c, holding the state lock; it returns the answer, the
-// caller's login ("" for none) and the pooled buffer the answer is written
-// in, if any.
-func (s *Server) runLocked(r *http.Request, run step, c *call, public bool) (fakekit.Answer, string, *[]byte) {
+// runs the step in c, holding the state lock; it returns the answer and
+// the caller's login ("" for none).
+func (s *Server) runLocked(r *http.Request, run step, c *call, public bool) (fakekit.Answer, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	*c = call{s: s, st: s.st, r: r, num: numbers{native: s.nativeNumbers.Load()}}
 	entity, ok := requestEntity(r)
 	if !ok {
-		return badEntity(), "", nil
+		return badEntity(), ""
 	}
 	leave, ok := s.st.inEntity(entity)
 	if !ok {
-		return badEntity(), "", nil
+		return badEntity(), ""
 	}
 	defer leave()
 	c.entity = entity
 	if !public {
 		if fail := s.authenticate(c); fail != nil {
-			return *fail, "", nil
+			return *fail, ""
 		}
 	}
 	a := run(c)
 	if c.user == nil {
-		return a, "", c.buf
+		return a, ""
 	}
-	return a, c.user.login, c.buf
+	return a, c.user.login
 }
 
 // authenticate finds the caller: an API key (header ERPAPIKEY, else the

@@ -111,8 +111,7 @@ func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.An
 		if lq.limit > 0 {
 			v.Pagination.PageCount = max((total+lq.limit-1)/lq.limit, 1)
 		}
-		*c.buf = b // the page is copied into the answer; its buffer goes back
-		return okJSON(v.appendJSON(make([]byte, 0, len(b)+128)))
+		return c.written(v.appendJSON(c.buffer())) // the page is copied into the answer
 	}
 	if n == 0 && c.s.cfg.emptyListNotFound {
 		return notFound("No " + lq.coll.noun + " found")
