@@ -115,11 +115,3 @@ func canceledIf(cancelRequested bool, err error) error {
 	}
 	return err
 }
-
-// encodeOptional is EncodePayloads of v, nil for nil.
-func encodeOptional(v any) (*orchpb.Payloads, error) {
-	if v == nil {
-		return nil, nil
-	}
-	return EncodePayloads(v)
-}

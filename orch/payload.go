@@ -112,3 +112,11 @@ func encodeMap(m map[string]any) (map[string]*orchpb.Payload, error) {
 	}
 	return out, nil
 }
+
+// encodeOptional is EncodePayloads of v, nil for nil.
+func encodeOptional(v any) (*orchpb.Payloads, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return EncodePayloads(v)
+}

@@ -21,13 +21,11 @@ import (
 // taskQueue with input (JSON-encoded; nil for none, a *orchpb.Payloads as
 // it is), each run's workflow id starting with workflowID.
 func ScheduleWorkflow(workflowID, workflowType, taskQueue string, input any) (*orchpb.ScheduleAction, error) {
-	sw := &orchpb.NewWorkflowExecutionInfo{WorkflowId: workflowID, WorkflowType: &orchpb.WorkflowType{Name: workflowType}, TaskQueue: taskQueue}
-	if input != nil {
-		var err error
-		if sw.Input, err = EncodePayloads(input); err != nil {
-			return nil, err
-		}
+	in, err := encodeOptional(input)
+	if err != nil {
+		return nil, err
 	}
+	sw := &orchpb.NewWorkflowExecutionInfo{WorkflowId: workflowID, WorkflowType: &orchpb.WorkflowType{Name: workflowType}, TaskQueue: taskQueue, Input: in}
 	return &orchpb.ScheduleAction{Action: &orchpb.ScheduleAction_StartWorkflow{StartWorkflow: sw}}, nil
 }
 

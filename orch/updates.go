@@ -100,13 +100,11 @@ func (c *Client) updateRequest(workflowID, runID, updateName string, arg any, op
 	if o.WaitForStage == orchpb.UpdateWorkflowExecutionLifecycleStage_UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_UNSPECIFIED {
 		o.WaitForStage = UpdateCompleted
 	}
-	in := &orchpb.UpdateInput{Name: updateName}
-	var err error
-	if arg != nil {
-		if in.Args, err = EncodePayloads(arg); err != nil {
-			return nil, err
-		}
+	args, err := encodeOptional(arg)
+	if err != nil {
+		return nil, err
 	}
+	in := &orchpb.UpdateInput{Name: updateName, Args: args}
 	h, err := encodeMap(o.Header)
 	if err != nil {
 		return nil, fmt.Errorf("orch: header %w", err)
@@ -215,7 +213,7 @@ func (c *Client) UpdateWithStartWorkflow(ctx context.Context, workflowID, update
 	st := rs[0].GetStartWorkflow()
 	u := &WorkflowUpdate{WorkflowID: workflowID, UpdateID: upd.GetRequest().GetMeta().GetUpdateId(), req: upd, c: c,
 		Run: &WorkflowRun{ID: workflowID, RunID: st.GetRunId(), Started: st.GetStarted(), c: c}}
-	u.take(rs[1].GetUpdateWorkflow()) // the stage the start's answer reached: wait sends again only if short of it
+	u.take(rs[1].GetUpdateWorkflow())                      // the stage the start's answer reached: wait sends again only if short of it
 	upd.WorkflowExecution = execution(workflowID, u.RunID) // the run that took it, for later waits
 	return u, u.wait(ctx, upd.GetWaitPolicy().GetLifecycleStage())
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -742,11 +743,7 @@ func NewWithOptions[In, Out any](fn func(ctx Context, in In) (Out, error), o Opt
 			}
 			h := e.queries[queryType]
 			if h == nil {
-				known := make([]string, 0, len(e.queries))
-				for k := range e.queries {
-					known = append(known, k)
-				}
-				slices.Sort(known)
+				known := slices.Sorted(maps.Keys(e.queries))
 				return nil, fmt.Errorf("unknown query type %q (known: %s)", queryType, strings.Join(known, ", "))
 			}
 			return e.answer(queryType, h, args)

@@ -3,6 +3,7 @@ package workflow
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -95,13 +96,7 @@ func (e *execution) takeUpdates(in []incomingUpdate) error {
 		case e.closing != nil:
 			why = errors.New("workflow: the workflow is closing")
 		case h == nil:
-			known := slices.Sorted(func(yield func(string) bool) {
-				for k := range e.updates {
-					if !yield(k) {
-						return
-					}
-				}
-			})
+			known := slices.Sorted(maps.Keys(e.updates))
 			why = fmt.Errorf("workflow: unknown update %q (known: %s)", name, strings.Join(known, ", "))
 		case u.check && h.validate != nil:
 			why = e.validateUpdate(name, h.validate, req.GetInput().GetArgs())

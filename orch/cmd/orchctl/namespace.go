@@ -54,7 +54,7 @@ func (a *app) nsListCommand() *cobra.Command {
 			rows := [][]string{{"NAME", "STATE", "RETENTION", "OWNER", "DESCRIPTION"}}
 			for _, ns := range list {
 				i := ns.GetNamespaceInfo()
-				rows = append(rows, []string{i.GetName(), nsState(i.GetState()), retention(ns), i.GetOwnerEmail(), i.GetDescription()})
+				rows = append(rows, []string{i.GetName(), nsState(i.GetState()), retention(ns.GetConfig()), i.GetOwnerEmail(), i.GetDescription()})
 			}
 			a.table(rows)
 			return nil
@@ -65,8 +65,8 @@ func (a *app) nsListCommand() *cobra.Command {
 func nsState(s orchpb.NamespaceState) string { return strings.ToLower(s.String()) }
 
 // retention is a namespace's retention in days or hours.
-func retention(ns *orchpb.DescribeNamespaceResponse) string {
-	d := ns.GetConfig().GetWorkflowExecutionRetentionTtl().AsDuration()
+func retention(cfg *orchpb.NamespaceConfig) string {
+	d := cfg.GetWorkflowExecutionRetentionTtl().AsDuration()
 	switch {
 	case d == 0:
 		return ""
@@ -102,7 +102,7 @@ func (a *app) nsDescribeCommand() *cobra.Command {
 				{"State", nsState(i.GetState())},
 				{"Description", i.GetDescription()},
 				{"Owner email", i.GetOwnerEmail()},
-				{"Retention", retention(ns)},
+				{"Retention", retention(ns.GetConfig())},
 				{"History archival", strings.ToLower(cfg.GetHistoryArchivalState().String())},
 				{"Visibility archival", strings.ToLower(cfg.GetVisibilityArchivalState().String())},
 				{"Active cluster", ns.GetReplicationConfig().GetActiveClusterName()},
@@ -205,7 +205,7 @@ the namespace's data. Prints the namespace as it is now.`,
 				return a.printJSON(ns)
 			}
 			a.printf("Updated namespace %s: %s, retention %s", argv[0], nsState(ns.GetNamespaceInfo().GetState()),
-				retention(&orchpb.DescribeNamespaceResponse{Config: ns.GetConfig()}))
+				retention(ns.GetConfig()))
 			return nil
 		},
 	}
