@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -161,6 +162,18 @@ func (s *Server) applyParentClosePolicies(p *execution, children map[int64]*chil
 	}
 }
 
+// externalTarget is the open execution a command of e's names in
+// namespace nsName (field names it in errors); with childOnly, only a
+// child of e's: another is NOT_FOUND, as the service answers. s.mu must
+// be held.
+func (s *Server) externalTarget(e *execution, nsName string, we *orchpb.WorkflowExecution, field string, childOnly bool) (*execution, error) {
+	t, err := s.lookupOpen(nsName, we, field)
+	if err == nil && childOnly && t.parent != e {
+		return nil, errorf(orchwire.NotFound, "not a child")
+	}
+	return t, err
+}
+
 // requestCancelExternal writes RequestCancelExternalWorkflowExecutionInitiated
 // and delivers the request: ExternalWorkflowExecutionCancelRequested (and
 // the target's WorkflowExecutionCancelRequested), or
@@ -175,13 +188,10 @@ func (s *Server) requestCancelExternal(e *execution, a *orchpb.RequestCancelExte
 		ev.Attributes = &orchpb.HistoryEvent_RequestCancelExternalWorkflowExecutionInitiatedEventAttributes{RequestCancelExternalWorkflowExecutionInitiatedEventAttributes: &orchpb.RequestCancelExternalWorkflowExecutionInitiatedEventAttributes{
 			WorkflowTaskCompletedEventId: doneID, Namespace: nsName, WorkflowExecution: target, Control: a.GetControl(), ChildWorkflowOnly: a.GetChildWorkflowOnly(), Reason: a.GetReason()}}
 	}).GetEventId()
-	t, err := s.lookupOpen(nsName, target, "workflow_execution")
-	if err == nil && a.GetChildWorkflowOnly() && t.parent != e {
-		t, err = nil, errorf("NOT_FOUND", "not a child")
-	}
+	t, err := s.externalTarget(e, nsName, target, "workflow_execution", a.GetChildWorkflowOnly())
 	if err != nil {
 		cause := orchpb.CancelExternalWorkflowExecutionFailedCause_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND
-		if toAPIError(err).code == "NAMESPACE_NOT_FOUND" {
+		if toAPIError(err).code == orchwire.NamespaceNotFound {
 			cause = orchpb.CancelExternalWorkflowExecutionFailedCause_EXTERNAL_NAMESPACE_NOT_FOUND
 		}
 		s.add(e, orchpb.EventType_RequestCancelExternalWorkflowExecutionFailed, func(ev *orchpb.HistoryEvent) {

@@ -1,6 +1,7 @@
 package orchfake
 
 import (
+	"github.com/apitwin/apitwin/internal/orchwire"
 	"github.com/apitwin/apitwin/orch"
 	"github.com/apitwin/apitwin/orch/orchpb"
 	"google.golang.org/protobuf/proto"
@@ -82,10 +83,7 @@ func (s *Server) sendSignals(e *execution) {
 			return
 		}
 		a := p.attrs
-		t, err := s.lookupOpen(p.nsName, a.GetExecution(), "execution")
-		if err == nil && a.GetChildWorkflowOnly() && t.parent != e {
-			t, err = nil, errorf("NOT_FOUND", "not a child")
-		}
+		t, err := s.externalTarget(e, p.nsName, a.GetExecution(), "execution", a.GetChildWorkflowOnly())
 		if err == nil {
 			if full := s.historyFull(t); full != nil {
 				t, err = nil, full
@@ -94,9 +92,9 @@ func (s *Server) sendSignals(e *execution) {
 		if err != nil {
 			cause := orchpb.SignalExternalWorkflowExecutionFailedCause_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND
 			switch toAPIError(err).code {
-			case "NAMESPACE_NOT_FOUND":
+			case orchwire.NamespaceNotFound:
 				cause = orchpb.SignalExternalWorkflowExecutionFailedCause_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_NAMESPACE_NOT_FOUND
-			case "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED": // historyFull's
+			case orchwire.InvalidArgument, orchwire.ResourceExhausted: // historyFull's
 				cause = orchpb.SignalExternalWorkflowExecutionFailedCause_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_SIGNAL_COUNT_LIMIT_EXCEEDED
 			}
 			s.add(e, orchpb.EventType_SignalExternalWorkflowExecutionFailed, func(ev *orchpb.HistoryEvent) {
