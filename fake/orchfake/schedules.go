@@ -637,10 +637,7 @@ func (sc *schedule) futureTimes() []*timestamppb.Timestamp {
 // armSchedule sets the schedule's timer to its next action's time. s.mu
 // must be held.
 func (s *Server) armSchedule(sc *schedule) {
-	if sc.timer != nil {
-		sc.timer.Stop()
-		sc.timer = nil
-	}
+	sc.stopTimer()
 	if sc.ns.schedules[sc.id] != sc || s.st.schedulerDown {
 		return
 	}
@@ -858,12 +855,17 @@ func (s *Server) scheduledRunClosed(e *execution) {
 	s.processBuffer(sc)
 }
 
-// stop stops the schedule's timer (at delete, Reset and Close).
-func (sc *schedule) stop() {
+// stopTimer stops the timer of the schedule's next action, if armed.
+func (sc *schedule) stopTimer() {
 	if sc.timer != nil {
 		sc.timer.Stop()
 		sc.timer = nil
 	}
+}
+
+// stop stops the schedule's timer (at delete, Reset and Close).
+func (sc *schedule) stop() {
+	sc.stopTimer()
 	for wf, owner := range sc.ns.scheduled {
 		if owner == sc {
 			delete(sc.ns.scheduled, wf)
@@ -882,10 +884,7 @@ func (s *Server) SchedulerOutage(fn func()) {
 	s.mu.Lock()
 	s.st.schedulerDown = true
 	for _, sc := range s.st.allSchedules() {
-		if sc.timer != nil {
-			sc.timer.Stop()
-			sc.timer = nil
-		}
+		sc.stopTimer()
 	}
 	s.mu.Unlock()
 	defer func() {

@@ -264,7 +264,7 @@ type taskMessages struct {
 // each). s.mu must be held.
 func (s *Server) checkMessages(t *workflowTask, msgs []*orchpb.ProtocolMessage, cmds []*orchpb.Command) (*taskMessages, *cmdError) {
 	const cause = orchpb.WorkflowTaskFailedCause_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE
-	tm := &taskMessages{byID: map[string]*orchpb.ProtocolMessage{}, named: map[string]bool{}}
+	tm := &taskMessages{byID: map[string]*orchpb.ProtocolMessage{}, named: map[string]bool{}, applied: map[string]bool{}}
 	for i, m := range msgs {
 		if m.GetId() == "" || len(m.GetId()) > MaxIDLength {
 			return nil, badCmd(cause, "message %d: id is required (at most %d bytes)", i, MaxIDLength)
@@ -375,7 +375,15 @@ func (s *Server) applyProtocolMessage(e *execution, a *orchpb.ProtocolMessageCom
 	if tm == nil {
 		return
 	}
-	if m := tm.byID[a.GetMessageId()]; m != nil && !tm.applied[m.GetId()] {
+	if m := tm.byID[a.GetMessageId()]; m != nil {
+		s.applyOnce(e, tm, m)
+	}
+}
+
+// applyOnce applies m unless the task applied it already. s.mu must be
+// held.
+func (s *Server) applyOnce(e *execution, tm *taskMessages, m *orchpb.ProtocolMessage) {
+	if !tm.applied[m.GetId()] {
 		tm.applied[m.GetId()] = true
 		s.applyMessage(e, m)
 	}
@@ -390,10 +398,7 @@ func (s *Server) applyRestOfMessages(e *execution, msgs []*orchpb.ProtocolMessag
 		return
 	}
 	for _, m := range msgs {
-		if !tm.applied[m.GetId()] {
-			tm.applied[m.GetId()] = true
-			s.applyMessage(e, m)
-		}
+		s.applyOnce(e, tm, m)
 	}
 }
 

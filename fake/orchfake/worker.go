@@ -70,7 +70,6 @@ func (s *Server) respondWorkflowTaskCompleted(ctx context.Context, req *orchpb.R
 	missed := e.eng.newEvents
 	e.eng.newEvents = false
 	updatesArrived := len(e.eng.admitted) > 0
-	tm.applied = map[string]bool{}
 	e.eng.messages = tm
 	if m := req.GetMemoUpdate(); m != nil {
 		s.upsertMemo(e, m)
