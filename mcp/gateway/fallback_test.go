@@ -392,3 +392,32 @@ func TestSharedGetTakerOutage(t *testing.T) {
 		t.Errorf("X-RateLimit-Remaining %s, want 3 (the shared bucket)", got)
 	}
 }
+
+// funcStore is a Store that is a value of a type == cannot compare: a
+// struct with a func in it, as a user's wrapper around a store may be.
+type funcStore struct {
+	gateway.Store
+	onCall func()
+}
+
+func (s funcStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	s.onCall()
+	return s.Store.Get(ctx, key)
+}
+
+// A shared store of a type that cannot be compared serves: the gateway
+// panicked comparing it with itself on every call (runtime error:
+// comparing uncomparable type), found when the Redis overhead benchmark
+// gave the gateway such a store.
+func TestSharedStoreOfAnUncomparableType(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	shared := funcStore{Store: gateway.NewMemoryStore(nil, gateway.MemoryLimits{}), onCall: func() { calls.Add(1) }}
+	srv, _ := seeded(t, mcpfake.WithConfig(gateway.Config{Store: shared}))
+	if rec := serveDirect(srv, "192.0.2.1:1", srv.Token(), listProjects); rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if calls.Load() == 0 {
+		t.Error("the shared store was not asked")
+	}
+}

@@ -165,14 +165,14 @@ type fallbackStore struct {
 // tries an unreachable shared store again.
 const sharedRetryEvery = 5 * time.Second
 
-// pick returns the store to use now.
-func (f *fallbackStore) pick() Store {
+// useShared reports whether the shared store is to be asked now. (It
+// reports rather than returns the store: a Store that is a value of a type
+// that cannot be compared, say a struct with a func in it, must not be
+// compared with ==, which panics.)
+func (f *fallbackStore) useShared() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.downSince.IsZero() || !f.clk.Now().Before(f.retryAt) {
-		return f.shared
-	}
-	return f.memory
+	return f.downSince.IsZero() || !f.clk.Now().Before(f.retryAt)
 }
 
 // failed records a failure of the shared store and reports whether the
@@ -224,8 +224,8 @@ func (f *fallbackStore) health() error {
 }
 
 func (f *fallbackStore) Take(ctx context.Context, key string, n int, r Rate, now time.Time) (RateDecision, error) {
-	if s := f.pick(); s == f.shared {
-		d, err := s.Take(ctx, key, n, r, now)
+	if f.useShared() {
+		d, err := f.shared.Take(ctx, key, n, r, now)
 		if !f.failed(ctx, err) {
 			return d, err
 		}
@@ -234,8 +234,8 @@ func (f *fallbackStore) Take(ctx context.Context, key string, n int, r Rate, now
 }
 
 func (f *fallbackStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	if s := f.pick(); s == f.shared {
-		v, ok, err := s.Get(ctx, key)
+	if f.useShared() {
+		v, ok, err := f.shared.Get(ctx, key)
 		if !f.failed(ctx, err) {
 			return v, ok, err
 		}
@@ -244,8 +244,8 @@ func (f *fallbackStore) Get(ctx context.Context, key string) ([]byte, bool, erro
 }
 
 func (f *fallbackStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error {
-	if s := f.pick(); s == f.shared {
-		err := s.Set(ctx, key, value, ttl, tags...)
+	if f.useShared() {
+		err := f.shared.Set(ctx, key, value, ttl, tags...)
 		if !f.failed(ctx, err) {
 			return err
 		}
@@ -262,7 +262,7 @@ func (f *fallbackStore) GetTake(ctx context.Context, q GetTakeRequest) (GetTakeR
 	if !ok {
 		return getThenTake(ctx, f, q)
 	}
-	if s := f.pick(); s == f.shared {
+	if f.useShared() {
 		res, err := gt.GetTake(ctx, q)
 		if !f.failed(ctx, err) {
 			return res, err
@@ -274,7 +274,7 @@ func (f *fallbackStore) GetTake(ctx context.Context, q GetTakeRequest) (GetTakeR
 // GetMarked is the shared store's while it answers (made of Get when it is
 // no MarkedCache), memory's while it does not.
 func (f *fallbackStore) GetMarked(ctx context.Context, key string, marks []string) ([]byte, bool, [][]byte, error) {
-	if s := f.pick(); s == f.shared {
+	if f.useShared() {
 		v, found, marked, err := getMarked(ctx, f.shared, key, marks)
 		if !f.failed(ctx, err) {
 			return v, found, marked, err
@@ -286,7 +286,7 @@ func (f *fallbackStore) GetMarked(ctx context.Context, key string, marks []strin
 // SetMarked is the shared store's while it answers (made of Set, Get and
 // Delete when it is no MarkedCache), memory's while it does not.
 func (f *fallbackStore) SetMarked(ctx context.Context, key string, value []byte, ttl time.Duration, tags, marks []string, want [][]byte) (bool, error) {
-	if s := f.pick(); s == f.shared {
+	if f.useShared() {
 		stored, err := setMarked(ctx, f.shared, key, value, ttl, tags, marks, want)
 		if !f.failed(ctx, err) {
 			return stored, err
@@ -440,14 +440,14 @@ func (f *fallbackStore) claimShared(ctx context.Context, key string, ttl time.Du
 // memory, so that the request sent again later is not taken for a replay
 // of itself.
 func (f *fallbackStore) claim(ctx context.Context, key string, ttl time.Duration, sharedOnly bool) (bool, error) {
-	s := f.pick()
-	if sharedOnly && s != f.shared {
+	shared := f.useShared()
+	if sharedOnly && !shared {
 		return false, errSharedStoreDown
 	}
 	if fresh, err := f.memory.Claim(ctx, key, ttl); !fresh || err != nil {
 		return fresh, err
 	}
-	if s != f.shared {
+	if !shared {
 		return true, nil
 	}
 	fresh, err := f.shared.Claim(ctx, key, ttl)
