@@ -11,7 +11,6 @@ import (
 	"github.com/apitwin/apitwin/fake/sourcehostfake"
 	"github.com/apitwin/apitwin/mcp"
 	"github.com/apitwin/apitwin/mcp/gateway"
-	"github.com/apitwin/apitwin/mcp/mcpredis"
 	"github.com/apitwin/apitwin/sourcehost"
 	"github.com/redis/go-redis/v9"
 )
@@ -27,16 +26,21 @@ import (
 //
 // "store=memory+ping" is the floor of the Redis store in place: the
 // gateway on memory, with one PING to the same Redis in each store call
-// (pingingStore), where the Redis store makes its one round trip. A bare
+// (roundTripStore), where the Redis store makes its one round trip. A bare
 // PING in a loop ("ping") is cheaper than a round trip in a call: there
 // the gateway's process went idle while it waited, and both it and Redis
 // are woken from idle (on a 2-vCPU virtual machine, 70-90 us more than a
-// PING in a loop).
+// PING in a loop). "store=memory+script" is the same with a script that
+// does nothing (EVALSHA of "return 1") in place of the PING: the floor of
+// a round trip that runs a script, as the Redis store's must (a token
+// bucket shared by replicas is read, refilled and spent in one step only
+// by a script).
 //
 // What a call costs on Redis beyond memory, in round trips and
 // microseconds: (store=redis - store=memory) against ping, and what the
 // Redis store costs beyond its round trips: store=redis -
-// store=memory+ping.
+// store=memory+script, of which redis-us/op (Redis's own time on the
+// commands, see redisWork) tells how much is the script's work in Redis.
 func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	ctx := context.Background()
 	store, raw, _ := newStore(b)
@@ -62,6 +66,9 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 			}
 		}
 	})
+	if err := raw.FunctionLoadReplace(ctx, emptyFunction).Err(); err != nil {
+		b.Fatal(err)
+	}
 	type deployed struct {
 		name string
 		gw   *gateway.Gateway
@@ -71,7 +78,16 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	for _, st := range []struct {
 		name  string
 		store gateway.Store
-	}{{"memory", nil}, {"memory+ping", pingingStore{gateway.NewMemoryStore(nil, gateway.MemoryLimits{}), store}}, {"redis", store}} {
+	}{
+		{"memory", nil},
+		{"memory+ping", roundTripStore{gateway.NewMemoryStore(nil, gateway.MemoryLimits{}), func(ctx context.Context) error {
+			return raw.Ping(ctx).Err()
+		}}},
+		{"memory+script", roundTripStore{gateway.NewMemoryStore(nil, gateway.MemoryLimits{}), func(ctx context.Context) error {
+			return raw.FCall(ctx, "apitwin_bench_noop", nil).Err()
+		}}},
+		{"redis", store},
+	} {
 		gw, err := gateway.New(gateway.Config{Upstream: up.URL(), Store: st.store,
 			RateLimit: gateway.RateLimitConfig{PerMinute: 1 << 30, Burst: 100}})
 		if err != nil {
@@ -116,6 +132,38 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 			return nil
 		}},
 	} {
+		b.Run(bc.name+"/paired", func(b *testing.B) {
+			clients := make([]*mcp.Client, len(gws))
+			for i, d := range gws {
+				c, err := mcp.New(d.url, mcp.WithToken(up.Token()))
+				if err != nil {
+					b.Fatal(err)
+				}
+				clients[i] = c
+			}
+			took := make([]time.Duration, len(gws))
+			before := redisWork(b, raw)
+			turn := 0
+			for b.Loop() {
+				for j := range gws {
+					i := (turn + j) % len(gws)
+					start := time.Now()
+					if err := bc.call(ctx, clients[i]); err != nil {
+						b.Fatal(err)
+					}
+					took[i] += time.Since(start)
+				}
+				turn++
+			}
+			w := redisWork(b, raw).minus(before)
+			n := float64(b.N)
+			for i, d := range gws {
+				b.ReportMetric(float64(took[i].Nanoseconds())/1e3/n, d.name+"-us/op")
+			}
+			b.ReportMetric(w.ping/n, "in-redis-ping-us/op")
+			b.ReportMetric(w.function/n, "in-redis-script-us/op")
+			b.ReportMetric(w.scripts/n, "in-redis-store-us/op")
+		})
 		for _, d := range gws {
 			b.Run(bc.name+"/store="+d.name, func(b *testing.B) {
 				c, err := mcp.New(d.url, mcp.WithToken(up.Token()))
@@ -123,13 +171,15 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
-				before := serverMicros(b, raw)
+				before := redisWork(b, raw)
 				for b.Loop() {
 					if err := bc.call(ctx, c); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric((serverMicros(b, raw)-before)/float64(b.N), "redis-us/op")
+				w := redisWork(b, raw).minus(before)
+				b.ReportMetric((w.ping+w.function+w.scripts)/float64(b.N), "redis-us/op")
+				b.ReportMetric(w.cpu/float64(b.N), "redis-cpu-us/op")
 				if err := d.gw.Ready(ctx); err != nil {
 					b.Fatalf("the gateway fell back to memory: %v", err)
 				}
@@ -138,90 +188,124 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	}
 }
 
-// serverMicros is the time Redis spent executing commands so far, by its
-// own count (INFO commandstats: the usec of every command, a script's
-// commands counted in the script's), in microseconds. Per call of the
-// benchmark it is the part of a round trip that is Redis's work, not the
-// network's nor the waking of idle processes.
-func serverMicros(b *testing.B, raw *redis.Client) float64 {
-	info, err := raw.Info(context.Background(), "commandstats").Result()
+// work is what Redis has done, in microseconds by its own count: the
+// time it spent running the commands its clients sent (INFO
+// commandstats), PING, FCALL (the empty function) and the Store's scripts
+// (EVALSHA and EVAL; a script counted whole, with the commands it calls
+// inside its own time, which are not added again), and cpu, the CPU time
+// of its main thread (INFO cpu): that, plus reading, parsing and answering
+// each command and waiting on its sockets. Per call of the benchmark, the
+// commands' time is the part of a round trip that is Redis's work on them;
+// cpu is all Redis does for the call.
+type work struct{ ping, function, scripts, cpu float64 }
+
+func (w work) minus(v work) work {
+	return work{w.ping - v.ping, w.function - v.function, w.scripts - v.scripts, w.cpu - v.cpu}
+}
+
+// redisWork is what Redis has done so far. (The Store's GET, SET and MGET
+// are not counted: the benchmark's calls send none once the caller is
+// verified, and counted they would count again the commands that scripts
+// call.)
+func redisWork(b *testing.B, raw *redis.Client) work {
+	info, err := raw.Info(context.Background(), "commandstats", "cpu").Result()
 	if err != nil {
 		b.Fatal(err)
 	}
-	var total float64
-	for line := range strings.Lines(info) {
-		if !strings.HasPrefix(line, "cmdstat_") {
-			continue
+	number := func(line, v string) float64 {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			b.Fatalf("INFO: %q", line)
 		}
-		for field := range strings.SplitSeq(strings.TrimSpace(line[strings.IndexByte(line, ':')+1:]), ",") {
+		return n
+	}
+	usec := func(line, stats string) float64 {
+		for field := range strings.SplitSeq(stats, ",") {
 			if v, ok := strings.CutPrefix(field, "usec="); ok {
-				n, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					b.Fatalf("INFO commandstats: %q", line)
-				}
-				total += n
+				return number(line, v)
 			}
 		}
+		b.Fatalf("INFO: %q", line)
+		return 0
 	}
-	return total
+	var w work
+	for line := range strings.Lines(info) {
+		line = strings.TrimSpace(line)
+		name, value, _ := strings.Cut(line, ":")
+		switch name {
+		case "used_cpu_sys_main_thread", "used_cpu_user_main_thread":
+			w.cpu += number(line, value) * 1e6
+		case "cmdstat_ping":
+			w.ping += usec(line, value)
+		case "cmdstat_fcall":
+			w.function += usec(line, value)
+		case "cmdstat_evalsha", "cmdstat_eval":
+			w.scripts += usec(line, value)
+		}
+	}
+	return w
 }
 
-// pingingStore is a MemoryStore that makes one round trip to Redis (a
-// PING through the Redis store's client) in each call, as the Redis store
-// makes one in each: GetTake, GetMarked and SetMarked (one script each),
-// and the rest.
-type pingingStore struct {
+// emptyFunction is the least a script can do, as a Redis function
+// (FCALL runs it as EVALSHA runs a script) so that Redis's count of its
+// time is apart from the Store's scripts'.
+const emptyFunction = "#!lua name=apitwin_bench\nredis.register_function('apitwin_bench_noop', function() return 1 end)"
+
+// roundTripStore is a MemoryStore that makes one round trip to Redis in
+// each call, as the Redis store makes one in each: GetTake, GetMarked and
+// SetMarked (one script each), and the rest.
+type roundTripStore struct {
 	*gateway.MemoryStore
-	redis *mcpredis.Store
+	trip func(ctx context.Context) error
 }
 
-func (p pingingStore) ping(ctx context.Context) {
-	if err := p.redis.Ping(ctx); err != nil {
+func (p roundTripStore) ping(ctx context.Context) {
+	if err := p.trip(ctx); err != nil {
 		panic(err)
 	}
 }
 
-func (p pingingStore) Take(ctx context.Context, key string, n int, r gateway.Rate, now time.Time) (gateway.RateDecision, error) {
+func (p roundTripStore) Take(ctx context.Context, key string, n int, r gateway.Rate, now time.Time) (gateway.RateDecision, error) {
 	p.ping(ctx)
 	return p.MemoryStore.Take(ctx, key, n, r, now)
 }
 
-func (p pingingStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+func (p roundTripStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	p.ping(ctx)
 	return p.MemoryStore.Get(ctx, key)
 }
 
-func (p pingingStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error {
+func (p roundTripStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error {
 	p.ping(ctx)
 	return p.MemoryStore.Set(ctx, key, value, ttl, tags...)
 }
 
-func (p pingingStore) Delete(ctx context.Context, keys ...string) error {
+func (p roundTripStore) Delete(ctx context.Context, keys ...string) error {
 	p.ping(ctx)
 	return p.MemoryStore.Delete(ctx, keys...)
 }
 
-func (p pingingStore) Invalidate(ctx context.Context, tags ...string) error {
+func (p roundTripStore) Invalidate(ctx context.Context, tags ...string) error {
 	p.ping(ctx)
 	return p.MemoryStore.Invalidate(ctx, tags...)
 }
 
-func (p pingingStore) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+func (p roundTripStore) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
 	p.ping(ctx)
 	return p.MemoryStore.Claim(ctx, key, ttl)
 }
 
-func (p pingingStore) GetTake(ctx context.Context, q gateway.GetTakeRequest) (gateway.GetTakeResult, error) {
+func (p roundTripStore) GetTake(ctx context.Context, q gateway.GetTakeRequest) (gateway.GetTakeResult, error) {
 	p.ping(ctx)
 	return p.MemoryStore.GetTake(ctx, q)
 }
 
-func (p pingingStore) GetMarked(ctx context.Context, key string, marks []string) ([]byte, bool, [][]byte, error) {
+func (p roundTripStore) GetMarked(ctx context.Context, key string, marks []string) ([]byte, bool, [][]byte, error) {
 	p.ping(ctx)
 	return p.MemoryStore.GetMarked(ctx, key, marks)
 }
 
-func (p pingingStore) SetMarked(ctx context.Context, key string, value []byte, ttl time.Duration, tags, marks []string, want [][]byte) (bool, error) {
+func (p roundTripStore) SetMarked(ctx context.Context, key string, value []byte, ttl time.Duration, tags, marks []string, want [][]byte) (bool, error) {
 	p.ping(ctx)
 	return p.MemoryStore.SetMarked(ctx, key, value, ttl, tags, marks, want)
 }
