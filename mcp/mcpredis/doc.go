@@ -13,35 +13,45 @@
 // Every key begins with Options.Prefix (default "apitwin:mcp:"), followed
 // by the gateway's own key, which already says what it is for:
 //
-//	<prefix>rl:<who>     a token bucket: a hash {tokens, at_ms, at_ns}
+//	<prefix>bucket:rl:<who>  a token bucket: a string "<tokens> <at_ms> <at_ns>", SET PX
 //	<prefix>tok:<hash>   a token's verdict: a string, SET PX the verification TTL
 //	<prefix>ans:<hash>   a cached answer: a string, SET PX its TTL
 //	<prefix>sig:<hmac>   a seen signature (Claim): the claim's id, SET NX PX the replay window
 //	<prefix>tag:<tag>    the keys of the answers filed under tag: a set
 //	<prefix>op:<id>      the answer of one Take or GetTake, for a repeat of it: a string, PX a few seconds
 //
-// (The gateway's keys never begin with "tag:" or "op:", so they cannot
-// meet.) The gateway makes its keys from digests: no token or secret is
-// ever a key or a value.
+// (The gateway's keys never begin with "bucket:", "tag:" or "op:", so
+// they cannot meet.) The gateway makes its keys from digests: no token or
+// secret is ever a key or a value. (Earlier versions kept a bucket as a
+// hash under <prefix>rl:<who>: under its new name, gateways of both
+// versions sharing a Redis during a rolling upgrade count apart rather
+// than fail on a key of the other's type, and the old hashes expire a
+// minute after they are full.)
 //
 // Take is one Lua script (EVALSHA, falling back to EVAL when Redis does
-// not have it cached, as go-redis's Script does): it refills the bucket
-// for the time passed, spends n tokens when they are there, writes the
-// bucket back and sets it to expire once it would be full again, plus a
-// minute. It is gateway.MemoryStore's arithmetic step for step, so that for
-// the same calls at the same instants the two give the same RateDecision,
-// to the last bit of the tokens left (see the conformance suite in
-// mcp/internal/storetest). GetTake, with which the gateway reads a
-// token's verdict, is that script behind a GET of the verdict: when the
-// verdict is the very one the gateway already knows good and fresh, the
-// request's rate limit is taken in the same step, and the call's cached
-// answer read when it asks for one, so that a call of a verified caller
-// costs one round trip, not two (three from the cache); any other verdict
-// (none, since a revocation dropped it) is only read. Set with tags is a script too, storing the
-// value and adding its key to each tag's set in one step (the set lives
-// as long as its longest value); Invalidate is a script that drops every
-// key in the tags' sets and the sets. Claim is a script around SET NX PX,
-// Delete is DEL, Ping is PING.
+// not have it cached, as go-redis's Script does): it reads the bucket, and
+// the operation's answer (see below), in one MGET, refills the bucket for
+// the time passed, spends n tokens when they are there, and writes the
+// bucket back with one SET that has it expire once it would be full
+// again, plus a minute. It is gateway.MemoryStore's arithmetic step for
+// step, so that for the same calls at the same instants the two give the
+// same RateDecision, to the last bit of the tokens left (see the
+// conformance suite in mcp/internal/storetest). GetTake, with which the
+// gateway reads a token's verdict, is that script with the verdict read in
+// the same MGET: when the verdict is the very one the gateway already
+// knows good and fresh, the request's rate limit is taken in the same
+// step, and the call's cached answer (with the marks of writes) read in
+// that MGET too when the call asks for one, so that a call of a verified
+// caller costs one round trip, not two (three from the cache); any other
+// verdict (none, since a revocation dropped it) is only read. A script
+// calls three commands (MGET and two SETs: the bucket and the operation's
+// answer), as few as a step that must be repeatable allows: each command
+// a script calls costs Redis about what it costs sent on its own, less
+// the round trip. Set with tags is a script too, storing the value and
+// adding its key to each tag's set in one step (the set lives as long as
+// its longest value); Invalidate is a script that drops every key in the
+// tags' sets and the sets. Claim is a script around SET NX PX, Delete is
+// DEL, Ping is PING.
 //
 // # Time
 //

@@ -237,48 +237,57 @@ func (s *Store) Close() error {
 // DefaultPrefix, in braces on a cluster when it had no hash tag (see New).
 func (s *Store) Prefix() string { return s.prefix }
 
-func (s *Store) key(k string) string    { return s.prefix + k }
-func (s *Store) tagKey(t string) string { return s.prefix + "tag:" + t }
+func (s *Store) key(k string) string       { return s.prefix + k }
+func (s *Store) tagKey(t string) string    { return s.prefix + "tag:" + t }
+func (s *Store) bucketKey(k string) string { return s.prefix + "bucket:" + k }
 
-// takeScript is the token bucket of gateway.MemoryStore (mcp's takeTokens) in
+// takeLua is the token bucket of gateway.MemoryStore (its takeTokens) in
 // Lua, so that the refill and the spending are one atomic step in Redis
-// whichever gateway asks. The bucket is a hash: tokens (a float, written
-// with 17 significant digits so that it reads back exactly), at_ms (the
-// Unix time in milliseconds of the last refill, by the gateways' clock) and
-// at_ns (the nanoseconds within that millisecond). Time elapsed is counted
-// in whole nanoseconds and turned into seconds as Go's Duration.Seconds
-// does, so that the figures are those of MemoryStore to the last bit (for
-// intervals under 104 days, past which float64 nanoseconds round; a bucket
-// is full long before, unless its rate is below a token in 104 days).
+// whichever gateway asks. The bucket is a string of three numbers and two
+// spaces: the tokens (a float, written with 17 significant digits so that
+// it reads back exactly), the Unix time in milliseconds of the last refill,
+// by the gateways' clock, and the nanoseconds within that millisecond. Time
+// elapsed is counted in whole nanoseconds and turned into seconds as Go's
+// Duration.Seconds does, so that the figures are those of MemoryStore to
+// the last bit (for intervals under 104 days, past which float64
+// nanoseconds round; a bucket is full long before, unless its rate is
+// below a token in 104 days).
 //
-// takeLua defines take(key, op, argv, o): the step on the bucket at key,
-// with its arguments in argv from o+1 on: n, per minute, burst, now_ms,
-// now_ns, margin, longest life and the life of op in milliseconds. It
-// returns {allowed (0 or 1), tokens left as a string}, and keeps that
-// answer under op, the operation's key, for op's life. And it defines
-// done(op): the answer kept under op, or false when there is none: the
-// operation already ran, and must not spend again.
+// A script reads every key it needs in one MGET (the operation's answer,
+// the bucket, and for GetTake the verdict and the values after it) and
+// writes two, the bucket and the operation's answer, each one SET with its
+// expiry: Redis runs each command a script calls as it runs one sent to
+// it, so three commands cost half what six did (see the package
+// documentation on what a call costs).
+//
+// takeLua defines take(bucket, key, op, argv, o): the step on the bucket
+// whose value is bucket (false for none) at key, with its arguments in
+// argv from o+1 on: n, per minute, burst, now_ms, now_ns, margin, longest
+// life and the life of op in milliseconds. It returns {allowed (0 or 1),
+// tokens left as a string}, and keeps that answer under op, the
+// operation's key, for op's life. And it defines done(r): the answer r
+// kept under an operation's key, which ran already and must not spend
+// again.
 const takeLua = `
-local function done(op)
-  local r = redis.call('GET', op)
-  if not r then
-    return false
-  end
+local function done(r)
   return {tonumber(string.sub(r, 1, 1)), string.sub(r, 2)}
 end
 
-local function take(key, op, argv, o)
+local function take(bucket, key, op, argv, o)
   local n = tonumber(argv[o+1])
   local per_minute = tonumber(argv[o+2])
   local burst = tonumber(argv[o+3])
   local now_ms, now_ns = tonumber(argv[o+4]), tonumber(argv[o+5])
   local per_second = per_minute / 60
 
-  local st = redis.call('HMGET', key, 'tokens', 'at_ms', 'at_ns')
+  local t, ms, ns
+  if bucket then
+    t, ms, ns = string.match(bucket, '^(%S+) (%d+) (%d+)$')
+  end
   local tokens, at_ms, at_ns, at_ms_s, at_ns_s
-  if st[1] and st[2] and st[3] then
-    tokens, at_ms, at_ns = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
-    at_ms_s, at_ns_s = st[2], st[3]
+  if t then
+    tokens, at_ms, at_ns = tonumber(t), tonumber(ms), tonumber(ns)
+    at_ms_s, at_ns_s = ms, ns
   else
     tokens, at_ms, at_ns = burst, now_ms, now_ns
     at_ms_s, at_ns_s = argv[o+4], argv[o+5]
@@ -298,21 +307,27 @@ local function take(key, op, argv, o)
     allowed = 1
   end
   local left = string.format('%.17g', tokens)
-  redis.call('HSET', key, 'tokens', left, 'at_ms', at_ms_s, 'at_ns', at_ns_s)
 
   local life = tonumber(argv[o+7])
   if per_second > 0 then
     life = math.min(life, math.ceil(math.max(0, burst - tokens) / per_second * 1000) + tonumber(argv[o+6]))
   end
-  redis.call('PEXPIRE', key, string.format('%d', life))
+  redis.call('SET', key, left .. ' ' .. at_ms_s .. ' ' .. at_ns_s, 'PX', string.format('%d', life))
   redis.call('SET', op, allowed .. left, 'PX', argv[o+8])
   return {allowed, left}
 end
 `
 
-// takeScript is take on KEYS[1] as the operation KEYS[2], with ARGV as
-// takeLua says, unless that operation already ran: then its answer.
-var takeScript = redis.NewScript(takeLua + `return done(KEYS[2]) or take(KEYS[1], KEYS[2], ARGV, 0)`)
+// takeScript is take on the bucket KEYS[1] as the operation KEYS[2], with
+// ARGV as takeLua says, unless that operation already ran: then its
+// answer.
+var takeScript = redis.NewScript(takeLua + `
+local v = redis.call('MGET', KEYS[1], KEYS[2])
+if v[2] then
+  return done(v[2])
+end
+return take(v[1], KEYS[1], KEYS[2], ARGV, 0)
+`)
 
 // getTakeScript is GetTake: the value under KEYS[1] and, when it is
 // ARGV[1] byte for byte, take on the bucket KEYS[2] as the operation
@@ -323,22 +338,24 @@ var takeScript = redis.NewScript(takeLua + `return done(KEYS[2]) or take(KEYS[1]
 // the bucket was asked, or when the operation already asked it (whatever
 // the value is now: the take happened). Every key is declared, as Redis
 // Cluster requires; there they must share a slot (a Prefix with a hash
-// tag, as for Set and Invalidate).
+// tag, as for Set and Invalidate). All are read in one MGET, those after
+// the third also when they are not returned (a verdict that is not the
+// one wanted, which is rare).
 var getTakeScript = redis.NewScript(takeLua + `
-local r = done(KEYS[3])
-if not r then
-  local v = redis.call('GET', KEYS[1])
-  if not v then
-    return {0}
-  end
-  if v ~= ARGV[1] then
-    return {1, v}
-  end
-  r = take(KEYS[2], KEYS[3], ARGV, 1)
+local v = redis.call('MGET', unpack(KEYS))
+local r
+if v[3] then
+  r = done(v[3])
+elseif not v[1] then
+  return {0}
+elseif v[1] ~= ARGV[1] then
+  return {1, v[1]}
+else
+  r = take(v[2], KEYS[2], KEYS[3], ARGV, 1)
 end
 local out = {2, r[1], r[2]}
 for i = 4, #KEYS do
-  out[#out+1] = redis.call('GET', KEYS[i])
+  out[i] = v[i]
 end
 return out
 `)
@@ -353,7 +370,7 @@ return out
 func (s *Store) Take(ctx context.Context, key string, n int, r gateway.Rate, now time.Time) (gateway.RateDecision, error) {
 	sec, nsec := now.Unix(), int64(now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
-	res, err := takeScript.Run(ctx, s.rdb, []string{s.key(key), s.newOp(s.opKeys)},
+	res, err := takeScript.Run(ctx, s.rdb, []string{s.bucketKey(key), s.newOp(s.opKeys)},
 		n, r.PerMinute, r.Burst, ms, ns, bucketMargin.Milliseconds(), maxBucketLife.Milliseconds(), s.opLife).Slice()
 	if err != nil {
 		return gateway.RateDecision{}, fmt.Errorf("mcpredis: take: %w", err)
@@ -375,7 +392,7 @@ func (s *Store) GetTake(ctx context.Context, q gateway.GetTakeRequest) (gateway.
 	sec, nsec := q.Now.Unix(), int64(q.Now.Nanosecond())
 	ms, ns := sec*1000+nsec/1e6, nsec%1e6
 	keys := make([]string, 3, 4+len(q.Marks))
-	keys[0], keys[1], keys[2] = s.key(q.Key), s.key(q.Bucket), s.newOp(s.opKeys)
+	keys[0], keys[1], keys[2] = s.key(q.Key), s.bucketKey(q.Bucket), s.newOp(s.opKeys)
 	if q.Also != "" {
 		keys = append(keys, s.key(q.Also))
 		for _, m := range q.Marks {

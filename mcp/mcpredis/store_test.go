@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -142,19 +143,19 @@ func TestTimesToLive(t *testing.T) {
 	if _, err := s.Take(ctx, "rl:a", 4, gateway.Rate{PerMinute: 60, Burst: 10}, now); err != nil {
 		t.Fatal(err)
 	}
-	within("bucket", pttl("rl:a"), 4*time.Second+time.Minute)
-	h, err := raw.HGetAll(ctx, p+"rl:a").Result()
+	within("bucket", pttl("bucket:rl:a"), 4*time.Second+time.Minute)
+	v, err := raw.Get(ctx, p+"bucket:rl:a").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h["tokens"] != "6" || h["at_ms"] != strconv.FormatInt(now.UnixMilli(), 10) || h["at_ns"] != "654321" {
-		t.Errorf("bucket %v: want tokens 6, at_ms %d, at_ns 654321 (the gateway's time, not Redis's)", h, now.UnixMilli())
+	if want := "6 " + strconv.FormatInt(now.UnixMilli(), 10) + " 654321"; v != want {
+		t.Errorf("bucket %q, want %q: 6 tokens, at the gateway's time (not Redis's) in milliseconds and nanoseconds", v, want)
 	}
 	// A bucket that never refills is kept 30 days, not for ever.
 	if _, err := s.Take(ctx, "rl:never", 1, gateway.Rate{PerMinute: 0, Burst: 5}, now); err != nil {
 		t.Fatal(err)
 	}
-	within("bucket that never refills", pttl("rl:never"), 30*24*time.Hour)
+	within("bucket that never refills", pttl("bucket:rl:never"), 30*24*time.Hour)
 }
 
 // The bucket Redis keeps holds, after every Take, the very float64 that
@@ -179,9 +180,13 @@ func TestBucketBitExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			refill(&tokens, &at, n, r, now)
-			got, err := raw.HGet(ctx, p+key, "tokens").Float64()
+			v, err := raw.Get(ctx, p+"bucket:"+key).Result()
 			if err != nil {
 				t.Fatal(err)
+			}
+			got, err := strconv.ParseFloat(strings.Fields(v)[0], 64)
+			if err != nil {
+				t.Fatalf("bucket %q: %v", v, err)
 			}
 			if got != tokens {
 				t.Fatalf("rate %+v, step %d: Redis holds %v tokens (%#x), Go's arithmetic %v (%#x)", r, i, got, math.Float64bits(got), tokens, math.Float64bits(tokens))
@@ -559,13 +564,45 @@ func TestRoundTripsPerCall(t *testing.T) {
 			t.Fatalf("made-up token: %d %s", rec.Code, rec.Body)
 		}
 	}
-	keys, err := raw.Keys(context.Background(), p+"rl:*").Result()
+	keys, err := raw.Keys(context.Background(), p+"bucket:rl:*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
+	own := "rl:tok:" + strconv.FormatInt(self.ID, 10)
+	if !slices.Contains(keys, p+"bucket:"+own) {
+		t.Errorf("no bucket of the real token's among %q", keys)
+	}
 	for _, k := range keys {
-		if k := strings.TrimPrefix(k, p); !strings.HasPrefix(k, "rl:verify:") && k != "rl:tok:"+strconv.FormatInt(self.ID, 10) {
+		if k := strings.TrimPrefix(k, p+"bucket:"); !strings.HasPrefix(k, "rl:verify:") && k != own {
 			t.Errorf("a rate-limit key %q besides the verification limits and the real token's", k)
+		}
+	}
+}
+
+// A bucket key holding what no Store of this version wrote (a hash, as
+// earlier versions kept a bucket, or a string of another shape) is taken
+// for no bucket, a full one, and replaced: never an error, which would
+// turn every call of that caller into an outage of the store.
+func TestBucketOfAnotherShape(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, raw, p := newStore(t)
+	if err := raw.HSet(ctx, p+"bucket:rl:hash", "tokens", "0", "at_ms", "1", "at_ns", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Set(ctx, p+"bucket:rl:odd", "0 x", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	r := gateway.Rate{PerMinute: 60, Burst: 10}
+	for _, key := range []string{"rl:hash", "rl:odd"} {
+		d, err := s.Take(ctx, key, 3, r, now)
+		if err != nil || !d.Allowed || d.Remaining != 7 {
+			t.Errorf("%s: %+v, %v; want allowed, 7 left of a full bucket", key, d, err)
+		}
+		v, err := raw.Get(ctx, p+"bucket:"+key).Result()
+		if want := "7 " + strconv.FormatInt(now.UnixMilli(), 10) + " 0"; err != nil || v != want {
+			t.Errorf("%s: the bucket is now %q (%v), want %q", key, v, err, want)
 		}
 	}
 }
