@@ -31,16 +31,27 @@ import (
 // the gateway's process went idle while it waited, and both it and Redis
 // are woken from idle (on a 2-vCPU virtual machine, 70-90 us more than a
 // PING in a loop). "store=memory+script" is the same with a script that
-// does nothing (EVALSHA of "return 1") in place of the PING: the floor of
-// a round trip that runs a script, as the Redis store's must (a token
-// bucket shared by replicas is read, refilled and spent in one step only
-// by a script).
+// does nothing (FCALL of an empty function) in place of the PING: the
+// floor of a round trip that runs a script, as the Redis store's must (a
+// token bucket shared by replicas is read, refilled and spent in one step
+// only by a script).
 //
-// What a call costs on Redis beyond memory, in round trips and
-// microseconds: (store=redis - store=memory) against ping, and what the
-// Redis store costs beyond its round trips: store=redis -
-// store=memory+script, of which redis-us/op (Redis's own time on the
-// commands, see redisWork) tells how much is the script's work in Redis.
+// "<call>/paired" runs one call on each gateway in turn, the order
+// rotating, and reports each gateway's time a call (memory-us/op and so
+// on) and Redis's own time a call on the store's scripts, the empty
+// function and PING (in-redis-*-us/op): figures of the same moments of a
+// machine whose speed drifts, to compare with one another. The per-store
+// runs after it give each gateway's B/op and allocs/op.
+//
+// What a call costs on Redis beyond memory: store=redis - store=memory.
+// Of that, the round trip that runs a script is store=memory+script -
+// store=memory; the script's own work in Redis is in-redis-store-us/op -
+// in-redis-script-us/op; the rest is the Store's (Go) side and Redis's
+// reading and answering of a longer command. On a machine where Redis
+// shares two cores with the benchmark, Redis's work in a call takes 3 to
+// 4 times what it takes in a loop (it is woken from idle, with cold
+// caches, and contends for the cores with the gateway); a Redis of its
+// own host keeps the second, not the first.
 func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	ctx := context.Background()
 	store, raw, _ := newStore(b)
