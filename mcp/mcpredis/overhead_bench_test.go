@@ -51,7 +51,7 @@ import (
 // shares two cores with the benchmark, Redis's work in a call takes 3 to
 // 4 times what it takes in a loop (it is woken from idle, with cold
 // caches, and contends for the cores with the gateway); a Redis of its
-// own host keeps the second, not the first.
+// own host keeps the first, not the second.
 func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	ctx := context.Background()
 	store, raw, _ := newStore(b)
