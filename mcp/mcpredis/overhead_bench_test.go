@@ -3,6 +3,7 @@ package mcpredis_test
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,8 +41,11 @@ import (
 // rotating, and reports each gateway's time a call (memory-us/op and so
 // on) and Redis's own time a call on the store's scripts, the empty
 // function and PING (in-redis-*-us/op): figures of the same moments of a
-// machine whose speed drifts, to compare with one another. The per-store
-// runs after it give each gateway's B/op and allocs/op.
+// machine whose speed drifts, to compare with one another, and the
+// medians of the differences between calls of the same turn
+// (p50-redis-over-<floor>-us): a pause of the host or a collection moves
+// a mean, not these. The per-store runs after it give each gateway's B/op
+// and allocs/op.
 //
 // What a call costs on Redis beyond memory: store=redis - store=memory.
 // Of that, the round trip that runs a script is store=memory+script -
@@ -51,7 +55,13 @@ import (
 // shares two cores with the benchmark, Redis's work in a call takes 3 to
 // 4 times what it takes in a loop (it is woken from idle, with cold
 // caches, and contends for the cores with the gateway); a Redis of its
-// own host keeps the first, not the second.
+// own host keeps the first, not the second. To measure as with Redis on a
+// core of its own, start redis-server, give it one core and the benchmark
+// the other:
+//
+//	taskset -pc 1 "$(pidof redis-server)"
+//	MCP_TEST_REDIS=127.0.0.1:6379 GOMAXPROCS=1 taskset -c 0 \
+//		go test -run '^$' -bench 'GatewayOverheadRedis/.*/paired' ./mcp/mcpredis
 func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	ctx := context.Background()
 	store, raw, _ := newStore(b)
@@ -152,7 +162,8 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 				}
 				clients[i] = c
 			}
-			took := make([]time.Duration, len(gws))
+			// took[i][k] is the k-th call's time on gws[i].
+			took := make([][]time.Duration, len(gws))
 			before := redisWork(b, raw)
 			turn := 0
 			for b.Loop() {
@@ -162,15 +173,37 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 					if err := bc.call(ctx, clients[i]); err != nil {
 						b.Fatal(err)
 					}
-					took[i] += time.Since(start)
+					took[i] = append(took[i], time.Since(start))
 				}
 				turn++
 			}
 			w := redisWork(b, raw).minus(before)
 			n := float64(b.N)
 			for i, d := range gws {
-				b.ReportMetric(float64(took[i].Nanoseconds())/1e3/n, d.name+"-us/op")
+				var sum time.Duration
+				for _, t := range took[i] {
+					sum += t
+				}
+				b.ReportMetric(float64(sum.Microseconds())/n, d.name+"-us/op")
 			}
+			// The medians of the calls' differences, each call beside the
+			// one on the other gateway in the same turn: what a call on
+			// Redis costs beyond memory and beyond each floor, robust to
+			// the pauses (a collection, the host) that the means above
+			// take in.
+			byName := func(name string) []time.Duration {
+				for i, d := range gws {
+					if d.name == name {
+						return took[i]
+					}
+				}
+				b.Fatalf("no gateway %q", name)
+				return nil
+			}
+			for _, base := range []string{"memory", "memory+ping", "memory+script"} {
+				b.ReportMetric(medianDifference(byName("redis"), byName(base)), "p50-redis-over-"+base+"-us")
+			}
+			b.ReportMetric(medianDifference(byName("memory+script"), byName("memory")), "p50-memory+script-over-memory-us")
 			b.ReportMetric(w.ping/n, "in-redis-ping-us/op")
 			b.ReportMetric(w.function/n, "in-redis-script-us/op")
 			b.ReportMetric(w.scripts/n, "in-redis-store-us/op")
@@ -197,6 +230,20 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 			})
 		}
 	}
+}
+
+// medianDifference is the median of a[k] - b[k], in microseconds.
+func medianDifference(a, b []time.Duration) float64 {
+	d := make([]time.Duration, len(a))
+	for k := range a {
+		d[k] = a[k] - b[k]
+	}
+	slices.Sort(d)
+	m := d[len(d)/2]
+	if len(d)%2 == 0 {
+		m = (d[len(d)/2-1] + m) / 2
+	}
+	return float64(m.Nanoseconds()) / 1e3
 }
 
 // work is what Redis has done, in microseconds by its own count: the
