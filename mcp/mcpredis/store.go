@@ -256,9 +256,9 @@ func (s *Store) bucketKey(k string) string { return s.prefix + "bucket:" + k }
 // A script reads every key it needs in one MGET (the operation's answer,
 // the bucket, and for GetTake the verdict and the values after it) and
 // writes two, the bucket and the operation's answer, each one SET with its
-// expiry: Redis runs each command a script calls as it runs one sent to
-// it, so three commands cost half what six did (see the package
-// documentation on what a call costs).
+// expiry: Redis runs each command a script calls much as it runs one sent
+// to it, less the round trip, so a script is cheaper by each command it
+// does not call.
 //
 // takeLua defines take(bucket, key, op, argv, o): the step on the bucket
 // whose value is bucket (false for none) at key, with its arguments in
