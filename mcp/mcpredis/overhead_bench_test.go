@@ -35,7 +35,13 @@ import (
 // does nothing (FCALL of an empty function) in place of the PING: the
 // floor of a round trip that runs a script, as the Redis store's must (a
 // token bucket shared by replicas is read, refilled and spent in one step
-// only by a script).
+// only by a script). "store=memory+commands" runs, in place of the PING,
+// a script (EVAL) that calls the commands the Redis store's take must
+// call and nothing else: an MGET of three keys and a SET of two, one of
+// them new (the bucket and the operation's answer, see takeLua): the
+// floor of what Redis does for a rate limit shared exactly, read with the
+// verdict, and repeatable. What the Redis store costs beyond it is its
+// own: the arithmetic of the bucket, the arguments, the Go side.
 //
 // "<call>/paired" runs one call on each gateway in turn, the order
 // rotating, and reports each gateway's time a call (memory-us/op and so
@@ -64,7 +70,7 @@ import (
 //		go test -run '^$' -bench 'GatewayOverheadRedis/.*/paired' ./mcp/mcpredis
 func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	ctx := context.Background()
-	store, raw, _ := newStore(b)
+	store, raw, prefix := newStore(b)
 	up := sourcehostfake.Start(b, sourcehostfake.WithRateLimit(1<<30, time.Minute))
 	pid, err := up.AddProject(sourcehostfake.ProjectSeed{Name: "shop", Visibility: "private"})
 	if err != nil {
@@ -90,6 +96,10 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 	if err := raw.FunctionLoadReplace(ctx, emptyFunction).Err(); err != nil {
 		b.Fatal(err)
 	}
+	if err := raw.Set(ctx, prefix+"floor:tok", `{"ok":true,"token_id":1,"user_id":1,"checked":1796227937}`, time.Hour).Err(); err != nil {
+		b.Fatal(err)
+	}
+	floorOps := 0 // each commands floor writes a key of its own, as each take does
 	type deployed struct {
 		name string
 		gw   *gateway.Gateway
@@ -106,6 +116,10 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 		}}},
 		{"memory+script", roundTripStore{gateway.NewMemoryStore(nil, gateway.MemoryLimits{}), func(ctx context.Context) error {
 			return raw.FCall(ctx, "apitwin_bench_noop", nil).Err()
+		}}},
+		{"memory+commands", roundTripStore{gateway.NewMemoryStore(nil, gateway.MemoryLimits{}), func(ctx context.Context) error {
+			floorOps++
+			return raw.Eval(ctx, commandsFloor, []string{prefix + "floor:tok", prefix + "floor:bucket", prefix + "floor:op:" + strconv.Itoa(floorOps)}).Err()
 		}}},
 		{"redis", store},
 	} {
@@ -200,12 +214,13 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 				b.Fatalf("no gateway %q", name)
 				return nil
 			}
-			for _, base := range []string{"memory", "memory+ping", "memory+script"} {
+			for _, base := range []string{"memory", "memory+ping", "memory+script", "memory+commands"} {
 				b.ReportMetric(medianDifference(byName("redis"), byName(base)), "p50-redis-over-"+base+"-us")
 			}
 			b.ReportMetric(medianDifference(byName("memory+script"), byName("memory")), "p50-memory+script-over-memory-us")
 			b.ReportMetric(w.ping/n, "in-redis-ping-us/op")
 			b.ReportMetric(w.function/n, "in-redis-script-us/op")
+			b.ReportMetric(w.floor/n, "in-redis-commands-us/op")
 			b.ReportMetric(w.scripts/n, "in-redis-store-us/op")
 		})
 		for _, d := range gws {
@@ -222,7 +237,7 @@ func BenchmarkGatewayOverheadRedis(b *testing.B) {
 					}
 				}
 				w := redisWork(b, raw).minus(before)
-				b.ReportMetric((w.ping+w.function+w.scripts)/float64(b.N), "redis-us/op")
+				b.ReportMetric((w.ping+w.function+w.floor+w.scripts)/float64(b.N), "redis-us/op")
 				b.ReportMetric(w.cpu/float64(b.N), "redis-cpu-us/op")
 				if err := d.gw.Ready(ctx); err != nil {
 					b.Fatalf("the gateway fell back to memory: %v", err)
@@ -248,17 +263,19 @@ func medianDifference(a, b []time.Duration) float64 {
 
 // work is what Redis has done, in microseconds by its own count: the
 // time it spent running the commands its clients sent (INFO
-// commandstats), PING, FCALL (the empty function) and the Store's scripts
-// (EVALSHA and EVAL; a script counted whole, with the commands it calls
-// inside its own time, which are not added again), and cpu, the CPU time
+// commandstats), PING, FCALL (the empty function), EVAL (the commands
+// floor) and EVALSHA (the Store's scripts; a script counted whole, with
+// the commands it calls inside its own time, which are not added again;
+// the Store's first EVAL, which loads a script, counts with the floor),
+// and cpu, the CPU time
 // of its main thread (INFO cpu): that, plus reading, parsing and answering
 // each command and waiting on its sockets. Per call of the benchmark, the
 // commands' time is the part of a round trip that is Redis's work on them;
 // cpu is all Redis does for the call.
-type work struct{ ping, function, scripts, cpu float64 }
+type work struct{ ping, function, floor, scripts, cpu float64 }
 
 func (w work) minus(v work) work {
-	return work{w.ping - v.ping, w.function - v.function, w.scripts - v.scripts, w.cpu - v.cpu}
+	return work{w.ping - v.ping, w.function - v.function, w.floor - v.floor, w.scripts - v.scripts, w.cpu - v.cpu}
 }
 
 // redisWork is what Redis has done so far. (The Store's GET, SET and MGET
@@ -297,12 +314,27 @@ func redisWork(b *testing.B, raw *redis.Client) work {
 			w.ping += usec(line, value)
 		case "cmdstat_fcall":
 			w.function += usec(line, value)
-		case "cmdstat_evalsha", "cmdstat_eval":
+		case "cmdstat_eval":
+			w.floor += usec(line, value)
+		case "cmdstat_evalsha":
 			w.scripts += usec(line, value)
 		}
 	}
 	return w
 }
+
+// commandsFloor is what Redis must do for a take read with the verdict:
+// read three keys (the verdict, the bucket, the operation's answer) and
+// write two (the bucket, and the operation's answer under a new key), with
+// none of the bucket's arithmetic. (Sent with EVAL, not EVALSHA, so that
+// Redis's count of its time is apart from the Store's scripts'; Redis
+// hashes the text each time, a microsecond or so more.)
+const commandsFloor = `
+local v = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SET', KEYS[2], '99.999999999999986 1796227937790 742461', 'PX', 61000)
+redis.call('SET', KEYS[3], '199.999999999999986', 'PX', 7000)
+return {2, 1, '99.999999999999986'}
+`
 
 // emptyFunction is the least a script can do, as a Redis function
 // (FCALL runs it as EVALSHA runs a script) so that Redis's count of its
