@@ -15,11 +15,7 @@ import (
 // orchsem.ClosesRun, the rule orch's worker and orchtest follow too.)
 func TestEveryCommandTypeHasARule(t *testing.T) {
 	t.Parallel()
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := newTestServer(t)
 	e := &execution{ns: s.st.namespaces[DefaultNamespace]}
 	for n := range orchpb.CommandType_name {
 		typ := orchpb.CommandType(n)
@@ -56,11 +52,7 @@ func TestEveryCommandTypeHasARule(t *testing.T) {
 // before another is judged on its attributes alone.
 func TestOnlyTheLastCommandMayCloseTheRun(t *testing.T) {
 	t.Parallel()
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := newTestServer(t)
 	e := &execution{ns: s.st.namespaces[DefaultNamespace]}
 	for n := range orchpb.CommandType_name {
 		typ := orchpb.CommandType(n)

@@ -135,22 +135,14 @@ func grpcDialers() map[string]func(*testing.T, ...Option) (*Server, dialFunc) {
 			return s, func(ctx context.Context) (net.Conn, error) { return l.DialContext(ctx, "", "") }
 		},
 		"listen": func(t *testing.T, opts ...Option) (*Server, dialFunc) {
-			s, err := New(opts...) // the silent connection builds the gRPC server
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(s.Close)
+			s := newTestServer(t, opts...) // the silent connection builds the gRPC server
 			if err := s.Listen("127.0.0.1:0", ""); err != nil {
 				t.Fatal(err)
 			}
 			return s, grpcDial(s)
 		},
 		"listen-after-a-call": func(t *testing.T, opts ...Option) (*Server, dialFunc) {
-			s, err := New(opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(s.Close)
+			s := newTestServer(t, opts...)
 			if err := s.Listen("127.0.0.1:0", ""); err != nil {
 				t.Fatal(err)
 			}

@@ -110,11 +110,7 @@ func TestGRPCAddrRacesClose(t *testing.T) {
 // made and never called builds none.
 func TestConnServesOnFirstCall(t *testing.T) {
 	t.Parallel()
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := newTestServer(t)
 	c := s.Client()
 	if grpcBuilt(s) {
 		t.Fatal("Client built the gRPC server before any call")

@@ -15,16 +15,12 @@ import (
 // see or remove: memory that grew with the clock.
 func TestDeletedNamespaceStopsItsSchedules(t *testing.T) {
 	t.Parallel()
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := newTestServer(t)
 	ctx := context.Background()
 	if _, err := s.registerNamespace(ctx, &orchpb.RegisterNamespaceRequest{Namespace: "gone", WorkflowExecutionRetentionPeriod: durationpb.New(24 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.createSchedule(ctx, &orchpb.CreateScheduleRequest{Namespace: "gone", ScheduleId: "every-minute", Schedule: &orchpb.Schedule{
+	_, err := s.createSchedule(ctx, &orchpb.CreateScheduleRequest{Namespace: "gone", ScheduleId: "every-minute", Schedule: &orchpb.Schedule{
 		Spec: &orchpb.ScheduleSpec{Interval: []*orchpb.IntervalSpec{{Interval: durationpb.New(time.Minute)}}},
 		Action: &orchpb.ScheduleAction{Action: &orchpb.ScheduleAction_StartWorkflow{StartWorkflow: &orchpb.NewWorkflowExecutionInfo{
 			WorkflowId: "wf", WorkflowType: &orchpb.WorkflowType{Name: "W"}, TaskQueue: "q"}}},

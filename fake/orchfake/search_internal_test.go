@@ -76,11 +76,7 @@ func (s *Server) searchReference(nsName, query string, size int, tok []byte) ([]
 func TestSearchAnswersAsTheReference(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	s, err := New(control.WithClock(clk), WithoutLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := newTestServer(t, control.WithClock(clk), WithoutLimits())
 	for name, typ := range map[string]SearchAttributeType{"CustomerId": Keyword, "Amount": Int} {
 		if err := s.RegisterSearchAttribute("default", name, typ); err != nil {
 			t.Fatal(err)
@@ -226,11 +222,7 @@ func TestSearchAnswersAsTheReference(t *testing.T) {
 // once the namespace's attributes change.
 func TestParsedQueriesFollowTheSchema(t *testing.T) {
 	t.Parallel()
-	s, err := New(WithoutLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := newTestServer(t, WithoutLimits())
 	const q = "Tier = 'gold'"
 	list := func() error {
 		_, _, err := s.search("default", q, 10, nil, false, nil)
@@ -275,11 +267,7 @@ func TestParsedQueriesFollowTheSchema(t *testing.T) {
 // ones of each type.
 func TestExecutionKeywordIsValue(t *testing.T) {
 	t.Parallel()
-	s, err := New(WithoutLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := newTestServer(t, WithoutLimits())
 	attrs := map[string]SearchAttributeType{"K": Keyword, "T": Text, "I": Int, "L": KeywordList, "D": Datetime}
 	for name, typ := range attrs {
 		if err := s.RegisterSearchAttribute("default", name, typ); err != nil {

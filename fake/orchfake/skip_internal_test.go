@@ -15,11 +15,7 @@ import (
 // jumped over it to the execution's timeout.
 func TestSkipWaitsForATaskOnItsWayToAPoll(t *testing.T) {
 	t.Parallel()
-	s, err := New(WithTimeSkipping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := newTestServer(t, WithTimeSkipping())
 
 	// A poll that waits, but whose goroutine has not yet taken its task.
 	w := &waiter{ch: make(chan task, 1)}
@@ -33,17 +29,24 @@ func TestSkipWaitsForATaskOnItsWayToAPoll(t *testing.T) {
 	q.sides[sideWorkflow].waiters = append(q.sides[sideWorkflow].waiters, w)
 	s.mu.Unlock()
 
-	if _, err := s.StartExecution(&orchpb.StartWorkflowExecutionRequest{
-		Namespace: "default", WorkflowId: "wf", WorkflowType: &orchpb.WorkflowType{Name: "W"}, TaskQueue: "skip-q",
-		RequestId: "r1", WorkflowExecutionTimeout: durationpb.New(time.Hour),
-	}); err != nil {
-		t.Fatal(err)
-	}
+	startSkipRun(t, s)
 	if len(w.ch) != 1 {
 		t.Fatal("the workflow task was not handed to the waiting poll")
 	}
 	if at, ok := s.nextSkip(); ok {
 		t.Fatalf("time skipping would jump to %v while a workflow task is on its way to a worker", at)
+	}
+}
+
+// startSkipRun starts a run on task queue skip-q whose execution times
+// out in an hour: a timer for skipping to jump to.
+func startSkipRun(t *testing.T, s *Server) {
+	t.Helper()
+	if _, err := s.StartExecution(&orchpb.StartWorkflowExecutionRequest{
+		Namespace: "default", WorkflowId: "wf", WorkflowType: &orchpb.WorkflowType{Name: "W"}, TaskQueue: "skip-q",
+		RequestId: "r1", WorkflowExecutionTimeout: durationpb.New(time.Hour),
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -57,17 +60,8 @@ func TestSkipWaitsForATaskOnItsWayToAPoll(t *testing.T) {
 // TestStickyCacheSameOutcome, after the activity-poll fix).
 func TestSkipWaitsForATaskOnItsWayToAStickyPoll(t *testing.T) {
 	t.Parallel()
-	s, err := New(WithTimeSkipping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	if _, err := s.StartExecution(&orchpb.StartWorkflowExecutionRequest{
-		Namespace: "default", WorkflowId: "wf", WorkflowType: &orchpb.WorkflowType{Name: "W"}, TaskQueue: "skip-q",
-		RequestId: "r1", WorkflowExecutionTimeout: durationpb.New(time.Hour),
-	}); err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, WithTimeSkipping())
+	startSkipRun(t, s)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns, err := s.st.namespace("default")
