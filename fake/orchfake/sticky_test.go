@@ -155,14 +155,8 @@ func startStickyPoll(t *testing.T, ctx context.Context, iv *invoker, key string)
 		}
 		ch <- resp
 	}()
-	for {
-		var d orchpb.DescribeTaskQueueResponse
-		err := iv.call(ctx, "DescribeTaskQueue", &orchpb.DescribeTaskQueueRequest{Namespace: "default", TaskQueue: "sticky-" + key}, &d)
-		if err == nil && len(d.GetPollers()) > 0 {
-			return ch
-		}
-		runtime.Gosched()
-	}
+	waitForPoller(t, iv, "sticky-"+key, orchpb.TaskQueueType_WORKFLOW)
+	return ch
 }
 
 // normalTask polls the "orders" queue as worker instance key and fails
@@ -280,12 +274,8 @@ func TestSkippingWaitsForAStickyWorkerBetweenPolls(t *testing.T) {
 		ctx := t.Context()
 		const id = "busy"
 		start := s.Clock().Now()
-		first := startStickyPoll(t, ctx, iv, "w1")
-		mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
-		completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
-		signalRun(t, iv, id)
-		t2 := <-first        // w1 took it and is now between polls
-		signalRun(t, iv, id) // the run's next task waits on w1's sticky queue
+		t2 := stickyTaskTaken(t, ctx, iv, id) // w1 is now between polls
+		signalRun(t, iv, id)                  // the run's next task waits on w1's sticky queue
 		completeSticky(t, iv, t2)
 		t3, err := pollKind(ctx, iv, "sticky-w1", "w1", orchpb.TaskQueueKind_STICKY)
 		if err != nil || len(t3.GetTaskToken()) == 0 {
@@ -311,20 +301,14 @@ func TestSkippingWaitsForAStickyWorkerBetweenPolls(t *testing.T) {
 // child's cancel request).
 func TestSkippingWaitsForAStickyWorkerWhoseActivityPollTookATask(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []string{orchfake.TransportGRPC, orchfake.TransportHTTP} {
-		for _, waits := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/poll-waits=%v", tr, waits), func(t *testing.T) {
-				t.Parallel()
-				s := newFake(t, orchfake.WithTimeSkipping())
-				iv := &invoker{name: tr, s: s}
+	for _, waits := range []bool{false, true} {
+		t.Run(fmt.Sprintf("poll-waits=%v", waits), func(t *testing.T) {
+			t.Parallel()
+			eachFake(t, skipping, func(t *testing.T, s *orchfake.Server, iv *invoker) {
 				ctx := t.Context()
 				const id = "cleanup"
 				start := s.Clock().Now()
-				first := startStickyPoll(t, ctx, iv, "w1")
-				mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
-				completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
-				signalRun(t, iv, id)
-				t2 := <-first // w1 took it and owes its next poll
+				t2 := stickyTaskTaken(t, ctx, iv, id) // w1 owes its next poll
 				activity := make(chan *orchpb.PollActivityTaskQueueResponse, 1)
 				pollActivity := func() {
 					var act orchpb.PollActivityTaskQueueResponse
@@ -363,8 +347,21 @@ func TestSkippingWaitsForAStickyWorkerWhoseActivityPollTookATask(t *testing.T) {
 					t.Fatalf("the clock moved %v while the sticky worker was between polls", now.Sub(start))
 				}
 			})
-		}
+		})
 	}
+}
+
+// stickyTaskTaken starts run id with worker w1 polling its sticky queue,
+// completes the run's first task (from the task queue) asking for
+// stickiness, signals the run, and returns the task w1's sticky poll took:
+// w1 is then between polls and owes its next one.
+func stickyTaskTaken(t *testing.T, ctx context.Context, iv *invoker, id string) *orchpb.PollWorkflowTaskQueueResponse {
+	t.Helper()
+	first := startStickyPoll(t, ctx, iv, "w1")
+	mustCall(t, iv, "StartWorkflowExecution", startReq("default", id), &orchpb.StartWorkflowExecutionResponse{})
+	completeSticky(t, iv, normalTask(t, ctx, iv, "w1"))
+	signalRun(t, iv, id)
+	return <-first
 }
 
 // waitForPoller returns once the fake lists a poller of queue's side typ.
