@@ -23,15 +23,22 @@ func BenchmarkFakeListInvoices100(b *testing.B) {
 	for range 100 {
 		srv.AddInvoice(erpfake.InvoiceSeed{SocID: soc, Lines: []erpfake.LineSeed{{ProductID: p, Qty: "3"}, {ProductID: p, Qty: "1"}, {ProductID: p, Qty: "2"}}})
 	}
-	req := httptest.NewRequest(http.MethodGet, "/api/index.php/invoices?limit=100", nil)
-	req.Header.Set("ERPAPIKEY", srv.APIKey())
-	b.ReportAllocs()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			b.Fatal(rec.Code)
-		}
+	// With pagination_data the page is wrapped in an object: its records'
+	// buffer went to the garbage collector, not back to the pool (396 KB
+	// and 23 allocations a call against 224 KB and 20).
+	for _, query := range []string{"limit=100", "limit=100&pagination_data=true"} {
+		b.Run(query, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/api/index.php/invoices?"+query, nil)
+			req.Header.Set("ERPAPIKEY", srv.APIKey())
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
 	}
 }
 

@@ -111,9 +111,12 @@ func (lq *listQuery[T]) answer(c *call, items []T, keep func(T) bool) fakekit.An
 		if lq.limit > 0 {
 			v.Pagination.PageCount = max((total+lq.limit-1)/lq.limit, 1)
 		}
-		return c.written(v.appendJSON(c.buffer())) // the page is copied into the answer
+		a := c.written(v.appendJSON(c.buffer())) // the page is copied into the answer
+		fakekit.ReleaseAnswerBuffer(b)
+		return a
 	}
 	if n == 0 && c.s.cfg.emptyListNotFound {
+		fakekit.ReleaseAnswerBuffer(b)
 		return notFound("No " + lq.coll.noun + " found")
 	}
 	return c.written(b)

@@ -57,13 +57,15 @@ func AnswerBuffer() []byte {
 	return b
 }
 
-// pointers are the holders AnswerBuffer empties, for putAnswerBuffer to
+// pointers are the holders AnswerBuffer empties, for ReleaseAnswerBuffer to
 // fill again: a buffer goes in and out of the pool without an allocation.
 var pointers = sync.Pool{New: func() any { return new([]byte) }}
 
-// putAnswerBuffer gives b back for AnswerBuffer to hand out again; b must
-// be referenced by nothing else.
-func putAnswerBuffer(b []byte) {
+// ReleaseAnswerBuffer gives b back for AnswerBuffer to hand out again; b
+// must be referenced by nothing else. The request log calls it for the
+// answers it lets go; a handler calls it for a buffer that no answer took
+// (one whose content it copied into another, or left unused).
+func ReleaseAnswerBuffer(b []byte) {
 	if cap(b) == 0 || cap(b) > maxPooledAnswer {
 		return
 	}
@@ -107,7 +109,7 @@ func WriteAnswer(w http.ResponseWriter, a Answer) {
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(body)
 	if a.Pooled && a.Raw != nil && (rec == nil || !rec.keptPooled) { // nobody keeps it: a Writer keeps nothing it was given
-		putAnswerBuffer(a.Raw)
+		ReleaseAnswerBuffer(a.Raw)
 	}
 }
 

@@ -37,7 +37,7 @@ type logEntry struct {
 func (e *logEntry) dropped() {
 	if e.pooled {
 		e.pooled = false
-		putAnswerBuffer(e.req.ResponseBody)
+		ReleaseAnswerBuffer(e.req.ResponseBody)
 		e.req.ResponseBody = nil
 	}
 }
@@ -94,7 +94,7 @@ func (x *Exchange) keepBody(body []byte, contentType string) {
 func (x *Exchange) keepResponse(body []byte, size int64, contentType string, secretFree, pooled bool) {
 	if size == 0 {
 		if pooled {
-			putAnswerBuffer(body)
+			ReleaseAnswerBuffer(body)
 		}
 		return
 	}
@@ -108,7 +108,7 @@ func (x *Exchange) keepResponse(body []byte, size int64, contentType string, sec
 	}
 	kept := bound(masked, k.limits.LogBodyBytes, cut)
 	if pooled && (len(kept) == 0 || &kept[0] != &body[0]) { // masked into a copy
-		putAnswerBuffer(body)
+		ReleaseAnswerBuffer(body)
 		pooled = false
 	}
 	k.logMu.Lock()
@@ -129,7 +129,7 @@ func (x *Exchange) keepResponse(body []byte, size int64, contentType string, sec
 		if x.entry != nil {
 			x.entry.req.ResponseBody = nil
 		}
-		putAnswerBuffer(body)
+		ReleaseAnswerBuffer(body)
 	}
 }
 
